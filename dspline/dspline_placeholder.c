@@ -1,0 +1,1 @@
+/* placeholder, replaced by the module */ typedef int dspline_placeholder_t;
