@@ -1,0 +1,14 @@
+# kernels: CUDA sources of both kernel families. They are embedded into
+# symvtune (NVRTC compiles them at run time for the GPU present) and, later,
+# compiled by nvcc into the generated library: one source for both.
+KERNEL_SOURCES = kernels/symv_mx.h kernels/symv_common.cuh kernels/symv_atomic.cu kernels/symv_lu.cu kernels/symv_fault.cu
+KERNEL_SOURCE_PATHS = $(top_srcdir)/kernels/symv_mx.h $(top_srcdir)/kernels/symv_common.cuh \
+	$(top_srcdir)/kernels/symv_atomic.cu $(top_srcdir)/kernels/symv_lu.cu $(top_srcdir)/kernels/symv_fault.cu
+EXTRA_DIST += $(KERNEL_SOURCES)
+kernelsdir = $(pkgdatadir)/kernels
+kernels_DATA = $(KERNEL_SOURCES)
+
+src/kernel_sources.c: $(KERNEL_SOURCES) $(top_srcdir)/scripts/embed-sources
+	$(AM_V_GEN)$(top_srcdir)/scripts/embed-sources $@ $(KERNEL_SOURCE_PATHS)
+BUILT_SOURCES += src/kernel_sources.c
+CLEANFILES += src/kernel_sources.c

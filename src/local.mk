@@ -2,7 +2,15 @@
 # verify). libsymvcore.a holds everything but main() so tests can link it.
 noinst_LIBRARIES += src/libsymvcore.a
 src_libsymvcore_a_SOURCES = \
-	src/symv_error.c src/symv_error.h
+	src/symv_error.c src/symv_error.h \
+	src/params.c src/params.h \
+	src/compile.c src/compile.h src/kernel_sources.h \
+	src/gpu.c src/gpu.h \
+	src/reference.c src/reference.h \
+	src/timing.c src/timing.h \
+	src/cli.c src/cli.h \
+	src/cmd_devices.c src/cmd_check.c src/cmd_time.c
+nodist_src_libsymvcore_a_SOURCES = src/kernel_sources.c
 
 bin_PROGRAMS += src/symvtune
 src_symvtune_SOURCES = src/main.c

@@ -1,3 +1,54 @@
-/* symvtune: placeholder entry point, replaced by the command table. */
+/* main.c - symvtune's entry point: dispatches to the subcommand table. */
 #include <stdio.h>
-int main(void) { puts("symvtune"); return 0; }
+#include <string.h>
+#include "cli.h"
+#include "config.h"
+
+extern const symv_command cmd_devices_entry, cmd_check_entry, cmd_time_entry;
+
+const symv_command *const symv_commands[] = {
+  &cmd_devices_entry,
+  &cmd_check_entry,
+  &cmd_time_entry,
+  NULL,
+};
+
+const symv_command *cli_lookup(const char *name)
+{
+  for (int i = 0; symv_commands[i]; i++)
+    if (strcmp(symv_commands[i]->name, name) == 0) return symv_commands[i];
+  return NULL;
+}
+
+static void usage(FILE *f)
+{
+  fprintf(f,
+          "Usage: symvtune COMMAND [OPTIONS]\n"
+          "Empirical autotuner for DSYMV (y := alpha*A*x + beta*y, A symmetric) on NVIDIA GPUs.\n\n"
+          "Commands:\n");
+  for (int i = 0; symv_commands[i]; i++) fprintf(f, "  %-10s %s\n", symv_commands[i]->name, symv_commands[i]->summary);
+  fprintf(f, "\n'symvtune COMMAND --help' describes a command's options; man symvtune(1) has the details.\n");
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2) {
+    usage(stderr);
+    return SYMV_EXIT_USAGE;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return SYMV_EXIT_OK;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("symvtune %s\n", PACKAGE_VERSION);
+    return SYMV_EXIT_OK;
+  }
+  const symv_command *c = cli_lookup(argv[1]);
+  if (!c) {
+    fprintf(stderr, "symvtune: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return SYMV_EXIT_USAGE;
+  }
+  return c->run(argc - 1, argv + 1);
+}

@@ -4,10 +4,26 @@
 TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 TEST_CORE_LIBS = src/libsymvcore.a $(CUDA_LDFLAGS) $(CUDA_LIBS) $(OPENBLAS_LIBS) $(SQLITE_LIBS) $(LAPACKE_LIBS) $(CRITERION_LIBS) -lm -lpthread
 
-CORE_TESTS = tests/test_error
+CORE_TESTS = tests/test_error tests/test_params tests/test_reference tests/test_compile tests/test_kernels
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 
 tests_test_error_SOURCES = tests/test_error.c
 tests_test_error_CFLAGS = $(TEST_CFLAGS)
 tests_test_error_LDADD = $(TEST_CORE_LIBS)
+
+tests_test_params_SOURCES = tests/test_params.c
+tests_test_params_CFLAGS = $(TEST_CFLAGS)
+tests_test_params_LDADD = $(TEST_CORE_LIBS)
+
+tests_test_reference_SOURCES = tests/test_reference.c
+tests_test_reference_CFLAGS = $(TEST_CFLAGS)
+tests_test_reference_LDADD = $(TEST_CORE_LIBS)
+
+tests_test_compile_SOURCES = tests/test_compile.c
+tests_test_compile_CFLAGS = $(TEST_CFLAGS)
+tests_test_compile_LDADD = $(TEST_CORE_LIBS)
+
+tests_test_kernels_SOURCES = tests/test_kernels.c
+tests_test_kernels_CFLAGS = $(TEST_CFLAGS)
+tests_test_kernels_LDADD = $(TEST_CORE_LIBS)

@@ -1,0 +1,132 @@
+/*
+ * symv_common.cuh - pieces shared by both SYMV kernel families.
+ *
+ * Index convention (both families, both uplo). The kernels see the matrix as
+ * LOWER-stored in "logical" indices 0..n-1: element (i, j), i >= j, sits at
+ * A[i*rs + j*cs], vector element k at x[k*incx] and y[k*incy]. The host
+ * (src/launch.c) maps the BLAS arguments onto this:
+ *   uplo = lower: A as given, rs = 1, cs = lda; x, y start at BLAS element 0.
+ *   uplo = upper: logical k is BLAS element n-1-k, so the stored upper
+ *                 triangle reads as a lower one walked backwards:
+ *                 A + (n-1)(1+lda), rs = -1, cs = -lda, incx -> -incx.
+ * Negative increments are pre-offset the reference-BLAS way, so every
+ * pointer given to a kernel addresses logical element 0.
+ *
+ * Compile-time parameters (NVRTC -D or nvcc -D):
+ *   BLOCK_SIZE  threads per block (multiple of 32)
+ *   UX          columns per block
+ *   MX          load order, kernels/symv_mx.h
+ *   SYMV_KERNEL_NAME  the entry point's name, e.g. symv_atomic_b128_u16_x0
+ */
+#ifndef SYMV_COMMON_CUH
+#define SYMV_COMMON_CUH
+
+#include "symv_mx.h"
+
+#if !defined(BLOCK_SIZE) || !defined(UX) || !defined(MX) || !defined(SYMV_KERNEL_NAME)
+#error "BLOCK_SIZE, UX, MX and SYMV_KERNEL_NAME must be defined"
+#endif
+#if BLOCK_SIZE % 32 != 0 || BLOCK_SIZE < 32 || BLOCK_SIZE > 1024
+#error "BLOCK_SIZE must be a multiple of 32 in 32..1024"
+#endif
+#if UX < 1 || UX > 64
+#error "UX must be in 1..64"
+#endif
+#if MX < 0 || MX >= SYMV_MX_COUNT
+#error "MX out of range"
+#endif
+
+#define SYMV_NWARPS (BLOCK_SIZE / 32)
+
+typedef long long symv_ll;
+
+/* y(i) := alpha*v + beta*y(i); y is not read when beta == 0, so a NaN in y
+ * cannot leak (BLAS semantics). */
+static __device__ __forceinline__ void symv_store_y(double *y, symv_ll incy, int i,
+                                                    double alpha, double v, double beta)
+{
+  double *p = y + (symv_ll)i * incy;
+  *p = (beta == 0.0) ? alpha * v : alpha * v + beta * *p;
+}
+
+/* alpha == 0: y := beta*y (A and x are not read), grid-stride over rows.
+ * beta == 1 leaves y untouched. */
+static __device__ void symv_scale_y(int n, double *y, symv_ll incy, double beta)
+{
+  if (beta == 1.0) return;
+  for (int i = blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += gridDim.x * BLOCK_SIZE) {
+    double *p = y + (symv_ll)i * incy;
+    *p = (beta == 0.0) ? 0.0 : beta * *p;
+  }
+}
+
+/*
+ * One row of one column block (the inner loop of method.md section 1).
+ * Thread handles row i (c0 <= i < n) against the block's columns
+ * c0..c0+UX-1 (those < n and <= i):
+ *   returns  sum_k a(i, c0+k) * x(c0+k)        (row i's share: (L+D)x)
+ *   cdot[k] += a(i, c0+k) * x(i)   for i > c0+k (column c0+k's dot: Ux)
+ * Loads are issued in MX order. xs holds x(c0..c0+UX-1), zero past n.
+ */
+static __device__ __forceinline__ double symv_row(const double *__restrict__ A, int rs, symv_ll cs,
+                                                  int n, int c0, int i, double xi,
+                                                  const double *xs, double (&cdot)[UX])
+{
+  const double *Ai = A + (symv_ll)i * rs + (symv_ll)c0 * cs;
+  double racc = 0.0;
+  if (i >= c0 + UX) {           /* strictly below the block's diagonal tile */
+    double a[UX];
+#pragma unroll
+    for (int kk = 0; kk < UX; kk++) {
+      const int k = symv_mx_index(MX, UX, kk);
+      a[k] = __ldg(Ai + (symv_ll)k * cs);
+    }
+#pragma unroll
+    for (int k = 0; k < UX; k++) {
+      racc += a[k] * xs[k];
+      cdot[k] += a[k] * xi;
+    }
+  } else {                      /* the diagonal tile: j <= i only */
+#pragma unroll
+    for (int kk = 0; kk < UX; kk++) {
+      const int k = symv_mx_index(MX, UX, kk);
+      if (c0 + k <= i) {
+        const double a = __ldg(Ai + (symv_ll)k * cs);
+        racc += a * xs[k];
+        if (c0 + k < i) cdot[k] += a * xi;
+      }
+    }
+  }
+  return racc;
+}
+
+/* Sum cdot[k] over the block's threads into out[k] (shared, UX values).
+ * red is shared scratch of SYMV_NWARPS*UX doubles. Contains barriers: every
+ * thread of the block must call it. */
+static __device__ __forceinline__ void symv_reduce_cdot(double (&cdot)[UX], double *red, double *out)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int k = 0; k < UX; k++) {
+    double v = cdot[k];
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    if (lane == 0) red[warp * UX + k] = v;
+  }
+  __syncthreads();
+  if (threadIdx.x < UX) {
+    double v = 0.0;
+    for (int w = 0; w < SYMV_NWARPS; w++) v += red[w * UX + threadIdx.x];
+    out[threadIdx.x] = v;
+  }
+  __syncthreads();
+}
+
+/* Reads the scalars (device pointer mode when the pointers are non-null). */
+#define SYMV_LOAD_SCALARS()              \
+  do {                                   \
+    if (dalpha) alpha = *dalpha;         \
+    if (dbeta) beta = *dbeta;            \
+  } while (0)
+
+#endif

@@ -1,0 +1,82 @@
+/* cli.c - argument parsing shared by the subcommands (cli.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "symv_error.h"
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+  va_list ap;
+  fprintf(stderr, "symvtune %s: ", cmd);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry 'symvtune %s --help'.\n", cmd);
+  return SYMV_EXIT_USAGE;
+}
+
+int cli_parse_int(const char *cmd, const char *option, const char *s, long lo, long hi, int *out)
+{
+  char *end;
+  errno = 0;
+  long v = s ? strtol(s, &end, 10) : 0;
+  if (!s || !*s || *end || errno || v < lo || v > hi) {
+    fprintf(stderr, "symvtune %s: invalid %s '%s' (expected an integer in %ld..%ld)\n", cmd, option,
+            s ? s : "", lo, hi);
+    return SYMV_INVALID_VALUE;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+int cli_parse_double(const char *cmd, const char *option, const char *s, double lo, double hi, double *out)
+{
+  char *end;
+  errno = 0;
+  double v = s ? strtod(s, &end) : 0;
+  if (!s || !*s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+    fprintf(stderr, "symvtune %s: invalid %s '%s' (expected a number in %g..%g)\n", cmd, option, s ? s : "",
+            lo, hi);
+    return SYMV_INVALID_VALUE;
+  }
+  *out = v;
+  return 0;
+}
+
+int cli_parse_int_list(const char *cmd, const char *option, const char *s, long lo, long hi, int *out,
+                       int max, int *count)
+{
+  *count = 0;
+  if (!s || !*s) return cli_parse_int(cmd, option, "", lo, hi, out);
+  const char *p = s;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char item[32];
+    if (len == 0 || len >= sizeof item || *count >= max) {
+      fprintf(stderr, "symvtune %s: invalid %s '%s' (expected at most %d comma-separated integers in %ld..%ld)\n",
+              cmd, option, s, max, lo, hi);
+      return SYMV_INVALID_VALUE;
+    }
+    memcpy(item, p, len);
+    item[len] = 0;
+    if (cli_parse_int(cmd, option, item, lo, hi, &out[*count])) return SYMV_INVALID_VALUE;
+    ++*count;
+    if (!comma) return 0;
+    p = comma + 1;
+  }
+}
+
+int cli_parse_point(const char *cmd, const char *s, symv_params *out)
+{
+  char err[256];
+  if (symv_params_parse(s, out, err, sizeof err)) {
+    fprintf(stderr, "symvtune %s: invalid candidate %s\n", cmd, err);
+    return SYMV_INVALID_VALUE;
+  }
+  return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * cli.h - the subcommand table and argument parsing shared by the
+ * subcommands. Each subcommand lives in its own file src/cmd_NAME.c and
+ * exports one symv_command descriptor; main.c lists them.
+ */
+#ifndef SYMV_CLI_H
+#define SYMV_CLI_H
+
+#include <stddef.h>
+#include "params.h"
+
+/** A subcommand: `symvtune NAME ...` calls run(argc, argv) with argv[0] =
+ *  NAME; it returns the process exit status. */
+typedef struct {
+  const char *name;    /* as typed */
+  const char *summary; /* one line for `symvtune --help` */
+  int (*run)(int argc, char **argv);
+} symv_command;
+
+/** Exit statuses of every subcommand. */
+enum {
+  SYMV_EXIT_OK = 0,       /* success */
+  SYMV_EXIT_FAIL = 1,     /* the work ran and found a failure (wrong result, ...) */
+  SYMV_EXIT_USAGE = 2,    /* bad command line */
+  SYMV_EXIT_NO_GPU = 3,   /* the command needs a GPU and there is none */
+  SYMV_EXIT_ERROR = 4     /* a system, CUDA or database error */
+};
+
+/** cli_parse_int: *out = the whole decimal integer `s` if lo <= it <= hi;
+ *  else prints "symvtune CMD: invalid OPTION 'S' (expected an integer in
+ *  LO..HI)" to stderr and returns SYMV_INVALID_VALUE. */
+int cli_parse_int(const char *cmd, const char *option, const char *s, long lo, long hi, int *out);
+
+/** cli_parse_double: like cli_parse_int for a finite double in lo..hi. */
+int cli_parse_double(const char *cmd, const char *option, const char *s, double lo, double hi, double *out);
+
+/** cli_parse_int_list: a comma-separated list of integers in lo..hi, at
+ *  most max of them, into out; *count gets how many. Errors as
+ *  cli_parse_int (empty items, trailing commas and junk are errors). */
+int cli_parse_int_list(const char *cmd, const char *option, const char *s, long lo, long hi, int *out,
+                       int max, int *count);
+
+/** cli_parse_point: one candidate "FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX";
+ *  errors printed as above. */
+int cli_parse_point(const char *cmd, const char *s, symv_params *out);
+
+/** cli_usage_error: prints "symvtune CMD: MESSAGE" and "Try 'symvtune CMD
+ *  --help'." to stderr; returns SYMV_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** cli_lookup: the command named `name` in the table, or NULL. */
+const symv_command *cli_lookup(const char *name);
+
+/** The table (main.c), NULL-name terminated. */
+extern const symv_command *const symv_commands[];
+
+#endif

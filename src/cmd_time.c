@@ -1,0 +1,236 @@
+/*
+ * cmd_time.c - `symvtune time`: times chosen candidates next to cuBLAS
+ * (atomics mode off and on) at chosen sizes, in one run, with the sweep's
+ * timing discipline (timing.h), and prints ratios against cuBLAS and the
+ * fraction of the copy bandwidth measured in the same run.
+ */
+#include <cublas_v2.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "compile.h"
+#include "gpu.h"
+#include "reference.h"
+#include "symv_error.h"
+#include "timing.h"
+
+#define MAX_POINTS 64
+#define MAX_SIZES 64
+
+typedef struct {
+  const symv_kernel *k; /* NULL: cuBLAS */
+  cublasHandle_t h;
+  symv_workspace *ws;
+  const symv_matrix_set *set;
+  int n;
+  const double *x;
+  double *y;
+  double alpha, beta;
+  char uplo;
+} call_ctx;
+
+static int call(void *vctx, int rep, cudaStream_t s)
+{
+  call_ctx *c = vctx;
+  const double *A = symv_matrix_set_get(c->set, rep);
+  if (!c->k) {
+    cublasStatus_t st = cublasDsymv(c->h, c->uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, c->n,
+                                    &c->alpha, A, c->n, c->x, 1, &c->beta, c->y, 1);
+    return st == CUBLAS_STATUS_SUCCESS ? 0 : SYMV_CUBLAS;
+  }
+  return symv_launch(c->k, c->ws, s, c->uplo, c->n, &c->alpha, A, c->n, c->x, 1, &c->beta, c->y, 1, 0, NULL);
+}
+
+static void help(void)
+{
+  puts("Usage: symvtune time [OPTIONS]\n"
+       "Times candidates and cuBLAS DSYMV (atomics mode off and on) at each size, in one run:\n"
+       "CUDA events around batches of back-to-back calls, median of the batches, A rotated among\n"
+       "copies larger than twice the L2 cache (cold) unless --hot. Prints microseconds, GFLOPS,\n"
+       "GB/s of matrix traffic, % of the device-to-device copy rate measured in the same run,\n"
+       "and the speed-up over each cuBLAS mode (cuBLAS time / candidate time).\n\n"
+       "Options:\n"
+       "  --point P      candidate FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX (repeatable)\n"
+       "  --sizes LIST   comma-separated n values (default 1000,4096,16384)\n"
+       "  --uplo L|U     stored triangle (default L)\n"
+       "  --hot          keep A in L2 (one copy) instead of rotating copies\n"
+       "  --batches N    timed batches per measurement (default 7)\n"
+       "  --device N     CUDA device (default 0)\n"
+       "  --help         this text\n"
+       "Exit status: 0, 1 if a candidate could not run or was wrong, 2 usage, 3 no GPU, 4 CUDA error.");
+}
+
+static int run(int argc, char **argv)
+{
+  static const struct option opts[] = {{"point", required_argument, 0, 'p'}, {"sizes", required_argument, 0, 's'},
+                                       {"uplo", required_argument, 0, 'u'},  {"hot", no_argument, 0, 'H'},
+                                       {"batches", required_argument, 0, 'b'}, {"device", required_argument, 0, 'd'},
+                                       {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+  symv_params pts[MAX_POINTS];
+  int npts = 0, sizes[MAX_SIZES] = {1000, 4096, 16384}, nsizes = 3, hot = 0, batches = 7, device = 0, c;
+  char uplo = 'L';
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'p':
+      if (npts == MAX_POINTS) return cli_usage_error("time", "at most %d --point options", MAX_POINTS);
+      if (cli_parse_point("time", optarg, &pts[npts])) return SYMV_EXIT_USAGE;
+      npts++;
+      break;
+    case 's':
+      if (cli_parse_int_list("time", "--sizes", optarg, 1, 65536, sizes, MAX_SIZES, &nsizes)) return SYMV_EXIT_USAGE;
+      break;
+    case 'u':
+      if (strcmp(optarg, "L") && strcmp(optarg, "U") && strcmp(optarg, "l") && strcmp(optarg, "u"))
+        return cli_usage_error("time", "invalid --uplo '%s' (expected L or U)", optarg);
+      uplo = (char)(optarg[0] & ~0x20);
+      break;
+    case 'H': hot = 1; break;
+    case 'b':
+      if (cli_parse_int("time", "--batches", optarg, 1, 999, &batches)) return SYMV_EXIT_USAGE;
+      break;
+    case 'd':
+      if (cli_parse_int("time", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
+      break;
+    case 'h': help(); return SYMV_EXIT_OK;
+    default: return cli_usage_error("time", "unknown option");
+    }
+  }
+  if (optind < argc) return cli_usage_error("time", "unexpected argument '%s'", argv[optind]);
+
+  symv_device_info dev;
+  int rc = symv_device_query(device, &dev);
+  if (rc == SYMV_NO_DEVICE) {
+    fprintf(stderr, "symvtune time: no CUDA device found: timing needs a GPU\n");
+    return SYMV_EXIT_NO_GPU;
+  }
+  if (rc) {
+    fprintf(stderr, "symvtune time: device %d: %s %s\n", device, symv_strerror(rc), symv_cuda_error_text());
+    return SYMV_EXIT_ERROR;
+  }
+  symv_kernel ks[MAX_POINTS];
+  int loaded[MAX_POINTS], status = SYMV_EXIT_OK;
+  for (int i = 0; i < npts; i++) {
+    symv_cubin cb;
+    char *log = NULL, why[256] = "", label[48];
+    symv_params_format(&pts[i], label, sizeof label);
+    loaded[i] = 0;
+    rc = symv_compile(&pts[i], dev.cc_major, dev.cc_minor, &cb, &log);
+    if (rc) {
+      fprintf(stderr, "symvtune time: %s: %s\n", label, log ? log : symv_strerror(rc));
+      free(log);
+      status = SYMV_EXIT_FAIL;
+      continue;
+    }
+    rc = symv_kernel_load(&pts[i], &cb, &dev, &ks[i], why, sizeof why);
+    symv_cubin_free(&cb);
+    if (rc) {
+      fprintf(stderr, "symvtune time: %s: %s: %s\n", label, symv_strerror(rc), why);
+      status = SYMV_EXIT_FAIL;
+      continue;
+    }
+    loaded[i] = 1;
+  }
+  double copy = symv_copy_bandwidth((size_t)1 << 30);
+  printf("%s, %d SMs, L2 %.0f MB; copy rate %.0f GB/s (read + write); A %s; uplo %c\n", dev.name, dev.sm_count,
+         dev.l2_bytes / 1e6, copy, hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)", uplo);
+  printf("%7s %-24s %10s %9s %8s %6s %9s %9s %9s\n", "n", "kernel", "us", "GFLOPS", "GB/s", "%copy", "x cuBLAS",
+         "x cuBLAS-a", "resid");
+
+  cublasHandle_t h;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return SYMV_EXIT_ERROR;
+  symv_workspace ws = {0};
+  unsigned long long seed = 12345;
+  for (int si = 0; si < nsizes && status != SYMV_EXIT_ERROR; si++) {
+    const int n = sizes[si];
+    size_t bytes = (size_t)n * n * sizeof(double);
+    size_t freeb = 0, totalb = 0;
+    cudaMemGetInfo(&freeb, &totalb);
+    int copies = symv_matrix_copies_for(bytes, dev.l2_bytes, hot, freeb / 2);
+    double *A = malloc(bytes), *xh = malloc(n * sizeof *xh), *yh = malloc(n * sizeof *yh),
+           *yc = malloc(n * sizeof *yc), *yk = malloc(n * sizeof *yk);
+    symv_matrix_set set;
+    double *dx = NULL, *dy = NULL;
+    if (!A || !xh || !yh || !yc || !yk) {
+      fprintf(stderr, "symvtune time: out of host memory at n = %d\n", n);
+      status = SYMV_EXIT_ERROR;
+      goto next;
+    }
+    symv_fill_random(A, (long)n * n, &seed);
+    symv_fill_random(xh, n, &seed);
+    symv_fill_random(yh, n, &seed);
+    if (symv_matrix_set_create(&set, A, n, n, copies) || cudaMalloc((void **)&dx, n * sizeof *xh) ||
+        cudaMalloc((void **)&dy, n * sizeof *yh)) {
+      fprintf(stderr, "symvtune time: device memory at n = %d: %s\n", n, symv_cuda_error_text());
+      status = SYMV_EXIT_ERROR;
+      goto next;
+    }
+    cudaMemcpy(dx, xh, n * sizeof *xh, cudaMemcpyHostToDevice);
+    call_ctx cx = {.h = h, .ws = &ws, .set = &set, .n = n, .x = dx, .y = dy, .alpha = 1.0, .beta = 0.5, .uplo = uplo};
+    /* the result of one call from the same y, for the residual column */
+    double *scale = symv_residual_scale(uplo, n, cx.alpha, A, n, xh, 1, cx.beta, yh, 1);
+    double base[2] = {0, 0};
+    for (int mode = 0; mode < 2; mode++) {
+      symv_timing t;
+      cublasSetAtomicsMode(h, mode ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED);
+      cudaMemcpy(dy, yh, n * sizeof *yh, cudaMemcpyHostToDevice);
+      cx.k = NULL;
+      if (mode == 0) {
+        call(&cx, 0, 0);
+        cudaMemcpy(yc, dy, n * sizeof *yc, cudaMemcpyDeviceToHost);
+      }
+      if ((rc = symv_time(call, &cx, 0, batches, 2.0, 2000, &t))) {
+        fprintf(stderr, "symvtune time: cuBLAS at n = %d: %s\n", n, symv_strerror(rc));
+        status = SYMV_EXIT_ERROR;
+        break;
+      }
+      base[mode] = t.median_us;
+      printf("%7d %-24s %10.2f %9.1f %8.1f %6.1f %9.2f %9.2f %9s\n", n, mode ? "cuBLAS-atomics" : "cuBLAS",
+             t.median_us, symv_gflops(n, t.median_us), symv_gbs(n, t.median_us),
+             copy > 0 ? 100 * symv_gbs(n, t.median_us) / copy : 0, base[0] / t.median_us,
+             mode ? 1.0 : NAN, "-");
+    }
+    for (int i = 0; i < npts && status != SYMV_EXIT_ERROR; i++) {
+      if (!loaded[i]) continue;
+      char label[48];
+      symv_params_format(&pts[i], label, sizeof label);
+      symv_timing t;
+      cx.k = &ks[i];
+      cudaMemcpy(dy, yh, n * sizeof *yh, cudaMemcpyHostToDevice);
+      rc = call(&cx, 0, 0);
+      if (!rc && cudaDeviceSynchronize() != cudaSuccess) rc = SYMV_FAULT;
+      if (rc) {
+        fprintf(stderr, "symvtune time: %s at n = %d: %s %s\n", label, n, symv_strerror(rc), symv_cuda_error_text());
+        status = SYMV_EXIT_ERROR;
+        break;
+      }
+      cudaMemcpy(yk, dy, n * sizeof *yk, cudaMemcpyDeviceToHost);
+      double resid = scale ? symv_residual_scaled(n, 1, scale, yk, yc) : NAN;
+      if (!(resid <= 4.0)) status = SYMV_EXIT_FAIL;
+      if ((rc = symv_time(call, &cx, 0, batches, 2.0, 2000, &t))) {
+        fprintf(stderr, "symvtune time: %s at n = %d: %s\n", label, n, symv_strerror(rc));
+        status = SYMV_EXIT_ERROR;
+        break;
+      }
+      printf("%7d %-24s %10.2f %9.1f %8.1f %6.1f %9.2f %9.2f %9.2g\n", n, label, t.median_us,
+             symv_gflops(n, t.median_us), symv_gbs(n, t.median_us),
+             copy > 0 ? 100 * symv_gbs(n, t.median_us) / copy : 0, base[0] / t.median_us, base[1] / t.median_us,
+             resid);
+    }
+    free(scale);
+    symv_matrix_set_free(&set);
+  next:
+    cudaFree(dx), cudaFree(dy);
+    free(A), free(xh), free(yh), free(yc), free(yk);
+  }
+  for (int i = 0; i < npts; i++)
+    if (loaded[i]) symv_kernel_unload(&ks[i]);
+  symv_workspace_free(&ws);
+  cublasDestroy(h);
+  return status;
+}
+
+const symv_command cmd_time_entry = {"time", "time candidates against cuBLAS at chosen sizes", run};

@@ -1,0 +1,53 @@
+/*
+ * compile.h - run-time compilation of a candidate with NVRTC, with a disk
+ * cache of the compiled code.
+ *
+ * NVRTC needs no GPU: code for any architecture can be compiled anywhere.
+ * Cache: $SYMVTUNE_CACHE, else $XDG_CACHE_HOME/symvtune, else
+ * ~/.cache/symvtune; one file per compiled kernel, named by the kernel, the
+ * architecture and a 64-bit hash of every input of the compilation (the
+ * embedded sources, the options, the NVRTC version), so a different
+ * architecture, source or compiler never reuses another's code.
+ * Thread-safe: separate calls may run in parallel (the sweep does).
+ */
+#ifndef SYMV_COMPILE_H
+#define SYMV_COMPILE_H
+
+#include <stddef.h>
+#include "params.h"
+
+/** Compiled code of one candidate. */
+typedef struct {
+  void *data;        /* CUBIN image (malloc'd) */
+  size_t size;       /* bytes */
+  int from_cache;    /* 1 if read from the disk cache */
+  double compile_ms; /* wall time of the NVRTC compilation (0 if cached), ms */
+  char name[64];     /* entry point, symv_kernel_name() */
+} symv_cubin;
+
+/** symv_compile: compiles candidate `p` (MULTIPLICITY ignored) for compute
+ *  capability cc_major.cc_minor into a CUBIN, using the cache unless
+ *  SYMVTUNE_NO_CACHE is set. On SYMV_COMPILE, *log (if log is non-NULL) gets
+ *  the NVRTC log (free() it). Errors: SYMV_INVALID_VALUE (bad parameters or
+ *  architecture), SYMV_COMPILE, SYMV_NO_MEMORY. A cache that cannot be
+ *  written is not an error. */
+int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *out, char **log);
+
+/** symv_cubin_free: releases out->data; safe on a zeroed struct. */
+void symv_cubin_free(symv_cubin *c);
+
+/** symv_compile_defines: the preprocessor definitions that select the code
+ *  of `p` ("-DBLOCK_SIZE=128 -DUX=16 -DMX=0 -DSYMV_KERNEL_NAME=... "), as
+ *  given to NVRTC, and to nvcc when building the library; and in *source the
+ *  kernel file they apply to ("symv_atomic.cu"). Returns the length written
+ *  (snprintf semantics). */
+int symv_compile_defines(const symv_params *p, char *buf, size_t len, const char **source);
+
+/** symv_cache_dir: the cache folder in use (see above), created if absent;
+ *  NULL if no folder can be found or made. */
+const char *symv_cache_dir(void);
+
+/** symv_nvrtc_version: NVRTC's version (major*1000 + minor*10). */
+int symv_nvrtc_version(void);
+
+#endif

@@ -1,0 +1,279 @@
+/* gpu.c - device limits, candidate loading, workspace, DSYMV launch (gpu.h). */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include "gpu.h"
+#include "symv_error.h"
+
+static _Thread_local char last_error[256];
+
+static dim3 dim3_make(unsigned x)
+{
+  dim3 d = {x, 1, 1};
+  return d;
+}
+
+const char *symv_cuda_error_text(void) { return last_error; }
+
+/* Records a failed CUDA call's name and error for messages; returns `code`. */
+static int cuda_fail(const char *call, cudaError_t e, int code)
+{
+  snprintf(last_error, sizeof last_error, "%s: %s: %s", call, cudaGetErrorName(e), cudaGetErrorString(e));
+  return code;
+}
+
+#define CUDA_TRY(call, code)                                   \
+  do {                                                         \
+    cudaError_t e_ = (call);                                   \
+    if (e_ != cudaSuccess) return cuda_fail(#call, e_, code);  \
+  } while (0)
+
+int symv_device_count(int *n)
+{
+  *n = 0;
+  cudaError_t e = cudaGetDeviceCount(n);
+  if (e != cudaSuccess || *n == 0) {
+    *n = 0;
+    if (e != cudaSuccess) cuda_fail("cudaGetDeviceCount", e, 0);
+    cudaGetLastError(); /* clear the sticky "no device" status */
+    return SYMV_NO_DEVICE;
+  }
+  return 0;
+}
+
+int symv_device_query(int ordinal, symv_device_info *d)
+{
+  int count;
+  if (symv_device_count(&count)) return SYMV_NO_DEVICE;
+  if (ordinal < 0 || ordinal >= count) return SYMV_INVALID_VALUE;
+  struct cudaDeviceProp p;
+  CUDA_TRY(cudaSetDevice(ordinal), SYMV_CUDA);
+  CUDA_TRY(cudaGetDeviceProperties(&p, ordinal), SYMV_CUDA);
+  memset(d, 0, sizeof *d);
+  d->ordinal = ordinal;
+  snprintf(d->name, sizeof d->name, "%s", p.name);
+  d->cc_major = p.major, d->cc_minor = p.minor;
+  d->sm_count = p.multiProcessorCount;
+  d->smem_per_sm = p.sharedMemPerMultiprocessor;
+  d->smem_per_block = p.sharedMemPerBlock;
+  d->smem_per_block_optin = p.sharedMemPerBlockOptin;
+  d->smem_reserved_per_block = p.reservedSharedMemPerBlock;
+  d->regs_per_sm = p.regsPerMultiprocessor;
+  d->regs_per_block = p.regsPerBlock;
+  d->max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+  d->max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  d->max_threads_per_block = p.maxThreadsPerBlock;
+  d->l2_bytes = (size_t)p.l2CacheSize;
+  d->global_mem = p.totalGlobalMem;
+  d->bus_width_bits = p.memoryBusWidth;
+  int clk = 0;
+  if (cudaDeviceGetAttribute(&clk, cudaDevAttrMemoryClockRate, ordinal) != cudaSuccess) clk = 0;
+  cudaGetLastError();
+  d->mem_clock_khz = clk;
+  d->peak_gbs = 2.0 * clk * 1e3 * (d->bus_width_bits / 8.0) / 1e9;
+  CUDA_TRY(cudaDriverGetVersion(&d->driver_version), SYMV_CUDA);
+  CUDA_TRY(cudaRuntimeGetVersion(&d->runtime_version), SYMV_CUDA);
+  return 0;
+}
+
+long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_smem)
+{
+  /* An SM allocates a block's shared memory (static + dynamic) in units of
+   * SMEM_UNIT bytes, plus the driver's reserved bytes: the block's total is
+   * kept a whole number of units so that M of them fit and M+1 do not. */
+  enum { SMEM_UNIT = 128 };
+  if (multiplicity < 1 || multiplicity > d->max_blocks_per_sm) return -1;
+  long per = (long)(d->smem_per_sm / (size_t)multiplicity) - (long)d->smem_reserved_per_block;
+  long total = per - per % SMEM_UNIT;
+  if (total > (long)d->smem_per_block_optin) total = (long)d->smem_per_block_optin;
+  long dyn = total - static_smem;
+  return dyn < 0 ? -1 : dyn;
+}
+
+int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_device_info *d,
+                     symv_kernel *k, char *err, size_t errlen)
+{
+  memset(k, 0, sizeof *k);
+  k->p = *p;
+  cudaError_t e = cudaLibraryLoadData(&k->lib, c->data, NULL, NULL, 0, NULL, NULL, 0);
+  if (e != cudaSuccess) {
+    cuda_fail("cudaLibraryLoadData", e, 0);
+    snprintf(err, errlen, "%s", last_error);
+    return SYMV_CUDA;
+  }
+  int rc = SYMV_CUDA;
+  struct cudaFuncAttributes fa;
+  const char *call = "cudaLibraryGetKernel";
+  if ((e = cudaLibraryGetKernel(&k->fn, k->lib, c->name)) != cudaSuccess) goto cuda_error;
+  call = "cudaFuncGetAttributes";
+  if ((e = cudaFuncGetAttributes(&fa, (const void *)k->fn)) != cudaSuccess) goto cuda_error;
+  k->regs = fa.numRegs;
+  k->static_smem = (int)fa.sharedSizeBytes;
+  if (p->block_size > fa.maxThreadsPerBlock) {
+    snprintf(err, errlen, "BLOCK_SIZE %d exceeds the %d threads this kernel allows (%d registers per thread)",
+             p->block_size, fa.maxThreadsPerBlock, k->regs);
+    rc = SYMV_RESOURCES;
+    goto fail;
+  }
+  long dyn = symv_dyn_smem_for(d, p->multiplicity, k->static_smem);
+  if (dyn < 0) {
+    snprintf(err, errlen,
+             "MULTIPLICITY %d: %zu bytes of shared memory per SM cannot hold %d blocks of %d static bytes "
+             "(+%zu reserved), or the SM takes at most %d blocks",
+             p->multiplicity, d->smem_per_sm, p->multiplicity, k->static_smem, d->smem_reserved_per_block,
+             d->max_blocks_per_sm);
+    rc = SYMV_RESOURCES;
+    goto fail;
+  }
+  k->dyn_smem = (size_t)dyn;
+  call = "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)";
+  if ((e = cudaFuncSetAttribute((const void *)k->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)) !=
+      cudaSuccess)
+    goto cuda_error;
+  call = "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)";
+  if ((e = cudaFuncSetAttribute((const void *)k->fn, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                cudaSharedmemCarveoutMaxShared)) != cudaSuccess)
+    goto cuda_error;
+  call = "cudaOccupancyMaxActiveBlocksPerMultiprocessor";
+  if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k->occupancy, (const void *)k->fn, p->block_size,
+                                                         k->dyn_smem)) != cudaSuccess)
+    goto cuda_error;
+  if (k->occupancy != p->multiplicity) {
+    snprintf(err, errlen,
+             "MULTIPLICITY %d requested but %d blocks per SM achieved (%d registers x %d threads, %zu+%d bytes "
+             "shared memory per block)",
+             p->multiplicity, k->occupancy, k->regs, p->block_size, k->dyn_smem, k->static_smem);
+    rc = SYMV_OCCUPANCY;
+    goto fail;
+  }
+  return 0;
+
+cuda_error:
+  cuda_fail(call, e, 0);
+  snprintf(err, errlen, "%s", last_error);
+  rc = SYMV_CUDA;
+fail:
+  symv_kernel_unload(k);
+  return rc;
+}
+
+void symv_kernel_unload(symv_kernel *k)
+{
+  if (k->lib) cudaLibraryUnload(k->lib);
+  k->lib = NULL;
+  k->fn = NULL;
+}
+
+/* Workspace each family needs at size n (elements). */
+static void ws_needs(const symv_params *p, int n, size_t *w, size_t *sync, size_t *P)
+{
+  size_t nseg = ((size_t)n + p->block_size - 1) / p->block_size;
+  size_t nblk = ((size_t)n + p->ux - 1) / p->ux;
+  *w = *sync = *P = 0;
+  if (p->family == SYMV_FAMILY_LU) {
+    *P = nblk * (size_t)n;
+    *sync = nblk;
+  } else {
+    *w = (size_t)n;
+    *sync = 2 * nseg;
+  }
+}
+
+static int grow(void **ptr, size_t *cap, size_t need, size_t elem, int zero, cudaStream_t stream)
+{
+  if (need <= *cap) return 0;
+  size_t want = need + need / 4 + 256; /* headroom: fewer reallocations as n grows */
+  if (*ptr) {
+    CUDA_TRY(cudaStreamSynchronize(stream), SYMV_CUDA);
+    CUDA_TRY(cudaFree(*ptr), SYMV_CUDA);
+    *ptr = NULL, *cap = 0;
+  }
+  CUDA_TRY(cudaMalloc(ptr, want * elem), SYMV_CUDA);
+  if (zero) CUDA_TRY(cudaMemsetAsync(*ptr, 0, want * elem, stream), SYMV_CUDA);
+  *cap = want;
+  return 0;
+}
+
+int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, cudaStream_t stream)
+{
+  size_t w, s, P;
+  ws_needs(p, n, &w, &s, &P);
+  int rc;
+  if ((rc = grow((void **)&ws->w, &ws->w_len, w, sizeof(double), 1, stream))) return rc;
+  if ((rc = grow((void **)&ws->sync, &ws->sync_len, s, sizeof(int), 1, stream))) return rc;
+  return grow((void **)&ws->P, &ws->P_len, P, sizeof(double), 0, stream);
+}
+
+int symv_workspace_reset(symv_workspace *ws, cudaStream_t stream)
+{
+  if (ws->w) CUDA_TRY(cudaMemsetAsync(ws->w, 0, ws->w_len * sizeof(double), stream), SYMV_CUDA);
+  if (ws->sync) CUDA_TRY(cudaMemsetAsync(ws->sync, 0, ws->sync_len * sizeof(int), stream), SYMV_CUDA);
+  return 0;
+}
+
+void symv_workspace_free(symv_workspace *ws)
+{
+  cudaFree(ws->w);
+  cudaFree(ws->sync);
+  cudaFree(ws->P);
+  memset(ws, 0, sizeof *ws);
+}
+
+int symv_check_args(char uplo, int n, int lda, int incx, int incy)
+{
+  char u = (char)toupper((unsigned char)uplo);
+  if (u != 'L' && u != 'U') return 1;
+  if (n < 0) return 2;
+  if (lda < (n > 1 ? n : 1)) return 5;
+  if (incx == 0) return 7;
+  if (incy == 0) return 10;
+  return 0;
+}
+
+int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, char uplo, int n,
+                const double *alpha, const double *A, int lda, const double *x, int incx,
+                const double *beta, double *y, int incy, int scalars_on_device, int *bad_arg)
+{
+  int bad = symv_check_args(uplo, n, lda, incx, incy);
+  if (bad_arg) *bad_arg = bad;
+  if (bad || !alpha || !beta) {
+    if (!bad && bad_arg) *bad_arg = !alpha ? 3 : 8;
+    return SYMV_INVALID_VALUE;
+  }
+  if (n == 0) return 0;
+  double a = 0.0, b = 0.0;
+  const double *da = NULL, *db = NULL;
+  if (scalars_on_device) {
+    da = alpha, db = beta;
+  } else {
+    a = *alpha, b = *beta;
+    if (a == 0.0 && b == 1.0) return 0;
+  }
+  const long long N1 = n - 1;
+  int rs;
+  long long cs, ix = incx, iy = incy;
+  const double *A0, *x0;
+  double *y0;
+  if (toupper((unsigned char)uplo) == 'L') {
+    A0 = A, rs = 1, cs = lda;
+    x0 = x + (ix < 0 ? N1 * -ix : 0);
+    y0 = y + (iy < 0 ? N1 * -iy : 0);
+  } else { /* logical k = BLAS element n-1-k: the upper triangle walked backwards */
+    A0 = A + N1 * (1 + (long long)lda), rs = -1, cs = -(long long)lda;
+    x0 = x + (ix > 0 ? N1 * ix : 0), ix = -ix;
+    y0 = y + (iy > 0 ? N1 * iy : 0), iy = -iy;
+  }
+  int rc = symv_workspace_reserve(ws, &k->p, n, stream);
+  if (rc) return rc;
+  const int nblk = (n + k->p.ux - 1) / k->p.ux;
+  const int nseg = (n + k->p.block_size - 1) / k->p.block_size;
+  int *mutex = ws->sync, *count = ws->sync + nseg;
+  void *args_atomic[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->w, &mutex, &count};
+  void *args_lu[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->P, &ws->sync};
+  void **args = k->p.family == SYMV_FAMILY_LU ? args_lu : args_atomic;
+  cudaError_t e = cudaLaunchKernel((const void *)k->fn, dim3_make(nblk), dim3_make(k->p.block_size), args,
+                                   k->dyn_smem, stream);
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e != cudaSuccess) return cuda_fail("cudaLaunchKernel", e, SYMV_LAUNCH);
+  return 0;
+}

@@ -1,0 +1,124 @@
+/*
+ * gpu.h - everything in symvtune that touches the GPU, behind one small
+ * interface: device limits, loading a compiled candidate (with its
+ * MULTIPLICITY enforced and checked), the workspace, and the DSYMV launch
+ * with the full semantics of cublasDsymv.
+ *
+ * Uses the CUDA runtime API only (cudaLibraryLoadData for NVRTC's CUBINs), so
+ * programs that link it still start on a machine without a GPU or driver and
+ * get SYMV_NO_DEVICE.
+ */
+#ifndef SYMV_GPU_H
+#define SYMV_GPU_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+#include "compile.h"
+#include "params.h"
+
+/** The limits tuning depends on, read from the device. */
+typedef struct {
+  int ordinal;                   /* CUDA device number */
+  char name[256];                /* e.g. "NVIDIA H100 80GB HBM3" */
+  int cc_major, cc_minor;        /* compute capability */
+  int sm_count;                  /* streaming multiprocessors */
+  size_t smem_per_sm;            /* shared memory per SM, bytes */
+  size_t smem_per_block;         /* default per-block limit, bytes */
+  size_t smem_per_block_optin;   /* opt-in per-block limit, bytes */
+  size_t smem_reserved_per_block;/* reserved by the driver per block, bytes */
+  int regs_per_sm;               /* 32-bit registers per SM */
+  int regs_per_block;            /* 32-bit registers per block */
+  int max_blocks_per_sm;         /* resident blocks per SM */
+  int max_threads_per_sm;        /* resident threads per SM */
+  int max_threads_per_block;     /* threads per block */
+  size_t l2_bytes;               /* L2 cache, bytes */
+  size_t global_mem;             /* device memory, bytes */
+  int mem_clock_khz;             /* peak memory clock, kHz (0 if unknown) */
+  int bus_width_bits;            /* memory bus width, bits */
+  double peak_gbs;               /* 2 * clock * bus width / 8: GB/s from the clocks (DDR) */
+  int driver_version;            /* e.g. 13000 */
+  int runtime_version;           /* e.g. 13000 */
+} symv_device_info;
+
+/** symv_device_count: number of CUDA devices in *n. SYMV_NO_DEVICE when
+ *  there is none or no driver (then *n = 0). */
+int symv_device_count(int *n);
+
+/** symv_device_query: fills *d for device `ordinal` and makes it current.
+ *  Errors: SYMV_NO_DEVICE, SYMV_INVALID_VALUE (no such ordinal), SYMV_CUDA. */
+int symv_device_query(int ordinal, symv_device_info *d);
+
+/** A candidate loaded on the current device, ready to launch. */
+typedef struct {
+  symv_params p;          /* the candidate */
+  cudaLibrary_t lib;      /* loaded CUBIN */
+  cudaKernel_t fn;        /* its entry point */
+  size_t dyn_smem;        /* dynamic shared memory per block enforcing MULTIPLICITY, bytes */
+  int static_smem;        /* static shared memory per block, bytes */
+  int regs;               /* registers per thread */
+  int occupancy;          /* blocks per SM the occupancy API reports */
+} symv_kernel;
+
+/** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at
+ *  most `multiplicity` blocks of a kernel with `static_smem` bytes reside on
+ *  one SM of `d`: the block's total, floor(smem_per_sm / M) - reserved
+ *  rounded down to the 128-byte allocation unit (and at most the opt-in
+ *  per-block limit), less `static_smem` (method.md section 2). Returns -1 if
+ *  M exceeds the blocks an SM takes or M blocks cannot fit at all. */
+long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_smem);
+
+/** symv_kernel_load: loads compiled code `c` of candidate `p` on the current
+ *  device, sizes its dynamic shared memory for MULTIPLICITY, and checks with
+ *  cudaOccupancyMaxActiveBlocksPerMultiprocessor that exactly MULTIPLICITY
+ *  blocks fit. Errors: SYMV_RESOURCES (shared memory cannot give that
+ *  MULTIPLICITY), SYMV_OCCUPANCY (registers or threads make the real
+ *  occupancy differ), SYMV_CUDA; `err` says why with the numbers. */
+int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_device_info *d,
+                     symv_kernel *k, char *err, size_t errlen);
+
+/** symv_kernel_unload: releases k's library; safe on a zeroed struct. */
+void symv_kernel_unload(symv_kernel *k);
+
+/** Reusable device workspace for one stream: regions that every successful
+ *  call leaves zero (w, sync) and a scratch region (P). */
+typedef struct {
+  double *w;        /* zero between calls: atomic family's w */
+  int *sync;        /* zero between calls: mutexes and counters */
+  double *P;        /* scratch: L+U partial sums */
+  size_t w_len, sync_len, P_len; /* capacities, elements */
+} symv_workspace;
+
+/** symv_workspace_reserve: grows ws (on `stream`) to what candidate p needs
+ *  at size n, zeroing new zero-regions. Errors: SYMV_CUDA (allocation). */
+int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, cudaStream_t stream);
+
+/** symv_workspace_reset: zeroes the zero-regions again (after a failed or
+ *  wrong call). */
+int symv_workspace_reset(symv_workspace *ws, cudaStream_t stream);
+
+/** symv_workspace_free: frees ws; safe on a zeroed struct. */
+void symv_workspace_free(symv_workspace *ws);
+
+/** symv_check_args: DSYMV's argument checks in reference-BLAS order. Returns
+ *  0 if valid, else the 1-based position of the first bad argument in the
+ *  Fortran DSYMV list (UPLO=1, N=2, LDA=5, INCX=7, INCY=10), as XERBLA. */
+int symv_check_args(char uplo, int n, int lda, int incx, int incy);
+
+/** symv_launch: y := alpha*A*x + beta*y (DSYMV) with candidate k on
+ *  `stream`: uplo 'L'/'U' (either case), A n-by-n column-major with leading
+ *  dimension lda >= max(1,n), x and y of n elements with strides incx, incy
+ *  (nonzero; negative walks backwards as in reference BLAS), all device
+ *  pointers. alpha, beta point to host memory, or to device memory when
+ *  scalars_on_device is nonzero. n = 0: returns at once. alpha = 0: A and x
+ *  are not read; beta = 0: y is not read. Asynchronous.
+ *  Errors: SYMV_INVALID_VALUE (nothing touched; *bad_arg, if non-NULL, gets
+ *  the position from symv_check_args), SYMV_CUDA (allocation), SYMV_LAUNCH. */
+int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, char uplo, int n,
+                const double *alpha, const double *A, int lda, const double *x, int incx,
+                const double *beta, double *y, int incy, int scalars_on_device, int *bad_arg);
+
+/** symv_cuda_error_text: "cudaErrorName: description" of the last error seen
+ *  by this module in this thread (for messages). */
+const char *symv_cuda_error_text(void);
+
+#endif

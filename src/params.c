@@ -1,0 +1,86 @@
+/* params.c - naming, parsing and checking of candidates (params.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "params.h"
+#include "symv_error.h"
+#include "../kernels/symv_mx.h"
+
+static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu", "atomic_red", "fault"};
+
+const char *symv_family_name(symv_family f)
+{
+  return (unsigned)f < SYMV_FAMILY_COUNT ? family_names[f] : "unknown";
+}
+
+int symv_family_parse(const char *s, symv_family *out)
+{
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++)
+    if (s && strcmp(s, family_names[f]) == 0) {
+      *out = (symv_family)f;
+      return 0;
+    }
+  return SYMV_INVALID_VALUE;
+}
+
+int symv_params_check(const symv_params *p, char *err, size_t errlen)
+{
+  const char *what = NULL;
+  int v = 0;
+  if ((unsigned)p->family >= SYMV_FAMILY_COUNT) what = "family", v = (int)p->family;
+  else if (p->block_size < 32 || p->block_size > SYMV_BLOCK_SIZE_MAX || p->block_size % 32)
+    what = "BLOCK_SIZE (a multiple of 32 in 32..1024)", v = p->block_size;
+  else if (p->ux < 1 || p->ux > SYMV_UX_MAX) what = "UX (1..64)", v = p->ux;
+  else if (p->multiplicity < 1 || p->multiplicity > SYMV_MULTIPLICITY_MAX)
+    what = "MULTIPLICITY (1..64)", v = p->multiplicity;
+  else if (p->mx < 0 || p->mx >= SYMV_MX_COUNT) what = "MX (0..9)", v = p->mx;
+  if (!what) return 0;
+  if (err) snprintf(err, errlen, "invalid %s: %d", what, v);
+  return SYMV_INVALID_VALUE;
+}
+
+void symv_params_format(const symv_params *p, char *buf, size_t len)
+{
+  snprintf(buf, len, "%s:%d,%d,%d,%d", symv_family_name(p->family), p->block_size, p->ux,
+           p->multiplicity, p->mx);
+}
+
+int symv_params_parse(const char *s, symv_params *out, char *err, size_t errlen)
+{
+  char fam[32];
+  int bs, ux, m, mx, used = 0;
+  const char *colon = s ? strchr(s, ':') : NULL;
+  if (!colon || (size_t)(colon - s) >= sizeof fam) {
+    if (err) snprintf(err, errlen, "'%s': expected FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX", s ? s : "");
+    return SYMV_INVALID_VALUE;
+  }
+  memcpy(fam, s, (size_t)(colon - s));
+  fam[colon - s] = 0;
+  symv_params p;
+  if (symv_family_parse(fam, &p.family)) {
+    if (err) snprintf(err, errlen, "'%s': unknown family '%s' (atomic, atomic_red, lu)", s, fam);
+    return SYMV_INVALID_VALUE;
+  }
+  if (sscanf(colon + 1, "%d,%d,%d,%d%n", &bs, &ux, &m, &mx, &used) != 4 || colon[1 + used] != 0) {
+    if (err) snprintf(err, errlen, "'%s': expected FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX", s);
+    return SYMV_INVALID_VALUE;
+  }
+  p.block_size = bs, p.ux = ux, p.multiplicity = m, p.mx = mx;
+  char why[128];
+  if (symv_params_check(&p, why, sizeof why)) {
+    if (err) snprintf(err, errlen, "'%s': %s", s, why);
+    return SYMV_INVALID_VALUE;
+  }
+  *out = p;
+  return 0;
+}
+
+void symv_kernel_name(const symv_params *p, char *buf, size_t len)
+{
+  snprintf(buf, len, "symv_%s_b%d_u%d_x%d", symv_family_name(p->family), p->block_size, p->ux, p->mx);
+}
+
+int symv_params_same_code(const symv_params *a, const symv_params *b)
+{
+  return a->family == b->family && a->block_size == b->block_size && a->ux == b->ux && a->mx == b->mx;
+}

@@ -1,0 +1,67 @@
+/*
+ * params.h - candidates: one point of a kernel family's tuning space.
+ *
+ * Families (method.md sections 2, 3, 7):
+ *   atomic      the atomic-mutex kernel, kernels/symv_atomic.cu (SYMV_SYNC=0)
+ *   atomic_red  the same kernel, lock-free atomicAdd instead of the mutex
+ *   lu          the L+U kernel, kernels/symv_lu.cu
+ * Parameters (all families): BLOCK_SIZE threads per block, UX columns per
+ * block, MULTIPLICITY thread blocks resident per SM (a launch setting,
+ * enforced through dynamic shared memory), MX load order (kernels/symv_mx.h).
+ * BLOCK_SIZE, UX, MX and the family select the compiled code.
+ */
+#ifndef SYMV_PARAMS_H
+#define SYMV_PARAMS_H
+
+#include <stddef.h>
+
+typedef enum {
+  SYMV_FAMILY_ATOMIC = 0,
+  SYMV_FAMILY_LU = 1,
+  SYMV_FAMILY_ATOMIC_RED = 2,
+  SYMV_FAMILY_FAULT = 3,   /* test-only kernels/symv_fault.cu; mx = fault mode */
+  SYMV_FAMILY_COUNT
+} symv_family;
+
+/** One candidate of the tuning space. */
+typedef struct {
+  symv_family family; /* kernel family */
+  int block_size;     /* BLOCK_SIZE: threads per block, multiple of 32, 32..1024 */
+  int ux;             /* UX: columns per block, 1..64 */
+  int multiplicity;   /* MULTIPLICITY: resident blocks per SM, >= 1 */
+  int mx;             /* MX: load order 0..9 (kernels/symv_mx.h) */
+} symv_params;
+
+/** Limits every candidate must respect, whatever the GPU. */
+#define SYMV_UX_MAX 64
+#define SYMV_BLOCK_SIZE_MAX 1024
+#define SYMV_MULTIPLICITY_MAX 64
+
+/** symv_family_name: "atomic", "lu", "atomic_red" or "fault". */
+const char *symv_family_name(symv_family f);
+
+/** symv_family_parse: the family named `s`; SYMV_INVALID_VALUE if none. */
+int symv_family_parse(const char *s, symv_family *out);
+
+/** symv_params_check: 0 if `p` is inside the limits above, else
+ *  SYMV_INVALID_VALUE with a message naming the parameter in err. */
+int symv_params_check(const symv_params *p, char *err, size_t errlen);
+
+/** symv_params_format: "family:BLOCK_SIZE,UX,MULTIPLICITY,MX", e.g.
+ *  "atomic:128,16,4,0", the form symv_params_parse reads. */
+void symv_params_format(const symv_params *p, char *buf, size_t len);
+
+/** symv_params_parse: reads the symv_params_format form; SYMV_INVALID_VALUE
+ *  with a message in err if malformed or out of the limits. */
+int symv_params_parse(const char *s, symv_params *out, char *err, size_t errlen);
+
+/** symv_kernel_name: the entry point of the compiled code, named by its
+ *  code parameters, e.g. "symv_atomic_b128_u16_x0" (MULTIPLICITY is a
+ *  launch setting, not part of the code). */
+void symv_kernel_name(const symv_params *p, char *buf, size_t len);
+
+/** symv_params_same_code: nonzero if a and b compile to the same code
+ *  (they differ at most in MULTIPLICITY). */
+int symv_params_same_code(const symv_params *a, const symv_params *b);
+
+#endif

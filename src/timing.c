@@ -1,0 +1,146 @@
+/* timing.c - batched event timing and cold-matrix rotation (timing.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "symv_error.h"
+#include "timing.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Elapsed ms of `calls` calls starting at rep0. */
+static int run_batch(symv_call_fn fn, void *ctx, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, int rep0,
+                     int calls, float *ms)
+{
+  if (cudaEventRecord(e0, s) != cudaSuccess) return SYMV_CUDA;
+  for (int r = 0; r < calls; r++) {
+    int rc = fn(ctx, rep0 + r, s);
+    if (rc) return rc;
+  }
+  if (cudaEventRecord(e1, s) != cudaSuccess || cudaEventSynchronize(e1) != cudaSuccess ||
+      cudaEventElapsedTime(ms, e0, e1) != cudaSuccess)
+    return SYMV_CUDA;
+  return 0;
+}
+
+int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
+              symv_timing *out)
+{
+  cudaEvent_t e0, e1;
+  if (batches < 1 || batches > 1000) return SYMV_INVALID_VALUE;
+  if (cudaEventCreate(&e0) != cudaSuccess) return SYMV_CUDA;
+  if (cudaEventCreate(&e1) != cudaSuccess) {
+    cudaEventDestroy(e0);
+    return SYMV_CUDA;
+  }
+  double *t = malloc(sizeof(double) * (size_t)batches);
+  int rc = t ? 0 : SYMV_NO_MEMORY, rep = 0;
+  float ms = 0;
+  /* warm-up, which also sizes the batches */
+  if (!rc) rc = run_batch(fn, ctx, stream, e0, e1, rep, 3, &ms);
+  rep += 3;
+  int calls = 3;
+  if (!rc) {
+    double per = ms / 3.0;
+    calls = per > 0 ? (int)(target_ms / per) : max_calls;
+    if (calls < 3) calls = 3;
+    if (calls > max_calls) calls = max_calls;
+    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, &ms);
+    rep += calls;
+  }
+  for (int b = 0; !rc && b < batches; b++) {
+    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, &ms);
+    rep += calls;
+    t[b] = ms * 1e3 / calls;
+  }
+  if (!rc) {
+    qsort(t, (size_t)batches, sizeof *t, cmp_double);
+    out->median_us = batches % 2 ? t[batches / 2] : 0.5 * (t[batches / 2 - 1] + t[batches / 2]);
+    out->min_us = t[0];
+    out->max_us = t[batches - 1];
+    out->batches = batches;
+    out->calls = calls;
+  }
+  free(t);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return rc;
+}
+
+int symv_matrix_copies_for(size_t bytes, size_t l2_bytes, int hot, size_t budget)
+{
+  if (hot || bytes == 0) return 1;
+  size_t want = (2 * l2_bytes + bytes - 1) / bytes;
+  if (want < 1) want = 1;
+  if (want > 1 && want * bytes < 2 * l2_bytes + bytes) want++; /* strictly more than 2 x L2 */
+  size_t cap = budget / bytes;
+  if (cap < 1) cap = 1;
+  if (want > cap) want = cap;
+  return (int)want;
+}
+
+int symv_matrix_set_create(symv_matrix_set *s, const double *A, int lda, int n, int copies)
+{
+  memset(s, 0, sizeof *s);
+  s->stride = (size_t)lda * (size_t)n;
+  s->copies = copies;
+  if (cudaMalloc((void **)&s->base, s->stride * sizeof(double) * (size_t)copies) != cudaSuccess) {
+    memset(s, 0, sizeof *s);
+    return SYMV_CUDA;
+  }
+  if (cudaMemcpy(s->base, A, s->stride * sizeof(double), cudaMemcpyHostToDevice) != cudaSuccess) goto fail;
+  for (int c = 1; c < copies; c++)
+    if (cudaMemcpy(s->base + (size_t)c * s->stride, s->base, s->stride * sizeof(double),
+                   cudaMemcpyDeviceToDevice) != cudaSuccess)
+      goto fail;
+  return 0;
+fail:
+  symv_matrix_set_free(s);
+  return SYMV_CUDA;
+}
+
+const double *symv_matrix_set_get(const symv_matrix_set *s, int rep)
+{
+  return s->base + (size_t)(rep % s->copies) * s->stride;
+}
+
+void symv_matrix_set_free(symv_matrix_set *s)
+{
+  cudaFree(s->base);
+  memset(s, 0, sizeof *s);
+}
+
+double symv_copy_bandwidth(size_t bytes)
+{
+  void *a = NULL, *b = NULL;
+  cudaEvent_t e0 = NULL, e1 = NULL;
+  double t[10], result = 0;
+  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) goto out;
+  if (cudaMemset(a, 1, bytes) != cudaSuccess) goto out;
+  if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) goto out;
+  for (int i = 0; i < 3; i++)
+    if (cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice) != cudaSuccess) goto out;
+  for (int i = 0; i < 10; i++) {
+    float ms;
+    cudaEventRecord(e0, 0);
+    cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0);
+    cudaEventRecord(e1, 0);
+    if (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess) goto out;
+    t[i] = ms;
+  }
+  qsort(t, 10, sizeof *t, cmp_double);
+  result = 2.0 * (double)bytes / (0.5 * (t[4] + t[5]) * 1e-3) / 1e9;
+out:
+  if (e0) cudaEventDestroy(e0);
+  if (e1) cudaEventDestroy(e1);
+  cudaFree(a);
+  cudaFree(b);
+  cudaGetLastError();
+  return result;
+}
+
+double symv_gflops(int n, double t_us) { return 2.0 * (double)n * n / (t_us * 1e-6) / 1e9; }
+
+double symv_gbs(int n, double t_us) { return (double)n * (n + 1) / 2.0 * 8.0 / (t_us * 1e-6) / 1e9; }

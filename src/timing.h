@@ -1,0 +1,66 @@
+/*
+ * timing.h - how symvtune times a DSYMV (the sweep's timing discipline):
+ * CUDA events around batches of back-to-back calls on one stream, after a
+ * warm-up; the median batch is reported with the fastest and slowest. For
+ * "cold" timings A is rotated among enough copies to exceed twice the L2
+ * cache, so no call finds its matrix in L2 (method.md section 7,
+ * ../shared/anchors.md); "hot" timings reuse one copy.
+ */
+#ifndef SYMV_TIMING_H
+#define SYMV_TIMING_H
+
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+
+/** Statistics of one timed configuration; times per call, microseconds. */
+typedef struct {
+  double median_us; /* median over batches of (batch time / calls) */
+  double min_us;    /* fastest batch */
+  double max_us;    /* slowest batch */
+  int batches;      /* number of batches */
+  int calls;        /* calls per batch */
+} symv_timing;
+
+/** Enqueues call number `rep` (0, 1, ...) on `stream`; returns 0 or an error
+ *  code (which stops the timing). Use rep to pick the copy of A. */
+typedef int (*symv_call_fn)(void *ctx, int rep, cudaStream_t stream);
+
+/** symv_time: warm-up, then `batches` batches of back-to-back calls; calls per
+ *  batch chosen so that a batch lasts about target_ms (at least 3, at most
+ *  max_calls). Errors: the first nonzero return of fn, SYMV_CUDA. */
+int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
+              symv_timing *out);
+
+/** A set of copies of one matrix in device memory. */
+typedef struct {
+  double *base;  /* copies, one after another */
+  size_t stride; /* elements between copies */
+  int copies;    /* number of copies */
+} symv_matrix_set;
+
+/** symv_matrix_copies_for: copies needed so that copies * bytes >= 2 * l2
+ *  (cold), or 1 (hot), limited so they take at most `budget` bytes. */
+int symv_matrix_copies_for(size_t bytes, size_t l2_bytes, int hot, size_t budget);
+
+/** symv_matrix_set_create: `copies` device copies of the host matrix A
+ *  (lda * n elements). Errors: SYMV_CUDA. */
+int symv_matrix_set_create(symv_matrix_set *s, const double *A, int lda, int n, int copies);
+
+/** symv_matrix_set_get: copy number rep % copies. */
+const double *symv_matrix_set_get(const symv_matrix_set *s, int rep);
+
+/** symv_matrix_set_free: frees the copies; safe on a zeroed struct. */
+void symv_matrix_set_free(symv_matrix_set *s);
+
+/** symv_copy_bandwidth: the device-to-device copy rate in GB/s (bytes read +
+ *  written per second, median of 10 copies of `bytes`), the reference of
+ *  "% of copy bandwidth". 0 on error. */
+double symv_copy_bandwidth(size_t bytes);
+
+/** symv_gflops: 2 n^2 flops per call over t_us: GFLOPS. */
+double symv_gflops(int n, double t_us);
+
+/** symv_gbs: matrix traffic n(n+1)/2 * 8 bytes over t_us: GB/s. */
+double symv_gbs(int n, double t_us);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * GPU tests of both kernel families (skipped when there is no GPU): results
+ * against OpenBLAS by the scaled residual on fresh random data, device
+ * pointer mode, argument checks that touch nothing, n = 0, the L+U family's
+ * reproducibility, the MULTIPLICITY check, and the workspace's return to
+ * zero after every call.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "compile.h"
+#include "gpu.h"
+#include "reference.h"
+#include "symv_error.h"
+
+static symv_device_info dev;
+
+static void need_gpu(void)
+{
+  if (symv_device_query(0, &dev)) cr_skip_test("no CUDA device: GPU test skipped");
+}
+
+static symv_kernel load(symv_params p)
+{
+  symv_cubin cb;
+  char *log = NULL, why[256] = "";
+  int rc = symv_compile(&p, dev.cc_major, dev.cc_minor, &cb, &log);
+  cr_assert_eq(rc, 0, "compile: %s", log ? log : symv_strerror(rc));
+  symv_kernel k;
+  rc = symv_kernel_load(&p, &cb, &dev, &k, why, sizeof why);
+  symv_cubin_free(&cb);
+  cr_assert_eq(rc, 0, "load: %s: %s", symv_strerror(rc), why);
+  return k;
+}
+
+static unsigned long long seed0(void) { return (unsigned long long)time(NULL) * 2862933555777941757ull + 3037000493ull; }
+
+/* Runs one case with k and returns the scaled residual against OpenBLAS. */
+static double run_case(const symv_kernel *k, symv_workspace *ws, char uplo, int n, int lda, int incx, int incy,
+                       double alpha, double beta, int on_device, unsigned long long *seed)
+{
+  long xl = (long)(n - 1) * abs(incx) + 1, yl = (long)(n - 1) * abs(incy) + 1;
+  double *A = malloc(sizeof(double) * lda * n), *x = malloc(sizeof(double) * xl);
+  double *y0 = malloc(sizeof(double) * yl), *y = malloc(sizeof(double) * yl), *yref = malloc(sizeof(double) * yl);
+  symv_fill_random(A, (long)lda * n, seed);
+  symv_fill_random(x, xl, seed);
+  symv_fill_random(y0, yl, seed);
+  memcpy(yref, y0, sizeof(double) * yl);
+  symv_ref_dsymv(uplo, n, alpha, A, lda, x, incx, beta, yref, incy);
+  double *dA, *dx, *dy, *ds;
+  cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * lda * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * xl), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * yl), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&ds, sizeof(double) * 2), cudaSuccess);
+  double s[2] = {alpha, beta};
+  cudaMemcpy(dA, A, sizeof(double) * lda * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(dx, x, sizeof(double) * xl, cudaMemcpyHostToDevice);
+  cudaMemcpy(dy, y0, sizeof(double) * yl, cudaMemcpyHostToDevice);
+  cudaMemcpy(ds, s, sizeof s, cudaMemcpyHostToDevice);
+  int rc = symv_launch(k, ws, 0, uplo, n, on_device ? ds : &s[0], dA, lda, dx, incx, on_device ? ds + 1 : &s[1], dy,
+                       incy, on_device, NULL);
+  cr_assert_eq(rc, 0, "launch: %s %s", symv_strerror(rc), symv_cuda_error_text());
+  cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "kernel faulted");
+  cudaMemcpy(y, dy, sizeof(double) * yl, cudaMemcpyDeviceToHost);
+  double r = symv_residual(uplo, n, alpha, A, lda, x, incx, beta, y0, y, yref, incy);
+  cudaFree(dA), cudaFree(dx), cudaFree(dy), cudaFree(ds);
+  free(A), free(x), free(y0), free(y), free(yref);
+  return r;
+}
+
+static const symv_params sample[] = {
+  {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},    {SYMV_FAMILY_ATOMIC, 64, 9, 4, 6}, {SYMV_FAMILY_ATOMIC, 256, 32, 1, 9},
+  {SYMV_FAMILY_ATOMIC_RED, 96, 12, 2, 3}, {SYMV_FAMILY_LU, 128, 16, 1, 0},   {SYMV_FAMILY_LU, 32, 5, 4, 8},
+};
+#define NSAMPLE (int)(sizeof sample / sizeof *sample)
+
+Test(kernels, every_family_matches_openblas, .init = need_gpu, .timeout = 300)
+{
+  unsigned long long seed = seed0();
+  const int ns[] = {1, 2, 31, 64, 300, 1100};
+  const int incs[][2] = {{1, 1}, {-1, 2}, {3, -2}};
+  symv_workspace ws = {0};
+  for (int p = 0; p < NSAMPLE; p++) {
+    symv_kernel k = load(sample[p]);
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
+      for (int c = 0; c < 3; c++)
+        for (int u = 0; u < 2; u++) {
+          char uplo = u ? 'U' : 'L';
+          int n = ns[a], lda = n + c;
+          double r = run_case(&k, &ws, uplo, n, lda, incs[c][0], incs[c][1], 1.25, c == 1 ? 0.0 : -0.75, c == 2, &seed);
+          cr_assert(r >= 0 && r < 4.0, "point %d uplo=%c n=%d lda=%d incs=%d,%d: residual %g (seed %llu)", p, uplo, n,
+                    lda, incs[c][0], incs[c][1], r, seed);
+        }
+    symv_kernel_unload(&k);
+  }
+  symv_workspace_free(&ws);
+}
+
+Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
+{
+  unsigned long long seed = seed0();
+  symv_workspace ws = {0};
+  for (int p = 0; p < NSAMPLE; p++) {
+    symv_kernel k = load(sample[p]);
+    run_case(&k, &ws, 'L', 777, 777, 1, 1, 0.5, 2.0, 0, &seed);
+    double *w = malloc(sizeof(double) * (ws.w_len + 1));
+    int *sy = malloc(sizeof(int) * (ws.sync_len + 1));
+    cudaMemcpy(w, ws.w, sizeof(double) * ws.w_len, cudaMemcpyDeviceToHost);
+    cudaMemcpy(sy, ws.sync, sizeof(int) * ws.sync_len, cudaMemcpyDeviceToHost);
+    for (size_t i = 0; i < ws.w_len; i++) cr_assert(w[i] == 0.0, "point %d: w[%zu] = %g after the call", p, i, w[i]);
+    for (size_t i = 0; i < ws.sync_len; i++) cr_assert_eq(sy[i], 0, "point %d: sync[%zu] = %d after the call", p, i, sy[i]);
+    free(w), free(sy);
+    symv_kernel_unload(&k);
+  }
+  symv_workspace_free(&ws);
+}
+
+Test(kernels, lu_is_reproducible_bit_for_bit, .init = need_gpu, .timeout = 120)
+{
+  unsigned long long seed = seed0();
+  const int n = 2000;
+  double *A = malloc(sizeof(double) * n * n), x[2000], y0[2000], y1[2000], y2[2000];
+  symv_fill_random(A, (long)n * n, &seed);
+  symv_fill_random(x, n, &seed);
+  symv_fill_random(y0, n, &seed);
+  double *dA, *dx, *dy, al = 1.0, be = 1.0;
+  cudaMalloc((void **)&dA, sizeof(double) * n * n);
+  cudaMalloc((void **)&dx, sizeof x);
+  cudaMalloc((void **)&dy, sizeof y0);
+  cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice);
+  symv_kernel k = load((symv_params){SYMV_FAMILY_LU, 64, 8, 2, 0});
+  symv_workspace ws = {0};
+  double *out[2] = {y1, y2};
+  for (int r = 0; r < 2; r++) {
+    cudaMemcpy(dy, y0, sizeof y0, cudaMemcpyHostToDevice);
+    cr_assert_eq(symv_launch(&k, &ws, 0, 'L', n, &al, dA, n, dx, 1, &be, dy, 1, 0, NULL), 0);
+    cudaMemcpy(out[r], dy, sizeof y0, cudaMemcpyDeviceToHost);
+  }
+  cr_assert_eq(memcmp(y1, y2, sizeof y1), 0, "two L+U runs on the same input differ");
+  symv_kernel_unload(&k);
+  symv_workspace_free(&ws);
+  cudaFree(dA), cudaFree(dx), cudaFree(dy);
+  free(A);
+}
+
+Test(kernels, invalid_arguments_touch_nothing, .init = need_gpu)
+{
+  symv_kernel k = load(sample[0]);
+  symv_workspace ws = {0};
+  double poison[64], back[64], *dy, *dA, al = 1, be = 0;
+  for (int i = 0; i < 64; i++) poison[i] = -3.5 - i;
+  cudaMalloc((void **)&dy, sizeof poison);
+  cudaMalloc((void **)&dA, sizeof(double) * 64 * 64);
+  cudaMemcpy(dy, poison, sizeof poison, cudaMemcpyHostToDevice);
+  struct {
+    char uplo;
+    int n, lda, incx, incy, pos;
+  } bad[] = {{'X', 8, 8, 1, 1, 1}, {'L', -1, 8, 1, 1, 2}, {'L', 8, 7, 1, 1, 5}, {'U', 8, 8, 0, 1, 7}, {'U', 8, 8, 1, 0, 10}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    int pos = 0;
+    int rc = symv_launch(&k, &ws, 0, bad[i].uplo, bad[i].n, &al, dA, bad[i].lda, dy, bad[i].incx, &be, dy, bad[i].incy,
+                         0, &pos);
+    cr_assert_eq(rc, SYMV_INVALID_VALUE);
+    cr_assert_eq(pos, bad[i].pos);
+  }
+  cr_assert_eq(symv_launch(&k, &ws, 0, 'L', 8, NULL, dA, 8, dy, 1, &be, dy, 1, 0, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(symv_launch(&k, &ws, 0, 'L', 0, &al, dA, 1, dy, 1, &be, dy, 1, 0, NULL), 0, "n = 0 quick return");
+  cudaDeviceSynchronize();
+  cudaMemcpy(back, dy, sizeof back, cudaMemcpyDeviceToHost);
+  cr_assert_eq(memcmp(back, poison, sizeof back), 0, "y changed by a call that must not touch it");
+  symv_kernel_unload(&k);
+  symv_workspace_free(&ws);
+  cudaFree(dy), cudaFree(dA);
+}
+
+Test(kernels, multiplicity_is_enforced_and_checked, .init = need_gpu)
+{
+  symv_cubin cb;
+  symv_kernel k;
+  char why[256];
+  /* more blocks than an SM can hold */
+  symv_params p = {SYMV_FAMILY_ATOMIC, 64, 8, dev.max_blocks_per_sm + 1, 0};
+  cr_assert_eq(symv_compile(&p, dev.cc_major, dev.cc_minor, &cb, NULL), 0);
+  cr_assert_eq(symv_kernel_load(&p, &cb, &dev, &k, why, sizeof why), SYMV_RESOURCES, "%s", why);
+  symv_cubin_free(&cb);
+  /* registers limit the real occupancy below MULTIPLICITY */
+  p = (symv_params){SYMV_FAMILY_ATOMIC, 256, 32, 8, 0};
+  cr_assert_eq(symv_compile(&p, dev.cc_major, dev.cc_minor, &cb, NULL), 0);
+  cr_assert_eq(symv_kernel_load(&p, &cb, &dev, &k, why, sizeof why), SYMV_OCCUPANCY, "%s", why);
+  symv_cubin_free(&cb);
+  /* and a point that fits gets exactly its MULTIPLICITY */
+  for (int m = 1; m <= 4; m++) {
+    p = (symv_params){SYMV_FAMILY_LU, 64, 8, m, 0};
+    cr_assert_eq(symv_compile(&p, dev.cc_major, dev.cc_minor, &cb, NULL), 0);
+    cr_assert_eq(symv_kernel_load(&p, &cb, &dev, &k, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(k.occupancy, m);
+    symv_kernel_unload(&k);
+    symv_cubin_free(&cb);
+  }
+}

@@ -1,0 +1,99 @@
+/* Tests of the MX orders, candidate naming/parsing and CLI parsing. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include "../kernels/symv_mx.h"
+#include "cli.h"
+#include "params.h"
+#include "symv_error.h"
+
+Test(mx, every_order_is_a_permutation_for_every_ux)
+{
+  for (int mx = 0; mx < SYMV_MX_COUNT; mx++)
+    for (int ux = 1; ux <= SYMV_UX_MAX; ux++) {
+      int seen[SYMV_UX_MAX] = {0};
+      for (int k = 0; k < ux; k++) {
+        int c = symv_mx_index(mx, ux, k);
+        cr_assert(c >= 0 && c < ux, "MX %d UX %d: load %d reads column %d", mx, ux, k, c);
+        cr_assert_eq(seen[c], 0, "MX %d UX %d: column %d read twice", mx, ux, c);
+        seen[c] = 1;
+      }
+    }
+}
+
+Test(mx, orders_are_distinct_at_typical_ux)
+{
+  /* the 10 orders are 10 different permutations at the paper's UX range */
+  for (int ux = 8; ux <= 32; ux++)
+    for (int a = 0; a < SYMV_MX_COUNT; a++)
+      for (int b = a + 1; b < SYMV_MX_COUNT; b++) {
+        int same = 1;
+        for (int k = 0; k < ux && same; k++) same = symv_mx_index(a, ux, k) == symv_mx_index(b, ux, k);
+        cr_assert_not(same, "MX %d and %d coincide at UX %d", a, b, ux);
+      }
+}
+
+Test(mx, out_of_range_is_rejected)
+{
+  cr_assert_eq(symv_mx_index(10, 8, 0), -1);
+  cr_assert_eq(symv_mx_index(-1, 8, 0), -1);
+  cr_assert_eq(symv_mx_index(0, 8, 8), -1);
+  cr_assert_eq(symv_mx_index(0, 0, 0), -1);
+}
+
+Test(params, format_parse_round_trip)
+{
+  const char *in[] = {"atomic:128,16,4,0", "lu:64,8,1,3", "atomic_red:256,32,2,9"};
+  for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+    symv_params p;
+    char buf[64];
+    cr_assert_eq(symv_params_parse(in[i], &p, NULL, 0), 0, "%s", in[i]);
+    symv_params_format(&p, buf, sizeof buf);
+    cr_assert_str_eq(buf, in[i]);
+  }
+}
+
+Test(params, malformed_and_out_of_range_are_errors)
+{
+  const char *bad[] = {"", "atomic", "atomic:", "atomic:128,16,4", "atomic:128,16,4,0,1", "atomic:128,16,4,0x",
+                       "gemv:128,16,4,0", "atomic:100,16,4,0", "atomic:0,16,4,0", "atomic:128,0,4,0",
+                       "atomic:128,65,4,0", "atomic:128,16,0,0", "atomic:128,16,4,10", "atomic:2048,16,4,0"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    symv_params p;
+    char err[128] = "";
+    cr_assert_eq(symv_params_parse(bad[i], &p, err, sizeof err), SYMV_INVALID_VALUE, "accepted '%s'", bad[i]);
+    cr_assert(strlen(err) > 0, "no message for '%s'", bad[i]);
+  }
+}
+
+Test(params, kernel_name_says_what_runs)
+{
+  symv_params p = {SYMV_FAMILY_ATOMIC, 128, 15, 5, 7}, q = p;
+  char buf[64];
+  symv_kernel_name(&p, buf, sizeof buf);
+  cr_assert_str_eq(buf, "symv_atomic_b128_u15_x7");
+  q.multiplicity = 2;
+  cr_assert(symv_params_same_code(&p, &q), "MULTIPLICITY is a launch setting");
+  q.mx = 6;
+  cr_assert_not(symv_params_same_code(&p, &q));
+}
+
+Test(cli, integers_and_lists)
+{
+  int v, list[8], count;
+  cr_assert_eq(cli_parse_int("t", "--n", "42", 0, 100, &v), 0);
+  cr_assert_eq(v, 42);
+  cr_assert_neq(cli_parse_int("t", "--n", "101", 0, 100, &v), 0);
+  cr_assert_neq(cli_parse_int("t", "--n", "4x", 0, 100, &v), 0);
+  cr_assert_neq(cli_parse_int("t", "--n", "", 0, 100, &v), 0);
+  cr_assert_neq(cli_parse_int("t", "--n", "99999999999999999999", 0, 100, &v), 0);
+  cr_assert_eq(cli_parse_int_list("t", "--sizes", "1,20,300", 1, 1000, list, 8, &count), 0);
+  cr_assert_eq(count, 3);
+  cr_assert_eq(list[2], 300);
+  cr_assert_neq(cli_parse_int_list("t", "--sizes", "1,,3", 1, 1000, list, 8, &count), 0);
+  cr_assert_neq(cli_parse_int_list("t", "--sizes", "1,2,", 1, 1000, list, 8, &count), 0);
+  cr_assert_neq(cli_parse_int_list("t", "--sizes", "1,2,3", 1, 1000, list, 2, &count), 0);
+  double d;
+  cr_assert_eq(cli_parse_double("t", "--tol", "2.5", 0, 10, &d), 0);
+  cr_assert_float_eq(d, 2.5, 1e-15);
+  cr_assert_neq(cli_parse_double("t", "--tol", "nan", 0, 10, &d), 0);
+}
