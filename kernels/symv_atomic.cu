@@ -28,20 +28,14 @@
  * holding the mutex. The workspace therefore returns to zero after every
  * call and needs no memset between calls (it is zeroed once at allocation).
  *
- * SYMV_SYNC = 0 (default): the paper's mutex. SYMV_SYNC = 1: the lock-free
- * variant of method.md section 7: atomicAdd (red.global.add.f64) on w, the
- * same completion counters. Either way the order of the additions, and so
- * the last bits of y, may change between runs.
+ * The order in which blocks take a mutex, and so the last bits of y, may
+ * change between runs. (The lock-free variant is kernels/symv_red.cu.)
  *
  * Workspace: w[n] doubles, mutex[nseg] and count[nseg] ints, all zero,
  * nseg = ceil(n / BLOCK_SIZE). Grid: ceil(n / UX) blocks of BLOCK_SIZE
  * threads; dynamic shared memory only enforces MULTIPLICITY.
  */
 #include "symv_common.cuh"
-
-#ifndef SYMV_SYNC
-#define SYMV_SYNC 0
-#endif
 
 /* Additions segment s receives in one call: one per block whose row sweep
  * visits it (blocks with c0 <= hi) plus one per block whose columns
@@ -62,16 +56,12 @@ static __device__ __forceinline__ void symv_seg_add(int s, int n, int wi, double
                                                     int *flag)
 {
   const int t = threadIdx.x;
-#if SYMV_SYNC == 0
   if (t == 0) {
     while (atomicCAS(&mutex[s], 0, 1) != 0) { }
     __threadfence();
   }
   __syncthreads();
   if (has) __stcg(&w[wi], __ldcg(&w[wi]) + val);
-#else
-  if (has) atomicAdd(&w[wi], val);
-#endif
   __threadfence();
   __syncthreads();
   if (t == 0) {
@@ -88,12 +78,10 @@ static __device__ __forceinline__ void symv_seg_add(int s, int n, int wi, double
     }
     if (t == 0) count[s] = 0;
   }
-#if SYMV_SYNC == 0
   if (t == 0) {
     __threadfence();
     atomicExch(&mutex[s], 0);
   }
-#endif
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)

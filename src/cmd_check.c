@@ -31,7 +31,7 @@
 static const double SENTINEL = -12345.678;
 
 static const char *const default_points[] = {
-  "atomic:128,16,1,0", "atomic:32,8,2,1",  "atomic:256,32,1,9", "atomic:64,13,4,4", "atomic:160,14,5,7",
+  "atomic:128,16,1,0", "atomic:32,8,2,1",  "atomic:256,32,1,9", "atomic:64,13,4,4", "atomic:160,14,4,7",
   "atomic:96,9,3,2",   "atomic:224,24,2,5", "atomic:192,20,1,8", "atomic:64,10,6,3", "atomic_red:128,16,2,0",
   "atomic_red:256,32,1,6", "lu:128,16,1,0", "lu:64,8,2,0", "lu:256,32,1,3", "lu:32,4,4,0",
 };

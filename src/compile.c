@@ -28,8 +28,8 @@ int symv_compile_defines(const symv_params *p, char *buf, size_t len, const char
   const char *src = "symv_atomic.cu", *extra = "";
   char extra_buf[40];
   switch (p->family) {
-  case SYMV_FAMILY_ATOMIC: extra = "-DSYMV_SYNC=0"; break;
-  case SYMV_FAMILY_ATOMIC_RED: extra = "-DSYMV_SYNC=1"; break;
+  case SYMV_FAMILY_ATOMIC: break;
+  case SYMV_FAMILY_ATOMIC_RED: src = "symv_red.cu"; break;
   case SYMV_FAMILY_LU: src = "symv_lu.cu"; extra = ""; break;
   case SYMV_FAMILY_FAULT:
     src = "symv_fault.cu";

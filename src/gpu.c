@@ -5,6 +5,11 @@
 #include "gpu.h"
 #include "symv_error.h"
 
+/* y rows per state of kernels/symv_red.cu (SYMV_SEG there) and rows per
+ * thread in its tiles (SYMV_RPT) */
+#define SYMV_RED_SEG 32
+#define SYMV_RED_RPT 4
+
 static _Thread_local char last_error[256];
 
 static dim3 dim3_make(unsigned x)
@@ -165,14 +170,16 @@ void symv_kernel_unload(symv_kernel *k)
 }
 
 /* Workspace each family needs at size n (elements). */
-static void ws_needs(const symv_params *p, int n, size_t *w, size_t *sync, size_t *P)
+static void ws_needs(const symv_params *p, int n, size_t *w, size_t *sync, size_t *P, size_t *state)
 {
   size_t nseg = ((size_t)n + p->block_size - 1) / p->block_size;
   size_t nblk = ((size_t)n + p->ux - 1) / p->ux;
-  *w = *sync = *P = 0;
+  *w = *sync = *P = *state = 0;
   if (p->family == SYMV_FAMILY_LU) {
     *P = nblk * (size_t)n;
     *sync = nblk;
+  } else if (p->family == SYMV_FAMILY_ATOMIC_RED) {
+    *state = ((size_t)n + SYMV_RED_SEG - 1) / SYMV_RED_SEG;
   } else {
     *w = (size_t)n;
     *sync = 2 * nseg;
@@ -196,9 +203,10 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t elem, int zero, cud
 
 int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, cudaStream_t stream)
 {
-  size_t w, s, P;
-  ws_needs(p, n, &w, &s, &P);
+  size_t w, s, P, st;
+  ws_needs(p, n, &w, &s, &P, &st);
   int rc;
+  if ((rc = grow((void **)&ws->state, &ws->state_len, st, sizeof(unsigned long long), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->w, &ws->w_len, w, sizeof(double), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->sync, &ws->sync_len, s, sizeof(int), 1, stream))) return rc;
   return grow((void **)&ws->P, &ws->P_len, P, sizeof(double), 0, stream);
@@ -216,6 +224,7 @@ void symv_workspace_free(symv_workspace *ws)
   cudaFree(ws->w);
   cudaFree(ws->sync);
   cudaFree(ws->P);
+  cudaFree(ws->state);
   memset(ws, 0, sizeof *ws);
 }
 
@@ -270,8 +279,19 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   int *mutex = ws->sync, *count = ws->sync + nseg;
   void *args_atomic[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->w, &mutex, &count};
   void *args_lu[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->P, &ws->sync};
-  void **args = k->p.family == SYMV_FAMILY_LU ? args_lu : args_atomic;
-  cudaError_t e = cudaLaunchKernel((const void *)k->fn, dim3_make(nblk), dim3_make(k->p.block_size), args,
+  unsigned long long epoch = ++ws->epoch;
+  int nblk_arg = nblk;
+  void *args_red[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->state, &epoch, &nblk_arg};
+  void **args = args_atomic;
+  unsigned grid = (unsigned)nblk;
+  if (k->p.family == SYMV_FAMILY_LU) {
+    args = args_lu;
+  } else if (k->p.family == SYMV_FAMILY_ATOMIC_RED) {
+    const int H = SYMV_RED_RPT * k->p.block_size;
+    args = args_red;
+    grid = (unsigned)nblk * (unsigned)((n + H - 1) / H);
+  }
+  cudaError_t e = cudaLaunchKernel((const void *)k->fn, dim3_make(grid), dim3_make(k->p.block_size), args,
                                    k->dyn_smem, stream);
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail("cudaLaunchKernel", e, SYMV_LAUNCH);

@@ -85,7 +85,9 @@ typedef struct {
   double *w;        /* zero between calls: atomic family's w */
   int *sync;        /* zero between calls: mutexes and counters */
   double *P;        /* scratch: L+U partial sums */
-  size_t w_len, sync_len, P_len; /* capacities, elements */
+  unsigned long long *state; /* atomic_red's y-segment states, zeroed once */
+  unsigned long long epoch;  /* atomic_red's call counter (kernels/symv_red.cu) */
+  size_t w_len, sync_len, P_len, state_len; /* capacities, elements */
 } symv_workspace;
 
 /** symv_workspace_reserve: grows ws (on `stream`) to what candidate p needs

@@ -2,8 +2,8 @@
  * params.h - candidates: one point of a kernel family's tuning space.
  *
  * Families (method.md sections 2, 3, 7):
- *   atomic      the atomic-mutex kernel, kernels/symv_atomic.cu (SYMV_SYNC=0)
- *   atomic_red  the same kernel, lock-free atomicAdd instead of the mutex
+ *   atomic      the atomic-mutex kernel, kernels/symv_atomic.cu
+ *   atomic_red  the lock-free variant (atomicAdd into y), kernels/symv_red.cu
  *   lu          the L+U kernel, kernels/symv_lu.cu
  * Parameters (all families): BLOCK_SIZE threads per block, UX columns per
  * block, MULTIPLICITY thread blocks resident per SM (a launch setting,

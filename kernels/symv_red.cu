@@ -1,0 +1,123 @@
+/*
+ * symv_red.cu - kernel family "atomic_red": the lock-free variant of the
+ * atomic kernel (method.md section 7), y := alpha*A*x + beta*y in one launch
+ * with no workspace but a small per-segment state array.
+ *
+ *          c0   c0+UX
+ *          |<UX>|        tile (b, k): column block b (columns c0..c0+UX-1),
+ *   c0     |\   |  k=0   rows r0 = c0 + k*H .. r0+H-1, H = RPT*BLOCK_SIZE.
+ *          | \  |        Thread t takes rows r0+t, r0+t+BLOCK_SIZE, ... (RPT
+ *   r0     |====|  k     of them), UX loads each in MX order, and keeps
+ *          |====|        racc (row i's share) in registers and cdot[UX]
+ *   n-1    |____|        (its share of the column dots).
+ *
+ * Tiles are numbered k-major (all k = 0 tiles first) in a 1-D grid of
+ * nblk * ceil(n/H) blocks; tiles below row n exit at once. So the work of a
+ * column block is cut into pieces of H rows and there are many tiles even
+ * for small n, with no tile much longer than another.
+ *
+ * Every partial sum goes straight into y with atomicAdd (red.global.add.f64:
+ * fire and forget), alpha applied. That needs y scaled by beta before the
+ * first addition to it, with no second launch and no grid barrier:
+ * y is cut into segments of SEG = 32 rows, each with a 64-bit state. Call
+ * number E (the workspace's epoch, +1 per call) uses states 2E-1 ("being
+ * scaled") and 2E ("scaled"); anything lower is from an earlier call. Each
+ * tile, first thing, raises the state of every segment it will add to with
+ * atomicMax(state, 2E-1), one thread per segment, and keeps the old value:
+ *   old < 2E-1   this thread scales the segment (y := beta*y, or 0 when
+ *                beta = 0 without reading y), fences, sets 2E;
+ *   old = 2E-1   another tile is scaling it: wait for 2E before adding;
+ *   old = 2E     already scaled.
+ * The old value is only looked at after the tile's loads, so its latency is
+ * hidden. A tile publishes its own scalings before it waits for anyone, and
+ * the tile it waits for is running (it won the atomicMax), so no tile can
+ * wait forever. beta = 1 needs no scaling and skips all of it; alpha = 0
+ * scales y and reads neither A nor x. The states are zeroed once when the
+ * workspace is made and never need resetting.
+ *
+ * Summation order varies from run to run (atomics), as in cuBLAS's atomics
+ * mode.
+ */
+#include "symv_common.cuh"
+
+#define SYMV_RPT 4   /* rows per thread in a tile: H = SYMV_RPT * BLOCK_SIZE */
+#define SYMV_SEG 32  /* rows per y segment (one state each) */
+
+typedef unsigned long long symv_ull;
+
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
+SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
+                 const double *__restrict__ x, symv_ll incx, double *y, symv_ll incy,
+                 double alpha, double beta, const double *dalpha, const double *dbeta,
+                 symv_ull *state, symv_ull epoch, int nblk)
+{
+  __shared__ double xs[UX];
+  __shared__ double red[SYMV_NWARPS * UX];
+  __shared__ double cd[UX];
+  const int t = threadIdx.x;
+  const int H = SYMV_RPT * BLOCK_SIZE;
+
+  SYMV_LOAD_SCALARS();
+  if (alpha == 0.0) {
+    symv_scale_y(n, y, incy, beta);
+    return;
+  }
+  const int b = blockIdx.x % nblk, k = blockIdx.x / nblk;
+  const int c0 = b * UX, r0 = c0 + k * H;
+  if (r0 >= n) return;
+  const int r1 = min(n, r0 + H);
+
+  /* the segments this tile adds to: its rows, and the rows of its column
+   * dots (c0 .. c0+UX-1) above r0 */
+  const bool scale = beta != 1.0;
+  const symv_ull busy = 2 * epoch - 1, done = 2 * epoch;
+  int my_seg = -1;
+  symv_ull my_old = done;
+  if (scale) {
+    const int a0 = r0 / SYMV_SEG, a1 = (r1 - 1) / SYMV_SEG;
+    /* k > 0: the column dots' rows lie above the tile (r0 >= c0 + H > c0 + UX);
+     * k = 0: they are among the tile's own rows */
+    const int b0 = c0 / SYMV_SEG, b1 = k > 0 ? (min(c0 + UX, n) - 1) / SYMV_SEG : b0 - 1;
+    const int na = a1 - a0 + 1, nb = b1 - b0 + 1;
+    if (t < na + nb) {
+      my_seg = t < na ? a0 + t : b0 + (t - na);
+      my_old = atomicMax(&state[my_seg], busy);
+    }
+  }
+
+  if (t < UX) xs[t] = (c0 + t < n) ? x[(symv_ll)(c0 + t) * incx] : 0.0;
+  __syncthreads();
+  double cdot[UX];
+#pragma unroll
+  for (int kk = 0; kk < UX; kk++) cdot[kk] = 0.0;
+  double racc[SYMV_RPT];
+#pragma unroll
+  for (int q = 0; q < SYMV_RPT; q++) {
+    const int i = r0 + q * BLOCK_SIZE + t;
+    racc[q] = i < r1 ? symv_row(A, rs, cs, n, c0, i, x[(symv_ll)i * incx], xs, cdot) : 0.0;
+  }
+  symv_reduce_cdot(cdot, red, cd);
+
+  if (my_seg >= 0) {
+    if (my_old < busy) {
+      const int e = min(n, (my_seg + 1) * SYMV_SEG);
+      for (int i = my_seg * SYMV_SEG; i < e; i++) {
+        double *p = y + (symv_ll)i * incy;
+        *p = beta == 0.0 ? 0.0 : beta * *p;
+      }
+      __threadfence();
+      atomicExch(&state[my_seg], done);
+    } else if (my_old == busy) {
+      while (*(volatile symv_ull *)&state[my_seg] != done) { }
+      __threadfence();
+    }
+  }
+  __syncthreads();
+
+#pragma unroll
+  for (int q = 0; q < SYMV_RPT; q++) {
+    const int i = r0 + q * BLOCK_SIZE + t;
+    if (i < r1) atomicAdd(y + (symv_ll)i * incy, alpha * racc[q]);
+  }
+  if (t < UX && c0 + t < n) atomicAdd(y + (symv_ll)(c0 + t) * incy, alpha * cd[t]);
+}
