@@ -1,3 +1,10 @@
-# db: plain C, no CUDA. (Module rules and tests to be added.)
+# db: the results database (SQLite). Plain C, no CUDA: builds and tests on a
+# machine without a GPU.
 noinst_LIBRARIES += db/libdb.a
-db_libdb_a_SOURCES = db/db_placeholder.c
+db_libdb_a_SOURCES = db/db.c db/db.h
+
+check_PROGRAMS += tests/test_db
+TESTS += tests/test_db
+tests_test_db_SOURCES = tests/test_db.c
+tests_test_db_CFLAGS = $(TEST_CFLAGS)
+tests_test_db_LDADD = db/libdb.a $(TEST_CORE_LIBS)

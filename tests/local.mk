@@ -27,4 +27,4 @@ tests_test_compile_LDADD = $(TEST_CORE_LIBS)
 tests_test_kernels_SOURCES = tests/test_kernels.c
 tests_test_kernels_CFLAGS = $(TEST_CFLAGS)
 tests_test_kernels_LDADD = $(TEST_CORE_LIBS)
-AM_LOG_FLAGS = --verbose
+AM_TESTS_ENVIRONMENT = CRITERION_VERBOSITY_LEVEL=1; export CRITERION_VERBOSITY_LEVEL;

@@ -1,0 +1,1410 @@
+/*
+ * db.c - symvtune's results database: schema, migrations, and the queries
+ * of the pipeline's stages (see db.h for the contract of each function).
+ *
+ * Opening is done in two steps so that a file which is not ours is never
+ * written: a read-only connection first inspects it (SQLite header,
+ * application_id, user_version, table names, PRAGMA quick_check), and only a
+ * file that passes is reopened for writing and migrated. Opening read-write
+ * and inspecting there would not do: closing a read-write connection to
+ * someone else's WAL database checkpoints it, and one with a hot rollback
+ * journal is rolled back on first read.
+ */
+#include "db/db.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "symv_error.h"
+
+/* How long a statement waits for another process's lock, milliseconds. */
+#define DB_BUSY_TIMEOUT_MS 10000
+
+/* Longest baseline name, characters (matches the CHECK of the schema). */
+#define DB_BASELINE_NAME_MAX 63
+
+struct db {
+  sqlite3 *conn;        /* the connection; NULL before open succeeds */
+  char *path;           /* file name, for messages */
+  int readonly;         /* opened with DB_READONLY */
+  char errmsg[1024];    /* last error, "" if none */
+  char warning[1024];   /* last db_check_device warning, "" if none */
+};
+
+/* ---- Schema ---------------------------------------------------------------
+ *
+ * migrations[v] takes a database from user_version v to v + 1. A step, once
+ * released, is never edited: files in the field were made by it. A change of
+ * schema is a new step at the end and DB_SCHEMA_VERSION + 1.
+ */
+struct migration {
+  const char *sql;           /* statements, run in the migration's transaction */
+  const char *tables[6];     /* the tables this step creates, NULL-terminated */
+};
+
+static const struct migration migrations[] = {
+  /* v1: the device fingerprint, candidates, their timings and baselines. */
+  { "CREATE TABLE device (\n"
+    "  id INTEGER PRIMARY KEY CHECK (id = 1),\n"
+    "  name TEXT NOT NULL,\n"
+    "  cc_major INTEGER NOT NULL,\n"
+    "  cc_minor INTEGER NOT NULL,\n"
+    "  sm_count INTEGER NOT NULL,\n"
+    "  l2_bytes INTEGER NOT NULL,\n"
+    "  mem_clock_khz INTEGER NOT NULL,\n"
+    "  bus_width_bits INTEGER NOT NULL,\n"
+    "  smem_per_sm INTEGER NOT NULL,\n"
+    "  smem_per_block_optin INTEGER NOT NULL,\n"
+    "  regs_per_sm INTEGER NOT NULL,\n"
+    "  max_blocks_per_sm INTEGER NOT NULL,\n"
+    "  max_threads_per_sm INTEGER NOT NULL,\n"
+    "  driver_version INTEGER NOT NULL,\n"
+    "  runtime_version INTEGER NOT NULL,\n"
+    "  nvrtc_major INTEGER NOT NULL,\n"
+    "  nvrtc_minor INTEGER NOT NULL,\n"
+    "  copy_gbs REAL NOT NULL DEFAULT 0\n"
+    ");\n"
+    "CREATE TABLE candidate (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  family TEXT NOT NULL,\n"
+    "  block_size INTEGER NOT NULL,\n"
+    "  ux INTEGER NOT NULL,\n"
+    "  multiplicity INTEGER NOT NULL,\n"
+    "  mx INTEGER NOT NULL,\n"
+    "  status TEXT NOT NULL DEFAULT 'pending'\n"
+    "    CHECK (status IN ('pending', 'valid', 'invalid')),\n"
+    "  reason TEXT CHECK (reason IN ('resources', 'occupancy', 'compile',\n"
+    "    'launch', 'fault', 'timeout', 'wrong')),\n"
+    "  detail TEXT NOT NULL DEFAULT '',\n"
+    "  compile_ms REAL NOT NULL DEFAULT 0,\n"
+    "  regs_per_thread INTEGER NOT NULL DEFAULT 0,\n"
+    "  UNIQUE (family, block_size, ux, multiplicity, mx),\n"
+    "  CHECK ((status = 'invalid') = (reason IS NOT NULL))\n"
+    ");\n"
+    "CREATE TABLE measurement (\n"
+    "  candidate_id INTEGER NOT NULL REFERENCES candidate (id) ON DELETE CASCADE,\n"
+    "  stage TEXT NOT NULL CHECK (stage IN ('sweep', 'dense')),\n"
+    "  n INTEGER NOT NULL CHECK (n > 0),\n"
+    "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"
+    "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"
+    "  median_us REAL NOT NULL,\n"
+    "  min_us REAL NOT NULL,\n"
+    "  max_us REAL NOT NULL,\n"
+    "  batches INTEGER NOT NULL,\n"
+    "  calls_per_batch INTEGER NOT NULL,\n"
+    "  gflops REAL NOT NULL,\n"
+    "  gbs REAL NOT NULL,\n"
+    "  residual REAL NOT NULL,\n"
+    "  PRIMARY KEY (candidate_id, stage, n, uplo, hot)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE baseline (\n"
+    "  name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 63),\n"
+    "  stage TEXT NOT NULL CHECK (stage IN ('sweep', 'dense')),\n"
+    "  n INTEGER NOT NULL CHECK (n > 0),\n"
+    "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"
+    "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"
+    "  median_us REAL NOT NULL,\n"
+    "  min_us REAL NOT NULL,\n"
+    "  max_us REAL NOT NULL,\n"
+    "  batches INTEGER NOT NULL,\n"
+    "  calls_per_batch INTEGER NOT NULL,\n"
+    "  gflops REAL NOT NULL,\n"
+    "  gbs REAL NOT NULL,\n"
+    "  residual REAL NOT NULL,\n"
+    "  PRIMARY KEY (name, stage, n, uplo, hot)\n"
+    ") WITHOUT ROWID;\n",
+    { "device", "candidate", "measurement", "baseline", NULL } },
+
+  /* v2: crash accounting for resume, and the log of sweep runs. */
+  { "ALTER TABLE candidate ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;\n"
+    "CREATE TABLE sweep_run (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  started TEXT NOT NULL,\n"
+    "  finished TEXT,\n"
+    "  options TEXT NOT NULL DEFAULT '',\n"
+    "  compile_s REAL NOT NULL DEFAULT 0,\n"
+    "  measure_s REAL NOT NULL DEFAULT 0\n"
+    ");\n",
+    { "sweep_run", NULL } },
+};
+
+_Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
+               "one migration step per schema version");
+
+/* ---- Names ---------------------------------------------------------------- */
+
+static const char *const status_names[] = {
+#define DB_XX_NAME(name, text) text,
+  DB_STATUS_MAP(DB_XX_NAME)
+#undef DB_XX_NAME
+};
+
+static const char *const reason_names[] = {
+#define DB_XX_NAME(name, text) text,
+  DB_REASON_MAP(DB_XX_NAME)
+#undef DB_XX_NAME
+};
+
+static const char *const stage_names[DB_STAGE_COUNT] = { "sweep", "dense" };
+
+const char *db_status_name(int status)
+{
+  return status >= 0 && status < DB_STATUS_COUNT ? status_names[status] : "?";
+}
+
+const char *db_reason_name(int reason)
+{
+  return reason >= 0 && reason < DB_REASON_COUNT ? reason_names[reason] : "?";
+}
+
+const char *db_stage_name(int stage)
+{
+  return stage >= 0 && stage < DB_STAGE_COUNT ? stage_names[stage] : "?";
+}
+
+/* Index of `s` in names[0..count), or -1. */
+static int name_index(const char *const *names, int count, const char *s)
+{
+  for (int i = 0; i < count; i++)
+    if (strcmp(names[i], s) == 0) return i;
+  return -1;
+}
+
+/* ---- Errors --------------------------------------------------------------- */
+
+/* Record a message "path: fmt..." on d and return `status`. */
+static int db_fail(db *d, int status, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+
+static int db_fail(db *d, int status, const char *fmt, ...)
+{
+  int len = snprintf(d->errmsg, sizeof d->errmsg, "%s: ",
+                     d->path ? d->path : "(no path)");
+  if (len < 0 || (size_t)len >= sizeof d->errmsg) len = 0;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(d->errmsg + len, sizeof d->errmsg - len, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/* The symvtune status for SQLite result code rc (primary or extended). */
+static int status_of(int rc)
+{
+  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) return SYMV_NOT_FOUND;
+  switch (rc & 0xff) {
+  case SQLITE_NOMEM:    return SYMV_NO_MEMORY;
+  case SQLITE_CORRUPT:
+  case SQLITE_NOTADB:   return SYMV_DB_CORRUPT;
+  case SQLITE_IOERR:
+  case SQLITE_FULL:
+  case SQLITE_CANTOPEN: return SYMV_IO;
+  default:              return SYMV_DB;
+  }
+}
+
+/* Record that "<verb> <what>" failed with SQLite code rc, and return the
+ * matching status. */
+static int db_sqlerr(db *d, int rc, const char *verb, const char *what)
+{
+  return db_fail(d, status_of(rc), "%s %s failed: %s (SQLite code %d)", verb,
+                 what, d->conn ? sqlite3_errmsg(d->conn) : sqlite3_errstr(rc), rc);
+}
+
+/* ---- Statements ------------------------------------------------------------
+ *
+ * db_query prepares `sql` and binds its parameters from `types`, one letter
+ * per parameter: i int, I long long, d double, t const char * (NULL binds
+ * NULL), c a char passed as int (bound as a one-letter text; 0 binds NULL),
+ * N an int (a negative one binds NULL). db_next steps,
+ * db_end finalizes. `what` names the statement in error messages.
+ */
+static int db_bindv(db *d, sqlite3_stmt *st, const char *what,
+                    const char *types, va_list ap)
+{
+  for (int i = 0; types[i]; i++) {
+    int k = i + 1, rc;
+    switch (types[i]) {
+    case 'i': rc = sqlite3_bind_int(st, k, va_arg(ap, int)); break;
+    case 'I': rc = sqlite3_bind_int64(st, k, (sqlite3_int64)va_arg(ap, long long)); break;
+    case 'd': rc = sqlite3_bind_double(st, k, va_arg(ap, double)); break;
+    case 't': {
+      const char *s = va_arg(ap, const char *);
+      rc = s ? sqlite3_bind_text(st, k, s, -1, SQLITE_TRANSIENT)
+             : sqlite3_bind_null(st, k);
+      break;
+    }
+    case 'c': {
+      char s[2] = { (char)va_arg(ap, int), 0 };
+      rc = s[0] ? sqlite3_bind_text(st, k, s, 1, SQLITE_TRANSIENT)
+                : sqlite3_bind_null(st, k);
+      break;
+    }
+    case 'N': {
+      int v = va_arg(ap, int);
+      rc = v >= 0 ? sqlite3_bind_int(st, k, v) : sqlite3_bind_null(st, k);
+      break;
+    }
+    default:
+      return db_fail(d, SYMV_INVALID_VALUE, "binding %s: bad type letter '%c'",
+                     what, types[i]);
+    }
+    if (rc != SQLITE_OK) return db_sqlerr(d, rc, "binding a parameter of", what);
+  }
+  return 0;
+}
+
+static int db_queryv(db *d, sqlite3_stmt **st, const char *what,
+                     const char *sql, const char *types, va_list ap)
+{
+  *st = NULL;
+  int rc = sqlite3_prepare_v2(d->conn, sql, -1, st, NULL);
+  if (rc != SQLITE_OK) {
+    int status = db_sqlerr(d, rc, "preparing", what);
+    sqlite3_finalize(*st);
+    *st = NULL;
+    return status;
+  }
+  int status = db_bindv(d, *st, what, types, ap);
+  if (status) {
+    sqlite3_finalize(*st);
+    *st = NULL;
+  }
+  return status;
+}
+
+static int db_query(db *d, sqlite3_stmt **st, const char *what,
+                    const char *sql, const char *types, ...)
+{
+  va_list ap;
+  va_start(ap, types);
+  int status = db_queryv(d, st, what, sql, types, ap);
+  va_end(ap);
+  return status;
+}
+
+/* Step st: *row = 1 if a row is ready, 0 when done. */
+static int db_next(db *d, sqlite3_stmt *st, const char *what, int *row)
+{
+  int rc = sqlite3_step(st);
+  *row = rc == SQLITE_ROW;
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) return 0;
+  return db_sqlerr(d, rc, "running", what);
+}
+
+/* Finalize st and return `status`, or finalize's error if status was 0. */
+static int db_end(db *d, sqlite3_stmt *st, const char *what, int status)
+{
+  int rc = sqlite3_finalize(st);
+  if (status == 0 && rc != SQLITE_OK) return db_sqlerr(d, rc, "finalizing", what);
+  return status;
+}
+
+/* Run a statement that returns no rows (or whose rows are not wanted). */
+static int db_exec(db *d, const char *what, const char *sql,
+                   const char *types, ...)
+{
+  sqlite3_stmt *st;
+  va_list ap;
+  va_start(ap, types);
+  int status = db_queryv(d, &st, what, sql, types, ap);
+  va_end(ap);
+  if (status) return status;
+  int row;
+  do
+    status = db_next(d, st, what, &row);
+  while (status == 0 && row);
+  return db_end(d, st, what, status);
+}
+
+/* Run a query returning one integer: *value = first column of the first row;
+ * *found = 0 (and *value untouched) if there is no row. found may be NULL
+ * when a row always comes back. */
+static int db_query_int(db *d, const char *what, const char *sql,
+                        long long *value, int *found)
+{
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what, sql, "");
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0 && row) *value = sqlite3_column_int64(st, 0);
+  if (status == 0 && !row && !found)
+    status = db_fail(d, SYMV_DB, "%s returned no row", what);
+  if (found) *found = row;
+  return db_end(d, st, what, status);
+}
+
+/* Copy text column i into buf (truncating); NULL reads as "". */
+static int col_text(db *d, sqlite3_stmt *st, int i, char *buf, size_t size,
+                    const char *what)
+{
+  const unsigned char *s = sqlite3_column_text(st, i);
+  if (!s && sqlite3_column_type(st, i) != SQLITE_NULL)
+    return db_fail(d, SYMV_NO_MEMORY, "reading a column of %s: out of memory", what);
+  snprintf(buf, size, "%s", s ? (const char *)s : "");
+  return 0;
+}
+
+/* Text values are checked before they are bound: a C string that would not
+ * fit back into its struct field, or an empty one, is refused. */
+static int text_ok(const char *s, size_t size)
+{
+  return s && s[0] && strnlen(s, size) < size;
+}
+
+static int finite_nonneg(double x)
+{
+  return isfinite(x) && x >= 0;
+}
+
+/* Roll back after an error. ROLLBACK's own failure is not reported: the
+ * first error is the one worth reading, and after some errors SQLite has
+ * already rolled back, so that ROLLBACK then fails with "no transaction". */
+static void db_abandon(db *d)
+{
+  sqlite3_exec(d->conn, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* Run `sql`, a fixed text of statements without parameters. */
+static int db_exec_script(db *d, const char *what, const char *sql)
+{
+  int rc = sqlite3_exec(d->conn, sql, NULL, NULL, NULL);
+  if (rc != SQLITE_OK) return db_sqlerr(d, rc, "running", what);
+  return 0;
+}
+
+/* ---- Opening ---------------------------------------------------------------- */
+
+enum { FILE_MISSING, FILE_EMPTY, FILE_SQLITE };
+
+/* Classify d->path by its first bytes, without opening it with SQLite. */
+static int db_probe_file(db *d, int *kind)
+{
+  static const char header[16] = "SQLite format 3";  /* with its NUL */
+  struct stat sb;
+  if (stat(d->path, &sb) != 0) {
+    if (errno == ENOENT) {
+      *kind = FILE_MISSING;
+      return 0;
+    }
+    return db_fail(d, SYMV_IO, "cannot stat: %s", strerror(errno));
+  }
+  if (!S_ISREG(sb.st_mode))
+    return db_fail(d, SYMV_IO, "not a regular file");
+  if (sb.st_size == 0) {
+    *kind = FILE_EMPTY;
+    return 0;
+  }
+  FILE *f = fopen(d->path, "rb");
+  if (!f) return db_fail(d, SYMV_IO, "cannot open: %s", strerror(errno));
+  char buf[sizeof header];
+  size_t got = fread(buf, 1, sizeof buf, f);
+  int read_error = ferror(f);
+  fclose(f);
+  if (read_error) return db_fail(d, SYMV_IO, "cannot read its header");
+  if (got < sizeof buf || memcmp(buf, header, sizeof header) != 0)
+    return db_fail(d, SYMV_DB_CORRUPT,
+                   "not a symvtune database: not an SQLite file at all "
+                   "(left untouched)");
+  *kind = FILE_SQLITE;
+  return 0;
+}
+
+/* Open d->conn on d->path with SQLite flags `flags`, extended result codes
+ * and the busy timeout. */
+static int db_connect(db *d, int flags)
+{
+  int rc = sqlite3_open_v2(d->path, &d->conn, flags, NULL);
+  if (rc != SQLITE_OK) {
+    int status = db_sqlerr(d, rc, "opening", "the database");
+    sqlite3_close(d->conn);  /* the failed handle is only freed */
+    d->conn = NULL;
+    return status;
+  }
+  rc = sqlite3_extended_result_codes(d->conn, 1);
+  if (rc == SQLITE_OK) rc = sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
+  if (rc != SQLITE_OK) return db_sqlerr(d, rc, "configuring", "the connection");
+  return 0;
+}
+
+static void db_disconnect(db *d)
+{
+  /* Only read-only connections are dropped this way, between the steps of
+   * db_open; nothing is pending, so a failure to close loses nothing. */
+  sqlite3_close(d->conn);
+  d->conn = NULL;
+}
+
+/* Is `name` a table of schema version `version`? */
+static int table_of_version(const char *name, int version)
+{
+  for (int v = 0; v < version; v++)
+    for (const char *const *t = migrations[v].tables; *t; t++)
+      if (strcmp(*t, name) == 0) return 1;
+  return 0;
+}
+
+/* Check the tables of the open database against schema `version`: none
+ * missing, none extra. SQLite's own (sqlite_*) are not counted. */
+static int db_check_tables(db *d, int version)
+{
+  static const char what[] = "listing the tables (sqlite_master)";
+  sqlite3_stmt *st;
+  int row, found = 0, status = db_query(d, &st, what,
+    "SELECT name FROM sqlite_master WHERE type = 'table' "
+    "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'", "");
+  if (status) return status;
+  while ((status = db_next(d, st, what, &row)) == 0 && row) {
+    char name[128];
+    if ((status = col_text(d, st, 0, name, sizeof name, what))) break;
+    if (!table_of_version(name, version)) {
+      status = db_fail(d, SYMV_DB_CORRUPT,
+                       "not a symvtune database: unexpected table '%s' "
+                       "(left untouched)", name);
+      break;
+    }
+    found++;
+  }
+  status = db_end(d, st, what, status);
+  if (status) return status;
+  int expected = 0;
+  for (int v = 0; v < version; v++)
+    for (const char *const *t = migrations[v].tables; *t; t++) expected++;
+  if (found != expected)
+    return db_fail(d, SYMV_DB_CORRUPT,
+                   "damaged symvtune database: %d of the %d tables of schema "
+                   "version %d are missing (left untouched)",
+                   expected - found, expected, version);
+  return 0;
+}
+
+/* PRAGMA quick_check: the b-trees and records are well formed. */
+static int db_quick_check(db *d)
+{
+  static const char what[] = "PRAGMA quick_check";
+  sqlite3_stmt *st;
+  int row;
+  char result[256] = "";
+  int status = db_query(d, &st, what, "PRAGMA quick_check(1)", "");
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0 && row) status = col_text(d, st, 0, result, sizeof result, what);
+  status = db_end(d, st, what, status);
+  for (char *c = result; *c; c++)
+    if (*c == '\n') *c = ' ';  /* one line of message */
+  if (status == 0 && strcmp(result, "ok") != 0)
+    status = db_fail(d, SYMV_DB_CORRUPT,
+                     "damaged symvtune database: PRAGMA quick_check says "
+                     "\"%s\" (left untouched)", result);
+  return status;
+}
+
+/* Inspect the existing SQLite file d->path through a read-only connection,
+ * writing nothing. *version is its schema version; *blank = 1 for an SQLite
+ * file with nothing in it (no tables, application_id and user_version 0). */
+static int db_inspect(db *d, int *version, int *blank)
+{
+  int status = db_connect(d, SQLITE_OPEN_READONLY);
+  long long app_id = 0, user_version = 0, ntables = 0;
+  if (status == 0)
+    status = db_query_int(d, "PRAGMA application_id", "PRAGMA application_id",
+                          &app_id, NULL);
+  if (status == 0)
+    status = db_query_int(d, "PRAGMA user_version", "PRAGMA user_version",
+                          &user_version, NULL);
+  if (status == 0)
+    status = db_query_int(d, "counting tables (sqlite_master)",
+                          "SELECT count(*) FROM sqlite_master", &ntables, NULL);
+  if (status) goto out;
+
+  *blank = app_id == 0 && user_version == 0 && ntables == 0;
+  *version = (int)user_version;
+  if (*blank) goto out;
+  if (app_id != DB_APPLICATION_ID) {
+    status = db_fail(d, SYMV_DB_CORRUPT,
+                     "not a symvtune database: an SQLite database with "
+                     "application_id 0x%08llx, not 0x%08x (left untouched)",
+                     (unsigned long long)app_id & 0xffffffffu, DB_APPLICATION_ID);
+    goto out;
+  }
+  if (user_version > DB_SCHEMA_VERSION) {
+    status = db_fail(d, SYMV_DB_VERSION,
+                     "schema version %lld is newer than this program's (%d); "
+                     "use a newer symvtune (nothing was written)",
+                     user_version, DB_SCHEMA_VERSION);
+    goto out;
+  }
+  if (user_version < 1) {
+    status = db_fail(d, SYMV_DB_CORRUPT,
+                     "damaged symvtune database: schema version %lld "
+                     "(left untouched)", user_version);
+    goto out;
+  }
+  if ((status = db_check_tables(d, (int)user_version))) goto out;
+  status = db_quick_check(d);
+out:
+  db_disconnect(d);
+  return status;
+}
+
+/* Bring the read-write connection from its schema version to
+ * DB_SCHEMA_VERSION in one transaction; a blank database gets the
+ * application_id first. The version is read again under the write lock:
+ * another process may have migrated the file since db_inspect. */
+static int db_migrate(db *d)
+{
+  long long app_id, version, ntables;
+  int status = db_exec(d, "BEGIN IMMEDIATE (migration)", "BEGIN IMMEDIATE", "");
+  if (status) return status;
+  status = db_query_int(d, "PRAGMA application_id", "PRAGMA application_id",
+                        &app_id, NULL);
+  if (status == 0)
+    status = db_query_int(d, "PRAGMA user_version", "PRAGMA user_version",
+                          &version, NULL);
+  if (status == 0)
+    status = db_query_int(d, "counting tables (sqlite_master)",
+                          "SELECT count(*) FROM sqlite_master", &ntables, NULL);
+  if (status) goto fail;
+
+  if (version > DB_SCHEMA_VERSION) {
+    status = db_fail(d, SYMV_DB_VERSION,
+                     "schema version %lld is newer than this program's (%d); "
+                     "use a newer symvtune (nothing was written)",
+                     version, DB_SCHEMA_VERSION);
+    goto fail;
+  }
+  if (version == 0) {
+    if (app_id != 0 || ntables != 0) {
+      status = db_fail(d, SYMV_DB_CORRUPT, "not a symvtune database (changed "
+                       "while it was being opened)");
+      goto fail;
+    }
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA application_id = %d", DB_APPLICATION_ID);
+    if ((status = db_exec_script(d, "PRAGMA application_id (set)", sql))) goto fail;
+  } else if (app_id != DB_APPLICATION_ID) {
+    status = db_fail(d, SYMV_DB_CORRUPT, "not a symvtune database (changed "
+                     "while it was being opened)");
+    goto fail;
+  }
+  for (long long v = version; v < DB_SCHEMA_VERSION; v++) {
+    char what[64];
+    snprintf(what, sizeof what, "migration to schema version %lld", v + 1);
+    if ((status = db_exec_script(d, what, migrations[v].sql))) goto fail;
+  }
+  if (version < DB_SCHEMA_VERSION) {
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+    if ((status = db_exec_script(d, "PRAGMA user_version (set)", sql))) goto fail;
+  }
+  return db_exec(d, "COMMIT (migration)", "COMMIT", "");
+
+fail:
+  db_abandon(d);  /* nothing is kept of a half-done migration */
+  return status;
+}
+
+/* Read-write connection settings: WAL, full sync at commit, foreign keys. */
+static int db_configure(db *d)
+{
+  static const char what[] = "PRAGMA journal_mode = WAL";
+  sqlite3_stmt *st;
+  char mode[16] = "";
+  int row, status = db_query(d, &st, what, what, "");
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0 && row) status = col_text(d, st, 0, mode, sizeof mode, what);
+  status = db_end(d, st, what, status);
+  if (status) return status;
+  if (strcmp(mode, "wal") != 0)
+    return db_fail(d, SYMV_DB, "%s: the journal stays in mode '%s'", what, mode);
+  status = db_exec_script(d, "PRAGMA synchronous = FULL", "PRAGMA synchronous = FULL");
+  if (status == 0)
+    status = db_exec_script(d, "PRAGMA foreign_keys = ON", "PRAGMA foreign_keys = ON");
+  return status;
+}
+
+int db_open(db **out, const char *path, int flags)
+{
+  if (!out) return SYMV_INVALID_VALUE;
+  db *d = calloc(1, sizeof *d);
+  *out = d;
+  if (!d) return SYMV_NO_MEMORY;
+  if (!path || !path[0])
+    return db_fail(d, SYMV_INVALID_VALUE, "db_open: no file name given");
+  d->path = strdup(path);
+  if (!d->path) {
+    snprintf(d->errmsg, sizeof d->errmsg, "db_open: out of memory");
+    return SYMV_NO_MEMORY;
+  }
+  if ((flags & ~(DB_CREATE | DB_READONLY)) ||
+      (flags & (DB_CREATE | DB_READONLY)) == (DB_CREATE | DB_READONLY))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_open: bad flags 0x%x", flags);
+  d->readonly = (flags & DB_READONLY) != 0;
+
+  int kind, version = 0, blank = 0;
+  int status = db_probe_file(d, &kind);
+  if (status) return status;
+  if (kind == FILE_SQLITE) {
+    if ((status = db_inspect(d, &version, &blank))) return status;
+    if (blank) kind = FILE_EMPTY;
+  }
+  if (kind == FILE_MISSING && !(flags & DB_CREATE))
+    return db_fail(d, SYMV_NOT_FOUND, "no such database (and not asked to "
+                   "create one)");
+  if (kind == FILE_EMPTY && !(flags & DB_CREATE))
+    return db_fail(d, SYMV_DB_CORRUPT, "not a symvtune database: the file "
+                   "is empty (left untouched)");
+
+  if (d->readonly) {
+    if (version < DB_SCHEMA_VERSION)
+      return db_fail(d, SYMV_DB, "schema version %d is older than this "
+                     "program's (%d) and a read-only open cannot migrate it; "
+                     "open it once for writing", version, DB_SCHEMA_VERSION);
+    return db_connect(d, SQLITE_OPEN_READONLY);
+  }
+  status = db_connect(d, SQLITE_OPEN_READWRITE |
+                         (kind == FILE_MISSING ? SQLITE_OPEN_CREATE : 0));
+  if (status == 0) status = db_configure(d);
+  if (status == 0 && version < DB_SCHEMA_VERSION) status = db_migrate(d);
+  return status;
+}
+
+int db_close(db *d)
+{
+  if (!d) return 0;
+  int status = 0;
+  if (d->conn) {
+    /* A transaction still open is rolled back by sqlite3_close. */
+    int rc = sqlite3_close(d->conn);
+    if (rc != SQLITE_OK) {
+      /* Statements left unfinalized (a bug here): let SQLite close the
+       * connection when they go, and report the failure. */
+      status = status_of(rc);
+      sqlite3_close_v2(d->conn);
+    }
+  }
+  free(d->path);
+  free(d);
+  return status;
+}
+
+const char *db_errmsg(const db *d)
+{
+  return d ? d->errmsg : "no database handle (out of memory)";
+}
+
+const char *db_warning(const db *d)
+{
+  return d ? d->warning : "";
+}
+
+/* ---- Device fingerprint ---------------------------------------------------- */
+
+#define DEVICE_COLUMNS                                                        \
+  "name, cc_major, cc_minor, sm_count, l2_bytes, mem_clock_khz, "             \
+  "bus_width_bits, smem_per_sm, smem_per_block_optin, regs_per_sm, "          \
+  "max_blocks_per_sm, max_threads_per_sm, driver_version, runtime_version, "  \
+  "nvrtc_major, nvrtc_minor, copy_gbs"
+
+int db_get_device(db *d, db_device *out)
+{
+  static const char what[] = "SELECT FROM device";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what,
+                             "SELECT " DEVICE_COLUMNS " FROM device WHERE id = 1", "");
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0 && !row)
+    status = db_fail(d, SYMV_NOT_FOUND, "no device fingerprint stored yet");
+  if (status == 0) {
+    memset(out, 0, sizeof *out);
+    status = col_text(d, st, 0, out->name, sizeof out->name, what);
+    out->cc_major = sqlite3_column_int(st, 1);
+    out->cc_minor = sqlite3_column_int(st, 2);
+    out->sm_count = sqlite3_column_int(st, 3);
+    out->l2_bytes = sqlite3_column_int64(st, 4);
+    out->mem_clock_khz = sqlite3_column_int(st, 5);
+    out->bus_width_bits = sqlite3_column_int(st, 6);
+    out->smem_per_sm = sqlite3_column_int(st, 7);
+    out->smem_per_block_optin = sqlite3_column_int(st, 8);
+    out->regs_per_sm = sqlite3_column_int(st, 9);
+    out->max_blocks_per_sm = sqlite3_column_int(st, 10);
+    out->max_threads_per_sm = sqlite3_column_int(st, 11);
+    out->driver_version = sqlite3_column_int(st, 12);
+    out->runtime_version = sqlite3_column_int(st, 13);
+    out->nvrtc_major = sqlite3_column_int(st, 14);
+    out->nvrtc_minor = sqlite3_column_int(st, 15);
+    out->copy_gbs = sqlite3_column_double(st, 16);
+  }
+  return db_end(d, st, what, status);
+}
+
+/* Append "fmt..." to d->warning: "path: first; second; ...". */
+static void db_warn(db *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void db_warn(db *d, const char *fmt, ...)
+{
+  size_t len = strlen(d->warning);
+  int k = snprintf(d->warning + len, sizeof d->warning - len, len ? "; " : "%s: ",
+                   d->path);
+  if (k > 0) len += (size_t)k;
+  if (len >= sizeof d->warning) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(d->warning + len, sizeof d->warning - len, fmt, ap);
+  va_end(ap);
+}
+
+int db_check_device(db *d, const db_device *cur, int allow_foreign)
+{
+  d->warning[0] = 0;
+  if (!cur || !text_ok(cur->name, sizeof cur->name) || cur->sm_count < 1 ||
+      cur->cc_major < 1 || !finite_nonneg(cur->copy_gbs))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_check_device: incomplete "
+                   "device description (name, compute capability, SM count)");
+  db_device old;
+  int status = db_get_device(d, &old);
+  if (status == SYMV_NOT_FOUND) {
+    if (d->readonly)
+      return db_fail(d, SYMV_NOT_FOUND, "no device fingerprint stored, and "
+                     "the database is open read-only");
+    return db_exec(d, "INSERT INTO device",
+      "INSERT INTO device (id, " DEVICE_COLUMNS ") "
+      "VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "tiiiIiiiiiiiiiiid", cur->name, cur->cc_major, cur->cc_minor,
+      cur->sm_count, cur->l2_bytes, cur->mem_clock_khz, cur->bus_width_bits,
+      cur->smem_per_sm, cur->smem_per_block_optin, cur->regs_per_sm,
+      cur->max_blocks_per_sm, cur->max_threads_per_sm, cur->driver_version,
+      cur->runtime_version, cur->nvrtc_major, cur->nvrtc_minor, cur->copy_gbs);
+  }
+  if (status) return status;
+
+  if (strcmp(old.name, cur->name) != 0 || old.cc_major != cur->cc_major ||
+      old.cc_minor != cur->cc_minor || old.sm_count != cur->sm_count) {
+    char was[400], now[400];
+    snprintf(was, sizeof was, "%s (compute capability %d.%d, %d SMs)",
+             old.name, old.cc_major, old.cc_minor, old.sm_count);
+    snprintf(now, sizeof now, "%s (compute capability %d.%d, %d SMs)",
+             cur->name, cur->cc_major, cur->cc_minor, cur->sm_count);
+    if (!allow_foreign)
+      return db_fail(d, SYMV_DB_FOREIGN, "the database was made on %s but this "
+                     "GPU is %s; its timings do not apply here (use another "
+                     "database file)", was, now);
+    db_warn(d, "the database was made on %s, this GPU is %s", was, now);
+  }
+  if (old.driver_version != cur->driver_version)
+    db_warn(d, "driver version was %d, is %d", old.driver_version,
+            cur->driver_version);
+  if (old.runtime_version != cur->runtime_version)
+    db_warn(d, "CUDA runtime version was %d, is %d", old.runtime_version,
+            cur->runtime_version);
+  if (old.nvrtc_major != cur->nvrtc_major || old.nvrtc_minor != cur->nvrtc_minor)
+    db_warn(d, "NVRTC version was %d.%d, is %d.%d", old.nvrtc_major,
+            old.nvrtc_minor, cur->nvrtc_major, cur->nvrtc_minor);
+  if (old.mem_clock_khz != cur->mem_clock_khz)
+    db_warn(d, "memory clock was %d kHz, is %d kHz", old.mem_clock_khz,
+            cur->mem_clock_khz);
+  if (old.l2_bytes != cur->l2_bytes || old.bus_width_bits != cur->bus_width_bits ||
+      old.smem_per_sm != cur->smem_per_sm ||
+      old.smem_per_block_optin != cur->smem_per_block_optin ||
+      old.regs_per_sm != cur->regs_per_sm ||
+      old.max_blocks_per_sm != cur->max_blocks_per_sm ||
+      old.max_threads_per_sm != cur->max_threads_per_sm)
+    db_warn(d, "the GPU's limits (L2, bus width, shared memory, registers, "
+            "resident blocks or threads) differ from the recorded ones");
+  return 0;
+}
+
+int db_set_copy_gbs(db *d, double gbs)
+{
+  if (!finite_nonneg(gbs))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_set_copy_gbs: bandwidth %g GB/s", gbs);
+  int status = db_exec(d, "UPDATE device SET copy_gbs",
+                       "UPDATE device SET copy_gbs = ? WHERE id = 1", "d", gbs);
+  if (status == 0 && sqlite3_changes(d->conn) == 0)
+    status = db_fail(d, SYMV_NOT_FOUND, "no device fingerprint stored yet");
+  return status;
+}
+
+/* ---- Transactions ------------------------------------------------------------ */
+
+int db_begin(db *d)
+{
+  return db_exec(d, "BEGIN IMMEDIATE", "BEGIN IMMEDIATE", "");
+}
+
+int db_commit(db *d)
+{
+  return db_exec(d, "COMMIT", "COMMIT", "");
+}
+
+int db_rollback(db *d)
+{
+  return db_exec(d, "ROLLBACK", "ROLLBACK", "");
+}
+
+/* ---- Candidates --------------------------------------------------------------- */
+
+#define CANDIDATE_COLUMNS                                                     \
+  "id, family, block_size, ux, multiplicity, mx, status, reason, detail, "    \
+  "compile_ms, regs_per_thread, attempts"
+
+/* Read a row of CANDIDATE_COLUMNS into *c. */
+static int read_candidate(db *d, sqlite3_stmt *st, const char *what,
+                          db_candidate *c)
+{
+  char status[16], reason[16];
+  memset(c, 0, sizeof *c);
+  c->id = sqlite3_column_int64(st, 0);
+  int rc = col_text(d, st, 1, c->family, sizeof c->family, what);
+  if (rc == 0) rc = col_text(d, st, 6, status, sizeof status, what);
+  if (rc == 0) rc = col_text(d, st, 7, reason, sizeof reason, what);
+  if (rc == 0) rc = col_text(d, st, 8, c->detail, sizeof c->detail, what);
+  if (rc) return rc;
+  c->block_size = sqlite3_column_int(st, 2);
+  c->ux = sqlite3_column_int(st, 3);
+  c->multiplicity = sqlite3_column_int(st, 4);
+  c->mx = sqlite3_column_int(st, 5);
+  c->compile_ms = sqlite3_column_double(st, 9);
+  c->regs_per_thread = sqlite3_column_int(st, 10);
+  c->attempts = sqlite3_column_int(st, 11);
+  int s = name_index(status_names, DB_STATUS_COUNT, status);
+  int r = name_index(reason_names, DB_REASON_COUNT, reason);
+  if (s < 0 || r < 0)
+    return db_fail(d, SYMV_DB_CORRUPT, "candidate %lld has status '%s' reason "
+                   "'%s', which this program does not know", c->id, status, reason);
+  c->status = (db_status)s;
+  c->reason = (db_reason)r;
+  return 0;
+}
+
+static int check_point(db *d, const char *fn, const char *family, int block_size,
+                       int ux, int multiplicity, int mx)
+{
+  if (!text_ok(family, sizeof ((db_candidate *)0)->family) || block_size < 0 ||
+      ux < 0 || multiplicity < 0 || mx < 0)
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: bad candidate (family '%.20s', "
+                   "BLOCK_SIZE %d, UX %d, MULTIPLICITY %d, MX %d)", fn,
+                   family ? family : "(null)", block_size, ux, multiplicity, mx);
+  return 0;
+}
+
+int db_find_candidate(db *d, const char *family, int block_size, int ux,
+                      int multiplicity, int mx, long long *id)
+{
+  int status = check_point(d, "db_find_candidate", family, block_size, ux,
+                           multiplicity, mx);
+  if (status) return status;
+  static const char what[] = "SELECT id FROM candidate";
+  sqlite3_stmt *st;
+  int row;
+  status = db_query(d, &st, what,
+                    "SELECT id FROM candidate WHERE family = ? AND block_size = ? "
+                    "AND ux = ? AND multiplicity = ? AND mx = ?",
+                    "tiiii", family, block_size, ux, multiplicity, mx);
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0 && !row)
+    status = db_fail(d, SYMV_NOT_FOUND, "no candidate %s b%d u%d m%d x%d",
+                     family, block_size, ux, multiplicity, mx);
+  if (status == 0 && id) *id = sqlite3_column_int64(st, 0);
+  return db_end(d, st, what, status);
+}
+
+int db_put_candidate(db *d, const db_candidate *c, long long *id)
+{
+  if (!c) return db_fail(d, SYMV_INVALID_VALUE, "db_put_candidate: no candidate");
+  int status = check_point(d, "db_put_candidate", c->family, c->block_size,
+                           c->ux, c->multiplicity, c->mx);
+  if (status == 0)
+    status = db_exec(d, "INSERT INTO candidate",
+                     "INSERT INTO candidate (family, block_size, ux, multiplicity, mx) "
+                     "VALUES (?, ?, ?, ?, ?) ON CONFLICT "
+                     "(family, block_size, ux, multiplicity, mx) DO NOTHING",
+                     "tiiii", c->family, c->block_size, c->ux, c->multiplicity, c->mx);
+  if (status == 0)
+    status = db_find_candidate(d, c->family, c->block_size, c->ux,
+                               c->multiplicity, c->mx, id);
+  return status;
+}
+
+int db_get_candidate(db *d, long long id, db_candidate *out)
+{
+  static const char what[] = "SELECT FROM candidate";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what,
+                             "SELECT " CANDIDATE_COLUMNS " FROM candidate WHERE id = ?",
+                             "I", id);
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0 && !row) status = db_fail(d, SYMV_NOT_FOUND, "no candidate %lld", id);
+  if (status == 0) status = read_candidate(d, st, what, out);
+  return db_end(d, st, what, status);
+}
+
+int db_set_candidate_result(db *d, const db_candidate *c)
+{
+  if (!c) return db_fail(d, SYMV_INVALID_VALUE, "db_set_candidate_result: no candidate");
+  if (c->status < 0 || c->status >= DB_STATUS_COUNT ||
+      c->reason < 0 || c->reason >= DB_REASON_COUNT ||
+      (c->status == DB_INVALID) != (c->reason != DB_REASON_NONE))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_set_candidate_result: candidate "
+                   "%lld: status %d with reason %d (a reason goes with, and only "
+                   "with, status invalid)", c->id, (int)c->status, (int)c->reason);
+  if (strnlen(c->detail, sizeof c->detail) >= sizeof c->detail ||
+      !finite_nonneg(c->compile_ms) || c->regs_per_thread < 0)
+    return db_fail(d, SYMV_INVALID_VALUE, "db_set_candidate_result: candidate "
+                   "%lld: unterminated detail, or compile_ms %g or "
+                   "regs_per_thread %d out of range", c->id, c->compile_ms,
+                   c->regs_per_thread);
+  int status = db_exec(d, "UPDATE candidate (result)",
+                       "UPDATE candidate SET status = ?, reason = ?, detail = ?, "
+                       "compile_ms = ?, regs_per_thread = ? WHERE id = ?",
+                       "tttdiI", status_names[c->status],
+                       c->reason == DB_REASON_NONE ? NULL : reason_names[c->reason],
+                       c->detail, c->compile_ms, c->regs_per_thread, c->id);
+  if (status == 0 && sqlite3_changes(d->conn) == 0)
+    status = db_fail(d, SYMV_NOT_FOUND, "no candidate %lld", c->id);
+  return status;
+}
+
+int db_start_attempt(db *d, long long id, int *attempts)
+{
+  /* Outside a transaction the increment and the read are made one. */
+  int own = sqlite3_get_autocommit(d->conn);
+  int status = own ? db_begin(d) : 0;
+  if (status) return status;
+  status = db_exec(d, "UPDATE candidate (attempts)",
+                   "UPDATE candidate SET attempts = attempts + 1 WHERE id = ?",
+                   "I", id);
+  if (status == 0 && sqlite3_changes(d->conn) == 0)
+    status = db_fail(d, SYMV_NOT_FOUND, "no candidate %lld", id);
+  if (status == 0) {
+    static const char what[] = "SELECT attempts FROM candidate";
+    sqlite3_stmt *st;
+    int row;
+    status = db_query(d, &st, what, "SELECT attempts FROM candidate WHERE id = ?",
+                      "I", id);
+    if (status == 0) {
+      status = db_next(d, st, what, &row);
+      if (status == 0 && row && attempts) *attempts = sqlite3_column_int(st, 0);
+      status = db_end(d, st, what, status);
+    }
+  }
+  if (own) {
+    if (status == 0) return db_commit(d);
+    db_abandon(d);
+  }
+  return status;
+}
+
+/* Grow *array (of *cap elements of `size` bytes) to hold at least `need`. */
+static int grow(void **array, size_t *cap, size_t need, size_t size)
+{
+  if (need <= *cap) return 0;
+  size_t n = *cap ? 2 * *cap : 64;
+  while (n < need) n *= 2;
+  void *p = realloc(*array, n * size);
+  if (!p) return SYMV_NO_MEMORY;
+  *array = p;
+  *cap = n;
+  return 0;
+}
+
+int db_list_candidates(db *d, int status_filter, const char *family,
+                       db_candidate **list, size_t *count)
+{
+  *list = NULL;
+  *count = 0;
+  if (status_filter < -1 || status_filter >= DB_STATUS_COUNT)
+    return db_fail(d, SYMV_INVALID_VALUE, "db_list_candidates: status %d",
+                   status_filter);
+  static const char what[] = "SELECT FROM candidate (list)";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what,
+    "SELECT " CANDIDATE_COLUMNS " FROM candidate "
+    "WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR family = ?2) ORDER BY id",
+    "tt", status_filter < 0 ? NULL : status_names[status_filter], family);
+  if (status) return status;
+  db_candidate *a = NULL;
+  size_t n = 0, cap = 0;
+  while ((status = db_next(d, st, what, &row)) == 0 && row) {
+    if (grow((void **)&a, &cap, n + 1, sizeof *a)) {
+      status = db_fail(d, SYMV_NO_MEMORY, "db_list_candidates: out of memory");
+      break;
+    }
+    if ((status = read_candidate(d, st, what, &a[n]))) break;
+    n++;
+  }
+  status = db_end(d, st, what, status);
+  if (status) {
+    free(a);
+    return status;
+  }
+  *list = a;
+  *count = n;
+  return 0;
+}
+
+int db_count_candidates(db *d, const char *family, db_counts *out)
+{
+  memset(out, 0, sizeof *out);
+  static const char what[] = "SELECT count(*) FROM candidate";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what,
+    "SELECT status, reason, count(*) FROM candidate "
+    "WHERE ?1 IS NULL OR family = ?1 GROUP BY status, reason", "t", family);
+  if (status) return status;
+  while ((status = db_next(d, st, what, &row)) == 0 && row) {
+    char s[16], r[16];
+    if ((status = col_text(d, st, 0, s, sizeof s, what))) break;
+    if ((status = col_text(d, st, 1, r, sizeof r, what))) break;
+    int si = name_index(status_names, DB_STATUS_COUNT, s);
+    int ri = name_index(reason_names, DB_REASON_COUNT, r);
+    if (si < 0 || ri < 0) {
+      status = db_fail(d, SYMV_DB_CORRUPT, "candidates with status '%s' reason "
+                       "'%s', which this program does not know", s, r);
+      break;
+    }
+    long long k = sqlite3_column_int64(st, 2);
+    out->total += k;
+    out->by_status[si] += k;
+    if (ri != DB_REASON_NONE) out->by_reason[ri] += k;
+  }
+  return db_end(d, st, what, status);
+}
+
+/* ---- Measurements and baselines ------------------------------------------------ */
+
+#define MEASUREMENT_COLUMNS                                                   \
+  "n, uplo, hot, stage, median_us, min_us, max_us, batches, "                 \
+  "calls_per_batch, gflops, gbs, residual"
+
+static int check_key(db *d, const char *fn, int n, char uplo, int hot, int stage)
+{
+  if (n < 1 || (uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1) ||
+      stage < 0 || stage >= DB_STAGE_COUNT)
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: bad key (n %d, uplo 0x%02x, "
+                   "hot %d, stage %d)", fn, n, (unsigned char)uplo, hot, stage);
+  return 0;
+}
+
+static int check_measurement(db *d, const char *fn, const db_measurement *m)
+{
+  if (!m) return db_fail(d, SYMV_INVALID_VALUE, "%s: no measurement", fn);
+  int status = check_key(d, fn, m->n, m->uplo, m->hot, (int)m->stage);
+  if (status) return status;
+  if (!finite_nonneg(m->median_us) || !finite_nonneg(m->min_us) ||
+      !finite_nonneg(m->max_us) || m->min_us > m->median_us ||
+      m->median_us > m->max_us || m->batches < 1 || m->calls_per_batch < 1 ||
+      !finite_nonneg(m->gflops) || !finite_nonneg(m->gbs) ||
+      !finite_nonneg(m->residual))
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: bad statistics at n %d (min %g "
+                   "median %g max %g us, %d batches of %d calls, %g GFLOPS, "
+                   "%g GB/s, residual %g)", fn, m->n, m->min_us, m->median_us,
+                   m->max_us, m->batches, m->calls_per_batch, m->gflops, m->gbs,
+                   m->residual);
+  return 0;
+}
+
+/* Read a row of MEASUREMENT_COLUMNS into *m. */
+static int read_measurement(db *d, sqlite3_stmt *st, const char *what,
+                            db_measurement *m)
+{
+  char uplo[4], stage[16];
+  memset(m, 0, sizeof *m);
+  int status = col_text(d, st, 1, uplo, sizeof uplo, what);
+  if (status == 0) status = col_text(d, st, 3, stage, sizeof stage, what);
+  if (status) return status;
+  int s = name_index(stage_names, DB_STAGE_COUNT, stage);
+  if (s < 0)
+    return db_fail(d, SYMV_DB_CORRUPT, "a timing has stage '%s', which this "
+                   "program does not know", stage);
+  m->n = sqlite3_column_int(st, 0);
+  m->uplo = uplo[0];
+  m->hot = sqlite3_column_int(st, 2);
+  m->stage = (db_stage)s;
+  m->median_us = sqlite3_column_double(st, 4);
+  m->min_us = sqlite3_column_double(st, 5);
+  m->max_us = sqlite3_column_double(st, 6);
+  m->batches = sqlite3_column_int(st, 7);
+  m->calls_per_batch = sqlite3_column_int(st, 8);
+  m->gflops = sqlite3_column_double(st, 9);
+  m->gbs = sqlite3_column_double(st, 10);
+  m->residual = sqlite3_column_double(st, 11);
+  return 0;
+}
+
+int db_put_measurement(db *d, long long id, const db_measurement *m)
+{
+  int status = check_measurement(d, "db_put_measurement", m);
+  if (status) return status;
+  status = db_exec(d, "INSERT INTO measurement",
+    "INSERT INTO measurement (candidate_id, " MEASUREMENT_COLUMNS ") "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (candidate_id, stage, n, uplo, hot) DO UPDATE SET "
+    "median_us = excluded.median_us, min_us = excluded.min_us, "
+    "max_us = excluded.max_us, batches = excluded.batches, "
+    "calls_per_batch = excluded.calls_per_batch, gflops = excluded.gflops, "
+    "gbs = excluded.gbs, residual = excluded.residual",
+    "Iicitdddiiddd", id, m->n, m->uplo, m->hot, stage_names[m->stage],
+    m->median_us, m->min_us, m->max_us, m->batches, m->calls_per_batch,
+    m->gflops, m->gbs, m->residual);
+  if (status == SYMV_NOT_FOUND)
+    status = db_fail(d, SYMV_NOT_FOUND, "db_put_measurement: no candidate %lld", id);
+  return status;
+}
+
+int db_put_baseline(db *d, const char *name, const db_measurement *m)
+{
+  if (!text_ok(name, DB_BASELINE_NAME_MAX + 1))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_put_baseline: baseline name "
+                   "empty or longer than %d characters", DB_BASELINE_NAME_MAX);
+  int status = check_measurement(d, "db_put_baseline", m);
+  if (status) return status;
+  return db_exec(d, "INSERT INTO baseline",
+    "INSERT INTO baseline (name, " MEASUREMENT_COLUMNS ") "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (name, stage, n, uplo, hot) DO UPDATE SET "
+    "median_us = excluded.median_us, min_us = excluded.min_us, "
+    "max_us = excluded.max_us, batches = excluded.batches, "
+    "calls_per_batch = excluded.calls_per_batch, gflops = excluded.gflops, "
+    "gbs = excluded.gbs, residual = excluded.residual",
+    "ticitdddiiddd", name, m->n, m->uplo, m->hot, stage_names[m->stage],
+    m->median_us, m->min_us, m->max_us, m->batches, m->calls_per_batch,
+    m->gflops, m->gbs, m->residual);
+}
+
+/* *found = whether the query `sql`, with parameters `types, ...` as for
+ * db_query, returns a row. */
+static int db_exists(db *d, const char *what, const char *sql, int *found,
+                     const char *types, ...)
+{
+  sqlite3_stmt *st;
+  int row;
+  va_list ap;
+  va_start(ap, types);
+  int status = db_queryv(d, &st, what, sql, types, ap);
+  va_end(ap);
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0) *found = row;
+  return db_end(d, st, what, status);
+}
+
+int db_has_measurement(db *d, long long id, int n, char uplo, int hot,
+                       db_stage stage, int *found)
+{
+  *found = 0;
+  int status = check_key(d, "db_has_measurement", n, uplo, hot, (int)stage);
+  if (status) return status;
+  return db_exists(d, "SELECT FROM measurement (exists)",
+                   "SELECT 1 FROM measurement WHERE candidate_id = ? AND "
+                   "stage = ? AND n = ? AND uplo = ? AND hot = ?", found,
+                   "Itici", id, stage_names[stage], n, uplo, hot);
+}
+
+int db_has_baseline(db *d, const char *name, int n, char uplo, int hot,
+                    db_stage stage, int *found)
+{
+  *found = 0;
+  if (!text_ok(name, DB_BASELINE_NAME_MAX + 1))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_has_baseline: bad baseline name");
+  int status = check_key(d, "db_has_baseline", n, uplo, hot, (int)stage);
+  if (status) return status;
+  return db_exists(d, "SELECT FROM baseline (exists)",
+                   "SELECT 1 FROM baseline WHERE name = ? AND stage = ? "
+                   "AND n = ? AND uplo = ? AND hot = ?", found,
+                   "ttici", name, stage_names[stage], n, uplo, hot);
+}
+
+/* Check a filter of db_candidate_measurements / db_baseline_measurements. */
+static int check_filter(db *d, const char *fn, db_stage stage, char uplo, int hot)
+{
+  if (stage < 0 || stage >= DB_STAGE_COUNT ||
+      (uplo != 0 && uplo != 'L' && uplo != 'U') || hot < -1 || hot > 1)
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: bad filter (stage %d, uplo "
+                   "0x%02x, hot %d)", fn, (int)stage, (unsigned char)uplo, hot);
+  return 0;
+}
+
+/* The rows of MEASUREMENT_COLUMNS that the query `sql` (parameters `types,
+ * ...` as for db_query) returns, as a malloc'ed array. */
+static int db_list_measurements(db *d, const char *what, db_measurement **list,
+                                size_t *count, const char *sql,
+                                const char *types, ...)
+{
+  sqlite3_stmt *st;
+  int row;
+  va_list ap;
+  va_start(ap, types);
+  int status = db_queryv(d, &st, what, sql, types, ap);
+  va_end(ap);
+  if (status) return status;
+  db_measurement *a = NULL;
+  size_t n = 0, cap = 0;
+  while ((status = db_next(d, st, what, &row)) == 0 && row) {
+    if (grow((void **)&a, &cap, n + 1, sizeof *a)) {
+      status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
+      break;
+    }
+    if ((status = read_measurement(d, st, what, &a[n]))) break;
+    n++;
+  }
+  status = db_end(d, st, what, status);
+  if (status) {
+    free(a);
+    return status;
+  }
+  *list = a;
+  *count = n;
+  return 0;
+}
+
+int db_candidate_measurements(db *d, long long id, db_stage stage, char uplo,
+                              int hot, db_measurement **list, size_t *count)
+{
+  *list = NULL;
+  *count = 0;
+  int status = check_filter(d, "db_candidate_measurements", stage, uplo, hot);
+  if (status) return status;
+  return db_list_measurements(d, "SELECT FROM measurement (list)", list, count,
+    "SELECT " MEASUREMENT_COLUMNS " FROM measurement WHERE candidate_id = ?1 "
+    "AND stage = ?2 AND (?3 IS NULL OR uplo = ?3) "
+    "AND (?4 IS NULL OR hot = ?4) ORDER BY n, uplo, hot",
+    "ItcN", id, stage_names[stage], uplo, hot);
+}
+
+int db_baseline_measurements(db *d, const char *name, db_stage stage,
+                             char uplo, int hot, db_measurement **list,
+                             size_t *count)
+{
+  *list = NULL;
+  *count = 0;
+  if (!text_ok(name, DB_BASELINE_NAME_MAX + 1))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_baseline_measurements: bad "
+                   "baseline name");
+  int status = check_filter(d, "db_baseline_measurements", stage, uplo, hot);
+  if (status) return status;
+  return db_list_measurements(d, "SELECT FROM baseline (list)", list, count,
+    "SELECT " MEASUREMENT_COLUMNS " FROM baseline WHERE name = ?1 "
+    "AND stage = ?2 AND (?3 IS NULL OR uplo = ?3) "
+    "AND (?4 IS NULL OR hot = ?4) ORDER BY n, uplo, hot",
+    "ttcN", name, stage_names[stage], uplo, hot);
+}
+
+void db_times_free(db_times *t)
+{
+  if (!t) return;
+  free(t->n);
+  free(t->cand);
+  free(t->median_us);
+  memset(t, 0, sizeof *t);
+}
+
+static int compare_id(const void *key, const void *elem)
+{
+  long long a = *(const long long *)key, b = ((const db_candidate *)elem)->id;
+  return (a > b) - (a < b);
+}
+
+/* Fill t (candidates already listed) from the measurements. */
+static int db_fill_times(db *d, db_times *t, char uplo, int hot,
+                         db_stage stage)
+{
+  static const char what[] = "SELECT FROM measurement (time table)";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what,
+    "SELECT m.candidate_id, m.n, m.median_us FROM measurement AS m "
+    "JOIN candidate AS c ON c.id = m.candidate_id "
+    "WHERE c.status = 'valid' AND m.stage = ? AND m.uplo = ? AND m.hot = ?",
+    "tci", stage_names[stage], uplo, hot);
+  if (status) return status;
+  while ((status = db_next(d, st, what, &row)) == 0 && row) {
+    long long id = sqlite3_column_int64(st, 0);
+    int n = sqlite3_column_int(st, 1);
+    double us = sqlite3_column_double(st, 2);
+    const db_candidate *c = bsearch(&id, t->cand, t->ncand, sizeof *t->cand,
+                                    compare_id);
+    if (!c) continue;  /* validated after the list was read: not in the table */
+    size_t i = (size_t)(c - t->cand);
+    for (size_t j = 0; j < t->nsizes; j++)
+      if (t->n[j] == n) t->median_us[i * t->nsizes + j] = us;
+  }
+  return db_end(d, st, what, status);
+}
+
+int db_time_table(db *d, const int *ns, size_t nsizes, char uplo, int hot,
+                  db_stage stage, db_times *out)
+{
+  memset(out, 0, sizeof *out);
+  if (nsizes == 0 || !ns)
+    return db_fail(d, SYMV_INVALID_VALUE, "db_time_table: no sizes");
+  for (size_t j = 0; j < nsizes; j++) {
+    int status = check_key(d, "db_time_table", ns[j], uplo, hot, (int)stage);
+    if (status) return status;
+  }
+  out->nsizes = nsizes;
+  out->n = malloc(nsizes * sizeof *out->n);
+  if (!out->n) return db_fail(d, SYMV_NO_MEMORY, "db_time_table: out of memory");
+  memcpy(out->n, ns, nsizes * sizeof *ns);
+
+  /* The list and the timings are read in one read transaction, so that a
+   * sweep committing meanwhile cannot make them disagree. */
+  int own = sqlite3_get_autocommit(d->conn);
+  int status = own ? db_exec(d, "BEGIN (time table)", "BEGIN", "") : 0;
+  if (status) goto fail;
+  status = db_list_candidates(d, DB_VALID, NULL, &out->cand, &out->ncand);
+  if (status == 0 && out->ncand > 0) {
+    out->median_us = malloc(out->ncand * nsizes * sizeof *out->median_us);
+    if (!out->median_us)
+      status = db_fail(d, SYMV_NO_MEMORY, "db_time_table: out of memory");
+    else {
+      for (size_t k = 0; k < out->ncand * nsizes; k++) out->median_us[k] = NAN;
+      status = db_fill_times(d, out, uplo, hot, stage);
+    }
+  }
+  if (own) {
+    if (status == 0) status = db_exec(d, "COMMIT (time table)", "COMMIT", "");
+    else db_abandon(d);
+  }
+  if (status == 0) return 0;
+fail:
+  db_times_free(out);
+  return status;
+}
+
+/* ---- Sweep runs ----------------------------------------------------------------- */
+
+int db_run_begin(db *d, const char *options, long long *run_id)
+{
+  if (!run_id) return db_fail(d, SYMV_INVALID_VALUE, "db_run_begin: no run_id");
+  int status = db_exec(d, "INSERT INTO sweep_run",
+                       "INSERT INTO sweep_run (started, options) VALUES "
+                       "(strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?)",
+                       "t", options ? options : "");
+  if (status == 0) *run_id = sqlite3_last_insert_rowid(d->conn);
+  return status;
+}
+
+int db_run_end(db *d, long long run_id, double compile_s, double measure_s)
+{
+  if (!finite_nonneg(compile_s) || !finite_nonneg(measure_s))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_run_end: compile %g s, measure "
+                   "%g s", compile_s, measure_s);
+  int status = db_exec(d, "UPDATE sweep_run",
+                       "UPDATE sweep_run SET finished = "
+                       "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), compile_s = ?, "
+                       "measure_s = ? WHERE id = ?",
+                       "ddI", compile_s, measure_s, run_id);
+  if (status == 0 && sqlite3_changes(d->conn) == 0)
+    status = db_fail(d, SYMV_NOT_FOUND, "no sweep run %lld", run_id);
+  return status;
+}

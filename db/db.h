@@ -1,0 +1,378 @@
+/*
+ * db.h - symvtune's results database (SQLite).
+ *
+ * One file per GPU holds everything the pipeline learns on it: the device
+ * fingerprint, every candidate of the space with its fate (valid, or invalid
+ * and why), the timings of each candidate and of the cuBLAS baselines, and a
+ * log of sweep runs. Each stage reads what the previous one wrote, so the
+ * sweep can be interrupted and resumed and the later stages rerun alone.
+ *
+ * Durability: the file is in WAL mode, and the sweep writes each candidate's
+ * results inside one transaction (db_begin .. db_commit), so a crash loses at
+ * most the candidate in flight. db_start_attempt commits on its own, before
+ * the worker starts, so a candidate that kills the worker leaves a trace.
+ *
+ * Units: times in microseconds, bandwidth in GB/s (1e9 bytes per second),
+ * rates in GFLOPS (1e9 flops per second), sizes n in matrix elements.
+ *
+ * Every function returns 0 on success or a negative status of symv_error.h;
+ * on error db_errmsg() says which statement failed and why. A handle is not
+ * safe for use by two threads at once; processes may share a file.
+ */
+#ifndef SYMV_DB_H
+#define SYMV_DB_H
+
+#include <stddef.h>
+
+/* PRAGMA application_id of every symvtune database: "SYMV" in ASCII. */
+#define DB_APPLICATION_ID 0x53594D56
+
+/* Schema version this program writes (PRAGMA user_version). */
+#define DB_SCHEMA_VERSION 2
+
+/* Flags of db_open. */
+#define DB_CREATE   0x1 /* create the file when it does not exist */
+#define DB_READONLY 0x2 /* open for reading only (fit, rank, report) */
+
+typedef struct db db;
+
+/* Status of a candidate: the order of the X-macro is the enum's order. */
+#define DB_STATUS_MAP(XX) \
+  XX(PENDING, "pending")  \
+  XX(VALID,   "valid")    \
+  XX(INVALID, "invalid")
+
+typedef enum {
+#define DB_XX_ENUM(name, text) DB_##name,
+  DB_STATUS_MAP(DB_XX_ENUM)
+#undef DB_XX_ENUM
+  DB_STATUS_COUNT
+} db_status;
+
+/* Why a candidate is invalid. DB_REASON_NONE is for pending and valid ones. */
+#define DB_REASON_MAP(XX)                                                    \
+  XX(NONE,      "")          /* not invalid */                               \
+  XX(RESOURCES, "resources") /* needs more shared memory/registers/threads */ \
+  XX(OCCUPANCY, "occupancy") /* achieved blocks per SM != MULTIPLICITY */    \
+  XX(COMPILE,   "compile")   /* NVRTC failed */                              \
+  XX(LAUNCH,    "launch")    /* launch returned an error */                  \
+  XX(FAULT,     "fault")     /* faulted, or crashed the worker repeatedly */ \
+  XX(TIMEOUT,   "timeout")   /* exceeded its time limit */                   \
+  XX(WRONG,     "wrong")     /* scaled residual too large */
+
+typedef enum {
+#define DB_XX_ENUM(name, text) DB_REASON_##name,
+  DB_REASON_MAP(DB_XX_ENUM)
+#undef DB_XX_ENUM
+  DB_REASON_COUNT
+} db_reason;
+
+/* Which stage of the pipeline a timing belongs to (method section 4). */
+typedef enum {
+  DB_STAGE_SWEEP, /* "sweep": every valid candidate at a few sizes */
+  DB_STAGE_DENSE, /* "dense": the champions across the whole range */
+  DB_STAGE_COUNT
+} db_stage;
+
+/* The GPU a database was made on. Name, compute capability and SM count
+ * decide which kernel wins; the rest is recorded for the report. */
+typedef struct db_device {
+  char name[256];            /* cudaDeviceProp.name, e.g. "NVIDIA H100 80GB HBM3" */
+  int cc_major;              /* compute capability, major (9 for sm_90) */
+  int cc_minor;              /* compute capability, minor */
+  int sm_count;              /* streaming multiprocessors */
+  long long l2_bytes;        /* L2 cache size, bytes */
+  int mem_clock_khz;         /* peak memory clock, kHz */
+  int bus_width_bits;        /* global memory bus width, bits */
+  int smem_per_sm;           /* shared memory per SM, bytes */
+  int smem_per_block_optin;  /* shared memory per block with opt-in, bytes */
+  int regs_per_sm;           /* 32-bit registers per SM */
+  int max_blocks_per_sm;     /* resident blocks per SM, at most */
+  int max_threads_per_sm;    /* resident threads per SM, at most */
+  int driver_version;        /* cudaDriverGetVersion, e.g. 12040 */
+  int runtime_version;       /* cudaRuntimeGetVersion, e.g. 12020 */
+  int nvrtc_major;           /* nvrtcVersion, major */
+  int nvrtc_minor;           /* nvrtcVersion, minor */
+  double copy_gbs;           /* measured device-to-device copy bandwidth, GB/s; 0 until measured */
+} db_device;
+
+/* One point of the tuning space and what became of it. */
+typedef struct db_candidate {
+  long long id;              /* row id, assigned by the database */
+  char family[16];           /* kernel family: "atomic", "lu", "atomic_red" */
+  int block_size;            /* BLOCK_SIZE: threads per block */
+  int ux;                    /* UX: columns per block */
+  int multiplicity;          /* MULTIPLICITY: resident blocks per SM */
+  int mx;                    /* MX: index of the load-order permutation */
+  db_status status;          /* DB_PENDING, DB_VALID or DB_INVALID */
+  db_reason reason;          /* why invalid; DB_REASON_NONE otherwise */
+  char detail[512];          /* free text (compiler log excerpt, residual...); may be "" */
+  double compile_ms;         /* compile time, milliseconds; 0 if not compiled */
+  int regs_per_thread;       /* registers per thread from the compiled kernel; 0 if unknown */
+  int attempts;              /* times a worker started measuring it */
+} db_candidate;
+
+/* The timing of one (n, uplo, hot, stage) point, for a candidate or a
+ * baseline. Statistics are over `batches` timed batches of
+ * `calls_per_batch` calls each, per call. */
+typedef struct db_measurement {
+  int n;                     /* matrix order, elements */
+  char uplo;                 /* 'L' or 'U': the stored triangle */
+  int hot;                   /* 1: same A every call (L2 may hold it); 0: cold, rotated copies */
+  db_stage stage;            /* DB_STAGE_SWEEP or DB_STAGE_DENSE */
+  double median_us;          /* median time per call, microseconds */
+  double min_us;             /* fastest batch, per call, microseconds */
+  double max_us;             /* slowest batch, per call, microseconds */
+  int batches;               /* timed batches */
+  int calls_per_batch;       /* calls in each batch */
+  double gflops;             /* 2 n^2 / median, GFLOPS */
+  double gbs;                /* matrix traffic 8 n(n+1)/2 bytes / median, GB/s */
+  double residual;           /* scaled residual against the reference (dimensionless) */
+} db_measurement;
+
+/* Candidates counted by status and, for invalid ones, by reason. */
+typedef struct db_counts {
+  long long total;                       /* all candidates */
+  long long by_status[DB_STATUS_COUNT];  /* indexed by db_status */
+  long long by_reason[DB_REASON_COUNT];  /* invalid ones, indexed by db_reason; [NONE] is 0 */
+} db_counts;
+
+/* Median times of valid candidates at a list of sizes, for the champion
+ * ranking (method section 4, step 3). Free with db_times_free. */
+typedef struct db_times {
+  size_t ncand;              /* rows: valid candidates, in id order */
+  size_t nsizes;             /* columns: the sizes asked for, in the order given */
+  int *n;                    /* nsizes sizes, copied from the request */
+  db_candidate *cand;        /* ncand candidates */
+  double *median_us;         /* ncand x nsizes, row-major, microseconds; NAN where not measured */
+} db_times;
+
+/* ---- Opening and closing ------------------------------------------------ */
+
+/*
+ * db_open: open the database at `path`, flags a bitwise or of DB_CREATE and
+ * DB_READONLY (not both). A writable open of an older schema migrates it to
+ * DB_SCHEMA_VERSION in one transaction; a read-only open refuses it.
+ *
+ * The file is checked before anything is written: a file that is not an
+ * SQLite database, an SQLite database of another application (application_id,
+ * or tables this schema does not have), or one that fails PRAGMA quick_check
+ * is refused and left byte for byte as it was.
+ *
+ * *out is set even on failure (NULL only when memory runs out) so that
+ * db_errmsg can say why; the caller always db_closes it.
+ *
+ * Errors: SYMV_INVALID_VALUE (NULL argument, bad flags), SYMV_NOT_FOUND (no
+ * such file and no DB_CREATE), SYMV_DB_CORRUPT (not a symvtune database, or
+ * damaged), SYMV_DB_VERSION (schema newer than this program; nothing is
+ * written), SYMV_IO, SYMV_DB, SYMV_NO_MEMORY.
+ */
+int db_open(db **out, const char *path, int flags);
+
+/*
+ * db_close: close the handle; an open transaction is rolled back. NULL is a
+ * no-op. Errors: SYMV_DB when SQLite cannot close (the handle is freed anyway).
+ */
+int db_close(db *d);
+
+/*
+ * db_errmsg: the message of the last error on this handle ("" if none),
+ * naming the file and the statement that failed. Valid until the next call
+ * on the handle. Never NULL.
+ */
+const char *db_errmsg(const db *d);
+
+/*
+ * db_warning: the warning of the last db_check_device ("" if none), e.g.
+ * that the driver version changed since the database was made. Never NULL.
+ */
+const char *db_warning(const db *d);
+
+/* ---- Device fingerprint -------------------------------------------------- */
+
+/*
+ * db_check_device: make sure the database belongs to the GPU `current`.
+ * A database without a fingerprint stores `current`'s. One whose stored
+ * device differs in name, compute capability or SM count is refused, unless
+ * allow_foreign is nonzero, in which case the difference becomes a warning.
+ * Any other difference (driver, CUDA runtime, NVRTC, clocks, memory sizes) is
+ * allowed and reported by db_warning. The stored fingerprint is not changed.
+ * Errors: SYMV_DB_FOREIGN (the message names both devices), SYMV_INVALID_VALUE
+ * (empty name, sm_count or cc_major < 1), SYMV_NOT_FOUND (read-only handle
+ * and no fingerprint stored), SYMV_DB.
+ */
+int db_check_device(db *d, const db_device *current, int allow_foreign);
+
+/*
+ * db_get_device: the stored fingerprint into *out.
+ * Errors: SYMV_NOT_FOUND (none stored yet), SYMV_DB.
+ */
+int db_get_device(db *d, db_device *out);
+
+/*
+ * db_set_copy_gbs: record the measured copy bandwidth, GB/s (finite, >= 0).
+ * Errors: SYMV_INVALID_VALUE, SYMV_NOT_FOUND (no fingerprint), SYMV_DB.
+ */
+int db_set_copy_gbs(db *d, double gbs);
+
+/* ---- Transactions -------------------------------------------------------- */
+
+/*
+ * db_begin, db_commit, db_rollback: one write transaction (BEGIN IMMEDIATE:
+ * it takes the write lock at once, waiting up to the busy timeout for
+ * another writer). Transactions do not nest.
+ * Errors: SYMV_DB (already in / not in a transaction, database busy), SYMV_IO.
+ */
+int db_begin(db *d);
+int db_commit(db *d);
+int db_rollback(db *d);
+
+/* ---- Candidates ---------------------------------------------------------- */
+
+/*
+ * db_put_candidate: insert the point (c->family, block_size, ux,
+ * multiplicity, mx) as pending and set *id to its row id; if the point is
+ * already there, leave its row as it is and return its existing id. The
+ * other fields of *c are ignored. id may be NULL.
+ * Errors: SYMV_INVALID_VALUE (empty or unterminated family, a parameter < 0),
+ * SYMV_DB.
+ */
+int db_put_candidate(db *d, const db_candidate *c, long long *id);
+
+/*
+ * db_find_candidate: the id of the point (family, block_size, ux,
+ * multiplicity, mx). Errors: SYMV_NOT_FOUND, SYMV_INVALID_VALUE, SYMV_DB.
+ */
+int db_find_candidate(db *d, const char *family, int block_size, int ux,
+                      int multiplicity, int mx, long long *id);
+
+/*
+ * db_get_candidate: candidate `id` into *out.
+ * Errors: SYMV_NOT_FOUND, SYMV_DB.
+ */
+int db_get_candidate(db *d, long long id, db_candidate *out);
+
+/*
+ * db_set_candidate_result: record the fate of candidate c->id: its status,
+ * reason, detail, compile_ms and regs_per_thread (the parameters and attempts
+ * are not touched). Reason must be DB_REASON_NONE unless status is
+ * DB_INVALID, and something else if it is.
+ * Errors: SYMV_INVALID_VALUE, SYMV_NOT_FOUND (no such id), SYMV_DB.
+ */
+int db_set_candidate_result(db *d, const db_candidate *c);
+
+/*
+ * db_start_attempt: add one to candidate id's attempts and set *attempts
+ * (may be NULL) to the new count. Call it outside a transaction, before the
+ * worker starts, so the count survives a worker that crashes: the sweep marks
+ * a candidate invalid (DB_REASON_FAULT) once the count passes its limit.
+ * Errors: SYMV_NOT_FOUND, SYMV_DB.
+ */
+int db_start_attempt(db *d, long long id, int *attempts);
+
+/*
+ * db_list_candidates: the candidates with `status` (or any status if status
+ * is -1) and `family` (or any family if NULL), in id order, as a malloc'ed
+ * array in *list (NULL when *count is 0) that the caller frees with free().
+ * db_list_candidates(d, DB_PENDING, NULL, ...) is what a resumed sweep
+ * still has to do.
+ * Errors: SYMV_INVALID_VALUE, SYMV_NO_MEMORY, SYMV_DB.
+ */
+int db_list_candidates(db *d, int status, const char *family,
+                       db_candidate **list, size_t *count);
+
+/*
+ * db_count_candidates: candidates of `family` (all if NULL) counted by
+ * status and reason into *out.
+ * Errors: SYMV_DB.
+ */
+int db_count_candidates(db *d, const char *family, db_counts *out);
+
+/* ---- Measurements and baselines ---------------------------------------- */
+
+/*
+ * db_put_measurement: store *m as candidate id's timing at (m->n, m->uplo,
+ * m->hot, m->stage), replacing any earlier one at that key.
+ * Errors: SYMV_INVALID_VALUE (n < 1, uplo not 'L'/'U', hot not 0/1, bad
+ * stage, a time or rate negative or not finite, min > median > max,
+ * batches or calls_per_batch < 1), SYMV_NOT_FOUND (no candidate id), SYMV_DB.
+ */
+int db_put_measurement(db *d, long long id, const db_measurement *m);
+
+/*
+ * db_has_measurement: *found = 1 if candidate id has a timing at (n, uplo,
+ * hot, stage), else 0. Errors: SYMV_INVALID_VALUE, SYMV_DB.
+ */
+int db_has_measurement(db *d, long long id, int n, char uplo, int hot,
+                       db_stage stage, int *found);
+
+/*
+ * db_candidate_measurements: candidate id's timings at `stage`, restricted to
+ * `uplo` ('L', 'U', or 0 for both) and `hot` (0, 1, or -1 for both), ordered
+ * by n ascending (then uplo, hot), as a malloc'ed array the caller frees
+ * with free() (NULL when *count is 0).
+ * Errors: SYMV_INVALID_VALUE, SYMV_NO_MEMORY, SYMV_DB.
+ */
+int db_candidate_measurements(db *d, long long id, db_stage stage, char uplo,
+                              int hot, db_measurement **list, size_t *count);
+
+/*
+ * db_put_baseline: store *m as the timing of baseline `name` ("cublas":
+ * cuBLAS DSYMV with atomics off, "cublas_atomics": with atomics on; any
+ * other non-empty name up to 63 characters), replacing any earlier one at
+ * the same key. Errors: as db_put_measurement, without SYMV_NOT_FOUND.
+ */
+int db_put_baseline(db *d, const char *name, const db_measurement *m);
+
+/*
+ * db_has_baseline: *found = 1 if baseline `name` has a timing at (n, uplo,
+ * hot, stage), else 0. Errors: SYMV_INVALID_VALUE, SYMV_DB.
+ */
+int db_has_baseline(db *d, const char *name, int n, char uplo, int hot,
+                    db_stage stage, int *found);
+
+/*
+ * db_baseline_measurements: as db_candidate_measurements, for baseline `name`.
+ */
+int db_baseline_measurements(db *d, const char *name, db_stage stage,
+                             char uplo, int hot, db_measurement **list,
+                             size_t *count);
+
+/*
+ * db_time_table: the median times (microseconds) of every valid candidate at
+ * each of the nsizes sizes ns[], for one (uplo, hot, stage), into *out; a
+ * candidate without a timing at a size gets NAN there. Sizes must be >= 1.
+ * Errors: SYMV_INVALID_VALUE, SYMV_NO_MEMORY, SYMV_DB (*out is then empty).
+ */
+int db_time_table(db *d, const int *ns, size_t nsizes, char uplo, int hot,
+                  db_stage stage, db_times *out);
+
+/* db_times_free: free what db_time_table allocated; zeroes *t. */
+void db_times_free(db_times *t);
+
+/* ---- Sweep runs ---------------------------------------------------------- */
+
+/*
+ * db_run_begin: log the start of a sweep run (timestamp now, UTC) with its
+ * command-line options (may be NULL) and set *run_id.
+ * Errors: SYMV_INVALID_VALUE, SYMV_DB.
+ */
+int db_run_begin(db *d, const char *options, long long *run_id);
+
+/*
+ * db_run_end: log the end of run run_id (timestamp now) with the seconds
+ * spent compiling and measuring (finite, >= 0).
+ * Errors: SYMV_INVALID_VALUE, SYMV_NOT_FOUND, SYMV_DB.
+ */
+int db_run_end(db *d, long long run_id, double compile_s, double measure_s);
+
+/* ---- Names --------------------------------------------------------------- */
+
+/* db_status_name, db_reason_name, db_stage_name: the text stored in the
+ * database ("pending", "wrong", "dense"; "" for DB_REASON_NONE); "?" for a
+ * value out of range. Never NULL. */
+const char *db_status_name(int status);
+const char *db_reason_name(int reason);
+const char *db_stage_name(int stage);
+
+#endif

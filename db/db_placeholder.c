@@ -1,1 +1,0 @@
-/* placeholder, replaced by the module */ typedef int db_placeholder_t;

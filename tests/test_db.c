@@ -1,0 +1,1014 @@
+/* Tests of the results database (db/db.h): opening, refusal of files that
+ * are not ours (left byte for byte unchanged), migration, the device check,
+ * crash and resume, upserts, and the queries of the later stages. Every test
+ * works in its own mkdtemp directory, removed afterwards. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "symv_error.h"
+
+/* ---- Fixture and helpers ---------------------------------------------------- */
+
+static char dir[64];
+
+static void setup(void)
+{
+  snprintf(dir, sizeof dir, "/tmp/symvtune-test-db-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir), "mkdtemp");
+}
+
+static void teardown(void)
+{
+  DIR *dp = opendir(dir);
+  if (!dp) return;
+  struct dirent *e;
+  char p[512];
+  while ((e = readdir(dp))) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    unlink(p);
+  }
+  closedir(dp);
+  rmdir(dir);
+}
+
+TestSuite(db, .init = setup, .fini = teardown);
+
+/* The path of `name` in the test's directory, in buf (256 bytes). */
+static char *path_of(char *buf, const char *name)
+{
+  snprintf(buf, 256, "%s/%s", dir, name);
+  return buf;
+}
+
+static db *open_ok(const char *path, int flags)
+{
+  db *d;
+  int rc = db_open(&d, path, flags);
+  cr_assert_eq(rc, 0, "db_open: %s: %s", symv_errname(rc), db_errmsg(d));
+  return d;
+}
+
+static void close_ok(db *d)
+{
+  cr_assert_eq(db_close(d), 0, "db_close");
+}
+
+#define OK(call)                                                            \
+  do {                                                                      \
+    int rc_ = (call);                                                       \
+    cr_assert_eq(rc_, 0, "%s: %s: %s", #call, symv_errname(rc_),            \
+                 db_errmsg(d));                                             \
+  } while (0)
+
+static db_device h100(void)
+{
+  db_device g = { .cc_major = 9, .cc_minor = 0, .sm_count = 132,
+                  .l2_bytes = 52428800, .mem_clock_khz = 2619000,
+                  .bus_width_bits = 5120, .smem_per_sm = 233472,
+                  .smem_per_block_optin = 232448, .regs_per_sm = 65536,
+                  .max_blocks_per_sm = 32, .max_threads_per_sm = 2048,
+                  .driver_version = 12040, .runtime_version = 12020,
+                  .nvrtc_major = 12, .nvrtc_minor = 2, .copy_gbs = 0 };
+  snprintf(g.name, sizeof g.name, "NVIDIA H100 80GB HBM3");
+  return g;
+}
+
+static db_candidate point(const char *family, int b, int ux, int m, int mx)
+{
+  db_candidate c = { .block_size = b, .ux = ux, .multiplicity = m, .mx = mx };
+  snprintf(c.family, sizeof c.family, "%s", family);
+  return c;
+}
+
+/* A plausible timing of `us` microseconds at n. */
+static db_measurement timing(int n, char uplo, int hot, db_stage stage, double us)
+{
+  db_measurement m = { .n = n, .uplo = uplo, .hot = hot, .stage = stage,
+                       .median_us = us, .min_us = 0.9 * us, .max_us = 1.2 * us,
+                       .batches = 11, .calls_per_batch = 20,
+                       .gflops = 2.0 * n * n / (us * 1e3),
+                       .gbs = 8.0 * n * (n + 1) / 2 / (us * 1e3),
+                       .residual = 0.25 };
+  return m;
+}
+
+static void raw_exec(const char *path, const char *sql)
+{
+  sqlite3 *c;
+  cr_assert_eq(sqlite3_open(path, &c), SQLITE_OK, "sqlite3_open %s", path);
+  char *err = NULL;
+  int rc = sqlite3_exec(c, sql, NULL, NULL, &err);
+  cr_assert_eq(rc, SQLITE_OK, "sqlite3_exec: %s", err ? err : "?");
+  cr_assert_eq(sqlite3_close(c), SQLITE_OK);
+}
+
+static long long raw_int(const char *path, const char *sql)
+{
+  sqlite3 *c;
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_open_v2(path, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  cr_assert_eq(sqlite3_prepare_v2(c, sql, -1, &st, NULL), SQLITE_OK, "%s: %s",
+               sql, sqlite3_errmsg(c));
+  cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s: no row", sql);
+  long long v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(c);
+  return v;
+}
+
+static unsigned char *slurp(const char *path, long *len)
+{
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "fopen %s", path);
+  fseek(f, 0, SEEK_END);
+  *len = ftell(f);
+  rewind(f);
+  unsigned char *b = malloc(*len + 1);
+  cr_assert_eq(fread(b, 1, *len, f), (size_t)*len);
+  fclose(f);
+  return b;
+}
+
+static void spew(const char *path, const void *bytes, size_t len)
+{
+  FILE *f = fopen(path, "wb");
+  cr_assert_not_null(f);
+  cr_assert_eq(fwrite(bytes, 1, len, f), len);
+  fclose(f);
+}
+
+/* db_open(path, flags) must fail with `expect`, the message must name the
+ * file (and contain `part`), and the file's bytes must not change. */
+static void assert_refused(const char *path, int flags, int expect, const char *part)
+{
+  long len0, len1;
+  unsigned char *before = slurp(path, &len0);
+  db *d;
+  int rc = db_open(&d, path, flags);
+  cr_assert_eq(rc, expect, "db_open gave %s, not %s: %s", symv_errname(rc),
+               symv_errname(expect), db_errmsg(d));
+  cr_assert_not_null(strstr(db_errmsg(d), path), "message names the file: %s",
+                     db_errmsg(d));
+  if (part)
+    cr_assert_not_null(strstr(db_errmsg(d), part), "message \"%s\" lacks \"%s\"",
+                       db_errmsg(d), part);
+  db_close(d);
+  unsigned char *after = slurp(path, &len1);
+  cr_assert_eq(len0, len1, "file length changed");
+  cr_assert_eq(memcmp(before, after, len0), 0, "file bytes changed");
+  free(before);
+  free(after);
+}
+
+/* Field by field: structs have padding, which memcmp would compare. */
+static void assert_same_device(const db_device *a, const db_device *b)
+{
+  cr_assert_str_eq(a->name, b->name);
+  cr_assert(a->cc_major == b->cc_major && a->cc_minor == b->cc_minor &&
+            a->sm_count == b->sm_count && a->l2_bytes == b->l2_bytes &&
+            a->mem_clock_khz == b->mem_clock_khz &&
+            a->bus_width_bits == b->bus_width_bits &&
+            a->smem_per_sm == b->smem_per_sm &&
+            a->smem_per_block_optin == b->smem_per_block_optin &&
+            a->regs_per_sm == b->regs_per_sm &&
+            a->max_blocks_per_sm == b->max_blocks_per_sm &&
+            a->max_threads_per_sm == b->max_threads_per_sm &&
+            a->driver_version == b->driver_version &&
+            a->runtime_version == b->runtime_version &&
+            a->nvrtc_major == b->nvrtc_major && a->nvrtc_minor == b->nvrtc_minor &&
+            a->copy_gbs == b->copy_gbs, "device fields differ");
+}
+
+static void assert_same_measurement(const db_measurement *a, const db_measurement *b)
+{
+  cr_assert(a->n == b->n && a->uplo == b->uplo && a->hot == b->hot &&
+            a->stage == b->stage && a->median_us == b->median_us &&
+            a->min_us == b->min_us && a->max_us == b->max_us &&
+            a->batches == b->batches && a->calls_per_batch == b->calls_per_batch &&
+            a->gflops == b->gflops && a->gbs == b->gbs &&
+            a->residual == b->residual, "measurement fields differ at n %d", a->n);
+}
+
+/* A fresh database at path with the H100 fingerprint. */
+static db *fresh(const char *path)
+{
+  db *d = open_ok(path, DB_CREATE);
+  db_device g = h100();
+  OK(db_check_device(d, &g, 0));
+  return d;
+}
+
+/* ---- Opening, fingerprint ----------------------------------------------------- */
+
+Test(db, create_and_reopen_keeps_the_fingerprint)
+{
+  char p[256];
+  path_of(p, "a.db");
+  db *d = fresh(p);
+  OK(db_set_copy_gbs(d, 2950.5));
+  close_ok(d);
+
+  cr_assert_eq(raw_int(p, "PRAGMA application_id"), DB_APPLICATION_ID);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+  cr_assert_eq(raw_int(p, "SELECT journal_mode = 'wal' FROM pragma_journal_mode"), 1);
+
+  d = open_ok(p, 0);
+  db_device g = h100(), got;
+  OK(db_get_device(d, &got));
+  g.copy_gbs = 2950.5;
+  assert_same_device(&g, &got);
+  OK(db_check_device(d, &g, 0));
+  cr_assert_str_empty(db_warning(d));
+  close_ok(d);
+
+  d = open_ok(p, DB_READONLY);
+  OK(db_get_device(d, &got));
+  cr_assert_str_eq(got.name, "NVIDIA H100 80GB HBM3");
+  OK(db_check_device(d, &g, 0));
+  close_ok(d);
+}
+
+Test(db, missing_file_is_created_only_when_asked)
+{
+  char p[256];
+  path_of(p, "none.db");
+  db *d;
+  cr_assert_eq(db_open(&d, p, 0), SYMV_NOT_FOUND);
+  cr_assert_not_null(strstr(db_errmsg(d), p));
+  db_close(d);
+  cr_assert_eq(db_open(&d, p, DB_READONLY), SYMV_NOT_FOUND);
+  db_close(d);
+  cr_assert_eq(access(p, F_OK), -1, "not created");
+
+  cr_assert_eq(db_open(&d, p, DB_CREATE | DB_READONLY), SYMV_INVALID_VALUE);
+  db_close(d);
+  cr_assert_eq(db_open(&d, NULL, DB_CREATE), SYMV_INVALID_VALUE);
+  db_close(d);
+  cr_assert_eq(access(p, F_OK), -1, "not created");
+
+  d = open_ok(p, DB_CREATE);
+  db_device g;
+  cr_assert_eq(db_get_device(d, &g), SYMV_NOT_FOUND);
+  close_ok(d);
+}
+
+Test(db, empty_file_needs_create)
+{
+  char p[256];
+  path_of(p, "empty.db");
+  spew(p, "", 0);
+  assert_refused(p, 0, SYMV_DB_CORRUPT, "empty");
+  db *d = fresh(p);
+  close_ok(d);
+}
+
+Test(db, read_only_handle_reads_and_refuses_writes)
+{
+  char p[256];
+  path_of(p, "ro.db");
+  db *d = fresh(p);
+  db_candidate c = point("atomic", 128, 15, 5, 0);
+  long long id;
+  OK(db_put_candidate(d, &c, &id));
+  close_ok(d);
+
+  long len0, len1;
+  unsigned char *before = slurp(p, &len0);
+  d = open_ok(p, DB_READONLY);
+  db_candidate got;
+  OK(db_get_candidate(d, id, &got));
+  cr_assert_eq(got.ux, 15);
+  cr_assert_eq(db_put_candidate(d, &c, &id), SYMV_DB);
+  cr_assert_not_null(strstr(db_errmsg(d), "readonly"), "%s", db_errmsg(d));
+  close_ok(d);
+  unsigned char *after = slurp(p, &len1);
+  cr_assert(len0 == len1 && memcmp(before, after, len0) == 0);
+  free(before);
+  free(after);
+
+  /* Without a fingerprint, a read-only handle cannot record one. */
+  path_of(p, "ro2.db");
+  close_ok(open_ok(p, DB_CREATE));
+  d = open_ok(p, DB_READONLY);
+  db_device g = h100();
+  cr_assert_eq(db_check_device(d, &g, 0), SYMV_NOT_FOUND);
+  close_ok(d);
+}
+
+/* ---- Files that are not ours ----------------------------------------------------- */
+
+Test(db, garbage_file_is_refused_untouched)
+{
+  char p[256];
+  path_of(p, "garbage.db");
+  unsigned char junk[8192];
+  srand(12345);
+  for (size_t i = 0; i < sizeof junk; i++) junk[i] = (unsigned char)rand();
+  spew(p, junk, sizeof junk);
+  assert_refused(p, 0, SYMV_DB_CORRUPT, "not an SQLite file");
+  assert_refused(p, DB_CREATE, SYMV_DB_CORRUPT, NULL);
+  assert_refused(p, DB_READONLY, SYMV_DB_CORRUPT, NULL);
+
+  /* A short text file. */
+  spew(p, "hello\n", 6);
+  assert_refused(p, DB_CREATE, SYMV_DB_CORRUPT, NULL);
+
+  /* The SQLite header followed by garbage. */
+  memcpy(junk, "SQLite format 3", 16);
+  spew(p, junk, sizeof junk);
+  assert_refused(p, DB_CREATE, SYMV_DB_CORRUPT, NULL);
+}
+
+Test(db, foreign_sqlite_file_is_refused_untouched)
+{
+  char p[256];
+  path_of(p, "other.db");
+  raw_exec(p, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);"
+              "INSERT INTO notes (body) VALUES ('keep me');");
+  assert_refused(p, DB_CREATE, SYMV_DB_CORRUPT, "application_id");
+  assert_refused(p, 0, SYMV_DB_CORRUPT, NULL);
+
+  path_of(p, "other2.db");
+  raw_exec(p, "PRAGMA application_id = 1234; PRAGMA user_version = 1;"
+              "CREATE TABLE device (x);");
+  assert_refused(p, DB_CREATE, SYMV_DB_CORRUPT, "0x000004d2");
+
+  /* Another program's file in WAL mode: a read-write open that closed would
+   * checkpoint it; ours must not. */
+  path_of(p, "other3.db");
+  raw_exec(p, "PRAGMA journal_mode = WAL; CREATE TABLE t (x); INSERT INTO t VALUES (1);");
+  assert_refused(p, DB_CREATE, SYMV_DB_CORRUPT, NULL);
+}
+
+Test(db, unexpected_or_missing_tables_are_refused_untouched)
+{
+  char p[256];
+  path_of(p, "extra.db");
+  close_ok(fresh(p));
+  raw_exec(p, "PRAGMA journal_mode = DELETE; CREATE TABLE stranger (x);");
+  assert_refused(p, 0, SYMV_DB_CORRUPT, "stranger");
+
+  path_of(p, "missing.db");
+  close_ok(fresh(p));
+  raw_exec(p, "PRAGMA journal_mode = DELETE; DROP TABLE sweep_run;");
+  assert_refused(p, 0, SYMV_DB_CORRUPT, "missing");
+}
+
+Test(db, damaged_database_is_refused_untouched)
+{
+  char p[256];
+  path_of(p, "damaged.db");
+  db *d = fresh(p);
+  OK(db_begin(d));
+  for (int b = 32; b <= 256; b += 32)
+    for (int ux = 8; ux <= 32; ux++) {
+      db_candidate c = point("atomic", b, ux, 1, 0);
+      OK(db_put_candidate(d, &c, NULL));
+    }
+  OK(db_commit(d));
+  close_ok(d);
+  long long root = raw_int(p, "SELECT rootpage FROM sqlite_master WHERE name = 'candidate'");
+  long long page = raw_int(p, "PRAGMA page_size");
+  /* Smash the b-tree page header of the candidate table's root. */
+  long len;
+  unsigned char *b = slurp(p, &len);
+  cr_assert_gt(len, root * page);
+  memset(b + (root - 1) * page, 0x7f, 12);
+  spew(p, b, len);
+  free(b);
+  assert_refused(p, 0, SYMV_DB_CORRUPT, NULL);
+  assert_refused(p, DB_READONLY, SYMV_DB_CORRUPT, NULL);
+}
+
+/* ---- Versions ----------------------------------------------------------------- */
+
+/* Schema version 1 as its migration made it: a file of an older symvtune. */
+static const char schema_v1[] =
+  "PRAGMA application_id = 1398361430;"
+  "PRAGMA user_version = 1;"
+  "CREATE TABLE device (id INTEGER PRIMARY KEY CHECK (id = 1), name TEXT NOT NULL,"
+  " cc_major INTEGER NOT NULL, cc_minor INTEGER NOT NULL, sm_count INTEGER NOT NULL,"
+  " l2_bytes INTEGER NOT NULL, mem_clock_khz INTEGER NOT NULL,"
+  " bus_width_bits INTEGER NOT NULL, smem_per_sm INTEGER NOT NULL,"
+  " smem_per_block_optin INTEGER NOT NULL, regs_per_sm INTEGER NOT NULL,"
+  " max_blocks_per_sm INTEGER NOT NULL, max_threads_per_sm INTEGER NOT NULL,"
+  " driver_version INTEGER NOT NULL, runtime_version INTEGER NOT NULL,"
+  " nvrtc_major INTEGER NOT NULL, nvrtc_minor INTEGER NOT NULL,"
+  " copy_gbs REAL NOT NULL DEFAULT 0);"
+  "CREATE TABLE candidate (id INTEGER PRIMARY KEY, family TEXT NOT NULL,"
+  " block_size INTEGER NOT NULL, ux INTEGER NOT NULL, multiplicity INTEGER NOT NULL,"
+  " mx INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'pending'"
+  " CHECK (status IN ('pending', 'valid', 'invalid')),"
+  " reason TEXT CHECK (reason IN ('resources', 'occupancy', 'compile',"
+  " 'launch', 'fault', 'timeout', 'wrong')),"
+  " detail TEXT NOT NULL DEFAULT '', compile_ms REAL NOT NULL DEFAULT 0,"
+  " regs_per_thread INTEGER NOT NULL DEFAULT 0,"
+  " UNIQUE (family, block_size, ux, multiplicity, mx),"
+  " CHECK ((status = 'invalid') = (reason IS NOT NULL)));"
+  "CREATE TABLE measurement (candidate_id INTEGER NOT NULL REFERENCES candidate (id)"
+  " ON DELETE CASCADE, stage TEXT NOT NULL CHECK (stage IN ('sweep', 'dense')),"
+  " n INTEGER NOT NULL CHECK (n > 0), uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),"
+  " hot INTEGER NOT NULL CHECK (hot IN (0, 1)), median_us REAL NOT NULL,"
+  " min_us REAL NOT NULL, max_us REAL NOT NULL, batches INTEGER NOT NULL,"
+  " calls_per_batch INTEGER NOT NULL, gflops REAL NOT NULL, gbs REAL NOT NULL,"
+  " residual REAL NOT NULL, PRIMARY KEY (candidate_id, stage, n, uplo, hot))"
+  " WITHOUT ROWID;"
+  "CREATE TABLE baseline (name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 63),"
+  " stage TEXT NOT NULL CHECK (stage IN ('sweep', 'dense')),"
+  " n INTEGER NOT NULL CHECK (n > 0), uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),"
+  " hot INTEGER NOT NULL CHECK (hot IN (0, 1)), median_us REAL NOT NULL,"
+  " min_us REAL NOT NULL, max_us REAL NOT NULL, batches INTEGER NOT NULL,"
+  " calls_per_batch INTEGER NOT NULL, gflops REAL NOT NULL, gbs REAL NOT NULL,"
+  " residual REAL NOT NULL, PRIMARY KEY (name, stage, n, uplo, hot)) WITHOUT ROWID;"
+  "INSERT INTO device VALUES (1, 'NVIDIA H100 80GB HBM3', 9, 0, 132, 52428800,"
+  " 2619000, 5120, 233472, 232448, 65536, 32, 2048, 12040, 12020, 12, 2, 0);"
+  "INSERT INTO candidate (family, block_size, ux, multiplicity, mx, status,"
+  " compile_ms, regs_per_thread) VALUES ('atomic', 128, 15, 5, 0, 'valid', 812.5, 64);"
+  "INSERT INTO candidate (family, block_size, ux, multiplicity, mx, status, reason,"
+  " detail) VALUES ('atomic', 256, 32, 8, 3, 'invalid', 'resources', 'smem');"
+  "INSERT INTO candidate (family, block_size, ux, multiplicity, mx)"
+  " VALUES ('lu', 64, 0, 1, 0);"
+  "INSERT INTO measurement VALUES (1, 'sweep', 4096, 'L', 0, 50.0, 49.0, 52.0,"
+  " 11, 20, 671.0, 1342.0, 0.3);"
+  "INSERT INTO baseline VALUES ('cublas', 'sweep', 4096, 'L', 0, 60.0, 59.0, 61.0,"
+  " 11, 20, 559.0, 1118.0, 0.2);";
+
+Test(db, version_1_database_is_migrated_keeping_its_data)
+{
+  char p[256];
+  path_of(p, "v1.db");
+  raw_exec(p, schema_v1);
+
+  /* A read-only open cannot migrate, and must not. */
+  db *d;
+  cr_assert_eq(db_open(&d, p, DB_READONLY), SYMV_DB);
+  cr_assert_not_null(strstr(db_errmsg(d), "older"), "%s", db_errmsg(d));
+  db_close(d);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 1);
+
+  d = open_ok(p, 0);
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+  cr_assert_eq(raw_int(p, "PRAGMA application_id"), DB_APPLICATION_ID);
+
+  d = open_ok(p, DB_READONLY);
+  db_device g = h100();
+  OK(db_check_device(d, &g, 0));
+  db_candidate c;
+  OK(db_get_candidate(d, 1, &c));
+  cr_assert_str_eq(c.family, "atomic");
+  cr_assert(c.block_size == 128 && c.ux == 15 && c.multiplicity == 5 && c.mx == 0);
+  cr_assert_eq(c.status, DB_VALID);
+  cr_assert_eq(c.compile_ms, 812.5);
+  cr_assert_eq(c.regs_per_thread, 64);
+  cr_assert_eq(c.attempts, 0, "the new column starts at 0");
+  OK(db_get_candidate(d, 2, &c));
+  cr_assert(c.status == DB_INVALID && c.reason == DB_REASON_RESOURCES);
+  cr_assert_str_eq(c.detail, "smem");
+  db_measurement *m;
+  size_t k;
+  OK(db_candidate_measurements(d, 1, DB_STAGE_SWEEP, 0, -1, &m, &k));
+  cr_assert_eq(k, 1);
+  cr_assert(m[0].n == 4096 && m[0].median_us == 50.0 && m[0].residual == 0.3);
+  free(m);
+  OK(db_baseline_measurements(d, "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
+  cr_assert(k == 1 && m[0].median_us == 60.0);
+  free(m);
+  close_ok(d);
+
+  /* What version 2 added works. */
+  d = open_ok(p, 0);
+  int attempts;
+  long long run;
+  OK(db_start_attempt(d, 3, &attempts));
+  cr_assert_eq(attempts, 1);
+  OK(db_run_begin(d, "--sizes 1024,4096", &run));
+  OK(db_run_end(d, run, 12.5, 30.25));
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM sweep_run WHERE finished IS NOT NULL"
+                          " AND compile_s = 12.5 AND measure_s = 30.25"
+                          " AND options = '--sizes 1024,4096'"), 1);
+}
+
+Test(db, newer_schema_is_refused_and_not_written)
+{
+  char p[256];
+  path_of(p, "future.db");
+  close_ok(fresh(p));
+  raw_exec(p, "PRAGMA user_version = 99;");
+  assert_refused(p, 0, SYMV_DB_VERSION, "99");
+  assert_refused(p, DB_CREATE, SYMV_DB_VERSION, NULL);
+  assert_refused(p, DB_READONLY, SYMV_DB_VERSION, NULL);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 99);
+}
+
+/* ---- Device check -------------------------------------------------------------- */
+
+Test(db, database_of_another_gpu_is_refused)
+{
+  char p[256];
+  path_of(p, "gpu.db");
+  close_ok(fresh(p));
+  db *d = open_ok(p, 0);
+
+  db_device other = h100();
+  snprintf(other.name, sizeof other.name, "NVIDIA H200");
+  cr_assert_eq(db_check_device(d, &other, 0), SYMV_DB_FOREIGN);
+  cr_assert_not_null(strstr(db_errmsg(d), "NVIDIA H100 80GB HBM3"), "%s", db_errmsg(d));
+  cr_assert_not_null(strstr(db_errmsg(d), "NVIDIA H200"), "%s", db_errmsg(d));
+
+  other = h100();
+  other.sm_count = 114;  /* an H100 PCIe */
+  cr_assert_eq(db_check_device(d, &other, 0), SYMV_DB_FOREIGN);
+  cr_assert_not_null(strstr(db_errmsg(d), "114 SMs"), "%s", db_errmsg(d));
+
+  other = h100();
+  other.cc_minor = 1;
+  cr_assert_eq(db_check_device(d, &other, 0), SYMV_DB_FOREIGN);
+
+  /* Forced: accepted, with a warning; the stored device is unchanged. */
+  other.sm_count = 114;
+  OK(db_check_device(d, &other, 1));
+  cr_assert_not_null(strstr(db_warning(d), "114 SMs"), "%s", db_warning(d));
+  db_device got;
+  OK(db_get_device(d, &got));
+  cr_assert_eq(got.sm_count, 132);
+
+  /* A new driver or toolkit is not another GPU. */
+  other = h100();
+  other.driver_version = 12080;
+  other.nvrtc_minor = 8;
+  OK(db_check_device(d, &other, 0));
+  cr_assert_not_null(strstr(db_warning(d), "driver version was 12040, is 12080"),
+                     "%s", db_warning(d));
+  cr_assert_not_null(strstr(db_warning(d), "NVRTC"), "%s", db_warning(d));
+  other = h100();
+  OK(db_check_device(d, &other, 0));
+  cr_assert_str_empty(db_warning(d));
+
+  other.sm_count = 0;
+  cr_assert_eq(db_check_device(d, &other, 0), SYMV_INVALID_VALUE);
+  close_ok(d);
+}
+
+/* ---- Crash and resume ------------------------------------------------------------ */
+
+static const int sizes[2] = { 1024, 4096 };
+
+/* Measure candidate id the way the sweep does: count the attempt, then
+ * write all its results in one transaction. */
+static void measure_candidate(db *d, long long id, double us)
+{
+  OK(db_start_attempt(d, id, NULL));
+  OK(db_begin(d));
+  for (int k = 0; k < 2; k++) {
+    db_measurement m = timing(sizes[k], 'L', 0, DB_STAGE_SWEEP, us * (k + 1));
+    OK(db_put_measurement(d, id, &m));
+  }
+  db_candidate c = { .id = id, .status = DB_VALID, .compile_ms = 900, .regs_per_thread = 72 };
+  OK(db_set_candidate_result(d, &c));
+  OK(db_commit(d));
+}
+
+Test(db, interrupted_sweep_resumes_with_committed_data_only)
+{
+  char p[256];
+  path_of(p, "resume.db");
+  db *d = fresh(p);
+  long long id[10];
+  for (int i = 0; i < 10; i++) {
+    db_candidate c = point("atomic", 32 * (i + 1), 16, 2, i % 10);
+    OK(db_put_candidate(d, &c, &id[i]));
+  }
+  for (int i = 0; i < 5; i++) measure_candidate(d, id[i], 10.0 + i);
+
+  /* A worker process dies in the middle of candidate 5's transaction. */
+  fflush(NULL);
+  pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) {
+    db *w;
+    if (db_open(&w, p, 0) || db_start_attempt(w, id[5], NULL) || db_begin(w)) _exit(2);
+    db_measurement m = timing(1024, 'L', 0, DB_STAGE_SWEEP, 99.0);
+    db_candidate c = { .id = id[5], .status = DB_VALID };
+    if (db_put_measurement(w, id[5], &m) || db_set_candidate_result(w, &c)) _exit(3);
+    _exit(0);  /* no commit, no close */
+  }
+  int wstatus;
+  cr_assert_eq(waitpid(pid, &wstatus, 0), pid);
+  cr_assert(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0, "child status %d", wstatus);
+
+  /* And one killed outright mid-transaction. */
+  fflush(NULL);
+  pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) {
+    db *w;
+    if (db_open(&w, p, 0) || db_begin(w)) _exit(2);
+    db_measurement m = timing(4096, 'L', 0, DB_STAGE_SWEEP, 99.0);
+    if (db_put_measurement(w, id[6], &m)) _exit(3);
+    raise(SIGKILL);
+    _exit(4);
+  }
+  cr_assert_eq(waitpid(pid, &wstatus, 0), pid);
+  cr_assert(WIFSIGNALED(wstatus), "child status %d", wstatus);
+
+  /* And, in this process, a handle closed without commit. */
+  OK(db_begin(d));
+  db_measurement m = timing(1024, 'U', 1, DB_STAGE_SWEEP, 77.0);
+  OK(db_put_measurement(d, id[7], &m));
+  close_ok(d);
+
+  d = open_ok(p, 0);
+  for (int i = 0; i < 5; i++) {
+    db_candidate c;
+    OK(db_get_candidate(d, id[i], &c));
+    cr_assert_eq(c.status, DB_VALID, "candidate %d", i);
+    cr_assert_eq(c.attempts, 1);
+    cr_assert_eq(c.regs_per_thread, 72);
+    for (int k = 0; k < 2; k++) {
+      int found;
+      OK(db_has_measurement(d, id[i], sizes[k], 'L', 0, DB_STAGE_SWEEP, &found));
+      cr_assert_eq(found, 1, "candidate %d n %d", i, sizes[k]);
+    }
+  }
+  db_candidate c;
+  OK(db_get_candidate(d, id[5], &c));
+  cr_assert_eq(c.status, DB_PENDING, "uncommitted result absent");
+  cr_assert_eq(c.attempts, 1, "the attempt was committed before the crash");
+  for (int i = 5; i < 10; i++) {
+    db_measurement *ms;
+    size_t k;
+    OK(db_candidate_measurements(d, id[i], DB_STAGE_SWEEP, 0, -1, &ms, &k));
+    cr_assert_eq(k, 0, "candidate %d has no committed timing", i);
+    cr_assert_null(ms);
+  }
+
+  db_candidate *pending;
+  size_t np;
+  OK(db_list_candidates(d, DB_PENDING, NULL, &pending, &np));
+  cr_assert_eq(np, 5);
+  for (size_t i = 0; i < np; i++) {
+    cr_assert_eq(pending[i].id, id[5 + i], "pending in id order");
+    cr_assert_eq(pending[i].block_size, 32 * (int)(6 + i));
+  }
+  free(pending);
+
+  db_counts n;
+  OK(db_count_candidates(d, NULL, &n));
+  cr_assert_eq(n.total, 10);
+  cr_assert_eq(n.by_status[DB_VALID], 5);
+  cr_assert_eq(n.by_status[DB_PENDING], 5);
+  cr_assert_eq(n.by_status[DB_INVALID], 0);
+  OK(db_count_candidates(d, "lu", &n));
+  cr_assert_eq(n.total, 0);
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "SELECT quick_check = 'ok' FROM pragma_quick_check"), 1);
+}
+
+Test(db, a_candidate_that_keeps_crashing_the_worker_becomes_a_fault)
+{
+  char p[256];
+  path_of(p, "crash.db");
+  db *d = fresh(p);
+  long long id;
+  db_candidate c = point("atomic_red", 64, 9, 3, 2);
+  OK(db_put_candidate(d, &c, &id));
+  close_ok(d);
+
+  enum { MAX_ATTEMPTS = 3 };
+  for (int k = 0; k < MAX_ATTEMPTS; k++) {
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+      db *w;
+      if (db_open(&w, p, 0) || db_start_attempt(w, id, NULL)) _exit(2);
+      raise(SIGKILL);  /* the kernel took the worker down */
+      _exit(3);
+    }
+    int wstatus;
+    cr_assert_eq(waitpid(pid, &wstatus, 0), pid);
+    cr_assert(WIFSIGNALED(wstatus));
+  }
+
+  d = open_ok(p, 0);
+  OK(db_get_candidate(d, id, &c));
+  cr_assert_eq(c.attempts, MAX_ATTEMPTS);
+  c.status = DB_INVALID;
+  c.reason = DB_REASON_FAULT;
+  snprintf(c.detail, sizeof c.detail, "worker died %d times", c.attempts);
+  OK(db_set_candidate_result(d, &c));
+  db_counts n;
+  OK(db_count_candidates(d, "atomic_red", &n));
+  cr_assert_eq(n.by_status[DB_INVALID], 1);
+  cr_assert_eq(n.by_reason[DB_REASON_FAULT], 1);
+  cr_assert_eq(n.by_reason[DB_REASON_NONE], 0);
+  db_candidate *list;
+  size_t k;
+  OK(db_list_candidates(d, DB_PENDING, NULL, &list, &k));
+  cr_assert_eq(k, 0);
+  cr_assert_eq(db_start_attempt(d, id + 1000, NULL), SYMV_NOT_FOUND);
+  close_ok(d);
+}
+
+Test(db, transactions_commit_and_roll_back)
+{
+  char p[256];
+  path_of(p, "tx.db");
+  db *d = fresh(p);
+  long long id;
+  db_candidate c = point("lu", 64, 0, 1, 0);
+  OK(db_put_candidate(d, &c, &id));
+
+  OK(db_begin(d));
+  cr_assert_eq(db_begin(d), SYMV_DB, "transactions do not nest");
+  cr_assert_not_null(strstr(db_errmsg(d), "BEGIN"), "%s", db_errmsg(d));
+  db_measurement m = timing(512, 'U', 1, DB_STAGE_DENSE, 3.5);
+  OK(db_put_measurement(d, id, &m));
+
+  /* A reader in another handle does not see the open transaction. */
+  db *r = open_ok(p, DB_READONLY);
+  int found;
+  cr_assert_eq(db_has_measurement(r, id, 512, 'U', 1, DB_STAGE_DENSE, &found), 0);
+  cr_assert_eq(found, 0);
+
+  OK(db_rollback(d));
+  OK(db_has_measurement(d, id, 512, 'U', 1, DB_STAGE_DENSE, &found));
+  cr_assert_eq(found, 0);
+  cr_assert_eq(db_commit(d), SYMV_DB, "no transaction to commit");
+
+  OK(db_begin(d));
+  OK(db_put_measurement(d, id, &m));
+  OK(db_commit(d));
+  cr_assert_eq(db_has_measurement(r, id, 512, 'U', 1, DB_STAGE_DENSE, &found), 0);
+  cr_assert_eq(found, 1, "committed data seen by the other handle");
+  close_ok(r);
+  close_ok(d);
+}
+
+/* ---- Upserts and validation ------------------------------------------------------- */
+
+Test(db, reinserting_keeps_candidates_and_replaces_timings)
+{
+  char p[256];
+  path_of(p, "upsert.db");
+  db *d = fresh(p);
+  long long a, b, a2, found_id;
+  db_candidate c = point("atomic", 128, 14, 6, 9);
+  OK(db_put_candidate(d, &c, &a));
+  db_candidate c2 = point("atomic", 128, 14, 6, 8);
+  OK(db_put_candidate(d, &c2, &b));
+  cr_assert_neq(a, b);
+
+  db_candidate r = { .id = a, .status = DB_VALID, .compile_ms = 1234.5, .regs_per_thread = 80 };
+  snprintf(r.detail, sizeof r.detail, "ok");
+  OK(db_set_candidate_result(d, &r));
+  OK(db_put_candidate(d, &c, &a2));
+  cr_assert_eq(a, a2, "same point, same id");
+  OK(db_find_candidate(d, "atomic", 128, 14, 6, 9, &found_id));
+  cr_assert_eq(found_id, a);
+  cr_assert_eq(db_find_candidate(d, "atomic", 128, 14, 6, 7, &found_id), SYMV_NOT_FOUND);
+  db_candidate got;
+  OK(db_get_candidate(d, a, &got));
+  cr_assert_eq(got.status, DB_VALID, "re-inserting does not reset the result");
+  cr_assert_eq(got.compile_ms, 1234.5);
+  cr_assert_str_eq(got.detail, "ok");
+
+  db_measurement m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 20.0);
+  OK(db_put_measurement(d, a, &m));
+  m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 18.0);
+  OK(db_put_measurement(d, a, &m));
+  db_measurement *ms;
+  size_t k;
+  OK(db_candidate_measurements(d, a, DB_STAGE_SWEEP, 'L', 0, &ms, &k));
+  cr_assert_eq(k, 1, "replaced, not added");
+  assert_same_measurement(&ms[0], &m);
+  free(ms);
+
+  m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 25.0);
+  OK(db_put_baseline(d, "cublas", &m));
+  m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 24.0);
+  OK(db_put_baseline(d, "cublas", &m));
+  m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 22.0);
+  OK(db_put_baseline(d, "cublas_atomics", &m));
+  int found;
+  OK(db_has_baseline(d, "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
+  cr_assert_eq(found, 1);
+  OK(db_has_baseline(d, "cublas", 2048, 'U', 0, DB_STAGE_SWEEP, &found));
+  cr_assert_eq(found, 0);
+  OK(db_has_baseline(d, "cublas", 2048, 'L', 0, DB_STAGE_DENSE, &found));
+  cr_assert_eq(found, 0);
+  OK(db_baseline_measurements(d, "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  cr_assert(k == 1 && ms[0].median_us == 24.0);
+  free(ms);
+  OK(db_baseline_measurements(d, "cublas_atomics", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  cr_assert(k == 1 && ms[0].median_us == 22.0);
+  free(ms);
+  close_ok(d);
+}
+
+Test(db, bad_values_are_refused)
+{
+  char p[256];
+  path_of(p, "bad.db");
+  db *d = fresh(p);
+  long long id;
+  db_candidate c = point("atomic", 128, 15, 5, 0);
+  OK(db_put_candidate(d, &c, &id));
+
+  db_candidate bad = point("", 128, 15, 5, 0);
+  cr_assert_eq(db_put_candidate(d, &bad, NULL), SYMV_INVALID_VALUE);
+  bad = point("atomic", 128, -1, 5, 0);
+  cr_assert_eq(db_put_candidate(d, &bad, NULL), SYMV_INVALID_VALUE);
+
+  db_measurement good = timing(1000, 'L', 0, DB_STAGE_SWEEP, 10.0);
+  db_measurement m = good;
+  m.uplo = 'l';
+  cr_assert_eq(db_put_measurement(d, id, &m), SYMV_INVALID_VALUE);
+  m = good;
+  m.n = 0;
+  cr_assert_eq(db_put_measurement(d, id, &m), SYMV_INVALID_VALUE);
+  m = good;
+  m.hot = 2;
+  cr_assert_eq(db_put_measurement(d, id, &m), SYMV_INVALID_VALUE);
+  m = good;
+  m.stage = DB_STAGE_COUNT;
+  cr_assert_eq(db_put_measurement(d, id, &m), SYMV_INVALID_VALUE);
+  m = good;
+  m.min_us = 11.0;
+  cr_assert_eq(db_put_measurement(d, id, &m), SYMV_INVALID_VALUE);
+  m = good;
+  m.gflops = NAN;
+  cr_assert_eq(db_put_measurement(d, id, &m), SYMV_INVALID_VALUE);
+  m = good;
+  m.batches = 0;
+  cr_assert_eq(db_put_measurement(d, id, &m), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_put_measurement(d, id + 99, &good), SYMV_NOT_FOUND);
+  cr_assert_not_null(strstr(db_errmsg(d), "no candidate"), "%s", db_errmsg(d));
+  cr_assert_eq(db_put_baseline(d, "", &good), SYMV_INVALID_VALUE);
+
+  db_candidate r = { .id = id, .status = DB_INVALID, .reason = DB_REASON_NONE };
+  cr_assert_eq(db_set_candidate_result(d, &r), SYMV_INVALID_VALUE);
+  r.status = DB_VALID;
+  r.reason = DB_REASON_WRONG;
+  cr_assert_eq(db_set_candidate_result(d, &r), SYMV_INVALID_VALUE);
+  r = (db_candidate){ .id = id + 99, .status = DB_VALID };
+  cr_assert_eq(db_set_candidate_result(d, &r), SYMV_NOT_FOUND);
+
+  /* Every reason the program knows is one the schema accepts. */
+  for (int reason = DB_REASON_NONE + 1; reason < DB_REASON_COUNT; reason++) {
+    r = (db_candidate){ .id = id, .status = DB_INVALID, .reason = reason };
+    OK(db_set_candidate_result(d, &r));
+    db_candidate got;
+    OK(db_get_candidate(d, id, &got));
+    cr_assert_eq(got.reason, (db_reason)reason);
+  }
+  cr_assert_eq(db_set_copy_gbs(d, -1), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_run_end(d, 12345, 0, 0), SYMV_NOT_FOUND);
+  close_ok(d);
+}
+
+/* ---- Queries of the later stages ------------------------------------------------------ */
+
+Test(db, time_table_for_the_ranking)
+{
+  char p[256];
+  path_of(p, "rank.db");
+  db *d = fresh(p);
+  long long id[5];
+  for (int i = 0; i < 5; i++) {
+    db_candidate c = point(i == 4 ? "lu" : "atomic", 64 * (i + 1), 12, 2, 0);
+    OK(db_put_candidate(d, &c, &id[i]));
+  }
+  /* 0, 1, 2 and 4 valid; 3 invalid; all but 2 have timings at every size. */
+  static const int ns[3] = { 1000, 2000, 8000 };
+  OK(db_begin(d));
+  for (int i = 0; i < 5; i++) {
+    db_candidate r = { .id = id[i], .status = i == 3 ? DB_INVALID : DB_VALID,
+                       .reason = i == 3 ? DB_REASON_OCCUPANCY : DB_REASON_NONE };
+    OK(db_set_candidate_result(d, &r));
+    for (int j = 0; j < 3; j++) {
+      if (i == 2 && j == 1) continue;
+      db_measurement m = timing(ns[j], 'L', 0, DB_STAGE_SWEEP, 100.0 * i + j + 1);
+      OK(db_put_measurement(d, id[i], &m));
+      /* Timings of other keys, which must not leak into the table. */
+      m = timing(ns[j], 'U', 0, DB_STAGE_SWEEP, 1e6);
+      OK(db_put_measurement(d, id[i], &m));
+      m = timing(ns[j], 'L', 1, DB_STAGE_SWEEP, 2e6);
+      OK(db_put_measurement(d, id[i], &m));
+      m = timing(ns[j], 'L', 0, DB_STAGE_DENSE, 3e6);
+      OK(db_put_measurement(d, id[i], &m));
+    }
+    db_measurement m = timing(3000, 'L', 0, DB_STAGE_SWEEP, 5e6);
+    OK(db_put_measurement(d, id[i], &m));
+  }
+  OK(db_commit(d));
+
+  /* Asked in another order than stored, with one size nobody measured. */
+  static const int ask[4] = { 8000, 1000, 2000, 5000 };
+  db_times t;
+  OK(db_time_table(d, ask, 4, 'L', 0, DB_STAGE_SWEEP, &t));
+  cr_assert_eq(t.ncand, 4, "valid candidates only");
+  cr_assert_eq(t.nsizes, 4);
+  static const int rows[4] = { 0, 1, 2, 4 };
+  for (size_t r = 0; r < t.ncand; r++) {
+    int i = rows[r];
+    cr_assert_eq(t.cand[r].id, id[i], "rows in id order");
+    cr_assert_eq(t.median_us[r * 4 + 0], 100.0 * i + 3, "n 8000, candidate %d", i);
+    cr_assert_eq(t.median_us[r * 4 + 1], 100.0 * i + 1, "n 1000, candidate %d", i);
+    if (i == 2)
+      cr_assert(isnan(t.median_us[r * 4 + 2]), "not measured at 2000");
+    else
+      cr_assert_eq(t.median_us[r * 4 + 2], 100.0 * i + 2);
+    cr_assert(isnan(t.median_us[r * 4 + 3]), "nobody measured 5000");
+  }
+  cr_assert_str_eq(t.cand[3].family, "lu");
+  db_times_free(&t);
+  cr_assert_null(t.median_us);
+
+  int bad[1] = { 0 };
+  cr_assert_eq(db_time_table(d, bad, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_time_table(d, ask, 4, 'X', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
+  close_ok(d);
+
+  /* A read-only handle (the rank stage) gets the same table. */
+  d = open_ok(p, DB_READONLY);
+  OK(db_time_table(d, ns, 3, 'L', 0, DB_STAGE_SWEEP, &t));
+  cr_assert_eq(t.ncand, 4);
+  cr_assert_eq(t.median_us[0], 1.0);
+  db_times_free(&t);
+  close_ok(d);
+}
+
+Test(db, measurements_of_one_candidate_come_in_n_order)
+{
+  char p[256];
+  path_of(p, "dense.db");
+  db *d = fresh(p);
+  long long id;
+  db_candidate c = point("atomic", 160, 14, 5, 7);
+  OK(db_put_candidate(d, &c, &id));
+  static const int ns[6] = { 9000, 100, 5000, 2336, 700, 10000 };
+  OK(db_begin(d));
+  for (int j = 0; j < 6; j++)
+    for (int hot = 0; hot <= 1; hot++) {
+      db_measurement m = timing(ns[j], 'U', hot, DB_STAGE_DENSE, ns[j] / 100.0 + hot);
+      OK(db_put_measurement(d, id, &m));
+      m = timing(ns[j], 'U', hot, DB_STAGE_DENSE, ns[j] / 50.0);
+      OK(db_put_baseline(d, "cublas", &m));
+    }
+  db_measurement m = timing(4096, 'U', 0, DB_STAGE_SWEEP, 1.0);
+  OK(db_put_measurement(d, id, &m));
+  OK(db_commit(d));
+
+  db_measurement *ms;
+  size_t k;
+  OK(db_candidate_measurements(d, id, DB_STAGE_DENSE, 'U', 0, &ms, &k));
+  cr_assert_eq(k, 6);
+  for (size_t j = 0; j < k; j++) {
+    cr_assert(j == 0 || ms[j - 1].n < ms[j].n, "n ascending");
+    cr_assert_eq(ms[j].hot, 0);
+    cr_assert_eq(ms[j].stage, DB_STAGE_DENSE);
+    cr_assert_eq(ms[j].median_us, ms[j].n / 100.0);
+  }
+  cr_assert_eq(ms[0].n, 100);
+  cr_assert_eq(ms[5].n, 10000);
+  free(ms);
+  OK(db_candidate_measurements(d, id, DB_STAGE_DENSE, 0, -1, &ms, &k));
+  cr_assert_eq(k, 12);
+  cr_assert(ms[0].n == 100 && ms[0].hot == 0 && ms[1].n == 100 && ms[1].hot == 1);
+  free(ms);
+  OK(db_candidate_measurements(d, id, DB_STAGE_DENSE, 'L', -1, &ms, &k));
+  cr_assert_eq(k, 0);
+  OK(db_baseline_measurements(d, "cublas", DB_STAGE_DENSE, 'U', 1, &ms, &k));
+  cr_assert_eq(k, 6);
+  for (size_t j = 1; j < k; j++) cr_assert_lt(ms[j - 1].n, ms[j].n);
+  cr_assert_eq(ms[2].median_us, 2336 / 50.0);
+  free(ms);
+  cr_assert_eq(db_candidate_measurements(d, id, DB_STAGE_DENSE, 'x', -1, &ms, &k),
+               SYMV_INVALID_VALUE);
+  close_ok(d);
+}
+
+Test(db, names_match_the_stored_text)
+{
+  cr_assert_str_eq(db_status_name(DB_PENDING), "pending");
+  cr_assert_str_eq(db_status_name(DB_INVALID), "invalid");
+  cr_assert_str_eq(db_reason_name(DB_REASON_NONE), "");
+  cr_assert_str_eq(db_reason_name(DB_REASON_OCCUPANCY), "occupancy");
+  cr_assert_str_eq(db_reason_name(DB_REASON_WRONG), "wrong");
+  cr_assert_str_eq(db_stage_name(DB_STAGE_DENSE), "dense");
+  cr_assert_str_eq(db_stage_name(7), "?");
+  cr_assert_str_eq(db_reason_name(-1), "?");
+}
