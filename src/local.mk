@@ -9,7 +9,10 @@ src_libsymvcore_a_SOURCES = \
 	src/reference.c src/reference.h \
 	src/timing.c src/timing.h \
 	src/cli.c src/cli.h \
-	src/cmd_devices.c src/cmd_check.c src/cmd_time.c
+	src/progress.c src/progress.h \
+	src/space.c src/space.h \
+	src/sweep.c src/sweep.h src/worker.h \
+	src/cmd_devices.c src/cmd_check.c src/cmd_time.c src/cmd_worker.c src/cmd_sweep.c
 nodist_src_libsymvcore_a_SOURCES = src/kernel_sources.c
 
 bin_PROGRAMS += src/symvtune

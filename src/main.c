@@ -4,12 +4,14 @@
 #include "cli.h"
 #include "config.h"
 
-extern const symv_command cmd_devices_entry, cmd_check_entry, cmd_time_entry;
+extern const symv_command cmd_devices_entry, cmd_check_entry, cmd_time_entry, cmd_sweep_entry, cmd_worker_entry;
 
 const symv_command *const symv_commands[] = {
   &cmd_devices_entry,
   &cmd_check_entry,
   &cmd_time_entry,
+  &cmd_sweep_entry,
+  &cmd_worker_entry,
   NULL,
 };
 

@@ -1,0 +1,314 @@
+/*
+ * cmd_sweep.c - `symvtune sweep`: measure the whole tuning space on the GPU
+ * present into an SQLite database (method.md section 4, steps 1-2):
+ * enumerate, filter what cannot run, compile in parallel, verify every
+ * candidate at every size against cuBLAS, time the valid ones and cuBLAS
+ * (atomics off and on) at the representative sizes. Resumable: rerun the
+ * same command after an interruption and it goes on where it stopped.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../db/db.h"
+#include "cli.h"
+#include "compile.h"
+#include "space.h"
+#include "sweep.h"
+#include "symv_error.h"
+
+#define MAX_SIZES 64
+static const int default_sizes[] = {256, 768, 2048, 6144, 16384};
+
+static volatile int interrupted;
+static void on_signal(int sig) { interrupted = sig; }
+
+static void help(void)
+{
+  puts("Usage: symvtune sweep --db FILE [OPTIONS]\n"
+       "Measures the tuning space on this GPU into FILE (SQLite; created if absent):\n"
+       "enumerates the candidates of each family from the GPU's limits, drops those it cannot\n"
+       "run (recording why), compiles the rest with NVRTC in parallel, verifies every candidate\n"
+       "at every size against cuBLAS, and times it there, with cuBLAS (atomics off and on)\n"
+       "as baselines. Interrupted (Ctrl-C, a crash), it loses at most the candidate in flight:\n"
+       "run the same command again to resume.\n\n"
+       "Options:\n"
+       "  --db FILE         the database (required)\n"
+       "  --families LIST   comma-separated: atomic, lu, atomic_red (default: all three)\n"
+       "  --wide            widen the space where the GPU allows: MULTIPLICITY up to the\n"
+       "                    GPU's blocks per SM, larger BLOCK_SIZE (see man symvtune)\n"
+       "  --sizes LIST      representative sizes n (default 256,768,2048,6144,16384: geometric,\n"
+       "                    factor ~3, across the range where the kernel choice matters)\n"
+       "  --uplo L|U        stored triangle (default L)\n"
+       "  --hot             time with A resident in L2 (default: cold, A rotated among\n"
+       "                    copies larger than twice the L2)\n"
+       "  --batches N       timed batches per measurement (default 5)\n"
+       "  --prune F         time fully only candidates whose first batch is within F times the\n"
+       "                    best time so far at that size; the others keep that one batch\n"
+       "                    (default 2; 0 times everything fully)\n"
+       "  --tol T           largest scaled residual accepted (default 4)\n"
+       "  --timeout S       seconds a candidate may run without answering (default 20)\n"
+       "  --jobs N          compiling threads (default: the number of CPUs)\n"
+       "  --limit N         measure at most N candidates in this run (0: all)\n"
+       "  --device N        CUDA device (default 0)\n"
+       "  --allow-foreign   accept a database made on a different GPU\n"
+       "  --quiet           no progress output\n"
+       "  --help            this text\n"
+       "Exit status: 0 done, 1 interrupted (resumable), 2 usage, 3 no GPU, 4 database or system error.");
+}
+
+static int family_list(const char *s, symv_space_opts *o)
+{
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", s);
+  memset(o->family, 0, sizeof o->family);
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    symv_family f;
+    if (symv_family_parse(tok, &f) || f == SYMV_FAMILY_FAULT) return -1;
+    o->family[f] = 1;
+  }
+  return 0;
+}
+
+/* The fault family is for tests only: SYMVTUNE_TEST_FAULTS=1 adds one
+ * candidate that faults and one that hangs. */
+static int add_test_faults(db *d)
+{
+  static const int modes[2] = {0, 1};
+  for (int i = 0; i < 2; i++) {
+    db_candidate c = {0};
+    snprintf(c.family, sizeof c.family, "fault");
+    c.block_size = 64, c.ux = 8, c.multiplicity = 1, c.mx = modes[i];
+    if (db_put_candidate(d, &c, NULL)) return SYMV_DB;
+  }
+  return 0;
+}
+
+static void summary(db *d, const sweep_worker *w, const sweep_stats *st, const int *ns, int nsizes, char uplo,
+                    int hot, double wall)
+{
+  db_counts cnt;
+  if (db_count_candidates(d, NULL, &cnt)) return;
+  printf("\nsweep summary (%s, %d SMs; copy rate %.0f GB/s)\n", w->dev.name, w->dev.sm_count, w->copy_gbs);
+  printf("  candidates %lld: valid %lld, invalid %lld, pending %lld\n", cnt.total, cnt.by_status[DB_VALID],
+         cnt.by_status[DB_INVALID], cnt.by_status[DB_PENDING]);
+  for (int r = 1; r < DB_REASON_COUNT; r++)
+    if (cnt.by_reason[r]) printf("    invalid (%s): %lld\n", db_reason_name(r), cnt.by_reason[r]);
+  printf("  this run: %.1f s wall; compiling %.1f s wall (%.1f s of NVRTC, %ld compiled, %ld from cache),\n"
+         "            measuring %.1f s (%ld candidates); %d worker restarts\n",
+         wall, st->compile_s, st->compile_cpu_s, st->compiled, st->cached, st->measure_s, st->measured, w->restarts);
+  db_times tt;
+  if (db_time_table(d, ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return;
+  printf("\n  best at each size (time in us; speed-up = faster cuBLAS mode's time / this time)\n");
+  printf("  %7s %10s %10s  %-26s %10s %8s %6s\n", "n", "cuBLAS", "cuBLAS-a", "best candidate", "us", "speed-up",
+         "%copy");
+  for (int s = 0; s < nsizes; s++) {
+    double base[2] = {NAN, NAN};
+    for (int b = 0; b < 2; b++) {
+      db_measurement *ml = NULL;
+      size_t c = 0;
+      if (!db_baseline_measurements(d, b ? "cublas_atomics" : "cublas", DB_STAGE_SWEEP, uplo, hot, &ml, &c))
+        for (size_t k = 0; k < c; k++)
+          if (ml[k].n == ns[s]) base[b] = ml[k].median_us;
+      free(ml);
+    }
+    long bi = -1;
+    for (size_t c = 0; c < tt.ncand; c++) {
+      double v = tt.median_us[c * (size_t)nsizes + (size_t)s];
+      if (v > 0 && (bi < 0 || v < tt.median_us[(size_t)bi * (size_t)nsizes + (size_t)s])) bi = (long)c;
+    }
+    double fb = fmin(base[0], base[1]);
+    if (bi < 0) {
+      printf("  %7d %10.2f %10.2f  %-26s\n", ns[s], base[0], base[1], "(none)");
+      continue;
+    }
+    const db_candidate *c = &tt.cand[bi];
+    char label[64];
+    snprintf(label, sizeof label, "%s:%d,%d,%d,%d", c->family, c->block_size, c->ux, c->multiplicity, c->mx);
+    double t = tt.median_us[(size_t)bi * (size_t)nsizes + (size_t)s];
+    double gbs = (double)ns[s] * (ns[s] + 1) / 2.0 * 8.0 / (t * 1e3);
+    printf("  %7d %10.2f %10.2f  %-26s %10.2f %8.2f %6.1f\n", ns[s], base[0], base[1], label, t, fb / t,
+           w->copy_gbs > 0 ? 100 * gbs / w->copy_gbs : 0);
+  }
+  db_times_free(&tt);
+}
+
+static int run(int argc, char **argv)
+{
+  static const struct option opts[] = {
+    {"db", required_argument, 0, 'D'},      {"families", required_argument, 0, 'f'},
+    {"wide", no_argument, 0, 'w'},           {"sizes", required_argument, 0, 's'},
+    {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
+    {"batches", required_argument, 0, 'b'},  {"prune", required_argument, 0, 'p'},
+    {"tol", required_argument, 0, 't'},      {"timeout", required_argument, 0, 'T'},
+    {"jobs", required_argument, 0, 'j'},     {"limit", required_argument, 0, 'l'},
+    {"device", required_argument, 0, 'd'},   {"allow-foreign", no_argument, 0, 'F'},
+    {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0}};
+  const char *path = NULL;
+  symv_space_opts so = {{0}, 0};
+  so.family[SYMV_FAMILY_ATOMIC] = so.family[SYMV_FAMILY_LU] = so.family[SYMV_FAMILY_ATOMIC_RED] = 1;
+  sweep_opts o = {.device = 0, .uplo = 'L', .hot = 0, .batches = 5, .tol = 4.0, .timeout_s = 20, .prune = 2.0,
+                  .max_attempts = 3, .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .quiet = 0};
+  int ns[MAX_SIZES], nsizes = 0, limit = 0, allow_foreign = 0, c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'D': path = optarg; break;
+    case 'f':
+      if (family_list(optarg, &so)) return cli_usage_error("sweep", "invalid --families '%s' (atomic, lu, atomic_red)", optarg);
+      break;
+    case 'w': so.wide = 1; break;
+    case 's':
+      if (cli_parse_int_list("sweep", "--sizes", optarg, 1, 65536, ns, MAX_SIZES, &nsizes)) return SYMV_EXIT_USAGE;
+      break;
+    case 'u':
+      if (strcmp(optarg, "L") && strcmp(optarg, "U")) return cli_usage_error("sweep", "invalid --uplo '%s' (L or U)", optarg);
+      o.uplo = optarg[0];
+      break;
+    case 'H': o.hot = 1; break;
+    case 'b':
+      if (cli_parse_int("sweep", "--batches", optarg, 1, 999, &o.batches)) return SYMV_EXIT_USAGE;
+      break;
+    case 'p':
+      if (cli_parse_double("sweep", "--prune", optarg, 0, 1e6, &o.prune)) return SYMV_EXIT_USAGE;
+      if (o.prune > 0 && o.prune < 1) return cli_usage_error("sweep", "--prune must be 0 or at least 1");
+      break;
+    case 't':
+      if (cli_parse_double("sweep", "--tol", optarg, 1e-3, 1e12, &o.tol)) return SYMV_EXIT_USAGE;
+      break;
+    case 'T':
+      if (cli_parse_double("sweep", "--timeout", optarg, 0.1, 86400, &o.timeout_s)) return SYMV_EXIT_USAGE;
+      break;
+    case 'j':
+      if (cli_parse_int("sweep", "--jobs", optarg, 1, 256, &o.jobs)) return SYMV_EXIT_USAGE;
+      break;
+    case 'l':
+      if (cli_parse_int("sweep", "--limit", optarg, 0, 100000000, &limit)) return SYMV_EXIT_USAGE;
+      break;
+    case 'd':
+      if (cli_parse_int("sweep", "--device", optarg, 0, 1023, &o.device)) return SYMV_EXIT_USAGE;
+      break;
+    case 'F': allow_foreign = 1; break;
+    case 'q': o.quiet = 1; break;
+    case 'h': help(); return SYMV_EXIT_OK;
+    default: return cli_usage_error("sweep", "unknown option");
+    }
+  }
+  if (optind < argc) return cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
+  if (!path) return cli_usage_error("sweep", "--db FILE is required");
+  if (nsizes == 0) {
+    nsizes = (int)(sizeof default_sizes / sizeof *default_sizes);
+    memcpy(ns, default_sizes, sizeof default_sizes);
+  }
+  double t_start = symv_now();
+
+  /* the database first: a foreign or corrupt file is refused before any work */
+  db *d = NULL;
+  int rc = db_open(&d, path, DB_CREATE);
+  if (rc) {
+    fprintf(stderr, "symvtune sweep: %s\n", db_errmsg(d));
+    db_close(d);
+    return SYMV_EXIT_ERROR;
+  }
+  sweep_worker w = {0};
+  rc = sweep_worker_start(&w, &o);
+  if (rc) {
+    fprintf(stderr, "symvtune sweep: %s\n", rc == SYMV_NO_DEVICE ? "no CUDA device found: the sweep needs a GPU"
+                                                                  : "cannot start the measuring process");
+    db_close(d);
+    return rc == SYMV_NO_DEVICE ? SYMV_EXIT_NO_GPU : SYMV_EXIT_ERROR;
+  }
+  db_device fp;
+  sweep_device_fingerprint(&w, &fp);
+  if ((rc = db_check_device(d, &fp, allow_foreign))) {
+    fprintf(stderr, "symvtune sweep: %s\n", db_errmsg(d));
+    if (rc == SYMV_DB_FOREIGN) fprintf(stderr, "symvtune sweep: use another --db, or --allow-foreign to add to it anyway\n");
+    sweep_worker_stop(&w);
+    db_close(d);
+    return SYMV_EXIT_ERROR;
+  }
+  if (*db_warning(d)) fprintf(stderr, "symvtune sweep: warning: %s\n", db_warning(d));
+  db_set_copy_gbs(d, w.copy_gbs);
+
+  struct sigaction sa = {0};
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
+  char optline[1024];
+  int ol = 0;
+  for (int i = 0; i < argc && ol < (int)sizeof optline - 2; i++)
+    ol += snprintf(optline + ol, sizeof optline - (size_t)ol, "%s%s", i ? " " : "", argv[i]);
+  long long run_id = 0;
+  db_run_begin(d, optline, &run_id);
+
+  /* enumerate and record the space; drop what cannot run */
+  symv_params *space = NULL;
+  long nspace = 0;
+  if ((rc = symv_space_enumerate(&so, &w.dev, &space, &nspace))) goto out;
+  if (db_begin(d)) goto db_error;
+  long dropped = 0;
+  for (long i = 0; i < nspace; i++) {
+    db_candidate cand = {0};
+    snprintf(cand.family, sizeof cand.family, "%s", symv_family_name(space[i].family));
+    cand.block_size = space[i].block_size, cand.ux = space[i].ux;
+    cand.multiplicity = space[i].multiplicity, cand.mx = space[i].mx;
+    if (db_put_candidate(d, &cand, &cand.id)) goto db_rollback;
+    char why[256];
+    if (symv_static_filter(&space[i], &w.dev, why, sizeof why)) {
+      db_candidate cur;
+      if (db_get_candidate(d, cand.id, &cur)) goto db_rollback;
+      if (cur.status == DB_PENDING) {
+        cur.status = DB_INVALID, cur.reason = DB_REASON_RESOURCES;
+        snprintf(cur.detail, sizeof cur.detail, "%s", why);
+        if (db_set_candidate_result(d, &cur)) goto db_rollback;
+        dropped++;
+      }
+    }
+  }
+  if (getenv("SYMVTUNE_TEST_FAULTS") && add_test_faults(d)) goto db_rollback;
+  if (db_commit(d)) goto db_error;
+  if (!o.quiet)
+    fprintf(stderr, "sweep: %ld candidates in the space, %ld dropped before compiling (resources)\n", nspace, dropped);
+
+  if ((rc = sweep_baselines(d, &w, &o, ns, nsizes, DB_STAGE_SWEEP))) goto out;
+
+  db_candidate *pending = NULL;
+  size_t npending = 0;
+  if (db_list_candidates(d, DB_PENDING, NULL, &pending, &npending)) goto db_error;
+  if (limit > 0 && npending > (size_t)limit) npending = (size_t)limit;
+  symv_progress prog;
+  symv_progress_start(&prog, "sweep", (long)npending, o.quiet);
+  sweep_stats st = {0};
+  rc = sweep_measure(d, &w, &o, pending, (long)npending, ns, nsizes, DB_STAGE_SWEEP, &interrupted, &st, &prog);
+  symv_progress_finish(&prog);
+  free(pending);
+  db_run_end(d, run_id, st.compile_s, st.measure_s);
+  summary(d, &w, &st, ns, nsizes, o.uplo, o.hot, symv_now() - t_start);
+  goto out;
+
+db_rollback:
+  db_rollback(d);
+db_error:
+  fprintf(stderr, "symvtune sweep: %s\n", db_errmsg(d));
+  rc = SYMV_DB;
+out:
+  free(space);
+  sweep_worker_stop(&w);
+  db_close(d);
+  if (rc == SYMV_INTERRUPTED) {
+    fprintf(stderr, "symvtune sweep: interrupted; everything measured so far is in %s: run the same command to resume\n", path);
+    return SYMV_EXIT_FAIL;
+  }
+  if (rc) {
+    if (rc != SYMV_DB) fprintf(stderr, "symvtune sweep: %s\n", symv_strerror(rc));
+    return SYMV_EXIT_ERROR;
+  }
+  return SYMV_EXIT_OK;
+}
+
+const symv_command cmd_sweep_entry = {"sweep", "measure the tuning space on this GPU into a database", run};

@@ -1,0 +1,298 @@
+/* cmd_worker.c - `symvtune worker`: the sweep's measuring process (worker.h). */
+#include <cublas_v2.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "compile.h"
+#include "gpu.h"
+#include "reference.h"
+#include "symv_error.h"
+#include "timing.h"
+#include "worker.h"
+
+#define MAX_SIZES 256
+
+/* Everything prepared for one n. */
+typedef struct {
+  int n;
+  symv_matrix_set set; /* A, cold or hot copies */
+  double *x, *y, *y0;  /* device: x, the y being updated, y's initial values */
+  double *yref;        /* host: cuBLAS's y := alpha*A*x + beta*y0 */
+  double *scale;       /* host: residual denominators (reference.h) */
+  double *yhost;       /* host scratch */
+} size_data;
+
+static struct {
+  symv_device_info dev;
+  cublasHandle_t h;
+  symv_workspace ws;
+  char uplo;
+  int hot, batches;
+  double tol;
+  size_data sizes[MAX_SIZES];
+  int nsizes;
+  unsigned long long seed;
+} W;
+
+static const double ALPHA = 1.0, BETA = 0.5;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  putchar('\n');
+  fflush(stdout);
+}
+
+/* Any sticky CUDA error means the context is gone: report and leave. */
+static int sync_or_die(const char *what)
+{
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e == cudaSuccess) return 0;
+  say("invalid fault %s: %s", what, cudaGetErrorName(e));
+  exit(SYMV_WORKER_EXIT_FAULT);
+}
+
+typedef struct {
+  const symv_kernel *k; /* NULL: cuBLAS */
+  size_data *s;
+} call_ctx;
+
+static int call(void *vc, int rep, cudaStream_t st)
+{
+  call_ctx *c = vc;
+  const double *A = symv_matrix_set_get(&c->s->set, rep);
+  int n = c->s->n;
+  if (!c->k) {
+    cublasStatus_t r = cublasDsymv(W.h, W.uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, n, &ALPHA,
+                                   A, n, c->s->x, 1, &BETA, c->s->y, 1);
+    return r == CUBLAS_STATUS_SUCCESS ? 0 : SYMV_CUBLAS;
+  }
+  return symv_launch(c->k, &W.ws, st, W.uplo, n, &ALPHA, A, n, c->s->x, 1, &BETA, c->s->y, 1, 0, NULL);
+}
+
+static size_data *size_get(int n)
+{
+  for (int i = 0; i < W.nsizes; i++)
+    if (W.sizes[i].n == n) return &W.sizes[i];
+  if (W.nsizes == MAX_SIZES) return NULL;
+  size_data *s = &W.sizes[W.nsizes];
+  memset(s, 0, sizeof *s);
+  s->n = n;
+  size_t bytes = (size_t)n * n * sizeof(double), freeb = 0, totalb = 0;
+  cudaMemGetInfo(&freeb, &totalb);
+  int copies = symv_matrix_copies_for(bytes, W.dev.l2_bytes, W.hot, freeb / 4);
+  double *A = malloc(bytes), *xh = malloc(n * sizeof *xh), *y0 = malloc(n * sizeof *y0);
+  s->yref = malloc(n * sizeof *s->yref);
+  s->yhost = malloc(n * sizeof *s->yhost);
+  if (!A || !xh || !y0 || !s->yref || !s->yhost) return NULL;
+  symv_fill_random(A, (long)n * n, &W.seed);
+  symv_fill_random(xh, n, &W.seed);
+  symv_fill_random(y0, n, &W.seed);
+  if (symv_matrix_set_create(&s->set, A, n, n, copies) || cudaMalloc((void **)&s->x, n * sizeof *xh) ||
+      cudaMalloc((void **)&s->y, n * sizeof *xh) || cudaMalloc((void **)&s->y0, n * sizeof *xh))
+    return NULL;
+  cudaMemcpy(s->x, xh, n * sizeof *xh, cudaMemcpyHostToDevice);
+  cudaMemcpy(s->y0, y0, n * sizeof *xh, cudaMemcpyHostToDevice);
+  cudaMemcpy(s->y, y0, n * sizeof *xh, cudaMemcpyHostToDevice);
+  call_ctx c = {NULL, s};
+  cublasSetAtomicsMode(W.h, CUBLAS_ATOMICS_NOT_ALLOWED);
+  if (call(&c, 0, 0)) return NULL;
+  sync_or_die("cublasDsymv");
+  cudaMemcpy(s->yref, s->y, n * sizeof *xh, cudaMemcpyDeviceToHost);
+  s->scale = symv_residual_scale(W.uplo, n, ALPHA, A, n, xh, 1, BETA, y0, 1);
+  free(A), free(xh), free(y0);
+  if (!s->scale) return NULL;
+  W.nsizes++;
+  return s;
+}
+
+/* Verifies (unless k is NULL: cuBLAS is the reference) and times one
+ * configuration at size s; prints the meas line. Returns 0, or 1 after
+ * printing an invalid line. */
+static int measure(const symv_kernel *k, size_data *s, double prune_us)
+{
+  call_ctx c = {k, s};
+  int n = s->n, rc;
+  double resid = 0;
+  cudaMemcpy(s->y, s->y0, n * sizeof(double), cudaMemcpyDeviceToDevice);
+  if ((rc = call(&c, 0, 0))) {
+    say("invalid launch n=%d: %s %s", n, symv_strerror(rc), symv_cuda_error_text());
+    return 1;
+  }
+  sync_or_die("verification call");
+  cudaMemcpy(s->yhost, s->y, n * sizeof(double), cudaMemcpyDeviceToHost);
+  resid = symv_residual_scaled(n, 1, s->scale, s->yhost, s->yref);
+  if (k && !(resid <= W.tol)) {
+    say("invalid wrong scaled residual %.3g at n=%d", resid, n);
+    return 1;
+  }
+  symv_timing t;
+  rc = symv_time(call, &c, 0, 1, 0.5, 1000, &t);
+  if (!rc) sync_or_die("timing");
+  if (!rc && !(prune_us > 0 && t.median_us > prune_us)) {
+    rc = symv_time(call, &c, 0, W.batches, 1.0, 2000, &t);
+    if (!rc) sync_or_die("timing");
+  }
+  if (rc) {
+    say("invalid launch timing at n=%d: %s %s", n, symv_strerror(rc), symv_cuda_error_text());
+    return 1;
+  }
+  say("meas %d %.6g %.6g %.6g %d %d %.4g", n, t.median_us, t.min_us, t.max_us, t.batches, t.calls, resid);
+  return 0;
+}
+
+static int cmd_init(char *args)
+{
+  int dev, hot, batches;
+  char uplo;
+  double tol;
+  if (sscanf(args, "%d %c %d %d %lf", &dev, &uplo, &hot, &batches, &tol) != 5) return SYMV_INVALID_VALUE;
+  int rc = symv_device_query(dev, &W.dev);
+  if (rc) {
+    say("error no device: %s %s", symv_strerror(rc), symv_cuda_error_text());
+    return rc;
+  }
+  W.uplo = uplo, W.hot = hot, W.batches = batches, W.tol = tol;
+  W.seed = 0x5eed5eedull ^ (unsigned long long)dev;
+  if (cublasCreate(&W.h) != CUBLAS_STATUS_SUCCESS) {
+    say("error cublasCreate failed");
+    return SYMV_CUBLAS;
+  }
+  const symv_device_info *d = &W.dev;
+  say("device %d %d %d %zu %d %d %zu %zu %d %d %d %d %d %s", d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes,
+      d->mem_clock_khz, d->bus_width_bits, d->smem_per_sm, d->smem_per_block_optin, d->regs_per_sm,
+      d->max_blocks_per_sm, d->max_threads_per_sm, d->driver_version, d->runtime_version, d->name);
+  say("copy %.1f", symv_copy_bandwidth((size_t)1 << 30));
+  return 0;
+}
+
+/* "N1,N2,..." or "N1:P1,N2:P2,..." */
+static int parse_sizes(char *s, int *ns, double *prune, int max)
+{
+  int k = 0;
+  for (char *save = NULL, *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (k == max) return -1;
+    char *colon = strchr(tok, ':');
+    ns[k] = atoi(tok);
+    prune[k] = colon ? atof(colon + 1) : 0;
+    if (ns[k] < 1) return -1;
+    k++;
+  }
+  return k;
+}
+
+static void cmd_base(char *args)
+{
+  char name[32], stage[16], list[8192];
+  int ns[MAX_SIZES];
+  double prune[MAX_SIZES];
+  if (sscanf(args, "%31s %15s %8191s", name, stage, list) != 3) {
+    say("error usage: base NAME STAGE SIZES");
+    return;
+  }
+  int k = parse_sizes(list, ns, prune, MAX_SIZES);
+  cublasSetAtomicsMode(W.h, strcmp(name, "cublas_atomics") ? CUBLAS_ATOMICS_NOT_ALLOWED : CUBLAS_ATOMICS_ALLOWED);
+  for (int i = 0; i < k; i++) {
+    size_data *s = size_get(ns[i]);
+    if (!s) {
+      say("error cannot set up n=%d: %s", ns[i], symv_cuda_error_text());
+      return;
+    }
+    if (measure(NULL, s, 0)) return;
+  }
+  cublasSetAtomicsMode(W.h, CUBLAS_ATOMICS_NOT_ALLOWED);
+  say("ok");
+}
+
+static void cmd_cand(char *args)
+{
+  char point[64], stage[16], list[8192], why[512] = "";
+  int ns[MAX_SIZES];
+  double prune[MAX_SIZES];
+  symv_params p;
+  if (sscanf(args, "%63s %15s %8191s", point, stage, list) != 3 || symv_params_parse(point, &p, why, sizeof why)) {
+    say("error usage: cand P STAGE SIZES (%s)", why);
+    return;
+  }
+  int k = parse_sizes(list, ns, prune, MAX_SIZES);
+  if (k < 1) {
+    say("error bad sizes");
+    return;
+  }
+  symv_cubin cb;
+  char *log = NULL;
+  int rc = symv_compile(&p, W.dev.cc_major, W.dev.cc_minor, &cb, &log);
+  if (rc) {
+    for (char *q = log; q && *q; q++)
+      if (*q == '\n') *q = ' ';
+    say("invalid compile %.400s", log ? log : symv_strerror(rc));
+    free(log);
+    return;
+  }
+  symv_kernel kern;
+  rc = symv_kernel_load(&p, &cb, &W.dev, &kern, why, sizeof why);
+  double cms = cb.compile_ms;
+  symv_cubin_free(&cb);
+  if (rc) {
+    say("invalid %s %s", rc == SYMV_OCCUPANCY ? "occupancy" : rc == SYMV_RESOURCES ? "resources" : "launch", why);
+    return;
+  }
+  say("load %d %zu %.3f", kern.regs, kern.dyn_smem, cms);
+  for (int i = 0; i < k; i++) {
+    size_data *s = size_get(ns[i]);
+    if (!s) {
+      say("error cannot set up n=%d: %s", ns[i], symv_cuda_error_text());
+      symv_kernel_unload(&kern);
+      return;
+    }
+    if (measure(&kern, s, prune[i])) {
+      symv_workspace_reset(&W.ws, 0);
+      symv_kernel_unload(&kern);
+      return;
+    }
+  }
+  symv_kernel_unload(&kern);
+  say("ok");
+}
+
+static int run(int argc, char **argv)
+{
+  if (argc > 1 && !strcmp(argv[1], "--help")) {
+    puts("Usage: symvtune worker\nThe sweep's measuring process, started by `symvtune sweep`; reads commands on\n"
+         "standard input (see src/worker.h). Not meant to be run by hand.");
+    return SYMV_EXIT_OK;
+  }
+  char line[16384];
+  int inited = 0;
+  while (fgets(line, sizeof line, stdin)) {
+    line[strcspn(line, "\n")] = 0;
+    char *args = strchr(line, ' ');
+    if (args) *args++ = 0;
+    else args = line + strlen(line);
+    if (!strcmp(line, "quit")) break;
+    if (!strcmp(line, "init")) {
+      if (cmd_init(args)) return SYMV_EXIT_NO_GPU;
+      inited = 1;
+      say("ok");
+    } else if (!inited) {
+      say("error init first");
+    } else if (!strcmp(line, "base")) {
+      cmd_base(args);
+    } else if (!strcmp(line, "cand")) {
+      cmd_cand(args);
+    } else {
+      say("error unknown command '%s'", line);
+    }
+  }
+  return SYMV_EXIT_OK;
+}
+
+const symv_command cmd_worker_entry = {"worker", "(internal) the sweep's measuring process", run};

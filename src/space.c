@@ -1,0 +1,113 @@
+/* space.c - enumeration and static filtering of the tuning space (space.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include "space.h"
+#include "symv_error.h"
+
+/* Values of one parameter: either a range lo..hi step, or a list. */
+typedef struct {
+  int lo, hi, step;
+  int list[16];
+  int nlist;
+} axis;
+
+static int axis_len(const axis *a) { return a->nlist ? a->nlist : (a->hi - a->lo) / a->step + 1; }
+static int axis_at(const axis *a, int i) { return a->nlist ? a->list[i] : a->lo + i * a->step; }
+
+/* The axes of family f: BLOCK_SIZE, UX, MULTIPLICITY, MX. */
+static void axes(symv_family f, int wide, const symv_device_info *d, axis ax[4])
+{
+  int mmax = wide && d ? d->max_blocks_per_sm : 8;
+  for (int i = 0; i < 4; i++) ax[i] = (axis){0, 0, 1, {0}, 0};
+  switch (f) {
+  case SYMV_FAMILY_ATOMIC:
+    ax[0] = (axis){32, wide ? 512 : 256, 32, {0}, 0};
+    ax[1] = (axis){8, 32, 1, {0}, 0};
+    ax[2] = (axis){1, mmax, 1, {0}, 0};
+    ax[3] = (axis){0, 9, 1, {0}, 0};
+    break;
+  case SYMV_FAMILY_LU:
+    ax[0] = wide ? (axis){0, 0, 1, {32, 64, 128, 256, 512, 1024}, 6} : (axis){0, 0, 1, {32, 64, 128, 256}, 4};
+    ax[1] = (axis){0, 0, 1, {4, 8, 16, 32}, 4};
+    ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 4}, 3};
+    ax[3] = (axis){0, 0, 1, {0}, 1};
+    break;
+  case SYMV_FAMILY_ATOMIC_RED:
+    ax[0] = wide ? (axis){0, 0, 1, {32, 64, 128, 256, 512}, 5} : (axis){0, 0, 1, {32, 64, 128, 256}, 4};
+    ax[1] = (axis){8, 32, 4, {0}, 0};
+    ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 3, 4, 6, 8}, 6};
+    ax[3] = (axis){0, 0, 1, {0, 1}, 2};
+    break;
+  default:
+    ax[0].nlist = 0, ax[0].lo = 1, ax[0].hi = 0; /* empty */
+    break;
+  }
+}
+
+long symv_space_count(const symv_space_opts *o, const symv_device_info *d)
+{
+  long total = 0;
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
+    if (!o->family[f] || f == SYMV_FAMILY_FAULT) continue;
+    axis ax[4];
+    axes((symv_family)f, o->wide, d, ax);
+    long c = 1;
+    for (int i = 0; i < 4; i++) c *= axis_len(&ax[i]) > 0 ? axis_len(&ax[i]) : 0;
+    total += c;
+  }
+  return total;
+}
+
+int symv_space_enumerate(const symv_space_opts *o, const symv_device_info *d, symv_params **out, long *count)
+{
+  long total = symv_space_count(o, d), k = 0;
+  symv_params *v = malloc(sizeof *v * (size_t)(total > 0 ? total : 1));
+  if (!v) return SYMV_NO_MEMORY;
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
+    if (!o->family[f] || f == SYMV_FAMILY_FAULT) continue;
+    axis ax[4];
+    axes((symv_family)f, o->wide, d, ax);
+    /* MULTIPLICITY innermost: points sharing compiled code are adjacent */
+    for (int a = 0; a < axis_len(&ax[0]); a++)
+      for (int b = 0; b < axis_len(&ax[1]); b++)
+        for (int m = 0; m < axis_len(&ax[3]); m++)
+          for (int c = 0; c < axis_len(&ax[2]); c++)
+            v[k++] = (symv_params){(symv_family)f, axis_at(&ax[0], a), axis_at(&ax[1], b), axis_at(&ax[2], c),
+                                   axis_at(&ax[3], m)};
+  }
+  *out = v;
+  *count = k;
+  return 0;
+}
+
+int symv_static_smem(const symv_params *p)
+{
+  const int nw = p->block_size / 32, d = (int)sizeof(double);
+  switch (p->family) {
+  case SYMV_FAMILY_ATOMIC: /* xs[UX], red[NW*UX], cd[UX], flag */
+    return (2 * p->ux + nw * p->ux) * d + (int)sizeof(int);
+  case SYMV_FAMILY_LU: /* xs, red, cd, done[BLOCK_SIZE], ndone */
+    return (2 * p->ux + nw * p->ux) * d + (p->block_size + 1) * (int)sizeof(int);
+  case SYMV_FAMILY_ATOMIC_RED: /* xs, red, cd */
+    return (2 * p->ux + nw * p->ux) * d;
+  default:
+    return 0;
+  }
+}
+
+int symv_static_filter(const symv_params *p, const symv_device_info *d, char *why, int len)
+{
+  long need = (long)p->multiplicity * (symv_static_smem(p) + (long)d->smem_reserved_per_block);
+  if (p->multiplicity > d->max_blocks_per_sm)
+    snprintf(why, len, "MULTIPLICITY %d > %d blocks per SM", p->multiplicity, d->max_blocks_per_sm);
+  else if (p->block_size > d->max_threads_per_block)
+    snprintf(why, len, "BLOCK_SIZE %d > %d threads per block", p->block_size, d->max_threads_per_block);
+  else if ((long)p->multiplicity * p->block_size > d->max_threads_per_sm)
+    snprintf(why, len, "MULTIPLICITY x BLOCK_SIZE = %ld > %d threads per SM", (long)p->multiplicity * p->block_size,
+             d->max_threads_per_sm);
+  else if (need > (long)d->smem_per_sm)
+    snprintf(why, len, "MULTIPLICITY x shared memory = %ld > %zu bytes per SM", need, d->smem_per_sm);
+  else
+    return 0;
+  return SYMV_RESOURCES;
+}

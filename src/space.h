@@ -1,0 +1,51 @@
+/*
+ * space.h - the tuning space: enumeration of the candidates of each family
+ * from the GPU's limits, and the filter that drops, before compiling, the
+ * points the GPU cannot run at all.
+ *
+ * Default space (method.md section 2, [paper] Table 2, plus our families):
+ *   atomic      BLOCK_SIZE 32..256 step 32, UX 8..32, MULTIPLICITY 1..8,
+ *               MX 0..9: 8 x 25 x 8 x 10 = 16,000 points (the paper's)
+ *   lu          BLOCK_SIZE 32, 64, 128, 256; UX 4, 8, 16, 32;
+ *               MULTIPLICITY 1, 2, 4; MX 0: 48 points
+ *   atomic_red  BLOCK_SIZE 32, 64, 128, 256; UX 8..32 step 4;
+ *               MULTIPLICITY 1, 2, 3, 4, 6, 8; MX 0, 1: 336 points
+ * Wide space (--wide), where the GPU allows: MULTIPLICITY up to the GPU's
+ * blocks per SM (32 on Hopper) and BLOCK_SIZE up to 512 for atomic and
+ * atomic_red (up to 1024 for lu), the rest as above.
+ */
+#ifndef SYMV_SPACE_H
+#define SYMV_SPACE_H
+
+#include "gpu.h"
+#include "params.h"
+
+/** Which families and how wide. */
+typedef struct {
+  int family[SYMV_FAMILY_COUNT]; /* nonzero: enumerate this family (never FAULT) */
+  int wide;                      /* nonzero: the wide space */
+} symv_space_opts;
+
+/** symv_space_count: number of points symv_space_enumerate would return for
+ *  `o` on device limits `d` (before filtering). */
+long symv_space_count(const symv_space_opts *o, const symv_device_info *d);
+
+/** symv_space_enumerate: the points of the space, family by family, those
+ *  sharing code (all but MULTIPLICITY equal) next to each other, in a
+ *  malloc'd array *out of *count entries. Errors: SYMV_NO_MEMORY. */
+int symv_space_enumerate(const symv_space_opts *o, const symv_device_info *d, symv_params **out, long *count);
+
+/** symv_static_smem: shared memory (bytes) the kernel of p declares
+ *  statically, computed from the kernel sources' __shared__ arrays; the
+ *  compiled kernel reports the real figure, which may be a few bytes more. */
+int symv_static_smem(const symv_params *p);
+
+/** symv_static_filter: 0 if `p` may run on `d` as far as can be told
+ *  without compiling; else SYMV_RESOURCES with the reason in why:
+ *  MULTIPLICITY above the blocks an SM takes, MULTIPLICITY x BLOCK_SIZE
+ *  above the threads an SM takes, BLOCK_SIZE above the threads a block may
+ *  have, or MULTIPLICITY x (static shared memory + reserved) above the SM's
+ *  shared memory. Registers are checked after compiling (occupancy API). */
+int symv_static_filter(const symv_params *p, const symv_device_info *d, char *why, int len);
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * sweep.h - the parent side of measuring: a worker process (worker.h) that
+ * is restarted when a candidate faults or hangs, and the loop that measures
+ * a list of candidates at a list of sizes into the database, resumably.
+ * Used by `symvtune sweep` for both its stages (sweep, dense).
+ */
+#ifndef SYMV_SWEEP_H
+#define SYMV_SWEEP_H
+
+#include <sys/types.h>
+#include "../db/db.h"
+#include "gpu.h"
+#include "params.h"
+#include "progress.h"
+
+/** Options of a measuring run. */
+typedef struct {
+  int device;            /* CUDA device */
+  char uplo;             /* 'L' or 'U' */
+  int hot;               /* 1: A stays in L2 */
+  int batches;           /* timed batches per measurement */
+  double tol;            /* largest scaled residual accepted */
+  double timeout_s;      /* a candidate silent this long is killed (seconds) */
+  double prune;          /* time fully only what is within prune x the best so far (0: all) */
+  int max_attempts;      /* a candidate that killed the worker this often is invalid (fault) */
+  int jobs;              /* compiling threads */
+  int quiet;             /* no progress output */
+} sweep_opts;
+
+/** A running worker process. */
+typedef struct {
+  pid_t pid;             /* 0: none */
+  int to, from;          /* pipe ends: its stdin, its stdout */
+  char buf[65536];       /* bytes read, not yet returned as lines */
+  size_t len;
+  symv_device_info dev;  /* as the worker reported it */
+  double copy_gbs;       /* device-to-device copy rate it measured, GB/s */
+  int restarts;          /* workers started after the first */
+} sweep_worker;
+
+/** Totals of a run, for the summary. */
+typedef struct {
+  double compile_s;      /* wall time the compile threads were busy */
+  double compile_cpu_s;  /* sum of NVRTC times */
+  double measure_s;      /* wall time spent waiting for the worker */
+  long compiled, cached; /* codes compiled, codes found in the cache */
+  long measured;         /* candidates measured in this run */
+} sweep_stats;
+
+/** sweep_worker_start: starts `symvtune worker` and initialises it on
+ *  o->device. Errors: SYMV_NO_DEVICE, SYMV_IO (cannot start or talk to it). */
+int sweep_worker_start(sweep_worker *w, const sweep_opts *o);
+
+/** sweep_worker_stop: asks the worker to quit, or kills it. */
+void sweep_worker_stop(sweep_worker *w);
+
+/** sweep_device_fingerprint: the db_device of the worker's GPU. */
+void sweep_device_fingerprint(const sweep_worker *w, db_device *out);
+
+/** sweep_baselines: measures cuBLAS (atomics off: "cublas", on:
+ *  "cublas_atomics") at the sizes not yet in the database. Errors: SYMV_IO,
+ *  SYMV_DB. */
+int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, int nsizes, db_stage stage);
+
+/** sweep_measure: verifies and times every candidate of cands that is still
+ *  pending (status DB_PENDING in the database; stage DB_STAGE_SWEEP) or that
+ *  lacks a measurement at one of the sizes (stage DB_STAGE_DENSE), one
+ *  transaction per candidate, compiling in o->jobs threads ahead of the
+ *  worker. Stops early, with everything measured so far committed, when
+ *  *interrupted becomes nonzero. Errors: SYMV_INTERRUPTED, SYMV_IO (the
+ *  worker cannot be restarted), SYMV_DB. */
+int sweep_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidate *cands, long ncand,
+                  const int *ns, int nsizes, db_stage stage, volatile int *interrupted, sweep_stats *st,
+                  symv_progress *prog);
+
+/** sweep_params_of: the symv_params of a database candidate; nonzero if its
+ *  family or parameters are not valid. */
+int sweep_params_of(const db_candidate *c, symv_params *p);
+
+#endif

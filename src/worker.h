@@ -1,0 +1,38 @@
+/*
+ * worker.h - the measuring process of the sweep.
+ *
+ * A kernel that faults destroys its CUDA context, and one that hangs never
+ * returns: so the sweep (the parent, which never touches the GPU) runs every
+ * candidate in a child process, `symvtune worker` (started by the parent,
+ * not meant to be typed), and restarts it when it dies or overruns its time
+ * limit. They talk in lines of text over pipes:
+ *
+ *   parent                                worker
+ *   init DEV UPLO HOT BATCHES TOL      ->  device CC_MAJOR CC_MINOR SMS L2 MEMCLK BUS SMEM_SM
+ *                                              SMEM_OPTIN REGS_SM MAXBLK MAXTHR DRV RT NAME...
+ *                                          copy GBS
+ *                                          ok
+ *   base NAME STAGE N1,N2,...          ->  meas N MEDIAN MIN MAX BATCHES CALLS RESID  (per n)
+ *                                          ok
+ *   cand P STAGE N1:PRUNE1,N2:...      ->  load REGS DYN_SMEM COMPILE_MS
+ *                                          meas ... (per n)
+ *                                          ok | invalid REASON DETAIL...
+ *   quit
+ *
+ * P is a candidate as symv_params_format writes it. PRUNE (microseconds, 0
+ * for none): when the first timing batch at that n is slower, the worker
+ * reports that batch (BATCHES = 1) instead of timing fully - such a
+ * candidate cannot be among the champions there. Each size is set up once
+ * (fresh random data, A in enough copies to exceed twice the L2 unless HOT,
+ * the cuBLAS result and the residual's scale), and every candidate is
+ * verified at every size against cuBLAS before it is timed. REASON is a
+ * db_reason name (resources, occupancy, compile, launch, fault, wrong).
+ * After a fault the worker says so and exits with status 3.
+ */
+#ifndef SYMV_WORKER_H
+#define SYMV_WORKER_H
+
+/** Exit status of a worker whose CUDA context was lost to a fault. */
+#define SYMV_WORKER_EXIT_FAULT 3
+
+#endif
