@@ -1,3 +1,17 @@
-# dspline: plain C, no CUDA. (Module rules and tests to be added.)
+# dspline: plain C, no CUDA. The d-spline fit (method.md section 5) and the
+# selection rules built from the fitted curves (section 4 step 7).
 noinst_LIBRARIES += dspline/libdspline.a
-dspline_libdspline_a_SOURCES = dspline/dspline_placeholder.c
+dspline_libdspline_a_SOURCES = \
+	dspline/dspline.c dspline/dspline.h \
+	dspline/rules.c dspline/rules.h
+
+check_PROGRAMS += tests/test_dspline tests/test_rules
+TESTS += tests/test_dspline tests/test_rules
+
+tests_test_dspline_SOURCES = tests/test_dspline.c
+tests_test_dspline_CFLAGS = $(TEST_CFLAGS)
+tests_test_dspline_LDADD = dspline/libdspline.a $(TEST_CORE_LIBS)
+
+tests_test_rules_SOURCES = tests/test_rules.c
+tests_test_rules_CFLAGS = $(TEST_CFLAGS)
+tests_test_rules_LDADD = dspline/libdspline.a $(TEST_CORE_LIBS)

@@ -1,1 +1,0 @@
-/* placeholder, replaced by the module */ typedef int dspline_placeholder_t;

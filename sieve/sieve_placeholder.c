@@ -1,1 +1,0 @@
-/* placeholder, replaced by the module */ typedef int sieve_placeholder_t;
