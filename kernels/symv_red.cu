@@ -5,11 +5,13 @@
  *
  *          c0   c0+UX
  *          |<UX>|        tile (b, k): column block b (columns c0..c0+UX-1),
- *   c0     |\   |  k=0   rows r0 = c0 + k*H .. r0+H-1, H = RPT*BLOCK_SIZE.
- *          | \  |        Thread t takes rows r0+t, r0+t+BLOCK_SIZE, ... (RPT
- *   r0     |====|  k     of them), UX loads each in MX order, and keeps
- *          |====|        racc (row i's share) in registers and cdot[UX]
- *   n-1    |____|        (its share of the column dots).
+ *   c0     |\   |  k=0   rows r0 = c0 + k*H .. r0+H-1, H = G*RPT*BLOCK_SIZE
+ *          | \  |        (G groups of RPT*BLOCK_SIZE rows; G is chosen at
+ *   r0     |====|  k     launch, src/gpu.c). Thread t takes rows r0+t,
+ *          |====|        r0+t+BLOCK_SIZE, ..., UX loads each in MX order,
+ *   n-1    |____|        keeps racc (row i's share) in registers for one
+ *                        group at a time and cdot[UX] (its share of the
+ *                        column dots) for the whole tile.
  *
  * Tiles are numbered k-major (all k = 0 tiles first) in a 1-D grid of
  * nblk * ceil(n/H) blocks; tiles below row n exit at once. So the work of a
@@ -28,8 +30,9 @@
  *                beta = 0 without reading y), fences, sets 2E;
  *   old = 2E-1   another tile is scaling it: wait for 2E before adding;
  *   old = 2E     already scaled.
- * The old value is only looked at after the tile's loads, so its latency is
- * hidden. A tile publishes its own scalings before it waits for anyone, and
+ * The old value is only looked at after the first group's loads, so its
+ * latency is hidden; the warp of the winning thread scales the segment
+ * together, a lane per row, several segments' loads in flight at once. A tile publishes its own scalings before it waits for anyone, and
  * the tile it waits for is running (it won the atomicMax), so no tile can
  * wait forever. beta = 1 needs no scaling and skips all of it; alpha = 0
  * scales y and reads neither A nor x. The states are zeroed once when the
@@ -42,6 +45,7 @@
 
 #define SYMV_RPT 4   /* rows per thread in a tile: H = SYMV_RPT * BLOCK_SIZE */
 #define SYMV_SEG 32  /* rows per y segment (one state each) */
+#define SYMV_SEGS_PER_THREAD 4 /* segments a thread may have to claim: G <= 16 */
 
 typedef unsigned long long symv_ull;
 
@@ -49,13 +53,13 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
                  const double *__restrict__ x, symv_ll incx, double *y, symv_ll incy,
                  double alpha, double beta, const double *dalpha, const double *dbeta,
-                 symv_ull *state, symv_ull epoch, int nblk)
+                 symv_ull *state, symv_ull epoch, int nblk, int groups)
 {
   __shared__ double xs[UX];
   __shared__ double red[SYMV_NWARPS * UX];
   __shared__ double cd[UX];
   const int t = threadIdx.x;
-  const int H = SYMV_RPT * BLOCK_SIZE;
+  const int GH = SYMV_RPT * BLOCK_SIZE, H = groups * GH;
 
   SYMV_LOAD_SCALARS();
   if (alpha == 0.0) {
@@ -71,17 +75,23 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
    * dots (c0 .. c0+UX-1) above r0 */
   const bool scale = beta != 1.0;
   const symv_ull busy = 2 * epoch - 1, done = 2 * epoch;
-  int my_seg = -1;
-  symv_ull my_old = done;
+  int my_seg[SYMV_SEGS_PER_THREAD];
+  symv_ull my_old[SYMV_SEGS_PER_THREAD];
+#pragma unroll
+  for (int j = 0; j < SYMV_SEGS_PER_THREAD; j++) my_seg[j] = -1, my_old[j] = done;
   if (scale) {
     const int a0 = r0 / SYMV_SEG, a1 = (r1 - 1) / SYMV_SEG;
     /* k > 0: the column dots' rows lie above the tile (r0 >= c0 + H > c0 + UX);
      * k = 0: they are among the tile's own rows */
     const int b0 = c0 / SYMV_SEG, b1 = k > 0 ? (min(c0 + UX, n) - 1) / SYMV_SEG : b0 - 1;
     const int na = a1 - a0 + 1, nb = b1 - b0 + 1;
-    if (t < na + nb) {
-      my_seg = t < na ? a0 + t : b0 + (t - na);
-      my_old = atomicMax(&state[my_seg], busy);
+#pragma unroll
+    for (int j = 0; j < SYMV_SEGS_PER_THREAD; j++) {
+      const int idx = t + j * BLOCK_SIZE;
+      if (idx < na + nb) {
+        my_seg[j] = idx < na ? a0 + idx : b0 + (idx - na);
+        my_old[j] = atomicMax(&state[my_seg[j]], busy);
+      }
     }
   }
 
@@ -91,33 +101,66 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
 #pragma unroll
   for (int kk = 0; kk < UX; kk++) cdot[kk] = 0.0;
   double racc[SYMV_RPT];
+  for (int g = 0; g < groups; g++) {
+    const int base = r0 + g * GH;
+    if (base >= r1) break;
 #pragma unroll
-  for (int q = 0; q < SYMV_RPT; q++) {
-    const int i = r0 + q * BLOCK_SIZE + t;
-    racc[q] = i < r1 ? symv_row(A, rs, cs, n, c0, i, x[(symv_ll)i * incx], xs, cdot) : 0.0;
-  }
-  symv_reduce_cdot(cdot, red, cd);
-
-  if (my_seg >= 0) {
-    if (my_old < busy) {
-      const int e = min(n, (my_seg + 1) * SYMV_SEG);
-      for (int i = my_seg * SYMV_SEG; i < e; i++) {
-        double *p = y + (symv_ll)i * incy;
-        *p = beta == 0.0 ? 0.0 : beta * *p;
+    for (int q = 0; q < SYMV_RPT; q++) {
+      const int i = base + q * BLOCK_SIZE + t;
+      racc[q] = i < r1 ? symv_row(A, rs, cs, n, c0, i, x[(symv_ll)i * incx], xs, cdot) : 0.0;
+    }
+    if (g == 0) {
+      /* every segment of the tile must be scaled before the first addition */
+      /* the warp scales the segments its lanes won, a lane per row, four
+       * segments' loads in flight at a time */
+      const int lane = t & 31;
+#pragma unroll
+      for (int j = 0; j < SYMV_SEGS_PER_THREAD; j++) {
+        unsigned m = __ballot_sync(0xffffffffu, my_seg[j] >= 0 && my_old[j] < busy);
+        while (m) {
+          int sg[4];
+          double v[4];
+#pragma unroll
+          for (int c = 0; c < 4; c++) {
+            sg[c] = -1;
+            if (m) {
+              const int src = __ffs(m) - 1;
+              m &= m - 1;
+              sg[c] = __shfl_sync(0xffffffffu, my_seg[j], src);
+            }
+          }
+#pragma unroll
+          for (int c = 0; c < 4; c++) {
+            const int i = sg[c] * SYMV_SEG + lane;
+            v[c] = (sg[c] >= 0 && i < n && beta != 0.0) ? y[(symv_ll)i * incy] : 0.0;
+          }
+#pragma unroll
+          for (int c = 0; c < 4; c++) {
+            const int i = sg[c] * SYMV_SEG + lane;
+            if (sg[c] >= 0 && i < n) y[(symv_ll)i * incy] = beta * v[c];
+          }
+        }
       }
       __threadfence();
-      atomicExch(&state[my_seg], done);
-    } else if (my_old == busy) {
-      while (*(volatile symv_ull *)&state[my_seg] != done) { }
-      __threadfence();
+      __syncwarp();
+#pragma unroll
+      for (int j = 0; j < SYMV_SEGS_PER_THREAD; j++)
+        if (my_seg[j] >= 0 && my_old[j] < busy) atomicExch(&state[my_seg[j]], done);
+#pragma unroll
+      for (int j = 0; j < SYMV_SEGS_PER_THREAD; j++) {
+        if (my_seg[j] >= 0 && my_old[j] == busy) {
+          while (*(volatile symv_ull *)&state[my_seg[j]] != done) { }
+          __threadfence();
+        }
+      }
+      __syncthreads();
+    }
+#pragma unroll
+    for (int q = 0; q < SYMV_RPT; q++) {
+      const int i = base + q * BLOCK_SIZE + t;
+      if (i < r1) atomicAdd(y + (symv_ll)i * incy, alpha * racc[q]);
     }
   }
-  __syncthreads();
-
-#pragma unroll
-  for (int q = 0; q < SYMV_RPT; q++) {
-    const int i = r0 + q * BLOCK_SIZE + t;
-    if (i < r1) atomicAdd(y + (symv_ll)i * incy, alpha * racc[q]);
-  }
+  symv_reduce_cdot(cdot, red, cd);
   if (t < UX && c0 + t < n) atomicAdd(y + (symv_ll)(c0 + t) * incy, alpha * cd[t]);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "../db/db.h"
+#include "../sieve/sieve.h"
 #include "cli.h"
 #include "compile.h"
 #include "space.h"
@@ -21,7 +22,22 @@
 #include "symv_error.h"
 
 #define MAX_SIZES 64
+#define MAX_DENSE 512
 static const int default_sizes[] = {256, 768, 2048, 6144, 16384};
+
+/* Dense sizes: 24 per decade (ratio 10^(1/24) = 1.10), lo..hi rounded to
+ * integers; 49 of them lie in 100..10,000 (the paper sampled 48 there). */
+static int dense_sizes(int lo, int hi, int *out, int max)
+{
+  int k = 0;
+  for (int j = 0; k < max; j++) {
+    int n = (int)floor(lo * pow(10.0, j / 24.0) + 0.5);
+    if (n > hi) break;
+    if (k == 0 || n != out[k - 1]) out[k++] = n;
+  }
+  if (k < max && (k == 0 || out[k - 1] != hi)) out[k++] = hi;
+  return k;
+}
 
 static volatile int interrupted;
 static void on_signal(int sig) { interrupted = sig; }
@@ -29,12 +45,14 @@ static void on_signal(int sig) { interrupted = sig; }
 static void help(void)
 {
   puts("Usage: symvtune sweep --db FILE [OPTIONS]\n"
-       "Measures the tuning space on this GPU into FILE (SQLite; created if absent):\n"
-       "enumerates the candidates of each family from the GPU's limits, drops those it cannot\n"
-       "run (recording why), compiles the rest with NVRTC in parallel, verifies every candidate\n"
-       "at every size against cuBLAS, and times it there, with cuBLAS (atomics off and on)\n"
-       "as baselines. Interrupted (Ctrl-C, a crash), it loses at most the candidate in flight:\n"
-       "run the same command again to resume.\n\n"
+       "Measures the tuning space on this GPU into FILE (SQLite; created if absent).\n"
+       "Sweep stage: enumerates the candidates of each family from the GPU's limits, drops those\n"
+       "it cannot run (recording why), compiles the rest with NVRTC in parallel, verifies every\n"
+       "candidate at every size against cuBLAS, and times it there, with cuBLAS (atomics off and\n"
+       "on) as baselines. Dense stage: ranks the valid candidates by champion points and times\n"
+       "the champions and cuBLAS across the whole size range, for `symvtune fit`.\n"
+       "Interrupted (Ctrl-C, a crash), it loses at most the candidate in flight: run the same\n"
+       "command again to resume.\n\n"
        "Options:\n"
        "  --db FILE         the database (required)\n"
        "  --families LIST   comma-separated: atomic, lu, atomic_red (default: all three)\n"
@@ -54,6 +72,12 @@ static void help(void)
        "  --jobs N          compiling threads (default: the number of CPUs)\n"
        "  --limit N         measure at most N candidates in this run (0: all)\n"
        "  --device N        CUDA device (default 0)\n"
+       "  --top T           champions sampled densely after the sweep: the top T by champion\n"
+       "                    points (default 10) plus the best L+U candidate\n"
+       "  --points-k K      the K fastest at each size earn points, (K+1-rank)/K (default 25)\n"
+       "  --dense-sizes L   sizes of the dense sampling (default: 24 per decade from 32 to\n"
+       "                    32768, or less where the GPU's memory is smaller)\n"
+       "  --no-dense        stop after the sweep stage\n"
        "  --allow-foreign   accept a database made on a different GPU\n"
        "  --quiet           no progress output\n"
        "  --help            this text\n"
@@ -147,6 +171,8 @@ static int run(int argc, char **argv)
     {"jobs", required_argument, 0, 'j'},     {"limit", required_argument, 0, 'l'},
     {"device", required_argument, 0, 'd'},   {"allow-foreign", no_argument, 0, 'F'},
     {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
+    {"top", required_argument, 0, 'P'},      {"points-k", required_argument, 0, 'K'},
+    {"dense-sizes", required_argument, 0, 'S'}, {"no-dense", no_argument, 0, 'N'},
     {0, 0, 0, 0}};
   const char *path = NULL;
   symv_space_opts so = {{0}, 0};
@@ -154,6 +180,7 @@ static int run(int argc, char **argv)
   sweep_opts o = {.device = 0, .uplo = 'L', .hot = 0, .batches = 5, .tol = 4.0, .timeout_s = 20, .prune = 2.0,
                   .max_attempts = 3, .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .quiet = 0};
   int ns[MAX_SIZES], nsizes = 0, limit = 0, allow_foreign = 0, c;
+  int top = SIEVE_DEFAULT_T, kpts = SIEVE_DEFAULT_K, dense = 1, dn[MAX_DENSE], ndense = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
@@ -194,6 +221,17 @@ static int run(int argc, char **argv)
       break;
     case 'F': allow_foreign = 1; break;
     case 'q': o.quiet = 1; break;
+    case 'P':
+      if (cli_parse_int("sweep", "--top", optarg, 1, 1000, &top)) return SYMV_EXIT_USAGE;
+      break;
+    case 'K':
+      if (cli_parse_int("sweep", "--points-k", optarg, 1, 100000, &kpts)) return SYMV_EXIT_USAGE;
+      break;
+    case 'S':
+      if (cli_parse_int_list("sweep", "--dense-sizes", optarg, 1, 65536, dn, MAX_DENSE, &ndense))
+        return SYMV_EXIT_USAGE;
+      break;
+    case 'N': dense = 0; break;
     case 'h': help(); return SYMV_EXIT_OK;
     default: return cli_usage_error("sweep", "unknown option");
     }
@@ -287,8 +325,32 @@ static int run(int argc, char **argv)
   rc = sweep_measure(d, &w, &o, pending, (long)npending, ns, nsizes, DB_STAGE_SWEEP, &interrupted, &st, &prog);
   symv_progress_finish(&prog);
   free(pending);
-  db_run_end(d, run_id, st.compile_s, st.measure_s);
   summary(d, &w, &st, ns, nsizes, o.uplo, o.hot, symv_now() - t_start);
+
+  /* dense stage: rank by champion points, then sample the champions across
+   * the range (method.md section 4, steps 3-5) */
+  db_counts cnt;
+  if (!rc && dense && !db_count_candidates(d, NULL, &cnt) && cnt.by_status[DB_PENDING] == 0) {
+    if (ndense == 0) {
+      int hi = 32768;
+      while (hi > 1024 && (double)hi * hi * 8.0 > 0.2 * (double)w.dev.global_mem) hi /= 2;
+      ndense = dense_sizes(32, hi, dn, MAX_DENSE);
+    }
+    db_candidate *champ = NULL;
+    long nchamp = 0;
+    if ((rc = sweep_champions(d, ns, nsizes, o.uplo, o.hot, kpts, top, &champ, &nchamp)) == 0) {
+      if (!o.quiet) fprintf(stderr, "dense: %ld champions and cuBLAS at %d sizes from %d to %d\n", nchamp, ndense, dn[0], dn[ndense - 1]);
+      if ((rc = sweep_baselines(d, &w, &o, dn, ndense, DB_STAGE_DENSE)) == 0) {
+        symv_progress_start(&prog, "dense", nchamp, o.quiet);
+        sweep_stats st2 = {0};
+        rc = sweep_measure(d, &w, &o, champ, nchamp, dn, ndense, DB_STAGE_DENSE, &interrupted, &st2, &prog);
+        symv_progress_finish(&prog);
+        st.measure_s += st2.measure_s;
+      }
+    }
+    free(champ);
+  }
+  db_run_end(d, run_id, st.compile_s, st.measure_s);
   goto out;
 
 db_rollback:

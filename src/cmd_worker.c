@@ -78,16 +78,29 @@ static int call(void *vc, int rep, cudaStream_t st)
   return symv_launch(c->k, &W.ws, st, W.uplo, n, &ALPHA, A, n, c->s->x, 1, &BETA, c->s->y, 1, 0, NULL);
 }
 
+static void size_free(size_data *s)
+{
+  symv_matrix_set_free(&s->set);
+  cudaFree(s->x), cudaFree(s->y), cudaFree(s->y0);
+  free(s->yref), free(s->scale), free(s->yhost);
+  memset(s, 0, sizeof *s);
+}
+
 static size_data *size_get(int n)
 {
   for (int i = 0; i < W.nsizes; i++)
     if (W.sizes[i].n == n) return &W.sizes[i];
   if (W.nsizes == MAX_SIZES) return NULL;
+  size_t bytes = (size_t)n * n * sizeof(double), freeb = 0, totalb = 0;
+  cudaMemGetInfo(&freeb, &totalb);
+  if (freeb < 3 * bytes + 2 * W.dev.l2_bytes + ((size_t)1 << 30)) { /* short of memory: forget the other sizes */
+    for (int i = 0; i < W.nsizes; i++) size_free(&W.sizes[i]);
+    W.nsizes = 0;
+    cudaMemGetInfo(&freeb, &totalb);
+  }
   size_data *s = &W.sizes[W.nsizes];
   memset(s, 0, sizeof *s);
   s->n = n;
-  size_t bytes = (size_t)n * n * sizeof(double), freeb = 0, totalb = 0;
-  cudaMemGetInfo(&freeb, &totalb);
   int copies = symv_matrix_copies_for(bytes, W.dev.l2_bytes, W.hot, freeb / 4);
   double *A = malloc(bytes), *xh = malloc(n * sizeof *xh), *y0 = malloc(n * sizeof *y0);
   s->yref = malloc(n * sizeof *s->yref);
@@ -135,7 +148,7 @@ static int measure(const symv_kernel *k, size_data *s, double prune_us)
     return 1;
   }
   symv_timing t;
-  rc = symv_time(call, &c, 0, 1, 0.5, 1000, &t);
+  rc = symv_time_probe(call, &c, 0, 2, &t); /* the verification call was the warm-up */
   if (!rc) sync_or_die("timing");
   if (!rc && !(prune_us > 0 && t.median_us > prune_us)) {
     rc = symv_time(call, &c, 0, W.batches, 1.0, 2000, &t);
@@ -167,9 +180,10 @@ static int cmd_init(char *args)
     return SYMV_CUBLAS;
   }
   const symv_device_info *d = &W.dev;
-  say("device %d %d %d %zu %d %d %zu %zu %d %d %d %d %d %s", d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes,
-      d->mem_clock_khz, d->bus_width_bits, d->smem_per_sm, d->smem_per_block_optin, d->regs_per_sm,
-      d->max_blocks_per_sm, d->max_threads_per_sm, d->driver_version, d->runtime_version, d->name);
+  say("device %d %d %d %zu %d %d %zu %zu %d %d %d %d %d %zu %d %zu %s", d->cc_major, d->cc_minor, d->sm_count,
+      d->l2_bytes, d->mem_clock_khz, d->bus_width_bits, d->smem_per_sm, d->smem_per_block_optin, d->regs_per_sm,
+      d->max_blocks_per_sm, d->max_threads_per_sm, d->driver_version, d->runtime_version, d->global_mem,
+      d->max_threads_per_block, d->smem_reserved_per_block, d->name);
   say("copy %.1f", symv_copy_bandwidth((size_t)1 << 30));
   return 0;
 }

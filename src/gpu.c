@@ -9,6 +9,7 @@
  * thread in its tiles (SYMV_RPT) */
 #define SYMV_RED_SEG 32
 #define SYMV_RED_RPT 4
+#define SYMV_RED_GROUPS_MAX 16 /* SYMV_SEGS_PER_THREAD = 4 there */
 
 static _Thread_local char last_error[256];
 
@@ -113,6 +114,7 @@ int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_devic
   call = "cudaFuncGetAttributes";
   if ((e = cudaFuncGetAttributes(&fa, (const void *)k->fn)) != cudaSuccess) goto cuda_error;
   k->regs = fa.numRegs;
+  k->sm_count = d->sm_count;
   k->static_smem = (int)fa.sharedSizeBytes;
   if (p->block_size > fa.maxThreadsPerBlock) {
     snprintf(err, errlen, "BLOCK_SIZE %d exceeds the %d threads this kernel allows (%d registers per thread)",
@@ -239,6 +241,19 @@ int symv_check_args(char uplo, int n, int lda, int incx, int incy)
   return 0;
 }
 
+int symv_red_groups(int n, int ux, int block_size, int multiplicity, int sm_count)
+{
+  const double gh = (double)SYMV_RED_RPT * block_size;
+  const double nblk = ((double)n + ux - 1) / ux;
+  const double rows = nblk * n / 2.0;                           /* rows of all column blocks */
+  const double tiles = 4.0 * (sm_count > 0 ? sm_count : 1) * multiplicity; /* four waves */
+  int g = (int)(rows / tiles / gh + 0.5);
+  int gmax = (int)(65536.0 / ux / gh); /* at most ~512 KB of A per tile */
+  if (g > gmax) g = gmax;
+  if (g > SYMV_RED_GROUPS_MAX) g = SYMV_RED_GROUPS_MAX;
+  return g < 1 ? 1 : g;
+}
+
 int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, char uplo, int n,
                 const double *alpha, const double *A, int lda, const double *x, int incx,
                 const double *beta, double *y, int incy, int scalars_on_device, int *bad_arg)
@@ -280,14 +295,15 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   void *args_atomic[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->w, &mutex, &count};
   void *args_lu[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->P, &ws->sync};
   unsigned long long epoch = ++ws->epoch;
-  int nblk_arg = nblk;
-  void *args_red[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->state, &epoch, &nblk_arg};
+  int nblk_arg = nblk, groups = 1;
+  void *args_red[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->state, &epoch, &nblk_arg, &groups};
   void **args = args_atomic;
   unsigned grid = (unsigned)nblk;
   if (k->p.family == SYMV_FAMILY_LU) {
     args = args_lu;
   } else if (k->p.family == SYMV_FAMILY_ATOMIC_RED) {
-    const int H = SYMV_RED_RPT * k->p.block_size;
+    groups = symv_red_groups(n, k->p.ux, k->p.block_size, k->p.multiplicity, k->sm_count);
+    const int H = groups * SYMV_RED_RPT * k->p.block_size;
     args = args_red;
     grid = (unsigned)nblk * (unsigned)((n + H - 1) / H);
   }

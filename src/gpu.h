@@ -57,7 +57,13 @@ typedef struct {
   int static_smem;        /* static shared memory per block, bytes */
   int regs;               /* registers per thread */
   int occupancy;          /* blocks per SM the occupancy API reports */
+  int sm_count;           /* SMs of the device it was loaded for */
 } symv_kernel;
+
+/** symv_red_groups: row groups G per tile of the atomic_red kernel
+ *  (kernels/symv_red.cu) at size n: about four waves of tiles over the
+ *  GPU's SMs x MULTIPLICITY, at most ~512 KB of A per tile, 1..16. */
+int symv_red_groups(int n, int ux, int block_size, int multiplicity, int sm_count);
 
 /** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at
  *  most `multiplicity` blocks of a kernel with `static_smem` bytes reside on

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "../sieve/sieve.h"
 #include "compile.h"
 #include "sweep.h"
 #include "symv_error.h"
@@ -121,14 +122,13 @@ int sweep_worker_start(sweep_worker *w, const sweep_opts *o)
       symv_device_info *d = &w->dev;
       int used = 0;
       memset(d, 0, sizeof *d);
-      if (sscanf(line + 7, "%d %d %d %zu %d %d %zu %zu %d %d %d %d %d %n", &d->cc_major, &d->cc_minor, &d->sm_count,
-                 &d->l2_bytes, &d->mem_clock_khz, &d->bus_width_bits, &d->smem_per_sm, &d->smem_per_block_optin,
-                 &d->regs_per_sm, &d->max_blocks_per_sm, &d->max_threads_per_sm, &d->driver_version,
-                 &d->runtime_version, &used) < 13)
+      if (sscanf(line + 7, "%d %d %d %zu %d %d %zu %zu %d %d %d %d %d %zu %d %zu %n", &d->cc_major, &d->cc_minor,
+                 &d->sm_count, &d->l2_bytes, &d->mem_clock_khz, &d->bus_width_bits, &d->smem_per_sm,
+                 &d->smem_per_block_optin, &d->regs_per_sm, &d->max_blocks_per_sm, &d->max_threads_per_sm,
+                 &d->driver_version, &d->runtime_version, &d->global_mem, &d->max_threads_per_block,
+                 &d->smem_reserved_per_block, &used) < 16)
         goto fail;
       snprintf(d->name, sizeof d->name, "%s", line + 7 + used);
-      d->max_threads_per_block = 1024;
-      d->smem_reserved_per_block = 1024;
     } else if (!strncmp(line, "copy ", 5)) {
       w->copy_gbs = atof(line + 5);
     } else if (!strcmp(line, "ok")) {
@@ -206,6 +206,33 @@ int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, 
     if (db_commit(d)) return SYMV_DB;
   }
   return 0;
+}
+
+int sweep_champions(db *d, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_candidate **out,
+                    long *count)
+{
+  db_times tt;
+  *out = NULL, *count = 0;
+  if (db_time_table(d, ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return SYMV_DB;
+  if (tt.ncand == 0) {
+    db_times_free(&tt);
+    return SYMV_NOT_FOUND;
+  }
+  int *is_lu = calloc(tt.ncand, sizeof *is_lu);
+  sieve_result r;
+  int rc = is_lu ? 0 : SYMV_NO_MEMORY;
+  for (size_t c = 0; !rc && c < tt.ncand; c++) is_lu[c] = !strcmp(tt.cand[c].family, "lu");
+  if (!rc) rc = sieve_rank(tt.median_us, (int)tt.ncand, nsizes, is_lu, K, T, &r);
+  if (!rc) {
+    *out = malloc(sizeof **out * (size_t)(r.nsurvivors ? r.nsurvivors : 1));
+    if (!*out) rc = SYMV_NO_MEMORY;
+    for (int i = 0; !rc && i < r.nsurvivors; i++) (*out)[i] = tt.cand[r.survivors[i]];
+    if (!rc) *count = r.nsurvivors;
+    sieve_free(&r);
+  }
+  free(is_lu);
+  db_times_free(&tt);
+  return rc;
 }
 
 int sweep_params_of(const db_candidate *c, symv_params *p)

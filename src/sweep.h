@@ -73,6 +73,14 @@ int sweep_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidat
                   const int *ns, int nsizes, db_stage stage, volatile int *interrupted, sweep_stats *st,
                   symv_progress *prog);
 
+/** sweep_champions: the champions of the sweep stage (method.md section 4,
+ *  steps 3-4): valid candidates ranked by champion points over the sizes ns
+ *  (sieve_rank with K, T), the top T plus the best L+U candidate, in rank
+ *  order, as a malloc'd array. Errors: SYMV_NOT_FOUND (nothing valid),
+ *  SYMV_DB, SYMV_NO_MEMORY. */
+int sweep_champions(db *d, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_candidate **out,
+                    long *count);
+
 /** sweep_params_of: the symv_params of a database candidate; nonzero if its
  *  family or parameters are not valid. */
 int sweep_params_of(const db_candidate *c, symv_params *p);

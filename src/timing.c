@@ -69,6 +69,27 @@ int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, doub
   return rc;
 }
 
+int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int calls, symv_timing *out)
+{
+  cudaEvent_t e0, e1;
+  if (calls < 1) return SYMV_INVALID_VALUE;
+  if (cudaEventCreate(&e0) != cudaSuccess) return SYMV_CUDA;
+  if (cudaEventCreate(&e1) != cudaSuccess) {
+    cudaEventDestroy(e0);
+    return SYMV_CUDA;
+  }
+  float ms = 0;
+  int rc = run_batch(fn, ctx, stream, e0, e1, 1, calls, &ms);
+  if (!rc) {
+    out->median_us = out->min_us = out->max_us = ms * 1e3 / calls;
+    out->batches = 1;
+    out->calls = calls;
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return rc;
+}
+
 int symv_matrix_copies_for(size_t bytes, size_t l2_bytes, int hot, size_t budget)
 {
   if (hot || bytes == 0) return 1;

@@ -31,6 +31,10 @@ typedef int (*symv_call_fn)(void *ctx, int rep, cudaStream_t stream);
 int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
               symv_timing *out);
 
+/** symv_time_probe: a quick estimate: one batch of `calls` calls (warm up
+ *  before); fills *out as one batch (batches = 1). Errors as symv_time. */
+int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int calls, symv_timing *out);
+
 /** A set of copies of one matrix in device memory. */
 typedef struct {
   double *base;  /* copies, one after another */

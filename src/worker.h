@@ -9,7 +9,8 @@
  *
  *   parent                                worker
  *   init DEV UPLO HOT BATCHES TOL      ->  device CC_MAJOR CC_MINOR SMS L2 MEMCLK BUS SMEM_SM
- *                                              SMEM_OPTIN REGS_SM MAXBLK MAXTHR DRV RT NAME...
+ *                                              SMEM_OPTIN REGS_SM MAXBLK MAXTHR DRV RT MEM
+ *                                              MAXTHR_BLOCK SMEM_RESERVED NAME...
  *                                          copy GBS
  *                                          ok
  *   base NAME STAGE N1,N2,...          ->  meas N MEDIAN MIN MAX BATCHES CALLS RESID  (per n)
