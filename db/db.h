@@ -366,6 +366,62 @@ int db_run_begin(db *d, const char *options, long long *run_id);
  */
 int db_run_end(db *d, long long run_id, double compile_s, double measure_s);
 
+
+/* ---- Fits and dispatch rules (schema version 3) --------------------------- */
+
+/* Which kernel a curve or a rule names. */
+#define DB_KERNEL_CUBLAS "cublas"                 /* cuBLAS DSYMV, atomics off */
+#define DB_KERNEL_CUBLAS_ATOMICS "cublas_atomics" /* cuBLAS DSYMV, atomics on */
+#define DB_KERNEL_CANDIDATE "candidate"           /* a candidate of this database */
+
+/* One fitted curve of a fit: the d-spline of one kernel's dense samples. */
+typedef struct db_fit_curve {
+  char kernel[24];           /* DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS or DB_KERNEL_CANDIDATE */
+  long long candidate_id;    /* the candidate when kernel is DB_KERNEL_CANDIDATE, else 0 */
+  double alpha;              /* d-spline smoothing weight chosen (dimensionless) */
+  int nsamples;              /* dense samples fitted */
+  double rms_rel;            /* RMS of (fit - sample) / sample at the samples */
+} db_fit_curve;
+
+/* One rule: sizes n_start..n_end (inclusive) run `kernel`. */
+typedef struct db_rule {
+  int n_start;               /* first n of the interval, elements */
+  int n_end;                 /* last n of the interval, elements */
+  char kernel[24];           /* DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS or DB_KERNEL_CANDIDATE */
+  db_candidate cand;         /* the candidate (all fields) when kernel is DB_KERNEL_CANDIDATE */
+  double predicted_us;       /* predicted time at the interval's geometric middle, microseconds */
+  double predicted_gain;     /* predicted time of the faster cuBLAS mode / predicted_us there */
+} db_rule;
+
+/* A fit: the rules made from the dense samples of one (uplo, hot). */
+typedef struct db_fit {
+  long long id;              /* row id */
+  char created[32];          /* UTC ISO-8601 timestamp */
+  char uplo;                 /* 'L' or 'U' of the samples */
+  int hot;                   /* 0 cold, 1 hot samples */
+  int lo, hi;                /* the range covered, elements; rules cover lo..hi exactly */
+  double threshold;          /* interval-compression threshold (relative gain) */
+  char method[256];          /* how alpha was chosen etc., free text */
+} db_fit;
+
+/*
+ * db_put_fit: store a fit with its curves and rules in one transaction (call
+ * it outside db_begin); fit->id and fit->created are set. Rules must cover
+ * fit->lo..fit->hi with no gap and no overlap, in order; a candidate rule's
+ * cand.id must exist. Errors: SYMV_INVALID_VALUE (rules that do not tile the
+ * range, unknown kernel names, values out of range), SYMV_NOT_FOUND, SYMV_DB.
+ */
+int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves, const db_rule *rules,
+               size_t nrules);
+
+/*
+ * db_latest_fit: the most recent fit (largest id) with its rules, ordered by
+ * n_start, candidate fields filled from the candidate table; *rules is
+ * malloc'ed (free()). curves/ncurves may be NULL; else its curves likewise.
+ * Errors: SYMV_NOT_FOUND (no fit stored), SYMV_DB, SYMV_NO_MEMORY.
+ */
+int db_latest_fit(db *d, db_fit *fit, db_rule **rules, size_t *nrules, db_fit_curve **curves, size_t *ncurves);
+
 /* ---- Names --------------------------------------------------------------- */
 
 /* db_status_name, db_reason_name, db_stage_name: the text stored in the

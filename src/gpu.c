@@ -96,31 +96,22 @@ long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_s
   return dyn < 0 ? -1 : dyn;
 }
 
-int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_device_info *d,
-                     symv_kernel *k, char *err, size_t errlen)
+int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, symv_kernel *k, char *err,
+                        size_t errlen)
 {
-  memset(k, 0, sizeof *k);
   k->p = *p;
-  cudaError_t e = cudaLibraryLoadData(&k->lib, c->data, NULL, NULL, 0, NULL, NULL, 0);
-  if (e != cudaSuccess) {
-    cuda_fail("cudaLibraryLoadData", e, 0);
-    snprintf(err, errlen, "%s", last_error);
-    return SYMV_CUDA;
-  }
-  int rc = SYMV_CUDA;
-  struct cudaFuncAttributes fa;
-  const char *call = "cudaLibraryGetKernel";
-  if ((e = cudaLibraryGetKernel(&k->fn, k->lib, c->name)) != cudaSuccess) goto cuda_error;
-  call = "cudaFuncGetAttributes";
-  if ((e = cudaFuncGetAttributes(&fa, (const void *)k->fn)) != cudaSuccess) goto cuda_error;
-  k->regs = fa.numRegs;
+  k->fn = (cudaKernel_t)fn;
   k->sm_count = d->sm_count;
+  struct cudaFuncAttributes fa;
+  const char *call = "cudaFuncGetAttributes";
+  cudaError_t e;
+  if ((e = cudaFuncGetAttributes(&fa, fn)) != cudaSuccess) goto cuda_error;
+  k->regs = fa.numRegs;
   k->static_smem = (int)fa.sharedSizeBytes;
   if (p->block_size > fa.maxThreadsPerBlock) {
     snprintf(err, errlen, "BLOCK_SIZE %d exceeds the %d threads this kernel allows (%d registers per thread)",
              p->block_size, fa.maxThreadsPerBlock, k->regs);
-    rc = SYMV_RESOURCES;
-    goto fail;
+    return SYMV_RESOURCES;
   }
   long dyn = symv_dyn_smem_for(d, p->multiplicity, k->static_smem);
   if (dyn < 0) {
@@ -129,38 +120,53 @@ int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_devic
              "(+%zu reserved), or the SM takes at most %d blocks",
              p->multiplicity, d->smem_per_sm, p->multiplicity, k->static_smem, d->smem_reserved_per_block,
              d->max_blocks_per_sm);
-    rc = SYMV_RESOURCES;
-    goto fail;
+    return SYMV_RESOURCES;
   }
   k->dyn_smem = (size_t)dyn;
   call = "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)";
-  if ((e = cudaFuncSetAttribute((const void *)k->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)) !=
-      cudaSuccess)
+  if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)) != cudaSuccess)
     goto cuda_error;
   call = "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)";
-  if ((e = cudaFuncSetAttribute((const void *)k->fn, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                cudaSharedmemCarveoutMaxShared)) != cudaSuccess)
+  if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared)) !=
+      cudaSuccess)
     goto cuda_error;
   call = "cudaOccupancyMaxActiveBlocksPerMultiprocessor";
-  if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k->occupancy, (const void *)k->fn, p->block_size,
-                                                         k->dyn_smem)) != cudaSuccess)
+  if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k->occupancy, fn, p->block_size, k->dyn_smem)) !=
+      cudaSuccess)
     goto cuda_error;
   if (k->occupancy != p->multiplicity) {
     snprintf(err, errlen,
              "MULTIPLICITY %d requested but %d blocks per SM achieved (%d registers x %d threads, %zu+%d bytes "
              "shared memory per block)",
              p->multiplicity, k->occupancy, k->regs, p->block_size, k->dyn_smem, k->static_smem);
-    rc = SYMV_OCCUPANCY;
-    goto fail;
+    return SYMV_OCCUPANCY;
   }
   return 0;
-
 cuda_error:
   cuda_fail(call, e, 0);
   snprintf(err, errlen, "%s", last_error);
-  rc = SYMV_CUDA;
-fail:
-  symv_kernel_unload(k);
+  return SYMV_CUDA;
+}
+
+int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_device_info *d, symv_kernel *k, char *err,
+                     size_t errlen)
+{
+  memset(k, 0, sizeof *k);
+  cudaError_t e = cudaLibraryLoadData(&k->lib, c->data, NULL, NULL, 0, NULL, NULL, 0);
+  if (e != cudaSuccess) {
+    cuda_fail("cudaLibraryLoadData", e, 0);
+    snprintf(err, errlen, "%s", last_error);
+    return SYMV_CUDA;
+  }
+  cudaKernel_t fn;
+  if ((e = cudaLibraryGetKernel(&fn, k->lib, c->name)) != cudaSuccess) {
+    cuda_fail("cudaLibraryGetKernel", e, 0);
+    snprintf(err, errlen, "%s", last_error);
+    symv_kernel_unload(k);
+    return SYMV_CUDA;
+  }
+  int rc = symv_kernel_prepare(p, (const void *)fn, d, k, err, errlen);
+  if (rc) symv_kernel_unload(k);
   return rc;
 }
 

@@ -82,6 +82,15 @@ long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_s
 int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_device_info *d,
                      symv_kernel *k, char *err, size_t errlen);
 
+/** symv_kernel_prepare: what symv_kernel_load does once the entry point is
+ *  known: fn is a kernel of candidate p (a cudaKernel_t, or the host stub of
+ *  a kernel compiled into the program by nvcc, as in the generated library),
+ *  k gets it with its dynamic shared memory sized for MULTIPLICITY and the
+ *  occupancy checked. k->lib is left as it is (NULL for a compiled-in
+ *  kernel). Errors as symv_kernel_load. */
+int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, symv_kernel *k, char *err,
+                        size_t errlen);
+
 /** symv_kernel_unload: releases k's library; safe on a zeroed struct. */
 void symv_kernel_unload(symv_kernel *k);
 
