@@ -1,30 +1,50 @@
 /*
- * symv_lu.cu - kernel family "L+U" (method.md section 3): no atomics on
- * data, no mutex, deterministic results; the small-n family.
+ * symv_lu.cu - kernel family "L+U" (method.md section 3): no atomics, no
+ * mutex, no workspace, one launch, bitwise reproducible; the small-n family.
  *
- * A = L + D + U. Column block b (blockIdx.x) owns columns c0..c0+UX-1 and
- * their stored rows i >= c0, BLOCK_SIZE rows at a time (thread t: rows
- * c0+t, c0+t+BLOCK_SIZE, ...), UX loads per row in MX order:
+ * A = L + D + U. Block b owns the 32 rows i0 = 32b .. i0+31, lane l row
+ * i0+l. Its warps share out the 32-column tiles j0 = 0, 32, 64, ... of those
+ * rows (warp w takes tiles w, w+W, w+2W, ...; W = BLOCK_SIZE/32):
  *
- *   P[b][i]    = sum_{k, c0+k <= i} a(i,c0+k) x(c0+k)      ((L+D)x, partial)
- *   P[b][c0+k] += sum_{i > c0+k} a(i,c0+k) x(i)           (Ux, complete)
+ *        j0 < i0            j0 = i0            j0 > i0
+ *     |a a a ... a|      |d          |      (stored as the transposed tile
+ *     |a a a ... a|      |a d        |       below the diagonal: column i0+c,
+ *     |           |      |a a d      |       rows j0..j0+31)
+ *     (L: row i0+l,       (L+D and U of       (U: lane l reads row j0+l of
+ *      columns j0+c)       the diagonal tile)   column i0+c, c = 0..31)
  *
- * Each partial is written with a plain store to its own slot of the
- * workspace P (gridDim.x rows of n doubles), so nothing conflicts. Rows of
- * segment s (rows s*UX .. s*UX+UX-1) have partials from blocks 0..s only.
- * After a __threadfence, block b adds one to the counter of every segment
- * s >= b; the block that brings counter s to s+1 (all of 0..s are done)
- * sums that segment's partials in the fixed order b' = 0..s:
- *   y(i) := alpha * sum_{b'<=s} P[b'][i] + beta*y(i)
- * and zeroes the counter. The sum order never changes, so y is bitwise
- * reproducible run to run; the counters return to zero after every call.
+ *   L tiles: racc   += a(i0+l, j0+c) x(j0+c)     lane l reads row i0+l
+ *   U tiles: acc[c] += a(j0+l, i0+c) x(j0+l)     = A(i0+c, j0+l) x(j0+l)
+ *   the diagonal tile is both: an L tile for c <= l, a U tile for c < l
+ * Both read 32 consecutive rows of one column per load instruction
+ * (coalesced). Each lane issues its 32 loads per tile UX at a time, in MX
+ * order within each group of UX. x(j0+l) is loaded once per tile and
+ * broadcast with shuffles.
+ * At the end each warp sums acc[c] over its lanes (shuffles) into lane c,
+ * adds racc, and the block sums its warps' values in warp order through
+ * shared memory: y(i0+l) := alpha * total + beta * y(i0+l).
  *
- * Parameters: BLOCK_SIZE, UX (columns per block = rows per segment), MX
- * (load order, as in the atomic family). Grid: ceil(n/UX) blocks.
- * Workspace: P[ceil(n/UX) * n] doubles (any contents), count[ceil(n/UX)]
- * ints, zero.
+ * Column split (for small n, where ceil(n/32) blocks would leave SMs idle):
+ * the grid's second dimension S (chosen at launch, src/gpu.c) deals the
+ * tiles out to S blocks per row block. Each leaves its 32 partial sums in
+ * the workspace P[S][n]; the last of the S to finish (a counter per row
+ * block, reset by that block) adds them in split order and writes y.
+ *
+ * Every stored element is read twice (once for its row block, once for its
+ * column block): twice the bytes of the atomic kernels, for no
+ * synchronisation between blocks at all - the trade that wins while A is
+ * small (latency-bound n). Every sum runs in a fixed order, so the result
+ * does not change from run to run.
+ *
+ * Parameters: BLOCK_SIZE (32..1024), UX (loads in flight per lane: 1, 2, 4,
+ * 8, 16 or 32), MX (load order). Grid: ceil(n/32) x S blocks. Workspace
+ * (S > 1): P, S*n doubles (any contents); count, ceil(n/32) ints, zero.
  */
 #include "symv_common.cuh"
+
+#if 32 % UX != 0
+#error "the L+U kernel needs UX to divide 32"
+#endif
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
@@ -32,55 +52,98 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
                  double alpha, double beta, const double *dalpha, const double *dbeta,
                  double *P, int *count)
 {
-  __shared__ double xs[UX];
-  __shared__ double red[SYMV_NWARPS * UX];
-  __shared__ double cd[UX];
-  __shared__ int done[BLOCK_SIZE];
-  __shared__ int ndone;
-  const int t = threadIdx.x;
+  __shared__ double part[SYMV_NWARPS][32];
+  __shared__ int last;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
   SYMV_LOAD_SCALARS();
   if (alpha == 0.0) {
-    symv_scale_y(n, y, incy, beta);
+    if (blockIdx.y == 0) symv_scale_y(n, y, incy, beta); /* once per row, not once per split */
     return;
   }
-  const int b = blockIdx.x, nblk = gridDim.x, c0 = b * UX;
-  double *Pb = P + (symv_ll)b * n;
-  if (t < UX) xs[t] = (c0 + t < n) ? x[(symv_ll)(c0 + t) * incx] : 0.0;
-  __syncthreads();
-
-  double cdot[UX];
+  const int i0 = blockIdx.x * 32, ntiles = (n + 31) / 32, bt = blockIdx.x;
+  const int my_row = i0 + lane;
+  const bool row_ok = my_row < n;
+  double racc = 0.0, acc[32];
 #pragma unroll
-  for (int k = 0; k < UX; k++) cdot[k] = 0.0;
-  for (int i = c0 + t; i < n; i += BLOCK_SIZE)
-    Pb[i] = symv_row(A, rs, cs, n, c0, i, x[(symv_ll)i * incx], xs, cdot);
+  for (int c = 0; c < 32; c++) acc[c] = 0.0;
 
-  symv_reduce_cdot(cdot, red, cd);
-  /* thread t < UX wrote Pb[c0+t] itself in its first row */
-  if (t < UX && c0 + t < n) Pb[c0 + t] += cd[t];
-
-  __threadfence();
-  __syncthreads();
-  for (int s0 = b; s0 < nblk; s0 += BLOCK_SIZE) {
-    if (t == 0) ndone = 0;
-    __syncthreads();
-    const int s = s0 + t;
-    if (s < nblk && atomicAdd(&count[s], 1) == s) {
-      count[s] = 0;
-      done[atomicAdd(&ndone, 1)] = s;
-    }
-    __syncthreads();
-    __threadfence();
-    const int m = ndone;
-    for (int idx = t; idx < m * UX; idx += BLOCK_SIZE) {
-      const int sd = done[idx / UX];
-      const int i = sd * UX + idx % UX;
-      if (i < n) {
-        double v = 0.0;
-        for (int bb = 0; bb <= sd; bb++) v += __ldcg(P + (symv_ll)bb * n + i);
-        symv_store_y(y, incy, i, alpha, v, beta);
+  const int S = gridDim.y, sb = blockIdx.y; /* column split: tiles jt = sb*W + w + S*W*m */
+  for (int jt = sb * SYMV_NWARPS + warp; jt < ntiles; jt += S * SYMV_NWARPS) {
+    const int j0 = jt * 32;
+    /* an opaque copy of cs, so the compiler keeps no table of 32 column
+     * offsets alive across the loop (it would spill) */
+    symv_ll csv = cs;
+    asm volatile("" : "+l"(csv));
+    const double xl = (j0 + lane < n) ? x[(symv_ll)(j0 + lane) * incx] : 0.0;
+    /* L part: row i0+l, columns j0..j0+31 (all of them left of the
+     * diagonal tile; in the diagonal tile those with c <= l) */
+    if (jt <= bt) {
+      const double *Ar = A + (symv_ll)my_row * rs + (symv_ll)j0 * csv;
+#pragma unroll
+      for (int g = 0; g < 32; g += UX) {
+        double a[UX];
+#pragma unroll
+        for (int kk = 0; kk < UX; kk++) {
+          const int k = symv_mx_index(MX, UX, kk);
+          a[k] = (row_ok && (jt < bt || g + k <= lane)) ? __ldg(Ar + (symv_ll)(g + k) * csv) : 0.0;
+        }
+#pragma unroll
+        for (int k = 0; k < UX; k++) racc += a[k] * __shfl_sync(0xffffffffu, xl, g + k);
       }
     }
-    __syncthreads();
+    /* U part: row j0+l of columns i0..i0+31, stored below the diagonal
+     * (right of the diagonal tile: all; in it: c < l). The diagonal tile's
+     * elements are read a second time here, from cache. */
+    if (jt >= bt) {
+      const bool ok = j0 + lane < n;
+      const double *Ac = A + (symv_ll)(j0 + lane) * rs + (symv_ll)i0 * csv;
+#pragma unroll
+      for (int g = 0; g < 32; g += UX) {
+        double a[UX];
+#pragma unroll
+        for (int kk = 0; kk < UX; kk++) {
+          const int k = symv_mx_index(MX, UX, kk);
+          a[k] = (ok && i0 + g + k < n && (jt > bt || g + k < lane)) ? __ldg(Ac + (symv_ll)(g + k) * csv) : 0.0;
+        }
+#pragma unroll
+        for (int k = 0; k < UX; k++) acc[g + k] += a[k] * xl;
+      }
+    }
+  }
+
+  /* lane c of the warp collects sum over lanes of acc[c] */
+  double mine = racc;
+#pragma unroll
+  for (int c = 0; c < 32; c++) {
+    double v = acc[c];
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    if (lane == c) mine += v;
+  }
+  part[warp][lane] = mine;
+  __syncthreads();
+  double v = 0.0;
+  if (warp == 0)
+    for (int w = 0; w < SYMV_NWARPS; w++) v += part[w][lane];
+  if (S == 1) {
+    if (warp == 0 && row_ok) symv_store_y(y, incy, my_row, alpha, v, beta);
+    return;
+  }
+  /* several blocks share these rows: each leaves its partial sums in P; the
+   * last to finish adds them up in split order (deterministic) and writes y */
+  if (warp == 0 && row_ok) P[(symv_ll)sb * n + my_row] = v;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last = atomicAdd(&count[bt], 1) == S - 1;
+    if (last) count[bt] = 0;
+  }
+  __syncthreads();
+  if (last && warp == 0 && row_ok) {
+    __threadfence();
+    double t = 0.0;
+    for (int b = 0; b < S; b++) t += __ldcg(P + (symv_ll)b * n + my_row);
+    symv_store_y(y, incy, my_row, alpha, t, beta);
   }
 }

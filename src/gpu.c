@@ -10,6 +10,7 @@
 #define SYMV_RED_SEG 32
 #define SYMV_RED_RPT 4
 #define SYMV_RED_GROUPS_MAX 16 /* SYMV_SEGS_PER_THREAD = 4 there */
+#define SYMV_LU_SPLITS_MAX 64
 
 static _Thread_local char last_error[256];
 
@@ -178,14 +179,29 @@ void symv_kernel_unload(symv_kernel *k)
 }
 
 /* Workspace each family needs at size n (elements). */
-static void ws_needs(const symv_params *p, int n, size_t *w, size_t *sync, size_t *P, size_t *state)
+int symv_lu_splits(int n, int block_size, int multiplicity, int sm_count)
+{
+  const int rb = (n + 31) / 32, ntiles = rb, warps = block_size / 32;
+  const int want = 2 * (sm_count > 0 ? sm_count : 1) * multiplicity; /* blocks: two waves */
+  int S = (want + rb - 1) / rb;
+  int smax = (ntiles + warps - 1) / warps; /* at least one tile per warp */
+  if (S > smax) S = smax;
+  if (S > SYMV_LU_SPLITS_MAX) S = SYMV_LU_SPLITS_MAX;
+  return S < 1 ? 1 : S;
+}
+
+static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_t *sync, size_t *P, size_t *state)
 {
   size_t nseg = ((size_t)n + p->block_size - 1) / p->block_size;
   size_t nblk = ((size_t)n + p->ux - 1) / p->ux;
   *w = *sync = *P = *state = 0;
   if (p->family == SYMV_FAMILY_LU) {
-    *P = nblk * (size_t)n;
-    *sync = nblk;
+    int S = symv_lu_splits(n, p->block_size, p->multiplicity, sm_count);
+    (void)nblk;
+    if (S > 1) {
+      *P = (size_t)S * (size_t)n;
+      *sync = ((size_t)n + 31) / 32;
+    }
   } else if (p->family == SYMV_FAMILY_ATOMIC_RED) {
     *state = ((size_t)n + SYMV_RED_SEG - 1) / SYMV_RED_SEG;
   } else {
@@ -209,10 +225,10 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t elem, int zero, cud
   return 0;
 }
 
-int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, cudaStream_t stream)
+int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, int sm_count, cudaStream_t stream)
 {
   size_t w, s, P, st;
-  ws_needs(p, n, &w, &s, &P, &st);
+  ws_needs(p, n, sm_count, &w, &s, &P, &st);
   int rc;
   if ((rc = grow((void **)&ws->state, &ws->state_len, st, sizeof(unsigned long long), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->w, &ws->w_len, w, sizeof(double), 1, stream))) return rc;
@@ -293,7 +309,7 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     x0 = x + (ix > 0 ? N1 * ix : 0), ix = -ix;
     y0 = y + (iy > 0 ? N1 * iy : 0), iy = -iy;
   }
-  int rc = symv_workspace_reserve(ws, &k->p, n, stream);
+  int rc = symv_workspace_reserve(ws, &k->p, n, k->sm_count, stream);
   if (rc) return rc;
   const int nblk = (n + k->p.ux - 1) / k->p.ux;
   const int nseg = (n + k->p.block_size - 1) / k->p.block_size;
@@ -305,16 +321,20 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   void *args_red[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->state, &epoch, &nblk_arg, &groups};
   void **args = args_atomic;
   unsigned grid = (unsigned)nblk;
+  unsigned gridy = 1;
   if (k->p.family == SYMV_FAMILY_LU) {
     args = args_lu;
+    grid = (unsigned)((n + 31) / 32); /* a block per 32 rows ... */
+    gridy = (unsigned)symv_lu_splits(n, k->p.block_size, k->p.multiplicity, k->sm_count); /* ... times S */
   } else if (k->p.family == SYMV_FAMILY_ATOMIC_RED) {
     groups = symv_red_groups(n, k->p.ux, k->p.block_size, k->p.multiplicity, k->sm_count);
     const int H = groups * SYMV_RED_RPT * k->p.block_size;
     args = args_red;
     grid = (unsigned)nblk * (unsigned)((n + H - 1) / H);
   }
-  cudaError_t e = cudaLaunchKernel((const void *)k->fn, dim3_make(grid), dim3_make(k->p.block_size), args,
-                                   k->dyn_smem, stream);
+  dim3 g3 = dim3_make(grid);
+  g3.y = gridy;
+  cudaError_t e = cudaLaunchKernel((const void *)k->fn, g3, dim3_make(k->p.block_size), args, k->dyn_smem, stream);
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail("cudaLaunchKernel", e, SYMV_LAUNCH);
   return 0;

@@ -99,15 +99,21 @@ void symv_kernel_unload(symv_kernel *k);
 typedef struct {
   double *w;        /* zero between calls: atomic family's w */
   int *sync;        /* zero between calls: mutexes and counters */
-  double *P;        /* scratch: L+U partial sums */
+  double *P;        /* scratch (unused by the current families) */
   unsigned long long *state; /* atomic_red's y-segment states, zeroed once */
   unsigned long long epoch;  /* atomic_red's call counter (kernels/symv_red.cu) */
   size_t w_len, sync_len, P_len, state_len; /* capacities, elements */
 } symv_workspace;
 
 /** symv_workspace_reserve: grows ws (on `stream`) to what candidate p needs
- *  at size n, zeroing new zero-regions. Errors: SYMV_CUDA (allocation). */
-int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, cudaStream_t stream);
+ *  at size n on a GPU of sm_count SMs, zeroing new zero-regions.
+ *  Errors: SYMV_CUDA (allocation). */
+int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, int sm_count, cudaStream_t stream);
+
+/** symv_lu_splits: the column split S of the L+U kernel (kernels/symv_lu.cu)
+ *  at size n: enough blocks for two waves over sm_count SMs x MULTIPLICITY,
+ *  at least one 32-column tile per warp, 1..64. */
+int symv_lu_splits(int n, int block_size, int multiplicity, int sm_count);
 
 /** symv_workspace_reset: zeroes the zero-regions again (after a failed or
  *  wrong call). */

@@ -34,6 +34,7 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
   else if (p->multiplicity < 1 || p->multiplicity > SYMV_MULTIPLICITY_MAX)
     what = "MULTIPLICITY (1..64)", v = p->multiplicity;
   else if (p->mx < 0 || p->mx >= SYMV_MX_COUNT) what = "MX (0..9)", v = p->mx;
+  else if (p->family == SYMV_FAMILY_LU && 32 % p->ux) what = "UX of the L+U family (1, 2, 4, 8, 16 or 32)", v = p->ux;
   if (!what) return 0;
   if (err) snprintf(err, errlen, "invalid %s: %d", what, v);
   return SYMV_INVALID_VALUE;

@@ -27,10 +27,10 @@ static void axes(symv_family f, int wide, const symv_device_info *d, axis ax[4])
     ax[3] = (axis){0, 9, 1, {0}, 0};
     break;
   case SYMV_FAMILY_LU:
-    ax[0] = wide ? (axis){0, 0, 1, {32, 64, 128, 256, 512, 1024}, 6} : (axis){0, 0, 1, {32, 64, 128, 256}, 4};
+    ax[0] = wide ? (axis){0, 0, 1, {32, 64, 128, 256, 512, 1024}, 6} : (axis){0, 0, 1, {32, 64, 128, 256, 512}, 5};
     ax[1] = (axis){0, 0, 1, {4, 8, 16, 32}, 4};
     ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 4}, 3};
-    ax[3] = (axis){0, 0, 1, {0}, 1};
+    ax[3] = (axis){0, 0, 1, {0, 2}, 2};
     break;
   case SYMV_FAMILY_ATOMIC_RED:
     ax[0] = wide ? (axis){0, 0, 1, {32, 64, 128, 256, 512}, 5} : (axis){0, 0, 1, {32, 64, 128, 256}, 4};
@@ -86,8 +86,8 @@ int symv_static_smem(const symv_params *p)
   switch (p->family) {
   case SYMV_FAMILY_ATOMIC: /* xs[UX], red[NW*UX], cd[UX], flag */
     return (2 * p->ux + nw * p->ux) * d + (int)sizeof(int);
-  case SYMV_FAMILY_LU: /* xs, red, cd, done[BLOCK_SIZE], ndone */
-    return (2 * p->ux + nw * p->ux) * d + (p->block_size + 1) * (int)sizeof(int);
+  case SYMV_FAMILY_LU: /* part[NW][32] */
+    return nw * 32 * d;
   case SYMV_FAMILY_ATOMIC_RED: /* xs, red, cd */
     return (2 * p->ux + nw * p->ux) * d;
   default:

@@ -6,8 +6,8 @@
  * Default space (method.md section 2, [paper] Table 2, plus our families):
  *   atomic      BLOCK_SIZE 32..256 step 32, UX 8..32, MULTIPLICITY 1..8,
  *               MX 0..9: 8 x 25 x 8 x 10 = 16,000 points (the paper's)
- *   lu          BLOCK_SIZE 32, 64, 128, 256; UX 4, 8, 16, 32;
- *               MULTIPLICITY 1, 2, 4; MX 0: 48 points
+ *   lu          BLOCK_SIZE 32, 64, 128, 256, 512; UX 4, 8, 16, 32;
+ *               MULTIPLICITY 1, 2, 4; MX 0, 2: 120 points
  *   atomic_red  BLOCK_SIZE 32, 64, 128, 256; UX 8..32 step 4;
  *               MULTIPLICITY 1, 2, 3, 4, 6, 8; MX 0, 1: 336 points
  * Wide space (--wide), where the GPU allows: MULTIPLICITY up to the GPU's
