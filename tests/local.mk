@@ -28,3 +28,15 @@ tests_test_kernels_SOURCES = tests/test_kernels.c
 tests_test_kernels_CFLAGS = $(TEST_CFLAGS)
 tests_test_kernels_LDADD = $(TEST_CORE_LIBS)
 AM_TESTS_ENVIRONMENT = CRITERION_VERBOSITY_LEVEL=1; export CRITERION_VERBOSITY_LEVEL;
+
+check_PROGRAMS += tests/test_space
+TESTS += tests/test_space
+tests_test_space_SOURCES = tests/test_space.c tests/test_util.c tests/test_util.h
+tests_test_space_CFLAGS = $(TEST_CFLAGS)
+tests_test_space_LDADD = $(TEST_CORE_LIBS)
+
+check_PROGRAMS += tests/test_sweep
+TESTS += tests/test_sweep
+tests_test_sweep_SOURCES = tests/test_sweep.c tests/test_util.c tests/test_util.h
+tests_test_sweep_CFLAGS = $(TEST_CFLAGS)
+tests_test_sweep_LDADD = db/libdb.a $(TEST_CORE_LIBS)

@@ -1,0 +1,122 @@
+/* Tests of the tuning space: enumeration counts from device limits, the
+ * static filter, and the sweep's refusals that need no GPU. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "space.h"
+#include "test_util.h"
+#include "symv_error.h"
+
+/* An H100/H200-like device (sm_90 limits). */
+static symv_device_info hopper(void)
+{
+  symv_device_info d = {0};
+  snprintf(d.name, sizeof d.name, "test GPU");
+  d.cc_major = 9, d.sm_count = 132;
+  d.smem_per_sm = 233472, d.smem_per_block = 49152, d.smem_per_block_optin = 232448;
+  d.smem_reserved_per_block = 1024;
+  d.regs_per_sm = 65536, d.regs_per_block = 65536;
+  d.max_blocks_per_sm = 32, d.max_threads_per_sm = 2048, d.max_threads_per_block = 1024;
+  d.l2_bytes = 50 << 20;
+  return d;
+}
+
+Test(space, the_papers_atomic_space_has_16000_points)
+{
+  symv_device_info d = hopper();
+  symv_space_opts o = {{0}, 0};
+  o.family[SYMV_FAMILY_ATOMIC] = 1;
+  cr_assert_eq(symv_space_count(&o, &d), 16000);
+  symv_params *v;
+  long n;
+  cr_assert_eq(symv_space_enumerate(&o, &d, &v, &n), 0);
+  cr_assert_eq(n, 16000);
+  /* every point is valid, distinct in its parameters, and within the paper's ranges */
+  for (long i = 0; i < n; i++) {
+    cr_assert_eq(symv_params_check(&v[i], NULL, 0), 0);
+    cr_assert(v[i].block_size % 32 == 0 && v[i].block_size <= 256);
+    cr_assert(v[i].ux >= 8 && v[i].ux <= 32 && v[i].multiplicity >= 1 && v[i].multiplicity <= 8);
+    if (i > 0) cr_assert(memcmp(&v[i], &v[i - 1], sizeof v[i]) != 0);
+  }
+  /* points sharing code are adjacent: 2000 distinct codes in runs of 8 */
+  long codes = 1;
+  for (long i = 1; i < n; i++) codes += !symv_params_same_code(&v[i], &v[i - 1]);
+  cr_assert_eq(codes, 16000 / 8);
+  free(v);
+}
+
+Test(space, default_and_wide_counts_follow_the_device)
+{
+  symv_device_info d = hopper();
+  symv_space_opts o = {{0}, 0};
+  o.family[SYMV_FAMILY_ATOMIC] = o.family[SYMV_FAMILY_LU] = o.family[SYMV_FAMILY_ATOMIC_RED] = 1;
+  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336);
+  o.wide = 1;
+  /* atomic: BLOCK_SIZE 32..512 (16) x UX 25 x MULTIPLICITY 1..32 x MX 10 */
+  long atomic_wide = 16L * 25 * 32 * 10;
+  long lu_wide = 6L * 4 * 32 * 2, red_wide = 5L * 7 * 32 * 2;
+  cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + red_wide);
+  d.max_blocks_per_sm = 16; /* an older GPU: the wide space shrinks with it */
+  cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + red_wide) / 2);
+}
+
+Test(space, static_filter_drops_what_cannot_fit)
+{
+  symv_device_info d = hopper();
+  char why[256];
+  symv_params ok = {SYMV_FAMILY_ATOMIC, 128, 16, 8, 0};
+  cr_assert_eq(symv_static_filter(&ok, &d, why, sizeof why), 0);
+  symv_params too_many_threads = {SYMV_FAMILY_ATOMIC, 512, 16, 8, 0};
+  cr_assert_eq(symv_static_filter(&too_many_threads, &d, why, sizeof why), SYMV_RESOURCES);
+  cr_assert_not_null(strstr(why, "threads per SM"), "%s", why);
+  symv_params too_many_blocks = {SYMV_FAMILY_ATOMIC, 32, 8, 33, 0};
+  cr_assert_eq(symv_static_filter(&too_many_blocks, &d, why, sizeof why), SYMV_RESOURCES);
+  cr_assert_not_null(strstr(why, "blocks per SM"), "%s", why);
+  /* shared memory: a device with little of it */
+  d.smem_per_sm = 16384;
+  symv_params big = {SYMV_FAMILY_ATOMIC, 256, 32, 8, 0}; /* 8 x (2564 + 1024) bytes */
+  cr_assert_eq(symv_static_filter(&big, &d, why, sizeof why), SYMV_RESOURCES);
+  cr_assert_not_null(strstr(why, "shared memory"), "%s", why);
+}
+
+Test(sweep_cli, a_corrupt_database_is_refused_untouched)
+{
+  char dir[] = "/tmp/symvtune-space-XXXXXX", file[128], err[4096];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(file, sizeof file, "%s/not-a-db", dir);
+  FILE *f = fopen(file, "wb");
+  const char junk[] = "these bytes are no SQLite database, and must stay as they are\n";
+  fwrite(junk, 1, sizeof junk, f);
+  fclose(f);
+  char *args[] = {"symvtune", "sweep", "--db", file, "--quiet", NULL};
+  int rc = run_symvtune(err, sizeof err, args);
+  cr_assert_eq(rc, 4, "exit %d: %s", rc, err);
+  cr_assert_not_null(strstr(err, file), "the message names the file: %s", err);
+  char back[sizeof junk];
+  f = fopen(file, "rb");
+  cr_assert_eq(fread(back, 1, sizeof back, f), sizeof junk);
+  fclose(f);
+  cr_assert_eq(memcmp(back, junk, sizeof junk), 0, "the file was changed");
+  unlink(file);
+  rmdir(dir);
+}
+
+Test(sweep_cli, bad_options_are_usage_errors)
+{
+  char err[4096];
+  char *a1[] = {"symvtune", "sweep", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, a1), 2);
+  cr_assert_not_null(strstr(err, "--db"), "%s", err);
+  char *a2[] = {"symvtune", "sweep", "--db", "/tmp/x.db", "--families", "gemv", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, a2), 2);
+  char *a3[] = {"symvtune", "sweep", "--db", "/tmp/x.db", "--prune", "0.5", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, a3), 2);
+  char *a4[] = {"symvtune", "sweep", "--db", "/tmp/x.db", "--sizes", "100,,200", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, a4), 2);
+  char *a5[] = {"symvtune", "sweep", "--help", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, a5), 0);
+}

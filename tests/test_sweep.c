@@ -1,0 +1,104 @@
+/*
+ * GPU tests of `symvtune sweep` (skipped without a GPU): a candidate that
+ * faults and one that hangs are recorded as such while the sweep goes on,
+ * and an interrupted sweep resumes without measuring anything twice.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../db/db.h"
+#include "gpu.h"
+#include "symv_error.h"
+#include "test_util.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+  int n;
+  if (symv_device_count(&n)) cr_skip_test("no CUDA device: GPU test skipped");
+  snprintf(dir, sizeof dir, "/tmp/symvtune-sweep-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+  char cmd[128];
+  if (!dir[0]) return;
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+static db_candidate find(db *d, const char *family, int bs, int ux, int m, int mx)
+{
+  long long id;
+  db_candidate c;
+  cr_assert_eq(db_find_candidate(d, family, bs, ux, m, mx, &id), 0, "%s:%d,%d,%d,%d missing", family, bs, ux, m, mx);
+  cr_assert_eq(db_get_candidate(d, id, &c), 0);
+  return c;
+}
+
+Test(sweep, faulting_and_hanging_candidates_are_recorded_and_the_sweep_goes_on, .init = setup, .fini = teardown,
+     .timeout = 300)
+{
+  char path[128], err[8192];
+  snprintf(path, sizeof path, "%s/faults.db", dir);
+  setenv("SYMVTUNE_TEST_FAULTS", "1", 1);
+  char *args[] = {"symvtune", "sweep", "--db", path, "--families", "lu", "--sizes", "256,1000", "--timeout", "3",
+                  "--no-dense", "--quiet", NULL};
+  int rc = run_symvtune(err, sizeof err, args);
+  unsetenv("SYMVTUNE_TEST_FAULTS");
+  cr_assert_eq(rc, 0, "sweep exit %d: %s", rc, err);
+  db *d;
+  cr_assert_eq(db_open(&d, path, DB_READONLY), 0);
+  db_candidate f = find(d, "fault", 64, 8, 1, 0), h = find(d, "fault", 64, 8, 1, 1);
+  cr_assert_eq(f.status, DB_INVALID);
+  cr_assert_eq(f.reason, DB_REASON_FAULT, "reason %s: %s", db_reason_name(f.reason), f.detail);
+  cr_assert_eq(h.status, DB_INVALID);
+  cr_assert_eq(h.reason, DB_REASON_TIMEOUT, "reason %s: %s", db_reason_name(h.reason), h.detail);
+  /* everything else was measured: the sweep went on */
+  db_counts cnt;
+  cr_assert_eq(db_count_candidates(d, "lu", &cnt), 0);
+  cr_assert_eq(cnt.by_status[DB_PENDING], 0);
+  cr_assert(cnt.by_status[DB_VALID] > 0);
+  db_candidate ok = find(d, "lu", 128, 8, 1, 0);
+  db_measurement *ml;
+  size_t nm;
+  cr_assert_eq(db_candidate_measurements(d, ok.id, DB_STAGE_SWEEP, 'L', 0, &ml, &nm), 0);
+  cr_assert_eq(nm, 2);
+  cr_assert(ml[0].median_us > 0 && ml[0].residual < 4, "time %g residual %g", ml[0].median_us, ml[0].residual);
+  free(ml);
+  db_close(d);
+}
+
+Test(sweep, an_interrupted_sweep_resumes_where_it_stopped, .init = setup, .fini = teardown, .timeout = 300)
+{
+  char path[128], err[8192];
+  snprintf(path, sizeof path, "%s/resume.db", dir);
+  char *first[] = {"symvtune", "sweep", "--db", path, "--families", "atomic_red", "--sizes", "512",
+                   "--limit", "7", "--no-dense", "--quiet", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, first), 0, "%s", err);
+  db *d;
+  db_counts cnt;
+  cr_assert_eq(db_open(&d, path, DB_READONLY), 0);
+  cr_assert_eq(db_count_candidates(d, NULL, &cnt), 0);
+  long long done_first = cnt.by_status[DB_VALID] + cnt.by_status[DB_INVALID];
+  cr_assert_eq(done_first, 7, "the first run stops after 7 candidates");
+  db_close(d);
+  char *second[] = {"symvtune", "sweep", "--db", path, "--families", "atomic_red", "--sizes", "512",
+                    "--no-dense", "--quiet", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, second), 0, "%s", err);
+  cr_assert_eq(db_open(&d, path, DB_READONLY), 0);
+  cr_assert_eq(db_count_candidates(d, NULL, &cnt), 0);
+  cr_assert_eq(cnt.by_status[DB_PENDING], 0);
+  db_candidate *list;
+  size_t n;
+  cr_assert_eq(db_list_candidates(d, -1, NULL, &list, &n), 0);
+  for (size_t i = 0; i < n; i++)
+    if (list[i].status == DB_VALID)
+      cr_assert_eq(list[i].attempts, 1, "candidate %lld measured %d times", list[i].id, list[i].attempts);
+  free(list);
+  db_close(d);
+}

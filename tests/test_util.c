@@ -1,0 +1,47 @@
+/* test_util.c - helpers shared by the tests that run the symvtune program. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "test_util.h"
+
+/* Runs symvtune (built next to the tests) with args; returns its exit status
+ * and captures stderr into err. */
+int run_symvtune(char *err, size_t errlen, char *const args[])
+{
+  char path[4096];
+  const char *bin = getenv("SYMVTUNE_BIN");
+  if (!bin) {
+    ssize_t k = readlink("/proc/self/exe", path, sizeof path - 32);
+    cr_assert(k > 0);
+    path[k] = 0;
+    char *slash = strrchr(path, '/');
+    strcpy(slash, "/../src/symvtune");
+    if (access(path, X_OK)) strcpy(strrchr(path, '/'), "/symvtune"); /* bundled beside the tests */
+    bin = path;
+  }
+  int pipefd[2];
+  cr_assert_eq(pipe(pipefd), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipefd[1], 2);
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    close(pipefd[0]);
+    execv(bin, args);
+    _exit(126);
+  }
+  close(pipefd[1]);
+  size_t len = 0;
+  ssize_t k;
+  while ((k = read(pipefd[0], err + len, errlen - 1 - len)) > 0) len += (size_t)k;
+  err[len] = 0;
+  close(pipefd[0]);
+  int status;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+

@@ -1,0 +1,13 @@
+/* test_util.h - helpers shared by the tests that run the symvtune program. */
+#ifndef SYMV_TEST_UTIL_H
+#define SYMV_TEST_UTIL_H
+#include <stddef.h>
+
+/** run_symvtune: runs the symvtune program (SYMVTUNE_BIN, else ../src/symvtune
+ *  relative to the test program, else symvtune beside it) with args (argv,
+ *  NULL-terminated, args[0] = "symvtune"), standard output discarded,
+ *  standard error captured into err (errlen bytes, NUL-terminated).
+ *  Returns its exit status, 128 if it died of a signal. */
+int run_symvtune(char *err, size_t errlen, char *const args[]);
+
+#endif
