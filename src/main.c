@@ -4,7 +4,6 @@
 #include "cli.h"
 #include "config.h"
 
-extern const symv_command cmd_build_entry, cmd_bench_entry, cmd_tune_entry;
 extern const symv_command cmd_devices_entry, cmd_check_entry, cmd_time_entry, cmd_sweep_entry, cmd_worker_entry;
 
 const symv_command *const symv_commands[] = {
@@ -13,9 +12,6 @@ const symv_command *const symv_commands[] = {
   &cmd_time_entry,
   &cmd_sweep_entry,
   &cmd_worker_entry,
-  &cmd_build_entry,
-  &cmd_bench_entry,
-  &cmd_tune_entry,
   NULL,
 };
 
