@@ -132,6 +132,47 @@ static const struct migration migrations[] = {
     "  measure_s REAL NOT NULL DEFAULT 0\n"
     ");\n",
     { "sweep_run", NULL } },
+
+  /* v3: fits (method.md section 4 steps 6-8): the d-spline curves of the
+   * dense samples and the dispatch rules chosen from them. A rule or curve
+   * names a candidate (candidate_id) or a cuBLAS mode (candidate_id NULL). */
+  { "CREATE TABLE fit (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  created TEXT NOT NULL,\n"
+    "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"
+    "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"
+    "  lo INTEGER NOT NULL CHECK (lo > 0),\n"
+    "  hi INTEGER NOT NULL,\n"
+    "  threshold REAL NOT NULL CHECK (threshold >= 0 AND threshold < 1),\n"
+    "  method TEXT NOT NULL DEFAULT '',\n"
+    "  CHECK (hi >= lo)\n"
+    ");\n"
+    "CREATE TABLE fit_curve (\n"
+    "  fit_id INTEGER NOT NULL REFERENCES fit (id) ON DELETE CASCADE,\n"
+    "  seq INTEGER NOT NULL,\n"
+    "  kernel TEXT NOT NULL\n"
+    "    CHECK (kernel IN ('cublas', 'cublas_atomics', 'candidate')),\n"
+    "  candidate_id INTEGER REFERENCES candidate (id),\n"
+    "  alpha REAL NOT NULL CHECK (alpha > 0),\n"
+    "  nsamples INTEGER NOT NULL CHECK (nsamples >= 0),\n"
+    "  rms_rel REAL NOT NULL CHECK (rms_rel >= 0),\n"
+    "  PRIMARY KEY (fit_id, seq),\n"
+    "  CHECK ((kernel = 'candidate') = (candidate_id IS NOT NULL))\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE fit_rule (\n"
+    "  fit_id INTEGER NOT NULL REFERENCES fit (id) ON DELETE CASCADE,\n"
+    "  n_start INTEGER NOT NULL,\n"
+    "  n_end INTEGER NOT NULL,\n"
+    "  kernel TEXT NOT NULL\n"
+    "    CHECK (kernel IN ('cublas', 'cublas_atomics', 'candidate')),\n"
+    "  candidate_id INTEGER REFERENCES candidate (id),\n"
+    "  predicted_us REAL NOT NULL CHECK (predicted_us > 0),\n"
+    "  predicted_gain REAL NOT NULL CHECK (predicted_gain > 0),\n"
+    "  PRIMARY KEY (fit_id, n_start),\n"
+    "  CHECK (n_end >= n_start),\n"
+    "  CHECK ((kernel = 'candidate') = (candidate_id IS NOT NULL))\n"
+    ") WITHOUT ROWID;\n",
+    { "fit", "fit_curve", "fit_rule", NULL } },
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
@@ -1406,5 +1447,305 @@ int db_run_end(db *d, long long run_id, double compile_s, double measure_s)
                        "ddI", compile_s, measure_s, run_id);
   if (status == 0 && sqlite3_changes(d->conn) == 0)
     status = db_fail(d, SYMV_NOT_FOUND, "no sweep run %lld", run_id);
+  return status;
+}
+
+/* ---- Fits and dispatch rules ------------------------------------------------------ */
+
+/* Index of a kernel name in {cublas, cublas_atomics, candidate}, or -1 for
+ * anything else (including a name not terminated within `size`). */
+static int kernel_index(const char *kernel, size_t size)
+{
+  static const char *const names[] = { DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS,
+                                        DB_KERNEL_CANDIDATE };
+  if (!text_ok(kernel, size)) return -1;
+  return name_index(names, 3, kernel);
+}
+
+static int is_candidate_kernel(const char *kernel)
+{
+  return strcmp(kernel, DB_KERNEL_CANDIDATE) == 0;
+}
+
+/* The checks of db_put_fit that need no database. */
+static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
+                     size_t ncurves, const db_rule *rules, size_t nrules)
+{
+  static const char fn[] = "db_put_fit";
+  if (!fit || (ncurves > 0 && !curves) || !rules || nrules == 0)
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: no fit, or no rules", fn);
+  if ((fit->uplo != 'L' && fit->uplo != 'U') || (fit->hot != 0 && fit->hot != 1) ||
+      fit->lo < 1 || fit->hi < fit->lo ||
+      !(fit->threshold >= 0 && fit->threshold < 1) ||
+      strnlen(fit->method, sizeof fit->method) >= sizeof fit->method)
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: bad fit (uplo 0x%02x, hot %d, "
+                   "range %d..%d, threshold %g, or an unterminated method)", fn,
+                   (unsigned char)fit->uplo, fit->hot, fit->lo, fit->hi,
+                   fit->threshold);
+  for (size_t i = 0; i < ncurves; i++) {
+    const db_fit_curve *c = &curves[i];
+    int k = kernel_index(c->kernel, sizeof c->kernel);
+    if (k < 0)
+      return db_fail(d, SYMV_INVALID_VALUE, "%s: curve %zu names an unknown "
+                     "kernel '%.23s'", fn, i, c->kernel);
+    if ((is_candidate_kernel(c->kernel) ? c->candidate_id < 1 : c->candidate_id != 0) ||
+        !(isfinite(c->alpha) && c->alpha > 0) || c->nsamples < 0 ||
+        !finite_nonneg(c->rms_rel))
+      return db_fail(d, SYMV_INVALID_VALUE, "%s: curve %zu (%s, candidate "
+                     "%lld): bad alpha %g, nsamples %d or rms_rel %g", fn, i,
+                     c->kernel, c->candidate_id, c->alpha, c->nsamples, c->rms_rel);
+  }
+  for (size_t i = 0; i < nrules; i++) {
+    const db_rule *r = &rules[i];
+    if (kernel_index(r->kernel, sizeof r->kernel) < 0)
+      return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu names an unknown "
+                     "kernel '%.23s'", fn, i, r->kernel);
+    if (is_candidate_kernel(r->kernel) && r->cand.id < 1)
+      return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu names candidate %lld",
+                     fn, i, r->cand.id);
+    if (r->n_end < r->n_start)
+      return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu is empty (%d..%d)",
+                     fn, i, r->n_start, r->n_end);
+    int expect = i == 0 ? fit->lo : rules[i - 1].n_end + 1;
+    if (r->n_start != expect)
+      return db_fail(d, SYMV_INVALID_VALUE, "%s: the rules do not tile %d..%d: "
+                     "rule %zu starts at %d, not %d (%s)", fn, fit->lo, fit->hi,
+                     i, r->n_start, expect, i == 0 ? "not at lo" :
+                     r->n_start > expect ? "a gap" : "an overlap");
+    if (!(isfinite(r->predicted_us) && r->predicted_us > 0) ||
+        !(isfinite(r->predicted_gain) && r->predicted_gain > 0))
+      return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu (%d..%d): predicted "
+                     "time %g us, gain %g", fn, i, r->n_start, r->n_end,
+                     r->predicted_us, r->predicted_gain);
+  }
+  if (rules[nrules - 1].n_end != fit->hi)
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: the rules do not tile %d..%d: "
+                   "they end at %d", fn, fit->lo, fit->hi, rules[nrules - 1].n_end);
+  return 0;
+}
+
+int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
+               const db_rule *rules, size_t nrules)
+{
+  int status = check_fit(d, fit, curves, ncurves, rules, nrules);
+  if (status) return status;
+  if (!sqlite3_get_autocommit(d->conn))
+    return db_fail(d, SYMV_DB, "db_put_fit: called inside a transaction");
+  if ((status = db_begin(d))) return status;
+  status = db_exec(d, "INSERT INTO fit",
+                   "INSERT INTO fit (created, uplo, hot, lo, hi, threshold, method) "
+                   "VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?)",
+                   "ciiidt", fit->uplo, fit->hot, fit->lo, fit->hi, fit->threshold,
+                   fit->method);
+  long long id = status ? 0 : sqlite3_last_insert_rowid(d->conn);
+  char created[sizeof fit->created] = "";
+  if (status == 0) {
+    static const char what[] = "SELECT created FROM fit";
+    sqlite3_stmt *st;
+    int row;
+    status = db_query(d, &st, what, "SELECT created FROM fit WHERE id = ?", "I", id);
+    if (status == 0) {
+      status = db_next(d, st, what, &row);
+      if (status == 0 && row) status = col_text(d, st, 0, created, sizeof created, what);
+      status = db_end(d, st, what, status);
+    }
+  }
+  for (size_t i = 0; status == 0 && i < ncurves; i++) {
+    const db_fit_curve *c = &curves[i];
+    status = db_exec(d, "INSERT INTO fit_curve",
+                     "INSERT INTO fit_curve (fit_id, seq, kernel, candidate_id, "
+                     "alpha, nsamples, rms_rel) VALUES (?, ?, ?, NULLIF(?, 0), ?, ?, ?)",
+                     "IitIdid", id, (int)i, c->kernel, c->candidate_id, c->alpha,
+                     c->nsamples, c->rms_rel);
+    if (status == SYMV_NOT_FOUND)
+      status = db_fail(d, SYMV_NOT_FOUND, "db_put_fit: curve %zu names no "
+                       "candidate %lld", i, c->candidate_id);
+  }
+  for (size_t i = 0; status == 0 && i < nrules; i++) {
+    const db_rule *r = &rules[i];
+    long long cid = is_candidate_kernel(r->kernel) ? r->cand.id : 0;
+    status = db_exec(d, "INSERT INTO fit_rule",
+                     "INSERT INTO fit_rule (fit_id, n_start, n_end, kernel, "
+                     "candidate_id, predicted_us, predicted_gain) "
+                     "VALUES (?, ?, ?, ?, NULLIF(?, 0), ?, ?)",
+                     "IiitIdd", id, r->n_start, r->n_end, r->kernel, cid,
+                     r->predicted_us, r->predicted_gain);
+    if (status == SYMV_NOT_FOUND)
+      status = db_fail(d, SYMV_NOT_FOUND, "db_put_fit: rule %zu (%d..%d) names "
+                       "no candidate %lld", i, r->n_start, r->n_end, cid);
+  }
+  if (status == 0) status = db_commit(d);
+  if (status) {
+    db_abandon(d);
+    return status;
+  }
+  fit->id = id;
+  snprintf(fit->created, sizeof fit->created, "%s", created);
+  return 0;
+}
+
+/* Read the latest fit's row into *fit. */
+static int db_read_latest_fit(db *d, db_fit *fit)
+{
+  static const char what[] = "SELECT FROM fit (latest)";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what,
+    "SELECT id, created, uplo, hot, lo, hi, threshold, method FROM fit "
+    "ORDER BY id DESC LIMIT 1", "");
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0 && !row)
+    status = db_fail(d, SYMV_NOT_FOUND, "no fit stored yet (run 'symvtune fit')");
+  if (status == 0) {
+    char uplo[4];
+    memset(fit, 0, sizeof *fit);
+    fit->id = sqlite3_column_int64(st, 0);
+    status = col_text(d, st, 1, fit->created, sizeof fit->created, what);
+    if (status == 0) status = col_text(d, st, 2, uplo, sizeof uplo, what);
+    if (status == 0) status = col_text(d, st, 7, fit->method, sizeof fit->method, what);
+    fit->uplo = uplo[0];
+    fit->hot = sqlite3_column_int(st, 3);
+    fit->lo = sqlite3_column_int(st, 4);
+    fit->hi = sqlite3_column_int(st, 5);
+    fit->threshold = sqlite3_column_double(st, 6);
+  }
+  return db_end(d, st, what, status);
+}
+
+/* The rules of fit `f`, checked to tile f->lo..f->hi as db_put_fit made
+ * them: the rules are what a generated library will dispatch on, and the
+ * file is input. */
+static int db_read_rules(db *d, const db_fit *f, db_rule **rules, size_t *nrules)
+{
+  static const char what[] = "SELECT FROM fit_rule";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what,
+    "SELECT " CANDIDATE_COLUMNS ", n_start, n_end, kernel, predicted_us, "
+    "predicted_gain, candidate_id FROM fit_rule LEFT JOIN candidate "
+    "ON candidate.id = fit_rule.candidate_id WHERE fit_id = ? ORDER BY n_start",
+    "I", f->id);
+  if (status) return status;
+  db_rule *a = NULL;
+  size_t n = 0, cap = 0;
+  while ((status = db_next(d, st, what, &row)) == 0 && row) {
+    if (grow((void **)&a, &cap, n + 1, sizeof *a)) {
+      status = db_fail(d, SYMV_NO_MEMORY, "db_latest_fit: out of memory");
+      break;
+    }
+    db_rule *r = &a[n];
+    memset(r, 0, sizeof *r);
+    if ((status = col_text(d, st, 14, r->kernel, sizeof r->kernel, what))) break;
+    r->n_start = sqlite3_column_int(st, 12);
+    r->n_end = sqlite3_column_int(st, 13);
+    r->predicted_us = sqlite3_column_double(st, 15);
+    r->predicted_gain = sqlite3_column_double(st, 16);
+    if (kernel_index(r->kernel, sizeof r->kernel) < 0) {
+      status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld has a rule for kernel "
+                       "'%s', which this program does not know", f->id, r->kernel);
+      break;
+    }
+    if (is_candidate_kernel(r->kernel)) {
+      if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+        status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld: the rule for %d..%d "
+                         "names candidate %lld, which is not in the database",
+                         f->id, r->n_start, r->n_end,
+                         (long long)sqlite3_column_int64(st, 17));
+        break;
+      }
+      if ((status = read_candidate(d, st, what, &r->cand))) break;
+    }
+    int expect = n == 0 ? f->lo : a[n - 1].n_end + 1;
+    if (r->n_start != expect || r->n_end < r->n_start) {
+      status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld: its rules do not tile "
+                       "%d..%d (rule %d..%d where %d was expected)", f->id,
+                       f->lo, f->hi, r->n_start, r->n_end, expect);
+      break;
+    }
+    n++;
+  }
+  status = db_end(d, st, what, status);
+  if (status == 0 && (n == 0 || a[n - 1].n_end != f->hi))
+    status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld: its rules do not tile "
+                     "%d..%d (they end at %d)", f->id, f->lo, f->hi,
+                     n ? a[n - 1].n_end : f->lo - 1);
+  if (status) {
+    free(a);
+    return status;
+  }
+  *rules = a;
+  *nrules = n;
+  return 0;
+}
+
+/* The curves of fit `id`, in the order they were stored. */
+static int db_read_curves(db *d, long long id, db_fit_curve **curves, size_t *ncurves)
+{
+  static const char what[] = "SELECT FROM fit_curve";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what,
+    "SELECT kernel, candidate_id, alpha, nsamples, rms_rel FROM fit_curve "
+    "WHERE fit_id = ? ORDER BY seq", "I", id);
+  if (status) return status;
+  db_fit_curve *a = NULL;
+  size_t n = 0, cap = 0;
+  while ((status = db_next(d, st, what, &row)) == 0 && row) {
+    if (grow((void **)&a, &cap, n + 1, sizeof *a)) {
+      status = db_fail(d, SYMV_NO_MEMORY, "db_latest_fit: out of memory");
+      break;
+    }
+    db_fit_curve *c = &a[n];
+    memset(c, 0, sizeof *c);
+    if ((status = col_text(d, st, 0, c->kernel, sizeof c->kernel, what))) break;
+    if (kernel_index(c->kernel, sizeof c->kernel) < 0) {
+      status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld has a curve for kernel "
+                       "'%s', which this program does not know", id, c->kernel);
+      break;
+    }
+    c->candidate_id = sqlite3_column_int64(st, 1);  /* NULL reads as 0 */
+    c->alpha = sqlite3_column_double(st, 2);
+    c->nsamples = sqlite3_column_int(st, 3);
+    c->rms_rel = sqlite3_column_double(st, 4);
+    n++;
+  }
+  status = db_end(d, st, what, status);
+  if (status) {
+    free(a);
+    return status;
+  }
+  *curves = a;
+  *ncurves = n;
+  return 0;
+}
+
+int db_latest_fit(db *d, db_fit *fit, db_rule **rules, size_t *nrules,
+                  db_fit_curve **curves, size_t *ncurves)
+{
+  if (rules) *rules = NULL;
+  if (nrules) *nrules = 0;
+  if (curves) *curves = NULL;
+  if (ncurves) *ncurves = 0;
+  if (!fit || !rules || !nrules || (curves && !ncurves))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_latest_fit: NULL argument");
+  /* One read transaction: a fit stored meanwhile cannot mix in. */
+  int own = sqlite3_get_autocommit(d->conn);
+  int status = own ? db_exec(d, "BEGIN (latest fit)", "BEGIN", "") : 0;
+  if (status) return status;
+  status = db_read_latest_fit(d, fit);
+  if (status == 0) status = db_read_rules(d, fit, rules, nrules);
+  if (status == 0 && curves) status = db_read_curves(d, fit->id, curves, ncurves);
+  if (own) {
+    if (status == 0) status = db_exec(d, "COMMIT (latest fit)", "COMMIT", "");
+    else db_abandon(d);
+  }
+  if (status) {
+    free(*rules);
+    *rules = NULL;
+    *nrules = 0;
+    if (curves) {
+      free(*curves);
+      *curves = NULL;
+      *ncurves = 0;
+    }
+  }
   return status;
 }

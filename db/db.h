@@ -28,7 +28,7 @@
 #define DB_APPLICATION_ID 0x53594D56
 
 /* Schema version this program writes (PRAGMA user_version). */
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 /* Flags of db_open. */
 #define DB_CREATE   0x1 /* create the file when it does not exist */

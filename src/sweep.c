@@ -208,29 +208,36 @@ int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, 
   return 0;
 }
 
+int sweep_rank(db *d, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_times *tt, sieve_result *r)
+{
+  memset(r, 0, sizeof *r);
+  if (db_time_table(d, ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, tt)) return SYMV_DB;
+  if (tt->ncand == 0) {
+    db_times_free(tt);
+    return SYMV_NOT_FOUND;
+  }
+  int *is_lu = calloc(tt->ncand, sizeof *is_lu);
+  int rc = is_lu ? 0 : SYMV_NO_MEMORY;
+  for (size_t c = 0; !rc && c < tt->ncand; c++) is_lu[c] = !strcmp(tt->cand[c].family, "lu");
+  if (!rc) rc = sieve_rank(tt->median_us, (int)tt->ncand, nsizes, is_lu, K, T, r);
+  free(is_lu);
+  if (rc) db_times_free(tt);
+  return rc;
+}
+
 int sweep_champions(db *d, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_candidate **out,
                     long *count)
 {
   db_times tt;
-  *out = NULL, *count = 0;
-  if (db_time_table(d, ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return SYMV_DB;
-  if (tt.ncand == 0) {
-    db_times_free(&tt);
-    return SYMV_NOT_FOUND;
-  }
-  int *is_lu = calloc(tt.ncand, sizeof *is_lu);
   sieve_result r;
-  int rc = is_lu ? 0 : SYMV_NO_MEMORY;
-  for (size_t c = 0; !rc && c < tt.ncand; c++) is_lu[c] = !strcmp(tt.cand[c].family, "lu");
-  if (!rc) rc = sieve_rank(tt.median_us, (int)tt.ncand, nsizes, is_lu, K, T, &r);
-  if (!rc) {
-    *out = malloc(sizeof **out * (size_t)(r.nsurvivors ? r.nsurvivors : 1));
-    if (!*out) rc = SYMV_NO_MEMORY;
-    for (int i = 0; !rc && i < r.nsurvivors; i++) (*out)[i] = tt.cand[r.survivors[i]];
-    if (!rc) *count = r.nsurvivors;
-    sieve_free(&r);
-  }
-  free(is_lu);
+  *out = NULL, *count = 0;
+  int rc = sweep_rank(d, ns, nsizes, uplo, hot, K, T, &tt, &r);
+  if (rc) return rc;
+  *out = malloc(sizeof **out * (size_t)(r.nsurvivors ? r.nsurvivors : 1));
+  if (!*out) rc = SYMV_NO_MEMORY;
+  for (int i = 0; !rc && i < r.nsurvivors; i++) (*out)[i] = tt.cand[r.survivors[i]];
+  if (!rc) *count = r.nsurvivors;
+  sieve_free(&r);
   db_times_free(&tt);
   return rc;
 }

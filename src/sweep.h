@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 #include "../db/db.h"
+#include "../sieve/sieve.h"
 #include "gpu.h"
 #include "params.h"
 #include "progress.h"
@@ -72,6 +73,16 @@ int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, 
 int sweep_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidate *cands, long ncand,
                   const int *ns, int nsizes, db_stage stage, volatile int *interrupted, sweep_stats *st,
                   symv_progress *prog);
+
+/** sweep_rank: the champion ranking behind sweep_champions (method.md
+ *  section 4, steps 3-4): the sweep-stage median times (microseconds) of
+ *  every valid candidate at the nsizes sizes ns (db_time_table, NAN where
+ *  not measured) into *tt, and sieve_rank's points, order and survivors
+ *  over them (K, T as sieve_rank; family "lu" marks L+U) into *r, whose
+ *  candidate indices are rows of tt. Release with db_times_free and
+ *  sieve_free. Errors: SYMV_NOT_FOUND (nothing valid), SYMV_DB,
+ *  SYMV_NO_MEMORY, SYMV_INVALID_VALUE; on error nothing is left allocated. */
+int sweep_rank(db *d, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_times *tt, sieve_result *r);
 
 /** sweep_champions: the champions of the sweep stage (method.md section 4,
  *  steps 3-4): valid candidates ranked by champion points over the sizes ns

@@ -1012,3 +1012,267 @@ Test(db, names_match_the_stored_text)
   cr_assert_str_eq(db_stage_name(7), "?");
   cr_assert_str_eq(db_reason_name(-1), "?");
 }
+
+/* ---- Fits and rules (schema version 3) ---------------------------------------- */
+
+/* Schema version 2 as its migrations made it, with data of every table. */
+static void make_v2(const char *path)
+{
+  raw_exec(path, schema_v1);
+  raw_exec(path,
+    "ALTER TABLE candidate ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;"
+    "CREATE TABLE sweep_run (id INTEGER PRIMARY KEY, started TEXT NOT NULL,"
+    " finished TEXT, options TEXT NOT NULL DEFAULT '',"
+    " compile_s REAL NOT NULL DEFAULT 0, measure_s REAL NOT NULL DEFAULT 0);"
+    "PRAGMA user_version = 2;"
+    "UPDATE candidate SET attempts = 2 WHERE id = 1;"
+    "INSERT INTO sweep_run (started, finished, options, compile_s, measure_s)"
+    " VALUES ('2026-01-02T03:04:05Z', '2026-01-02T04:00:00Z', '--wide', 61.5, 120.25);"
+    "INSERT INTO measurement VALUES (1, 'dense', 1000, 'L', 0, 9.5, 9.4, 9.7,"
+    " 5, 40, 210.5, 421.0, 0.1);");
+}
+
+/* A fit of lo..hi (uplo L, cold) with `threshold`. */
+static db_fit fit_of(int lo, int hi, double threshold)
+{
+  db_fit f = { .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = threshold };
+  snprintf(f.method, sizeof f.method, "test: %d..%d", lo, hi);
+  return f;
+}
+
+/* The rule a..b for `kernel` (candidate id, or 0), predicted at us. */
+static db_rule rule_of(int a, int b, const char *kernel, long long id, double us)
+{
+  db_rule r = { .n_start = a, .n_end = b, .predicted_us = us, .predicted_gain = 1.25 };
+  snprintf(r.kernel, sizeof r.kernel, "%s", kernel);
+  r.cand.id = id;
+  return r;
+}
+
+Test(db, version_2_database_is_migrated_to_3_keeping_its_data)
+{
+  char p[256];
+  path_of(p, "v2.db");
+  make_v2(p);
+  db *d;
+  cr_assert_eq(db_open(&d, p, DB_READONLY), SYMV_DB, "a read-only open cannot migrate");
+  db_close(d);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 2);
+
+  d = open_ok(p, 0);
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 3);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                          "('fit', 'fit_curve', 'fit_rule')"), 3);
+
+  d = open_ok(p, DB_READONLY);
+  db_candidate c;
+  OK(db_get_candidate(d, 1, &c));
+  cr_assert(c.block_size == 128 && c.ux == 15 && c.status == DB_VALID && c.attempts == 2);
+  db_measurement *m;
+  size_t k;
+  OK(db_candidate_measurements(d, 1, DB_STAGE_DENSE, 'L', 0, &m, &k));
+  cr_assert(k == 1 && m[0].n == 1000 && m[0].median_us == 9.5);
+  free(m);
+  OK(db_candidate_measurements(d, 1, DB_STAGE_SWEEP, 'L', 0, &m, &k));
+  cr_assert(k == 1 && m[0].n == 4096 && m[0].median_us == 50.0);
+  free(m);
+  OK(db_baseline_measurements(d, "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
+  cr_assert(k == 1 && m[0].median_us == 60.0);
+  free(m);
+  db_fit f;
+  db_rule *r;
+  size_t nr;
+  cr_assert_eq(db_latest_fit(d, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_null(r);
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM sweep_run WHERE options = '--wide' AND compile_s = 61.5"), 1);
+
+  /* what version 3 added works on the migrated file */
+  d = open_ok(p, 0);
+  f = fit_of(32, 9000, 0.01);
+  db_rule rules[2] = { rule_of(32, 4000, DB_KERNEL_CANDIDATE, 1, 12.5),
+                       rule_of(4001, 9000, DB_KERNEL_CUBLAS, 0, 300) };
+  OK(db_put_fit(d, &f, NULL, 0, rules, 2));
+  close_ok(d);
+
+  /* a version 3 file without one of its tables is not ours */
+  raw_exec(p, "PRAGMA journal_mode = DELETE; DROP TABLE fit_curve;");
+  assert_refused(p, 0, SYMV_DB_CORRUPT, "missing");
+}
+
+Test(db, fits_round_trip_and_the_latest_wins)
+{
+  char p[256];
+  path_of(p, "fit.db");
+  db *d = fresh(p);
+  long long id[3];
+  const char *fam[3] = { "lu", "atomic", "atomic_red" };
+  for (int i = 0; i < 3; i++) {
+    db_candidate c = point(fam[i], 64 << i, 8 + i, 1 + i, i);
+    OK(db_put_candidate(d, &c, &id[i]));
+    c.id = id[i];
+    c.status = DB_VALID;
+    c.compile_ms = 100.0 + i;
+    c.regs_per_thread = 40 + i;
+    OK(db_set_candidate_result(d, &c));
+  }
+  db_fit f;
+  db_rule *r;
+  size_t nr;
+  cr_assert_eq(db_latest_fit(d, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_not_null(strstr(db_errmsg(d), "no fit"), "%s", db_errmsg(d));
+
+  db_fit f1 = fit_of(32, 1000, 0.02);
+  db_rule r1[1] = { rule_of(32, 1000, DB_KERNEL_CUBLAS_ATOMICS, 0, 7.0) };
+  OK(db_put_fit(d, &f1, NULL, 0, r1, 1));
+  cr_assert_gt(f1.id, 0);
+  cr_assert_eq(strlen(f1.created), 20, "created '%s' is YYYY-MM-DDTHH:MM:SSZ", f1.created);
+
+  db_fit f2 = fit_of(100, 20000, 0.05);
+  f2.uplo = 'U';
+  f2.hot = 1;
+  db_fit_curve curves[4] = {
+    { .kernel = DB_KERNEL_CUBLAS, .alpha = 700.5, .nsamples = 70, .rms_rel = 0.03 },
+    { .kernel = DB_KERNEL_CUBLAS_ATOMICS, .alpha = 1200, .nsamples = 71, .rms_rel = 0.02 },
+    { .kernel = DB_KERNEL_CANDIDATE, .candidate_id = id[2], .alpha = 3.5, .nsamples = 9, .rms_rel = 0 },
+    { .kernel = DB_KERNEL_CANDIDATE, .candidate_id = id[0], .alpha = 1e6, .nsamples = 2, .rms_rel = 0.5 },
+  };
+  db_rule r2[4] = { rule_of(100, 299, DB_KERNEL_CANDIDATE, id[0], 4.5),
+                    rule_of(300, 300, DB_KERNEL_CUBLAS, 0, 5.25),
+                    rule_of(301, 5000, DB_KERNEL_CANDIDATE, id[2], 20.125),
+                    rule_of(5001, 20000, DB_KERNEL_CUBLAS_ATOMICS, 0, 700) };
+  r2[2].predicted_gain = 1.0625;
+  OK(db_put_fit(d, &f2, curves, 4, r2, 4));
+  cr_assert_gt(f2.id, f1.id);
+  close_ok(d);
+
+  d = open_ok(p, DB_READONLY);
+  db_fit_curve *cv;
+  size_t nc;
+  OK(db_latest_fit(d, &f, &r, &nr, &cv, &nc));
+  cr_assert_eq(f.id, f2.id);
+  cr_assert_str_eq(f.created, f2.created);
+  cr_assert(f.uplo == 'U' && f.hot == 1 && f.lo == 100 && f.hi == 20000 && f.threshold == 0.05);
+  cr_assert_str_eq(f.method, "test: 100..20000");
+  cr_assert_eq(nr, 4);
+  for (size_t i = 0; i < 4; i++) {
+    cr_assert(r[i].n_start == r2[i].n_start && r[i].n_end == r2[i].n_end, "rule %zu", i);
+    cr_assert_str_eq(r[i].kernel, r2[i].kernel);
+    cr_assert(r[i].predicted_us == r2[i].predicted_us && r[i].predicted_gain == r2[i].predicted_gain);
+  }
+  /* candidate rules carry the whole candidate, cuBLAS ones none */
+  cr_assert_eq(r[0].cand.id, id[0]);
+  cr_assert_str_eq(r[0].cand.family, "lu");
+  cr_assert(r[0].cand.block_size == 64 && r[0].cand.ux == 8 && r[0].cand.multiplicity == 1 &&
+            r[0].cand.mx == 0 && r[0].cand.status == DB_VALID && r[0].cand.regs_per_thread == 40);
+  cr_assert_eq(r[2].cand.id, id[2]);
+  cr_assert_str_eq(r[2].cand.family, "atomic_red");
+  cr_assert(r[2].cand.block_size == 256 && r[2].cand.ux == 10 && r[2].cand.mx == 2 && r[2].cand.compile_ms == 102.0);
+  cr_assert(r[1].cand.id == 0 && r[1].cand.family[0] == 0);
+  cr_assert_eq(nc, 4);
+  for (size_t i = 0; i < 4; i++) {
+    cr_assert_str_eq(cv[i].kernel, curves[i].kernel, "curve %zu in stored order", i);
+    cr_assert(cv[i].candidate_id == curves[i].candidate_id && cv[i].alpha == curves[i].alpha &&
+              cv[i].nsamples == curves[i].nsamples && cv[i].rms_rel == curves[i].rms_rel, "curve %zu", i);
+  }
+  free(r);
+  free(cv);
+  /* curves are optional */
+  OK(db_latest_fit(d, &f, &r, &nr, NULL, NULL));
+  cr_assert_eq(nr, 4);
+  free(r);
+  close_ok(d);
+}
+
+Test(db, rules_that_do_not_tile_the_range_are_refused)
+{
+  char p[256];
+  path_of(p, "tile.db");
+  db *d = fresh(p);
+  long long id;
+  db_candidate c = point("atomic", 128, 16, 4, 1);
+  OK(db_put_candidate(d, &c, &id));
+  db_fit good = fit_of(32, 1000, 0.01);
+  db_rule ok[2] = { rule_of(32, 499, DB_KERNEL_CANDIDATE, id, 5), rule_of(500, 1000, DB_KERNEL_CUBLAS, 0, 9) };
+  OK(db_put_fit(d, &good, NULL, 0, ok, 2));
+
+  static const struct {
+    int a0, b0, a1, b1;   /* the two rules */
+    const char *part;     /* what the message says */
+  } bad[] = {
+    { 33, 499, 500, 1000, "not at lo" },
+    { 32, 499, 501, 1000, "gap" },
+    { 32, 499, 499, 1000, "overlap" },
+    { 32, 499, 500, 999, "end at 999" },
+    { 32, 499, 500, 1001, "end at 1001" },
+    { 32, 31, 32, 1000, "empty" },
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    db_fit f = fit_of(32, 1000, 0.01);
+    db_rule r[2] = { rule_of(bad[i].a0, bad[i].b0, DB_KERNEL_CANDIDATE, id, 5),
+                     rule_of(bad[i].a1, bad[i].b1, DB_KERNEL_CUBLAS, 0, 9) };
+    cr_assert_eq(db_put_fit(d, &f, NULL, 0, r, 2), SYMV_INVALID_VALUE, "case %zu", i);
+    cr_assert_not_null(strstr(db_errmsg(d), bad[i].part), "case %zu: %s", i, db_errmsg(d));
+  }
+  /* other bad values */
+  db_fit f = fit_of(32, 1000, 0.01);
+  db_rule r[2];
+  memcpy(r, ok, sizeof r);
+  snprintf(r[1].kernel, sizeof r[1].kernel, "nvblas");
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, r, 2), SYMV_INVALID_VALUE);
+  cr_assert_not_null(strstr(db_errmsg(d), "nvblas"), "%s", db_errmsg(d));
+  memcpy(r, ok, sizeof r);
+  r[0].cand.id = 0;
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, r, 2), SYMV_INVALID_VALUE, "a candidate rule without a candidate");
+  memcpy(r, ok, sizeof r);
+  r[1].predicted_us = NAN;
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, r, 2), SYMV_INVALID_VALUE);
+  memcpy(r, ok, sizeof r);
+  r[0].predicted_gain = 0;
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, r, 2), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, ok, 0), SYMV_INVALID_VALUE, "no rules");
+  db_fit bf = fit_of(32, 1000, 1.0);
+  cr_assert_eq(db_put_fit(d, &bf, NULL, 0, ok, 2), SYMV_INVALID_VALUE, "threshold 1");
+  bf = fit_of(32, 1000, 0.01);
+  bf.uplo = 'X';
+  cr_assert_eq(db_put_fit(d, &bf, NULL, 0, ok, 2), SYMV_INVALID_VALUE, "uplo X");
+  db_fit_curve cv = { .kernel = DB_KERNEL_CUBLAS, .candidate_id = id, .alpha = 1, .nsamples = 3 };
+  cr_assert_eq(db_put_fit(d, &f, &cv, 1, ok, 2), SYMV_INVALID_VALUE, "a cuBLAS curve naming a candidate");
+  cv.candidate_id = 0;
+  cv.alpha = 0;
+  cr_assert_eq(db_put_fit(d, &f, &cv, 1, ok, 2), SYMV_INVALID_VALUE, "alpha 0");
+  /* a candidate that does not exist: refused by the database, nothing kept */
+  memcpy(r, ok, sizeof r);
+  r[0].cand.id = id + 1000;
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, r, 2), SYMV_NOT_FOUND);
+  cr_assert_not_null(strstr(db_errmsg(d), "no candidate"), "%s", db_errmsg(d));
+  /* inside a transaction */
+  OK(db_begin(d));
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, ok, 2), SYMV_DB);
+  OK(db_rollback(d));
+
+  db_fit latest;
+  db_rule *got;
+  size_t n;
+  OK(db_latest_fit(d, &latest, &got, &n, NULL, NULL));
+  cr_assert_eq(latest.id, good.id, "only the good fit was stored");
+  cr_assert_eq(n, 2);
+  free(got);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM fit"), 1);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM fit_rule"), 2);
+  close_ok(d);
+
+  /* read-only handles cannot store */
+  d = open_ok(p, DB_READONLY);
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, ok, 2), SYMV_DB);
+  close_ok(d);
+
+  /* rules damaged in the file are reported, not returned */
+  raw_exec(p, "UPDATE fit_rule SET n_start = 510 WHERE n_start = 500");
+  d = open_ok(p, DB_READONLY);
+  cr_assert_eq(db_latest_fit(d, &latest, &got, &n, NULL, NULL), SYMV_DB_CORRUPT);
+  cr_assert_null(got);
+  cr_assert_not_null(strstr(db_errmsg(d), "510"), "%s", db_errmsg(d));
+  close_ok(d);
+}

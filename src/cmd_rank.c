@@ -1,0 +1,220 @@
+/*
+ * cmd_rank.c - `symvtune rank`: the champion ranking of the sweep stage
+ * (method.md section 4, steps 3-4) as `symvtune sweep` computes it before
+ * the dense stage: champion points summed over the representative sizes,
+ * each listed candidate's speed against cuBLAS there, and the survivors that
+ * the dense stage samples. Read-only; needs no GPU.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../db/db.h"
+#include "../sieve/sieve.h"
+#include "cli.h"
+#include "fit.h"
+#include "sweep.h"
+#include "symv_error.h"
+
+#define MAX_SIZES 64
+
+static void help(void)
+{
+  puts("Usage: symvtune rank --db FILE [OPTIONS]\n"
+       "Prints the champion ranking of the sweep stage (method of Imamura et al., section 3.5):\n"
+       "at each size the valid candidates are ranked by time and the K fastest earn\n"
+       "(K + 1 - rank) / K points; points are summed over the sizes. Each listed candidate\n"
+       "(every one that earned points, and the survivors) is shown with its points and, at\n"
+       "each size, the faster cuBLAS mode's time divided by its time (> 1: faster than\n"
+       "cuBLAS; '-' where not measured). Survivors, marked '*', are the top T plus the best\n"
+       "L+U candidate: the champions `symvtune sweep` samples densely. Reads FILE only.\n\n"
+       "Options:\n"
+       "  --db FILE       the database (required; opened read-only)\n"
+       "  --sizes LIST    comma-separated sizes n (default: every size with sweep-stage\n"
+       "                  measurements)\n"
+       "  --points-k K    the K fastest at each size earn points (default 25)\n"
+       "  --top T         survivors by points (default 10)\n"
+       "  --uplo L|U      stored triangle of the measurements (default L)\n"
+       "  --hot           the measurements with A resident in L2 (default: cold)\n"
+       "  --help          this text\n"
+       "Exit status: 0, 2 usage, 4 database error or no sweep-stage measurements.");
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* The sizes at which valid candidates have sweep-stage measurements at
+ * (uplo, hot), ascending, at most max of them. */
+static int sweep_sizes(db *d, char uplo, int hot, int *ns, int max, int *count)
+{
+  db_candidate *cand = NULL;
+  size_t ncand = 0;
+  *count = 0;
+  int rc = db_list_candidates(d, DB_VALID, NULL, &cand, &ncand);
+  for (size_t i = 0; !rc && i < ncand; i++) {
+    db_measurement *m = NULL;
+    size_t k = 0;
+    rc = db_candidate_measurements(d, cand[i].id, DB_STAGE_SWEEP, uplo, hot, &m, &k);
+    for (size_t j = 0; !rc && j < k; j++) {
+      int seen = 0;
+      for (int q = 0; q < *count && !seen; q++) seen = ns[q] == m[j].n;
+      if (seen) continue;
+      if (*count == max) rc = SYMV_NO_MEMORY;
+      else ns[(*count)++] = m[j].n;
+    }
+    free(m);
+  }
+  free(cand);
+  if (!rc) qsort(ns, (size_t)*count, sizeof *ns, cmp_int);
+  return rc;
+}
+
+/* The faster cuBLAS mode's sweep-stage time at each size (NAN if neither). */
+static int cublas_times(db *d, const int *ns, int nsizes, char uplo, int hot, double *best)
+{
+  static const char *const names[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
+  for (int s = 0; s < nsizes; s++) best[s] = NAN;
+  for (int b = 0; b < 2; b++) {
+    db_measurement *m = NULL;
+    size_t k = 0;
+    int rc = db_baseline_measurements(d, names[b], DB_STAGE_SWEEP, uplo, hot, &m, &k);
+    if (rc) return rc;
+    for (size_t j = 0; j < k; j++)
+      for (int s = 0; s < nsizes; s++)
+        if (m[j].n == ns[s] && m[j].median_us > 0 && !(m[j].median_us >= best[s])) best[s] = m[j].median_us;
+    free(m);
+  }
+  return 0;
+}
+
+static void print_ranking(const db_times *tt, const sieve_result *r, const double *cub, int K, int T, char uplo,
+                          int hot)
+{
+  int S = (int)tt->nsizes;
+  printf("Champion ranking of %zu valid candidates, sweep stage, uplo %c, %s; at each size the %d fastest\n"
+         "earn (%d - rank)/%d points. Columns n=...: the faster cuBLAS mode's time / the candidate's time.\n",
+         tt->ncand, uplo, hot ? "hot" : "cold", K, K + 1, K);
+  printf("   %4s  %-32s %8s", "rank", "candidate (id)", "points");
+  for (int s = 0; s < S; s++) {
+    char h[24];
+    snprintf(h, sizeof h, "n=%d", tt->n[s]);
+    printf(" %9s", h);
+  }
+  printf("\n");
+  printf("   %4s  %-32s %8s", "", "cuBLAS (faster mode), us", "");
+  for (int s = 0; s < S; s++) printf(" %9.2f", cub[s]);
+  printf("\n");
+  int *survivor = calloc((size_t)tt->ncand, sizeof *survivor);
+  for (int i = 0; survivor && i < r->nsurvivors; i++) survivor[r->survivors[i]] = 1;
+  int listed = 0;
+  for (int q = 0; q < r->ncand; q++) {
+    int c = r->order[q];
+    int surv = survivor ? survivor[c] : 0;
+    if (!(r->points[c] > 0) && !surv) continue;
+    char label[64], who[96];
+    fit_label(DB_KERNEL_CANDIDATE, &tt->cand[c], label, sizeof label);
+    snprintf(who, sizeof who, "%s (%lld)", label, tt->cand[c].id);
+    printf(" %c %4d  %-32s %8.2f", surv ? '*' : ' ', q + 1, who, r->points[c]);
+    for (int s = 0; s < S; s++) {
+      double t = tt->median_us[(size_t)c * (size_t)S + (size_t)s];
+      if (t > 0 && cub[s] > 0) printf(" %9.3f", cub[s] / t);
+      else printf(" %9s", "-");
+    }
+    printf("\n");
+    listed++;
+  }
+  free(survivor);
+  printf("%d listed (those with points, and the survivors); * = survivor: the top %d by points%s.\n", listed, T,
+         r->lu_added ? " plus the best L+U candidate" : "");
+}
+
+static int run(int argc, char **argv)
+{
+  static const struct option opts[] = {
+    {"db", required_argument, 0, 'D'},       {"sizes", required_argument, 0, 's'},
+    {"points-k", required_argument, 0, 'K'}, {"top", required_argument, 0, 'T'},
+    {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
+    {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+  const char *path = NULL;
+  int ns[MAX_SIZES], nsizes = 0, K = SIEVE_DEFAULT_K, T = SIEVE_DEFAULT_T, hot = 0, c;
+  char uplo = 'L';
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'D': path = optarg; break;
+    case 's':
+      if (cli_parse_int_list("rank", "--sizes", optarg, 1, 1 << 24, ns, MAX_SIZES, &nsizes)) return SYMV_EXIT_USAGE;
+      break;
+    case 'K':
+      if (cli_parse_int("rank", "--points-k", optarg, 1, 100000, &K)) return SYMV_EXIT_USAGE;
+      break;
+    case 'T':
+      if (cli_parse_int("rank", "--top", optarg, 1, 100000, &T)) return SYMV_EXIT_USAGE;
+      break;
+    case 'u':
+      if (strcmp(optarg, "L") && strcmp(optarg, "U")) return cli_usage_error("rank", "invalid --uplo '%s' (L or U)", optarg);
+      uplo = optarg[0];
+      break;
+    case 'H': hot = 1; break;
+    case 'h': help(); return SYMV_EXIT_OK;
+    default: return cli_usage_error("rank", "unknown option");
+    }
+  }
+  if (optind < argc) return cli_usage_error("rank", "unexpected argument '%s'", argv[optind]);
+  if (!path) return cli_usage_error("rank", "--db FILE is required");
+
+  db *d = NULL;
+  int rc = db_open(&d, path, DB_READONLY);
+  if (rc) {
+    fprintf(stderr, "symvtune rank: %s\n", db_errmsg(d));
+    db_close(d);
+    return SYMV_EXIT_ERROR;
+  }
+  int status = SYMV_EXIT_ERROR;
+  db_times tt = {0};
+  sieve_result r = {0};
+  double cub[MAX_SIZES];
+  if (nsizes == 0 && (rc = sweep_sizes(d, uplo, hot, ns, MAX_SIZES, &nsizes))) {
+    if (rc == SYMV_NO_MEMORY)
+      fprintf(stderr, "symvtune rank: more than %d sizes with sweep-stage measurements: choose some with --sizes\n",
+              MAX_SIZES);
+    else
+      fprintf(stderr, "symvtune rank: %s\n", db_errmsg(d));
+    goto out;
+  }
+  if (nsizes == 0) {
+    fprintf(stderr, "symvtune rank: %s has no sweep-stage measurements for uplo %c, %s (run 'symvtune sweep' "
+            "first)\n", path, uplo, hot ? "hot" : "cold");
+    goto out;
+  }
+  if ((rc = cublas_times(d, ns, nsizes, uplo, hot, cub))) {
+    fprintf(stderr, "symvtune rank: %s\n", db_errmsg(d));
+    goto out;
+  }
+  rc = sweep_rank(d, ns, nsizes, uplo, hot, K, T, &tt, &r);
+  if (rc == SYMV_NOT_FOUND) {
+    fprintf(stderr, "symvtune rank: %s has no valid candidates\n", path);
+    goto out;
+  }
+  if (rc) {
+    fprintf(stderr, "symvtune rank: %s\n", rc == SYMV_DB ? db_errmsg(d) : symv_strerror(rc));
+    goto out;
+  }
+  if (r.nsurvivors == 0) {
+    fprintf(stderr, "symvtune rank: no valid candidate has sweep-stage measurements at the sizes given\n");
+    goto out;
+  }
+  print_ranking(&tt, &r, cub, K, T, uplo, hot);
+  status = SYMV_EXIT_OK;
+out:
+  sieve_free(&r);
+  db_times_free(&tt);
+  db_close(d);
+  return status;
+}
+
+const symv_command cmd_rank_entry = {"rank", "print the champion ranking of the sweep stage", run};

@@ -1,0 +1,188 @@
+/*
+ * cmd_rules.c - `symvtune rules`: the dispatch rules of the latest fit, as
+ * a table in the manner of the paper's Table 5 or as JSON. Read-only.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../db/db.h"
+#include "cli.h"
+#include "fit.h"
+#include "symv_error.h"
+
+static void help(void)
+{
+  puts("Usage: symvtune rules --db FILE [--json | --at LIST]\n"
+       "Prints the dispatch rules of the latest fit stored by `symvtune fit`: for each interval\n"
+       "of n, the kernel to run (a candidate FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX, or cuBLAS),\n"
+       "its predicted time at the interval's geometric middle and the gain over the faster\n"
+       "cuBLAS mode there. Reads FILE only.\n\n"
+       "Options:\n"
+       "  --db FILE   the database (required; opened read-only)\n"
+       "  --json      print a JSON document instead: {\"fit\": {id, created, uplo, hot, lo, hi,\n"
+       "              threshold, method}, \"rules\": [{n_start, n_end, kernel, label, candidate\n"
+       "              (id, family, block_size, ux, multiplicity, mx; null for cuBLAS),\n"
+       "              predicted_us, predicted_gain}, ...]}\n"
+       "  --at LIST   for each n of the comma-separated LIST, the kernel the rules choose and its\n"
+       "              predicted time, with the faster cuBLAS mode's, from the fitted curves\n"
+       "              (recomputed from the dense samples as `symvtune fit` does); '*' marks an n\n"
+       "              that is one of the dense samples. For checking predictions against\n"
+       "              `symvtune bench` at sizes that were not sampled.\n"
+       "  --help      this text\n"
+       "Exit status: 0, 2 usage, 4 database error or no fit stored.");
+}
+
+/* s as a JSON string, quotes included (RFC 8259): ", \ and controls escaped,
+ * and bytes past ASCII as \u00XX, so that the document is well formed
+ * whatever the database holds (names are ASCII by design). */
+static void json_string(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p == '\n') fputs("\\n", f);
+    else if (*p == '\t') fputs("\\t", f);
+    else if (*p < 0x20 || *p >= 0x7f) fprintf(f, "\\u%04x", *p); /* bytes past ASCII too: always valid */
+    else fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+/* A JSON number; null for NaN and infinities, which JSON lacks. */
+static void json_number(FILE *f, double x)
+{
+  if (isfinite(x)) fprintf(f, "%.10g", x);
+  else fputs("null", f);
+}
+
+static void print_json(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules)
+{
+  fprintf(f, "{\n  \"fit\": {\"id\": %lld, \"created\": ", fit->id);
+  json_string(f, fit->created);
+  fprintf(f, ", \"uplo\": \"%c\", \"hot\": %s, \"lo\": %d, \"hi\": %d, \"threshold\": ",
+          fit->uplo == 'U' ? 'U' : 'L', fit->hot ? "true" : "false", fit->lo, fit->hi);
+  json_number(f, fit->threshold);
+  fputs(", \"method\": ", f);
+  json_string(f, fit->method);
+  fputs("},\n  \"rules\": [", f);
+  for (size_t i = 0; i < nrules; i++) {
+    const db_rule *r = &rules[i];
+    char label[96];
+    fit_label(r->kernel, &r->cand, label, sizeof label);
+    fprintf(f, "%s\n    {\"n_start\": %d, \"n_end\": %d, \"kernel\": ", i ? "," : "", r->n_start, r->n_end);
+    json_string(f, r->kernel);
+    fputs(", \"label\": ", f);
+    json_string(f, label);
+    fputs(", \"candidate\": ", f);
+    if (!strcmp(r->kernel, DB_KERNEL_CANDIDATE)) {
+      fprintf(f, "{\"id\": %lld, \"family\": ", r->cand.id);
+      json_string(f, r->cand.family);
+      fprintf(f, ", \"block_size\": %d, \"ux\": %d, \"multiplicity\": %d, \"mx\": %d}", r->cand.block_size,
+              r->cand.ux, r->cand.multiplicity, r->cand.mx);
+    } else {
+      fputs("null", f);
+    }
+    fputs(", \"predicted_us\": ", f);
+    json_number(f, r->predicted_us);
+    fputs(", \"predicted_gain\": ", f);
+    json_number(f, r->predicted_gain);
+    fputc('}', f);
+  }
+  fputs("\n  ]\n}\n", f);
+}
+
+/* The curve of s that rule r names, or NULL. */
+static const fit_curve *curve_of(const fit_set *s, const db_rule *r)
+{
+  for (size_t i = 0; i < s->ncurves; i++) {
+    const fit_curve *c = &s->curve[i];
+    if (strcmp(c->kernel, r->kernel)) continue;
+    if (strcmp(r->kernel, DB_KERNEL_CANDIDATE) || c->cand.id == r->cand.id) return c;
+  }
+  return NULL;
+}
+
+/* --at: predicted time of the chosen kernel at each n (see help). */
+static int print_at(db *d, const db_fit *fit, const db_rule *rules, size_t nrules, const int *ns, int k)
+{
+  fit_set s;
+  int rc = fit_load(d, fit->uplo, fit->hot, &s);
+  if (!rc) rc = fit_compute(&s, fit->lo, fit->hi, 0);
+  if (rc) {
+    fprintf(stderr, "symvtune rules: cannot recompute the curves: %s %s\n", symv_strerror(rc), db_errmsg(d));
+    fit_set_free(&s);
+    return SYMV_EXIT_ERROR;
+  }
+  printf("%8s %-26s %12s %12s %8s\n", "n", "kernel (rules)", "predicted us", "cuBLAS us", "gain");
+  for (int i = 0; i < k; i++) {
+    int n = ns[i] < fit->lo ? fit->lo : ns[i] > fit->hi ? fit->hi : ns[i];
+    const db_rule *r = &rules[nrules - 1];
+    for (size_t j = 0; j < nrules; j++)
+      if (n >= rules[j].n_start && n <= rules[j].n_end) r = &rules[j];
+    const fit_curve *c = curve_of(&s, r);
+    double t = c && c->pred_us ? c->pred_us[n - c->lo] : NAN, cb = fit_cublas_us(&s, n);
+    int sampled = 0;
+    for (int q = 0; c && q < c->nsamples; q++) sampled |= c->n[q] == ns[i];
+    char label[64];
+    fit_label(r->kernel, &r->cand, label, sizeof label);
+    printf("%7d%s %-26s %12.2f %12.2f %8.2f\n", ns[i], sampled ? "*" : " ", label, t, cb, cb / t);
+  }
+  fit_set_free(&s);
+  return SYMV_EXIT_OK;
+}
+
+static int run(int argc, char **argv)
+{
+  static const struct option opts[] = {{"db", required_argument, 0, 'D'}, {"json", no_argument, 0, 'j'},
+                                       {"at", required_argument, 0, 'a'},  {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *path = NULL;
+  int json = 0, c, at[256], nat = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'D': path = optarg; break;
+    case 'j': json = 1; break;
+    case 'a':
+      if (cli_parse_int_list("rules", "--at", optarg, 1, 1 << 30, at, 256, &nat)) return SYMV_EXIT_USAGE;
+      break;
+    case 'h': help(); return SYMV_EXIT_OK;
+    default: return cli_usage_error("rules", "unknown option");
+    }
+  }
+  if (optind < argc) return cli_usage_error("rules", "unexpected argument '%s'", argv[optind]);
+  if (!path) return cli_usage_error("rules", "--db FILE is required");
+  if (json && nat) return cli_usage_error("rules", "--json and --at do not go together");
+
+  db *d = NULL;
+  int rc = db_open(&d, path, DB_READONLY);
+  if (rc) {
+    fprintf(stderr, "symvtune rules: %s\n", db_errmsg(d));
+    db_close(d);
+    return SYMV_EXIT_ERROR;
+  }
+  db_fit fit;
+  db_rule *rules = NULL;
+  size_t nrules = 0;
+  rc = db_latest_fit(d, &fit, &rules, &nrules, NULL, NULL);
+  if (rc) {
+    fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
+    db_close(d);
+    return SYMV_EXIT_ERROR;
+  }
+  int status = SYMV_EXIT_OK;
+  if (json) print_json(stdout, &fit, rules, nrules);
+  else if (nat) status = print_at(d, &fit, rules, nrules, at, nat);
+  else fit_print_rules(stdout, &fit, rules, nrules);
+  free(rules);
+  db_close(d);
+  if (fflush(stdout) || ferror(stdout)) {
+    fprintf(stderr, "symvtune rules: cannot write the output\n");
+    return SYMV_EXIT_ERROR;
+  }
+  return status;
+}
+
+const symv_command cmd_rules_entry = {"rules", "print the dispatch rules of the latest fit (table or JSON)", run};

@@ -1,0 +1,398 @@
+/*
+ * fit.c - the fit stage: dense samples to curves to rules (see fit.h for the
+ * method and why).
+ */
+#include "fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../dspline/dspline.h"
+#include "../dspline/rules.h"
+#include "symv_error.h"
+
+/* The largest grid fit_curve_compute accepts, points: keeps the M x N table
+ * of fit_select within a few hundred MB. */
+#define FIT_MAX_SPAN (1 << 26)
+
+void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size)
+{
+  if (!strcmp(kernel, DB_KERNEL_CUBLAS))
+    snprintf(buf, size, "cuBLAS");
+  else if (!strcmp(kernel, DB_KERNEL_CUBLAS_ATOMICS))
+    snprintf(buf, size, "cuBLAS-atomics");
+  else if (!strcmp(kernel, DB_KERNEL_CANDIDATE) && c)
+    snprintf(buf, size, "%s:%d,%d,%d,%d", c->family, c->block_size, c->ux, c->multiplicity, c->mx);
+  else
+    snprintf(buf, size, "?");
+}
+
+static void fit_curve_free(fit_curve *c)
+{
+  free(c->n);
+  free(c->us);
+  free(c->rejected);
+  free(c->pred_us);
+  memset(c, 0, sizeof *c);
+}
+
+void fit_set_free(fit_set *s)
+{
+  if (!s) return;
+  for (size_t i = 0; i < s->ncurves; i++) fit_curve_free(&s->curve[i]);
+  free(s->curve);
+  memset(s, 0, sizeof *s);
+}
+
+/* Append a curve for `kernel` (candidate c, or NULL) with the samples of
+ * m[0..count) that have a positive time. */
+static int fit_add(fit_set *s, const char *kernel, const db_candidate *c, const db_measurement *m,
+                   size_t count)
+{
+  fit_curve *grown = realloc(s->curve, (s->ncurves + 1) * sizeof *grown);
+  if (!grown) return SYMV_NO_MEMORY;
+  s->curve = grown;
+  fit_curve *k = &s->curve[s->ncurves];
+  memset(k, 0, sizeof *k);
+  snprintf(k->kernel, sizeof k->kernel, "%s", kernel);
+  if (c) k->cand = *c;
+  fit_label(kernel, c, k->label, sizeof k->label);
+  k->n = malloc(count * sizeof *k->n);
+  k->us = malloc(count * sizeof *k->us);
+  k->rejected = calloc(count, 1);
+  if (!k->n || !k->us || !k->rejected) {
+    fit_curve_free(k);
+    return SYMV_NO_MEMORY;
+  }
+  /* db_*_measurements order by n; one (uplo, hot) gives one sample per n. */
+  for (size_t i = 0; i < count; i++)
+    if (isfinite(m[i].median_us) && m[i].median_us > 0) {
+      k->n[k->nsamples] = m[i].n;
+      k->us[k->nsamples] = m[i].median_us;
+      k->nsamples++;
+    }
+  s->ncurves++;
+  return 0;
+}
+
+int fit_load(db *d, char uplo, int hot, fit_set *out)
+{
+  static const char *const baselines[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
+  memset(out, 0, sizeof *out);
+  if ((uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1)) return SYMV_INVALID_VALUE;
+  out->uplo = uplo;
+  out->hot = hot;
+  int rc = 0;
+  for (int b = 0; b < 2 && !rc; b++) {
+    db_measurement *m = NULL;
+    size_t count = 0;
+    rc = db_baseline_measurements(d, baselines[b], DB_STAGE_DENSE, uplo, hot, &m, &count);
+    if (!rc && count > 0) rc = fit_add(out, baselines[b], NULL, m, count);
+    free(m);
+  }
+  db_candidate *cand = NULL;
+  size_t ncand = 0;
+  if (!rc) rc = db_list_candidates(d, DB_VALID, NULL, &cand, &ncand);
+  for (size_t i = 0; i < ncand && !rc; i++) {
+    db_measurement *m = NULL;
+    size_t count = 0;
+    rc = db_candidate_measurements(d, cand[i].id, DB_STAGE_DENSE, uplo, hot, &m, &count);
+    if (!rc && count > 0) rc = fit_add(out, DB_KERNEL_CANDIDATE, &cand[i], m, count);
+    free(m);
+  }
+  free(cand);
+  if (!rc) {
+    int lo, hi;
+    rc = fit_sampled_range(out, &lo, &hi);
+  }
+  if (rc) fit_set_free(out);
+  return rc;
+}
+
+int fit_sampled_range(const fit_set *s, int *lo, int *hi)
+{
+  int have = 0;
+  for (size_t i = 0; i < s->ncurves; i++) {
+    const fit_curve *c = &s->curve[i];
+    for (int j = 0; j < c->nsamples; j++) {
+      if (!have || c->n[j] < *lo) *lo = c->n[j];
+      if (!have || c->n[j] > *hi) *hi = c->n[j];
+      have = 1;
+    }
+  }
+  return have ? 0 : SYMV_NOT_FOUND;
+}
+
+static int fit_cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The fitted ln t at n, first <= n <= last, by linear interpolation in ln n
+ * on the grid g[0..U] (g[u] at n = first e^(u / G)). */
+static double fit_grid_eval(const double *g, int U, int first, int n)
+{
+  double v = FIT_GRID_PER_EFOLD * log((double)n / first);
+  int j = (int)floor(v);
+  if (j >= U) j = U - 1;
+  if (j < 0) j = 0;
+  double w = v - j;
+  return g[j] * (1.0 - w) + g[j + 1] * w;
+}
+
+int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
+{
+  if (lo < 1 || hi < lo || !(isfinite(alpha) && alpha >= 0) || (long long)hi - lo + 1 > FIT_MAX_SPAN)
+    return SYMV_INVALID_VALUE;
+  size_t N = (size_t)(hi - lo) + 1;
+  free(c->pred_us);
+  c->pred_us = malloc(N * sizeof *c->pred_us);
+  if (!c->pred_us) return SYMV_NO_MEMORY;
+  for (size_t j = 0; j < N; j++) c->pred_us[j] = NAN;
+  c->lo = lo, c->hi = hi;
+  c->first = c->last = 0;
+  c->nused = c->nrejected = 0;
+  c->alpha = 0;
+  c->rms_rel = 0;
+  memset(c->rejected, 0, (size_t)c->nsamples);
+
+  /* The samples in range: idx[0..k), ascending n, distinct. */
+  int k = 0;
+  int *idx = malloc(((size_t)c->nsamples + 1) * sizeof *idx);
+  if (!idx) return SYMV_NO_MEMORY;
+  for (int i = 0; i < c->nsamples; i++)
+    if (c->n[i] >= lo && c->n[i] <= hi) idx[k++] = i;
+  if (k < 2) {
+    c->nused = k;
+    free(idx);
+    return 0;
+  }
+  int first = c->n[idx[0]], last = c->n[idx[k - 1]];
+  c->first = first, c->last = last;
+  int U = (int)ceil(FIT_GRID_PER_EFOLD * log((double)last / first));
+  if (U < 1) U = 1;
+
+  int rc = SYMV_NO_MEMORY;
+  int *pos = malloc((size_t)k * sizeof *pos), *s = malloc((size_t)k * sizeof *s);
+  double *y = malloc((size_t)k * sizeof *y), *ys = malloc((size_t)k * sizeof *ys);
+  double *res = malloc((size_t)k * sizeof *res);
+  double *g = malloc(((size_t)U + 1) * sizeof *g);
+  if (!pos || !s || !y || !ys || !res || !g) goto out;
+  for (int i = 0; i < k; i++) {
+    long p = lround(FIT_GRID_PER_EFOLD * log((double)c->n[idx[i]] / first));
+    pos[i] = (int)(p < 0 ? 0 : p > U ? U : p);
+    y[i] = log(c->us[idx[i]]);
+  }
+  if (pos[0] == pos[k - 1]) { /* sizes within 0.1% of each other: one grid point, no curve */
+    c->first = c->last = 0;
+    c->nused = k;
+    rc = 0;
+    goto out;
+  }
+
+  int max_reject = (int)floor(FIT_MAX_REJECT * k);
+  double a = alpha;
+  for (;;) {
+    /* fit the kept samples */
+    int m = 0;
+    for (int i = 0; i < k; i++)
+      if (!c->rejected[idx[i]]) s[m] = pos[i], ys[m] = y[i], m++;
+    rc = alpha > 0 ? dspline_fit(0, U, s, ys, m, alpha, g) : dspline_fit_auto(0, U, s, ys, m, &a, g);
+    if (rc) goto out;
+    if (c->nrejected >= max_reject) break;
+    /* the robust scale of the kept samples' residuals */
+    int q = 0;
+    for (int i = 0; i < k; i++)
+      if (!c->rejected[idx[i]]) res[q++] = fabs(y[i] - g[pos[i]]);
+    qsort(res, (size_t)q, sizeof *res, fit_cmp_double);
+    double med = q % 2 ? res[q / 2] : 0.5 * (res[q / 2 - 1] + res[q / 2]);
+    double limit = FIT_OUTLIER_SIGMAS * fmax(1.4826 * med, FIT_NOISE_FLOOR);
+    /* the worst isolated sample beyond it: a lone spike pulls the curve
+     * toward itself, so its kept neighbours are left on the other side (or
+     * near the curve); at a step of the real curve they are not */
+    int worst = -1;
+    double rw = 0;
+    for (int i = 0; i < k; i++) {
+      if (c->rejected[idx[i]]) continue;
+      double r = y[i] - g[pos[i]];
+      if (!(fabs(r) > limit) || fabs(r) <= rw) continue;
+      int lone = 1;
+      for (int dir = -1; dir <= 1 && lone; dir += 2) {
+        int j = i + dir;
+        while (j >= 0 && j < k && c->rejected[idx[j]]) j += dir;
+        if (j < 0 || j >= k) continue;
+        double rn = y[j] - g[pos[j]];
+        lone = rn * r <= 0 || fabs(rn) < 0.25 * fabs(r);
+      }
+      if (lone) worst = i, rw = fabs(r);
+    }
+    if (worst < 0) break;
+    /* dropping it must leave two distinct positions to fit */
+    int p0 = -1, distinct = 0;
+    for (int i = 0; i < k && distinct < 2; i++)
+      if (i != worst && !c->rejected[idx[i]] && pos[i] != p0) p0 = pos[i], distinct++;
+    if (distinct < 2) break;
+    c->rejected[idx[worst]] = 1;
+    c->nrejected++;
+  }
+
+  for (int n = first; n <= last; n++) c->pred_us[n - lo] = exp(fit_grid_eval(g, U, first, n));
+  double sum = 0;
+  for (int i = 0; i < k; i++) {
+    if (c->rejected[idx[i]]) continue;
+    double e = (c->pred_us[c->n[idx[i]] - lo] - c->us[idx[i]]) / c->us[idx[i]];
+    sum += e * e;
+    c->nused++;
+  }
+  c->rms_rel = sqrt(sum / c->nused);
+  c->alpha = a;
+  rc = 0;
+out:
+  free(idx), free(pos), free(s), free(y), free(ys), free(res), free(g);
+  if (rc) {
+    for (size_t j = 0; j < N; j++) c->pred_us[j] = NAN;
+    c->alpha = 0;
+  }
+  return rc;
+}
+
+int fit_compute(fit_set *s, int lo, int hi, double alpha)
+{
+  for (size_t i = 0; i < s->ncurves; i++) {
+    int rc = fit_curve_compute(&s->curve[i], lo, hi, alpha);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static int fit_is_cublas(const fit_curve *c)
+{
+  return strcmp(c->kernel, DB_KERNEL_CANDIDATE) != 0;
+}
+
+/* The curve's prediction at n, NaN where there is none. */
+static double fit_pred(const fit_curve *c, int n)
+{
+  if (!c->pred_us || n < c->lo || n > c->hi) return NAN;
+  return c->pred_us[n - c->lo];
+}
+
+double fit_cublas_us(const fit_set *s, int n)
+{
+  double best = NAN;
+  for (size_t i = 0; i < s->ncurves; i++) {
+    double t = fit_pred(&s->curve[i], n);
+    if (fit_is_cublas(&s->curve[i]) && t > 0 && !(t >= best)) best = t;
+  }
+  return best;
+}
+
+int fit_select(const fit_set *s, double threshold, db_rule **rules, size_t *nrules, int *bad_n)
+{
+  *rules = NULL;
+  *nrules = 0;
+  if (s->ncurves == 0 || !s->curve[0].pred_us || !(threshold >= 0 && threshold < 1)) return SYMV_INVALID_VALUE;
+  int lo = s->curve[0].lo, hi = s->curve[0].hi, M = (int)s->ncurves;
+  for (int c = 0; c < M; c++)
+    if (!s->curve[c].pred_us || s->curve[c].lo != lo || s->curve[c].hi != hi) return SYMV_INVALID_VALUE;
+  size_t N = (size_t)(hi - lo) + 1;
+  for (size_t j = 0; j < N; j++) {
+    int any = 0;
+    for (int c = 0; c < M && !any; c++) any = !isnan(s->curve[c].pred_us[j]);
+    if (!any || isnan(fit_cublas_us(s, lo + (int)j))) {
+      if (bad_n) *bad_n = lo + (int)j;
+      return SYMV_NOT_FOUND;
+    }
+  }
+  double *t = malloc((size_t)M * N * sizeof *t);
+  int *prio = malloc((size_t)M * sizeof *prio);
+  if (!t || !prio) {
+    free(t), free(prio);
+    return SYMV_NO_MEMORY;
+  }
+  /* ties go to cuBLAS (the library's fallback), atomics off first */
+  for (int c = 0; c < M; c++) {
+    memcpy(t + (size_t)c * N, s->curve[c].pred_us, N * sizeof *t);
+    const char *k = s->curve[c].kernel;
+    prio[c] = !strcmp(k, DB_KERNEL_CUBLAS) ? 0 : !strcmp(k, DB_KERNEL_CUBLAS_ATOMICS) ? 1 : 2 + c;
+  }
+  rules_options opt;
+  rules_options_init(&opt);
+  opt.threshold = threshold;
+  opt.priority = prio;
+  rules_interval *iv = NULL;
+  int m = 0;
+  int rc = rules_select_opt(t, M, lo, hi, &opt, &iv, &m);
+  db_rule *r = rc ? NULL : calloc((size_t)m, sizeof *r);
+  if (!rc && !r) rc = SYMV_NO_MEMORY;
+  for (int i = 0; !rc && i < m; i++) {
+    const fit_curve *c = &s->curve[iv[i].cand];
+    int mid = (int)lround(sqrt((double)iv[i].n_start * iv[i].n_end));
+    if (mid < iv[i].n_start) mid = iv[i].n_start;
+    if (mid > iv[i].n_end) mid = iv[i].n_end;
+    r[i].n_start = iv[i].n_start;
+    r[i].n_end = iv[i].n_end;
+    snprintf(r[i].kernel, sizeof r[i].kernel, "%s", c->kernel);
+    if (!fit_is_cublas(c)) r[i].cand = c->cand;
+    r[i].predicted_us = c->pred_us[mid - lo];
+    r[i].predicted_gain = fit_cublas_us(s, mid) / r[i].predicted_us;
+  }
+  free(iv), free(t), free(prio);
+  if (rc) {
+    free(r);
+    return rc;
+  }
+  *rules = r;
+  *nrules = (size_t)m;
+  return 0;
+}
+
+int fit_store(db *d, const fit_set *s, double threshold, const char *method, const db_rule *rules,
+              size_t nrules, db_fit *fit)
+{
+  if (s->ncurves == 0 || !s->curve[0].pred_us) return SYMV_INVALID_VALUE;
+  db_fit_curve *fc = calloc(s->ncurves, sizeof *fc);
+  if (!fc) return SYMV_NO_MEMORY;
+  size_t m = 0;
+  for (size_t i = 0; i < s->ncurves; i++) {
+    const fit_curve *c = &s->curve[i];
+    if (!(c->alpha > 0)) continue; /* not fitted: nothing to record */
+    snprintf(fc[m].kernel, sizeof fc[m].kernel, "%s", c->kernel);
+    fc[m].candidate_id = fit_is_cublas(c) ? 0 : c->cand.id;
+    fc[m].alpha = c->alpha;
+    fc[m].nsamples = c->nused;
+    fc[m].rms_rel = c->rms_rel;
+    m++;
+  }
+  memset(fit, 0, sizeof *fit);
+  fit->uplo = s->uplo;
+  fit->hot = s->hot;
+  fit->lo = s->curve[0].lo;
+  fit->hi = s->curve[0].hi;
+  fit->threshold = threshold;
+  snprintf(fit->method, sizeof fit->method, "%s", method ? method : "");
+  int rc = db_put_fit(d, fit, fc, m, rules, nrules);
+  free(fc);
+  return rc;
+}
+
+void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules)
+{
+  fprintf(f, "Rules of fit %lld (%s): uplo %c, %s, n %d..%d, threshold %g%%\n", fit->id, fit->created,
+          fit->uplo, fit->hot ? "hot" : "cold", fit->lo, fit->hi, 100 * fit->threshold);
+  if (fit->method[0]) fprintf(f, "  method: %s\n", fit->method);
+  fprintf(f, "  %-34s %-26s %14s %16s\n", "Kernel/candidate", "N range", "predicted us", "gain vs cuBLAS");
+  for (size_t i = 0; i < nrules; i++) {
+    const db_rule *r = &rules[i];
+    char label[96], who[128], range[64];
+    fit_label(r->kernel, &r->cand, label, sizeof label);
+    if (!strcmp(r->kernel, DB_KERNEL_CANDIDATE))
+      snprintf(who, sizeof who, "%s (id %lld)", label, r->cand.id);
+    else
+      snprintf(who, sizeof who, "%s", label);
+    snprintf(range, sizeof range, "%d <= N <= %d", r->n_start, r->n_end);
+    fprintf(f, "  %-34s %-26s %14.2f %15.3fx\n", who, range, r->predicted_us, r->predicted_gain);
+  }
+}

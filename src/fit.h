@@ -1,0 +1,185 @@
+/*
+ * fit.h - the fit stage (method.md section 4, steps 6-8): from the dense
+ * samples in the database to a predicted time of every kernel at every n,
+ * and from those predictions to dispatch rules. Plain C, no GPU; used by
+ * `symvtune fit`, `rules` and `plot`.
+ *
+ * Kernels: every valid candidate with dense-stage samples (the champions the
+ * sweep sampled) and the two cuBLAS modes ("cublas", "cublas_atomics").
+ * cuBLAS is one more curve among the others, so a rule names cuBLAS wherever
+ * it is predicted fastest.
+ *
+ * What is fitted: y = ln(t), t the median time in microseconds, as a
+ * d-spline (method.md section 5, dspline.h) over a grid uniform in ln n,
+ * FIT_GRID_PER_EFOLD points per unit of ln n, with alpha chosen by GCV
+ * unless given. Why:
+ *  - The samples span 3 us to 2 ms. Timing noise is relative, so ln t has
+ *    about the same noise everywhere, as the d-spline's one least-squares
+ *    norm and one alpha assume; fitting t or GFLOPS weighs the largest
+ *    values most. GFLOPS (2 n^2 / t, ASPEN.K2's choice [later]) is near 0
+ *    at small n, where launch overhead and L+U decide: on the H200 database
+ *    of tests/data its leave-one-out error reached up to 146% (predictions
+ *    of zero or negative GFLOPS). Rules compare relative
+ *    times, i.e. differences of ln t, and exp() of the fit is always
+ *    positive (nothing to clip).
+ *  - The dense sizes are geometric (24 per decade). The d-spline penalises
+ *    second differences per grid step, so on the integer n grid one alpha
+ *    smooths over a fixed width in n: several samples near n = 100, less than
+ *    one sample spacing near n = 30000, where the curve then follows the
+ *    noise. With one noisy sample (10-30% off) among 1%-noise samples, the
+ *    integer grid produced a spurious rule in 54-83% of synthetic trials, the
+ *    ln n grid in 0-17% (0 with the outlier step below). On the ln n grid
+ *    the smoothing width is a fixed fraction of n, matching the sampling; on
+ *    the H200 data its leave-one-out error was also lower (2.4-6.5% RMS per
+ *    kernel against 2.6-9.8% for ln t on the integer grid).
+ *  - Outliers: after each fit, the sample of largest |residual| beyond
+ *    FIT_OUTLIER_SIGMAS robust standard deviations (1.4826 x the median
+ *    |residual|, at least FIT_NOISE_FLOOR) is dropped and the curve
+ *    refitted, if it is a lone spike: its neighbours' residuals have the
+ *    other sign or less than a quarter of its size (a spike pulls the
+ *    curve toward itself; at a real step of the curve the neighbours lie on
+ *    the same side). At most FIT_MAX_REJECT of the samples go. This is the
+ *    paper's one-wide rule born of one noisy sample (method.md section 5);
+ *    a real feature seen at one sample only cannot be placed between the
+ *    samples anyway.
+ * The curve is then evaluated at every integer n by linear interpolation in
+ * ln n between the two nearest grid points (0.2% apart in n; a sample sits
+ * at the grid point nearest its n), and only between the smallest and the
+ * largest sampled n: no extrapolation (NaN outside, which rules_select_opt
+ * reads as "not available there").
+ *
+ * Accuracy: between samples 10% apart in n, real kernels vary by a few
+ * percent in ways no smoothing predicts (wave quantization, cuBLAS changing
+ * algorithm): on the H200 data a held-out sample was predicted within 2-6%
+ * RMS whatever alpha. Rules between kernels closer than that are a guess;
+ * the threshold keeps them from fragmenting the range.
+ *
+ * All functions returning int return 0 or a negative symv_status code
+ * (symv_error.h).
+ */
+#ifndef SYMV_FIT_H
+#define SYMV_FIT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "../db/db.h"
+#include "../dspline/rules.h"
+
+#define FIT_GRID_PER_EFOLD 512   /* grid points per unit of ln n (n x e) */
+#define FIT_OUTLIER_SIGMAS 4.0   /* residuals beyond this many robust sigmas are outliers */
+#define FIT_NOISE_FLOOR 0.005    /* least robust sigma of ln t (0.5%): below it, no sample is an outlier */
+#define FIT_MAX_REJECT 0.1       /* at most this fraction of a curve's samples is dropped */
+#define FIT_DEFAULT_THRESHOLD RULES_DEFAULT_THRESHOLD /* 1% predicted gain (rules.h) */
+
+/* One kernel's dense samples and, once computed, its fitted curve. */
+typedef struct {
+  char kernel[24];           /* DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS or DB_KERNEL_CANDIDATE */
+  db_candidate cand;         /* the candidate when kernel is DB_KERNEL_CANDIDATE; zeroed otherwise */
+  char label[64];            /* for people: "cuBLAS", "cuBLAS-atomics" or "lu:64,8,4,0" */
+  int nsamples;              /* dense samples */
+  int *n;                    /* [nsamples] sizes, elements, ascending and distinct */
+  double *us;                /* [nsamples] median times, microseconds (> 0) */
+  unsigned char *rejected;   /* [nsamples] 1 where the last fit dropped the sample as an outlier */
+  /* Set by fit_curve_compute: */
+  int lo, hi;                /* the grid of pred_us, elements */
+  int first, last;           /* smallest and largest sampled n in lo..hi; 0, 0 if none */
+  int nused;                 /* samples fitted: in lo..hi and not rejected */
+  int nrejected;             /* samples in lo..hi dropped as outliers */
+  double alpha;              /* d-spline alpha used; 0 when the curve could not be fitted */
+  double rms_rel;            /* RMS over the fitted samples of (predicted - sample) / sample */
+  double *pred_us;           /* [hi - lo + 1] predicted time at n = lo + j, microseconds; NaN where
+                                not predicted (outside first..last, or not fitted); NULL before */
+} fit_curve;
+
+/* The kernels of one (uplo, hot). */
+typedef struct {
+  char uplo;                 /* 'L' or 'U' */
+  int hot;                   /* 0 cold, 1 hot */
+  size_t ncurves;            /* kernels with dense samples */
+  fit_curve *curve;          /* [ncurves]: the cuBLAS modes first (cublas, cublas_atomics, those
+                                with samples), then candidates in id order */
+} fit_set;
+
+/*
+ * fit_load: the dense-stage samples (db_candidate_measurements /
+ * db_baseline_measurements, stage DB_STAGE_DENSE) of every valid candidate
+ * and of both cuBLAS modes at (uplo, hot) into *out (release with
+ * fit_set_free). Samples with a median time <= 0 are skipped.
+ * Errors: SYMV_INVALID_VALUE (uplo not 'L'/'U', hot not 0/1), SYMV_NOT_FOUND
+ * (no kernel has dense samples there), SYMV_NO_MEMORY, or a db_ status
+ * (db_errmsg(d) says why). On error *out is empty.
+ */
+int fit_load(db *d, char uplo, int hot, fit_set *out);
+
+/* fit_set_free: releases what fit_load and fit_compute allocated; zeroes *s. */
+void fit_set_free(fit_set *s);
+
+/*
+ * fit_sampled_range: the smallest and largest n sampled by any kernel of s
+ * into *lo, *hi. Errors: SYMV_NOT_FOUND (no samples).
+ */
+int fit_sampled_range(const fit_set *s, int *lo, int *hi);
+
+/*
+ * fit_curve_compute: fits c's samples within lo..hi as described above and
+ * sets the fields after "Set by". alpha > 0 fixes the smoothing weight (on
+ * the ln n grid of FIT_GRID_PER_EFOLD points per unit, dimensionless: both
+ * terms of the objective are in (ln us)^2); alpha == 0 chooses it by GCV
+ * (dspline_fit_auto). Fewer than two distinct sampled n in lo..hi is not an
+ * error: the curve is then not fitted (alpha 0, pred_us all NaN).
+ * Errors: SYMV_INVALID_VALUE (lo < 1, hi < lo, alpha < 0 or not finite,
+ * hi - lo + 1 > 2^26), SYMV_NO_MEMORY, SYMV_NUMERIC (the banded solve failed).
+ */
+int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha);
+
+/* fit_compute: fit_curve_compute on every curve of s. Errors: as that. */
+int fit_compute(fit_set *s, int lo, int hi, double alpha);
+
+/*
+ * fit_cublas_us: the predicted time of the faster cuBLAS mode at n
+ * (microseconds), from the curves of s as computed; NaN where neither mode
+ * is predicted (n outside their sampled ranges, or not computed).
+ */
+double fit_cublas_us(const fit_set *s, int n);
+
+/*
+ * fit_select: the dispatch rules for the computed curves of s over their
+ * grid lo..hi (method.md section 4 step 7): rules_select_opt on the
+ * predicted times, with the threshold (a fraction in [0, 1), e.g.
+ * FIT_DEFAULT_THRESHOLD) and ties going to cuBLAS, then to the earlier curve.
+ * Each rule's predicted_us is its kernel's prediction at the interval's
+ * geometric middle round(sqrt(n_start n_end)), and predicted_gain the faster
+ * cuBLAS mode's prediction there divided by it. *rules is malloc'ed (free()).
+ * Because cuBLAS is a curve, a rule's kernel is the fastest predicted at
+ * each of its n, except where the threshold merged away an interval whose
+ * kernel gained less than `threshold` (summed over it) over the neighbour.
+ * Errors: SYMV_INVALID_VALUE (curves not computed, threshold outside [0, 1)),
+ * SYMV_NOT_FOUND (an n of lo..hi where no kernel, or no cuBLAS mode, is
+ * predicted: *bad_n, which may be NULL, is set to the first), SYMV_NO_MEMORY.
+ */
+int fit_select(const fit_set *s, double threshold, db_rule **rules, size_t *nrules, int *bad_n);
+
+/*
+ * fit_store: stores the fit of s (its curves that were fitted, and `rules`)
+ * with db_put_fit; fit->uplo, hot, lo, hi come from s, threshold and method
+ * from the arguments; fit->id and created are set. Errors: as db_put_fit,
+ * SYMV_INVALID_VALUE (curves not computed), SYMV_NO_MEMORY.
+ */
+int fit_store(db *d, const fit_set *s, double threshold, const char *method, const db_rule *rules,
+              size_t nrules, db_fit *fit);
+
+/*
+ * fit_label: a kernel's name for people into buf: "cuBLAS",
+ * "cuBLAS-atomics", or the candidate as FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX.
+ * kernel is a DB_KERNEL_ name; c is used only for DB_KERNEL_CANDIDATE.
+ */
+void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size);
+
+/*
+ * fit_print_rules: the rules as a table in the manner of the paper's
+ * Table 5: kernel, N range (inclusive), predicted time (us) at the
+ * interval's geometric middle and gain over the faster cuBLAS mode there.
+ */
+void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules);
+
+#endif

@@ -1,0 +1,738 @@
+/* Tests of the fit stage (src/fit.h) and of `symvtune rank`, `fit`, `rules`
+ * and `plot` on small synthetic databases made through the db API in a
+ * mkdtemp directory. The commands run in this process through their
+ * descriptors, as main.c dispatches to them (starting the program costs a
+ * quarter of a second of loading cuBLAS each time); one test runs the program
+ * (SYMVTUNE_BIN) to see that its table lists them. The timings are
+ * drawn afresh on every run from smooth "true" curves plus noise; what the
+ * rules must be is computed from those true curves. Every assertion message
+ * carries the seed; SYMV_TEST_SEED=<seed> replays a run. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "db/db.h"
+#include "fit.h"
+#include "symv_error.h"
+
+#ifndef SYMVTUNE_BIN
+#error "SYMVTUNE_BIN must name the symvtune program under test (tests/local.mk)"
+#endif
+
+/* ---- Fixture, randomness, running programs ----------------------------------- */
+
+static char dir[64];
+static unsigned long long seed;
+static uint64_t rng;
+
+static uint64_t rng_next(void)
+{
+  uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+static double rng_unit(void) { return (rng_next() >> 11) * 0x1.0p-53; }
+static double rng_gauss(void) { return sqrt(-2 * log(rng_unit() + 1e-300)) * cos(2 * M_PI * rng_unit()); }
+
+static void setup(void)
+{
+  snprintf(dir, sizeof dir, "/tmp/symvtune-test-fit-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir), "mkdtemp");
+  const char *env = getenv("SYMV_TEST_SEED");
+  seed = env && *env ? strtoull(env, NULL, 10) : (unsigned long long)time(NULL) * 1000003ULL ^ (unsigned long long)getpid();
+  rng = seed;
+}
+
+static void teardown(void)
+{
+  DIR *dp = opendir(dir);
+  if (!dp) return;
+  struct dirent *e;
+  char p[512];
+  while ((e = readdir(dp))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    unlink(p);
+  }
+  closedir(dp);
+  rmdir(dir);
+}
+
+TestSuite(fit, .init = setup, .fini = teardown);
+
+static char *path_of(char *buf, const char *name)
+{
+  snprintf(buf, 256, "%s/%s", dir, name);
+  return buf;
+}
+
+/* The whole file at path, NUL-terminated (malloc'ed); "" if unreadable. */
+static char *slurp(const char *path, long *len)
+{
+  FILE *f = fopen(path, "rb");
+  long n = 0;
+  char *b = NULL;
+  if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+    b = malloc((size_t)n + 1);
+    n = b ? (long)fread(b, 1, (size_t)n, f) : 0;
+  }
+  if (f) fclose(f);
+  if (!b) b = calloc(1, 1), n = 0;
+  b[n] = 0;
+  if (len) *len = n;
+  return b;
+}
+
+/* Runs argv (argv[0] looked up in PATH if it has no '/') with stdout and
+ * stderr captured into *out and *err (malloc'ed; may be NULL to drop) and,
+ * if gnuplot is not NULL, SYMVTUNE_GNUPLOT set to it. Returns the exit
+ * status, 127 if it could not be run, -1 if it died of a signal. */
+static int run_argv(const char *const *argv, const char *gnuplot, char **out, char **err)
+{
+  char po[256], pe[256];
+  path_of(po, "stdout.txt"), path_of(pe, "stderr.txt");
+  fflush(stdout), fflush(stderr);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0, "fork");
+  if (pid == 0) {
+    if (!freopen(po, "w", stdout) || !freopen(pe, "w", stderr)) _exit(126);
+    if (gnuplot) setenv("SYMVTUNE_GNUPLOT", gnuplot, 1);
+    execvp(argv[0], (char *const *)argv);
+    _exit(127);
+  }
+  int st;
+  cr_assert_eq(waitpid(pid, &st, 0), pid, "waitpid");
+  if (out) *out = slurp(po, NULL);
+  if (err) *err = slurp(pe, NULL);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+extern const symv_command cmd_rank_entry, cmd_fit_entry, cmd_rules_entry, cmd_plot_entry;
+
+/* Runs `symvtune ARGV...` (argv[0] the command's name) in this process with
+ * stdout and stderr captured as run_argv does, and SYMVTUNE_GNUPLOT set to
+ * gnuplot if not NULL. Returns the command's exit status. */
+static int run_command(int argc, const char *const *argv, const char *gnuplot, char **out, char **err)
+{
+  static const symv_command *const cmds[] = {&cmd_rank_entry, &cmd_fit_entry, &cmd_rules_entry, &cmd_plot_entry};
+  const symv_command *cmd = NULL;
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+    if (!strcmp(cmds[i]->name, argv[0])) cmd = cmds[i];
+  cr_assert_not_null(cmd, "no command %s", argv[0]);
+  char po[256], pe[256], *av[32];
+  for (int i = 0; i < argc && i < 31; i++) av[i] = (char *)argv[i];
+  av[argc] = NULL;
+  fflush(stdout), fflush(stderr);
+  int fo = open(path_of(po, "stdout.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  int fe = open(path_of(pe, "stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  cr_assert(fo >= 0 && fe >= 0);
+  int o1 = dup(1), o2 = dup(2);
+  dup2(fo, 1), dup2(fe, 2), close(fo), close(fe);
+  if (gnuplot) setenv("SYMVTUNE_GNUPLOT", gnuplot, 1);
+  int st = cmd->run(argc, av);
+  fflush(stdout), fflush(stderr);
+  dup2(o1, 1), dup2(o2, 2), close(o1), close(o2);
+  unsetenv("SYMVTUNE_GNUPLOT");
+  if (out) *out = slurp(po, NULL);
+  if (err) *err = slurp(pe, NULL);
+  return st;
+}
+
+/* `symvtune ARGS...` (NULL-terminated), as run_command. */
+static int symvtune(char **out, char **err, const char *gnuplot, ...)
+{
+  const char *argv[32];
+  int argc = 0;
+  va_list ap;
+  va_start(ap, gnuplot);
+  const char *a;
+  while ((a = va_arg(ap, const char *)) && argc < 31) argv[argc++] = a;
+  va_end(ap);
+  argv[argc] = NULL;
+  return run_command(argc, argv, gnuplot, out, err);
+}
+
+/* ---- Synthetic databases ----------------------------------------------------- */
+
+#define OK(call)                                                                            \
+  do {                                                                                      \
+    int rc_ = (call);                                                                       \
+    cr_assert_eq(rc_, 0, "seed %llu: %s: %s: %s", seed, #call, symv_errname(rc_), db_errmsg(d)); \
+  } while (0)
+
+/* A true curve: t(n) = scale (t0 + 4 n (n+1) / (bw 1e3) (1 + nh / n)) us:
+ * a launch cost, then matrix traffic at a bandwidth that grows with n. */
+typedef struct {
+  double t0, bw, nh, scale;
+} model;
+
+static double truth(const model *m, int n)
+{
+  return m->scale * (m->t0 + 4.0 * n * (n + 1.0) / (m->bw * 1e3) * (1.0 + m->nh / n));
+}
+
+/* A plausible measurement of `us` microseconds at n. */
+static db_measurement meas(int n, db_stage stage, double us)
+{
+  db_measurement m = {.n = n, .uplo = 'L', .hot = 0, .stage = stage, .median_us = us, .min_us = 0.995 * us,
+                      .max_us = 1.01 * us, .batches = 5, .calls_per_batch = 20,
+                      .gflops = 2.0 * n * (double)n / (us * 1e3), .gbs = 4.0 * n * (n + 1.0) / (us * 1e3),
+                      .residual = 0.5};
+  return m;
+}
+
+/* A fresh database at path with an H200-like fingerprint (copy 4200 GB/s). */
+static db *fresh(const char *path)
+{
+  db *d = NULL;
+  int rc = db_open(&d, path, DB_CREATE);
+  cr_assert_eq(rc, 0, "db_open %s: %s", path, db_errmsg(d));
+  db_device g = {.cc_major = 9, .sm_count = 132, .l2_bytes = 62914560, .mem_clock_khz = 3201000,
+                 .bus_width_bits = 6144, .smem_per_sm = 233472, .smem_per_block_optin = 232448,
+                 .regs_per_sm = 65536, .max_blocks_per_sm = 32, .max_threads_per_sm = 2048,
+                 .driver_version = 12080, .runtime_version = 12080, .nvrtc_major = 12, .nvrtc_minor = 8,
+                 .copy_gbs = 4200};
+  snprintf(g.name, sizeof g.name, "NVIDIA H200 (test)");
+  OK(db_check_device(d, &g, 0));
+  return d;
+}
+
+static long long add_candidate(db *d, const char *family, int b, int ux, int m, int mx, db_status status)
+{
+  db_candidate c = {.block_size = b, .ux = ux, .multiplicity = m, .mx = mx};
+  snprintf(c.family, sizeof c.family, "%s", family);
+  long long id;
+  OK(db_put_candidate(d, &c, &id));
+  c.id = id;
+  c.status = status;
+  c.reason = status == DB_INVALID ? DB_REASON_WRONG : DB_REASON_NONE;
+  OK(db_set_candidate_result(d, &c));
+  return id;
+}
+
+/* The dense sizes of `symvtune sweep`: 24 per decade from 32 to 32768. */
+static int dense_sizes(int *out)
+{
+  int k = 0;
+  for (int j = 0;; j++) {
+    int n = (int)floor(32 * pow(10.0, j / 24.0) + 0.5);
+    if (n > 32768) break;
+    if (k == 0 || n != out[k - 1]) out[k++] = n;
+  }
+  if (out[k - 1] != 32768) out[k++] = 32768;
+  return k;
+}
+
+/* The kernels of the dense database: the two cuBLAS modes and three
+ * candidates. Bands where each is truly fastest (before the random jitter):
+ * cuBLAS 32..1040, L+U 1041..2713, atomic_red 2714..14632, cuBLAS atomics
+ * 14633..32768; "atomic" is atomic_red 6% slower, fastest nowhere. */
+enum { K_CUBLAS, K_CUBLAS_AT, K_LU, K_ARED, K_LOSER, K_INVALID, NKERNELS };
+static const char *const kname[NKERNELS] = {"cuBLAS", "cuBLAS-atomics", "lu", "atomic_red", "atomic", "invalid"};
+
+typedef struct {
+  model m[NKERNELS];     /* true curves */
+  long long id[NKERNELS]; /* candidate ids (0 for cuBLAS) */
+  long long sweep_only;  /* a valid candidate with sweep-stage samples only */
+  int spike_loser_n;     /* the size where "atomic" was measured far too fast */
+  int spike_winner_n;    /* the size where atomic_red was measured far too slow */
+  double noise;          /* relative noise of the samples */
+} dense_db;
+
+/* Makes the dense database at path; the true curves get a random jitter of
+ * a few percent, the samples relative noise of 0.5% and two one-sample
+ * spikes of 15-25% inside atomic_red's band. */
+static void make_dense_db(const char *path, dense_db *x)
+{
+  static const model base[NKERNELS] = {{3.0, 2000, 200, 1}, {8.0, 5200, 3000, 1}, {4.0, 3000, 100, 1},
+                                       {6.5, 4400, 400, 1}, {6.5, 4400, 400, 1.06}, {1.0, 9000, 10, 1}};
+  memset(x, 0, sizeof *x);
+  x->noise = 0.005;
+  for (int k = 0; k < NKERNELS; k++) {
+    x->m[k] = base[k];
+    x->m[k].t0 *= 1 + 0.04 * (rng_unit() - 0.5);
+    x->m[k].bw *= 1 + 0.04 * (rng_unit() - 0.5);
+  }
+  x->m[K_LOSER].t0 = x->m[K_ARED].t0, x->m[K_LOSER].bw = x->m[K_ARED].bw;
+  int ns[128], nn = dense_sizes(ns);
+  /* spikes at sizes well inside atomic_red's band (about 4000..12000) */
+  int inside[128], ni = 0;
+  for (int i = 0; i < nn; i++)
+    if (ns[i] >= 4000 && ns[i] <= 12000) inside[ni++] = ns[i];
+  cr_assert_geq(ni, 4);
+  int a = (int)(rng_next() % (uint64_t)ni), b = (a + 1 + (int)(rng_next() % (uint64_t)(ni - 1))) % ni;
+  x->spike_loser_n = inside[a], x->spike_winner_n = inside[b];
+
+  db *d = fresh(path);
+  OK(db_begin(d));
+  x->id[K_LU] = add_candidate(d, "lu", 64, 32, 4, 0, DB_VALID);
+  x->id[K_ARED] = add_candidate(d, "atomic_red", 64, 16, 8, 1, DB_VALID);
+  x->id[K_LOSER] = add_candidate(d, "atomic", 128, 16, 4, 3, DB_VALID);
+  x->id[K_INVALID] = add_candidate(d, "atomic", 256, 8, 2, 5, DB_INVALID);
+  x->sweep_only = add_candidate(d, "atomic", 64, 12, 6, 7, DB_VALID);
+  for (int i = 0; i < nn; i++) {
+    int n = ns[i];
+    for (int k = 0; k < NKERNELS; k++) {
+      double t = truth(&x->m[k], n) * exp(x->noise * rng_gauss());
+      if (k == K_LOSER && n == x->spike_loser_n) t *= 1 - (0.15 + 0.10 * rng_unit());
+      if (k == K_ARED && n == x->spike_winner_n) t *= 1 + (0.15 + 0.10 * rng_unit());
+      db_measurement m = meas(n, DB_STAGE_DENSE, t);
+      if (k == K_CUBLAS) OK(db_put_baseline(d, DB_KERNEL_CUBLAS, &m));
+      else if (k == K_CUBLAS_AT) OK(db_put_baseline(d, DB_KERNEL_CUBLAS_ATOMICS, &m));
+      else OK(db_put_measurement(d, x->id[k], &m));
+    }
+  }
+  /* the sweep-only candidate would beat everything, were it fitted */
+  for (int n = 256; n <= 16384; n *= 4) {
+    db_measurement m = meas(n, DB_STAGE_SWEEP, 0.5);
+    OK(db_put_measurement(d, x->sweep_only, &m));
+  }
+  OK(db_commit(d));
+  cr_assert_eq(db_close(d), 0);
+}
+
+/* The kernel index (K_*) of rule r of the dense database, or -1. */
+static int kernel_of(const dense_db *x, const db_rule *r)
+{
+  if (!strcmp(r->kernel, DB_KERNEL_CUBLAS)) return K_CUBLAS;
+  if (!strcmp(r->kernel, DB_KERNEL_CUBLAS_ATOMICS)) return K_CUBLAS_AT;
+  for (int k = K_LU; k < NKERNELS; k++)
+    if (r->cand.id == x->id[k]) return k;
+  return -1;
+}
+
+/* The latest fit of path, its rules checked to tile lo..hi. */
+static db_rule *latest_rules(const char *path, int lo, int hi, size_t *nrules, db_fit *fit)
+{
+  db *d = NULL;
+  int rc = db_open(&d, path, DB_READONLY);
+  cr_assert_eq(rc, 0, "seed %llu: %s", seed, db_errmsg(d));
+  db_rule *r;
+  OK(db_latest_fit(d, fit, &r, nrules, NULL, NULL));
+  db_close(d);
+  cr_assert(fit->lo == lo && fit->hi == hi, "seed %llu: fit over %d..%d, not %d..%d", seed, fit->lo, fit->hi, lo, hi);
+  cr_assert_geq(*nrules, 1);
+  cr_assert_eq(r[0].n_start, lo, "seed %llu: the rules start at %d", seed, r[0].n_start);
+  cr_assert_eq(r[*nrules - 1].n_end, hi, "seed %llu: the rules end at %d", seed, r[*nrules - 1].n_end);
+  for (size_t i = 0; i < *nrules; i++) {
+    cr_assert_leq(r[i].n_start, r[i].n_end, "seed %llu: rule %zu", seed, i);
+    if (i) cr_assert_eq(r[i].n_start, r[i - 1].n_end + 1, "seed %llu: gap or overlap before rule %zu", seed, i);
+  }
+  return r;
+}
+
+/* ---- The fit, end to end ------------------------------------------------------- */
+
+Test(fit, rules_follow_the_true_winners_and_ignore_spikes)
+{
+  char p[256];
+  dense_db x;
+  make_dense_db(path_of(p, "dense.db"), &x);
+  char *out, *err;
+  int st = symvtune(&out, &err, NULL, "fit", "--db", p, NULL);
+  cr_assert_eq(st, 0, "seed %llu: symvtune fit: exit %d\n%s%s", seed, st, out, err);
+  cr_assert_not_null(strstr(out, "Rules of fit"), "seed %llu:\n%s", seed, out);
+
+  size_t nr;
+  db_fit fit;
+  db_rule *r = latest_rules(p, 32, 32768, &nr, &fit);
+  cr_assert_eq(fit.threshold, FIT_DEFAULT_THRESHOLD);
+  size_t i = 0;
+  int checked[NKERNELS] = {0};
+  for (int n = 32; n <= 32768; n++) {
+    while (r[i].n_end < n) i++;
+    int k = kernel_of(&x, &r[i]);
+    cr_assert(k >= 0 && k != K_LOSER && k != K_INVALID, "seed %llu: rule %d..%d names %s (%s %lld)%s\n%s", seed,
+              r[i].n_start, r[i].n_end, k >= 0 ? kname[k] : "an unknown kernel", r[i].kernel, r[i].cand.id,
+              k == K_LOSER ? ", the kernel fastest nowhere (spike?)" : "", out);
+    /* where one kernel is truly faster than all others by 5%, it must win */
+    int best = -1;
+    double t1 = INFINITY, t2 = INFINITY;
+    for (int q = 0; q < K_INVALID; q++) {
+      double t = truth(&x.m[q], n);
+      if (t < t1) t2 = t1, t1 = t, best = q;
+      else if (t < t2) t2 = t;
+    }
+    if (t2 / t1 - 1 < 0.05) continue;
+    checked[best]++;
+    cr_assert_eq(k, best, "seed %llu: at n = %d %s is %.1f%% faster than the rest, but rule %d..%d names %s "
+                 "(spikes at %d and %d)\n%s", seed, n, kname[best], 100 * (t2 / t1 - 1), r[i].n_start, r[i].n_end,
+                 kname[k], x.spike_loser_n, x.spike_winner_n, out);
+  }
+  /* the design gives each of the four a wide band; cuBLAS wins its own */
+  for (int q = K_CUBLAS; q <= K_ARED; q++)
+    cr_assert_gt(checked[q], 100, "seed %llu: %s is clearly fastest at only %d sizes", seed, kname[q], checked[q]);
+  /* rules are few: one spike or noise makes no extra interval */
+  cr_assert_leq(nr, 6, "seed %llu: %zu rules for 4 true bands\n%s", seed, nr, out);
+  for (i = 0; i < nr; i++) {
+    cr_assert_gt(r[i].predicted_us, 0);
+    cr_assert_geq(r[i].predicted_gain, 1.0 - FIT_DEFAULT_THRESHOLD, "seed %llu: rule %zu is predicted %.3fx of "
+                  "cuBLAS", seed, i, r[i].predicted_gain);
+  }
+  free(r), free(out), free(err);
+}
+
+Test(fit, rules_print_as_a_table_and_as_json)
+{
+  char p[256];
+  dense_db x;
+  make_dense_db(path_of(p, "json.db"), &x);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, "--threshold", "0.02", NULL), 0, "seed %llu: %s", seed, err);
+  free(out), free(err);
+  size_t nr;
+  db_fit fit;
+  db_rule *r = latest_rules(p, 32, 32768, &nr, &fit);
+  cr_assert_eq(fit.threshold, 0.02);
+
+  /* the table: one line per rule, naming its range and kernel */
+  cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  cr_assert_not_null(strstr(out, "N range"), "%s", out);
+  for (size_t i = 0; i < nr; i++) {
+    char range[64], label[96];
+    snprintf(range, sizeof range, "%d <= N <= %d", r[i].n_start, r[i].n_end);
+    fit_label(r[i].kernel, &r[i].cand, label, sizeof label);
+    const char *line = strstr(out, range);
+    cr_assert_not_null(line, "seed %llu: no line for %s:\n%s", seed, range, out);
+    const char *bol = line;
+    while (bol > out && bol[-1] != '\n') bol--;
+    cr_assert(strstr(bol, label) && strstr(bol, label) < line, "seed %llu: the line of %s does not name %s:\n%s",
+              seed, range, label, out);
+  }
+  free(out), free(err);
+
+  /* JSON: parsed and checked by Python's json module */
+  cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, "--json", NULL), 0, "seed %llu: %s", seed, err);
+  char jp[256];
+  FILE *f = fopen(path_of(jp, "rules.json"), "w");
+  cr_assert_not_null(f);
+  fputs(out, f);
+  fclose(f);
+  static const char check[] =
+    "import json, sys\n"
+    "doc = json.load(open(sys.argv[1]))\n"
+    "fit, rules = doc['fit'], doc['rules']\n"
+    "assert set(fit) >= {'id', 'created', 'uplo', 'hot', 'lo', 'hi', 'threshold', 'method'}, fit\n"
+    "assert fit['uplo'] == 'L' and fit['hot'] is False and fit['threshold'] == 0.02, fit\n"
+    "assert len(rules) == int(sys.argv[2]), len(rules)\n"
+    "n = fit['lo']\n"
+    "for r in rules:\n"
+    "    assert r['n_start'] == n and r['n_end'] >= n, r\n"
+    "    n = r['n_end'] + 1\n"
+    "    assert r['kernel'] in ('cublas', 'cublas_atomics', 'candidate'), r\n"
+    "    assert (r['candidate'] is None) == (r['kernel'] != 'candidate'), r\n"
+    "    if r['candidate']:\n"
+    "        assert set(r['candidate']) == {'id', 'family', 'block_size', 'ux', 'multiplicity', 'mx'}, r\n"
+    "    assert r['predicted_us'] > 0 and r['predicted_gain'] > 0, r\n"
+    "assert n == fit['hi'] + 1, n\n";
+  char count[16];
+  snprintf(count, sizeof count, "%zu", nr);
+  const char *py[] = {"python3", "-c", check, jp, count, NULL};
+  char *pout, *perr;
+  int st = run_argv(py, NULL, &pout, &perr);
+  if (st == 127) {
+    /* no Python: a plain scan of the structure */
+    int depth = 0, objects = 0;
+    for (const char *c = out; *c; c++) {
+      if (*c == '{' || *c == '[') depth++;
+      if (*c == '}' || *c == ']') depth--;
+      if (*c == '{') objects++;
+      cr_assert_geq(depth, 0, "seed %llu: unbalanced JSON:\n%s", seed, out);
+    }
+    cr_assert_eq(depth, 0, "seed %llu: unbalanced JSON:\n%s", seed, out);
+    size_t starts = 0;
+    for (const char *c = out; (c = strstr(c, "\"n_start\"")); c++) starts++;
+    cr_assert_eq(starts, nr, "seed %llu:\n%s", seed, out);
+  } else {
+    cr_assert_eq(st, 0, "seed %llu: the JSON does not check out:\n%s\n%s", seed, perr, out);
+  }
+  free(pout), free(perr), free(out), free(err), free(r);
+}
+
+Test(fit, plot_writes_a_png, .timeout = 60)
+{
+  char p[256], png[256];
+  dense_db x;
+  make_dense_db(path_of(p, "plot.db"), &x);
+  char *out, *err;
+  /* no fit yet */
+  path_of(png, "fit.png");
+  cr_assert_eq(symvtune(&out, &err, "/nonexistent/gnuplot", "plot", "--db", p, "--out", png, NULL), 4);
+  cr_assert_not_null(strstr(err, "symvtune plot: ") && strstr(err, "no fit"), "%s", err);
+  free(out), free(err);
+  /* no gnuplot */
+  cr_assert_eq(symvtune(&out, &err, "", "plot", "--db", p, "--out", png, NULL), 4);
+  cr_assert_not_null(strstr(err, "symvtune plot: gnuplot was not found"), "%s", err);
+  free(out), free(err);
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  free(out), free(err);
+  cr_assert_eq(symvtune(&out, &err, "/nonexistent/gnuplot", "plot", "--db", p, "--out", png, NULL), 4);
+  cr_assert_not_null(strstr(err, "symvtune plot: cannot run gnuplot '/nonexistent/gnuplot'"), "%s", err);
+  free(out), free(err);
+  cr_assert_eq(access(png, F_OK), -1, "no image without gnuplot");
+
+  if (!GNUPLOT_PATH[0]) cr_skip_test("gnuplot was not found by configure");
+  int st = symvtune(&out, &err, NULL, "plot", "--db", p, "--out", png, NULL);
+  cr_assert_eq(st, 0, "seed %llu: symvtune plot: exit %d\n%s%s", seed, st, out, err);
+  long len;
+  char *img = slurp(png, &len);
+  cr_assert_gt(len, 1000, "seed %llu: %s has %ld bytes", seed, png, len);
+  cr_assert_eq(memcmp(img, "\x89PNG\r\n\x1a\n", 8), 0, "not a PNG");
+  free(img), free(out), free(err);
+}
+
+/* ---- Curves, without the database --------------------------------------------- */
+
+Test(fit, curves_are_predicted_only_between_their_samples)
+{
+  fit_curve c = {.kernel = DB_KERNEL_CUBLAS};
+  int all[128], ns[128], k = 0, nall = dense_sizes(all);
+  for (int i = 0; i < nall; i++)
+    if (all[i] >= 100 && all[i] <= 2000) ns[k++] = all[i];
+  model m = {3.0, 3000, 300, 1};
+  c.nsamples = k;
+  c.n = ns;
+  c.us = malloc(k * sizeof *c.us);
+  c.rejected = calloc(k, 1);
+  for (int i = 0; i < k; i++) c.us[i] = truth(&m, ns[i]) * exp(0.003 * rng_gauss());
+  cr_assert_eq(fit_curve_compute(&c, 50, 3000, 0), 0);
+  cr_assert(c.first == ns[0] && c.last == ns[k - 1] && c.alpha > 0 && c.nused == k);
+  for (int n = 50; n <= 3000; n++) {
+    double t = c.pred_us[n - 50];
+    if (n < ns[0] || n > ns[k - 1]) cr_assert(isnan(t), "seed %llu: predicted %g at n = %d", seed, t, n);
+    else cr_assert(fabs(t / truth(&m, n) - 1) < 0.02, "seed %llu: %g us at n = %d, truly %g", seed, t, n, truth(&m, n));
+  }
+  /* one sample in range: nothing is fitted, nothing predicted */
+  cr_assert_eq(fit_curve_compute(&c, ns[k / 2], ns[k / 2] + 1, 0), 0);
+  cr_assert(c.alpha == 0 && c.nused == 1 && isnan(c.pred_us[0]) && isnan(c.pred_us[1]));
+  cr_assert_eq(fit_curve_compute(&c, 10, 5, 0), SYMV_INVALID_VALUE);
+  free(c.us), free(c.rejected), free(c.pred_us);
+}
+
+/* ---- rank ------------------------------------------------------------------------- */
+
+Test(fit, rank_orders_candidates_by_champion_points)
+{
+  enum { C = 8, S = 5 };
+  static const int sizes[S] = {256, 768, 2048, 6144, 16384};
+  char p[256];
+  db *d = fresh(path_of(p, "rank.db"));
+  /* speed factors at least 3% apart, in a random order of ids */
+  double f[C];
+  f[0] = 1 + 0.1 * rng_unit();
+  for (int i = 1; i < C; i++) f[i] = f[i - 1] * (1.03 + 0.2 * rng_unit());
+  for (int i = C - 1; i > 0; i--) {
+    int j = (int)(rng_next() % (uint64_t)(i + 1));
+    double t = f[i];
+    f[i] = f[j], f[j] = t;
+  }
+  int lu = (int)(rng_next() % C); /* the one L+U candidate */
+  long long id[C];
+  OK(db_begin(d));
+  for (int c = 0; c < C; c++) {
+    id[c] = add_candidate(d, c == lu ? "lu" : "atomic", 32 * (c + 1), 8 + c, 1 + c % 4, c % 10, DB_VALID);
+    for (int s = 0; s < S; s++) {
+      double base = truth(&(model){5, 4000, 500, 1}, sizes[s]);
+      db_measurement m = meas(sizes[s], DB_STAGE_SWEEP, base * f[c] * exp(0.002 * rng_gauss()));
+      OK(db_put_measurement(d, id[c], &m));
+      m = meas(sizes[s] + 1, DB_STAGE_DENSE, base); /* other stages do not count */
+      OK(db_put_measurement(d, id[c], &m));
+    }
+  }
+  double cub[S];
+  for (int s = 0; s < S; s++) {
+    double base = truth(&(model){5, 4000, 500, 1}, sizes[s]);
+    cub[s] = base * (1.02 + 0.1 * rng_unit());
+    db_measurement m = meas(sizes[s], DB_STAGE_SWEEP, cub[s] * 1.3);
+    OK(db_put_baseline(d, DB_KERNEL_CUBLAS, &m));
+    m = meas(sizes[s], DB_STAGE_SWEEP, cub[s]);
+    OK(db_put_baseline(d, DB_KERNEL_CUBLAS_ATOMICS, &m));
+  }
+  OK(db_commit(d));
+  db_close(d);
+
+  /* expected: the order of f; rank r earns (26 - r)/25 at each of 5 sizes */
+  int order[C];
+  for (int i = 0; i < C; i++) order[i] = i;
+  for (int i = 1; i < C; i++)
+    for (int j = i; j > 0 && f[order[j]] < f[order[j - 1]]; j--) {
+      int t = order[j];
+      order[j] = order[j - 1], order[j - 1] = t;
+    }
+  const int T = 3;
+  char *out, *err;
+  int st = symvtune(&out, &err, NULL, "rank", "--db", p, "--top", "3", NULL);
+  cr_assert_eq(st, 0, "seed %llu: exit %d: %s", seed, st, err);
+  for (int s = 0; s < S; s++) {
+    char h[32];
+    snprintf(h, sizeof h, "n=%d", sizes[s]);
+    const char *at = strstr(out, h);
+    cr_assert(at && (at[strlen(h)] == ' ' || at[strlen(h)] == '\n'), "seed %llu: no column %s:\n%s", seed, h, out);
+  }
+  int row = 0, lu_rank = 0;
+  for (int q = 0; q < C; q++)
+    if (order[q] == lu) lu_rank = q + 1;
+  for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+    int rank;
+    char label[64];
+    long long cid;
+    double points, ratio[S];
+    if (strlen(line) < 4 || sscanf(line + 3, "%d %63s (%lld) %lf %lf %lf %lf %lf %lf", &rank, label, &cid, &points,
+                                   &ratio[0], &ratio[1], &ratio[2], &ratio[3], &ratio[4]) != 9)
+      continue;
+    cr_assert_lt(row, C, "seed %llu: more rows than candidates", seed);
+    int c = order[row];
+    cr_assert_eq(rank, row + 1, "seed %llu", seed);
+    cr_assert_eq(cid, id[c], "seed %llu: rank %d is candidate %lld, expected %lld:\n%s", seed, rank, cid, id[c], line);
+    cr_assert(fabs(points - S * (26.0 - rank) / 25) < 0.006, "seed %llu: rank %d has %g points", seed, rank, points);
+    int survivor = rank <= T || c == lu;
+    cr_assert_eq(line[1] == '*', survivor, "seed %llu: rank %d survivor mark (L+U ranked %d):\n%s", seed, rank,
+                 lu_rank, line);
+    db *dd = NULL;
+    cr_assert_eq(db_open(&dd, p, DB_READONLY), 0);
+    db_measurement *m;
+    size_t k;
+    cr_assert_eq(db_candidate_measurements(dd, id[c], DB_STAGE_SWEEP, 'L', 0, &m, &k), 0);
+    cr_assert_eq(k, S);
+    for (int s = 0; s < S; s++)
+      cr_assert(fabs(ratio[s] - cub[s] / m[s].median_us) < 0.0006, "seed %llu: rank %d at n = %d: ratio %g, "
+                "expected %g", seed, rank, sizes[s], ratio[s], cub[s] / m[s].median_us);
+    free(m);
+    db_close(dd);
+    row++;
+  }
+  cr_assert_eq(row, C, "seed %llu: %d candidate rows", seed, row);
+  free(out), free(err);
+}
+
+/* ---- Errors ------------------------------------------------------------------------- */
+
+/* The command must exit with `status` and say `part` on stderr, after
+ * "symvtune CMD: ". */
+static void expect_error(int status, const char *part, const char *cmd, ...)
+{
+  const char *argv[32] = {cmd};
+  int argc = 1;
+  va_list ap;
+  va_start(ap, cmd);
+  const char *a;
+  while ((a = va_arg(ap, const char *)) && argc < 31) argv[argc++] = a;
+  va_end(ap);
+  argv[argc] = NULL;
+  char *out, *err, prefix[64];
+  int st = run_command(argc, argv, NULL, &out, &err);
+  snprintf(prefix, sizeof prefix, "symvtune %s: ", cmd);
+  cr_assert_eq(st, status, "%s %s ...: exit %d, not %d:\n%s", cmd, argc > 1 ? argv[1] : "", st, status, err);
+  cr_assert(!strncmp(err, prefix, strlen(prefix)), "%s: the message does not start with '%s':\n%s", cmd, prefix, err);
+  cr_assert_not_null(strstr(err, part), "%s: the message lacks '%s':\n%s", cmd, part, err);
+  free(out), free(err);
+}
+
+Test(fit, command_line_errors)
+{
+  char p[256], q[256];
+  path_of(p, "x.db");
+  expect_error(2, "--db FILE is required", "fit", NULL);
+  expect_error(2, "--db FILE is required", "rank", NULL);
+  expect_error(2, "--db FILE is required", "rules", "--json", NULL);
+  expect_error(2, "--db FILE is required", "plot", "--out", "x.png", NULL);
+  expect_error(2, "--out FILE.png is required", "plot", "--db", p, NULL);
+  expect_error(2, "invalid --threshold 'abc'", "fit", "--db", p, "--threshold", "abc", NULL);
+  expect_error(2, "invalid --threshold '1'", "fit", "--db", p, "--threshold", "1", NULL);
+  expect_error(2, "invalid --lo '0'", "fit", "--db", p, "--lo", "0", NULL);
+  expect_error(2, "invalid --hi '12x'", "fit", "--db", p, "--hi", "12x", NULL);
+  expect_error(2, "--lo 500 is above --hi 100", "fit", "--db", p, "--lo", "500", "--hi", "100", NULL);
+  expect_error(2, "invalid --alpha '-1'", "fit", "--db", p, "--alpha", "-1", NULL);
+  expect_error(2, "invalid --uplo 'X'", "fit", "--db", p, "--uplo", "X", NULL);
+  expect_error(2, "invalid --points-k '0'", "rank", "--db", p, "--points-k", "0", NULL);
+  expect_error(2, "invalid --top 'many'", "rank", "--db", p, "--top", "many", NULL);
+  expect_error(2, "invalid --sizes '256,,768'", "rank", "--db", p, "--sizes", "256,,768", NULL);
+  expect_error(2, "unexpected argument 'extra'", "rules", "--db", p, "extra", NULL);
+  /* files that are not databases, or not there */
+  expect_error(4, "no such database", "fit", "--db", p, NULL);
+  expect_error(4, "no such database", "rules", "--db", p, NULL);
+  FILE *f = fopen(path_of(q, "junk.db"), "w");
+  fputs("this is not a database\n", f);
+  fclose(f);
+  expect_error(4, "not a symvtune database", "fit", "--db", q, NULL);
+  expect_error(4, "not a symvtune database", "rank", "--db", q, NULL);
+  /* every command explains itself */
+  static const char *const cmds[] = {"rank", "fit", "rules", "plot"};
+  for (int i = 0; i < 4; i++) {
+    char *out, *err, usage[64];
+    const char *argv[] = {cmds[i], "--help", NULL};
+    cr_assert_eq(run_command(2, argv, NULL, &out, &err), 0);
+    snprintf(usage, sizeof usage, "Usage: symvtune %s --db FILE", cmds[i]);
+    cr_assert_not_null(strstr(out, usage), "%s --help:\n%s", cmds[i], out);
+    free(out), free(err);
+  }
+}
+
+Test(fit, the_program_lists_the_commands)
+{
+  const char *argv[] = {SYMVTUNE_BIN, "--help", NULL};
+  char *out, *err;
+  cr_assert_eq(run_argv(argv, NULL, &out, &err), 0, "%s", err);
+  static const char *const cmds[] = {"rank", "fit", "rules", "plot"};
+  for (int i = 0; i < 4; i++) {
+    char line[32];
+    snprintf(line, sizeof line, "\n  %s ", cmds[i]);
+    cr_assert_not_null(strstr(out, line), "symvtune --help does not list %s:\n%s", cmds[i], out);
+  }
+  free(out), free(err);
+}
+
+Test(fit, missing_data_is_a_clear_error)
+{
+  char p[256];
+  db *d = fresh(path_of(p, "sweep-only.db"));
+  long long id = add_candidate(d, "lu", 64, 32, 4, 0, DB_VALID);
+  db_measurement m = meas(1024, DB_STAGE_SWEEP, 10);
+  OK(db_put_measurement(d, id, &m));
+  db_close(d);
+  /* sweep data only: nothing to fit, no fit to show */
+  expect_error(4, "has no dense-stage measurements for uplo L, cold", "fit", "--db", p, NULL);
+  expect_error(4, "no fit", "rules", "--db", p, NULL);
+  expect_error(4, "no sweep-stage measurements for uplo L, hot", "rank", "--db", p, "--hot", NULL);
+
+  /* dense samples of a candidate, but of no cuBLAS mode: nothing to compare with */
+  d = NULL;
+  cr_assert_eq(db_open(&d, p, 0), 0);
+  for (int n = 100; n <= 1000; n += 100) {
+    m = meas(n, DB_STAGE_DENSE, 5 + n / 100.0);
+    OK(db_put_measurement(d, id, &m));
+  }
+  db_close(d);
+  expect_error(4, "no cuBLAS mode is predicted at n = 100", "fit", "--db", p, NULL);
+  expect_error(4, "has no dense-stage measurements for uplo U, cold", "fit", "--db", p, "--uplo", "U", NULL);
+
+  /* cuBLAS sampled on part of the range only */
+  d = NULL;
+  cr_assert_eq(db_open(&d, p, 0), 0);
+  for (int n = 300; n <= 1000; n += 100) {
+    m = meas(n, DB_STAGE_DENSE, 6 + n / 100.0);
+    OK(db_put_baseline(d, DB_KERNEL_CUBLAS, &m));
+  }
+  db_close(d);
+  expect_error(4, "no cuBLAS mode is predicted at n = 100", "fit", "--db", p, NULL);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, "--lo", "300", NULL), 0, "%s", err);
+  cr_assert_not_null(strstr(out, "300 <= N"), "%s", out);
+  free(out), free(err);
+  cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, NULL), 0, "%s", err);
+  cr_assert_not_null(strstr(out, "N range"), "%s", out);
+  free(out), free(err);
+}
