@@ -1,1 +1,2 @@
 dist_man_MANS += man/symvtune.1
+dist_man_MANS += man/libsymv.3

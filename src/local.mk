@@ -19,3 +19,6 @@ bin_PROGRAMS += src/symvtune
 src_symvtune_SOURCES = src/main.c
 src_symvtune_LDADD = src/libsymvcore.a sieve/libsieve.a dspline/libdspline.a db/libdb.a \
 	$(CUDA_LDFLAGS) $(CUDA_LIBS) $(OPENBLAS_LIBS) $(LAPACKE_LIBS) $(SQLITE_LIBS) -lm -lpthread
+
+# The fit stage and the subcommands that read its results (no GPU).
+src_libsymvcore_a_SOURCES += src/fit.c src/fit.h src/cmd_rank.c src/cmd_fit.c src/cmd_rules.c src/cmd_plot.c

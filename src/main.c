@@ -4,6 +4,8 @@
 #include "cli.h"
 #include "config.h"
 
+extern const symv_command cmd_build_entry, cmd_bench_entry, cmd_tune_entry;
+extern const symv_command cmd_rank_entry, cmd_fit_entry, cmd_rules_entry, cmd_plot_entry;
 extern const symv_command cmd_devices_entry, cmd_check_entry, cmd_time_entry, cmd_sweep_entry, cmd_worker_entry;
 
 const symv_command *const symv_commands[] = {
@@ -12,6 +14,13 @@ const symv_command *const symv_commands[] = {
   &cmd_time_entry,
   &cmd_sweep_entry,
   &cmd_worker_entry,
+  &cmd_build_entry,
+  &cmd_bench_entry,
+  &cmd_tune_entry,
+  &cmd_rank_entry,
+  &cmd_fit_entry,
+  &cmd_rules_entry,
+  &cmd_plot_entry,
   NULL,
 };
 

@@ -40,3 +40,35 @@ TESTS += tests/test_sweep
 tests_test_sweep_SOURCES = tests/test_sweep.c tests/test_util.c tests/test_util.h
 tests_test_sweep_CFLAGS = $(TEST_CFLAGS)
 tests_test_sweep_LDADD = db/libdb.a $(TEST_CORE_LIBS)
+
+# The generated library (lib/local.mk): `symvtune build` and libsymv itself.
+# They build a library with nvcc (once per test binary for test_libsymv);
+# GPU tests skip themselves without a GPU.
+LIBSYMV_TEST_DEFS = -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"' -DSYMV_TEST_SRCDIR='"$(abs_top_srcdir)"' \
+	-DSYMV_TEST_NVCC='"$(NVCC)"' -DSYMV_TEST_CUDA_HOME='"$(CUDA_HOME)"'
+check_PROGRAMS += tests/test_build tests/test_libsymv
+TESTS += tests/test_build tests/test_libsymv
+EXTRA_DIST += tests/libsymv_fixture.h tests/data/sweep-h200.db
+
+tests_test_build_SOURCES = tests/test_build.c tests/libsymv_fixture.h
+tests_test_build_CFLAGS = $(TEST_CFLAGS)
+tests_test_build_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
+tests_test_build_LDADD = src/libsymvcore.a dspline/libdspline.a sieve/libsieve.a db/libdb.a $(TEST_CORE_LIBS)
+
+tests_test_libsymv_SOURCES = tests/test_libsymv.c tests/libsymv_fixture.h
+tests_test_libsymv_CFLAGS = $(TEST_CFLAGS)
+tests_test_libsymv_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
+tests_test_libsymv_LDADD = src/libsymvcore.a db/libdb.a $(TEST_CORE_LIBS)
+# -rdynamic: the library the test loads binds to the test's counting cudaMalloc/cudaFree
+tests_test_libsymv_LDFLAGS = -rdynamic
+
+# The fit stage (src/fit.c) and `symvtune rank`, `fit`, `rules`, `plot`: no
+# GPU. The commands run in the test's process; the program runs once, to see
+# that it lists them, so it is built first.
+check_PROGRAMS += tests/test_fit
+TESTS += tests/test_fit
+tests_test_fit_SOURCES = tests/test_fit.c
+tests_test_fit_CFLAGS = $(TEST_CFLAGS)
+tests_test_fit_CPPFLAGS = $(AM_CPPFLAGS) -DSYMVTUNE_BIN='"$(abs_top_builddir)/src/symvtune"'
+tests_test_fit_LDADD = src/libsymvcore.a sieve/libsieve.a dspline/libdspline.a db/libdb.a $(TEST_CORE_LIBS)
+EXTRA_tests_test_fit_DEPENDENCIES = src/symvtune$(EXEEXT)

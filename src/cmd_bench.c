@@ -1,0 +1,401 @@
+/*
+ * cmd_bench.c - `symvtune bench`: times a generated libsymv (DIR/lib/
+ * libsymv.so, loaded with dlopen) next to cuBLAS DSYMV with atomics off and
+ * on, and OpenBLAS's cblas_dsymv on the host, at each size in one run, with
+ * the sweep's timing discipline (timing.h: events around batches of
+ * back-to-back calls, median batch, A rotated among copies larger than
+ * twice the L2 unless --hot; here the better of ROUNDS rounds taken in
+ * turn, so that none of the three always goes first), and checks libsymv's result against cuBLAS by
+ * the scaled residual (reference.h). The copy bandwidth that "% of copy"
+ * refers to is measured in the same run (../shared/anchors.md).
+ *
+ * The closing summary holds the issue's targets: libsymv no slower than the
+ * faster cuBLAS mode at every n; the geometric-mean speed-up over that mode
+ * for n in 500..4096; the least % of the copy rate for n >= 8192.
+ */
+#include <cublas_v2.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "config.h"
+#include "gpu.h"
+#include "reference.h"
+#include "symv_error.h"
+#include "timing.h"
+
+#define MAX_SIZES 64
+#define TOL 4.0 /* largest scaled residual accepted, as `symvtune check` */
+#define ROUNDS 2 /* rounds of libsymv, cuBLAS, cuBLAS atomics at each n */
+
+/* Default sizes: geometric, about sqrt(2) apart, 32..32768, with the round
+ * sizes of the targets and anchors.md, and (apart from the ends) none of
+ * the sweep's dense samples (24 per decade from 32), so the bench also
+ * judges the fit between its samples. */
+static const int default_sizes[] = {32,   64,   128,  256,  500,   724,   1000,  1448,  2000,
+                                    2896, 4096, 5793, 8192, 11585, 16384, 23170, 32768};
+
+typedef cublasStatus_t (*dsymv_fn)(cublasHandle_t, cublasFillMode_t, int, const double *, const double *, int,
+                                   const double *, int, const double *, double *, int);
+
+/* One timed configuration's call. */
+typedef struct {
+  dsymv_fn fn; /* libsymv's symvDsymv, or cublasDsymv */
+  cublasHandle_t h;
+  const symv_matrix_set *set;
+  int n;
+  const double *x;
+  double *y;
+  double alpha, beta;
+  cublasFillMode_t uplo;
+} call_ctx;
+
+static int call(void *vctx, int rep, cudaStream_t s)
+{
+  call_ctx *c = vctx;
+  cublasStatus_t st = c->fn(c->h, c->uplo, c->n, &c->alpha, symv_matrix_set_get(c->set, rep), c->n, c->x, 1,
+                            &c->beta, c->y, 1);
+  return st == CUBLAS_STATUS_SUCCESS ? 0 : SYMV_CUBLAS;
+}
+
+/* One row of the table. */
+typedef struct {
+  int n;
+  char kernel[64];  /* symvLastKernel after libsymv's calls */
+  double us[4];     /* libsymv, cuBLAS, cuBLAS atomics, OpenBLAS; median per call, us */
+  double resid;     /* libsymv vs cuBLAS, scaled */
+  double pct_copy;  /* libsymv's matrix traffic over the copy rate, % */
+  double speedup;   /* faster cuBLAS mode's time / libsymv's */
+} bench_row;
+
+static const char *const series[4] = {"libsymv", "cuBLAS", "cuBLAS atomics", "OpenBLAS"};
+
+static void help(void)
+{
+  puts("Usage: symvtune bench --lib DIR [OPTIONS]\n"
+       "Times the generated library DIR/lib/libsymv.so (symvDsymv) next to cuBLAS DSYMV with\n"
+       "atomics off and on, and OpenBLAS cblas_dsymv on the host, at each size in one run: CUDA\n"
+       "events around batches of back-to-back calls, median of the batches, the better of two\n"
+       "rounds taken in turn, A rotated among copies larger than twice the L2 (cold) unless\n"
+       "--hot; the host's time is the median of wall-clock batches. Checks libsymv's y against cuBLAS's (scaled residual). Prints n, the\n"
+       "kernel libsymv ran (symvLastKernel), microseconds of each, libsymv's GFLOPS and % of the\n"
+       "device-to-device copy rate measured in the same run, the speed-up over the faster cuBLAS\n"
+       "mode, and a summary against the targets: libsymv <= the faster cuBLAS at every n; the\n"
+       "geometric-mean speed-up for n in 500..4096; the least % of the copy rate for n >= 8192.\n\n"
+       "Options:\n"
+       "  --lib DIR      the output folder of `symvtune build` (required)\n"
+       "  --sizes LIST   comma-separated n (default 32,64,128,256,500,724,1000,1448,2000,2896,\n"
+       "                 4096,5793,8192,11585,16384,23170,32768: geometric, mostly between the\n"
+       "                 sweep's dense samples)\n"
+       "  --uplo L|U     stored triangle (default L)\n"
+       "  --hot          keep A in L2 (one copy) instead of rotating copies\n"
+       "  --batches N    timed batches per measurement (default 7)\n"
+       "  --png FILE     plot GFLOPS of each over n with gnuplot into FILE; the gnuplot script,\n"
+       "                 data inline, is written to FILE.gp as well (alone where there is no\n"
+       "                 gnuplot: plot it elsewhere with gnuplot FILE.gp)\n"
+       "  --device N     CUDA device (default 0)\n"
+       "  --help         this text\n"
+       "Exit status: 0, 1 if libsymv's result is wrong, 2 usage, 3 no GPU, 4 library, CUDA or\n"
+       "cuBLAS error.");
+}
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* OpenBLAS: median over `batches` wall-clock batches of calls, each batch
+ * about 20 ms (at least one call), per call in us. */
+static double time_openblas(char uplo, int n, const double *A, const double *x, double *y, int batches)
+{
+  double t0 = now_s();
+  symv_ref_dsymv(uplo, n, 1.0, A, n, x, 1, 0.5, y, 1); /* warm-up */
+  double once = now_s() - t0;
+  int calls = once > 0 ? (int)(0.02 / once) : 1000;
+  if (calls < 1) calls = 1;
+  if (calls > 1000) calls = 1000;
+  double *t = malloc(sizeof(double) * (size_t)batches);
+  if (!t) return NAN;
+  for (int b = 0; b < batches; b++) {
+    t0 = now_s();
+    for (int c = 0; c < calls; c++) symv_ref_dsymv(uplo, n, 1.0, A, n, x, 1, 0.5, y, 1);
+    t[b] = (now_s() - t0) * 1e6 / calls;
+  }
+  qsort(t, (size_t)batches, sizeof *t, cmp_double);
+  double med = batches % 2 ? t[batches / 2] : 0.5 * (t[batches / 2 - 1] + t[batches / 2]);
+  free(t);
+  return med;
+}
+
+/* Writes FILE.gp (gnuplot, data inline) and runs gnuplot on it if there is
+ * one (if not, says so: the script can be plotted elsewhere). 0, or -1 with
+ * a message when the script cannot be written or gnuplot fails. */
+static int plot(const char *png, const bench_row *rows, int nrows, const char *device, char uplo, int hot)
+{
+  if (strchr(png, '\'') || strchr(png, '\n')) {
+    fprintf(stderr, "symvtune bench: --png: a file name with a quote or line break cannot go into gnuplot\n");
+    return -1;
+  }
+  char gp[PATH_MAX + 8];
+  snprintf(gp, sizeof gp, "%s.gp", png);
+  FILE *f = fopen(gp, "w");
+  if (!f) {
+    fprintf(stderr, "symvtune bench: cannot write %s: %s\n", gp, strerror(errno));
+    return -1;
+  }
+  char dev[256];
+  size_t k = 0;
+  for (const char *p = device; *p && k + 1 < sizeof dev; p++) dev[k++] = (*p == '\'' || *p == '"' || *p < 0x20) ? ' ' : *p;
+  dev[k] = 0;
+  fprintf(f, "# symvtune bench: GFLOPS of DSYMV over n (gnuplot %s.gp)\n", png);
+  fprintf(f, "$data << EOD\n# n libsymv cuBLAS cuBLAS_atomics OpenBLAS (GFLOPS)\n");
+  for (int i = 0; i < nrows; i++) {
+    fprintf(f, "%d", rows[i].n);
+    for (int s = 0; s < 4; s++) fprintf(f, " %.4g", symv_gflops(rows[i].n, rows[i].us[s]));
+    fprintf(f, "\n");
+  }
+  fprintf(f, "EOD\n");
+  fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1100,650 } "
+             "else { set terminal png size 1100,650 }\n");
+  fprintf(f, "set output '%s'\n", png);
+  fprintf(f, "set title 'DSYMV on %s, uplo %c, A %s'\n", dev, uplo, hot ? "hot (in L2)" : "cold");
+  fprintf(f, "set logscale x 2\nset xlabel 'n'\nset ylabel 'GFLOPS'\nset key left top\nset grid\n");
+  fprintf(f, "plot");
+  for (int s = 0; s < 4; s++)
+    fprintf(f, "%s $data using 1:%d with linespoints title '%s'", s ? "," : "", s + 2, series[s]);
+  fprintf(f, "\n");
+  if (fclose(f)) {
+    fprintf(stderr, "symvtune bench: cannot write %s: %s\n", gp, strerror(errno));
+    return -1;
+  }
+  const char *gnuplot = GNUPLOT_PATH;
+  if (!*gnuplot || access(gnuplot, X_OK)) { /* the script travels; plot it elsewhere */
+    printf("plot: no gnuplot here (configure found '%s'): run gnuplot %s to make %s\n", gnuplot, gp, png);
+    return 0;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl(gnuplot, gnuplot, gp, (char *)NULL);
+    _exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+    fprintf(stderr, "symvtune bench: %s %s failed\n", gnuplot, gp);
+    return -1;
+  }
+  printf("plot: %s (script %s)\n", png, gp);
+  return 0;
+}
+
+static int run(int argc, char **argv)
+{
+  static const struct option opts[] = {{"lib", required_argument, 0, 'l'},    {"sizes", required_argument, 0, 's'},
+                                       {"uplo", required_argument, 0, 'u'},   {"hot", no_argument, 0, 'H'},
+                                       {"batches", required_argument, 0, 'b'}, {"png", required_argument, 0, 'p'},
+                                       {"device", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *libdir = NULL, *png = NULL;
+  int sizes[MAX_SIZES], nsizes = 0, hot = 0, batches = 7, device = 0, c;
+  char uplo = 'L';
+  optind = 0;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'l': libdir = optarg; break;
+    case 's':
+      if (cli_parse_int_list("bench", "--sizes", optarg, 1, 65536, sizes, MAX_SIZES, &nsizes))
+        return SYMV_EXIT_USAGE;
+      break;
+    case 'u':
+      if (strcmp(optarg, "L") && strcmp(optarg, "U") && strcmp(optarg, "l") && strcmp(optarg, "u"))
+        return cli_usage_error("bench", "invalid --uplo '%s' (expected L or U)", optarg);
+      uplo = (char)(optarg[0] & ~0x20);
+      break;
+    case 'H': hot = 1; break;
+    case 'b':
+      if (cli_parse_int("bench", "--batches", optarg, 1, 999, &batches)) return SYMV_EXIT_USAGE;
+      break;
+    case 'p': png = optarg; break;
+    case 'd':
+      if (cli_parse_int("bench", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
+      break;
+    case 'h': help(); return SYMV_EXIT_OK;
+    default: return cli_usage_error("bench", "unknown option");
+    }
+  }
+  if (optind < argc) return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+  if (!libdir) return cli_usage_error("bench", "--lib DIR is required");
+  if (nsizes == 0) {
+    nsizes = (int)(sizeof default_sizes / sizeof *default_sizes);
+    memcpy(sizes, default_sizes, sizeof default_sizes);
+  }
+
+  char path[PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s/lib/libsymv.so", libdir);
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    fprintf(stderr, "symvtune bench: cannot load %s: %s\n", path, dlerror());
+    return SYMV_EXIT_ERROR;
+  }
+  dsymv_fn symv = (dsymv_fn)dlsym(lib, "symvDsymv");
+  const char *(*last_kernel)(void) = (const char *(*)(void))dlsym(lib, "symvLastKernel");
+  if (!symv || !last_kernel) {
+    fprintf(stderr, "symvtune bench: %s does not export symvDsymv and symvLastKernel\n", path);
+    dlclose(lib);
+    return SYMV_EXIT_ERROR;
+  }
+
+  symv_device_info dev;
+  int rc = symv_device_query(device, &dev);
+  if (rc) {
+    dlclose(lib);
+    if (rc == SYMV_NO_DEVICE) {
+      fprintf(stderr, "symvtune bench: no CUDA device found: timing needs a GPU\n");
+      return SYMV_EXIT_NO_GPU;
+    }
+    fprintf(stderr, "symvtune bench: device %d: %s %s\n", device, symv_strerror(rc), symv_cuda_error_text());
+    return rc == SYMV_INVALID_VALUE ? SYMV_EXIT_USAGE : SYMV_EXIT_ERROR;
+  }
+  cublasHandle_t h;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+    fprintf(stderr, "symvtune bench: cublasCreate failed\n");
+    dlclose(lib);
+    return SYMV_EXIT_ERROR;
+  }
+  double copy = symv_copy_bandwidth((size_t)1 << 30);
+  printf("symvtune bench: %s on %s (sm_%d%d, %d SMs, L2 %.0f MB); copy rate %.0f GB/s (read + write)\n", path,
+         dev.name, dev.cc_major, dev.cc_minor, dev.sm_count, dev.l2_bytes / 1e6, copy);
+  printf("A %s, uplo %c, lda = n, incx = incy = 1, alpha 1, beta 0.5; %d batches; times per call in us\n\n",
+         hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)", uplo, batches);
+  printf("%6s %-28s %9s %9s %9s %10s %8s %6s %8s %8s\n", "n", "libsymv kernel", "libsymv", "cuBLAS", "cuBLAS-a",
+         "OpenBLAS", "GFLOPS", "%copy", "speed-up", "resid");
+
+  bench_row *rows = calloc((size_t)nsizes, sizeof *rows);
+  int nrows = 0, status = SYMV_EXIT_OK;
+  unsigned long long seed = 20240917;
+  const cublasFillMode_t fill = uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
+  for (int si = 0; rows && si < nsizes && status != SYMV_EXIT_ERROR; si++) {
+    const int n = sizes[si];
+    const size_t bytes = (size_t)n * n * sizeof(double);
+    size_t freeb = 0, totalb = 0;
+    cudaMemGetInfo(&freeb, &totalb);
+    const int copies = symv_matrix_copies_for(bytes, dev.l2_bytes, hot, freeb / 2);
+    double *A = malloc(bytes), *xh = malloc(n * sizeof *xh), *y0 = malloc(n * sizeof *y0),
+           *ylib = malloc(n * sizeof *ylib), *ycub = malloc(n * sizeof *ycub), *scale = NULL;
+    double *dx = NULL, *dy = NULL;
+    symv_matrix_set set = {0};
+    bench_row *r = &rows[nrows];
+    if (!A || !xh || !y0 || !ylib || !ycub) {
+      fprintf(stderr, "symvtune bench: out of host memory at n = %d\n", n);
+      status = SYMV_EXIT_ERROR;
+      goto next;
+    }
+    symv_fill_random(A, (long)n * n, &seed);
+    symv_fill_random(xh, n, &seed);
+    symv_fill_random(y0, n, &seed);
+    if (symv_matrix_set_create(&set, A, n, n, copies) || cudaMalloc((void **)&dx, n * sizeof *xh) != cudaSuccess ||
+        cudaMalloc((void **)&dy, n * sizeof *y0) != cudaSuccess ||
+        cudaMemcpy(dx, xh, n * sizeof *xh, cudaMemcpyHostToDevice) != cudaSuccess) {
+      fprintf(stderr, "symvtune bench: device memory at n = %d (%d copies of A): %s\n", n, copies,
+              symv_cuda_error_text());
+      cudaGetLastError();
+      status = SYMV_EXIT_ERROR;
+      goto next;
+    }
+    call_ctx cx = {.h = h, .set = &set, .n = n, .x = dx, .y = dy, .alpha = 1.0, .beta = 0.5, .uplo = fill};
+    /* one call of each from the same y: libsymv's result against cuBLAS's */
+    cublasSetAtomicsMode(h, CUBLAS_ATOMICS_NOT_ALLOWED);
+    for (int w = 0; w < 2; w++) {
+      cx.fn = w == 0 ? symv : cublasDsymv_v2;
+      double *out = w == 0 ? ylib : ycub;
+      cudaMemcpy(dy, y0, n * sizeof *y0, cudaMemcpyHostToDevice);
+      if ((rc = call(&cx, 0, 0)) || cudaMemcpy(out, dy, n * sizeof *out, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        fprintf(stderr, "symvtune bench: %s at n = %d failed: %s\n", w ? "cuBLAS" : "libsymv", n,
+                rc ? symv_strerror(rc) : cudaGetErrorString(cudaGetLastError()));
+        status = SYMV_EXIT_ERROR;
+        goto next;
+      }
+    }
+    scale = symv_residual_scale(uplo, n, cx.alpha, A, n, xh, 1, cx.beta, y0, 1);
+    r->n = n;
+    r->resid = scale ? symv_residual_scaled(n, 1, scale, ylib, ycub) : NAN;
+    if (!(r->resid <= TOL)) status = SYMV_EXIT_FAIL;
+    /* ROUNDS rounds of the three in turn, the best median of each kept, so
+     * that neither goes first always (clocks, caches settle) */
+    for (int round = 0; round < ROUNDS; round++)
+      for (int w = 0; w < 3; w++) {
+        symv_timing t;
+        cx.fn = w == 0 ? symv : cublasDsymv_v2;
+        cublasSetAtomicsMode(h, w == 2 ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED);
+        cudaMemcpy(dy, y0, n * sizeof *y0, cudaMemcpyHostToDevice);
+        if ((rc = symv_time(call, &cx, 0, batches, 2.0, 2000, &t))) {
+          fprintf(stderr, "symvtune bench: timing %s at n = %d: %s\n", series[w], n, symv_strerror(rc));
+          status = SYMV_EXIT_ERROR;
+          goto next;
+        }
+        if (round == 0 || t.median_us < r->us[w]) r->us[w] = t.median_us;
+        if (w == 0) snprintf(r->kernel, sizeof r->kernel, "%s", last_kernel());
+      }
+    memcpy(ylib, y0, n * sizeof *y0);
+    r->us[3] = time_openblas(uplo, n, A, xh, ylib, batches);
+    r->pct_copy = copy > 0 ? 100.0 * symv_gbs(n, r->us[0]) / copy : NAN;
+    r->speedup = fmin(r->us[1], r->us[2]) / r->us[0];
+    printf("%6d %-28s %9.2f %9.2f %9.2f %10.1f %8.1f %6.1f %8.2f %8.2g%s\n", n, r->kernel, r->us[0], r->us[1],
+           r->us[2], r->us[3], symv_gflops(n, r->us[0]), r->pct_copy, r->speedup, r->resid,
+           r->resid <= TOL ? "" : "  WRONG");
+    fflush(stdout);
+    nrows++;
+  next:
+    free(scale);
+    symv_matrix_set_free(&set);
+    cudaFree(dx), cudaFree(dy);
+    free(A), free(xh), free(y0), free(ylib), free(ycub);
+  }
+  cublasDestroy(h);
+
+  /* the targets */
+  int slower = 0, nmid = 0, nbig = 0;
+  double logsum = 0, minpct = INFINITY;
+  printf("\nsummary against the targets (speed-up = faster cuBLAS mode's time / libsymv's):\n");
+  for (int i = 0; i < nrows; i++) {
+    const bench_row *r = &rows[i];
+    if (r->speedup < 1.0) {
+      if (!slower++) printf("  libsymv slower than the faster cuBLAS at n =");
+      printf(" %d (x%.3f)", r->n, r->speedup);
+    }
+    if (r->n >= 500 && r->n <= 4096) logsum += log(r->speedup), nmid++;
+    if (r->n >= 8192) minpct = fmin(minpct, r->pct_copy), nbig++;
+  }
+  if (slower) printf("\n");
+  printf("  libsymv <= faster cuBLAS at every n:           %s (%d of %d sizes)\n", slower ? "NO" : "yes",
+         nrows - slower, nrows);
+  if (nmid) printf("  geometric-mean speed-up, n in 500..4096:       x%.3f over %d sizes\n", exp(logsum / nmid), nmid);
+  else printf("  geometric-mean speed-up, n in 500..4096:       no size measured there\n");
+  if (nbig) printf("  least %% of the copy rate, n >= 8192:           %.1f%% over %d sizes\n", minpct, nbig);
+  else printf("  least %% of the copy rate, n >= 8192:           no size measured there\n");
+  if (nrows < nsizes && status != SYMV_EXIT_ERROR) status = SYMV_EXIT_ERROR;
+  if (status == SYMV_EXIT_FAIL) printf("  WRONG RESULTS: libsymv differs from cuBLAS beyond %g\n", TOL);
+  if (png && nrows > 0 && plot(png, rows, nrows, dev.name, uplo, hot) && status == SYMV_EXIT_OK)
+    status = SYMV_EXIT_ERROR;
+  free(rows);
+  dlclose(lib);
+  return status;
+}
+
+const symv_command cmd_bench_entry = {"bench", "time a generated libsymv against cuBLAS and OpenBLAS", run};

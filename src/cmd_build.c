@@ -1,0 +1,857 @@
+/*
+ * cmd_build.c - `symvtune build`: turns the latest fit's rules in a database
+ * into the generated library DIR/lib/libsymv.so (method.md section 4 step
+ * 8: the paper emits its rules as code; so does this).
+ *
+ * What it writes under DIR:
+ *   src/kernels/   the kernel sources, from the copies embedded in symvtune
+ *                  (the very text NVRTC compiled when the tuner measured them)
+ *   src/runtime/   the library's runtime (libsymv.c, gpu.c, ...), likewise
+ *   src/NAME.cu    one per chosen kernel: #include of its family's source,
+ *                  compiled with exactly symv_compile_defines' -D flags
+ *   src/symv_table.c  the dispatch table: rules, candidates, tuned device
+ *   obj/           objects and each compilation's log
+ *   lib/libsymv.so, lib/pkgconfig/libsymv.pc, include/symv.h
+ *
+ * Every value read from the database is validated before it is written into
+ * source (style.md, "Generated code"): rule kernels in the known set,
+ * candidates through symv_params_check and the family list, intervals
+ * positive, ordered and tiling the fit's range, the device name written as
+ * an escaped C string. A bad value stops the build before anything is
+ * written. No GPU is needed: nvcc compiles for the architecture named.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "../db/db.h"
+#include "cli.h"
+#include "compile.h"
+#include "config.h"
+#include "kernel_sources.h"
+#include "lib_sources.h"
+#include "libsymv_table.h"
+#include "params.h"
+#include "symv_error.h"
+
+#define MAX_RULES 100000 /* more would be a broken fit, not a tuned one */
+#define MAX_CANDS 256
+#define N_MAX (1 << 30)  /* largest n a rule may name */
+
+/* A distinct candidate named by the rules. */
+typedef struct {
+  symv_params p;  /* validated */
+  long long id;   /* its row in the database */
+  int kernel;     /* index of its code in plan.kernels */
+} build_cand;
+
+/* A distinct kernel (candidates that differ in MULTIPLICITY share it). */
+typedef struct {
+  symv_params p;        /* its first candidate */
+  char name[64];        /* symv_kernel_name */
+  char defines[256];    /* symv_compile_defines */
+  const char *source;   /* kernel file, e.g. "symv_red.cu" */
+} build_kernel;
+
+/* A rule, validated. */
+typedef struct {
+  int n_start, n_end;   /* interval, inclusive */
+  int kernel;           /* index into plan.cands, or SYMV_RULE_CUBLAS* */
+  double predicted_us;  /* for the summary only */
+  double gain;          /* for the summary only */
+} build_rule;
+
+typedef struct {
+  db_device dev;                     /* fingerprint of the tuned GPU */
+  db_fit fit;                        /* the fit the rules come from */
+  build_rule *rules;                 /* nrules, malloc'ed */
+  int nrules;
+  build_cand cands[MAX_CANDS];
+  int ncands;
+  build_kernel kernels[MAX_CANDS];
+  int nkernels;
+  char arch[16];                     /* "sm_90" */
+} build_plan;
+
+static const char *const family_enum[SYMV_FAMILY_COUNT] = {"SYMV_FAMILY_ATOMIC", "SYMV_FAMILY_LU",
+                                                           "SYMV_FAMILY_ATOMIC_RED", "SYMV_FAMILY_FAULT"};
+
+static void help(void)
+{
+  puts("Usage: symvtune build --db FILE --out DIR [OPTIONS]\n"
+       "Generates libsymv, a drop-in cublasDsymv for the GPU the database was measured on, from\n"
+       "the latest fit's rules in FILE (see `symvtune fit`): writes the kernel sources, one .cu\n"
+       "per chosen kernel, a dispatch table and the runtime under DIR/src, compiles them with\n"
+       "nvcc (no GPU needed) and links DIR/lib/libsymv.so; writes DIR/include/symv.h and\n"
+       "DIR/lib/pkgconfig/libsymv.pc. Every value read from FILE is validated first; a bad one\n"
+       "stops the build before anything is written.\n\n"
+       "Options:\n"
+       "  --db FILE      the database (read only; needs a fit)\n"
+       "  --out DIR      where to write (created if absent)\n"
+       "  --nvcc PATH    nvcc to use (default: $NVCC, $CUDA_HOME/bin/nvcc, nvcc in PATH,\n"
+       "                 /usr/local/cuda/bin/nvcc)\n"
+       "  --arch sm_XY   GPU architecture (default: the database's device, e.g. sm_90)\n"
+       "  --jobs N       parallel compilations (default: the number of CPUs)\n"
+       "  --help         this text\n"
+       "Use: cc prog.c $(PKG_CONFIG_PATH=DIR/lib/pkgconfig pkg-config --cflags --libs libsymv),\n"
+       "or LD_PRELOAD=DIR/lib/libsymv.so; man libsymv(3).\n"
+       "Exit status: 0 built, 2 usage, 4 database refused, compiler missing or failed.");
+}
+
+/* ---- Validation of what the database says ------------------------------ */
+
+/* Nonzero if the char array s[len] holds a NUL (a C string that fits). */
+static int terminated(const char *s, size_t len) { return memchr(s, 0, len) != NULL; }
+
+/* Checks a candidate row from the database; err says what is wrong. */
+static int check_candidate(const db_candidate *c, symv_params *p, char *err, size_t errlen)
+{
+  char why[160];
+  if (c->id < 1) {
+    snprintf(err, errlen, "candidate id %lld is not a row id", c->id);
+    return SYMV_INVALID_VALUE;
+  }
+  if (!terminated(c->family, sizeof c->family) || symv_family_parse(c->family, &p->family) ||
+      p->family == SYMV_FAMILY_FAULT) {
+    snprintf(err, errlen, "candidate %lld: unknown kernel family (atomic, atomic_red, lu)", c->id);
+    return SYMV_INVALID_VALUE;
+  }
+  p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
+  if (symv_params_check(p, why, sizeof why)) {
+    snprintf(err, errlen, "candidate %lld (%s): %s", c->id, c->family, why);
+    return SYMV_INVALID_VALUE;
+  }
+  if (c->status != DB_VALID) {
+    snprintf(err, errlen, "candidate %lld (%s:%d,%d,%d,%d) is %s, not valid", c->id, c->family, c->block_size, c->ux,
+             c->multiplicity, c->mx, db_status_name(c->status));
+    return SYMV_INVALID_VALUE;
+  }
+  return 0;
+}
+
+/* Index of candidate p in the plan, added (with its kernel) if new. */
+static int plan_add_candidate(build_plan *pl, const symv_params *p, long long id, char *err, size_t errlen)
+{
+  for (int i = 0; i < pl->ncands; i++)
+    if (!memcmp(&pl->cands[i].p, p, sizeof *p)) return i;
+  if (pl->ncands == MAX_CANDS) {
+    snprintf(err, errlen, "the rules name more than %d candidates", MAX_CANDS);
+    return SYMV_INVALID_VALUE;
+  }
+  int k;
+  for (k = 0; k < pl->nkernels; k++)
+    if (symv_params_same_code(&pl->kernels[k].p, p)) break;
+  if (k == pl->nkernels) {
+    build_kernel *bk = &pl->kernels[pl->nkernels++];
+    bk->p = *p;
+    symv_kernel_name(p, bk->name, sizeof bk->name);
+    int len = symv_compile_defines(p, bk->defines, sizeof bk->defines, &bk->source);
+    if (len < 0 || (size_t)len >= sizeof bk->defines) {
+      snprintf(err, errlen, "candidate %lld: compile flags too long", id);
+      return SYMV_INVALID_VALUE;
+    }
+  }
+  build_cand *c = &pl->cands[pl->ncands];
+  c->p = *p, c->id = id, c->kernel = k;
+  return pl->ncands++;
+}
+
+/* Checks the device fingerprint and picks the architecture. */
+static int check_device(build_plan *pl, const char *arch_opt, char *err, size_t errlen)
+{
+  const db_device *d = &pl->dev;
+  if (!terminated(d->name, sizeof d->name) || !d->name[0]) {
+    snprintf(err, errlen, "the device name is empty or not terminated");
+    return SYMV_INVALID_VALUE;
+  }
+  if (d->cc_major < 1 || d->cc_major > 99 || d->cc_minor < 0 || d->cc_minor > 9) {
+    snprintf(err, errlen, "compute capability %d.%d out of range (1.0..99.9)", d->cc_major, d->cc_minor);
+    return SYMV_INVALID_VALUE;
+  }
+  if (d->sm_count < 1 || d->sm_count > 65536) {
+    snprintf(err, errlen, "SM count %d out of range (1..65536)", d->sm_count);
+    return SYMV_INVALID_VALUE;
+  }
+  if (arch_opt) snprintf(pl->arch, sizeof pl->arch, "%s", arch_opt);
+  else snprintf(pl->arch, sizeof pl->arch, "sm_%d%d", d->cc_major, d->cc_minor);
+  return 0;
+}
+
+/* Checks the fit and its rules and fills the plan's rules and candidates. */
+static int check_rules(build_plan *pl, const db_rule *r, size_t nr, char *err, size_t errlen)
+{
+  const db_fit *f = &pl->fit;
+  if (f->uplo != 'L' && f->uplo != 'U') {
+    snprintf(err, errlen, "fit %lld: uplo is not L or U", f->id);
+    return SYMV_INVALID_VALUE;
+  }
+  if (f->hot != 0 && f->hot != 1) {
+    snprintf(err, errlen, "fit %lld: hot is %d, not 0 or 1", f->id, f->hot);
+    return SYMV_INVALID_VALUE;
+  }
+  if (f->lo < 1 || f->hi < f->lo || f->hi > N_MAX) {
+    snprintf(err, errlen, "fit %lld: range %d..%d is not 1 <= lo <= hi <= %d", f->id, f->lo, f->hi, N_MAX);
+    return SYMV_INVALID_VALUE;
+  }
+  if (nr < 1 || nr > MAX_RULES) {
+    snprintf(err, errlen, "fit %lld has %zu rules (expected 1..%d)", f->id, nr, MAX_RULES);
+    return SYMV_INVALID_VALUE;
+  }
+  pl->rules = calloc(nr, sizeof *pl->rules);
+  if (!pl->rules) {
+    snprintf(err, errlen, "out of memory");
+    return SYMV_NO_MEMORY;
+  }
+  for (size_t i = 0; i < nr; i++) {
+    const db_rule *ri = &r[i];
+    build_rule *b = &pl->rules[i];
+    const int expect = i == 0 ? f->lo : r[i - 1].n_end + 1;
+    if (ri->n_start < 1 || ri->n_end < ri->n_start || ri->n_end > N_MAX) {
+      snprintf(err, errlen, "rule %zu: n %d..%d is not a positive, ordered interval", i + 1, ri->n_start, ri->n_end);
+      return SYMV_INVALID_VALUE;
+    }
+    if (ri->n_start != expect) {
+      snprintf(err, errlen, "rule %zu starts at n = %d, expected %d: the rules must tile %d..%d without gap or "
+               "overlap", i + 1, ri->n_start, expect, f->lo, f->hi);
+      return SYMV_INVALID_VALUE;
+    }
+    if (!terminated(ri->kernel, sizeof ri->kernel)) {
+      snprintf(err, errlen, "rule %zu: kernel name is not terminated", i + 1);
+      return SYMV_INVALID_VALUE;
+    }
+    b->n_start = ri->n_start, b->n_end = ri->n_end;
+    b->predicted_us = ri->predicted_us, b->gain = ri->predicted_gain;
+    if (!strcmp(ri->kernel, DB_KERNEL_CUBLAS)) {
+      b->kernel = SYMV_RULE_CUBLAS;
+    } else if (!strcmp(ri->kernel, DB_KERNEL_CUBLAS_ATOMICS)) {
+      b->kernel = SYMV_RULE_CUBLAS_ATOMICS;
+    } else if (!strcmp(ri->kernel, DB_KERNEL_CANDIDATE)) {
+      symv_params p;
+      char why[400];
+      int rc = check_candidate(&ri->cand, &p, why, sizeof why);
+      if (rc) {
+        snprintf(err, errlen, "rule %zu (n %d..%d): %s", i + 1, ri->n_start, ri->n_end, why);
+        return rc;
+      }
+      if ((rc = plan_add_candidate(pl, &p, ri->cand.id, err, errlen)) < 0) return rc;
+      b->kernel = rc;
+    } else {
+      snprintf(err, errlen, "rule %zu (n %d..%d): unknown kernel (expected %s, %s or %s)", i + 1, ri->n_start,
+               ri->n_end, DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS, DB_KERNEL_CANDIDATE);
+      return SYMV_INVALID_VALUE;
+    }
+  }
+  pl->nrules = (int)nr;
+  if (pl->rules[nr - 1].n_end != f->hi) {
+    snprintf(err, errlen, "the last rule ends at n = %d, not at the fit's end %d", pl->rules[nr - 1].n_end, f->hi);
+    return SYMV_INVALID_VALUE;
+  }
+  return 0;
+}
+
+/* Reads and validates everything the build takes from the database at path.
+ * Errors: a SYMV_ code, with the reason in err. */
+static int plan_read(const char *path, const char *arch_opt, build_plan *pl, char *err, size_t errlen)
+{
+  db *d = NULL;
+  db_rule *rules = NULL;
+  size_t nrules = 0;
+  int rc = db_open(&d, path, DB_READONLY);
+  if (rc) {
+    snprintf(err, errlen, "cannot open the database: %s: %s", symv_strerror(rc), d ? db_errmsg(d) : "");
+    db_close(d);
+    return rc;
+  }
+  if ((rc = db_get_device(d, &pl->dev))) {
+    snprintf(err, errlen, "no device fingerprint: %s: %s", symv_strerror(rc), db_errmsg(d));
+  } else if ((rc = db_latest_fit(d, &pl->fit, &rules, &nrules, NULL, NULL))) {
+    snprintf(err, errlen, "%s: %s%s", rc == SYMV_NOT_FOUND ? "no fit in the database" : symv_strerror(rc),
+             db_errmsg(d), rc == SYMV_NOT_FOUND ? " (run `symvtune fit --db FILE` first)" : "");
+  } else if (!(rc = check_device(pl, arch_opt, err, errlen))) {
+    rc = check_rules(pl, rules, nrules, err, errlen);
+  }
+  free(rules);
+  db_close(d);
+  return rc;
+}
+
+/* ---- Writing ------------------------------------------------------------- */
+
+/* mkdir -p; 0 or -1 (errno set). */
+static int mkdir_p(const char *path)
+{
+  char tmp[PATH_MAX];
+  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  for (char *q = tmp + 1; *q; q++)
+    if (*q == '/') {
+      *q = 0;
+      if (mkdir(tmp, 0755) && errno != EEXIST) return -1;
+      *q = '/';
+    }
+  return (mkdir(tmp, 0755) && errno != EEXIST) ? -1 : 0;
+}
+
+/* Writes text to path (replacing it). 0, or -1 with a message printed. */
+static int write_text(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "symvtune build: cannot write %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  size_t len = strlen(text);
+  int ok = fwrite(text, 1, len, f) == len;
+  ok &= fclose(f) == 0;
+  if (!ok) fprintf(stderr, "symvtune build: cannot write %s: %s\n", path, strerror(errno));
+  return ok ? 0 : -1;
+}
+
+/* A growing string. */
+typedef struct {
+  char *s;
+  size_t len, cap;
+  int failed;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+  va_list ap;
+  for (;;) {
+    if (b->failed) return;
+    size_t room = b->cap - b->len;
+    va_start(ap, fmt);
+    int n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      b->failed = 1;
+      return;
+    }
+    if ((size_t)n < room) {
+      b->len += (size_t)n;
+      return;
+    }
+    size_t cap = (b->cap + (size_t)n + 1) * 2;
+    char *s = realloc(b->s, cap);
+    if (!s) {
+      b->failed = 1;
+      return;
+    }
+    b->s = s, b->cap = cap;
+  }
+}
+
+/* s as the body of a C string literal: quotes and backslashes escaped, '?'
+ * escaped (no trigraphs), anything outside printable ASCII in octal. */
+static void sb_c_string(sbuf *b, const char *s)
+{
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\' || *p == '?') sb_printf(b, "\\%c", *p);
+    else if (*p >= 0x20 && *p < 0x7f) sb_printf(b, "%c", *p);
+    else sb_printf(b, "\\%03o", *p);
+  }
+}
+
+/* The command line for the generated files' first line, made safe for a C
+ * comment: control characters become '?', and no star-slash survives. */
+static void made_by(int argc, char **argv, char *out, size_t len)
+{
+  size_t k = 0;
+  int first = 1;
+  for (int i = -1; i < argc && k + 1 < len; i++) {
+    const char *w = i < 0 ? "symvtune" : argv[i];
+    if (!first && k + 1 < len) out[k++] = ' ';
+    first = 0;
+    for (const unsigned char *p = (const unsigned char *)w; *p && k + 1 < len; p++) {
+      char c = (*p < 0x20 || *p == 0x7f) ? '?' : (char)*p;
+      if (c == '/' && k > 0 && out[k - 1] == '*') c = '|';
+      out[k++] = c;
+    }
+  }
+  out[k] = 0;
+}
+
+#define GENERATED "This file was automatically generated --- DO NOT EDIT. Made by: "
+
+/* src/NAME.cu for each kernel. */
+static int write_kernel_units(const build_plan *pl, const char *dir, const char *cmd)
+{
+  char path[PATH_MAX + 128];
+  for (int k = 0; k < pl->nkernels; k++) {
+    const build_kernel *bk = &pl->kernels[k];
+    sbuf b = {0};
+    sb_printf(&b, "/* " GENERATED "%s */\n", cmd);
+    sb_printf(&b, "/* Kernel %s of candidates", bk->name);
+    for (int c = 0; c < pl->ncands; c++)
+      if (pl->cands[c].kernel == k) {
+        char label[64];
+        symv_params_format(&pl->cands[c].p, label, sizeof label);
+        sb_printf(&b, " %s (id %lld)", label, pl->cands[c].id);
+      }
+    sb_printf(&b, ",\n * compiled with the flags the tuner gave NVRTC (symv_compile_defines):\n *   %s */\n",
+              bk->defines);
+    sb_printf(&b, "#include \"%s\"\n", bk->source);
+    snprintf(path, sizeof path, "%s/src/%s.cu", dir, bk->name);
+    int rc = b.failed ? -1 : write_text(path, b.s);
+    free(b.s);
+    if (rc) return -1;
+  }
+  return 0;
+}
+
+/* src/symv_table.c: the rules, the candidates, the tuned device. */
+static int write_table(const build_plan *pl, const char *dir, const char *cmd)
+{
+  char path[PATH_MAX + 128];
+  sbuf b = {0};
+  sb_printf(&b, "/* " GENERATED "%s */\n", cmd);
+  sb_printf(&b,
+            "/* Dispatch table of libsymv (src/libsymv_table.h): the rules of fit %lld (samples uplo %c, %s),\n"
+            " * n %d..%d, %d rules, %d candidates in %d kernels, for sm_%d%d with %d SMs. */\n",
+            pl->fit.id, pl->fit.uplo, pl->fit.hot ? "hot" : "cold", pl->fit.lo, pl->fit.hi, pl->nrules, pl->ncands,
+            pl->nkernels, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
+  sb_printf(&b, "#include \"libsymv_table.h\"\n\n");
+  sb_printf(&b, "/* The kernels' host stubs (compiled in by nvcc from src/NAME.cu); only their addresses are\n"
+                " * taken here, so their parameters need not be spelled out. */\n");
+  for (int k = 0; k < pl->nkernels; k++) sb_printf(&b, "void %s(void);\n", pl->kernels[k].name);
+  sb_printf(&b, "\nconst symv_table_candidate symv_table_candidates[] = {\n");
+  for (int c = 0; c < pl->ncands; c++) {
+    const build_cand *bc = &pl->cands[c];
+    const char *name = pl->kernels[bc->kernel].name;
+    sb_printf(&b, "  {{%s, %d, %d, %d, %d}, \"%s\", (const void *)%s}, /* %d: candidate id %lld */\n",
+              family_enum[bc->p.family], bc->p.block_size, bc->p.ux, bc->p.multiplicity, bc->p.mx, name, name, c,
+              bc->id);
+  }
+  if (pl->ncands == 0) sb_printf(&b, "  {{SYMV_FAMILY_ATOMIC, 32, 1, 1, 0}, \"\", 0}, /* unused: no candidate */\n");
+  sb_printf(&b, "};\nconst int symv_table_ncandidates = %d;\n\n", pl->ncands);
+  sb_printf(&b, "const symv_table_rule symv_table_rules[] = {\n");
+  for (int i = 0; i < pl->nrules; i++) {
+    const build_rule *r = &pl->rules[i];
+    char kernel[32];
+    if (r->kernel >= 0) snprintf(kernel, sizeof kernel, "%d", r->kernel);
+    sb_printf(&b, "  {%d, %d, %s}, /* predicted %.4g us at the middle, x%.3g over the faster cuBLAS */\n",
+              r->n_start, r->n_end,
+              r->kernel == SYMV_RULE_CUBLAS ? "SYMV_RULE_CUBLAS"
+              : r->kernel == SYMV_RULE_CUBLAS_ATOMICS ? "SYMV_RULE_CUBLAS_ATOMICS" : kernel,
+              r->predicted_us, r->gain);
+  }
+  sb_printf(&b, "};\nconst int symv_table_nrules = %d;\n\n", pl->nrules);
+  sb_printf(&b, "const symv_table_info symv_table_device = {\"");
+  sb_c_string(&b, pl->dev.name);
+  sb_printf(&b, "\", %d, %d, %d, \"%s\", %lldLL, '%c', %d};\n", pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count,
+            pl->arch, pl->fit.id, pl->fit.uplo, pl->fit.hot);
+  snprintf(path, sizeof path, "%s/src/symv_table.c", dir);
+  int rc = b.failed ? -1 : write_text(path, b.s);
+  free(b.s);
+  return rc;
+}
+
+/* Every embedded file of `src` into dir/sub. */
+static int write_embedded(const symv_source *src, int n, const char *dir, const char *sub)
+{
+  char path[PATH_MAX + 128];
+  for (int i = 0; i < n; i++) {
+    snprintf(path, sizeof path, "%s/%s/%s", dir, sub, src[i].name);
+    if (write_text(path, src[i].text)) return -1;
+  }
+  return 0;
+}
+
+static const symv_source *lib_source(const char *name)
+{
+  for (int i = 0; i < symv_lib_nsources; i++)
+    if (!strcmp(symv_lib_sources[i].name, name)) return &symv_lib_sources[i];
+  return NULL;
+}
+
+/* s with the characters pkg-config treats specially escaped. */
+static void sb_pc_path(sbuf *b, const char *s)
+{
+  for (; *s; s++) sb_printf(b, strchr(" \t\"'\\$#", *s) ? "\\%c" : "%c", *s);
+}
+
+static int write_pc(const build_plan *pl, const char *absdir, const char *cuda_root)
+{
+  char path[PATH_MAX + 128];
+  sbuf b = {0};
+  sb_printf(&b, "# " GENERATED "symvtune build\nprefix=");
+  sb_pc_path(&b, absdir);
+  sb_printf(&b, "\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\ncudadir=");
+  sb_pc_path(&b, cuda_root);
+  sb_printf(&b, "\n\nName: libsymv\nDescription: DSYMV tuned by symvtune for sm_%d%d with %d SMs, a drop-in "
+                "cublasDsymv\nVersion: %s\n",
+            pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count, PACKAGE_VERSION);
+  sb_printf(&b, "Libs: -L${libdir} -Wl,-rpath,${libdir} -lsymv -L${cudadir}/lib64 -lcublas -lcudart\n"
+                "Cflags: -I${includedir} -I${cudadir}/include\n");
+  snprintf(path, sizeof path, "%s/lib/pkgconfig/libsymv.pc", absdir);
+  int rc = b.failed ? -1 : write_text(path, b.s);
+  free(b.s);
+  return rc;
+}
+
+/* ---- Compiling ------------------------------------------------------------ */
+
+/* Finds an executable nvcc: opt, $NVCC, $CUDA_HOME/bin/nvcc, PATH,
+ * /usr/local/cuda/bin/nvcc. */
+static int find_nvcc(const char *opt, char *out, size_t len)
+{
+  if (opt) {
+    snprintf(out, len, "%s", opt);
+    return access(out, X_OK) == 0 ? 0 : -1;
+  }
+  const char *env = getenv("NVCC"), *home = getenv("CUDA_HOME"), *path = getenv("PATH");
+  if (env && *env && access(env, X_OK) == 0) return snprintf(out, len, "%s", env), 0;
+  if (home && *home) {
+    snprintf(out, len, "%s/bin/nvcc", home);
+    if (access(out, X_OK) == 0) return 0;
+  }
+  for (const char *p = path; p && *p;) {
+    const char *colon = strchr(p, ':');
+    size_t l = colon ? (size_t)(colon - p) : strlen(p);
+    if (l > 0) {
+      snprintf(out, len, "%.*s/nvcc", (int)l, p);
+      if (access(out, X_OK) == 0) return 0;
+    }
+    p += l + (colon ? 1 : 0);
+  }
+  snprintf(out, len, "/usr/local/cuda/bin/nvcc");
+  return access(out, X_OK) == 0 ? 0 : -1;
+}
+
+/* One compiler run. */
+typedef struct {
+  char **argv;        /* NULL-terminated, words strdup'ed */
+  int argc, cap;
+  int failed;         /* out of memory while adding words */
+  char log[PATH_MAX + 128];
+  char what[96];
+  pid_t pid;
+} job;
+
+static void job_arg(job *j, const char *w)
+{
+  if (j->argc + 2 > j->cap) {
+    int cap = j->cap ? 2 * j->cap : 32;
+    char **a = realloc(j->argv, (size_t)cap * sizeof *a);
+    if (!a) {
+      j->failed = 1;
+      return;
+    }
+    j->argv = a, j->cap = cap;
+  }
+  if (!(j->argv[j->argc] = strdup(w))) {
+    j->failed = 1;
+    return;
+  }
+  j->argv[++j->argc] = NULL;
+}
+
+/* Adds each space-separated word of s. */
+static void job_words(job *j, const char *s)
+{
+  char *buf = strdup(s);
+  if (!buf) {
+    j->failed = 1;
+    return;
+  }
+  for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) job_arg(j, tok);
+  free(buf);
+}
+
+static void job_free(job *j)
+{
+  for (int i = 0; i < j->argc; i++) free(j->argv[i]);
+  free(j->argv);
+}
+
+static int job_start(job *j)
+{
+  if (j->failed || !j->argv) {
+    errno = ENOMEM;
+    return -1;
+  }
+  fflush(NULL);
+  j->pid = fork();
+  if (j->pid < 0) return -1;
+  if (j->pid == 0) {
+    int fd = open(j->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      dup2(fd, 1);
+      dup2(fd, 2);
+      close(fd);
+    }
+    execv(j->argv[0], j->argv);
+    fprintf(stderr, "cannot run %s: %s\n", j->argv[0], strerror(errno));
+    _exit(127);
+  }
+  return 0;
+}
+
+/* Prints the end of a failed job's log. */
+static void job_report(const job *j, int status)
+{
+  fprintf(stderr, "symvtune build: %s failed (%s %d); command:\n ", j->what,
+          WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+  for (int i = 0; i < j->argc; i++) fprintf(stderr, " %s", j->argv[i]);
+  fprintf(stderr, "\n--- %s ---\n", j->log);
+  FILE *f = fopen(j->log, "r");
+  if (f) {
+    char line[1024];
+    int shown = 0;
+    while (fgets(line, sizeof line, f) && shown++ < 60) fputs(line, stderr);
+    fclose(f);
+  }
+}
+
+/* Runs the jobs, at most par at once, waiting only for its own children
+ * (oldest first). 0 if all succeeded. */
+static int run_jobs(job *jobs, int n, int par)
+{
+  int next = 0, oldest = 0, failed = 0;
+  while (oldest < next || (!failed && next < n)) {
+    while (!failed && next - oldest < par && next < n) {
+      if (job_start(&jobs[next])) {
+        fprintf(stderr, "symvtune build: cannot start %s: %s\n", jobs[next].what, strerror(errno));
+        failed = 1;
+        break;
+      }
+      next++;
+    }
+    if (oldest == next) break;
+    int status;
+    if (waitpid(jobs[oldest].pid, &status, 0) < 0) {
+      if (errno == EINTR) continue;
+      fprintf(stderr, "symvtune build: waitpid: %s\n", strerror(errno));
+      failed = 1;
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      job_report(&jobs[oldest], status);
+      failed = 1;
+    }
+    jobs[oldest++].pid = 0;
+  }
+  return failed ? -1 : 0;
+}
+
+static const char *const runtime_c[] = {"libsymv.c", "gpu.c", "params.c", "symv_error.c"};
+#define NRUNTIME (int)(sizeof runtime_c / sizeof *runtime_c)
+
+/* Compiles every unit and links lib/libsymv.so. */
+static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib, int par)
+{
+  const int nj = pl->nkernels + NRUNTIME + 1;
+  job *jobs = calloc((size_t)nj + 1, sizeof *jobs);
+  if (!jobs) return -1;
+  char buf[PATH_MAX + 256];
+  int k = 0;
+  for (int i = 0; i < pl->nkernels; i++, k++) {
+    job *j = &jobs[k];
+    const char *name = pl->kernels[i].name;
+    job_arg(j, nvcc);
+    job_words(j, "-O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden");
+    snprintf(buf, sizeof buf, "-arch=%s", pl->arch);
+    job_arg(j, buf);
+    snprintf(buf, sizeof buf, "-I%s/src/kernels", dir);
+    job_arg(j, buf);
+    job_words(j, pl->kernels[i].defines);
+    job_arg(j, "-c");
+    snprintf(buf, sizeof buf, "%s/src/%s.cu", dir, name);
+    job_arg(j, buf);
+    job_arg(j, "-o");
+    snprintf(buf, sizeof buf, "%s/obj/%s.o", dir, name);
+    job_arg(j, buf);
+    snprintf(j->log, sizeof j->log, "%s/obj/%s.log", dir, name);
+    snprintf(j->what, sizeof j->what, "compiling kernel %s", name);
+  }
+  for (int i = 0; i <= NRUNTIME; i++, k++) {
+    job *j = &jobs[k];
+    char base[64];
+    if (i < NRUNTIME) {
+      snprintf(base, sizeof base, "%.*s", (int)(strlen(runtime_c[i]) - 2), runtime_c[i]);
+      snprintf(buf, sizeof buf, "%s/src/runtime/%s", dir, runtime_c[i]);
+    } else {
+      snprintf(base, sizeof base, "symv_table");
+      snprintf(buf, sizeof buf, "%s/src/symv_table.c", dir);
+    }
+    job_arg(j, nvcc);
+    job_words(j, "-x c -O2 -Xcompiler -fPIC,-fvisibility=hidden,-std=gnu11,-Wall");
+    char inc[PATH_MAX + 64];
+    snprintf(inc, sizeof inc, "-I%s/src/runtime", dir);
+    job_arg(j, inc);
+    job_arg(j, "-c");
+    job_arg(j, buf);
+    job_arg(j, "-o");
+    snprintf(buf, sizeof buf, "%s/obj/%s.o", dir, base);
+    job_arg(j, buf);
+    snprintf(j->log, sizeof j->log, "%s/obj/%s.log", dir, base);
+    snprintf(j->what, sizeof j->what, "compiling %s.c", base);
+  }
+  int rc = run_jobs(jobs, k, par);
+  if (rc == 0) { /* link */
+    job *j = &jobs[k];
+    job_arg(j, nvcc);
+    job_words(j, "-shared -cudart shared -Xlinker -soname=libsymv.so -Xlinker --no-undefined");
+    snprintf(buf, sizeof buf, "%s/lib/libsymv.so.tmp", dir);
+    job_arg(j, "-o");
+    job_arg(j, buf);
+    for (int i = 0; i < k; i++) job_arg(j, jobs[i].argv[jobs[i].argc - 1]);
+    if (cuda_lib) {
+      job_arg(j, "-Xlinker");
+      snprintf(buf, sizeof buf, "-rpath=%s", cuda_lib);
+      job_arg(j, buf);
+    }
+    job_words(j, "-lcublas -lcudart -lpthread -ldl");
+    snprintf(j->log, sizeof j->log, "%s/obj/link.log", dir);
+    snprintf(j->what, sizeof j->what, "linking libsymv.so");
+    rc = run_jobs(j, 1, 1);
+    char final[PATH_MAX + 128];
+    snprintf(final, sizeof final, "%s/lib/libsymv.so", dir);
+    snprintf(buf, sizeof buf, "%s/lib/libsymv.so.tmp", dir);
+    if (rc == 0 && rename(buf, final)) {
+      fprintf(stderr, "symvtune build: rename %s: %s\n", buf, strerror(errno));
+      rc = -1;
+    }
+    if (rc) unlink(buf);
+  }
+  for (int i = 0; i <= k; i++) job_free(&jobs[i]);
+  free(jobs);
+  return rc;
+}
+
+/* The CUDA toolkit root of nvcc (its bin folder's parent), or NULL. */
+static const char *cuda_root_of(const char *nvcc, char *out, size_t len)
+{
+  char real[PATH_MAX];
+  if (!realpath(nvcc, real)) return NULL;
+  char *slash = strrchr(real, '/');
+  if (!slash) return NULL;
+  *slash = 0;
+  if (!(slash = strrchr(real, '/'))) return NULL;
+  *slash = 0;
+  snprintf(out, len, "%s", real[0] ? real : "/");
+  return out;
+}
+
+static void print_plan(const build_plan *pl)
+{
+  printf("%-8s %-8s  %-28s %-24s %12s %8s\n", "n from", "n to", "kernel", "candidate", "predicted us", "gain");
+  for (int i = 0; i < pl->nrules; i++) {
+    const build_rule *r = &pl->rules[i];
+    char label[64] = "-";
+    const char *name = r->kernel == SYMV_RULE_CUBLAS ? "cublas" : r->kernel == SYMV_RULE_CUBLAS_ATOMICS
+                                                                      ? "cublas_atomics"
+                                                                      : pl->kernels[pl->cands[r->kernel].kernel].name;
+    if (r->kernel >= 0) symv_params_format(&pl->cands[r->kernel].p, label, sizeof label);
+    printf("%-8d %-8d  %-28s %-24s %12.4g %8.3g\n", r->n_start, r->n_end, name, label, r->predicted_us, r->gain);
+  }
+}
+
+static int run(int argc, char **argv)
+{
+  static const struct option opts[] = {{"db", required_argument, 0, 'D'},   {"out", required_argument, 0, 'o'},
+                                       {"nvcc", required_argument, 0, 'n'}, {"arch", required_argument, 0, 'a'},
+                                       {"jobs", required_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *dbpath = NULL, *out = NULL, *nvcc_opt = NULL, *arch = NULL;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  int jobs = ncpu > 0 ? (int)ncpu : 1, c;
+  optind = 0;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'D': dbpath = optarg; break;
+    case 'o': out = optarg; break;
+    case 'n': nvcc_opt = optarg; break;
+    case 'a': arch = optarg; break;
+    case 'j':
+      if (cli_parse_int("build", "--jobs", optarg, 1, 256, &jobs)) return SYMV_EXIT_USAGE;
+      break;
+    case 'h': help(); return SYMV_EXIT_OK;
+    default: return cli_usage_error("build", "unknown option");
+    }
+  }
+  if (optind < argc) return cli_usage_error("build", "unexpected argument '%s'", argv[optind]);
+  if (!dbpath) return cli_usage_error("build", "--db FILE is required");
+  if (!out || !*out) return cli_usage_error("build", "--out DIR is required");
+  if (strlen(out) > PATH_MAX - 200 || strpbrk(out, "\n\r"))
+    return cli_usage_error("build", "--out: the folder name is too long or holds a line break");
+  if (arch) {
+    size_t l = strlen(arch);
+    int ok = l >= 5 && l <= 7 && !strncmp(arch, "sm_", 3);
+    for (size_t i = 3; ok && i < l; i++)
+      ok = (i < 5 || i < l - 1) ? (arch[i] >= '0' && arch[i] <= '9')
+                                : ((arch[i] >= '0' && arch[i] <= '9') || arch[i] == 'a' || arch[i] == 'f');
+    if (!ok) return cli_usage_error("build", "invalid --arch '%s' (expected sm_XY, e.g. sm_90 or sm_90a)", arch);
+  }
+
+  static build_plan pl;
+  memset(&pl, 0, sizeof pl);
+  char err[1024] = "";
+  int rc = plan_read(dbpath, arch, &pl, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "symvtune build: %s: %s; refusing to build\n", dbpath, err);
+    free(pl.rules);
+    return SYMV_EXIT_ERROR;
+  }
+  char nvcc[PATH_MAX], cuda_root[PATH_MAX], cuda_lib[PATH_MAX + 16];
+  if (find_nvcc(nvcc_opt, nvcc, sizeof nvcc)) {
+    fprintf(stderr, "symvtune build: no nvcc found%s%s (pass --nvcc PATH, or set CUDA_HOME)\n",
+            nvcc_opt ? " at " : "", nvcc_opt ? nvcc_opt : "");
+    free(pl.rules);
+    return SYMV_EXIT_ERROR;
+  }
+  const char *root = cuda_root_of(nvcc, cuda_root, sizeof cuda_root);
+  struct stat st;
+  if (root) snprintf(cuda_lib, sizeof cuda_lib, "%s/lib64", root);
+  const char *libdir = root && stat(cuda_lib, &st) == 0 ? cuda_lib : NULL;
+
+  char cmd[1024], sub[PATH_MAX + 64], absdir[PATH_MAX];
+  made_by(argc, argv, cmd, sizeof cmd);
+  static const char *const subdirs[] = {"", "/src", "/src/kernels", "/src/runtime", "/obj", "/lib", "/lib/pkgconfig",
+                                        "/include"};
+  for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
+    snprintf(sub, sizeof sub, "%s%s", out, subdirs[i]);
+    if (mkdir_p(sub)) {
+      fprintf(stderr, "symvtune build: cannot create %s: %s\n", sub, strerror(errno));
+      free(pl.rules);
+      return SYMV_EXIT_ERROR;
+    }
+  }
+  if (!realpath(out, absdir)) {
+    fprintf(stderr, "symvtune build: %s: %s\n", out, strerror(errno));
+    free(pl.rules);
+    return SYMV_EXIT_ERROR;
+  }
+  const symv_source *hdr = lib_source("symv.h");
+  snprintf(sub, sizeof sub, "%s/include/symv.h", absdir);
+  if (write_embedded(symv_sources, symv_nsources, absdir, "src/kernels") ||
+      write_embedded(symv_lib_sources, symv_lib_nsources, absdir, "src/runtime") ||
+      write_kernel_units(&pl, absdir, cmd) || write_table(&pl, absdir, cmd) || !hdr || write_text(sub, hdr->text) ||
+      write_pc(&pl, absdir, root ? root : "/usr/local/cuda")) {
+    free(pl.rules);
+    return SYMV_EXIT_ERROR;
+  }
+  printf("symvtune build: %d rules (n %d..%d) of fit %lld, %d candidates in %d kernels, for %s (%s, %d SMs)\n",
+         pl.nrules, pl.fit.lo, pl.fit.hi, pl.fit.id, pl.ncands, pl.nkernels, pl.dev.name, pl.arch, pl.dev.sm_count);
+  printf("compiling with %s, %d jobs, in %s\n", nvcc, jobs, absdir);
+  fflush(stdout);
+  if (compile_all(&pl, absdir, nvcc, libdir, jobs)) {
+    fprintf(stderr, "symvtune build: no library written\n");
+    free(pl.rules);
+    return SYMV_EXIT_ERROR;
+  }
+  print_plan(&pl);
+  printf("wrote %s/lib/libsymv.so, %s/include/symv.h, %s/lib/pkgconfig/libsymv.pc\n", absdir, absdir, absdir);
+  free(pl.rules);
+  return SYMV_EXIT_OK;
+}
+
+const symv_command cmd_build_entry = {"build", "generate libsymv, a drop-in cublasDsymv, from a fit's rules", run};

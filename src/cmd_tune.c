@@ -1,0 +1,121 @@
+/*
+ * cmd_tune.c - `symvtune tune`: the whole job for the GPU present in one
+ * command (method.md section 4): sweep (resumable), fit, build, bench, each
+ * stage by calling that subcommand's run function from the command table
+ * with a constructed argv, as if typed. Prints the wall time of each stage
+ * at the end. Rerun after an interruption: the sweep resumes where it
+ * stopped, and the later stages are redone from its database.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+#include "gpu.h"
+#include "symv_error.h"
+
+#define NSTAGES 4
+
+static void help(void)
+{
+  puts("Usage: symvtune tune [OPTIONS]\n"
+       "Tunes DSYMV for the GPU present, start to finish:\n"
+       "  1. symvtune sweep --db FILE          measure the space (resumes an interrupted sweep)\n"
+       "  2. symvtune fit --db FILE            d-spline fits and dispatch rules\n"
+       "  3. symvtune build --db FILE --out DIR  generate DIR/lib/libsymv.so\n"
+       "  4. symvtune bench --lib DIR          libsymv against cuBLAS and OpenBLAS\n"
+       "and prints the wall time of each stage. A stage that fails stops the job with its exit\n"
+       "status; run the same command again to go on (the sweep keeps what it measured).\n\n"
+       "Options:\n"
+       "  --db FILE      the results database (default symvtune.db)\n"
+       "  --out DIR      where the library goes (default libsymv)\n"
+       "  --device N     CUDA device to tune and bench on (default 0)\n"
+       "  --help         this text\n"
+       "Exit status: 0 done; 3 no GPU; else the exit status of the stage that failed.");
+}
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int run(int argc, char **argv)
+{
+  static const struct option opts[] = {{"db", required_argument, 0, 'D'},
+                                       {"out", required_argument, 0, 'o'},
+                                       {"device", required_argument, 0, 'd'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  const char *dbpath = "symvtune.db", *out = "libsymv";
+  int device = 0, c;
+  optind = 0;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'D': dbpath = optarg; break;
+    case 'o': out = optarg; break;
+    case 'd':
+      if (cli_parse_int("tune", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
+      break;
+    case 'h': help(); return SYMV_EXIT_OK;
+    default: return cli_usage_error("tune", "unknown option");
+    }
+  }
+  if (optind < argc) return cli_usage_error("tune", "unexpected argument '%s'", argv[optind]);
+  if (!*dbpath || !*out) return cli_usage_error("tune", "--db and --out need a name");
+
+  int count = 0;
+  if (symv_device_count(&count) || device >= count) {
+    if (count == 0)
+      fprintf(stderr, "symvtune tune: no CUDA device found (%s): tuning needs a GPU; without one, fit and build "
+                      "from an existing database (scripts/quickstart)\n", symv_cuda_error_text());
+    else
+      fprintf(stderr, "symvtune tune: no device %d (%d found)\n", device, count);
+    return count == 0 ? SYMV_EXIT_NO_GPU : SYMV_EXIT_USAGE;
+  }
+
+  char dev[16];
+  snprintf(dev, sizeof dev, "%d", device);
+  /* argv of each stage; argv[0] is the command's name, as main() passes it */
+  char *sweep[] = {"sweep", "--db", (char *)dbpath, "--device", dev, NULL};
+  char *fit[] = {"fit", "--db", (char *)dbpath, NULL};
+  char *build[] = {"build", "--db", (char *)dbpath, "--out", (char *)out, NULL};
+  char *bench[] = {"bench", "--lib", (char *)out, "--device", dev, NULL};
+  char **stages[NSTAGES] = {sweep, fit, build, bench};
+  double wall[NSTAGES] = {0};
+  int done = 0, status = SYMV_EXIT_OK;
+  for (int s = 0; s < NSTAGES && status == SYMV_EXIT_OK; s++) {
+    char **av = stages[s];
+    int ac = 0;
+    while (av[ac]) ac++;
+    const symv_command *cmd = cli_lookup(av[0]);
+    printf("\n==== symvtune tune: stage %d of %d:", s + 1, NSTAGES);
+    for (int i = 0; i < ac; i++) printf(" %s", av[i]);
+    printf(" ====\n");
+    fflush(stdout);
+    if (!cmd) {
+      fprintf(stderr, "symvtune tune: this symvtune has no '%s' command\n", av[0]);
+      status = SYMV_EXIT_ERROR;
+      break;
+    }
+    double t0 = now_s();
+    status = cmd->run(ac, av);
+    wall[s] = now_s() - t0;
+    done = s + 1;
+    fflush(stdout);
+    if (status) fprintf(stderr, "symvtune tune: stage '%s' failed with exit status %d\n", av[0], status);
+  }
+  printf("\nsymvtune tune: wall time by stage\n");
+  double total = 0;
+  for (int s = 0; s < done; s++) {
+    printf("  %-6s %10.1f s%s\n", stages[s][0], wall[s], s == done - 1 && status ? "  (failed)" : "");
+    total += wall[s];
+  }
+  printf("  %-6s %10.1f s\n", "total", total);
+  if (status == SYMV_EXIT_OK) printf("library: %s/lib/libsymv.so (man libsymv)\n", out);
+  return status;
+}
+
+const symv_command cmd_tune_entry = {"tune", "sweep, fit, build and bench in one command for the GPU present", run};

@@ -1,0 +1,17 @@
+/*
+ * lib_sources.h - the runtime sources of the generated library libsymv
+ * (src/libsymv.c, its public header src/symv.h, the dispatch-table header
+ * src/libsymv_table.h and what they use of src/: gpu.c, gpu.h, compile.h,
+ * params.c, params.h, symv_error.c, symv_error.h), embedded in symvtune at
+ * build time by scripts/embed-sources (lib/local.mk), so that `symvtune
+ * build` writes the library from the program alone, installed or not.
+ */
+#ifndef SYMV_LIB_SOURCES_H
+#define SYMV_LIB_SOURCES_H
+
+#include "kernel_sources.h"
+
+extern const symv_source symv_lib_sources[]; /* the files listed above */
+extern const int symv_lib_nsources;          /* number of entries */
+
+#endif

@@ -1,0 +1,333 @@
+/*
+ * libsymv.c - the runtime of the generated library (symv.h): dispatch of
+ * DSYMV by n through the rules of symv_table.c (written by `symvtune
+ * build`), the kernels compiled into the library by nvcc from the sources
+ * the tuner measured, and cuBLAS for the rest.
+ *
+ * Dispatch. The rule whose interval holds n (n below the fitted range: the
+ * first rule; above it: the last) names a candidate or cuBLAS with atomics
+ * off or on. cuBLAS rules call the real cublasDsymv_v2 (the next one in the
+ * dynamic linker's search order after this library, else the one in
+ * libcublas.so.13) with the rule's atomics mode set on the handle for the
+ * call and restored afterwards.
+ *
+ * Fallback. A device whose name, compute capability or SM count differs from
+ * the tuned one, or a candidate that cannot be prepared there (its
+ * MULTIPLICITY not achieved, say), is served by the real cuBLAS routine,
+ * called as the program would have called it (the handle untouched); with
+ * SYMV_VERBOSE set in the environment, each such decision is told once on
+ * stderr.
+ *
+ * Thread safety. One mutex guards the caches: per device, whether it is
+ * covered and its prepared kernels (made once, on the device's first call,
+ * and read without the lock afterwards: the state is published last, with
+ * release/acquire ordering); per (device, stream) a workspace (gpu.h),
+ * created on first use, grown as n grows, reused by every later call on
+ * that stream and freed when the library is unloaded (destructor; at
+ * process exit the CUDA runtime may be gone first, and then the driver
+ * reclaims them). Each thread remembers its last workspace, so the usual
+ * call takes no global lock. A workspace has its own mutex, held while a
+ * call enqueues on its stream, so host threads sharing a stream serialise
+ * only there. Calls on cudaStreamPerThread get one workspace per host
+ * thread. The hot path adds no allocation and two cuBLAS getters (stream,
+ * pointer mode) to the launch; a cuBLAS rule adds one (atomics mode).
+ */
+#define _GNU_SOURCE
+#include <cublas_v2.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gpu.h"
+#include "libsymv_table.h"
+#include "symv.h"
+#include "symv_error.h"
+
+#define SYMV_MAX_DEVICES 64
+
+typedef cublasStatus_t (*dsymv_fn)(cublasHandle_t, cublasFillMode_t, int, const double *, const double *, int,
+                                   const double *, int, const double *, double *, int);
+
+/* What the library knows of one device. */
+typedef struct {
+  int state;           /* 0 not looked at yet, 1 tuned GPU, -1 another GPU */
+  symv_kernel *k;      /* [symv_table_ncandidates] prepared kernels */
+  char *ok;            /* [symv_table_ncandidates] 1 if k[i] can run */
+} device_entry;
+
+/* The workspace of one (device, stream[, thread]). */
+typedef struct ws_entry {
+  int device;             /* CUDA device ordinal */
+  cudaStream_t stream;    /* the handle's stream */
+  pthread_t thread;       /* owner, for cudaStreamPerThread only */
+  pthread_mutex_t lock;   /* held while a call uses ws */
+  symv_workspace ws;      /* gpu.h */
+  struct ws_entry *next;
+} ws_entry;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static device_entry devices[SYMV_MAX_DEVICES];
+static ws_entry *workspaces;
+static _Thread_local const char *last_kernel = ""; /* static strings or table names */
+
+/* This thread's last workspace: most calls find it here without the lock. */
+static _Thread_local struct {
+  int device;
+  cudaStream_t stream;
+  struct ws_entry *entry; /* NULL: none yet */
+} ws_cache;
+
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+static dsymv_fn real_dsymv;
+static char real_why[256];
+
+/* One line on stderr when SYMV_VERBOSE is set. */
+static void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void notice(const char *fmt, ...)
+{
+  if (!getenv("SYMV_VERBOSE")) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "libsymv: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+/* Finds the cuBLAS routine this library stands in front of. */
+static void find_real(void)
+{
+  void *f = dlsym(RTLD_NEXT, "cublasDsymv_v2");
+  if (f == (void *)symvDsymv || f == (void *)cublasDsymv_v2) f = NULL;
+  if (!f) {
+    void *h = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (h) f = dlsym(h, "cublasDsymv_v2");
+    if (!f) snprintf(real_why, sizeof real_why, "%s", h ? "no cublasDsymv_v2 in libcublas.so.13" : dlerror());
+  }
+  real_dsymv = (dsymv_fn)f;
+}
+
+/* Calls cuBLAS: with its atomics mode set to `atomics` for the call (and
+ * restored) when set_mode is nonzero, else on the handle as it is. */
+static cublasStatus_t call_cublas(int set_mode, int atomics, cublasHandle_t h, cublasFillMode_t uplo, int n,
+                                  const double *alpha, const double *A, int lda, const double *x, int incx,
+                                  const double *beta, double *y, int incy)
+{
+  pthread_once(&real_once, find_real);
+  if (!real_dsymv) {
+    static int told;
+    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+      notice("cannot find the real cublasDsymv_v2 (%s): calls bound for cuBLAS fail", real_why);
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  last_kernel = set_mode && atomics ? "cublas_atomics" : "cublas";
+  cublasAtomicsMode_t old = CUBLAS_ATOMICS_NOT_ALLOWED, want = atomics ? CUBLAS_ATOMICS_ALLOWED
+                                                                          : CUBLAS_ATOMICS_NOT_ALLOWED;
+  cublasStatus_t st;
+  if (set_mode) {
+    if ((st = cublasGetAtomicsMode(h, &old)) != CUBLAS_STATUS_SUCCESS) return st;
+    if (old != want && (st = cublasSetAtomicsMode(h, want)) != CUBLAS_STATUS_SUCCESS) return st;
+  }
+  st = real_dsymv(h, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  if (set_mode && old != want) {
+    cublasStatus_t st2 = cublasSetAtomicsMode(h, old);
+    if (st == CUBLAS_STATUS_SUCCESS) st = st2;
+  }
+  return st;
+}
+
+/* The rule for n: the interval holding it, else the nearest end one. */
+static const symv_table_rule *rule_for(int n)
+{
+  const symv_table_rule *r = symv_table_rules;
+  int lo = 0, hi = symv_table_nrules - 1;
+  if (n <= r[lo].n_end) return &r[lo];
+  if (n >= r[hi].n_start) return &r[hi];
+  while (lo < hi) { /* r[lo].n_end < n < r[hi].n_start shrinks to the holder */
+    int mid = lo + (hi - lo) / 2;
+    if (n > r[mid].n_end) lo = mid + 1;
+    else hi = mid;
+  }
+  return &r[lo];
+}
+
+/* Looks at device `dev` on its first call: is it the tuned GPU; prepare every
+ * candidate there. Called with cache_lock held. */
+static void device_setup(int dev, device_entry *e)
+{
+  symv_device_info d;
+  const symv_table_info *t = &symv_table_device;
+  int rc = symv_device_query(dev, &d);
+  if (rc) {
+    notice("device %d cannot be queried (%s %s): its calls go to cuBLAS", dev, symv_strerror(rc),
+           symv_cuda_error_text());
+    __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
+    return;
+  }
+  if (strcmp(d.name, t->name) || d.cc_major != t->cc_major || d.cc_minor != t->cc_minor ||
+      d.sm_count != t->sm_count) {
+    notice("device %d is a %s (sm_%d%d, %d SMs), not the %s (sm_%d%d, %d SMs) this library was tuned for: its "
+           "calls go to cuBLAS",
+           dev, d.name, d.cc_major, d.cc_minor, d.sm_count, t->name, t->cc_major, t->cc_minor, t->sm_count);
+    __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
+    return;
+  }
+  int nc = symv_table_ncandidates;
+  e->k = calloc(nc > 0 ? (size_t)nc : 1, sizeof *e->k);
+  e->ok = calloc(nc > 0 ? (size_t)nc : 1, 1);
+  if (!e->k || !e->ok) {
+    free(e->k), free(e->ok);
+    e->k = NULL, e->ok = NULL;
+    notice("out of memory preparing device %d: its calls go to cuBLAS", dev);
+    __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
+    return;
+  }
+  for (int i = 0; i < nc; i++) {
+    const symv_table_candidate *c = &symv_table_candidates[i];
+    char why[512] = "", label[64];
+    rc = symv_kernel_prepare(&c->p, c->stub, &d, &e->k[i], why, sizeof why);
+    e->ok[i] = rc == 0;
+    if (rc) {
+      symv_params_format(&c->p, label, sizeof label);
+      notice("kernel %s (%s) cannot run on device %d: %s: %s; its sizes go to cuBLAS", c->name, label, dev,
+             symv_strerror(rc), why);
+    }
+  }
+  /* candidates sharing a kernel differ in MULTIPLICITY: the kernel's
+   * dynamic shared memory limit must admit the largest of them */
+  for (int i = 0; i < nc; i++) {
+    if (!e->ok[i]) continue;
+    size_t most = e->k[i].dyn_smem;
+    for (int j = 0; j < nc; j++)
+      if (e->ok[j] && symv_table_candidates[j].stub == symv_table_candidates[i].stub && e->k[j].dyn_smem > most)
+        most = e->k[j].dyn_smem;
+    if (most != e->k[i].dyn_smem &&
+        cudaFuncSetAttribute(symv_table_candidates[i].stub, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)most) != cudaSuccess) {
+      cudaGetLastError();
+      notice("kernel %s: cannot raise its shared memory limit to %zu bytes on device %d; its sizes go to cuBLAS",
+             symv_table_candidates[i].name, most, dev);
+      e->ok[i] = 0;
+    }
+  }
+  __atomic_store_n(&e->state, 1, __ATOMIC_RELEASE); /* k and ok are complete */
+}
+
+/* The prepared kernel of candidate `cand` on device `dev`, or NULL if the
+ * device or the kernel is not covered. */
+static const symv_kernel *kernel_for(int dev, int cand)
+{
+  if (dev < 0 || dev >= SYMV_MAX_DEVICES) return NULL;
+  device_entry *e = &devices[dev];
+  int state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+  if (state == 0) { /* first call on this device */
+    pthread_mutex_lock(&cache_lock);
+    if (e->state == 0) device_setup(dev, e);
+    state = e->state;
+    pthread_mutex_unlock(&cache_lock);
+  }
+  return state == 1 && e->ok[cand] ? &e->k[cand] : NULL;
+}
+
+/* The workspace of (dev, stream), created on first use; NULL if out of
+ * memory. Entries live until the library is unloaded. */
+static ws_entry *workspace_for(int dev, cudaStream_t stream)
+{
+  if (ws_cache.entry && ws_cache.device == dev && ws_cache.stream == stream) return ws_cache.entry;
+  const int per_thread = stream == cudaStreamPerThread;
+  const pthread_t self = pthread_self();
+  pthread_mutex_lock(&cache_lock);
+  ws_entry *w;
+  for (w = workspaces; w; w = w->next)
+    if (w->device == dev && w->stream == stream && (!per_thread || pthread_equal(w->thread, self))) break;
+  if (!w && (w = calloc(1, sizeof *w))) {
+    w->device = dev;
+    w->stream = stream;
+    w->thread = self;
+    pthread_mutex_init(&w->lock, NULL);
+    w->next = workspaces;
+    workspaces = w;
+  }
+  pthread_mutex_unlock(&cache_lock);
+  if (w) ws_cache.device = dev, ws_cache.stream = stream, ws_cache.entry = w;
+  return w;
+}
+
+/* Frees the workspaces when the library is unloaded (dlclose, or exit while
+ * the CUDA runtime is still there). */
+__attribute__((destructor)) static void symv_unload(void)
+{
+  int cur, used = workspaces != NULL;
+  for (int i = 0; i < SYMV_MAX_DEVICES; i++) used |= devices[i].state != 0;
+  if (!used) return; /* never called: no reason to wake the CUDA runtime */
+  if (cudaGetDevice(&cur) != cudaSuccess) return; /* runtime gone: the driver reclaims */
+  for (ws_entry *w = workspaces, *next; w; w = next) {
+    next = w->next;
+    if (cudaSetDevice(w->device) == cudaSuccess) symv_workspace_free(&w->ws);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+  }
+  workspaces = NULL;
+  ws_cache.entry = NULL;
+  cudaSetDevice(cur);
+  for (int i = 0; i < SYMV_MAX_DEVICES; i++) {
+    free(devices[i].k), free(devices[i].ok);
+    memset(&devices[i], 0, sizeof devices[i]);
+  }
+  cudaGetLastError();
+}
+
+SYMV_API cublasStatus_t symvDsymv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha,
+                                  const double *A, int lda, const double *x, int incx, const double *beta, double *y,
+                                  int incy)
+{
+  last_kernel = "";
+  if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+  const char u = uplo == CUBLAS_FILL_MODE_LOWER ? 'L' : uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 0;
+  /* reference BLAS wants lda >= max(1, n); cuBLAS accepts lda = 0 when n = 0 */
+  if (!u || symv_check_args(u, n, n == 0 && lda == 0 ? 1 : lda, incx, incy)) return CUBLAS_STATUS_INVALID_VALUE;
+  if (n == 0) return CUBLAS_STATUS_SUCCESS;
+  if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
+
+  const symv_table_rule *r = rule_for(n);
+  if (r->kernel < 0)
+    return call_cublas(1, r->kernel == SYMV_RULE_CUBLAS_ATOMICS, handle, uplo, n, alpha, A, lda, x, incx, beta, y,
+                       incy);
+  int dev = -1;
+  const symv_kernel *k = NULL;
+  if (cudaGetDevice(&dev) == cudaSuccess) k = kernel_for(dev, r->kernel);
+  else cudaGetLastError();
+  if (!k) return call_cublas(0, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+
+  cudaStream_t stream;
+  cublasPointerMode_t mode;
+  cublasStatus_t st;
+  if ((st = cublasGetStream(handle, &stream)) != CUBLAS_STATUS_SUCCESS) return st;
+  if ((st = cublasGetPointerMode(handle, &mode)) != CUBLAS_STATUS_SUCCESS) return st;
+  ws_entry *w = workspace_for(dev, stream);
+  if (!w) return CUBLAS_STATUS_ALLOC_FAILED;
+  pthread_mutex_lock(&w->lock);
+  int rc = symv_launch(k, &w->ws, stream, u, n, alpha, A, lda, x, incx, beta, y, incy,
+                       mode == CUBLAS_POINTER_MODE_DEVICE, NULL);
+  pthread_mutex_unlock(&w->lock);
+  switch (rc) {
+  case 0: last_kernel = symv_table_candidates[r->kernel].name; return st;
+  case SYMV_INVALID_VALUE: return CUBLAS_STATUS_INVALID_VALUE;
+  case SYMV_CUDA: return CUBLAS_STATUS_ALLOC_FAILED;
+  case SYMV_LAUNCH: return CUBLAS_STATUS_EXECUTION_FAILED;
+  default: return CUBLAS_STATUS_INTERNAL_ERROR;
+  }
+}
+
+/* The cuBLAS entry point itself: a program linked with -lsymv before
+ * -lcublas, or run with LD_PRELOAD=libsymv.so, calls this one. */
+SYMV_API cublasStatus_t CUBLASWINAPI cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n,
+                                                   const double *alpha, const double *A, int lda, const double *x,
+                                                   int incx, const double *beta, double *y, int incy)
+{
+  return symvDsymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+}
+
+SYMV_API const char *symvLastKernel(void) { return last_kernel; }

@@ -1,0 +1,51 @@
+/*
+ * libsymv_table.h - the dispatch table of the generated library: the types
+ * of the file symv_table.c that `symvtune build` writes from a fit's rules
+ * (src/cmd_build.c), and that src/libsymv.c reads. Internal to libsymv.
+ *
+ * Rules cover table.lo..table.hi in order with no gap; n below lo takes the
+ * first rule, n above hi the last.
+ */
+#ifndef SYMV_LIBSYMV_TABLE_H
+#define SYMV_LIBSYMV_TABLE_H
+
+#include "params.h"
+
+/* Kernel of a rule that is not a candidate (kernel >= 0 indexes the candidates). */
+#define SYMV_RULE_CUBLAS (-1)         /* cuBLAS DSYMV, atomics not allowed */
+#define SYMV_RULE_CUBLAS_ATOMICS (-2) /* cuBLAS DSYMV, atomics allowed */
+
+/** One candidate the library can run. Several candidates may share one
+ *  kernel (they differ in MULTIPLICITY only). */
+typedef struct {
+  symv_params p;    /* family, BLOCK_SIZE, UX, MULTIPLICITY, MX as measured */
+  const char *name; /* entry point, symv_kernel_name(&p) */
+  const void *stub; /* the kernel's host stub, compiled in by nvcc */
+} symv_table_candidate;
+
+/** One rule: n_start <= n <= n_end runs `kernel`. */
+typedef struct {
+  int n_start; /* first n, elements */
+  int n_end;   /* last n, elements */
+  int kernel;  /* index into symv_table_candidates, or SYMV_RULE_CUBLAS* */
+} symv_table_rule;
+
+/** The GPU the rules were measured on, and where they came from. */
+typedef struct {
+  const char *name;     /* cudaDeviceProp.name of the tuned GPU */
+  int cc_major;         /* its compute capability */
+  int cc_minor;
+  int sm_count;         /* its streaming multiprocessors */
+  const char *arch;     /* architecture the kernels were compiled for, "sm_90" */
+  long long fit_id;     /* the fit's row id in the database */
+  char uplo;            /* triangle of the fitted samples ('L'/'U'); the rules serve both */
+  int hot;              /* 1 if the samples were hot (A in L2), 0 cold */
+} symv_table_info;
+
+extern const symv_table_candidate symv_table_candidates[]; /* at least one entry, even if unused */
+extern const int symv_table_ncandidates;                   /* entries in use */
+extern const symv_table_rule symv_table_rules[];           /* in increasing n */
+extern const int symv_table_nrules;                        /* >= 1 */
+extern const symv_table_info symv_table_device;
+
+#endif

@@ -1,0 +1,216 @@
+/*
+ * libsymv_fixture.h - what tests/test_build.c and tests/test_libsymv.c
+ * share: a copy of the real sweep database (tests/data/sweep-h200.db) with a
+ * fit stored through the db API, `symvtune build` run in-process on it with
+ * its output captured, and temporary folders.
+ *
+ * The fixture's rules use real candidates of the database, found by family
+ * (the file may be replaced by a newer sweep): two atomic_red candidates
+ * that share one kernel (they differ in MULTIPLICITY), one atomic (mutex)
+ * and one L+U candidate, and both cuBLAS modes:
+ *
+ *   rule  n            kernel
+ *   0     32..300      atomic_red, MULTIPLICITY m1
+ *   1     301..700     cuBLAS, atomics off
+ *   2     701..1500    atomic_red, same code, MULTIPLICITY m2
+ *   3     1501..2500   atomic
+ *   4     2501..3200   cuBLAS, atomics on
+ *   5     3201..4000   lu (also every n > 4000)
+ */
+#ifndef SYMV_LIBSYMV_FIXTURE_H
+#define SYMV_LIBSYMV_FIXTURE_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "../db/db.h"
+#include "cli.h"
+#include "symv_error.h"
+
+#ifndef SYMV_TEST_DATA
+#error "SYMV_TEST_DATA (the tests/data folder) must be defined"
+#endif
+#ifndef SYMV_TEST_NVCC
+#define SYMV_TEST_NVCC ""
+#endif
+
+extern const symv_command cmd_build_entry;
+
+/* The compiled-in paths, unless the environment says otherwise (a test
+ * program carried to another machine: SYMV_TEST_DATA, SYMV_TEST_SRCDIR,
+ * SYMV_TEST_NVCC). */
+static const char *fix_env(const char *name, const char *dflt)
+{
+  const char *v = getenv(name);
+  return v && *v ? v : dflt;
+}
+#define FIX_DATA fix_env("SYMV_TEST_DATA", SYMV_TEST_DATA)
+#define FIX_NVCC fix_env("SYMV_TEST_NVCC", SYMV_TEST_NVCC)
+
+/* The real sweep database, in buf (512 bytes). */
+static const char *fix_sweep_db(char *buf)
+{
+  snprintf(buf, 512, "%s/sweep-h200.db", FIX_DATA);
+  return buf;
+}
+
+#define FIX_LO 32
+#define FIX_HI 4000
+#define FIX_NRULES 6
+
+/* The fixture's rules; kernel DB_KERNEL_* and, for candidates, which one. */
+typedef struct {
+  int n_start, n_end;
+  const char *kernel;
+  int cand; /* index into the chosen candidates: 0 red m1, 1 red m2, 2 atomic, 3 lu; -1 none */
+} fix_rule;
+
+static const fix_rule fix_rules[FIX_NRULES] = {
+  {32, 300, DB_KERNEL_CANDIDATE, 0},      {301, 700, DB_KERNEL_CUBLAS, -1},
+  {701, 1500, DB_KERNEL_CANDIDATE, 1},    {1501, 2500, DB_KERNEL_CANDIDATE, 2},
+  {2501, 3200, DB_KERNEL_CUBLAS_ATOMICS, -1}, {3201, 4000, DB_KERNEL_CANDIDATE, 3},
+};
+
+/* rm -rf */
+static int fix_rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+  (void)sb, (void)flag, (void)f;
+  return remove(p);
+}
+static void fix_rmtree(const char *dir)
+{
+  if (dir && *dir) nftw(dir, fix_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Copies src to dst (mode 0644). 0 or -1. */
+static int fix_copy(const char *src, const char *dst)
+{
+  FILE *in = fopen(src, "rb"), *out = in ? fopen(dst, "wb") : NULL;
+  char buf[1 << 16];
+  size_t n;
+  int ok = in && out;
+  while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0) ok = fwrite(buf, 1, n, out) == n;
+  if (in) fclose(in);
+  if (out && fclose(out)) ok = 0;
+  return ok ? 0 : -1;
+}
+
+/* The whole text of a file (malloc'ed), or NULL. */
+static char *fix_slurp(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, len = 0, n;
+  char *s = malloc(cap);
+  while (s && (n = fread(s + len, 1, cap - len - 1, f)) > 0) {
+    len += n;
+    if (len + 1 == cap) {
+      char *t = realloc(s, cap *= 2);
+      if (!t) free(s);
+      s = t;
+    }
+  }
+  fclose(f);
+  if (s) s[len] = 0;
+  return s;
+}
+
+/* Picks the fixture's candidates from the database: c[0], c[1] two valid
+ * atomic_red of one code with different MULTIPLICITY, c[2] a valid atomic,
+ * c[3] a valid lu. 0, or -1 with why in err. */
+static int fix_pick(db *d, db_candidate c[4], char *err, size_t errlen)
+{
+  db_candidate *list = NULL;
+  size_t n = 0;
+  int found = 0;
+  if (db_list_candidates(d, DB_VALID, "atomic_red", &list, &n) == 0) {
+    for (size_t i = 0; i < n && !found; i++)
+      for (size_t j = i + 1; j < n && !found; j++)
+        if (list[i].block_size == list[j].block_size && list[i].ux == list[j].ux && list[i].mx == list[j].mx &&
+            list[i].multiplicity != list[j].multiplicity)
+          c[0] = list[i], c[1] = list[j], found = 1;
+  }
+  free(list);
+  if (!found) return snprintf(err, errlen, "no two atomic_red candidates of one code"), -1;
+  static const char *const fam[2] = {"atomic", "lu"};
+  for (int f = 0; f < 2; f++) {
+    list = NULL, n = 0;
+    if (db_list_candidates(d, DB_VALID, fam[f], &list, &n) || n == 0) {
+      free(list);
+      return snprintf(err, errlen, "no valid %s candidate: %s", fam[f], db_errmsg(d)), -1;
+    }
+    c[2 + f] = list[n / 2]; /* one from the middle of the space */
+    free(list);
+  }
+  return 0;
+}
+
+/* Copies the real database to dbpath, migrates it (writable open) and stores
+ * a fit of `nrules` rules (fix_rules if NULL) over lo..hi. If cands is
+ * non-NULL it gets the four candidates used. 0, or -1 with why in err. */
+static int fix_make_db(const char *dbpath, const fix_rule *rules, int nrules, int lo, int hi, db_candidate *cands,
+                       char *err, size_t errlen)
+{
+  char src[512];
+  if (fix_copy(fix_sweep_db(src), dbpath)) return snprintf(err, errlen, "cannot copy %.200s to %.200s", src, dbpath), -1;
+  chmod(dbpath, 0644);
+  db *d = NULL;
+  int rc = db_open(&d, dbpath, 0);
+  if (rc) {
+    snprintf(err, errlen, "db_open %s: %s: %s", dbpath, symv_errname(rc), d ? db_errmsg(d) : "");
+    db_close(d);
+    return -1;
+  }
+  db_candidate c[4];
+  if (fix_pick(d, c, err, errlen)) {
+    db_close(d);
+    return -1;
+  }
+  if (!rules) rules = fix_rules, nrules = FIX_NRULES, lo = FIX_LO, hi = FIX_HI;
+  db_rule r[32];
+  memset(r, 0, sizeof r);
+  for (int i = 0; i < nrules && i < 32; i++) {
+    r[i].n_start = rules[i].n_start, r[i].n_end = rules[i].n_end;
+    snprintf(r[i].kernel, sizeof r[i].kernel, "%s", rules[i].kernel);
+    if (rules[i].cand >= 0) r[i].cand = c[rules[i].cand];
+    r[i].predicted_us = 10.0 + i, r[i].predicted_gain = 1.25;
+  }
+  db_fit fit = {.uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = 0.01};
+  snprintf(fit.method, sizeof fit.method, "test fixture (tests/libsymv_fixture.h)");
+  rc = db_put_fit(d, &fit, NULL, 0, r, (size_t)nrules);
+  if (rc) snprintf(err, errlen, "db_put_fit: %s: %s", symv_errname(rc), db_errmsg(d));
+  if (cands) memcpy(cands, c, sizeof c);
+  db_close(d);
+  return rc ? -1 : 0;
+}
+
+/* Runs `symvtune build ARGS...` in this process with stdout and stderr sent
+ * to `log` (appended). Returns its exit status. */
+static int fix_build(const char *log, const char *const *args, int nargs)
+{
+  char *av[32];
+  int ac = 0;
+  av[ac++] = (char *)"build";
+  for (int i = 0; i < nargs && ac < 31; i++) av[ac++] = (char *)args[i];
+  av[ac] = NULL;
+  fflush(stdout), fflush(stderr);
+  int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  int o1 = dup(1), o2 = dup(2);
+  if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
+  int status = cmd_build_entry.run(ac, av);
+  fflush(stdout), fflush(stderr);
+  dup2(o1, 1), dup2(o2, 2);
+  close(o1), close(o2);
+  return status;
+}
+
+/* Nonzero if path exists. */
+static int fix_exists(const char *path) { return access(path, F_OK) == 0; }
+
+#endif

@@ -1,0 +1,468 @@
+/*
+ * Tests of `symvtune build` (src/cmd_build.c): the library generated from
+ * the real sweep database with a fit stored through the db API (files,
+ * first line, the rules and flags written, the embedded sources equal to
+ * kernels/, the exported symbols), the device name written as an escaped C
+ * string, and the refusal of every kind of bad value a database can hold
+ * (nothing is written then). Also the usage errors of build, bench and tune.
+ * No GPU needed; tests that compile skip themselves without nvcc.
+ */
+#include "libsymv_fixture.h"
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <sqlite3.h>
+#include "compile.h"
+#include "gpu.h"
+#include "kernel_sources.h"
+#include "params.h"
+
+#ifndef SYMV_TEST_SRCDIR
+#error "SYMV_TEST_SRCDIR (the source tree) must be defined"
+#endif
+
+extern const symv_command cmd_bench_entry, cmd_tune_entry, cmd_fit_entry;
+
+/* tune finds the stages in main.c's table; this program has its own */
+const symv_command *const symv_commands[] = {&cmd_build_entry, &cmd_bench_entry, &cmd_tune_entry, &cmd_fit_entry,
+                                             NULL};
+const symv_command *cli_lookup(const char *name)
+{
+  for (int i = 0; symv_commands[i]; i++)
+    if (!strcmp(symv_commands[i]->name, name)) return symv_commands[i];
+  return NULL;
+}
+
+static char dir[64];
+
+static void setup(void)
+{
+  snprintf(dir, sizeof dir, "/tmp/symvtune-test-build-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+}
+
+static void teardown(void)
+{
+  if (!getenv("SYMV_TEST_KEEP")) fix_rmtree(dir);
+}
+
+TestSuite(build, .init = setup, .fini = teardown);
+
+static char *in_dir(char *buf, const char *name)
+{
+  snprintf(buf, 512, "%s/%s", dir, name);
+  return buf;
+}
+
+static void need_nvcc(void)
+{
+  if (!*FIX_NVCC || access(FIX_NVCC, X_OK)) cr_skip_test("no nvcc: the library cannot be compiled");
+}
+
+/* Runs build on dbpath into out; returns the exit status, log in *text. */
+static int build(const char *dbpath, const char *out, const char *arch, char **text)
+{
+  char log[512];
+  in_dir(log, "build.log");
+  unlink(log);
+  const char *args[] = {"--db", dbpath, "--out", out, "--nvcc", *FIX_NVCC ? FIX_NVCC : "/nonexistent/nvcc",
+                        "--jobs", "2", "--arch", arch};
+  int status = fix_build(log, args, arch ? 10 : 8);
+  *text = fix_slurp(log);
+  if (!*text) *text = strdup("");
+  return status;
+}
+
+/* Runs SQL on the database file (check constraints off, as a damaged or
+ * hand-edited file could be). */
+static void tamper(const char *path, const char *sql)
+{
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(path, &s), SQLITE_OK);
+  char *msg = NULL;
+  int rc = sqlite3_exec(s, "PRAGMA ignore_check_constraints = ON;", NULL, NULL, &msg);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(s, sql, NULL, NULL, &msg);
+  cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, msg ? msg : "");
+  cr_assert_gt(sqlite3_changes(s), 0, "tampering changed nothing: %s", sql);
+  sqlite3_close(s);
+}
+
+Test(build, generates_library_from_real_database, .timeout = 600)
+{
+  need_nvcc();
+  char dbpath[512], out[512], p[1024], err[512];
+  db_candidate c[4];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, c, err, sizeof err), 0, "%s", err);
+  char *log;
+  int status = build(dbpath, in_dir(out, "lib"), NULL, &log);
+  cr_assert_eq(status, 0, "build failed (%d):\n%s", status, log);
+
+  static const char *const files[] = {"lib/libsymv.so", "include/symv.h", "lib/pkgconfig/libsymv.pc",
+                                      "src/symv_table.c", "src/runtime/libsymv.c", "src/runtime/gpu.c",
+                                      "src/runtime/libsymv_table.h", "src/kernels/symv_common.cuh"};
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    snprintf(p, sizeof p, "%s/%s", out, files[i]);
+    cr_assert(fix_exists(p), "%s was not written", p);
+  }
+  cr_assert_not(fix_exists(strcat(strcpy(p, out), "/lib/libsymv.so.tmp")), "temporary library left behind");
+
+  /* the dispatch table: first line, rules, candidates, device */
+  snprintf(p, sizeof p, "%s/src/symv_table.c", out);
+  char *table = fix_slurp(p);
+  cr_assert_not_null(table);
+  static const char first[] = "/* This file was automatically generated --- DO NOT EDIT. Made by: symvtune build --db ";
+  cr_assert_eq(strncmp(table, first, strlen(first)), 0, "first line: %.160s", table);
+  char *nl = strchr(table, '\n');
+  cr_assert_not_null(nl);
+  *nl = 0;
+  cr_assert_not_null(strstr(table, " --out "), "first line lacks --out: %s", table);
+  cr_assert_not_null(strstr(table, dbpath), "first line lacks the database: %s", table);
+  *nl = '\n';
+  static const char *const rules[] = {"{32, 300, 0}", "{301, 700, SYMV_RULE_CUBLAS}", "{701, 1500, 1}",
+                                      "{1501, 2500, 2}", "{2501, 3200, SYMV_RULE_CUBLAS_ATOMICS}", "{3201, 4000, 3}"};
+  for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
+    cr_assert_not_null(strstr(table, rules[i]), "rule %s missing from the table:\n%s", rules[i], table);
+  cr_assert_not_null(strstr(table, "{\"NVIDIA H200\", 9, 0, 132, \"sm_90\","), "device:\n%s", table);
+  cr_assert_eq(strstr(table, "symv_table_nrules = 6;") != NULL, 1);
+  cr_assert_eq(strstr(table, "symv_table_ncandidates = 4;") != NULL, 1);
+
+  /* one unit per kernel (the two atomic_red share one), with exactly the
+   * tuner's flags, and the kernel sources as embedded and as in kernels/ */
+  for (int i = 0; i < 4; i++) {
+    symv_params prm;
+    cr_assert_eq(symv_family_parse(c[i].family, &prm.family), 0);
+    prm.block_size = c[i].block_size, prm.ux = c[i].ux, prm.multiplicity = c[i].multiplicity, prm.mx = c[i].mx;
+    char name[64], defines[256], line[300];
+    const char *source;
+    symv_kernel_name(&prm, name, sizeof name);
+    symv_compile_defines(&prm, defines, sizeof defines, &source);
+    snprintf(p, sizeof p, "%s/src/%s.cu", out, name);
+    char *unit = fix_slurp(p);
+    cr_assert_not_null(unit, "no unit %s", p);
+    snprintf(line, sizeof line, " *   %s */", defines);
+    cr_assert_not_null(strstr(unit, line), "%s lacks the flags '%s':\n%s", p, defines, unit);
+    snprintf(line, sizeof line, "#include \"%s\"\n", source);
+    cr_assert_not_null(strstr(unit, line), "%s does not include %s", p, source);
+    cr_assert_eq(strncmp(unit, first, 60), 0);
+    free(unit);
+    snprintf(p, sizeof p, "%s/obj/%s.o", out, name);
+    cr_assert(fix_exists(p), "kernel %s not compiled", name);
+  }
+  snprintf(p, sizeof p, "%s/src", out);
+  DIR *dp = opendir(p);
+  cr_assert_not_null(dp);
+  int units = 0;
+  for (struct dirent *e; (e = readdir(dp));) {
+    size_t l = strlen(e->d_name);
+    units += l > 3 && !strcmp(e->d_name + l - 3, ".cu");
+  }
+  closedir(dp);
+  cr_assert_eq(units, 3, "%d kernel units for 4 candidates of 3 kernels", units);
+  for (int i = 0; i < symv_nsources; i++) {
+    snprintf(p, sizeof p, "%s/src/kernels/%s", out, symv_sources[i].name);
+    char *text = fix_slurp(p), *orig;
+    cr_assert_not_null(text);
+    cr_assert_str_eq(text, symv_sources[i].text, "%s differs from the embedded copy", p);
+    snprintf(p, sizeof p, "%s/kernels/%s", fix_env("SYMV_TEST_SRCDIR", SYMV_TEST_SRCDIR), symv_sources[i].name);
+    cr_assert_not_null(orig = fix_slurp(p));
+    cr_assert_str_eq(text, orig, "the embedded %s is not the one in kernels/ (rebuild symvtune)", symv_sources[i].name);
+    free(text), free(orig);
+  }
+  snprintf(p, sizeof p, "%s/include/symv.h", out);
+  char *hdr = fix_slurp(p), *orig;
+  snprintf(p, sizeof p, "%s/src/symv.h", fix_env("SYMV_TEST_SRCDIR", SYMV_TEST_SRCDIR));
+  cr_assert_not_null(orig = fix_slurp(p));
+  cr_assert_str_eq(hdr, orig, "include/symv.h is not src/symv.h");
+  free(hdr), free(orig);
+
+  /* pkg-config: -lsymv before -lcublas */
+  snprintf(p, sizeof p, "%s/lib/pkgconfig/libsymv.pc", out);
+  char *pc = fix_slurp(p);
+  cr_assert_not_null(pc);
+  char *ls = strstr(pc, "-lsymv"), *lc = strstr(pc, "-lcublas");
+  cr_assert(ls && lc && ls < lc, "libsymv.pc: %s", pc);
+  free(pc);
+
+  /* the exports: symvDsymv, cublasDsymv_v2, symvLastKernel; nothing of symv_ */
+  snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
+  void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+  cr_assert_not_null(h, "dlopen: %s", dlerror());
+  cr_assert_not_null(dlsym(h, "symvDsymv"));
+  cr_assert_not_null(dlsym(h, "cublasDsymv_v2"));
+  cr_assert_not_null(dlsym(h, "symvLastKernel"));
+  cr_assert_null(dlsym(h, "symv_launch"), "internal symbols must stay hidden");
+  dlclose(h);
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s' 2>/dev/null", p);
+  FILE *nm = popen(cmd, "r");
+  cr_assert_not_null(nm);
+  char line[512];
+  int exported = 0;
+  while (fgets(line, sizeof line, nm)) {
+    char addr[64], type[8], name[400];
+    if (sscanf(line, "%63s %7s %399s", addr, type, name) != 3) continue;
+    if (!strcmp(name, "symvDsymv") || !strcmp(name, "cublasDsymv_v2") || !strcmp(name, "symvLastKernel"))
+      exported++;
+    cr_assert_neq(strncmp(name, "symv_", 5), 0, "libsymv.so exports the internal %s", name);
+  }
+  int nm_status = pclose(nm);
+  if (nm_status == 0) cr_assert_eq(exported, 3, "nm -D: %d of the 3 entry points", exported);
+  free(table);
+  free(log);
+}
+
+/* The pipeline as the user runs it: `symvtune fit` on a copy of the real
+ * database, then build; the table must hold exactly the fit's rules. */
+Test(build, builds_the_rules_symvtune_fit_chose, .timeout = 600)
+{
+  need_nvcc();
+  char dbpath[512], out[512], sweep[512], p[1024], log[512], *text;
+  cr_assert_eq(fix_copy(fix_sweep_db(sweep), in_dir(dbpath, "real.db")), 0);
+  chmod(dbpath, 0644);
+  char *fit_argv[] = {"fit", "--db", dbpath, NULL};
+  fflush(stdout), fflush(stderr);
+  int fd = open(in_dir(log, "fit.log"), O_WRONLY | O_CREAT | O_TRUNC, 0644), o1 = dup(1), o2 = dup(2);
+  dup2(fd, 1), dup2(fd, 2), close(fd);
+  int status = cmd_fit_entry.run(3, fit_argv);
+  fflush(stdout), fflush(stderr);
+  dup2(o1, 1), dup2(o2, 2), close(o1), close(o2);
+  text = fix_slurp(log);
+  cr_assert_eq(status, 0, "symvtune fit failed (%d):\n%s", status, text);
+  free(text);
+
+  db *d = NULL;
+  db_fit fit;
+  db_rule *rules = NULL;
+  size_t nrules = 0;
+  cr_assert_eq(db_open(&d, dbpath, DB_READONLY), 0);
+  cr_assert_eq(db_latest_fit(d, &fit, &rules, &nrules, NULL, NULL), 0, "%s", db_errmsg(d));
+  db_close(d);
+  cr_assert_eq(build(dbpath, in_dir(out, "lib"), NULL, &text), 0, "build failed:\n%s", text);
+  free(text);
+  snprintf(p, sizeof p, "%s/src/symv_table.c", out);
+  char *table = fix_slurp(p);
+  cr_assert_not_null(table);
+  const char *at = table;
+  for (size_t i = 0; i < nrules; i++) { /* in order, with the right kernel */
+    char rule[96];
+    const char *kernel = !strcmp(rules[i].kernel, DB_KERNEL_CUBLAS) ? "SYMV_RULE_CUBLAS"
+                         : !strcmp(rules[i].kernel, DB_KERNEL_CUBLAS_ATOMICS) ? "SYMV_RULE_CUBLAS_ATOMICS"
+                                                                              : NULL;
+    if (kernel) snprintf(rule, sizeof rule, "{%d, %d, %s}", rules[i].n_start, rules[i].n_end, kernel);
+    else snprintf(rule, sizeof rule, "{%d, %d, ", rules[i].n_start, rules[i].n_end);
+    const char *hit = strstr(at, rule);
+    cr_assert_not_null(hit, "rule %zu (%s) missing or out of order:\n%s", i, rule, table);
+    if (!kernel) { /* the candidate row it names holds the fit's parameters */
+      int idx = atoi(hit + strlen(rule));
+      char row[160];
+      snprintf(row, sizeof row, ", %d, %d, %d, %d}, \"symv_%s_b%d_u%d_x%d\"", rules[i].cand.block_size,
+               rules[i].cand.ux, rules[i].cand.multiplicity, rules[i].cand.mx, rules[i].cand.family,
+               rules[i].cand.block_size, rules[i].cand.ux, rules[i].cand.mx);
+      char tag[64];
+      snprintf(tag, sizeof tag, "/* %d: candidate id %lld */", idx, rules[i].cand.id);
+      const char *line = strstr(table, tag);
+      cr_assert_not_null(line, "no candidate %d (id %lld) in the table", idx, rules[i].cand.id);
+      const char *start = line;
+      while (start > table && start[-1] != '\n') start--;
+      cr_assert(strstr(start, row) && strstr(start, row) < line, "candidate %d is not %s:\n%.*s", idx, row,
+                (int)(line - start), start);
+    }
+    at = hit + 1;
+  }
+  snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
+  cr_assert(fix_exists(p));
+  free(rules);
+  free(table);
+}
+
+Test(build, device_name_becomes_an_escaped_c_string, .timeout = 300)
+{
+  need_nvcc();
+  static const fix_rule cublas_only[] = {{1, 1000, DB_KERNEL_CUBLAS, -1}, {1001, 9000, DB_KERNEL_CUBLAS_ATOMICS, -1}};
+  char dbpath[512], out[512], p[1024], err[512], *log;
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), cublas_only, 2, 1, 9000, NULL, err, sizeof err), 0, "%s", err);
+  tamper(dbpath, "UPDATE device SET name = 'Evil \"GPU\" \\ ?\?=' || char(10) || '*/ x' || char(1)");
+  cr_assert_eq(build(dbpath, in_dir(out, "lib"), "sm_90", &log), 0, "build failed:\n%s", log);
+  snprintf(p, sizeof p, "%s/src/symv_table.c", out);
+  char *table = fix_slurp(p);
+  cr_assert_not_null(table);
+  cr_assert_not_null(strstr(table, "{\"Evil \\\"GPU\\\" \\\\ \\?\\?=\\012*/ x\\001\", 9, 0, 132, \"sm_90\""),
+                     "device name not escaped:\n%s", table);
+  cr_assert_not_null(strstr(table, "symv_table_ncandidates = 0;"));
+  snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
+  cr_assert(fix_exists(p), "no library: the escaped table did not compile?\n%s", log);
+  free(table), free(log);
+}
+
+/* Each bad value a database can hold, and what the refusal must name. The
+ * candidate of rule 1501..2500 (an atomic one) is the one tampered with. */
+#define CAND "(SELECT candidate_id FROM fit_rule WHERE n_start = 1501)"
+static const struct {
+  const char *sql;    /* the damage */
+  const char *expect; /* a fragment of the message */
+} bad_values[] = {
+  {"UPDATE candidate SET block_size = 33 WHERE id = " CAND, "BLOCK_SIZE"},
+  {"UPDATE candidate SET block_size = 2048 WHERE id = " CAND, "BLOCK_SIZE"},
+  {"UPDATE candidate SET ux = 0 WHERE id = " CAND, "UX"},
+  {"UPDATE candidate SET multiplicity = 99 WHERE id = " CAND, "MULTIPLICITY"},
+  {"UPDATE candidate SET mx = 10 WHERE id = " CAND, "MX"},
+  {"UPDATE candidate SET mx = -1 WHERE id = " CAND, "MX"},
+  {"UPDATE candidate SET family = 'fault' WHERE id = " CAND, "family"},
+  {"UPDATE candidate SET family = 'lu\");x(' WHERE id = " CAND, "family"},
+  {"UPDATE candidate SET status = 'invalid', reason = 'wrong' WHERE id = " CAND, "not valid"},
+  {"UPDATE fit_rule SET n_end = n_start - 3 WHERE n_start = 701", "701"},
+  {"UPDATE fit_rule SET n_start = 720 WHERE n_start = 701", "720"},
+  {"UPDATE fit_rule SET n_end = 4100 WHERE n_start = 3201", "4100"},
+  {"UPDATE fit SET lo = -5; UPDATE fit_rule SET n_start = -5 WHERE n_start = 32", "-5"},
+  {"UPDATE fit SET hi = 2147483647; UPDATE fit_rule SET n_end = 2147483647 WHERE n_start = 3201", "2147483647"},
+  {"UPDATE fit_rule SET kernel = 'nvblas' WHERE n_start = 301", "nvblas"},
+  {"UPDATE fit_rule SET candidate_id = 999999 WHERE n_start = 32", "999999"},
+  {"UPDATE fit SET uplo = 'X'", "uplo"},
+  {"UPDATE device SET sm_count = 0", "SM count"},
+  {"UPDATE device SET cc_major = 100", "compute capability"},
+  {"UPDATE device SET cc_minor = -1", "compute capability"},
+  {"UPDATE device SET name = ''", "device name"},
+};
+
+Test(build, refuses_bad_database_values_and_writes_nothing, .timeout = 120)
+{
+  char good[512], err[512];
+  cr_assert_eq(fix_make_db(in_dir(good, "good.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  for (size_t i = 0; i < sizeof bad_values / sizeof *bad_values; i++) {
+    char dbpath[512], out[512], name[64], *log;
+    snprintf(name, sizeof name, "bad%zu.db", i);
+    cr_assert_eq(fix_copy(good, in_dir(dbpath, name)), 0);
+    tamper(dbpath, bad_values[i].sql);
+    snprintf(name, sizeof name, "out%zu", i);
+    int status = build(dbpath, in_dir(out, name), NULL, &log);
+    cr_expect_eq(status, SYMV_EXIT_ERROR, "case %zu (%s): exit status %d:\n%s", i, bad_values[i].sql, status, log);
+    cr_expect_not_null(strstr(log, "refusing to build"), "case %zu (%s):\n%s", i, bad_values[i].sql, log);
+    cr_expect_not_null(strstr(log, bad_values[i].expect), "case %zu (%s): the message does not name '%s':\n%s", i,
+                       bad_values[i].sql, bad_values[i].expect, log);
+    cr_expect_not(fix_exists(out), "case %zu (%s): %s was created", i, bad_values[i].sql, out);
+    free(log);
+  }
+}
+
+Test(build, refuses_a_database_without_a_fit)
+{
+  char dbpath[512], out[512], sweep[512], *log;
+  /* the sweep database as shipped: an older schema, no fit */
+  cr_assert_eq(build(fix_sweep_db(sweep), in_dir(out, "lib"), NULL, &log), SYMV_EXIT_ERROR, "%s", log);
+  cr_assert_not_null(strstr(log, "refusing to build"), "%s", log);
+  cr_assert_not(fix_exists(out));
+  free(log);
+  /* migrated, but no fit stored */
+  cr_assert_eq(fix_copy(sweep, in_dir(dbpath, "nofit.db")), 0);
+  chmod(dbpath, 0644);
+  db *d = NULL;
+  cr_assert_eq(db_open(&d, dbpath, 0), 0, "%s", d ? db_errmsg(d) : "");
+  db_close(d);
+  cr_assert_eq(build(dbpath, out, NULL, &log), SYMV_EXIT_ERROR, "%s", log);
+  cr_assert_not_null(strstr(log, "no fit"), "%s", log);
+  cr_assert_not(fix_exists(out));
+  free(log);
+}
+
+Test(build, refuses_a_missing_nvcc_before_writing)
+{
+  char dbpath[512], out[512], log[512], err[512];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  const char *args[] = {"--db", dbpath, "--out", in_dir(out, "lib"), "--nvcc", "/nonexistent/bin/nvcc"};
+  cr_assert_eq(fix_build(in_dir(log, "log"), args, 6), SYMV_EXIT_ERROR);
+  char *text = fix_slurp(log);
+  cr_assert_not_null(strstr(text, "no nvcc"), "%s", text);
+  cr_assert_not(fix_exists(out));
+  free(text);
+}
+
+Test(build, a_failed_compilation_leaves_no_library)
+{
+  char dbpath[512], out[512], fake[512], err[512], *log;
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  FILE *f = fopen(in_dir(fake, "nvcc"), "w");
+  cr_assert_not_null(f);
+  fputs("#!/bin/sh\necho \"nvcc: planted failure\" >&2\nexit 3\n", f);
+  fclose(f);
+  chmod(fake, 0755);
+  char logp[512];
+  const char *args[] = {"--db", dbpath, "--out", in_dir(out, "lib"), "--nvcc", fake, "--jobs", "2"};
+  cr_assert_eq(fix_build(in_dir(logp, "fail.log"), args, 8), SYMV_EXIT_ERROR);
+  log = fix_slurp(logp);
+  cr_assert_not_null(strstr(log, "planted failure"), "the compiler's output is not shown:\n%s", log);
+  cr_assert_not_null(strstr(log, "no library written"), "%s", log);
+  char p[1024];
+  snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
+  cr_assert_not(fix_exists(p), "a library was written");
+  snprintf(p, sizeof p, "%s/lib/libsymv.so.tmp", out);
+  cr_assert_not(fix_exists(p), "a partial library was left");
+  free(log);
+}
+
+/* Runs a command's run function with output to a log; exit status. */
+static int run_cmd(const symv_command *cmd, char **av, int ac, char **text)
+{
+  char log[512];
+  in_dir(log, "cmd.log");
+  unlink(log);
+  fflush(stdout), fflush(stderr);
+  int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), o1 = dup(1), o2 = dup(2);
+  dup2(fd, 1), dup2(fd, 2), close(fd);
+  int status = cmd->run(ac, av);
+  fflush(stdout), fflush(stderr);
+  dup2(o1, 1), dup2(o2, 2), close(o1), close(o2);
+  *text = fix_slurp(log);
+  return status;
+}
+
+Test(build, usage_of_build_bench_and_tune)
+{
+  char *t;
+  char *help_build[] = {"build", "--help", NULL}, *help_bench[] = {"bench", "--help", NULL},
+       *help_tune[] = {"tune", "--help", NULL};
+  cr_assert_eq(run_cmd(&cmd_build_entry, help_build, 2, &t), 0);
+  cr_assert_not_null(strstr(t, "Usage: symvtune build --db FILE --out DIR"), "%s", t);
+  free(t);
+  cr_assert_eq(run_cmd(&cmd_bench_entry, help_bench, 2, &t), 0);
+  cr_assert_not_null(strstr(t, "Usage: symvtune bench --lib DIR"), "%s", t);
+  free(t);
+  cr_assert_eq(run_cmd(&cmd_tune_entry, help_tune, 2, &t), 0);
+  cr_assert_not_null(strstr(t, "Usage: symvtune tune"), "%s", t);
+  free(t);
+
+  char *no_db[] = {"build", "--out", "x", NULL}, *no_out[] = {"build", "--db", "x", NULL},
+       *bad_arch[] = {"build", "--db", "x", "--out", "y", "--arch", "sm_9x", NULL},
+       *extra[] = {"build", "--db", "x", "--out", "y", "z", NULL};
+  cr_assert_eq(run_cmd(&cmd_build_entry, no_db, 3, &t), SYMV_EXIT_USAGE);
+  free(t);
+  cr_assert_eq(run_cmd(&cmd_build_entry, no_out, 3, &t), SYMV_EXIT_USAGE);
+  free(t);
+  cr_assert_eq(run_cmd(&cmd_build_entry, bad_arch, 7, &t), SYMV_EXIT_USAGE);
+  cr_assert_not_null(strstr(t, "--arch"), "%s", t);
+  free(t);
+  cr_assert_eq(run_cmd(&cmd_build_entry, extra, 6, &t), SYMV_EXIT_USAGE);
+  free(t);
+
+  char *bench_no_lib[] = {"bench", NULL}, *bench_bad_sizes[] = {"bench", "--lib", "x", "--sizes", "10,,20", NULL},
+       *bench_missing[] = {"bench", "--lib", "/nonexistent/libsymv", NULL};
+  cr_assert_eq(run_cmd(&cmd_bench_entry, bench_no_lib, 1, &t), SYMV_EXIT_USAGE);
+  free(t);
+  cr_assert_eq(run_cmd(&cmd_bench_entry, bench_bad_sizes, 5, &t), SYMV_EXIT_USAGE);
+  free(t);
+  cr_assert_eq(run_cmd(&cmd_bench_entry, bench_missing, 3, &t), SYMV_EXIT_ERROR);
+  cr_assert_not_null(strstr(t, "cannot load"), "%s", t);
+  free(t);
+
+  char *tune_extra[] = {"tune", "now", NULL};
+  cr_assert_eq(run_cmd(&cmd_tune_entry, tune_extra, 2, &t), SYMV_EXIT_USAGE);
+  free(t);
+  int count;
+  if (symv_device_count(&count) == SYMV_NO_DEVICE) { /* with a GPU, tune would start a sweep */
+    char db_opt[512], out_opt[512];
+    char *tune[] = {"tune", "--db", in_dir(db_opt, "t.db"), "--out", in_dir(out_opt, "t"), NULL};
+    cr_assert_eq(run_cmd(&cmd_tune_entry, tune, 5, &t), SYMV_EXIT_NO_GPU);
+    cr_assert_not_null(strstr(t, "no CUDA device"), "%s", t);
+    cr_assert_not(fix_exists(db_opt), "tune without a GPU wrote a database");
+    free(t);
+  }
+}
