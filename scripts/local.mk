@@ -1,1 +1,1 @@
-dist_noinst_SCRIPTS += scripts/check scripts/quickstart scripts/deps scripts/build scripts/embed-sources scripts/gpu-run
+dist_noinst_SCRIPTS += scripts/check scripts/quickstart scripts/deps scripts/build scripts/embed-sources scripts/gpu-run scripts/gpu-final

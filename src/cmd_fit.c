@@ -34,6 +34,9 @@ static void help(void)
          "  --db FILE        the database (required; opened for writing)\n"
          "  --threshold F    least relative gain that keeps an interval, a fraction in [0, 1)\n"
          "                   (default %g, i.e. %g%%)\n"
+         "  --margin F       a candidate replaces cuBLAS only where it is predicted faster by more\n"
+         "                   than F (default %g): predictions between samples are good to a few\n"
+         "                   percent, and libsymv must not lose to cuBLAS\n"
          "  --lo N, --hi N   the range of n the rules cover (default: the range of the dense\n"
          "                   samples); cuBLAS (either mode) must be sampled across it\n"
          "  --uplo L|U       stored triangle of the samples (default L)\n"
@@ -42,7 +45,8 @@ static void help(void)
          "                   grid of %d points per unit of ln n; larger is smoother)\n"
          "  --help           this text\n"
          "Exit status: 0, 2 usage, 4 database error or missing dense data.\n",
-         FIT_OUTLIER_SIGMAS, FIT_DEFAULT_THRESHOLD, 100 * FIT_DEFAULT_THRESHOLD, FIT_GRID_PER_EFOLD);
+         FIT_OUTLIER_SIGMAS, FIT_DEFAULT_THRESHOLD, 100 * FIT_DEFAULT_THRESHOLD, FIT_DEFAULT_MARGIN,
+         FIT_GRID_PER_EFOLD);
 }
 
 static void print_curves(const fit_set *s, int lo, int hi, double alpha)
@@ -68,13 +72,13 @@ static void print_curves(const fit_set *s, int lo, int hi, double alpha)
 static int run(int argc, char **argv)
 {
   static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'}, {"threshold", required_argument, 0, 't'},
+    {"db", required_argument, 0, 'D'}, {"threshold", required_argument, 0, 't'}, {"margin", required_argument, 0, 'm'},
     {"lo", required_argument, 0, 'l'}, {"hi", required_argument, 0, 'i'},
     {"uplo", required_argument, 0, 'u'}, {"hot", no_argument, 0, 'H'},
     {"alpha", required_argument, 0, 'a'}, {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
   const char *path = NULL;
-  double threshold = FIT_DEFAULT_THRESHOLD, alpha = 0;
+  double threshold = FIT_DEFAULT_THRESHOLD, alpha = 0, margin = FIT_DEFAULT_MARGIN;
   int lo = 0, hi = 0, hot = 0, c;
   char uplo = 'L';
   optind = 1;
@@ -83,6 +87,9 @@ static int run(int argc, char **argv)
     case 'D': path = optarg; break;
     case 't':
       if (cli_parse_double("fit", "--threshold", optarg, 0, 0.999999, &threshold)) return SYMV_EXIT_USAGE;
+      break;
+    case 'm':
+      if (cli_parse_double("fit", "--margin", optarg, 0, 10, &margin)) return SYMV_EXIT_USAGE;
       break;
     case 'l':
       if (cli_parse_int("fit", "--lo", optarg, 1, FIT_N_MAX, &lo)) return SYMV_EXIT_USAGE;
@@ -143,7 +150,7 @@ static int run(int argc, char **argv)
   }
   print_curves(&s, lo, hi, alpha);
   int bad_n = 0;
-  rc = fit_select(&s, threshold, &rules, &nrules, &bad_n);
+  rc = fit_select(&s, threshold, margin, &rules, &nrules, &bad_n);
   if (rc == SYMV_NOT_FOUND) {
     fprintf(stderr, "symvtune fit: no %s is predicted at n = %d: the range %d..%d must lie within the sampled "
             "range of cuBLAS (the dense samples cover %d..%d)\n",
@@ -157,10 +164,12 @@ static int run(int argc, char **argv)
   char method[256];
   if (alpha > 0)
     snprintf(method, sizeof method, "d-spline of ln(time) on a ln(n) grid of %d points per unit, alpha fixed at "
-             "%g; lone outliers beyond %g robust sigma dropped", FIT_GRID_PER_EFOLD, alpha, FIT_OUTLIER_SIGMAS);
+             "%g; lone outliers beyond %g robust sigma dropped; margin %g over cuBLAS", FIT_GRID_PER_EFOLD, alpha,
+             FIT_OUTLIER_SIGMAS, margin);
   else
     snprintf(method, sizeof method, "d-spline of ln(time) on a ln(n) grid of %d points per unit, alpha by "
-             "modified GCV; lone outliers beyond %g robust sigma dropped", FIT_GRID_PER_EFOLD, FIT_OUTLIER_SIGMAS);
+             "modified GCV; lone outliers beyond %g robust sigma dropped; margin %g over cuBLAS", FIT_GRID_PER_EFOLD,
+             FIT_OUTLIER_SIGMAS, margin);
   db_fit fit;
   if ((rc = fit_store(d, &s, threshold, method, rules, nrules, &fit))) {
     fprintf(stderr, "symvtune fit: storing the fit: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));

@@ -289,11 +289,13 @@ double fit_cublas_us(const fit_set *s, int n)
   return best;
 }
 
-int fit_select(const fit_set *s, double threshold, db_rule **rules, size_t *nrules, int *bad_n)
+int fit_select(const fit_set *s, double threshold, double margin, db_rule **rules, size_t *nrules, int *bad_n)
 {
   *rules = NULL;
   *nrules = 0;
-  if (s->ncurves == 0 || !s->curve[0].pred_us || !(threshold >= 0 && threshold < 1)) return SYMV_INVALID_VALUE;
+  if (s->ncurves == 0 || !s->curve[0].pred_us || !(threshold >= 0 && threshold < 1) || !(margin >= 0) ||
+      !isfinite(margin))
+    return SYMV_INVALID_VALUE;
   int lo = s->curve[0].lo, hi = s->curve[0].hi, M = (int)s->ncurves;
   for (int c = 0; c < M; c++)
     if (!s->curve[c].pred_us || s->curve[c].lo != lo || s->curve[c].hi != hi) return SYMV_INVALID_VALUE;
@@ -315,6 +317,8 @@ int fit_select(const fit_set *s, double threshold, db_rule **rules, size_t *nrul
   /* ties go to cuBLAS (the library's fallback), atomics off first */
   for (int c = 0; c < M; c++) {
     memcpy(t + (size_t)c * N, s->curve[c].pred_us, N * sizeof *t);
+    if (!fit_is_cublas(&s->curve[c]))
+      for (size_t j = 0; j < N; j++) t[(size_t)c * N + j] *= 1.0 + margin; /* NaN stays NaN */
     const char *k = s->curve[c].kernel;
     prio[c] = !strcmp(k, DB_KERNEL_CUBLAS) ? 0 : !strcmp(k, DB_KERNEL_CUBLAS_ATOMICS) ? 1 : 2 + c;
   }

@@ -70,6 +70,7 @@
 #define FIT_NOISE_FLOOR 0.005    /* least robust sigma of ln t (0.5%): below it, no sample is an outlier */
 #define FIT_MAX_REJECT 0.1       /* at most this fraction of a curve's samples is dropped */
 #define FIT_DEFAULT_THRESHOLD RULES_DEFAULT_THRESHOLD /* 1% predicted gain (rules.h) */
+#define FIT_DEFAULT_MARGIN 0.05  /* a candidate must be predicted 5% faster than cuBLAS to replace it */
 
 /* One kernel's dense samples and, once computed, its fitted curve. */
 typedef struct {
@@ -153,11 +154,17 @@ double fit_cublas_us(const fit_set *s, int n);
  * Because cuBLAS is a curve, a rule's kernel is the fastest predicted at
  * each of its n, except where the threshold merged away an interval whose
  * kernel gained less than `threshold` (summed over it) over the neighbour.
- * Errors: SYMV_INVALID_VALUE (curves not computed, threshold outside [0, 1)),
+ * margin (>= 0): a candidate replaces cuBLAS only where it is predicted
+ * faster by more than this fraction - its predicted time is taken as
+ * (1 + margin) times the prediction when the choice is made (the kernels'
+ * order among themselves is unchanged), because a prediction between samples
+ * is only good to a few percent (see Accuracy above); FIT_DEFAULT_MARGIN.
+ * Errors: SYMV_INVALID_VALUE (curves not computed, threshold outside [0, 1),
+ * margin negative or not finite),
  * SYMV_NOT_FOUND (an n of lo..hi where no kernel, or no cuBLAS mode, is
  * predicted: *bad_n, which may be NULL, is set to the first), SYMV_NO_MEMORY.
  */
-int fit_select(const fit_set *s, double threshold, db_rule **rules, size_t *nrules, int *bad_n);
+int fit_select(const fit_set *s, double threshold, double margin, db_rule **rules, size_t *nrules, int *bad_n);
 
 /*
  * fit_store: stores the fit of s (its curves that were fitted, and `rules`)

@@ -736,3 +736,36 @@ Test(fit, missing_data_is_a_clear_error)
   cr_assert_not_null(strstr(out, "N range"), "%s", out);
   free(out), free(err);
 }
+
+/* The margin: a candidate predicted a little faster than cuBLAS (less than
+ * the margin) does not replace it; one faster by more does. Hand-made
+ * curves, so the test does not depend on the fit. */
+Test(fit, margin_keeps_cublas_unless_the_gain_exceeds_it)
+{
+  const int lo = 100, hi = 2000, N = hi - lo + 1;
+  fit_curve cv[2];
+  memset(cv, 0, sizeof cv);
+  snprintf(cv[0].kernel, sizeof cv[0].kernel, "%s", DB_KERNEL_CUBLAS);
+  snprintf(cv[1].kernel, sizeof cv[1].kernel, "%s", DB_KERNEL_CANDIDATE);
+  cv[1].cand.id = 7;
+  double gain = 1.02 + 0.01 * (rand() % 3); /* 2% to 4%: inside a 5% margin */
+  for (int c = 0; c < 2; c++) {
+    cv[c].lo = lo, cv[c].hi = hi;
+    cv[c].pred_us = malloc(sizeof(double) * N);
+    for (int j = 0; j < N; j++) cv[c].pred_us[j] = (10.0 + j * 0.01) / (c ? gain : 1.0);
+  }
+  fit_set s = {'L', 0, 2, cv};
+  db_rule *r;
+  size_t nr;
+  cr_assert_eq(fit_select(&s, 0.01, 0.05, &r, &nr, NULL), 0);
+  cr_assert_eq(nr, 1);
+  cr_assert_str_eq(r[0].kernel, DB_KERNEL_CUBLAS, "gain %.2f is within the 5%% margin", gain);
+  free(r);
+  cr_assert_eq(fit_select(&s, 0.01, 0.0, &r, &nr, NULL), 0);
+  cr_assert_eq(nr, 1);
+  cr_assert_str_eq(r[0].kernel, DB_KERNEL_CANDIDATE, "without a margin the faster candidate wins");
+  cr_assert(r[0].predicted_gain > 1.0 && r[0].predicted_gain < 1.05, "gain %g", r[0].predicted_gain);
+  free(r);
+  cr_assert_eq(fit_select(&s, 0.01, -0.1, &r, &nr, NULL), SYMV_INVALID_VALUE);
+  free(cv[0].pred_us), free(cv[1].pred_us);
+}

@@ -14,13 +14,13 @@ int run_symvtune(char *err, size_t errlen, char *const args[])
 {
   char path[4096];
   const char *bin = getenv("SYMVTUNE_BIN");
-  if (!bin) {
+  if (!bin) { /* ../src/symvtune from the test program's folder (the build tree), or beside it (a bundle) */
     ssize_t k = readlink("/proc/self/exe", path, sizeof path - 32);
     cr_assert(k > 0);
     path[k] = 0;
-    char *slash = strrchr(path, '/');
-    strcpy(slash, "/../src/symvtune");
-    if (access(path, X_OK)) strcpy(strrchr(path, '/'), "/symvtune"); /* bundled beside the tests */
+    char *dir_end = strrchr(path, '/');
+    strcpy(dir_end, "/../src/symvtune");
+    if (access(path, X_OK)) strcpy(dir_end, "/symvtune");
     bin = path;
   }
   int pipefd[2];
