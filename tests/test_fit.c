@@ -342,7 +342,7 @@ Test(fit, rules_follow_the_true_winners_and_ignore_spikes)
   dense_db x;
   make_dense_db(path_of(p, "dense.db"), &x);
   char *out, *err;
-  int st = symvtune(&out, &err, NULL, "fit", "--db", p, NULL);
+  int st = symvtune(&out, &err, NULL, "fit", "--db", p, "--margin", "0", NULL); /* accuracy of the choice itself; the margin has its own test */
   cr_assert_eq(st, 0, "seed %llu: symvtune fit: exit %d\n%s%s", seed, st, out, err);
   cr_assert_not_null(strstr(out, "Rules of fit"), "seed %llu:\n%s", seed, out);
 
