@@ -5,6 +5,6 @@ db_libdb_a_SOURCES = db/db.c db/db.h
 
 check_PROGRAMS += tests/test_db
 TESTS += tests/test_db
-tests_test_db_SOURCES = tests/test_db.c
+tests_test_db_SOURCES = tests/test_db.c tests/test_util.c tests/test_util.h
 tests_test_db_CFLAGS = $(TEST_CFLAGS)
 tests_test_db_LDADD = db/libdb.a $(TEST_CORE_LIBS)

@@ -77,16 +77,8 @@ static const fix_rule fix_rules[FIX_NRULES] = {
   {2501, 3200, DB_KERNEL_CUBLAS_ATOMICS, -1}, {3201, 4000, DB_KERNEL_CANDIDATE, 3},
 };
 
-/* rm -rf */
-static int fix_rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-  (void)sb, (void)flag, (void)f;
-  return remove(p);
-}
-static void fix_rmtree(const char *dir)
-{
-  if (dir && *dir) nftw(dir, fix_rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
+#include "test_util.h"
+#define fix_rmtree test_rmtree
 
 /* Copies src to dst (mode 0644). 0 or -1. */
 static int fix_copy(const char *src, const char *dst)

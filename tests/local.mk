@@ -20,7 +20,7 @@ tests_test_reference_SOURCES = tests/test_reference.c
 tests_test_reference_CFLAGS = $(TEST_CFLAGS)
 tests_test_reference_LDADD = $(TEST_CORE_LIBS)
 
-tests_test_compile_SOURCES = tests/test_compile.c
+tests_test_compile_SOURCES = tests/test_compile.c tests/test_util.c tests/test_util.h
 tests_test_compile_CFLAGS = $(TEST_CFLAGS)
 tests_test_compile_LDADD = $(TEST_CORE_LIBS)
 
@@ -50,12 +50,12 @@ check_PROGRAMS += tests/test_build tests/test_libsymv
 TESTS += tests/test_build tests/test_libsymv
 EXTRA_DIST += tests/libsymv_fixture.h tests/data/sweep-h200.db
 
-tests_test_build_SOURCES = tests/test_build.c tests/libsymv_fixture.h
+tests_test_build_SOURCES = tests/test_build.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
 tests_test_build_CFLAGS = $(TEST_CFLAGS)
 tests_test_build_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
 tests_test_build_LDADD = src/libsymvcore.a dspline/libdspline.a sieve/libsieve.a db/libdb.a $(TEST_CORE_LIBS)
 
-tests_test_libsymv_SOURCES = tests/test_libsymv.c tests/libsymv_fixture.h
+tests_test_libsymv_SOURCES = tests/test_libsymv.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
 tests_test_libsymv_CFLAGS = $(TEST_CFLAGS)
 tests_test_libsymv_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
 tests_test_libsymv_LDADD = src/libsymvcore.a db/libdb.a $(TEST_CORE_LIBS)
@@ -67,7 +67,7 @@ tests_test_libsymv_LDFLAGS = -rdynamic
 # that it lists them, so it is built first.
 check_PROGRAMS += tests/test_fit
 TESTS += tests/test_fit
-tests_test_fit_SOURCES = tests/test_fit.c
+tests_test_fit_SOURCES = tests/test_fit.c tests/test_util.c tests/test_util.h
 tests_test_fit_CFLAGS = $(TEST_CFLAGS)
 tests_test_fit_CPPFLAGS = $(AM_CPPFLAGS) -DSYMVTUNE_BIN='"$(abs_top_builddir)/src/symvtune"'
 tests_test_fit_LDADD = src/libsymvcore.a sieve/libsieve.a dspline/libdspline.a db/libdb.a $(TEST_CORE_LIBS)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "compile.h"
 #include "symv_error.h"
+#include "test_util.h"
 
 static char cache_dir[] = "/tmp/symvtune-test-cacheXXXXXX";
 
@@ -16,12 +17,7 @@ static void setup(void)
   setenv("SYMVTUNE_CACHE", cache_dir, 1);
 }
 
-static void teardown(void)
-{
-  char cmd[256];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache_dir);
-  cr_assert_eq(system(cmd), 0);
-}
+static void teardown(void) { test_rmtree(cache_dir); }
 
 /* ELF magic at the start of a CUBIN */
 static int is_elf(const symv_cubin *c) { return c->size > 4 && !memcmp(c->data, "\177ELF", 4); }

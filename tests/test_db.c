@@ -3,7 +3,6 @@
  * crash and resume, upserts, and the queries of the later stages. Every test
  * works in its own mkdtemp directory, removed afterwards. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -15,6 +14,7 @@
 
 #include "db/db.h"
 #include "symv_error.h"
+#include "test_util.h"
 
 /* ---- Fixture and helpers ---------------------------------------------------- */
 
@@ -26,20 +26,7 @@ static void setup(void)
   cr_assert_not_null(mkdtemp(dir), "mkdtemp");
 }
 
-static void teardown(void)
-{
-  DIR *dp = opendir(dir);
-  if (!dp) return;
-  struct dirent *e;
-  char p[512];
-  while ((e = readdir(dp))) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    unlink(p);
-  }
-  closedir(dp);
-  rmdir(dir);
-}
+static void teardown(void) { test_rmtree(dir); }
 
 TestSuite(db, .init = setup, .fini = teardown);
 

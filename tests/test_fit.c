@@ -8,7 +8,6 @@
  * rules must be is computed from those true curves. Every assertion message
  * carries the seed; SYMV_TEST_SEED=<seed> replays a run. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -26,6 +25,7 @@
 #include "db/db.h"
 #include "fit.h"
 #include "symv_error.h"
+#include "test_util.h"
 
 #ifndef SYMVTUNE_BIN
 #error "SYMVTUNE_BIN must name the symvtune program under test (tests/local.mk)"
@@ -56,20 +56,7 @@ static void setup(void)
   rng = seed;
 }
 
-static void teardown(void)
-{
-  DIR *dp = opendir(dir);
-  if (!dp) return;
-  struct dirent *e;
-  char p[512];
-  while ((e = readdir(dp))) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    unlink(p);
-  }
-  closedir(dp);
-  rmdir(dir);
-}
+static void teardown(void) { test_rmtree(dir); }
 
 TestSuite(fit, .init = setup, .fini = teardown);
 

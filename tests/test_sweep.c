@@ -23,13 +23,7 @@ static void setup(void)
   cr_assert_not_null(mkdtemp(dir));
 }
 
-static void teardown(void)
-{
-  char cmd[128];
-  if (!dir[0]) return;
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  cr_assert_eq(system(cmd), 0);
-}
+static void teardown(void) { test_rmtree(dir); }
 
 static db_candidate find(db *d, const char *family, int bs, int ux, int m, int mx)
 {

@@ -1,6 +1,8 @@
-/* test_util.c - helpers shared by the tests that run the symvtune program. */
+/* test_util.c - helpers shared by the tests: running the symvtune program, removing temporary folders. */
+#define _GNU_SOURCE /* nftw flags */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,3 +47,14 @@ int run_symvtune(char *err, size_t errlen, char *const args[])
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+  (void)sb, (void)flag, (void)f;
+  return remove(p);
+}
+
+void test_rmtree(const char *dir)
+{
+  if (dir && *dir) nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
