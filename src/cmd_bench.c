@@ -74,7 +74,38 @@ typedef struct {
   double resid;     /* libsymv vs cuBLAS, scaled */
   double pct_copy;  /* libsymv's matrix traffic over the copy rate, % */
   double speedup;   /* faster cuBLAS mode's time / libsymv's */
+  double floor_us;  /* the read-only floor kernel (kernels/symv_floor.cu), us; NAN if not run */
 } bench_row;
+
+/* The floor kernel's call: reads copy `rep` of A once. */
+typedef struct {
+  const symv_kernel *k;
+  const symv_matrix_set *set;
+  int n;
+  double *out;
+} floor_ctx;
+
+static int floor_call(void *vctx, int rep, cudaStream_t s)
+{
+  floor_ctx *c = vctx;
+  return symv_floor_launch(c->k, s, c->n, symv_matrix_set_get(c->set, rep), c->n, c->out);
+}
+
+/* Compiles and loads the floor kernel: 256 threads, as many blocks per SM
+ * as fit (8, else fewer). 0 or an error (then bench goes on without it). */
+static int floor_load(const symv_device_info *dev, symv_kernel *k)
+{
+  for (int m = 8; m >= 1; m /= 2) {
+    symv_params p = {SYMV_FAMILY_FLOOR, 256, 1, m, 0};
+    symv_cubin cb;
+    char why[256];
+    if (symv_compile(&p, dev->cc_major, dev->cc_minor, &cb, NULL)) return SYMV_COMPILE;
+    int rc = symv_kernel_load(&p, &cb, dev, k, why, sizeof why);
+    symv_cubin_free(&cb);
+    if (rc == 0) return 0;
+  }
+  return SYMV_OCCUPANCY;
+}
 
 static const char *const series[4] = {"libsymv", "cuBLAS", "cuBLAS atomics", "OpenBLAS"};
 
@@ -88,8 +119,10 @@ static void help(void)
        "--hot; the host's time is the median of wall-clock batches. Checks libsymv's y against cuBLAS's (scaled residual). Prints n, the\n"
        "kernel libsymv ran (symvLastKernel), microseconds of each, libsymv's GFLOPS and % of the\n"
        "device-to-device copy rate measured in the same run, the speed-up over the faster cuBLAS\n"
-       "mode, and a summary against the targets: libsymv <= the faster cuBLAS at every n; the\n"
-       "geometric-mean speed-up for n in 500..4096; the least % of the copy rate for n >= 8192.\n\n"
+       "mode, libsymv's time over the floor (a kernel that only reads the lower triangle once,\n"
+       "timed the same way; uplo L only), and a summary against the targets: libsymv <= the\n"
+       "faster cuBLAS at every n; the geometric-mean speed-up for n in 500..4096; the least % of\n"
+       "the copy rate for n >= 8192; libsymv over the floor in 500..4096.\n\n"
        "Options:\n"
        "  --lib DIR      the output folder of `symvtune build` (required)\n"
        "  --sizes LIST   comma-separated n (default 32,64,128,256,500,724,1000,1448,2000,2896,\n"
@@ -283,9 +316,13 @@ static int run(int argc, char **argv)
          dev.name, dev.cc_major, dev.cc_minor, dev.sm_count, dev.l2_bytes / 1e6, copy);
   printf("A %s, uplo %c, lda = n, incx = incy = 1, alpha 1, beta 0.5; %d batches; times per call in us\n\n",
          hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)", uplo, batches);
-  printf("%6s %-28s %9s %9s %9s %10s %8s %6s %8s %8s\n", "n", "libsymv kernel", "libsymv", "cuBLAS", "cuBLAS-a",
-         "OpenBLAS", "GFLOPS", "%copy", "speed-up", "resid");
+  printf("%6s %-28s %9s %9s %9s %10s %8s %6s %8s %8s %8s\n", "n", "libsymv kernel", "libsymv", "cuBLAS", "cuBLAS-a",
+         "OpenBLAS", "GFLOPS", "%copy", "speed-up", "x floor", "resid");
 
+  symv_kernel floor_k;
+  double *floor_out = NULL;
+  int have_floor = floor_load(&dev, &floor_k) == 0 && cudaMalloc((void **)&floor_out, sizeof(double)) == cudaSuccess;
+  if (!have_floor) fprintf(stderr, "symvtune bench: the floor kernel could not be loaded: no 'x floor' column\n");
   bench_row *rows = calloc((size_t)nsizes, sizeof *rows);
   int nrows = 0, status = SYMV_EXIT_OK;
   unsigned long long seed = 20240917;
@@ -352,12 +389,18 @@ static int run(int argc, char **argv)
         if (round == 0 || t.median_us < r->us[w]) r->us[w] = t.median_us;
         if (w == 0) snprintf(r->kernel, sizeof r->kernel, "%s", last_kernel());
       }
+    r->floor_us = NAN;
+    if (have_floor && uplo == 'L') {
+      floor_ctx fc = {&floor_k, &set, n, floor_out};
+      symv_timing t;
+      if (symv_time(floor_call, &fc, 0, batches, 2.0, 2000, &t) == 0) r->floor_us = t.median_us;
+    }
     memcpy(ylib, y0, n * sizeof *y0);
     r->us[3] = time_openblas(uplo, n, A, xh, ylib, batches);
     r->pct_copy = copy > 0 ? 100.0 * symv_gbs(n, r->us[0]) / copy : NAN;
     r->speedup = fmin(r->us[1], r->us[2]) / r->us[0];
-    printf("%6d %-28s %9.2f %9.2f %9.2f %10.1f %8.1f %6.1f %8.2f %8.2g%s\n", n, r->kernel, r->us[0], r->us[1],
-           r->us[2], r->us[3], symv_gflops(n, r->us[0]), r->pct_copy, r->speedup, r->resid,
+    printf("%6d %-28s %9.2f %9.2f %9.2f %10.1f %8.1f %6.1f %8.2f %8.2f %8.2g%s\n", n, r->kernel, r->us[0], r->us[1],
+           r->us[2], r->us[3], symv_gflops(n, r->us[0]), r->pct_copy, r->speedup, r->us[0] / r->floor_us, r->resid,
            r->resid <= TOL ? "" : "  WRONG");
     fflush(stdout);
     nrows++;
@@ -368,10 +411,12 @@ static int run(int argc, char **argv)
     free(A), free(xh), free(y0), free(ylib), free(ycub);
   }
   cublasDestroy(h);
+  if (have_floor) symv_kernel_unload(&floor_k);
+  cudaFree(floor_out);
 
   /* the targets */
-  int slower = 0, nmid = 0, nbig = 0;
-  double logsum = 0, minpct = INFINITY;
+  int slower = 0, nmid = 0, nbig = 0, nfloor = 0;
+  double logsum = 0, minpct = INFINITY, logfloor = 0;
   printf("\nsummary against the targets (speed-up = faster cuBLAS mode's time / libsymv's):\n");
   for (int i = 0; i < nrows; i++) {
     const bench_row *r = &rows[i];
@@ -380,6 +425,7 @@ static int run(int argc, char **argv)
       printf(" %d (x%.3f)", r->n, r->speedup);
     }
     if (r->n >= 500 && r->n <= 4096) logsum += log(r->speedup), nmid++;
+    if (r->n >= 500 && r->n <= 4096 && r->floor_us > 0) logfloor += log(r->us[0] / r->floor_us), nfloor++;
     if (r->n >= 8192) minpct = fmin(minpct, r->pct_copy), nbig++;
   }
   if (slower) printf("\n");
@@ -387,6 +433,8 @@ static int run(int argc, char **argv)
          nrows - slower, nrows);
   if (nmid) printf("  geometric-mean speed-up, n in 500..4096:       x%.3f over %d sizes\n", exp(logsum / nmid), nmid);
   else printf("  geometric-mean speed-up, n in 500..4096:       no size measured there\n");
+  if (nfloor) printf("  libsymv over the read-only floor, 500..4096:   x%.3f geometric mean over %d sizes\n",
+                     exp(logfloor / nfloor), nfloor);
   if (nbig) printf("  least %% of the copy rate, n >= 8192:           %.1f%% over %d sizes\n", minpct, nbig);
   else printf("  least %% of the copy rate, n >= 8192:           no size measured there\n");
   if (nrows < nsizes && status != SYMV_EXIT_ERROR) status = SYMV_EXIT_ERROR;

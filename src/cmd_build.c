@@ -81,7 +81,8 @@ typedef struct {
 } build_plan;
 
 static const char *const family_enum[SYMV_FAMILY_COUNT] = {"SYMV_FAMILY_ATOMIC", "SYMV_FAMILY_LU",
-                                                           "SYMV_FAMILY_ATOMIC_RED", "SYMV_FAMILY_FAULT"};
+                                                           "SYMV_FAMILY_ATOMIC_RED", "SYMV_FAMILY_FAULT",
+                                                           "SYMV_FAMILY_FLOOR"};
 
 static void help(void)
 {
@@ -119,7 +120,7 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
     return SYMV_INVALID_VALUE;
   }
   if (!terminated(c->family, sizeof c->family) || symv_family_parse(c->family, &p->family) ||
-      p->family == SYMV_FAMILY_FAULT) {
+      !symv_family_tunable(p->family)) {
     snprintf(err, errlen, "candidate %lld: unknown kernel family (atomic, atomic_red, lu)", c->id);
     return SYMV_INVALID_VALUE;
   }

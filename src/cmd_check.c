@@ -128,8 +128,8 @@ static int run(int argc, char **argv)
     case 'p':
       if (npts == MAX_POINTS) return cli_usage_error("check", "at most %d --point options", MAX_POINTS);
       if (cli_parse_point("check", optarg, &pts[npts].p)) return SYMV_EXIT_USAGE;
-      if (pts[npts].p.family == SYMV_FAMILY_FAULT)
-        return cli_usage_error("check", "family 'fault' is for tests only");
+      if (!symv_family_tunable(pts[npts].p.family))
+        return cli_usage_error("check", "family '%s' computes no DSYMV", symv_family_name(pts[npts].p.family));
       npts++;
       break;
     case 's':

@@ -91,7 +91,7 @@ static int family_list(const char *s, symv_space_opts *o)
   memset(o->family, 0, sizeof o->family);
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     symv_family f;
-    if (symv_family_parse(tok, &f) || f == SYMV_FAMILY_FAULT) return -1;
+    if (symv_family_parse(tok, &f) || !symv_family_tunable(f)) return -1;
     o->family[f] = 1;
   }
   return 0;

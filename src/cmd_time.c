@@ -78,6 +78,8 @@ static int run(int argc, char **argv)
     case 'p':
       if (npts == MAX_POINTS) return cli_usage_error("time", "at most %d --point options", MAX_POINTS);
       if (cli_parse_point("time", optarg, &pts[npts])) return SYMV_EXIT_USAGE;
+      if (!symv_family_tunable(pts[npts].family))
+        return cli_usage_error("time", "family '%s' computes no DSYMV", symv_family_name(pts[npts].family));
       npts++;
       break;
     case 's':

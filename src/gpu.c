@@ -22,6 +22,7 @@ static dim3 dim3_make(unsigned x)
 
 const char *symv_cuda_error_text(void) { return last_error; }
 
+
 /* Records a failed CUDA call's name and error for messages; returns `code`. */
 static int cuda_fail(const char *call, cudaError_t e, int code)
 {
@@ -287,6 +288,7 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     return SYMV_INVALID_VALUE;
   }
   if (n == 0) return 0;
+  if (k->p.family == SYMV_FAMILY_FLOOR) return SYMV_INVALID_VALUE; /* symv_floor_launch */
   double a = 0.0, b = 0.0;
   const double *da = NULL, *db = NULL;
   if (scalars_on_device) {
@@ -338,4 +340,19 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail("cudaLaunchKernel", e, SYMV_LAUNCH);
   return 0;
+}
+
+int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const double *A, int lda, double *out)
+{
+  if (k->p.family != SYMV_FAMILY_FLOOR || n < 1 || lda < n) return SYMV_INVALID_VALUE;
+  const int warps_per_block = k->p.block_size / 32;
+  long want = ((long)n + warps_per_block - 1) / warps_per_block; /* a warp per column at most */
+  long fill = (long)k->sm_count * k->p.multiplicity;             /* one full wave */
+  unsigned grid = (unsigned)(want < fill ? want : fill);
+  long long ld = lda;
+  void *args[] = {&n, &A, &ld, &out};
+  cudaError_t e = cudaLaunchKernel((const void *)k->fn, dim3_make(grid), dim3_make(k->p.block_size), args,
+                                   k->dyn_smem, stream);
+  if (e == cudaSuccess) e = cudaGetLastError();
+  return e == cudaSuccess ? 0 : cuda_fail("cudaLaunchKernel(floor)", e, SYMV_LAUNCH);
 }

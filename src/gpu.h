@@ -140,6 +140,15 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
                 const double *alpha, const double *A, int lda, const double *x, int incx,
                 const double *beta, double *y, int incy, int scalars_on_device, int *bad_arg);
 
+/** symv_floor_launch: launches the floor kernel k (family floor,
+ *  kernels/symv_floor.cu), which reads the lower triangle of the n-by-n A
+ *  (leading dimension lda >= n) once and computes nothing, over one wave of
+ *  blocks (SMs x MULTIPLICITY), on `stream`; out is a device double it may
+ *  write. The time of a DSYMV over this one is how far it is from the least
+ *  any kernel that reads the triangle once needs (../shared/anchors.md).
+ *  Errors: SYMV_INVALID_VALUE, SYMV_LAUNCH. */
+int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const double *A, int lda, double *out);
+
 /** symv_cuda_error_text: "cudaErrorName: description" of the last error seen
  *  by this module in this thread (for messages). */
 const char *symv_cuda_error_text(void);

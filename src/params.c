@@ -6,11 +6,16 @@
 #include "symv_error.h"
 #include "../kernels/symv_mx.h"
 
-static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu", "atomic_red", "fault"};
+static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu", "atomic_red", "fault", "floor"};
 
 const char *symv_family_name(symv_family f)
 {
   return (unsigned)f < SYMV_FAMILY_COUNT ? family_names[f] : "unknown";
+}
+
+int symv_family_tunable(symv_family f)
+{
+  return f == SYMV_FAMILY_ATOMIC || f == SYMV_FAMILY_LU || f == SYMV_FAMILY_ATOMIC_RED;
 }
 
 int symv_family_parse(const char *s, symv_family *out)

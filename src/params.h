@@ -20,6 +20,7 @@ typedef enum {
   SYMV_FAMILY_LU = 1,
   SYMV_FAMILY_ATOMIC_RED = 2,
   SYMV_FAMILY_FAULT = 3,   /* test-only kernels/symv_fault.cu; mx = fault mode */
+  SYMV_FAMILY_FLOOR = 4,   /* bench-only kernels/symv_floor.cu: reads the triangle, computes nothing */
   SYMV_FAMILY_COUNT
 } symv_family;
 
@@ -39,6 +40,11 @@ typedef struct {
 
 /** symv_family_name: "atomic", "lu", "atomic_red" or "fault". */
 const char *symv_family_name(symv_family f);
+
+/** symv_family_tunable: nonzero for the families of the tuning space and of
+ *  the library (atomic, lu, atomic_red); zero for the test-only fault and
+ *  the bench-only floor kernels, which do not compute DSYMV. */
+int symv_family_tunable(symv_family f);
 
 /** symv_family_parse: the family named `s`; SYMV_INVALID_VALUE if none. */
 int symv_family_parse(const char *s, symv_family *out);

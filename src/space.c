@@ -48,7 +48,7 @@ long symv_space_count(const symv_space_opts *o, const symv_device_info *d)
 {
   long total = 0;
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
-    if (!o->family[f] || f == SYMV_FAMILY_FAULT) continue;
+    if (!o->family[f] || !symv_family_tunable((symv_family)f)) continue;
     axis ax[4];
     axes((symv_family)f, o->wide, d, ax);
     long c = 1;
@@ -64,7 +64,7 @@ int symv_space_enumerate(const symv_space_opts *o, const symv_device_info *d, sy
   symv_params *v = malloc(sizeof *v * (size_t)(total > 0 ? total : 1));
   if (!v) return SYMV_NO_MEMORY;
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
-    if (!o->family[f] || f == SYMV_FAMILY_FAULT) continue;
+    if (!o->family[f] || !symv_family_tunable((symv_family)f)) continue;
     axis ax[4];
     axes((symv_family)f, o->wide, d, ax);
     /* MULTIPLICITY innermost: points sharing compiled code are adjacent */
