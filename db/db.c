@@ -926,6 +926,13 @@ static int read_candidate(db *d, sqlite3_stmt *st, const char *what,
   return 0;
 }
 
+/* row_reader for CANDIDATE_COLUMNS rows (db_collect). */
+static int candidate_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void *ctx)
+{
+  (void)ctx;
+  return read_candidate(d, st, what, elem);
+}
+
 static int check_point(db *d, const char *fn, const char *family, int block_size,
                        int ux, int multiplicity, int mx)
 {
@@ -1059,29 +1066,26 @@ static int grow(void **array, size_t *cap, size_t need, size_t size)
   return 0;
 }
 
-int db_list_candidates(db *d, int status_filter, const char *family,
-                       db_candidate **list, size_t *count)
+/* Reads one row of st into the zeroed element *elem; ctx as given to
+ * db_collect. Returns 0 or a status (db_fail'ed). */
+typedef int (*row_reader)(db *d, sqlite3_stmt *st, const char *what, void *elem, void *ctx);
+
+/* Steps st to its end, reading each row with `read` into a growing array
+ * of `size`-byte elements, and finalizes st. On success *list (malloc'ed,
+ * NULL when empty) holds *count elements; on error nothing is kept. */
+static int db_collect(db *d, sqlite3_stmt *st, const char *what, size_t size, row_reader read, void *ctx,
+                      void **list, size_t *count)
 {
-  *list = NULL;
-  *count = 0;
-  if (status_filter < -1 || status_filter >= DB_STATUS_COUNT)
-    return db_fail(d, SYMV_INVALID_VALUE, "db_list_candidates: status %d",
-                   status_filter);
-  static const char what[] = "SELECT FROM candidate (list)";
-  sqlite3_stmt *st;
-  int row, status = db_query(d, &st, what,
-    "SELECT " CANDIDATE_COLUMNS " FROM candidate "
-    "WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR family = ?2) ORDER BY id",
-    "tt", status_filter < 0 ? NULL : status_names[status_filter], family);
-  if (status) return status;
-  db_candidate *a = NULL;
+  char *a = NULL;
   size_t n = 0, cap = 0;
+  int row, status;
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
-    if (grow((void **)&a, &cap, n + 1, sizeof *a)) {
-      status = db_fail(d, SYMV_NO_MEMORY, "db_list_candidates: out of memory");
+    if (grow((void **)&a, &cap, n + 1, size)) {
+      status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
       break;
     }
-    if ((status = read_candidate(d, st, what, &a[n]))) break;
+    memset(a + n * size, 0, size);
+    if ((status = read(d, st, what, a + n * size, ctx))) break;
     n++;
   }
   status = db_end(d, st, what, status);
@@ -1092,6 +1096,24 @@ int db_list_candidates(db *d, int status_filter, const char *family,
   *list = a;
   *count = n;
   return 0;
+}
+
+int db_list_candidates(db *d, int status_filter, const char *family,
+                       db_candidate **list, size_t *count)
+{
+  *list = NULL;
+  *count = 0;
+  if (status_filter < -1 || status_filter >= DB_STATUS_COUNT)
+    return db_fail(d, SYMV_INVALID_VALUE, "db_list_candidates: status %d",
+                   status_filter);
+  static const char what[] = "SELECT FROM candidate (list)";
+  sqlite3_stmt *st;
+  int status = db_query(d, &st, what,
+    "SELECT " CANDIDATE_COLUMNS " FROM candidate "
+    "WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR family = ?2) ORDER BY id",
+    "tt", status_filter < 0 ? NULL : status_names[status_filter], family);
+  if (status) return status;
+  return db_collect(d, st, what, sizeof **list, candidate_row, NULL, (void **)list, count);
 }
 
 int db_count_candidates(db *d, const char *family, db_counts *out)
@@ -1181,6 +1203,13 @@ static int read_measurement(db *d, sqlite3_stmt *st, const char *what,
   m->gbs = sqlite3_column_double(st, 10);
   m->residual = sqlite3_column_double(st, 11);
   return 0;
+}
+
+/* row_reader for MEASUREMENT_COLUMNS rows (db_collect). */
+static int measurement_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void *ctx)
+{
+  (void)ctx;
+  return read_measurement(d, st, what, elem);
 }
 
 int db_put_measurement(db *d, long long id, const db_measurement *m)
@@ -1283,30 +1312,12 @@ static int db_list_measurements(db *d, const char *what, db_measurement **list,
                                 const char *types, ...)
 {
   sqlite3_stmt *st;
-  int row;
   va_list ap;
   va_start(ap, types);
   int status = db_queryv(d, &st, what, sql, types, ap);
   va_end(ap);
   if (status) return status;
-  db_measurement *a = NULL;
-  size_t n = 0, cap = 0;
-  while ((status = db_next(d, st, what, &row)) == 0 && row) {
-    if (grow((void **)&a, &cap, n + 1, sizeof *a)) {
-      status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
-      break;
-    }
-    if ((status = read_measurement(d, st, what, &a[n]))) break;
-    n++;
-  }
-  status = db_end(d, st, what, status);
-  if (status) {
-    free(a);
-    return status;
-  }
-  *list = a;
-  *count = n;
-  return 0;
+  return db_collect(d, st, what, sizeof **list, measurement_row, NULL, (void **)list, count);
 }
 
 int db_candidate_measurements(db *d, long long id, db_stage stage, char uplo,
@@ -1612,6 +1623,45 @@ static int db_read_latest_fit(db *d, db_fit *fit)
   return db_end(d, st, what, status);
 }
 
+/* State of reading a fit's rules: the fit, and where the last rule ended. */
+typedef struct {
+  const db_fit *f;
+  int last_end;
+} rule_ctx;
+
+/* row_reader for fit_rule rows joined with their candidate (db_read_rules):
+ * checks the kernel name, the candidate, and that the rules tile the range
+ * in order. */
+static int rule_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void *vctx)
+{
+  rule_ctx *x = vctx;
+  const db_fit *f = x->f;
+  db_rule *r = elem;
+  int status = col_text(d, st, 14, r->kernel, sizeof r->kernel, what);
+  if (status) return status;
+  r->n_start = sqlite3_column_int(st, 12);
+  r->n_end = sqlite3_column_int(st, 13);
+  r->predicted_us = sqlite3_column_double(st, 15);
+  r->predicted_gain = sqlite3_column_double(st, 16);
+  if (kernel_index(r->kernel, sizeof r->kernel) < 0)
+    return db_fail(d, SYMV_DB_CORRUPT, "fit %lld has a rule for kernel "
+                   "'%s', which this program does not know", f->id, r->kernel);
+  if (is_candidate_kernel(r->kernel)) {
+    if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+      return db_fail(d, SYMV_DB_CORRUPT, "fit %lld: the rule for %d..%d "
+                     "names candidate %lld, which is not in the database",
+                     f->id, r->n_start, r->n_end, (long long)sqlite3_column_int64(st, 17));
+    if ((status = read_candidate(d, st, what, &r->cand))) return status;
+  }
+  int expect = x->last_end + 1;
+  if (r->n_start != expect || r->n_end < r->n_start)
+    return db_fail(d, SYMV_DB_CORRUPT, "fit %lld: its rules do not tile "
+                   "%d..%d (rule %d..%d where %d was expected)", f->id,
+                   f->lo, f->hi, r->n_start, r->n_end, expect);
+  x->last_end = r->n_end;
+  return 0;
+}
+
 /* The rules of fit `f`, checked to tile f->lo..f->hi as db_put_fit made
  * them: the rules are what a generated library will dispatch on, and the
  * file is input. */
@@ -1619,61 +1669,40 @@ static int db_read_rules(db *d, const db_fit *f, db_rule **rules, size_t *nrules
 {
   static const char what[] = "SELECT FROM fit_rule";
   sqlite3_stmt *st;
-  int row, status = db_query(d, &st, what,
+  int status = db_query(d, &st, what,
     "SELECT " CANDIDATE_COLUMNS ", n_start, n_end, kernel, predicted_us, "
     "predicted_gain, candidate_id FROM fit_rule LEFT JOIN candidate "
     "ON candidate.id = fit_rule.candidate_id WHERE fit_id = ? ORDER BY n_start",
     "I", f->id);
   if (status) return status;
+  rule_ctx rc = {f, f->lo - 1};
   db_rule *a = NULL;
-  size_t n = 0, cap = 0;
-  while ((status = db_next(d, st, what, &row)) == 0 && row) {
-    if (grow((void **)&a, &cap, n + 1, sizeof *a)) {
-      status = db_fail(d, SYMV_NO_MEMORY, "db_latest_fit: out of memory");
-      break;
-    }
-    db_rule *r = &a[n];
-    memset(r, 0, sizeof *r);
-    if ((status = col_text(d, st, 14, r->kernel, sizeof r->kernel, what))) break;
-    r->n_start = sqlite3_column_int(st, 12);
-    r->n_end = sqlite3_column_int(st, 13);
-    r->predicted_us = sqlite3_column_double(st, 15);
-    r->predicted_gain = sqlite3_column_double(st, 16);
-    if (kernel_index(r->kernel, sizeof r->kernel) < 0) {
-      status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld has a rule for kernel "
-                       "'%s', which this program does not know", f->id, r->kernel);
-      break;
-    }
-    if (is_candidate_kernel(r->kernel)) {
-      if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
-        status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld: the rule for %d..%d "
-                         "names candidate %lld, which is not in the database",
-                         f->id, r->n_start, r->n_end,
-                         (long long)sqlite3_column_int64(st, 17));
-        break;
-      }
-      if ((status = read_candidate(d, st, what, &r->cand))) break;
-    }
-    int expect = n == 0 ? f->lo : a[n - 1].n_end + 1;
-    if (r->n_start != expect || r->n_end < r->n_start) {
-      status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld: its rules do not tile "
-                       "%d..%d (rule %d..%d where %d was expected)", f->id,
-                       f->lo, f->hi, r->n_start, r->n_end, expect);
-      break;
-    }
-    n++;
-  }
-  status = db_end(d, st, what, status);
-  if (status == 0 && (n == 0 || a[n - 1].n_end != f->hi))
-    status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld: its rules do not tile "
-                     "%d..%d (they end at %d)", f->id, f->lo, f->hi,
-                     n ? a[n - 1].n_end : f->lo - 1);
-  if (status) {
+  size_t n = 0;
+  if ((status = db_collect(d, st, what, sizeof *a, rule_row, &rc, (void **)&a, &n))) return status;
+  if (n == 0 || a[n - 1].n_end != f->hi) {
+    int end = n ? a[n - 1].n_end : f->lo - 1;
     free(a);
-    return status;
+    return db_fail(d, SYMV_DB_CORRUPT, "fit %lld: its rules do not tile "
+                   "%d..%d (they end at %d)", f->id, f->lo, f->hi, end);
   }
   *rules = a;
   *nrules = n;
+  return 0;
+}
+
+/* row_reader for fit_curve rows (db_read_curves); ctx: the fit's id. */
+static int curve_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void *ctx)
+{
+  db_fit_curve *c = elem;
+  int status = col_text(d, st, 0, c->kernel, sizeof c->kernel, what);
+  if (status) return status;
+  if (kernel_index(c->kernel, sizeof c->kernel) < 0)
+    return db_fail(d, SYMV_DB_CORRUPT, "fit %lld has a curve for kernel "
+                   "'%s', which this program does not know", *(const long long *)ctx, c->kernel);
+  c->candidate_id = sqlite3_column_int64(st, 1);  /* NULL reads as 0 */
+  c->alpha = sqlite3_column_double(st, 2);
+  c->nsamples = sqlite3_column_int(st, 3);
+  c->rms_rel = sqlite3_column_double(st, 4);
   return 0;
 }
 
@@ -1682,39 +1711,11 @@ static int db_read_curves(db *d, long long id, db_fit_curve **curves, size_t *nc
 {
   static const char what[] = "SELECT FROM fit_curve";
   sqlite3_stmt *st;
-  int row, status = db_query(d, &st, what,
+  int status = db_query(d, &st, what,
     "SELECT kernel, candidate_id, alpha, nsamples, rms_rel FROM fit_curve "
     "WHERE fit_id = ? ORDER BY seq", "I", id);
   if (status) return status;
-  db_fit_curve *a = NULL;
-  size_t n = 0, cap = 0;
-  while ((status = db_next(d, st, what, &row)) == 0 && row) {
-    if (grow((void **)&a, &cap, n + 1, sizeof *a)) {
-      status = db_fail(d, SYMV_NO_MEMORY, "db_latest_fit: out of memory");
-      break;
-    }
-    db_fit_curve *c = &a[n];
-    memset(c, 0, sizeof *c);
-    if ((status = col_text(d, st, 0, c->kernel, sizeof c->kernel, what))) break;
-    if (kernel_index(c->kernel, sizeof c->kernel) < 0) {
-      status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld has a curve for kernel "
-                       "'%s', which this program does not know", id, c->kernel);
-      break;
-    }
-    c->candidate_id = sqlite3_column_int64(st, 1);  /* NULL reads as 0 */
-    c->alpha = sqlite3_column_double(st, 2);
-    c->nsamples = sqlite3_column_int(st, 3);
-    c->rms_rel = sqlite3_column_double(st, 4);
-    n++;
-  }
-  status = db_end(d, st, what, status);
-  if (status) {
-    free(a);
-    return status;
-  }
-  *curves = a;
-  *ncurves = n;
-  return 0;
+  return db_collect(d, st, what, sizeof **curves, curve_row, &id, (void **)curves, ncurves);
 }
 
 int db_latest_fit(db *d, db_fit *fit, db_rule **rules, size_t *nrules,
