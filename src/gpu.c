@@ -194,11 +194,9 @@ int symv_lu_splits(int n, int block_size, int multiplicity, int sm_count)
 static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_t *sync, size_t *P, size_t *state)
 {
   size_t nseg = ((size_t)n + p->block_size - 1) / p->block_size;
-  size_t nblk = ((size_t)n + p->ux - 1) / p->ux;
   *w = *sync = *P = *state = 0;
   if (p->family == SYMV_FAMILY_LU) {
     int S = symv_lu_splits(n, p->block_size, p->multiplicity, sm_count);
-    (void)nblk;
     if (S > 1) {
       *P = (size_t)S * (size_t)n;
       *sync = ((size_t)n + 31) / 32;

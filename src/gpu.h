@@ -99,7 +99,7 @@ void symv_kernel_unload(symv_kernel *k);
 typedef struct {
   double *w;        /* zero between calls: atomic family's w */
   int *sync;        /* zero between calls: mutexes and counters */
-  double *P;        /* scratch (unused by the current families) */
+  double *P;        /* scratch: L+U partial sums of a column split (any contents) */
   unsigned long long *state; /* atomic_red's y-segment states, zeroed once */
   unsigned long long epoch;  /* atomic_red's call counter (kernels/symv_red.cu) */
   size_t w_len, sync_len, P_len, state_len; /* capacities, elements */

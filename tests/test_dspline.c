@@ -11,29 +11,8 @@
 
 #include "dspline/dspline.h"
 #include "symv_error.h"
+#include "test_util.h"
 
-/* splitmix64: small, seedable, the same on every platform. */
-static uint64_t rng_next(uint64_t *x)
-{
-  uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-static double rng_unit(uint64_t *x) { return (rng_next(x) >> 11) * 0x1.0p-53; }
-static int rng_int(uint64_t *x, int lo, int hi) { return lo + (int)(rng_next(x) % (uint64_t)(hi - lo + 1)); }
-static double rng_normal(uint64_t *x)
-{
-  double u = rng_unit(x), v = rng_unit(x);
-  return sqrt(-2.0 * log(1.0 - u)) * cos(2.0 * M_PI * v);
-}
-/* A fresh seed per run; SYMV_TEST_SEED=<seed> replays a failure. */
-static uint64_t fresh_seed(void)
-{
-  const char *env = getenv("SYMV_TEST_SEED");
-  if (env && *env) return strtoull(env, NULL, 10);
-  return (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
-}
 
 /* Dense reference: X = [E; alpha D] (m x N, m = k + N - 2), f = argmin
  * ||X f - [y; 0]|| by LAPACK dgels, and edf = trace(E (X^T X)^-1 E^T) =
@@ -86,18 +65,18 @@ static double max_abs(const double *v, int n)
  * problem, and the exact trace of the hat matrix with the dense inverse. */
 Test(dspline, matches_dense_least_squares)
 {
-  uint64_t seed = fresh_seed(), x = seed;
+  uint64_t seed = test_fresh_seed(), x = seed;
   const int grids[][2] = {{1, 12}, {100, 129}, {-20, 40}, {5000, 5200}};
   const double alphas[] = {0.05, 1.0, 30.0, 1000.0};
   for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
     int lo = grids[g][0], hi = grids[g][1], N = hi - lo + 1;
-    int k = rng_int(&x, 3, N + 5); /* repeated positions likely */
+    int k = test_rng_int(&x, 3, N + 5); /* repeated positions likely */
     int *s = malloc(k * sizeof *s);
     double *y = malloc(k * sizeof *y), *f = malloc(N * sizeof *f), *fr = malloc(N * sizeof *fr);
     s[0] = lo;
     s[1] = hi; /* at least two distinct positions */
-    for (int i = 2; i < k; i++) s[i] = rng_int(&x, lo, hi);
-    for (int i = 0; i < k; i++) y[i] = 50.0 + 20.0 * (rng_unit(&x) - 0.5);
+    for (int i = 2; i < k; i++) s[i] = test_rng_int(&x, lo, hi);
+    for (int i = 0; i < k; i++) y[i] = 50.0 + 20.0 * (test_rng_unit(&x) - 0.5);
     for (size_t a = 0; a < sizeof alphas / sizeof *alphas; a++) {
       dspline_info info;
       for (int j = 0; j < N; j++) f[j] = NAN;
@@ -185,7 +164,7 @@ static double truth(int n) { return 180.0 * (1.0 - exp(-n / 1800.0)) + 6.0 * sin
  * are, at the samples and over the whole grid. */
 Test(dspline, smooths_noise_on_a_smooth_curve)
 {
-  uint64_t seed = fresh_seed();
+  uint64_t seed = test_fresh_seed();
   int lo = 100, hi = 10000, N = hi - lo + 1, k = 48;
   int s[48];
   double y[48], *f = malloc(N * sizeof *f), sd = 4.0;
@@ -194,7 +173,7 @@ Test(dspline, smooths_noise_on_a_smooth_curve)
     double noise2 = 0.0, fit2 = 0.0, grid2 = 0.0, alpha;
     for (int i = 0; i < k; i++) {
       s[i] = lo + (int)((double)i * (N - 1) / (k - 1));
-      y[i] = truth(s[i]) + sd * rng_normal(&x);
+      y[i] = truth(s[i]) + sd * test_rng_normal(&x);
     }
     cr_assert_eq(dspline_fit_auto(lo, hi, s, y, k, &alpha, f), 0);
     for (int i = 0; i < k; i++) {
@@ -258,16 +237,16 @@ static int extrema(const double *f, int n)
  * at the steep start of the curve.) */
 Test(dspline, single_outlier_does_not_make_wiggles)
 {
-  uint64_t seed = fresh_seed(), x = seed;
+  uint64_t seed = test_fresh_seed(), x = seed;
   int lo = 100, hi = 10000, N = hi - lo + 1, k = 48;
   int s[48];
   double y[48], *f = malloc(N * sizeof *f), *g = malloc(N * sizeof *g);
   double sd = 1.0, jump = 60.0 * sd, alpha;
-  int bad = rng_int(&x, 10, 37);
+  int bad = test_rng_int(&x, 10, 37);
   double spacing = (double)(N - 1) / (k - 1);
   for (int i = 0; i < k; i++) {
     s[i] = lo + (int)(i * spacing);
-    y[i] = truth(s[i]) + sd * rng_normal(&x);
+    y[i] = truth(s[i]) + sd * test_rng_normal(&x);
   }
   y[bad] += jump;
   cr_assert_eq(dspline_fit_auto(lo, hi, s, y, k, &alpha, f), 0);

@@ -9,23 +9,8 @@
 
 #include "dspline/rules.h"
 #include "symv_error.h"
+#include "test_util.h"
 
-static uint64_t rng_next(uint64_t *x)
-{
-  uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-static double rng_unit(uint64_t *x) { return (rng_next(x) >> 11) * 0x1.0p-53; }
-static int rng_int(uint64_t *x, int lo, int hi) { return lo + (int)(rng_next(x) % (uint64_t)(hi - lo + 1)); }
-/* A fresh seed per run; SYMV_TEST_SEED=<seed> replays a failure. */
-static uint64_t fresh_seed(void)
-{
-  const char *env = getenv("SYMV_TEST_SEED");
-  if (env && *env) return strtoull(env, NULL, 10);
-  return (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
-}
 
 static int available(double v) { return !isnan(v) && v != INFINITY; }
 
@@ -56,20 +41,20 @@ static void check_cover(const rules_interval *iv, int m, const double *t, int M,
 
 Test(rules, cover_the_grid_on_random_curves)
 {
-  uint64_t seed = fresh_seed(), x = seed;
+  uint64_t seed = test_fresh_seed(), x = seed;
   for (int trial = 0; trial < 400; trial++) {
-    int M = rng_int(&x, 1, 6), N = rng_int(&x, 1, 400), lo = rng_int(&x, -50, 5000);
+    int M = test_rng_int(&x, 1, 6), N = test_rng_int(&x, 1, 400), lo = test_rng_int(&x, -50, 5000);
     int hi = lo + N - 1;
     double *t = malloc((size_t)M * N * sizeof *t);
     int prio[6];
     for (int c = 0; c < M; c++) {
-      double base = 5.0 + 20.0 * rng_unit(&x), amp = 3.0 * rng_unit(&x);
-      double period = 5.0 + 200.0 * rng_unit(&x), noise = 0.05 * rng_unit(&x);
+      double base = 5.0 + 20.0 * test_rng_unit(&x), amp = 3.0 * test_rng_unit(&x);
+      double period = 5.0 + 200.0 * test_rng_unit(&x), noise = 0.05 * test_rng_unit(&x);
       for (int j = 0; j < N; j++) {
-        t[(size_t)c * N + j] = base + amp * sin(j / period) + base * noise * rng_unit(&x);
-        if (rng_unit(&x) < 0.03) t[(size_t)c * N + j] = rng_unit(&x) < 0.5 ? NAN : INFINITY;
+        t[(size_t)c * N + j] = base + amp * sin(j / period) + base * noise * test_rng_unit(&x);
+        if (test_rng_unit(&x) < 0.03) t[(size_t)c * N + j] = test_rng_unit(&x) < 0.5 ? NAN : INFINITY;
       }
-      prio[c] = rng_int(&x, 0, 3);
+      prio[c] = test_rng_int(&x, 0, 3);
     }
     for (int j = 0; j < N; j++) {
       int any = 0;
@@ -78,10 +63,10 @@ Test(rules, cover_the_grid_on_random_curves)
     }
     rules_options opt;
     rules_options_init(&opt);
-    int plain = rng_unit(&x) < 0.3;
-    opt.threshold = plain ? 0.0 : 0.1 * rng_unit(&x);
-    opt.tolerance = plain || rng_unit(&x) < 0.5 ? 0.0 : 0.1 * rng_unit(&x);
-    opt.priority = !plain && rng_unit(&x) < 0.5 ? prio : NULL;
+    int plain = test_rng_unit(&x) < 0.3;
+    opt.threshold = plain ? 0.0 : 0.1 * test_rng_unit(&x);
+    opt.tolerance = plain || test_rng_unit(&x) < 0.5 ? 0.0 : 0.1 * test_rng_unit(&x);
+    opt.priority = !plain && test_rng_unit(&x) < 0.5 ? prio : NULL;
 
     rules_interval *iv = NULL;
     int m = -1;

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE /* nftw flags */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <math.h>
+#include <time.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,4 +59,29 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
 void test_rmtree(const char *dir)
 {
   if (dir && *dir) nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+uint64_t test_rng_next(uint64_t *x)
+{
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double test_rng_unit(uint64_t *x) { return (test_rng_next(x) >> 11) * 0x1.0p-53; }
+
+int test_rng_int(uint64_t *x, int lo, int hi) { return lo + (int)(test_rng_next(x) % (uint64_t)(hi - lo + 1)); }
+
+double test_rng_normal(uint64_t *x)
+{
+  double u = test_rng_unit(x), v = test_rng_unit(x);
+  return sqrt(-2.0 * log(1.0 - u)) * cos(2.0 * M_PI * v);
+}
+
+uint64_t test_fresh_seed(void)
+{
+  const char *env = getenv("SYMV_TEST_SEED");
+  if (env && *env) return strtoull(env, NULL, 10);
+  return (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
 }

@@ -2,6 +2,7 @@
 #ifndef SYMV_TEST_UTIL_H
 #define SYMV_TEST_UTIL_H
 #include <stddef.h>
+#include <stdint.h>
 
 /** run_symvtune: runs the symvtune program (SYMVTUNE_BIN, else ../src/symvtune
  *  relative to the test program, else symvtune beside it) with args (argv,
@@ -13,5 +14,18 @@ int run_symvtune(char *err, size_t errlen, char *const args[]);
 /** test_rmtree: removes dir and everything below it (rm -rf); NULL or ""
  *  is a no-op. */
 void test_rmtree(const char *dir);
+
+/* Seedable random numbers for tests (splitmix64: the same on every
+ * platform): test_rng_next a 64-bit word, test_rng_unit uniform in [0, 1),
+ * test_rng_int uniform in lo..hi, test_rng_normal standard normal
+ * (Box-Muller). All advance the state *x. */
+uint64_t test_rng_next(uint64_t *x);
+double test_rng_unit(uint64_t *x);
+int test_rng_int(uint64_t *x, int lo, int hi);
+double test_rng_normal(uint64_t *x);
+
+/** test_fresh_seed: a new seed every run, or SYMV_TEST_SEED=<seed> to replay
+ *  a failure (tests print the seed they used). */
+uint64_t test_fresh_seed(void);
 
 #endif
