@@ -61,43 +61,65 @@ static __device__ void symv_scale_y(int n, double *y, symv_ll incy, double beta)
 }
 
 /*
- * One row of one column block (the inner loop of method.md section 1).
- * Thread handles row i (c0 <= i < n) against the block's columns
- * c0..c0+UX-1 (those < n and <= i):
- *   returns  sum_k a(i, c0+k) * x(c0+k)        (row i's share: (L+D)x)
- *   cdot[k] += a(i, c0+k) * x(i)   for i > c0+k (column c0+k's dot: Ux)
- * Loads are issued in MX order. xs holds x(c0..c0+UX-1), zero past n.
+ * One row of one column block (the inner loop of method.md section 1), in
+ * two steps so that a kernel can issue a row's loads before it waits for
+ * anything else (symv_row does both at once).
+ * symv_row_load: thread's row i (c0 <= i < n) against the block's columns
+ * c0..c0+UX-1 (those < n and <= i): a[k] := a(i, c0+k), 0 for the others,
+ * loads issued in MX order.
  */
-static __device__ __forceinline__ double symv_row(const double *__restrict__ A, int rs, symv_ll cs,
-                                                  int n, int c0, int i, double xi,
-                                                  const double *xs, double (&cdot)[UX])
+static __device__ __forceinline__ void symv_row_load(const double *__restrict__ A, int rs, symv_ll cs, int c0,
+                                                     int i, double (&a)[UX])
 {
   const double *Ai = A + (symv_ll)i * rs + (symv_ll)c0 * cs;
-  double racc = 0.0;
   if (i >= c0 + UX) {           /* strictly below the block's diagonal tile */
-    double a[UX];
 #pragma unroll
     for (int kk = 0; kk < UX; kk++) {
       const int k = symv_mx_index(MX, UX, kk);
       a[k] = __ldg(Ai + (symv_ll)k * cs);
     }
+  } else {                      /* the diagonal tile: j <= i only */
+#pragma unroll
+    for (int kk = 0; kk < UX; kk++) {
+      const int k = symv_mx_index(MX, UX, kk);
+      a[k] = c0 + k <= i ? __ldg(Ai + (symv_ll)k * cs) : 0.0;
+    }
+  }
+}
+
+/* symv_row_fma: with a[] from symv_row_load for row i, returns
+ *   sum_k a(i, c0+k) * x(c0+k)        (row i's share: (L+D)x)
+ * and adds cdot[k] += a(i, c0+k) * x(i) for i > c0+k (column c0+k's dot: Ux).
+ * xs holds x(c0..c0+UX-1), zero past n; xi is x(i). */
+static __device__ __forceinline__ double symv_row_fma(int c0, int i, double xi, const double (&a)[UX],
+                                                     const double *xs, double (&cdot)[UX])
+{
+  double racc = 0.0;
+  if (i >= c0 + UX) {
 #pragma unroll
     for (int k = 0; k < UX; k++) {
       racc += a[k] * xs[k];
       cdot[k] += a[k] * xi;
     }
-  } else {                      /* the diagonal tile: j <= i only */
+  } else {
 #pragma unroll
-    for (int kk = 0; kk < UX; kk++) {
-      const int k = symv_mx_index(MX, UX, kk);
-      if (c0 + k <= i) {
-        const double a = __ldg(Ai + (symv_ll)k * cs);
-        racc += a * xs[k];
-        if (c0 + k < i) cdot[k] += a * xi;
-      }
+    for (int k = 0; k < UX; k++) {
+      if (c0 + k <= i) racc += a[k] * xs[k];
+      if (c0 + k < i) cdot[k] += a[k] * xi;
     }
   }
   return racc;
+}
+
+/* Both steps for row i: returns row i's share, adds to cdot (see above). */
+static __device__ __forceinline__ double symv_row(const double *__restrict__ A, int rs, symv_ll cs,
+                                                  int n, int c0, int i, double xi,
+                                                  const double *xs, double (&cdot)[UX])
+{
+  double a[UX];
+  (void)n;
+  symv_row_load(A, rs, cs, c0, i, a);
+  return symv_row_fma(c0, i, xi, a, xs, cdot);
 }
 
 /* Sum cdot[k] over the block's threads into out[k] (shared, UX values).

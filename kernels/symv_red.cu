@@ -5,13 +5,14 @@
  *
  *          c0   c0+UX
  *          |<UX>|        tile (b, k): column block b (columns c0..c0+UX-1),
- *   c0     |\   |  k=0   rows r0 = c0 + k*H .. r0+H-1, H = G*RPT*BLOCK_SIZE
- *          | \  |        (G groups of RPT*BLOCK_SIZE rows; G is chosen at
+ *   c0     |\   |  k=0   rows r0 = c0 + k*H .. r0+H-1, H = G*BLOCK_SIZE
+ *          | \  |        (G groups of BLOCK_SIZE rows; G is chosen at
  *   r0     |====|  k     launch, src/gpu.c). Thread t takes rows r0+t,
  *          |====|        r0+t+BLOCK_SIZE, ..., UX loads each in MX order,
- *   n-1    |____|        keeps racc (row i's share) in registers for one
- *                        group at a time and cdot[UX] (its share of the
- *                        column dots) for the whole tile.
+ *   n-1    |____|        adds each row's share as it goes and keeps
+ *                        cdot[UX] (its share of the column dots) for the
+ *                        whole tile. The first row's loads are issued before
+ *                        anything else, so that they overlap what follows.
  *
  * Tiles are numbered k-major (all k = 0 tiles first) in a 1-D grid of
  * nblk * ceil(n/H) blocks; tiles below row n exit at once. So the work of a
@@ -43,9 +44,8 @@
  */
 #include "symv_common.cuh"
 
-#define SYMV_RPT 4   /* rows per thread in a tile: H = SYMV_RPT * BLOCK_SIZE */
 #define SYMV_SEG 32  /* rows per y segment (one state each) */
-#define SYMV_SEGS_PER_THREAD 4 /* segments a thread may have to claim: G <= 16 */
+#define SYMV_SEGS_PER_THREAD 4 /* segments a thread may have to claim: G <= 64 */
 
 typedef unsigned long long symv_ull;
 
@@ -59,7 +59,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   __shared__ double red[SYMV_NWARPS * UX];
   __shared__ double cd[UX];
   const int t = threadIdx.x;
-  const int GH = SYMV_RPT * BLOCK_SIZE, H = groups * GH;
+  const int H = groups * BLOCK_SIZE;
 
   SYMV_LOAD_SCALARS();
   if (alpha == 0.0) {
@@ -70,6 +70,15 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   const int c0 = b * UX, r0 = c0 + k * H;
   if (r0 >= n) return;
   const int r1 = min(n, r0 + H);
+
+  /* the first group's row: its loads go out before anything waits */
+  double cdot[UX], ai0[UX];
+  const int i0 = r0 + t;
+  double xi0 = 0.0;
+  if (i0 < r1) {
+    symv_row_load(A, rs, cs, c0, i0, ai0);
+    xi0 = x[(symv_ll)i0 * incx];
+  }
 
   /* the segments this tile adds to: its rows, and the rows of its column
    * dots (c0 .. c0+UX-1) above r0 */
@@ -96,70 +105,63 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   }
 
   if (t < UX) xs[t] = (c0 + t < n) ? x[(symv_ll)(c0 + t) * incx] : 0.0;
-  __syncthreads();
-  double cdot[UX];
 #pragma unroll
   for (int kk = 0; kk < UX; kk++) cdot[kk] = 0.0;
-  double racc[SYMV_RPT];
-  for (int g = 0; g < groups; g++) {
-    const int base = r0 + g * GH;
-    if (base >= r1) break;
+  __syncthreads();
+  const double racc0 = i0 < r1 ? symv_row_fma(c0, i0, xi0, ai0, xs, cdot) : 0.0;
+
+  /* every segment of the tile must be scaled before the first addition: the
+   * warp scales the segments its lanes won, a lane per row, four segments'
+   * loads in flight at a time */
+  const int lane = t & 31;
 #pragma unroll
-    for (int q = 0; q < SYMV_RPT; q++) {
-      const int i = base + q * BLOCK_SIZE + t;
-      racc[q] = i < r1 ? symv_row(A, rs, cs, n, c0, i, x[(symv_ll)i * incx], xs, cdot) : 0.0;
-    }
-    if (g == 0) {
-      /* every segment of the tile must be scaled before the first addition */
-      /* the warp scales the segments its lanes won, a lane per row, four
-       * segments' loads in flight at a time */
-      const int lane = t & 31;
+  for (int j = 0; j < SYMV_SEGS_PER_THREAD; j++) {
+    unsigned m = __ballot_sync(0xffffffffu, my_seg[j] >= 0 && my_old[j] < busy);
+    while (m) {
+      int sg[4];
+      double v[4];
 #pragma unroll
-      for (int j = 0; j < SYMV_SEGS_PER_THREAD; j++) {
-        unsigned m = __ballot_sync(0xffffffffu, my_seg[j] >= 0 && my_old[j] < busy);
-        while (m) {
-          int sg[4];
-          double v[4];
-#pragma unroll
-          for (int c = 0; c < 4; c++) {
-            sg[c] = -1;
-            if (m) {
-              const int src = __ffs(m) - 1;
-              m &= m - 1;
-              sg[c] = __shfl_sync(0xffffffffu, my_seg[j], src);
-            }
-          }
-#pragma unroll
-          for (int c = 0; c < 4; c++) {
-            const int i = sg[c] * SYMV_SEG + lane;
-            v[c] = (sg[c] >= 0 && i < n && beta != 0.0) ? y[(symv_ll)i * incy] : 0.0;
-          }
-#pragma unroll
-          for (int c = 0; c < 4; c++) {
-            const int i = sg[c] * SYMV_SEG + lane;
-            if (sg[c] >= 0 && i < n) y[(symv_ll)i * incy] = beta * v[c];
-          }
+      for (int c = 0; c < 4; c++) {
+        sg[c] = -1;
+        if (m) {
+          const int src = __ffs(m) - 1;
+          m &= m - 1;
+          sg[c] = __shfl_sync(0xffffffffu, my_seg[j], src);
         }
       }
-      __threadfence();
-      __syncwarp();
 #pragma unroll
-      for (int j = 0; j < SYMV_SEGS_PER_THREAD; j++)
-        if (my_seg[j] >= 0 && my_old[j] < busy) atomicExch(&state[my_seg[j]], done);
-#pragma unroll
-      for (int j = 0; j < SYMV_SEGS_PER_THREAD; j++) {
-        if (my_seg[j] >= 0 && my_old[j] == busy) {
-          while (*(volatile symv_ull *)&state[my_seg[j]] != done) { }
-          __threadfence();
-        }
+      for (int c = 0; c < 4; c++) {
+        const int i = sg[c] * SYMV_SEG + lane;
+        v[c] = (sg[c] >= 0 && i < n && beta != 0.0) ? y[(symv_ll)i * incy] : 0.0;
       }
-      __syncthreads();
-    }
 #pragma unroll
-    for (int q = 0; q < SYMV_RPT; q++) {
-      const int i = base + q * BLOCK_SIZE + t;
-      if (i < r1) atomicAdd(y + (symv_ll)i * incy, alpha * racc[q]);
+      for (int c = 0; c < 4; c++) {
+        const int i = sg[c] * SYMV_SEG + lane;
+        if (sg[c] >= 0 && i < n) y[(symv_ll)i * incy] = beta * v[c];
+      }
     }
+  }
+  if (scale) {
+    __threadfence();
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < SYMV_SEGS_PER_THREAD; j++)
+      if (my_seg[j] >= 0 && my_old[j] < busy) atomicExch(&state[my_seg[j]], done);
+#pragma unroll
+    for (int j = 0; j < SYMV_SEGS_PER_THREAD; j++) {
+      if (my_seg[j] >= 0 && my_old[j] == busy) {
+        while (*(volatile symv_ull *)&state[my_seg[j]] != done) { }
+        __threadfence();
+      }
+    }
+    __syncthreads();
+  }
+  if (i0 < r1) atomicAdd(y + (symv_ll)i0 * incy, alpha * racc0);
+#pragma unroll 2
+  for (int g = 1; g < groups; g++) {
+    const int i = r0 + g * BLOCK_SIZE + t;
+    if (i >= r1) break;
+    atomicAdd(y + (symv_ll)i * incy, alpha * symv_row(A, rs, cs, n, c0, i, x[(symv_ll)i * incx], xs, cdot));
   }
   symv_reduce_cdot(cdot, red, cd);
   if (t < UX && c0 + t < n) atomicAdd(y + (symv_ll)(c0 + t) * incy, alpha * cd[t]);

@@ -5,11 +5,10 @@
 #include "gpu.h"
 #include "symv_error.h"
 
-/* y rows per state of kernels/symv_red.cu (SYMV_SEG there) and rows per
- * thread in its tiles (SYMV_RPT) */
+/* y rows per state of kernels/symv_red.cu and per counter of
+ * kernels/symv_w.cu (SYMV_SEG there) */
 #define SYMV_RED_SEG 32
-#define SYMV_RED_RPT 4
-#define SYMV_RED_GROUPS_MAX 16 /* SYMV_SEGS_PER_THREAD = 4 there */
+#define SYMV_TILE_GROUPS_MAX 64 /* SYMV_SEGS_PER_THREAD = 4 in symv_red.cu */
 #define SYMV_LU_SPLITS_MAX 64
 
 static _Thread_local char last_error[256];
@@ -191,10 +190,11 @@ int symv_lu_splits(int n, int block_size, int multiplicity, int sm_count)
   return S < 1 ? 1 : S;
 }
 
-static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_t *sync, size_t *P, size_t *state)
+static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_t *sync, size_t *P, size_t *state,
+                     size_t *cnt)
 {
   size_t nseg = ((size_t)n + p->block_size - 1) / p->block_size;
-  *w = *sync = *P = *state = 0;
+  *w = *sync = *P = *state = *cnt = 0;
   if (p->family == SYMV_FAMILY_LU) {
     int S = symv_lu_splits(n, p->block_size, p->multiplicity, sm_count);
     if (S > 1) {
@@ -203,6 +203,9 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
     }
   } else if (p->family == SYMV_FAMILY_ATOMIC_RED) {
     *state = ((size_t)n + SYMV_RED_SEG - 1) / SYMV_RED_SEG;
+  } else if (p->family == SYMV_FAMILY_ATOMIC_W) {
+    *w = (size_t)n;
+    *cnt = ((size_t)n + SYMV_RED_SEG - 1) / SYMV_RED_SEG;
   } else {
     *w = (size_t)n;
     *sync = 2 * nseg;
@@ -226,9 +229,10 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t elem, int zero, cud
 
 int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, int sm_count, cudaStream_t stream)
 {
-  size_t w, s, P, st;
-  ws_needs(p, n, sm_count, &w, &s, &P, &st);
+  size_t w, s, P, st, c;
+  ws_needs(p, n, sm_count, &w, &s, &P, &st, &c);
   int rc;
+  if ((rc = grow((void **)&ws->cnt, &ws->cnt_len, c, sizeof(unsigned long long), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->state, &ws->state_len, st, sizeof(unsigned long long), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->w, &ws->w_len, w, sizeof(double), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->sync, &ws->sync_len, s, sizeof(int), 1, stream))) return rc;
@@ -239,6 +243,7 @@ int symv_workspace_reset(symv_workspace *ws, cudaStream_t stream)
 {
   if (ws->w) CUDA_TRY(cudaMemsetAsync(ws->w, 0, ws->w_len * sizeof(double), stream), SYMV_CUDA);
   if (ws->sync) CUDA_TRY(cudaMemsetAsync(ws->sync, 0, ws->sync_len * sizeof(int), stream), SYMV_CUDA);
+  if (ws->cnt) CUDA_TRY(cudaMemsetAsync(ws->cnt, 0, ws->cnt_len * sizeof(unsigned long long), stream), SYMV_CUDA);
   return 0;
 }
 
@@ -248,6 +253,7 @@ void symv_workspace_free(symv_workspace *ws)
   cudaFree(ws->sync);
   cudaFree(ws->P);
   cudaFree(ws->state);
+  cudaFree(ws->cnt);
   memset(ws, 0, sizeof *ws);
 }
 
@@ -262,16 +268,12 @@ int symv_check_args(char uplo, int n, int lda, int incx, int incy)
   return 0;
 }
 
-int symv_red_groups(int n, int ux, int block_size, int multiplicity, int sm_count)
+int symv_tile_groups(int n, int ux, int block_size)
 {
-  const double gh = (double)SYMV_RED_RPT * block_size;
-  const double nblk = ((double)n + ux - 1) / ux;
-  const double rows = nblk * n / 2.0;                           /* rows of all column blocks */
-  const double tiles = 4.0 * (sm_count > 0 ? sm_count : 1) * multiplicity; /* four waves */
-  int g = (int)(rows / tiles / gh + 0.5);
-  int gmax = (int)(65536.0 / ux / gh); /* at most ~512 KB of A per tile */
+  int g = (int)((double)n / (16.0 * block_size) + 0.5); /* tiles of ~n/16 rows */
+  int gmax = (int)(65536.0 / ux / block_size);          /* at most ~512 KB of A per tile */
   if (g > gmax) g = gmax;
-  if (g > SYMV_RED_GROUPS_MAX) g = SYMV_RED_GROUPS_MAX;
+  if (g > SYMV_TILE_GROUPS_MAX) g = SYMV_TILE_GROUPS_MAX;
   return g < 1 ? 1 : g;
 }
 
@@ -319,6 +321,7 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   unsigned long long epoch = ++ws->epoch;
   int nblk_arg = nblk, groups = 1;
   void *args_red[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->state, &epoch, &nblk_arg, &groups};
+  void *args_w[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->w, &ws->cnt, &nblk_arg, &groups};
   void **args = args_atomic;
   unsigned grid = (unsigned)nblk;
   unsigned gridy = 1;
@@ -326,10 +329,10 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     args = args_lu;
     grid = (unsigned)((n + 31) / 32); /* a block per 32 rows ... */
     gridy = (unsigned)symv_lu_splits(n, k->p.block_size, k->p.multiplicity, k->sm_count); /* ... times S */
-  } else if (k->p.family == SYMV_FAMILY_ATOMIC_RED) {
-    groups = symv_red_groups(n, k->p.ux, k->p.block_size, k->p.multiplicity, k->sm_count);
-    const int H = groups * SYMV_RED_RPT * k->p.block_size;
-    args = args_red;
+  } else if (k->p.family == SYMV_FAMILY_ATOMIC_RED || k->p.family == SYMV_FAMILY_ATOMIC_W) {
+    groups = symv_tile_groups(n, k->p.ux, k->p.block_size);
+    const int H = groups * k->p.block_size;
+    args = k->p.family == SYMV_FAMILY_ATOMIC_RED ? args_red : args_w;
     grid = (unsigned)nblk * (unsigned)((n + H - 1) / H);
   }
   dim3 g3 = dim3_make(grid);

@@ -60,10 +60,14 @@ typedef struct {
   int sm_count;           /* SMs of the device it was loaded for */
 } symv_kernel;
 
-/** symv_red_groups: row groups G per tile of the atomic_red kernel
- *  (kernels/symv_red.cu) at size n: about four waves of tiles over the
- *  GPU's SMs x MULTIPLICITY, at most ~512 KB of A per tile, 1..16. */
-int symv_red_groups(int n, int ux, int block_size, int multiplicity, int sm_count);
+/** symv_tile_groups: row groups G per tile of the atomic_red and atomic_w
+ *  kernels (kernels/symv_red.cu, symv_w.cu; a group is BLOCK_SIZE rows, one
+ *  per thread) at size n: tiles of about n/16 rows, G = round(n / (16 x
+ *  BLOCK_SIZE)), at most ~512 KB of A per tile, 1..64. Below n = 24 x
+ *  BLOCK_SIZE a tile is one group and the product one wave of small tiles;
+ *  beyond, longer tiles add fewer atomics. Chosen on an H200 against fixed
+ *  numbers of waves (2, 4, 8): best or within 3% at n = 1,000..16,384. */
+int symv_tile_groups(int n, int ux, int block_size);
 
 /** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at
  *  most `multiplicity` blocks of a kernel with `static_smem` bytes reside on
@@ -95,14 +99,15 @@ int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_
 void symv_kernel_unload(symv_kernel *k);
 
 /** Reusable device workspace for one stream: regions that every successful
- *  call leaves zero (w, sync) and a scratch region (P). */
+ *  call leaves zero (w, sync, cnt) and a scratch region (P). */
 typedef struct {
   double *w;        /* zero between calls: atomic family's w */
   int *sync;        /* zero between calls: mutexes and counters */
   double *P;        /* scratch: L+U partial sums of a column split (any contents) */
   unsigned long long *state; /* atomic_red's y-segment states, zeroed once */
   unsigned long long epoch;  /* atomic_red's call counter (kernels/symv_red.cu) */
-  size_t w_len, sync_len, P_len, state_len; /* capacities, elements */
+  unsigned long long *cnt;   /* zero between calls: atomic_w's segment counters (kernels/symv_w.cu) */
+  size_t w_len, sync_len, P_len, state_len, cnt_len; /* capacities, elements */
 } symv_workspace;
 
 /** symv_workspace_reserve: grows ws (on `stream`) to what candidate p needs
@@ -152,5 +157,11 @@ int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const do
 /** symv_cuda_error_text: "cudaErrorName: description" of the last error seen
  *  by this module in this thread (for messages). */
 const char *symv_cuda_error_text(void);
+
+/** symv_floor_load: compiles and loads the read-only floor kernel
+ *  (kernels/symv_floor.cu; launch it with symv_floor_launch) for
+ *  `dev`: 256 threads per block, as many blocks per SM as fit (8, 4, 2 or 1).
+ *  Defined in compile.c (NVRTC; not part of libsymv). Errors: SYMV_COMPILE, SYMV_OCCUPANCY (no MULTIPLICITY could be loaded). */
+int symv_floor_load(const symv_device_info *dev, symv_kernel *k);
 
 #endif

@@ -6,7 +6,7 @@
 #include "symv_error.h"
 #include "../kernels/symv_mx.h"
 
-static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu", "atomic_red", "fault", "floor"};
+static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu", "atomic_red", "fault", "floor", "atomic_w"};
 
 const char *symv_family_name(symv_family f)
 {
@@ -15,7 +15,8 @@ const char *symv_family_name(symv_family f)
 
 int symv_family_tunable(symv_family f)
 {
-  return f == SYMV_FAMILY_ATOMIC || f == SYMV_FAMILY_LU || f == SYMV_FAMILY_ATOMIC_RED;
+  return f == SYMV_FAMILY_ATOMIC || f == SYMV_FAMILY_LU || f == SYMV_FAMILY_ATOMIC_RED ||
+         f == SYMV_FAMILY_ATOMIC_W;
 }
 
 int symv_family_parse(const char *s, symv_family *out)
@@ -64,7 +65,7 @@ int symv_params_parse(const char *s, symv_params *out, char *err, size_t errlen)
   fam[colon - s] = 0;
   symv_params p;
   if (symv_family_parse(fam, &p.family)) {
-    if (err) snprintf(err, errlen, "'%s': unknown family '%s' (atomic, atomic_red, lu)", s, fam);
+    if (err) snprintf(err, errlen, "'%s': unknown family '%s' (atomic, atomic_red, atomic_w, lu)", s, fam);
     return SYMV_INVALID_VALUE;
   }
   if (sscanf(colon + 1, "%d,%d,%d,%d%n", &bs, &ux, &m, &mx, &used) != 4 || colon[1 + used] != 0) {

@@ -4,6 +4,8 @@
  * Families (method.md sections 2, 3, 7):
  *   atomic      the atomic-mutex kernel, kernels/symv_atomic.cu
  *   atomic_red  the lock-free variant (atomicAdd into y), kernels/symv_red.cu
+ *   atomic_w    lock-free atomics into a workspace w, y written by the last
+ *               tile to add to it, kernels/symv_w.cu
  *   lu          the L+U kernel, kernels/symv_lu.cu
  * Parameters (all families): BLOCK_SIZE threads per block, UX columns per
  * block, MULTIPLICITY thread blocks resident per SM (a launch setting,
@@ -21,6 +23,7 @@ typedef enum {
   SYMV_FAMILY_ATOMIC_RED = 2,
   SYMV_FAMILY_FAULT = 3,   /* test-only kernels/symv_fault.cu; mx = fault mode */
   SYMV_FAMILY_FLOOR = 4,   /* bench-only kernels/symv_floor.cu: reads the triangle, computes nothing */
+  SYMV_FAMILY_ATOMIC_W = 5,
   SYMV_FAMILY_COUNT
 } symv_family;
 
@@ -38,11 +41,12 @@ typedef struct {
 #define SYMV_BLOCK_SIZE_MAX 1024
 #define SYMV_MULTIPLICITY_MAX 64
 
-/** symv_family_name: "atomic", "lu", "atomic_red" or "fault". */
+/** symv_family_name: "atomic", "lu", "atomic_red", "fault", "floor" or
+ *  "atomic_w". */
 const char *symv_family_name(symv_family f);
 
 /** symv_family_tunable: nonzero for the families of the tuning space and of
- *  the library (atomic, lu, atomic_red); zero for the test-only fault and
+ *  the library (atomic, lu, atomic_red, atomic_w); zero for the test-only fault and
  *  the bench-only floor kernels, which do not compute DSYMV. */
 int symv_family_tunable(symv_family f);
 

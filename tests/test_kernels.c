@@ -72,7 +72,7 @@ static double run_case(const symv_kernel *k, symv_workspace *ws, char uplo, int 
 
 static const symv_params sample[] = {
   {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},    {SYMV_FAMILY_ATOMIC, 64, 9, 4, 6}, {SYMV_FAMILY_ATOMIC, 256, 32, 1, 9},
-  {SYMV_FAMILY_ATOMIC_RED, 96, 12, 2, 3}, {SYMV_FAMILY_LU, 128, 16, 1, 0},   {SYMV_FAMILY_LU, 256, 8, 1, 8},  {SYMV_FAMILY_LU, 64, 32, 2, 1},
+  {SYMV_FAMILY_ATOMIC_RED, 96, 12, 2, 3}, {SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3}, {SYMV_FAMILY_ATOMIC_W, 64, 16, 8, 1}, {SYMV_FAMILY_LU, 128, 16, 1, 0},   {SYMV_FAMILY_LU, 256, 8, 1, 8},  {SYMV_FAMILY_LU, 64, 32, 2, 1},
 };
 #define NSAMPLE (int)(sizeof sample / sizeof *sample)
 

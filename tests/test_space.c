@@ -54,14 +54,15 @@ Test(space, default_and_wide_counts_follow_the_device)
   symv_device_info d = hopper();
   symv_space_opts o = {{0}, 0};
   o.family[SYMV_FAMILY_ATOMIC] = o.family[SYMV_FAMILY_LU] = o.family[SYMV_FAMILY_ATOMIC_RED] = 1;
-  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336);
+  o.family[SYMV_FAMILY_ATOMIC_W] = 1;
+  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336);
   o.wide = 1;
   /* atomic: BLOCK_SIZE 32..512 (16) x UX 25 x MULTIPLICITY 1..32 x MX 10 */
   long atomic_wide = 16L * 25 * 32 * 10;
   long lu_wide = 6L * 4 * 32 * 2, red_wide = 5L * 7 * 32 * 2;
-  cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + red_wide);
+  cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + 2 * red_wide);
   d.max_blocks_per_sm = 16; /* an older GPU: the wide space shrinks with it */
-  cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + red_wide) / 2);
+  cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + 2 * red_wide) / 2);
 }
 
 Test(space, static_filter_drops_what_cannot_fit)
