@@ -77,36 +77,6 @@ typedef struct {
   double floor_us;  /* the read-only floor kernel (kernels/symv_floor.cu), us; NAN if not run */
 } bench_row;
 
-/* The floor kernel's call: reads copy `rep` of A once. */
-typedef struct {
-  const symv_kernel *k;
-  const symv_matrix_set *set;
-  int n;
-  double *out;
-} floor_ctx;
-
-static int floor_call(void *vctx, int rep, cudaStream_t s)
-{
-  floor_ctx *c = vctx;
-  return symv_floor_launch(c->k, s, c->n, symv_matrix_set_get(c->set, rep), c->n, c->out);
-}
-
-/* Compiles and loads the floor kernel: 256 threads, as many blocks per SM
- * as fit (8, else fewer). 0 or an error (then bench goes on without it). */
-static int floor_load(const symv_device_info *dev, symv_kernel *k)
-{
-  for (int m = 8; m >= 1; m /= 2) {
-    symv_params p = {SYMV_FAMILY_FLOOR, 256, 1, m, 0};
-    symv_cubin cb;
-    char why[256];
-    if (symv_compile(&p, dev->cc_major, dev->cc_minor, &cb, NULL)) return SYMV_COMPILE;
-    int rc = symv_kernel_load(&p, &cb, dev, k, why, sizeof why);
-    symv_cubin_free(&cb);
-    if (rc == 0) return 0;
-  }
-  return SYMV_OCCUPANCY;
-}
-
 static const char *const series[4] = {"libsymv", "cuBLAS", "cuBLAS atomics", "OpenBLAS"};
 
 static void help(void)
@@ -321,7 +291,7 @@ static int run(int argc, char **argv)
 
   symv_kernel floor_k;
   double *floor_out = NULL;
-  int have_floor = floor_load(&dev, &floor_k) == 0 && cudaMalloc((void **)&floor_out, sizeof(double)) == cudaSuccess;
+  int have_floor = symv_floor_load(&dev, &floor_k) == 0 && cudaMalloc((void **)&floor_out, sizeof(double)) == cudaSuccess;
   if (!have_floor) fprintf(stderr, "symvtune bench: the floor kernel could not be loaded: no 'x floor' column\n");
   bench_row *rows = calloc((size_t)nsizes, sizeof *rows);
   int nrows = 0, status = SYMV_EXIT_OK;
@@ -373,10 +343,12 @@ static int run(int argc, char **argv)
     r->n = n;
     r->resid = scale ? symv_residual_scaled(n, 1, scale, ylib, ycub) : NAN;
     if (!(r->resid <= TOL)) status = SYMV_EXIT_FAIL;
-    /* ROUNDS rounds of the three in turn, the best median of each kept, so
-     * that neither goes first always (clocks, caches settle) */
+    /* ROUNDS rounds of the three in turn, the best median of each kept; the
+     * order is reversed every other round, so that none goes first always
+     * (clocks, caches and host threads settle) */
     for (int round = 0; round < ROUNDS; round++)
-      for (int w = 0; w < 3; w++) {
+      for (int i = 0; i < 3; i++) {
+        const int w = round % 2 ? 2 - i : i;
         symv_timing t;
         cx.fn = w == 0 ? symv : cublasDsymv_v2;
         cublasSetAtomicsMode(h, w == 2 ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED);
@@ -391,9 +363,9 @@ static int run(int argc, char **argv)
       }
     r->floor_us = NAN;
     if (have_floor && uplo == 'L') {
-      floor_ctx fc = {&floor_k, &set, n, floor_out};
+      symv_floor_ctx fc = {&floor_k, &set, n, floor_out};
       symv_timing t;
-      if (symv_time(floor_call, &fc, 0, batches, 2.0, 2000, &t) == 0) r->floor_us = t.median_us;
+      if (symv_time(symv_floor_call, &fc, 0, batches, 2.0, 2000, &t) == 0) r->floor_us = t.median_us;
     }
     memcpy(ylib, y0, n * sizeof *y0);
     r->us[3] = time_openblas(uplo, n, A, xh, ylib, batches);

@@ -51,13 +51,15 @@ static void help(void)
        "CUDA events around batches of back-to-back calls, median of the batches, A rotated among\n"
        "copies larger than twice the L2 cache (cold) unless --hot. Prints microseconds, GFLOPS,\n"
        "GB/s of matrix traffic, % of the device-to-device copy rate measured in the same run,\n"
-       "and the speed-up over each cuBLAS mode (cuBLAS time / candidate time).\n\n"
+       "and the speed-up over each cuBLAS mode (cuBLAS time / candidate time). With uplo L a\n"
+       "row 'floor' times a kernel that only reads the lower triangle once (../shared/anchors.md).\n\n"
        "Options:\n"
        "  --point P      candidate FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX (repeatable)\n"
        "  --sizes LIST   comma-separated n values (default 1000,4096,16384)\n"
        "  --uplo L|U     stored triangle (default L)\n"
        "  --hot          keep A in L2 (one copy) instead of rotating copies\n"
        "  --batches N    timed batches per measurement (default 7)\n"
+       "  --beta B       the calls' beta (default 0.5; 1 and 0 take other paths); alpha is 1\n"
        "  --device N     CUDA device (default 0)\n"
        "  --help         this text\n"
        "Exit status: 0, 1 if a candidate could not run or was wrong, 2 usage, 3 no GPU, 4 CUDA error.");
@@ -68,10 +70,12 @@ static int run(int argc, char **argv)
   static const struct option opts[] = {{"point", required_argument, 0, 'p'}, {"sizes", required_argument, 0, 's'},
                                        {"uplo", required_argument, 0, 'u'},  {"hot", no_argument, 0, 'H'},
                                        {"batches", required_argument, 0, 'b'}, {"device", required_argument, 0, 'd'},
-                                       {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+                                       {"beta", required_argument, 0, 'B'},  {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
   symv_params pts[MAX_POINTS];
   int npts = 0, sizes[MAX_SIZES] = {1000, 4096, 16384}, nsizes = 3, hot = 0, batches = 7, device = 0, c;
   char uplo = 'L';
+  double beta = 0.5;
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
@@ -93,6 +97,9 @@ static int run(int argc, char **argv)
     case 'H': hot = 1; break;
     case 'b':
       if (cli_parse_int("time", "--batches", optarg, 1, 999, &batches)) return SYMV_EXIT_USAGE;
+      break;
+    case 'B':
+      if (cli_parse_double("time", "--beta", optarg, -1e6, 1e6, &beta)) return SYMV_EXIT_USAGE;
       break;
     case 'd':
       if (cli_parse_int("time", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
@@ -145,6 +152,10 @@ static int run(int argc, char **argv)
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return SYMV_EXIT_ERROR;
   symv_workspace ws = {0};
+  symv_kernel floor_k;
+  double *floor_out = NULL;
+  int have_floor = uplo == 'L' && symv_floor_load(&dev, &floor_k) == 0 &&
+                   cudaMalloc((void **)&floor_out, sizeof(double)) == cudaSuccess;
   unsigned long long seed = 12345;
   for (int si = 0; si < nsizes && status != SYMV_EXIT_ERROR; si++) {
     const int n = sizes[si];
@@ -171,7 +182,7 @@ static int run(int argc, char **argv)
       goto next;
     }
     cudaMemcpy(dx, xh, n * sizeof *xh, cudaMemcpyHostToDevice);
-    call_ctx cx = {.h = h, .ws = &ws, .set = &set, .n = n, .x = dx, .y = dy, .alpha = 1.0, .beta = 0.5, .uplo = uplo};
+    call_ctx cx = {.h = h, .ws = &ws, .set = &set, .n = n, .x = dx, .y = dy, .alpha = 1.0, .beta = beta, .uplo = uplo};
     /* the result of one call from the same y, for the residual column */
     double *scale = symv_residual_scale(uplo, n, cx.alpha, A, n, xh, 1, cx.beta, yh, 1);
     double base[2] = {0, 0};
@@ -222,6 +233,14 @@ static int run(int argc, char **argv)
              copy > 0 ? 100 * symv_gbs(n, t.median_us) / copy : 0, base[0] / t.median_us, base[1] / t.median_us,
              resid);
     }
+    if (have_floor && uplo == 'L' && status != SYMV_EXIT_ERROR) {
+      symv_floor_ctx fc = {&floor_k, &set, n, floor_out};
+      symv_timing t;
+      if (symv_time(symv_floor_call, &fc, 0, batches, 2.0, 2000, &t) == 0)
+        printf("%7d %-24s %10.2f %9s %8.1f %6.1f %9.2f %9.2f %9s\n", n, "floor", t.median_us, "-",
+               symv_gbs(n, t.median_us), copy > 0 ? 100 * symv_gbs(n, t.median_us) / copy : 0,
+               base[0] / t.median_us, base[1] / t.median_us, "-");
+    }
     free(scale);
     symv_matrix_set_free(&set);
   next:
@@ -231,6 +250,7 @@ static int run(int argc, char **argv)
   for (int i = 0; i < npts; i++)
     if (loaded[i]) symv_kernel_unload(&ks[i]);
   symv_workspace_free(&ws);
+  if (have_floor) symv_kernel_unload(&floor_k), cudaFree(floor_out);
   cublasDestroy(h);
   return status;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "symv_error.h"
 #include "timing.h"
+#include "gpu.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -165,3 +166,9 @@ out:
 double symv_gflops(int n, double t_us) { return 2.0 * (double)n * n / (t_us * 1e-6) / 1e9; }
 
 double symv_gbs(int n, double t_us) { return (double)n * (n + 1) / 2.0 * 8.0 / (t_us * 1e-6) / 1e9; }
+
+int symv_floor_call(void *vctx, int rep, cudaStream_t s)
+{
+  symv_floor_ctx *c = vctx;
+  return symv_floor_launch(c->k, s, c->n, symv_matrix_set_get(c->set, rep), c->n, c->out);
+}

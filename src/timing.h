@@ -67,4 +67,17 @@ double symv_gflops(int n, double t_us);
 /** symv_gbs: matrix traffic n(n+1)/2 * 8 bytes over t_us: GB/s. */
 double symv_gbs(int n, double t_us);
 
+/** The floor kernel's call (symv_call_fn context): reads copy `rep` of the
+ *  set's n-by-n A once with kernel k, see symv_floor_launch (gpu.h). */
+typedef struct {
+  const void *k;              /* const symv_kernel * (gpu.h) */
+  const symv_matrix_set *set; /* the copies of A, lda = n */
+  int n;                      /* order, elements */
+  double *out;                /* a device double the kernel may write */
+} symv_floor_ctx;
+
+/** symv_floor_call: a symv_call_fn that launches the floor kernel of a
+ *  symv_floor_ctx on copy `rep`. Errors as symv_floor_launch. */
+int symv_floor_call(void *ctx, int rep, cudaStream_t stream);
+
 #endif
