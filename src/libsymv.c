@@ -8,8 +8,9 @@
  * first rule; above it: the last) names a candidate or cuBLAS with atomics
  * off or on. cuBLAS rules call the real cublasDsymv_v2 (the next one in the
  * dynamic linker's search order after this library, else the one in
- * libcublas.so.13) with the rule's atomics mode set on the handle for the
- * call and restored afterwards.
+ * libcublas.so.13): a rule of the default mode hands the call over as it
+ * came, one of the atomics mode sets it on the handle for the call and
+ * restores the handle's own mode afterwards.
  *
  * Fallback. A device whose name, compute capability or SM count differs from
  * the tuned one, or a candidate that cannot be prepared there (its
@@ -70,7 +71,7 @@ typedef struct ws_entry {
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static device_entry devices[SYMV_MAX_DEVICES];
 static ws_entry *workspaces;
-static _Thread_local const char *last_kernel = ""; /* static strings or table names */
+static _Thread_local const char *last_kernel __attribute__((tls_model("initial-exec"))) = ""; /* static strings or table names */
 
 /* This thread's last workspace: most calls find it here without the lock. */
 static _Thread_local struct {
@@ -292,9 +293,13 @@ SYMV_API cublasStatus_t symvDsymv(cublasHandle_t handle, cublasFillMode_t uplo, 
   if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
 
   const symv_table_rule *r = rule_for(n);
-  if (r->kernel < 0)
-    return call_cublas(1, r->kernel == SYMV_RULE_CUBLAS_ATOMICS, handle, uplo, n, alpha, A, lda, x, incx, beta, y,
-                       incy);
+  /* cuBLAS's default mode: the call goes as it came (nothing added to the
+   * cost of the small sizes this rule usually covers); its atomics mode: set
+   * for the call */
+  if (r->kernel < 0) {
+    const int atomics = r->kernel == SYMV_RULE_CUBLAS_ATOMICS;
+    return call_cublas(atomics, atomics, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  }
   int dev = -1;
   const symv_kernel *k = NULL;
   if (cudaGetDevice(&dev) == cudaSuccess) k = kernel_for(dev, r->kernel);
