@@ -112,7 +112,11 @@ Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
     cudaMemcpy(sy, ws.sync, sizeof(int) * ws.sync_len, cudaMemcpyDeviceToHost);
     for (size_t i = 0; i < ws.w_len; i++) cr_assert(w[i] == 0.0, "point %d: w[%zu] = %g after the call", p, i, w[i]);
     for (size_t i = 0; i < ws.sync_len; i++) cr_assert_eq(sy[i], 0, "point %d: sync[%zu] = %d after the call", p, i, sy[i]);
-    free(w), free(sy);
+    unsigned long long *cnt = malloc(sizeof *cnt * (ws.cnt_len + 1));
+    cudaMemcpy(cnt, ws.cnt, sizeof *cnt * ws.cnt_len, cudaMemcpyDeviceToHost);
+    for (size_t i = 0; i < ws.cnt_len; i++)
+      cr_assert_eq(cnt[i], 0ull, "point %d: cnt[%zu] = %llu after the call", p, i, cnt[i]);
+    free(w), free(sy), free(cnt);
     symv_kernel_unload(&k);
   }
   symv_workspace_free(&ws);

@@ -121,3 +121,32 @@ Test(sweep_cli, bad_options_are_usage_errors)
   char *a5[] = {"symvtune", "sweep", "--help", NULL};
   cr_assert_eq(run_symvtune(err, sizeof err, a5), 0);
 }
+
+Test(time_cli, bad_options_are_usage_errors)
+{
+  char err[4096];
+  char *a1[] = {"symvtune", "time", "--beta", "half", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, a1), 2, "%s", err);
+  cr_assert_not_null(strstr(err, "--beta"), "%s", err);
+  char *a2[] = {"symvtune", "time", "--beta", "nan", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, a2), 2, "%s", err);
+  char *a3[] = {"symvtune", "time", "--point", "floor:256,1,8,0", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, a3), 2, "%s", err);
+  cr_assert_not_null(strstr(err, "computes no DSYMV"), "%s", err);
+  char *a4[] = {"symvtune", "time", "--point", "atomic_w:64,16,8", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, a4), 2, "%s", err);
+  char *a5[] = {"symvtune", "time", "--help", NULL};
+  cr_assert_eq(run_symvtune(err, sizeof err, a5), 0, "%s", err);
+}
+
+Test(space, each_family_alone_counts_its_own_points)
+{
+  symv_device_info d = hopper();
+  const long want[SYMV_FAMILY_COUNT] = {[SYMV_FAMILY_ATOMIC] = 16000, [SYMV_FAMILY_LU] = 120,
+                                        [SYMV_FAMILY_ATOMIC_RED] = 336, [SYMV_FAMILY_ATOMIC_W] = 336};
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
+    symv_space_opts o = {{0}, 0};
+    o.family[f] = 1;
+    cr_assert_eq(symv_space_count(&o, &d), want[f], "family %s", symv_family_name((symv_family)f));
+  }
+}
