@@ -270,7 +270,7 @@ int symv_check_args(char uplo, int n, int lda, int incx, int incy)
 
 int symv_tile_groups(int n, int ux, int block_size)
 {
-  int g = (int)((double)n / (16.0 * block_size) + 0.5); /* tiles of ~n/16 rows */
+  int g = (int)((double)n / (12.0 * block_size) + 0.5); /* tiles of ~n/12 rows */
   int gmax = (int)(65536.0 / ux / block_size);          /* at most ~512 KB of A per tile */
   if (g > gmax) g = gmax;
   if (g > SYMV_TILE_GROUPS_MAX) g = SYMV_TILE_GROUPS_MAX;

@@ -62,11 +62,14 @@ typedef struct {
 
 /** symv_tile_groups: row groups G per tile of the atomic_red and atomic_w
  *  kernels (kernels/symv_red.cu, symv_w.cu; a group is BLOCK_SIZE rows, one
- *  per thread) at size n: tiles of about n/16 rows, G = round(n / (16 x
- *  BLOCK_SIZE)), at most ~512 KB of A per tile, 1..64. Below n = 24 x
- *  BLOCK_SIZE a tile is one group and the product one wave of small tiles;
- *  beyond, longer tiles add fewer atomics. Chosen on an H200 against fixed
- *  numbers of waves (2, 4, 8): best or within 3% at n = 1,000..16,384. */
+ *  per thread) at size n: tiles of about n/12 rows, G = round(n / (12 x
+ *  BLOCK_SIZE)), at most ~512 KB of A per tile, 1..64. Below n = 18 x
+ *  BLOCK_SIZE a tile is one group and the product about one wave of small
+ *  tiles; beyond, longer tiles add fewer atomics. Chosen on an H200 (symvtune
+ *  time, 3 candidates, 14 sizes in 1,000..4,096) against tiles of n/8, n/16
+ *  (rounded, and rounded up), n/24 rows and fixed numbers of waves: the
+ *  geometric-mean speed-up of the best candidate over the faster cuBLAS mode
+ *  was 1.465 with n/12, 1.451 (n/8), 1.437 and 1.409 (n/16), 1.380 (n/24). */
 int symv_tile_groups(int n, int ux, int block_size);
 
 /** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at
