@@ -111,6 +111,30 @@ static __device__ __forceinline__ double symv_row_fma(int c0, int i, double xi, 
   return racc;
 }
 
+/* A tile's first row i (c0 <= i), loads issued at once: a[] as
+ * symv_row_load, and x(i) returned; nothing is loaded when i >= r1 (the
+ * tile's end), and then 0 is returned and a[] is not to be used. */
+static __device__ __forceinline__ double symv_row_first(const double *__restrict__ A, int rs, symv_ll cs,
+                                                        const double *__restrict__ x, symv_ll incx, int c0,
+                                                        int i, int r1, double (&a)[UX])
+{
+  if (i >= r1) return 0.0;
+  symv_row_load(A, rs, cs, c0, i, a);
+  return x[(symv_ll)i * incx];
+}
+
+/* The tile of this block in the atomic_red and atomic_w kernels (the
+ * figure in kernels/symv_red.cu): blocks are numbered k-major over nblk
+ * column blocks; tile (b, k) has columns c0 = b*UX.. and rows r0 = c0 + k*H
+ * .. r0+H-1. Returns 0 if the tile lies wholly below row n - 1 (nothing to
+ * do). */
+static __device__ __forceinline__ int symv_tile_of_block(int n, int nblk, int H, int *c0, int *r0)
+{
+  const int b = blockIdx.x % nblk, k = blockIdx.x / nblk;
+  *c0 = b * UX, *r0 = *c0 + k * H;
+  return *r0 < n;
+}
+
 /* Both steps for row i: returns row i's share, adds to cdot (see above). */
 static __device__ __forceinline__ double symv_row(const double *__restrict__ A, int rs, symv_ll cs,
                                                   int n, int c0, int i, double xi,

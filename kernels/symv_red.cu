@@ -66,19 +66,14 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     symv_scale_y(n, y, incy, beta);
     return;
   }
-  const int b = blockIdx.x % nblk, k = blockIdx.x / nblk;
-  const int c0 = b * UX, r0 = c0 + k * H;
-  if (r0 >= n) return;
-  const int r1 = min(n, r0 + H);
+  int c0, r0;
+  if (!symv_tile_of_block(n, nblk, H, &c0, &r0)) return;
+  const int k = blockIdx.x / nblk, r1 = min(n, r0 + H);
 
   /* the first group's row: its loads go out before anything waits */
   double cdot[UX], ai0[UX];
   const int i0 = r0 + t;
-  double xi0 = 0.0;
-  if (i0 < r1) {
-    symv_row_load(A, rs, cs, c0, i0, ai0);
-    xi0 = x[(symv_ll)i0 * incx];
-  }
+  const double xi0 = symv_row_first(A, rs, cs, x, incx, c0, i0, r1, ai0);
 
   /* the segments this tile adds to: its rows, and the rows of its column
    * dots (c0 .. c0+UX-1) above r0 */

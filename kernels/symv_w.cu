@@ -84,19 +84,14 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     symv_scale_y(n, y, incy, beta);
     return;
   }
-  const int b = blockIdx.x % nblk, k = blockIdx.x / nblk;
-  const int c0 = b * UX, r0 = c0 + k * H;
-  if (r0 >= n) return;
+  int c0, r0;
+  if (!symv_tile_of_block(n, nblk, H, &c0, &r0)) return;
   const int r1 = min(n, r0 + H), c1 = min(n, c0 + UX);
 
   /* the first group's row: its loads go out before anything waits */
   double cdot[UX], ai0[UX];
   const int i0 = r0 + t;
-  double xi0 = 0.0;
-  if (i0 < r1) {
-    symv_row_load(A, rs, cs, c0, i0, ai0);
-    xi0 = x[(symv_ll)i0 * incx];
-  }
+  const double xi0 = symv_row_first(A, rs, cs, x, incx, c0, i0, r1, ai0);
   if (t < UX) xs[t] = (c0 + t < n) ? x[(symv_ll)(c0 + t) * incx] : 0.0;
 #pragma unroll
   for (int kk = 0; kk < UX; kk++) cdot[kk] = 0.0;

@@ -32,12 +32,7 @@ static void axes(symv_family f, int wide, const symv_device_info *d, axis ax[4])
     ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 4}, 3};
     ax[3] = (axis){0, 0, 1, {0, 2}, 2};
     break;
-  case SYMV_FAMILY_ATOMIC_RED:
-    ax[0] = wide ? (axis){0, 0, 1, {32, 64, 128, 256, 512}, 5} : (axis){0, 0, 1, {32, 64, 128, 256}, 4};
-    ax[1] = (axis){8, 32, 4, {0}, 0};
-    ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 3, 4, 6, 8}, 6};
-    ax[3] = (axis){0, 0, 1, {0, 1}, 2};
-    break;
+  case SYMV_FAMILY_ATOMIC_RED: /* both tile families share one space */
   case SYMV_FAMILY_ATOMIC_W:
     ax[0] = wide ? (axis){0, 0, 1, {32, 64, 128, 256, 512}, 5} : (axis){0, 0, 1, {32, 64, 128, 256}, 4};
     ax[1] = (axis){8, 32, 4, {0}, 0};
