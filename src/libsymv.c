@@ -110,9 +110,10 @@ static void find_real(void)
   real_dsymv = (dsymv_fn)f;
 }
 
-/* Calls cuBLAS: with its atomics mode set to `atomics` for the call (and
- * restored) when set_mode is nonzero, else on the handle as it is. */
-static cublasStatus_t call_cublas(int set_mode, int atomics, cublasHandle_t h, cublasFillMode_t uplo, int n,
+/* Calls cuBLAS: with atomics allowed for the call (the handle's own mode
+ * restored afterwards) when `atomics` is nonzero, else on the handle as it
+ * is. */
+static cublasStatus_t call_cublas(int atomics, cublasHandle_t h, cublasFillMode_t uplo, int n,
                                   const double *alpha, const double *A, int lda, const double *x, int incx,
                                   const double *beta, double *y, int incy)
 {
@@ -123,16 +124,15 @@ static cublasStatus_t call_cublas(int set_mode, int atomics, cublasHandle_t h, c
       notice("cannot find the real cublasDsymv_v2 (%s): calls bound for cuBLAS fail", real_why);
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  last_kernel = set_mode && atomics ? "cublas_atomics" : "cublas";
-  cublasAtomicsMode_t old = CUBLAS_ATOMICS_NOT_ALLOWED, want = atomics ? CUBLAS_ATOMICS_ALLOWED
-                                                                          : CUBLAS_ATOMICS_NOT_ALLOWED;
+  last_kernel = atomics ? "cublas_atomics" : "cublas";
+  if (!atomics) return real_dsymv(h, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  cublasAtomicsMode_t old;
   cublasStatus_t st;
-  if (set_mode) {
-    if ((st = cublasGetAtomicsMode(h, &old)) != CUBLAS_STATUS_SUCCESS) return st;
-    if (old != want && (st = cublasSetAtomicsMode(h, want)) != CUBLAS_STATUS_SUCCESS) return st;
-  }
+  if ((st = cublasGetAtomicsMode(h, &old)) != CUBLAS_STATUS_SUCCESS) return st;
+  if (old != CUBLAS_ATOMICS_ALLOWED && (st = cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED)) != CUBLAS_STATUS_SUCCESS)
+    return st;
   st = real_dsymv(h, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-  if (set_mode && old != want) {
+  if (old != CUBLAS_ATOMICS_ALLOWED) {
     cublasStatus_t st2 = cublasSetAtomicsMode(h, old);
     if (st == CUBLAS_STATUS_SUCCESS) st = st2;
   }
@@ -296,15 +296,13 @@ SYMV_API cublasStatus_t symvDsymv(cublasHandle_t handle, cublasFillMode_t uplo, 
   /* cuBLAS's default mode: the call goes as it came (nothing added to the
    * cost of the small sizes this rule usually covers); its atomics mode: set
    * for the call */
-  if (r->kernel < 0) {
-    const int atomics = r->kernel == SYMV_RULE_CUBLAS_ATOMICS;
-    return call_cublas(atomics, atomics, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-  }
+  if (r->kernel < 0)
+    return call_cublas(r->kernel == SYMV_RULE_CUBLAS_ATOMICS, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
   int dev = -1;
   const symv_kernel *k = NULL;
   if (cudaGetDevice(&dev) == cudaSuccess) k = kernel_for(dev, r->kernel);
   else cudaGetLastError();
-  if (!k) return call_cublas(0, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  if (!k) return call_cublas(0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 
   cudaStream_t stream;
   cublasPointerMode_t mode;
