@@ -233,7 +233,7 @@ static int run(int argc, char **argv)
              copy > 0 ? 100 * symv_gbs(n, t.median_us) / copy : 0, base[0] / t.median_us, base[1] / t.median_us,
              resid);
     }
-    if (have_floor && uplo == 'L' && status != SYMV_EXIT_ERROR) {
+    if (have_floor && status != SYMV_EXIT_ERROR) {
       symv_floor_ctx fc = {&floor_k, &set, n, floor_out};
       symv_timing t;
       if (symv_time(symv_floor_call, &fc, 0, batches, 2.0, 2000, &t) == 0)

@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "compile.h"
-#include "gpu.h"
 #include "kernel_sources.h"
 #include "symv_error.h"
 
@@ -227,18 +226,4 @@ void symv_cubin_free(symv_cubin *c)
   free(c->data);
   c->data = NULL;
   c->size = 0;
-}
-
-int symv_floor_load(const symv_device_info *dev, symv_kernel *k)
-{
-  for (int m = 8; m >= 1; m /= 2) {
-    symv_params p = {SYMV_FAMILY_FLOOR, 256, 1, m, 0};
-    symv_cubin cb;
-    char why[256];
-    if (symv_compile(&p, dev->cc_major, dev->cc_minor, &cb, NULL)) return SYMV_COMPILE;
-    int rc = symv_kernel_load(&p, &cb, dev, k, why, sizeof why);
-    symv_cubin_free(&cb);
-    if (rc == 0) return 0;
-  }
-  return SYMV_OCCUPANCY;
 }

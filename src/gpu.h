@@ -161,10 +161,4 @@ int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const do
  *  by this module in this thread (for messages). */
 const char *symv_cuda_error_text(void);
 
-/** symv_floor_load: compiles and loads the read-only floor kernel
- *  (kernels/symv_floor.cu; launch it with symv_floor_launch) for
- *  `dev`: 256 threads per block, as many blocks per SM as fit (8, 4, 2 or 1).
- *  Defined in compile.c (NVRTC; not part of libsymv). Errors: SYMV_COMPILE, SYMV_OCCUPANCY (no MULTIPLICITY could be loaded). */
-int symv_floor_load(const symv_device_info *dev, symv_kernel *k);
-
 #endif

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 #include <stddef.h>
+#include "gpu.h"
 
 /** Statistics of one timed configuration; times per call, microseconds. */
 typedef struct {
@@ -67,10 +68,16 @@ double symv_gflops(int n, double t_us);
 /** symv_gbs: matrix traffic n(n+1)/2 * 8 bytes over t_us: GB/s. */
 double symv_gbs(int n, double t_us);
 
+/** symv_floor_load: compiles (NVRTC) and loads the read-only floor kernel
+ *  (kernels/symv_floor.cu; launch it with symv_floor_launch, gpu.h) for
+ *  `dev`: 256 threads per block, as many blocks per SM as fit (8, 4, 2 or 1).
+ *  Errors: SYMV_COMPILE, SYMV_OCCUPANCY (no MULTIPLICITY could be loaded). */
+int symv_floor_load(const symv_device_info *dev, symv_kernel *k);
+
 /** The floor kernel's call (symv_call_fn context): reads copy `rep` of the
  *  set's n-by-n A once with kernel k, see symv_floor_launch (gpu.h). */
 typedef struct {
-  const void *k;              /* const symv_kernel * (gpu.h) */
+  const symv_kernel *k;       /* from symv_floor_load */
   const symv_matrix_set *set; /* the copies of A, lda = n */
   int n;                      /* order, elements */
   double *out;                /* a device double the kernel may write */
