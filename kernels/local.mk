@@ -1,4 +1,4 @@
-# kernels: CUDA sources of both kernel families. They are embedded into
+# kernels: CUDA sources of the kernel families. They are embedded into
 # symvtune (NVRTC compiles them at run time for the GPU present) and, later,
 # compiled by nvcc into the generated library: one source for both.
 KERNEL_SOURCES = kernels/symv_mx.h kernels/symv_common.cuh kernels/symv_atomic.cu kernels/symv_lu.cu kernels/symv_red.cu kernels/symv_w.cu kernels/symv_fault.cu kernels/symv_floor.cu

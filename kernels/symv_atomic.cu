@@ -114,7 +114,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     const int i = s * BLOCK_SIZE + t;
     const bool mine = i < n && i >= c0;
     double racc = 0.0;
-    if (mine) racc = symv_row(A, rs, cs, n, c0, i, x[(symv_ll)i * incx], xs, cdot);
+    if (mine) racc = symv_row(A, rs, cs, c0, i, x[(symv_ll)i * incx], xs, cdot);
     symv_seg_add(s, n, i, racc, mine, w, mutex, count, y, incy, alpha, beta, &flag);
   }
 

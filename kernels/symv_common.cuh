@@ -137,11 +137,10 @@ static __device__ __forceinline__ int symv_tile_of_block(int n, int nblk, int H,
 
 /* Both steps for row i: returns row i's share, adds to cdot (see above). */
 static __device__ __forceinline__ double symv_row(const double *__restrict__ A, int rs, symv_ll cs,
-                                                  int n, int c0, int i, double xi,
+                                                  int c0, int i, double xi,
                                                   const double *xs, double (&cdot)[UX])
 {
   double a[UX];
-  (void)n;
   symv_row_load(A, rs, cs, c0, i, a);
   return symv_row_fma(c0, i, xi, a, xs, cdot);
 }

@@ -101,7 +101,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   for (int g = 1; g < groups; g++) {
     const int i = r0 + g * BLOCK_SIZE + t;
     if (i >= r1) break;
-    atomicAdd(w + i, symv_row(A, rs, cs, n, c0, i, x[(symv_ll)i * incx], xs, cdot));
+    atomicAdd(w + i, symv_row(A, rs, cs, c0, i, x[(symv_ll)i * incx], xs, cdot));
   }
   symv_reduce_cdot(cdot, red, cd);
   if (t < UX && c0 + t < c1) atomicAdd(w + c0 + t, cd[t]);
