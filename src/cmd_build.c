@@ -646,6 +646,19 @@ static int run_jobs(job *jobs, int n, int par)
 static const char *const runtime_c[] = {"libsymv.c", "gpu.c", "params.c", "symv_error.c"};
 #define NRUNTIME (int)(sizeof runtime_c / sizeof *runtime_c)
 
+/* The end of a compile job: "-c src -o DIR/obj/base.o", its log in
+ * DIR/obj/base.log. */
+static void job_compile_io(job *j, const char *src, const char *dir, const char *base)
+{
+  char obj[PATH_MAX + 256];
+  job_arg(j, "-c");
+  job_arg(j, src);
+  job_arg(j, "-o");
+  snprintf(obj, sizeof obj, "%s/obj/%s.o", dir, base);
+  job_arg(j, obj);
+  snprintf(j->log, sizeof j->log, "%s/obj/%s.log", dir, base);
+}
+
 /* Compiles every unit and links lib/libsymv.so. */
 static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib, int par)
 {
@@ -664,13 +677,8 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
     snprintf(buf, sizeof buf, "-I%s/src/kernels", dir);
     job_arg(j, buf);
     job_words(j, pl->kernels[i].defines);
-    job_arg(j, "-c");
     snprintf(buf, sizeof buf, "%s/src/%s.cu", dir, name);
-    job_arg(j, buf);
-    job_arg(j, "-o");
-    snprintf(buf, sizeof buf, "%s/obj/%s.o", dir, name);
-    job_arg(j, buf);
-    snprintf(j->log, sizeof j->log, "%s/obj/%s.log", dir, name);
+    job_compile_io(j, buf, dir, name);
     snprintf(j->what, sizeof j->what, "compiling kernel %s", name);
   }
   for (int i = 0; i <= NRUNTIME; i++, k++) {
@@ -688,12 +696,7 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
     char inc[PATH_MAX + 64];
     snprintf(inc, sizeof inc, "-I%s/src/runtime", dir);
     job_arg(j, inc);
-    job_arg(j, "-c");
-    job_arg(j, buf);
-    job_arg(j, "-o");
-    snprintf(buf, sizeof buf, "%s/obj/%s.o", dir, base);
-    job_arg(j, buf);
-    snprintf(j->log, sizeof j->log, "%s/obj/%s.log", dir, base);
+    job_compile_io(j, buf, dir, base);
     snprintf(j->what, sizeof j->what, "compiling %s.c", base);
   }
   int rc = run_jobs(jobs, k, par);

@@ -720,24 +720,32 @@ static int count(const char *hay, const char *needle)
   return k;
 }
 
-Test(libsymv, foreign_gpu_goes_to_cublas_told_once, .init = need_gpu, .timeout = 300)
+/* Copies the fixture's database to NAME.db, runs `sql` on the copy, builds
+ * it into NAME/ and loads the library: its handle, *fn and *last set. */
+static void *build_tampered(const char *name, const char *sql, dsymv_fn *fn, last_fn *last)
 {
   char src[512], dst[512], path[512];
   snprintf(src, sizeof src, "%s/fit.db", libdir());
-  snprintf(dst, sizeof dst, "%s/foreign.db", libdir());
+  snprintf(dst, sizeof dst, "%s/%s.db", libdir(), name);
   cr_assert_eq(fix_copy(src, dst), 0);
   sqlite3 *s;
   cr_assert_eq(sqlite3_open(dst, &s), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(s, "UPDATE device SET name = 'Not This GPU'", NULL, NULL, NULL), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sql);
   sqlite3_close(s);
-  int rc = build_into(libdir(), "foreign.db", "foreign");
+  snprintf(path, sizeof path, "%s.db", name);
+  int rc = build_into(libdir(), path, name);
   char *blog;
-  snprintf(path, sizeof path, "%s/foreign.log", libdir());
+  snprintf(path, sizeof path, "%s/%s.log", libdir(), name);
   cr_assert_eq(rc, 0, "build: %s", (blog = fix_slurp(path)) ? blog : "");
-  snprintf(path, sizeof path, "%s/foreign/lib/libsymv.so", libdir());
+  snprintf(path, sizeof path, "%s/%s/lib/libsymv.so", libdir(), name);
+  return load(path, fn, NULL, last);
+}
+
+Test(libsymv, foreign_gpu_goes_to_cublas_told_once, .init = need_gpu, .timeout = 300)
+{
   dsymv_fn fn;
   last_fn last;
-  void *l = load(path, &fn, NULL, &last);
+  void *l = build_tampered("foreign", "UPDATE device SET name = 'Not This GPU'", &fn, &last);
   setenv("SYMV_VERBOSE", "1", 1);
   char *text = two_calls_captured(fn, last, 1000, "cublas"); /* a candidate's rule, on a GPU it was not tuned for */
   cr_assert_eq(count(text, "libsymv: device 0 is a "), 1, "expected one notice:\n%s", text);
@@ -748,26 +756,14 @@ Test(libsymv, foreign_gpu_goes_to_cublas_told_once, .init = need_gpu, .timeout =
 
 Test(libsymv, kernel_that_cannot_run_goes_to_cublas_told_once, .init = need_gpu, .timeout = 300)
 {
-  char src[512], dst[512], path[512];
-  snprintf(src, sizeof src, "%s/fit.db", libdir());
-  snprintf(dst, sizeof dst, "%s/unfit.db", libdir());
-  cr_assert_eq(fix_copy(src, dst), 0);
-  sqlite3 *s;
-  cr_assert_eq(sqlite3_open(dst, &s), SQLITE_OK);
-  /* the atomic candidate of 1501..2500 asks for 40 resident blocks per SM:
-   * inside the limits of params.h, beyond what an SM holds */
-  cr_assert_eq(sqlite3_exec(s, "UPDATE candidate SET multiplicity = 40 WHERE id = "
-                               "(SELECT candidate_id FROM fit_rule WHERE n_start = 1501)", NULL, NULL, NULL),
-               SQLITE_OK);
-  sqlite3_close(s);
-  int rc = build_into(libdir(), "unfit.db", "unfit");
-  char *blog;
-  snprintf(path, sizeof path, "%s/unfit.log", libdir());
-  cr_assert_eq(rc, 0, "build: %s", (blog = fix_slurp(path)) ? blog : "");
-  snprintf(path, sizeof path, "%s/unfit/lib/libsymv.so", libdir());
   dsymv_fn fn;
   last_fn last;
-  void *l = load(path, &fn, NULL, &last);
+  /* the atomic candidate of 1501..2500 asks for 40 resident blocks per SM:
+   * inside the limits of params.h, beyond what an SM holds */
+  void *l = build_tampered("unfit",
+                           "UPDATE candidate SET multiplicity = 40 WHERE id = "
+                           "(SELECT candidate_id FROM fit_rule WHERE n_start = 1501)",
+                           &fn, &last);
   setenv("SYMV_VERBOSE", "1", 1);
   char *text = two_calls_captured(fn, last, 2000, "cublas");
   cr_assert_eq(count(text, "cannot run on device 0"), 1, "expected one notice:\n%s", text);
