@@ -60,7 +60,15 @@ void sieve_free(sieve_result *r)
   memset(r, 0, sizeof *r);
 }
 
-int sieve_rank(const double *time_us, int ncand, int nsizes, const int *is_lu,
+/* Is any of the n candidates in list[] of family fam? */
+static int family_listed(const int *family, const int *list, int n, int fam)
+{
+  for (int i = 0; i < n; i++)
+    if (family[list[i]] == fam) return 1;
+  return 0;
+}
+
+int sieve_rank(const double *time_us, int ncand, int nsizes, const int *family,
                int K, int T, sieve_result *out)
 {
   if (!time_us || !out || ncand < 1 || nsizes < 1 || K < 0 || T < 0)
@@ -117,22 +125,18 @@ int sieve_rank(const double *time_us, int ncand, int nsizes, const int *is_lu,
   }
   qsort(st, (size_t)C, sizeof *st, sieve_cmp_standing);
 
-  int have_lu = 0;
   for (int q = 0; q < C; q++) {
-    int c = st[q].c;
-    out->order[q] = c;
-    if (q < T && st[q].nmeasured > 0) {
-      out->survivors[out->nsurvivors++] = c;
-      if (is_lu && is_lu[c]) have_lu = 1;
-    }
+    out->order[q] = st[q].c;
+    if (q < T && st[q].nmeasured > 0) out->survivors[out->nsurvivors++] = st[q].c;
   }
-  if (is_lu && !have_lu) {
-    for (int q = 0; q < C && st[q].nmeasured > 0; q++)
-      if (is_lu[st[q].c]) {
-        out->survivors[out->nsurvivors++] = st[q].c;
-        out->lu_added = 1;
-        break;
-      }
+  /* each family's best, in order, if the top T hold none of that family */
+  const int top = out->nsurvivors;
+  for (int q = top; family && q < C && st[q].nmeasured > 0; q++) {
+    const int c = st[q].c;
+    if (!family_listed(family, out->survivors, out->nsurvivors, family[c])) {
+      out->survivors[out->nsurvivors++] = c;
+      out->added++;
+    }
   }
   free(ent);
   free(st);

@@ -21,9 +21,13 @@
  * measured come last, by index.
  *
  * Survivors: the first T of the order among candidates measured at least
- * once (T = 10 in the paper, step 4), plus the first L+U candidate of the
- * order if no L+U candidate is among those T (method.md section 3: L+U wins
- * for small n on every GPU of the paper, so it is always measured densely).
+ * once (T = 10 in the paper, step 4), plus, for every kernel family with no
+ * candidate among those T, its first candidate of the order (measured at
+ * least once), in order. The paper adds the best L+U candidate this way
+ * (method.md section 3: L+U wins for small n on every GPU of the paper, so
+ * it is always measured densely); we extend the rule to every family, since
+ * each family of ours wins a range of n of its own, and points summed over
+ * sizes favour the family that wins at the most representative sizes.
  */
 #ifndef SIEVE_H
 #define SIEVE_H
@@ -42,16 +46,17 @@ typedef struct {
                       the measured sizes (>= 1); NaN if never measured */
   int *order;      /* [C] candidate indices, best first (all C of them) */
   int *survivors;  /* [nsurvivors] candidate indices, in order */
-  int nsurvivors;  /* at most T + 1 */
-  int lu_added;    /* 1 if the last survivor is an L+U candidate added beyond
-                      the top T; 0 otherwise */
+  int nsurvivors;  /* at most T + the number of families */
+  int added;       /* survivors added beyond the top T, one per family that
+                      had none there (the last `added` survivors) */
 } sieve_result;
 
 /*
  * sieve_rank: champion points, order and survivors as described above.
  *   time_us[C * S]  times in microseconds, row-major (candidate, size)
  *   ncand C >= 1, nsizes S >= 1
- *   is_lu[C]        nonzero for L+U candidates (NULL: none is)
+ *   family[C]       kernel family of each candidate, any int per family
+ *                   (NULL: no family rule, the survivors are the top T)
  *   K               candidates per size that earn points; 0 = SIEVE_DEFAULT_K;
  *                   K may exceed C (every measured candidate then scores)
  *   T               survivors by points; 0 = SIEVE_DEFAULT_T
@@ -59,7 +64,7 @@ typedef struct {
  * Errors: SYMV_INVALID_VALUE (NULL time_us or out, C < 1, S < 1, K < 0,
  * T < 0), SYMV_NO_MEMORY. On error *out holds no allocation.
  */
-int sieve_rank(const double *time_us, int ncand, int nsizes, const int *is_lu,
+int sieve_rank(const double *time_us, int ncand, int nsizes, const int *family,
                int K, int T, sieve_result *out);
 
 /* sieve_free: releases the arrays of *r and zeroes it; NULL is allowed. */

@@ -28,7 +28,8 @@ static void help(void)
        "(every one that earned points, and the survivors) is shown with its points and, at\n"
        "each size, the faster cuBLAS mode's time divided by its time (> 1: faster than\n"
        "cuBLAS; '-' where not measured). Survivors, marked '*', are the top T plus the best\n"
-       "L+U candidate: the champions `symvtune sweep` samples densely. Reads FILE only.\n\n"
+       "candidate of each family with none among them: the champions `symvtune sweep`\n"
+       "samples densely. Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE       the database (required; opened read-only)\n"
        "  --sizes LIST    comma-separated sizes n (default: every size with sweep-stage\n"
@@ -128,8 +129,11 @@ static void print_ranking(const db_times *tt, const sieve_result *r, const doubl
     listed++;
   }
   free(survivor);
-  printf("%d listed (those with points, and the survivors); * = survivor: the top %d by points%s.\n", listed, T,
-         r->lu_added ? " plus the best L+U candidate" : "");
+  if (r->added)
+    printf("%d listed (those with points, and the survivors); * = survivor: the top %d by points, plus the best of "
+           "%d famil%s with none among them.\n", listed, T, r->added, r->added == 1 ? "y" : "ies");
+  else
+    printf("%d listed (those with points, and the survivors); * = survivor: the top %d by points.\n", listed, T);
 }
 
 static int run(int argc, char **argv)

@@ -216,11 +216,14 @@ int sweep_rank(db *d, const int *ns, int nsizes, char uplo, int hot, int K, int 
     db_times_free(tt);
     return SYMV_NOT_FOUND;
   }
-  int *is_lu = calloc(tt->ncand, sizeof *is_lu);
-  int rc = is_lu ? 0 : SYMV_NO_MEMORY;
-  for (size_t c = 0; !rc && c < tt->ncand; c++) is_lu[c] = !strcmp(tt->cand[c].family, "lu");
-  if (!rc) rc = sieve_rank(tt->median_us, (int)tt->ncand, nsizes, is_lu, K, T, r);
-  free(is_lu);
+  int *family = calloc(tt->ncand, sizeof *family);
+  int rc = family ? 0 : SYMV_NO_MEMORY;
+  for (size_t c = 0; !rc && c < tt->ncand; c++) {
+    symv_family f;
+    family[c] = symv_family_parse(tt->cand[c].family, &f) ? -1 : (int)f;
+  }
+  if (!rc) rc = sieve_rank(tt->median_us, (int)tt->ncand, nsizes, family, K, T, r);
+  free(family);
   if (rc) db_times_free(tt);
   return rc;
 }

@@ -78,7 +78,8 @@ int sweep_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidat
  *  section 4, steps 3-4): the sweep-stage median times (microseconds) of
  *  every valid candidate at the nsizes sizes ns (db_time_table, NAN where
  *  not measured) into *tt, and sieve_rank's points, order and survivors
- *  over them (K, T as sieve_rank; family "lu" marks L+U) into *r, whose
+ *  over them (K, T as sieve_rank; each candidate's family is its sieve
+ *  family, so every family's best survives) into *r, whose
  *  candidate indices are rows of tt. Release with db_times_free and
  *  sieve_free. Errors: SYMV_NOT_FOUND (nothing valid), SYMV_DB,
  *  SYMV_NO_MEMORY, SYMV_INVALID_VALUE; on error nothing is left allocated. */

@@ -15,15 +15,15 @@ typedef struct {
   const char *name;
   int C, S, K, T;
   double time[MAXC * 4];   /* row-major C x S, us */
-  int use_lu;              /* pass is_lu (else NULL) */
-  int is_lu[MAXC];
+  int use_family;          /* pass family (else NULL) */
+  int family[MAXC];
   double points[MAXC];     /* expected */
   int rank[MAXC * 4];      /* expected, checked when check_rank */
   int check_rank;
   int order[MAXC];
   int survivors[MAXC + 1];
   int nsurvivors;
-  int lu_added;
+  int added;
 } sieve_case;
 
 static const sieve_case cases[] = {
@@ -81,7 +81,16 @@ static const sieve_case cases[] = {
    {1.0, 0.8, 0.6, 0.4, 0.2},
    {0}, 0,
    {0, 1, 2, 3, 4}, {0, 1, 3}, 3, 1},
-  {/* no family flags: no L+U rule */
+  {/* three families: the best of each family missing from the top T is
+      added, in order: c2 for family 2, then c4 for family 7; c5 and c6
+      add nothing */
+   "each_family_added", 7, 1, 7, 2,
+   {1, 2, 3, 4, 5, 6, 7},
+   1, {0, 0, 2, 0, 7, 7, 2},
+   {1.0, 6.0 / 7, 5.0 / 7, 4.0 / 7, 3.0 / 7, 2.0 / 7, 1.0 / 7},
+   {0}, 0,
+   {0, 1, 2, 3, 4, 5, 6}, {0, 1, 2, 4}, 4, 2},
+  {/* no family flags: no family rule */
    "no_lu_flags", 5, 1, 5, 2,
    {1, 2, 3, 4, 5},
    0, {0},
@@ -102,7 +111,7 @@ static void check_case(const sieve_case *c)
 {
   sieve_result r;
   memset(&r, 0xff, sizeof r); /* poison */
-  int rc = sieve_rank(c->time, c->C, c->S, c->use_lu ? c->is_lu : NULL, c->K, c->T, &r);
+  int rc = sieve_rank(c->time, c->C, c->S, c->use_family ? c->family : NULL, c->K, c->T, &r);
   cr_assert_eq(rc, 0, "%s: rc %d", c->name, rc);
   cr_assert_eq(r.ncand, c->C, "%s", c->name);
   cr_assert_eq(r.nsizes, c->S, "%s", c->name);
@@ -121,7 +130,7 @@ static void check_case(const sieve_case *c)
   for (int i = 0; i < c->nsurvivors; i++)
     cr_assert_eq(r.survivors[i], c->survivors[i], "%s: survivor %d is %d, expected %d",
                  c->name, i, r.survivors[i], c->survivors[i]);
-  cr_assert_eq(r.lu_added, c->lu_added, "%s: lu_added", c->name);
+  cr_assert_eq(r.added, c->added, "%s: added", c->name);
   sieve_free(&r);
   cr_assert_null(r.points);
 }
