@@ -82,7 +82,8 @@ typedef struct {
 
 static const char *const family_enum[SYMV_FAMILY_COUNT] = {"SYMV_FAMILY_ATOMIC", "SYMV_FAMILY_LU",
                                                            "SYMV_FAMILY_ATOMIC_RED", "SYMV_FAMILY_FAULT",
-                                                           "SYMV_FAMILY_FLOOR", "SYMV_FAMILY_ATOMIC_W"};
+                                                           "SYMV_FAMILY_FLOOR", "SYMV_FAMILY_ATOMIC_W",
+                                                           "SYMV_FAMILY_PANEL"};
 
 static void help(void)
 {
@@ -121,7 +122,7 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
   }
   if (!terminated(c->family, sizeof c->family) || symv_family_parse(c->family, &p->family) ||
       !symv_family_tunable(p->family)) {
-    snprintf(err, errlen, "candidate %lld: unknown kernel family (atomic, atomic_red, atomic_w, lu)", c->id);
+    snprintf(err, errlen, "candidate %lld: unknown kernel family (atomic, atomic_red, atomic_w, lu, panel)", c->id);
     return SYMV_INVALID_VALUE;
   }
   p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;

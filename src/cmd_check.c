@@ -34,7 +34,8 @@ static const char *const default_points[] = {
   "atomic:128,16,1,0", "atomic:32,8,2,1",  "atomic:256,32,1,9", "atomic:64,13,4,4", "atomic:160,14,4,7",
   "atomic:96,9,3,2",   "atomic:224,24,2,5", "atomic:192,20,1,8", "atomic:64,10,6,3", "atomic_red:128,16,2,0",
   "atomic_red:256,32,1,6", "lu:128,16,1,0", "lu:64,8,2,0", "lu:256,32,1,3", "lu:32,4,4,0",
-  "atomic_w:64,16,8,1", "atomic_w:96,11,3,4",
+  "atomic_w:64,16,8,1", "atomic_w:96,11,3,4", "panel:256,4,4,0", "panel:64,2,8,1", "panel:128,8,2,2",
+  "panel:512,16,1,3",
 };
 static const int default_sizes[] = {1, 2, 3, 17, 32, 33, 100, 255, 256, 257, 1000, 1025, 2048, 4099, 10007};
 
@@ -75,7 +76,7 @@ static void help(void)
        "candidate fails.\n\n"
        "Options:\n"
        "  --point P      check candidate P = FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX (repeatable;\n"
-       "                 FAMILY is atomic, atomic_red, atomic_w or lu); default: a sample of 17 points\n"
+       "                 FAMILY is atomic, atomic_red, atomic_w, lu or panel); default: a sample of 21 points\n"
        "                 covering every family and every MX\n"
        "  --sizes LIST   comma-separated n values (default 1,2,3,17,32,33,100,255,256,257,1000,\n"
        "                 1025,2048,4099,10007)\n"

@@ -55,7 +55,7 @@ static void help(void)
        "command again to resume.\n\n"
        "Options:\n"
        "  --db FILE         the database (required)\n"
-       "  --families LIST   comma-separated: atomic, lu, atomic_red, atomic_w (default: all)\n"
+       "  --families LIST   comma-separated: atomic, lu, atomic_red, atomic_w, panel (default: all)\n"
        "  --wide            widen the space where the GPU allows: MULTIPLICITY up to the\n"
        "                    GPU's blocks per SM, larger BLOCK_SIZE (see man symvtune)\n"
        "  --sizes LIST      representative sizes n (default 256,768,2048,6144,16384: geometric,\n"
@@ -73,7 +73,7 @@ static void help(void)
        "  --limit N         measure at most N candidates in this run (0: all)\n"
        "  --device N        CUDA device (default 0)\n"
        "  --top T           champions sampled densely after the sweep: the top T by champion\n"
-       "                    points (default 10) plus the best L+U candidate\n"
+       "                    points (default 10) plus the best of each family with none there\n"
        "  --points-k K      the K fastest at each size earn points, (K+1-rank)/K (default 25)\n"
        "  --dense-sizes L   sizes of the dense sampling (default: 24 per decade from 32 to\n"
        "                    32768, or less where the GPU's memory is smaller)\n"
@@ -177,7 +177,7 @@ static int run(int argc, char **argv)
   const char *path = NULL;
   symv_space_opts so = {{0}, 0};
   so.family[SYMV_FAMILY_ATOMIC] = so.family[SYMV_FAMILY_LU] = so.family[SYMV_FAMILY_ATOMIC_RED] = 1;
-  so.family[SYMV_FAMILY_ATOMIC_W] = 1;
+  so.family[SYMV_FAMILY_ATOMIC_W] = so.family[SYMV_FAMILY_PANEL] = 1;
   sweep_opts o = {.device = 0, .uplo = 'L', .hot = 0, .batches = 5, .tol = 4.0, .timeout_s = 20, .prune = 2.0,
                   .max_attempts = 3, .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .quiet = 0};
   int ns[MAX_SIZES], nsizes = 0, limit = 0, allow_foreign = 0, c;
@@ -187,7 +187,7 @@ static int run(int argc, char **argv)
     switch (c) {
     case 'D': path = optarg; break;
     case 'f':
-      if (family_list(optarg, &so)) return cli_usage_error("sweep", "invalid --families '%s' (atomic, lu, atomic_red, atomic_w)", optarg);
+      if (family_list(optarg, &so)) return cli_usage_error("sweep", "invalid --families '%s' (atomic, lu, atomic_red, atomic_w, panel)", optarg);
       break;
     case 'w': so.wide = 1; break;
     case 's':

@@ -83,18 +83,30 @@ int symv_device_query(int ordinal, symv_device_info *d)
   return 0;
 }
 
-long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_smem)
+long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_smem, int *carveout_pct)
 {
   /* An SM allocates a block's shared memory (static + dynamic) in units of
    * SMEM_UNIT bytes, plus the driver's reserved bytes: the block's total is
-   * kept a whole number of units so that M of them fit and M+1 do not. */
+   * kept a whole number of units so that M of them fit in the carveout and
+   * M+1 do not. Carveouts: the shared-memory capacities an SM of compute
+   * capability 8.0-9.0 can be set to (CUDA C++ Programming Guide, "Shared
+   * Memory" of compute capabilities 8.x and 9.0), smallest first. */
   enum { SMEM_UNIT = 128 };
-  if (multiplicity < 1 || multiplicity > d->max_blocks_per_sm) return -1;
-  long per = (long)(d->smem_per_sm / (size_t)multiplicity) - (long)d->smem_reserved_per_block;
-  long total = per - per % SMEM_UNIT;
-  if (total > (long)d->smem_per_block_optin) total = (long)d->smem_per_block_optin;
-  long dyn = total - static_smem;
-  return dyn < 0 ? -1 : dyn;
+  static const int kb[] = {8, 16, 32, 64, 100, 132, 164, 196, 228};
+  const long M = multiplicity, R = (long)d->smem_reserved_per_block;
+  if (multiplicity < 1 || multiplicity > d->max_blocks_per_sm || d->smem_per_sm == 0) return -1;
+  for (size_t i = 0; i < sizeof kb / sizeof *kb && (size_t)kb[i] * 1024 <= d->smem_per_sm; i++) {
+    const long cap = kb[i] * 1024L;
+    long total = cap / M - R;
+    if (total < 0) continue;
+    total -= total % SMEM_UNIT;
+    if (total > (long)d->smem_per_block_optin) total = (long)d->smem_per_block_optin;
+    if (total < static_smem || (M + 1) * (total + R) <= cap) continue;
+    if (carveout_pct) *carveout_pct = (int)(100 * cap / (long)d->smem_per_sm); /* rounded down: the driver takes
+                                                                                  the capacity at or above */
+    return total - static_smem;
+  }
+  return -1;
 }
 
 int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, symv_kernel *k, char *err,
@@ -114,7 +126,8 @@ int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_
              p->block_size, fa.maxThreadsPerBlock, k->regs);
     return SYMV_RESOURCES;
   }
-  long dyn = symv_dyn_smem_for(d, p->multiplicity, k->static_smem);
+  int carveout = 100;
+  long dyn = symv_dyn_smem_for(d, p->multiplicity, k->static_smem, &carveout);
   if (dyn < 0) {
     snprintf(err, errlen,
              "MULTIPLICITY %d: %zu bytes of shared memory per SM cannot hold %d blocks of %d static bytes "
@@ -128,8 +141,7 @@ int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_
   if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)) != cudaSuccess)
     goto cuda_error;
   call = "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)";
-  if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared)) !=
-      cudaSuccess)
+  if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, carveout)) != cudaSuccess)
     goto cuda_error;
   call = "cudaOccupancyMaxActiveBlocksPerMultiprocessor";
   if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k->occupancy, fn, p->block_size, k->dyn_smem)) !=
@@ -206,6 +218,8 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
   } else if (p->family == SYMV_FAMILY_ATOMIC_W) {
     *w = (size_t)n;
     *cnt = ((size_t)n + SYMV_RED_SEG - 1) / SYMV_RED_SEG;
+  } else if (p->family == SYMV_FAMILY_PANEL) {
+    /* no workspace */
   } else {
     *w = (size_t)n;
     *sync = 2 * nseg;
@@ -322,6 +336,7 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   int nblk_arg = nblk, groups = 1;
   void *args_red[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->state, &epoch, &nblk_arg, &groups};
   void *args_w[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->w, &ws->cnt, &nblk_arg, &groups};
+  void *args_panel[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db};
   void **args = args_atomic;
   unsigned grid = (unsigned)nblk;
   unsigned gridy = 1;
@@ -334,6 +349,8 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     const int H = groups * k->p.block_size;
     args = k->p.family == SYMV_FAMILY_ATOMIC_RED ? args_red : args_w;
     grid = (unsigned)nblk * (unsigned)((n + H - 1) / H);
+  } else if (k->p.family == SYMV_FAMILY_PANEL) {
+    args = args_panel; /* a block per UX rows of y: grid nblk */
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;

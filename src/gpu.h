@@ -74,11 +74,20 @@ int symv_tile_groups(int n, int ux, int block_size);
 
 /** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at
  *  most `multiplicity` blocks of a kernel with `static_smem` bytes reside on
- *  one SM of `d`: the block's total, floor(smem_per_sm / M) - reserved
- *  rounded down to the 128-byte allocation unit (and at most the opt-in
- *  per-block limit), less `static_smem` (method.md section 2). Returns -1 if
- *  M exceeds the blocks an SM takes or M blocks cannot fit at all. */
-long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_smem);
+ *  one SM of `d` (method.md section 2), and in *carveout_pct (if non-NULL)
+ *  the shared-memory carveout to ask for, in percent of smem_per_sm. The
+ *  carveout is the smallest capacity an SM can be set to (8, 16, 32, 64,
+ *  100, ... KB) in which M blocks fit and M+1 do not; the block's total is
+ *  floor(capacity / M) - reserved, rounded down to the 128-byte allocation
+ *  unit (at most the opt-in per-block limit), less `static_smem`. The rest
+ *  of the SM's 256 KB stays L1. With the largest carveout for every M, as
+ *  before, L1 shrank to 28 KB and memory-bound kernels slowed down (on an
+ *  H200, `symvtune time`, cold A: panel:256,4,4,3 took 15.8/35.8/64.7 us at
+ *  n = 2,000/2,896/4,096 against 12.5/25.0/43.2 us now; atomic_red:64,32,4,0
+ *  289 against 273 us at n = 16,384), most likely because loads in flight
+ *  hold L1 space. Returns -1 if M exceeds the blocks an SM takes or M blocks
+ *  cannot fit at all. */
+long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_smem, int *carveout_pct);
 
 /** symv_kernel_load: loads compiled code `c` of candidate `p` on the current
  *  device, sizes its dynamic shared memory for MULTIPLICITY, and checks with

@@ -6,7 +6,7 @@
 #include "symv_error.h"
 #include "../kernels/symv_mx.h"
 
-static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu", "atomic_red", "fault", "floor", "atomic_w"};
+static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu", "atomic_red", "fault", "floor", "atomic_w", "panel"};
 
 const char *symv_family_name(symv_family f)
 {
@@ -16,7 +16,7 @@ const char *symv_family_name(symv_family f)
 int symv_family_tunable(symv_family f)
 {
   return f == SYMV_FAMILY_ATOMIC || f == SYMV_FAMILY_LU || f == SYMV_FAMILY_ATOMIC_RED ||
-         f == SYMV_FAMILY_ATOMIC_W;
+         f == SYMV_FAMILY_ATOMIC_W || f == SYMV_FAMILY_PANEL;
 }
 
 int symv_family_parse(const char *s, symv_family *out)
@@ -41,6 +41,8 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
     what = "MULTIPLICITY (1..64)", v = p->multiplicity;
   else if (p->mx < 0 || p->mx >= SYMV_MX_COUNT) what = "MX (0..9)", v = p->mx;
   else if (p->family == SYMV_FAMILY_LU && 32 % p->ux) what = "UX of the L+U family (1, 2, 4, 8, 16 or 32)", v = p->ux;
+  else if (p->family == SYMV_FAMILY_PANEL && 32 % p->ux) what = "UX of the panel family (1, 2, 4, 8, 16 or 32)", v = p->ux;
+  else if (p->family == SYMV_FAMILY_PANEL && p->mx > 3) what = "MX of the panel family (0..3)", v = p->mx;
   if (!what) return 0;
   if (err) snprintf(err, errlen, "invalid %s: %d", what, v);
   return SYMV_INVALID_VALUE;
@@ -65,7 +67,7 @@ int symv_params_parse(const char *s, symv_params *out, char *err, size_t errlen)
   fam[colon - s] = 0;
   symv_params p;
   if (symv_family_parse(fam, &p.family)) {
-    if (err) snprintf(err, errlen, "'%s': unknown family '%s' (atomic, atomic_red, atomic_w, lu)", s, fam);
+    if (err) snprintf(err, errlen, "'%s': unknown family '%s' (atomic, atomic_red, atomic_w, lu, panel)", s, fam);
     return SYMV_INVALID_VALUE;
   }
   if (sscanf(colon + 1, "%d,%d,%d,%d%n", &bs, &ux, &m, &mx, &used) != 4 || colon[1 + used] != 0) {

@@ -7,9 +7,12 @@
  *   atomic_w    lock-free atomics into a workspace w, y written by the last
  *               tile to add to it, kernels/symv_w.cu
  *   lu          the L+U kernel, kernels/symv_lu.cu
+ *   panel       no atomics: a block owns UX rows of y and reads their row
+ *               panel and column panel, kernels/symv_panel.cu
  * Parameters (all families): BLOCK_SIZE threads per block, UX columns per
- * block, MULTIPLICITY thread blocks resident per SM (a launch setting,
- * enforced through dynamic shared memory), MX load order (kernels/symv_mx.h).
+ * block (panel: rows of y per block), MULTIPLICITY thread blocks resident
+ * per SM (a launch setting, enforced through dynamic shared memory), MX load
+ * order (kernels/symv_mx.h; panel: its schedule, 0..3).
  * BLOCK_SIZE, UX, MX and the family select the compiled code.
  */
 #ifndef SYMV_PARAMS_H
@@ -24,6 +27,7 @@ typedef enum {
   SYMV_FAMILY_FAULT = 3,   /* test-only kernels/symv_fault.cu; mx = fault mode */
   SYMV_FAMILY_FLOOR = 4,   /* bench-only kernels/symv_floor.cu: reads the triangle, computes nothing */
   SYMV_FAMILY_ATOMIC_W = 5,
+  SYMV_FAMILY_PANEL = 6,
   SYMV_FAMILY_COUNT
 } symv_family;
 
@@ -41,12 +45,12 @@ typedef struct {
 #define SYMV_BLOCK_SIZE_MAX 1024
 #define SYMV_MULTIPLICITY_MAX 64
 
-/** symv_family_name: "atomic", "lu", "atomic_red", "fault", "floor" or
- *  "atomic_w". */
+/** symv_family_name: "atomic", "lu", "atomic_red", "fault", "floor",
+ *  "atomic_w" or "panel". */
 const char *symv_family_name(symv_family f);
 
 /** symv_family_tunable: nonzero for the families of the tuning space and of
- *  the library (atomic, lu, atomic_red, atomic_w); zero for the test-only fault and
+ *  the library (atomic, lu, atomic_red, atomic_w, panel); zero for the test-only fault and
  *  the bench-only floor kernels, which do not compute DSYMV. */
 int symv_family_tunable(symv_family f);
 

@@ -39,6 +39,12 @@ static void axes(symv_family f, int wide, const symv_device_info *d, axis ax[4])
     ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 3, 4, 6, 8}, 6};
     ax[3] = (axis){0, 0, 1, {0, 1}, 2};
     break;
+  case SYMV_FAMILY_PANEL: /* UX: rows of y per block, a divisor of 32; MX: schedule 0..3 */
+    ax[0] = wide ? (axis){0, 0, 1, {64, 128, 256, 512, 1024}, 5} : (axis){0, 0, 1, {64, 128, 256, 512}, 4};
+    ax[1] = (axis){0, 0, 1, {2, 4, 8, 16}, 4};
+    ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 4, 8}, 4};
+    ax[3] = (axis){0, 3, 1, {0}, 0};
+    break;
   default:
     ax[0].nlist = 0, ax[0].lo = 1, ax[0].hi = 0; /* empty */
     break;
@@ -93,6 +99,8 @@ int symv_static_smem(const symv_params *p)
     return (2 * p->ux + nw * p->ux) * d;
   case SYMV_FAMILY_ATOMIC_W: /* xs, red, cd; fin[BLOCK_SIZE], nfin */
     return (2 * p->ux + nw * p->ux) * d + (p->block_size + 1) * (int)sizeof(int);
+  case SYMV_FAMILY_PANEL: /* part[NW*UX] */
+    return nw * p->ux * d;
   default:
     return 0;
   }

@@ -73,6 +73,7 @@ static double run_case(const symv_kernel *k, symv_workspace *ws, char uplo, int 
 static const symv_params sample[] = {
   {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},    {SYMV_FAMILY_ATOMIC, 64, 9, 4, 6}, {SYMV_FAMILY_ATOMIC, 256, 32, 1, 9},
   {SYMV_FAMILY_ATOMIC_RED, 96, 12, 2, 3}, {SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3}, {SYMV_FAMILY_ATOMIC_W, 64, 16, 8, 1}, {SYMV_FAMILY_LU, 128, 16, 1, 0},   {SYMV_FAMILY_LU, 256, 8, 1, 8},  {SYMV_FAMILY_LU, 64, 32, 2, 1},
+  {SYMV_FAMILY_PANEL, 256, 4, 4, 0}, {SYMV_FAMILY_PANEL, 64, 2, 8, 1}, {SYMV_FAMILY_PANEL, 128, 8, 2, 2}, {SYMV_FAMILY_PANEL, 96, 16, 2, 3},
 };
 #define NSAMPLE (int)(sizeof sample / sizeof *sample)
 
@@ -122,7 +123,8 @@ Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
   symv_workspace_free(&ws);
 }
 
-Test(kernels, lu_is_reproducible_bit_for_bit, .init = need_gpu, .timeout = 120)
+/* The L+U and panel kernels add in a fixed order: a result is reproducible. */
+Test(kernels, lu_and_panel_are_reproducible_bit_for_bit, .init = need_gpu, .timeout = 120)
 {
   unsigned long long seed = seed0();
   const int n = 2000;
@@ -136,16 +138,19 @@ Test(kernels, lu_is_reproducible_bit_for_bit, .init = need_gpu, .timeout = 120)
   cudaMalloc((void **)&dy, sizeof y0);
   cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);
   cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice);
-  symv_kernel k = load((symv_params){SYMV_FAMILY_LU, 64, 8, 2, 0});
+  const symv_params pts[] = {{SYMV_FAMILY_LU, 64, 8, 2, 0}, {SYMV_FAMILY_PANEL, 256, 4, 4, 3}};
   symv_workspace ws = {0};
-  double *out[2] = {y1, y2};
-  for (int r = 0; r < 2; r++) {
-    cudaMemcpy(dy, y0, sizeof y0, cudaMemcpyHostToDevice);
-    cr_assert_eq(symv_launch(&k, &ws, 0, 'L', n, &al, dA, n, dx, 1, &be, dy, 1, 0, NULL), 0);
-    cudaMemcpy(out[r], dy, sizeof y0, cudaMemcpyDeviceToHost);
+  for (int p = 0; p < 2; p++) {
+    symv_kernel k = load(pts[p]);
+    double *out[2] = {y1, y2};
+    for (int r = 0; r < 2; r++) {
+      cudaMemcpy(dy, y0, sizeof y0, cudaMemcpyHostToDevice);
+      cr_assert_eq(symv_launch(&k, &ws, 0, 'L', n, &al, dA, n, dx, 1, &be, dy, 1, 0, NULL), 0);
+      cudaMemcpy(out[r], dy, sizeof y0, cudaMemcpyDeviceToHost);
+    }
+    cr_assert_eq(memcmp(y1, y2, sizeof y1), 0, "two %s runs on the same input differ", symv_family_name(pts[p].family));
+    symv_kernel_unload(&k);
   }
-  cr_assert_eq(memcmp(y1, y2, sizeof y1), 0, "two L+U runs on the same input differ");
-  symv_kernel_unload(&k);
   symv_workspace_free(&ws);
   cudaFree(dA), cudaFree(dx), cudaFree(dy);
   free(A);

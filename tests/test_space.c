@@ -54,15 +54,15 @@ Test(space, default_and_wide_counts_follow_the_device)
   symv_device_info d = hopper();
   symv_space_opts o = {{0}, 0};
   o.family[SYMV_FAMILY_ATOMIC] = o.family[SYMV_FAMILY_LU] = o.family[SYMV_FAMILY_ATOMIC_RED] = 1;
-  o.family[SYMV_FAMILY_ATOMIC_W] = 1;
-  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336);
+  o.family[SYMV_FAMILY_ATOMIC_W] = o.family[SYMV_FAMILY_PANEL] = 1;
+  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336 + 256);
   o.wide = 1;
   /* atomic: BLOCK_SIZE 32..512 (16) x UX 25 x MULTIPLICITY 1..32 x MX 10 */
   long atomic_wide = 16L * 25 * 32 * 10;
-  long lu_wide = 6L * 4 * 32 * 2, red_wide = 5L * 7 * 32 * 2;
-  cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + 2 * red_wide);
+  long lu_wide = 6L * 4 * 32 * 2, red_wide = 5L * 7 * 32 * 2, panel_wide = 5L * 4 * 32 * 4;
+  cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + 2 * red_wide + panel_wide);
   d.max_blocks_per_sm = 16; /* an older GPU: the wide space shrinks with it */
-  cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + 2 * red_wide) / 2);
+  cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + 2 * red_wide + panel_wide) / 2);
 }
 
 Test(space, static_filter_drops_what_cannot_fit)
@@ -143,10 +143,46 @@ Test(space, each_family_alone_counts_its_own_points)
 {
   symv_device_info d = hopper();
   const long want[SYMV_FAMILY_COUNT] = {[SYMV_FAMILY_ATOMIC] = 16000, [SYMV_FAMILY_LU] = 120,
-                                        [SYMV_FAMILY_ATOMIC_RED] = 336, [SYMV_FAMILY_ATOMIC_W] = 336};
+                                        [SYMV_FAMILY_ATOMIC_RED] = 336, [SYMV_FAMILY_ATOMIC_W] = 336,
+                                        [SYMV_FAMILY_PANEL] = 256};
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
     symv_space_opts o = {{0}, 0};
     o.family[f] = 1;
     cr_assert_eq(symv_space_count(&o, &d), want[f], "family %s", symv_family_name((symv_family)f));
   }
+}
+
+/* MULTIPLICITY through shared memory: M blocks fit in the carveout and M+1
+ * do not, in the smallest carveout that does it (the rest stays L1). */
+Test(space, multiplicity_takes_the_smallest_carveout_that_enforces_it)
+{
+  symv_device_info d = hopper();
+  const int statics[] = {0, 256, 3000, 20000};
+  for (size_t s = 0; s < sizeof statics / sizeof *statics; s++)
+    for (int m = 1; m <= d.max_blocks_per_sm; m++) {
+      int pct = -1;
+      long dyn = symv_dyn_smem_for(&d, m, statics[s], &pct);
+      if ((long)m * (statics[s] + d.smem_reserved_per_block) > (long)d.smem_per_sm) {
+        cr_assert_eq(dyn, -1, "static %d, M %d cannot fit", statics[s], m);
+        continue;
+      }
+      cr_assert(dyn >= 0, "static %d, M %d", statics[s], m);
+      const long block = statics[s] + dyn + (long)d.smem_reserved_per_block;
+      const long cap = (long)pct * (long)d.smem_per_sm / 100; /* what the percentage asks for */
+      long cfg = 0;                                           /* the capacity at or above it */
+      const long kb[] = {8, 16, 32, 64, 100, 132, 164, 196, 228};
+      for (size_t i = 0; i < sizeof kb / sizeof *kb && !cfg; i++)
+        if (kb[i] * 1024 >= cap) cfg = kb[i] * 1024;
+      cr_assert(m * block <= cfg && (m + 1) * block > cfg, "static %d, M %d: block %ld bytes, carveout %ld", statics[s],
+                m, block, cfg);
+      /* no smaller capacity would do */
+      for (size_t i = 0; i < sizeof kb / sizeof *kb && kb[i] * 1024 < cfg; i++) {
+        long c = kb[i] * 1024, b = c / m - d.smem_reserved_per_block;
+        b -= b < 0 ? 0 : b % 128;
+        cr_assert(b < statics[s] || (m + 1) * (b + d.smem_reserved_per_block) <= c, "static %d, M %d: %ld KB would do",
+                  statics[s], m, kb[i]);
+      }
+    }
+  cr_assert_eq(symv_dyn_smem_for(&d, d.max_blocks_per_sm + 1, 0, NULL), -1);
+  cr_assert_eq(symv_dyn_smem_for(&d, 0, 0, NULL), -1);
 }

@@ -1,0 +1,148 @@
+/*
+ * symv_panel.cu - kernel family "panel": y := alpha*A*x + beta*y in one
+ * launch with no atomics, no workspace and no waiting. Each block owns UX
+ * rows of y and computes them whole, so it applies beta itself and writes
+ * each of its rows once.
+ *
+ *        0          s   s+UX
+ *        |          |<UX>|     block b owns rows s = b*UX .. s+UX-1. It reads
+ *   s    |==========|\   |     - its row panel A(s..s+UX-1, 0..s-1) (=====),
+ *   s+UX |          |_\__|       column by column, UX rows (UX*8 bytes) each;
+ *        |          |    |     - its column panel A(s.., s..s+UX-1): the
+ *        |          |    |       diagonal tile, then rows s+UX..n-1, a row
+ *   n-1  |__________|____|       per thread and UX loads per row, whose
+ *                                column dots (Ux) are this block's too.
+ *
+ * So every element below the diagonal tiles is read twice: by the block that
+ * owns its row and by the block that owns its column. That is twice the
+ * triangle through L2 but, while the triangle fits in L2, once from DRAM:
+ * the second read hits what the first brought in. In exchange nothing is
+ * shared between blocks: no atomics, no y-scaling handshake (kernels/
+ * symv_red.cu), no second launch. It pays at small and middle n, where a
+ * call is bound by latency rather than bandwidth; the rules decide where.
+ * Summation order is fixed: results are reproducible, unlike the atomic
+ * families'.
+ *
+ * The work of every block is UX*n elements whatever b is: the row panel
+ * grows as the column panel shrinks.
+ *
+ * MX chooses the schedule (the order in which a thread issues its loads):
+ *   bit 0   row panel from the left (0) or from the diagonal leftwards (1),
+ *           where the tiles just read by the blocks above, still in L2, are
+ *   bit 1   column panel one row (0) or two rows (1) per thread per step
+ *           (UX or 2*UX loads in flight)
+ * so MX is 0..3. UX must divide 32 (the row panel's partial sums are
+ * reduced with shuffles within a warp).
+ */
+#include "symv_common.cuh"
+
+#if 32 % UX != 0
+#error "UX of the panel family must divide 32"
+#endif
+#if MX > 3
+#error "MX of the panel family is 0..3"
+#endif
+
+#define SYMV_PANEL_ROWS_PER_STEP ((MX & 2) ? 2 : 1)
+/* row-panel loads in flight per thread: as many as the column panel's, 8..16 */
+#define SYMV_PANEL_U2 (SYMV_PANEL_ROWS_PER_STEP * UX < 8 ? 8 : SYMV_PANEL_ROWS_PER_STEP * UX > 16 ? 16 : SYMV_PANEL_ROWS_PER_STEP * UX)
+
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
+SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
+                 const double *__restrict__ x, symv_ll incx, double *y, symv_ll incy,
+                 double alpha, double beta, const double *dalpha, const double *dbeta)
+{
+  __shared__ double part[SYMV_NWARPS * UX];
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+
+  SYMV_LOAD_SCALARS();
+  if (alpha == 0.0) {
+    symv_scale_y(n, y, incy, beta);
+    return;
+  }
+  const int s = blockIdx.x * UX;
+  if (s >= n) return;
+
+  double cdot[UX], dacc = 0.0, acc = 0.0;
+#pragma unroll
+  for (int k = 0; k < UX; k++) cdot[k] = 0.0;
+
+  /* column panel, diagonal tile: thread t < UX takes row s+t, columns s..s+t */
+  if (t < UX && s + t < n) {
+    const int i = s + t;
+    const double *Ai = A + (symv_ll)i * rs + (symv_ll)s * cs;
+    double a[UX];
+#pragma unroll
+    for (int k = 0; k < UX; k++) a[k] = k <= t ? __ldg(Ai + (symv_ll)k * cs) : 0.0;
+    const double xi = x[(symv_ll)i * incx];
+#pragma unroll
+    for (int k = 0; k < UX; k++) {
+      if (k < t) cdot[k] += a[k] * xi;
+      if (k <= t) dacc += a[k] * x[(symv_ll)(s + k) * incx];
+    }
+  }
+
+  /* column panel below the diagonal tile: rows s+UX+t, s+UX+t+BLOCK_SIZE, ... */
+  for (int i0 = s + UX + t; i0 < n; i0 += SYMV_PANEL_ROWS_PER_STEP * BLOCK_SIZE) {
+    double a[SYMV_PANEL_ROWS_PER_STEP][UX], xi[SYMV_PANEL_ROWS_PER_STEP];
+#pragma unroll
+    for (int u = 0; u < SYMV_PANEL_ROWS_PER_STEP; u++) {
+      const int i = i0 + u * BLOCK_SIZE;
+      const double *Ai = A + (symv_ll)i * rs + (symv_ll)s * cs;
+      const bool in = i < n;
+#pragma unroll
+      for (int k = 0; k < UX; k++) a[u][k] = in ? __ldg(Ai + (symv_ll)k * cs) : 0.0;
+      xi[u] = in ? x[(symv_ll)i * incx] : 0.0;
+    }
+#pragma unroll
+    for (int u = 0; u < SYMV_PANEL_ROWS_PER_STEP; u++)
+#pragma unroll
+      for (int k = 0; k < UX; k++) cdot[k] += a[u][k] * xi[u];
+  }
+
+  /* row panel: thread t takes row s + t%UX, columns t/UX + m*P (P =
+   * BLOCK_SIZE/UX), SYMV_PANEL_U2 loads at a time */
+  const int r = t % UX, P = BLOCK_SIZE / UX;
+  if (s + r < n && s > 0) {
+    const double *Ar = A + (symv_ll)(s + r) * rs;
+    const int step = (MX & 1) ? -P : P;
+    int j = (MX & 1) ? s - 1 - t / UX : t / UX;
+    const int full = (MX & 1) ? (SYMV_PANEL_U2 - 1) * P : s - 1 - (SYMV_PANEL_U2 - 1) * P;
+    /* full batches: every one of the U2 columns lies in 0..s-1 */
+    while ((MX & 1) ? j >= full : j <= full) {
+      double a[SYMV_PANEL_U2], xv[SYMV_PANEL_U2];
+#pragma unroll
+      for (int u = 0; u < SYMV_PANEL_U2; u++) {
+        const int jc = j + u * step;
+        a[u] = __ldg(Ar + (symv_ll)jc * cs);
+        xv[u] = x[(symv_ll)jc * incx];
+      }
+#pragma unroll
+      for (int u = 0; u < SYMV_PANEL_U2; u++) acc += a[u] * xv[u];
+      j += SYMV_PANEL_U2 * step;
+    }
+    for (; j >= 0 && j < s; j += step) acc += __ldg(Ar + (symv_ll)j * cs) * x[(symv_ll)j * incx];
+  }
+
+  /* reduce: lanes with equal t%UX hold row s+r's row-panel share (UX divides
+   * 32, so a warp holds 32/UX of them); the column dots are summed over the
+   * whole warp; lane k < UX writes both for row s+k */
+#pragma unroll
+  for (int off = 16; off >= UX; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off);
+  double mine = acc;
+#pragma unroll
+  for (int k = 0; k < UX; k++) {
+    double v = cdot[k];
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    if (lane == k) mine += v;
+  }
+  if (lane < UX) part[warp * UX + lane] = mine;
+  __syncthreads();
+  if (t < UX && s + t < n) {
+    double v = dacc;
+#pragma unroll
+    for (int w = 0; w < SYMV_NWARPS; w++) v += part[w * UX + t];
+    symv_store_y(y, incy, s + t, alpha, v, beta);
+  }
+}
