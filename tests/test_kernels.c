@@ -138,7 +138,7 @@ Test(kernels, lu_and_panel_are_reproducible_bit_for_bit, .init = need_gpu, .time
   cudaMalloc((void **)&dy, sizeof y0);
   cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);
   cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice);
-  const symv_params pts[] = {{SYMV_FAMILY_LU, 64, 8, 2, 0}, {SYMV_FAMILY_PANEL, 256, 4, 4, 3}};
+  const symv_params pts[] = {{SYMV_FAMILY_LU, 64, 8, 2, 0}, {SYMV_FAMILY_PANEL, 256, 2, 4, 3}};
   symv_workspace ws = {0};
   for (int p = 0; p < 2; p++) {
     symv_kernel k = load(pts[p]);
