@@ -83,7 +83,7 @@ int symv_device_query(int ordinal, symv_device_info *d)
   return 0;
 }
 
-long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_smem, int *carveout_pct)
+long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_smem, int min_pct, int *carveout_pct)
 {
   /* An SM allocates a block's shared memory (static + dynamic) in units of
    * SMEM_UNIT bytes, plus the driver's reserved bytes: the block's total is
@@ -97,20 +97,22 @@ long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_s
   if (multiplicity < 1 || multiplicity > d->max_blocks_per_sm || d->smem_per_sm == 0) return -1;
   for (size_t i = 0; i < sizeof kb / sizeof *kb && (size_t)kb[i] * 1024 <= d->smem_per_sm; i++) {
     const long cap = kb[i] * 1024L;
+    const int pct = (int)(100 * cap / (long)d->smem_per_sm); /* rounded down: the driver takes the capacity at or
+                                                                 above */
+    if (pct < min_pct) continue;
     long total = cap / M - R;
     if (total < 0) continue;
     total -= total % SMEM_UNIT;
     if (total > (long)d->smem_per_block_optin) total = (long)d->smem_per_block_optin;
     if (total < static_smem || (M + 1) * (total + R) <= cap) continue;
-    if (carveout_pct) *carveout_pct = (int)(100 * cap / (long)d->smem_per_sm); /* rounded down: the driver takes
-                                                                                  the capacity at or above */
+    if (carveout_pct) *carveout_pct = pct;
     return total - static_smem;
   }
   return -1;
 }
 
-int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, symv_kernel *k, char *err,
-                        size_t errlen)
+int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, int min_carveout_pct,
+                        symv_kernel *k, char *err, size_t errlen)
 {
   k->p = *p;
   k->fn = (cudaKernel_t)fn;
@@ -127,7 +129,7 @@ int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_
     return SYMV_RESOURCES;
   }
   int carveout = 100;
-  long dyn = symv_dyn_smem_for(d, p->multiplicity, k->static_smem, &carveout);
+  long dyn = symv_dyn_smem_for(d, p->multiplicity, k->static_smem, min_carveout_pct, &carveout);
   if (dyn < 0) {
     snprintf(err, errlen,
              "MULTIPLICITY %d: %zu bytes of shared memory per SM cannot hold %d blocks of %d static bytes "
@@ -137,6 +139,7 @@ int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_
     return SYMV_RESOURCES;
   }
   k->dyn_smem = (size_t)dyn;
+  k->carveout_pct = carveout;
   call = "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)";
   if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)) != cudaSuccess)
     goto cuda_error;
@@ -178,7 +181,7 @@ int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_devic
     symv_kernel_unload(k);
     return SYMV_CUDA;
   }
-  int rc = symv_kernel_prepare(p, (const void *)fn, d, k, err, errlen);
+  int rc = symv_kernel_prepare(p, (const void *)fn, d, 0, k, err, errlen);
   if (rc) symv_kernel_unload(k);
   return rc;
 }

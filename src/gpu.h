@@ -54,6 +54,7 @@ typedef struct {
   cudaLibrary_t lib;      /* loaded CUBIN */
   cudaKernel_t fn;        /* its entry point */
   size_t dyn_smem;        /* dynamic shared memory per block enforcing MULTIPLICITY, bytes */
+  int carveout_pct;       /* shared-memory carveout it asks for, % of the SM's shared memory */
   int static_smem;        /* static shared memory per block, bytes */
   int regs;               /* registers per thread */
   int occupancy;          /* blocks per SM the occupancy API reports */
@@ -77,7 +78,8 @@ int symv_tile_groups(int n, int ux, int block_size);
  *  one SM of `d` (method.md section 2), and in *carveout_pct (if non-NULL)
  *  the shared-memory carveout to ask for, in percent of smem_per_sm. The
  *  carveout is the smallest capacity an SM can be set to (8, 16, 32, 64,
- *  100, ... KB) in which M blocks fit and M+1 do not; the block's total is
+ *  100, ... KB), and of at least min_pct percent, in which M blocks fit and
+ *  M+1 do not; the block's total is
  *  floor(capacity / M) - reserved, rounded down to the 128-byte allocation
  *  unit (at most the opt-in per-block limit), less `static_smem`. The rest
  *  of the SM's 256 KB stays L1. With the largest carveout for every M, as
@@ -87,7 +89,7 @@ int symv_tile_groups(int n, int ux, int block_size);
  *  289 against 273 us at n = 16,384), most likely because loads in flight
  *  hold L1 space. Returns -1 if M exceeds the blocks an SM takes or M blocks
  *  cannot fit at all. */
-long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_smem, int *carveout_pct);
+long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_smem, int min_pct, int *carveout_pct);
 
 /** symv_kernel_load: loads compiled code `c` of candidate `p` on the current
  *  device, sizes its dynamic shared memory for MULTIPLICITY, and checks with
@@ -101,11 +103,14 @@ int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_devic
 /** symv_kernel_prepare: what symv_kernel_load does once the entry point is
  *  known: fn is a kernel of candidate p (a cudaKernel_t, or the host stub of
  *  a kernel compiled into the program by nvcc, as in the generated library),
- *  k gets it with its dynamic shared memory sized for MULTIPLICITY and the
- *  occupancy checked. k->lib is left as it is (NULL for a compiled-in
+ *  k gets it with its dynamic shared memory sized for MULTIPLICITY in a
+ *  carveout of at least min_carveout_pct percent (symv_dyn_smem_for; 0:
+ *  the smallest that works), set on fn, and the occupancy checked. Several
+ *  candidates sharing one fn must share its carveout too: prepare them all
+ *  with the largest one. k->lib is left as it is (NULL for a compiled-in
  *  kernel). Errors as symv_kernel_load. */
-int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, symv_kernel *k, char *err,
-                        size_t errlen);
+int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, int min_carveout_pct,
+                        symv_kernel *k, char *err, size_t errlen);
 
 /** symv_kernel_unload: releases k's library; safe on a zeroed struct. */
 void symv_kernel_unload(symv_kernel *k);

@@ -178,26 +178,40 @@ static void device_setup(int dev, device_entry *e)
   int nc = symv_table_ncandidates;
   e->k = calloc(nc > 0 ? (size_t)nc : 1, sizeof *e->k);
   e->ok = calloc(nc > 0 ? (size_t)nc : 1, 1);
-  if (!e->k || !e->ok) {
-    free(e->k), free(e->ok);
+  int *floor_pct = calloc(nc > 0 ? (size_t)nc : 1, sizeof *floor_pct);
+  if (!e->k || !e->ok || !floor_pct) {
+    free(e->k), free(e->ok), free(floor_pct);
     e->k = NULL, e->ok = NULL;
     notice("out of memory preparing device %d: its calls go to cuBLAS", dev);
     __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
     return;
   }
-  for (int i = 0; i < nc; i++) {
-    const symv_table_candidate *c = &symv_table_candidates[i];
-    char why[512] = "", label[64];
-    rc = symv_kernel_prepare(&c->p, c->stub, &d, &e->k[i], why, sizeof why);
-    e->ok[i] = rc == 0;
-    if (rc) {
-      symv_params_format(&c->p, label, sizeof label);
-      notice("kernel %s (%s) cannot run on device %d: %s: %s; its sizes go to cuBLAS", c->name, label, dev,
-             symv_strerror(rc), why);
+  /* candidates sharing a kernel differ in MULTIPLICITY, and the kernel has
+   * one shared-memory carveout: each is prepared in the largest carveout any
+   * of them needs (a few passes: a larger carveout can need a larger one
+   * still for another M) */
+  for (int pass = 0, again = 1; again && pass < 4; pass++) {
+    again = 0;
+    for (int i = 0; i < nc; i++) {
+      const symv_table_candidate *c = &symv_table_candidates[i];
+      char why[512] = "", label[64];
+      if (pass > 0 && !e->ok[i]) continue;
+      rc = symv_kernel_prepare(&c->p, c->stub, &d, floor_pct[i], &e->k[i], why, sizeof why);
+      e->ok[i] = rc == 0;
+      if (rc) {
+        symv_params_format(&c->p, label, sizeof label);
+        notice("kernel %s (%s) cannot run on device %d: %s: %s; its sizes go to cuBLAS", c->name, label, dev,
+               symv_strerror(rc), why);
+      }
     }
+    for (int i = 0; i < nc; i++)
+      for (int j = 0; e->ok[i] && j < nc; j++)
+        if (e->ok[j] && symv_table_candidates[j].stub == symv_table_candidates[i].stub &&
+            e->k[j].carveout_pct > e->k[i].carveout_pct && e->k[j].carveout_pct > floor_pct[i])
+          floor_pct[i] = e->k[j].carveout_pct, again = 1;
   }
-  /* candidates sharing a kernel differ in MULTIPLICITY: the kernel's
-   * dynamic shared memory limit must admit the largest of them */
+  free(floor_pct);
+  /* ... and its dynamic shared memory limit must admit the largest of them */
   for (int i = 0; i < nc; i++) {
     if (!e->ok[i]) continue;
     size_t most = e->k[i].dyn_smem;
@@ -210,6 +224,21 @@ static void device_setup(int dev, device_entry *e)
       cudaGetLastError();
       notice("kernel %s: cannot raise its shared memory limit to %zu bytes on device %d; its sizes go to cuBLAS",
              symv_table_candidates[i].name, most, dev);
+      e->ok[i] = 0;
+    }
+  }
+  /* with every attribute settled, each candidate still gets its MULTIPLICITY */
+  for (int i = 0; i < nc; i++) {
+    int occ = 0;
+    if (!e->ok[i]) continue;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, symv_table_candidates[i].stub,
+                                                      symv_table_candidates[i].p.block_size,
+                                                      e->k[i].dyn_smem) != cudaSuccess)
+      cudaGetLastError();
+    if (occ != symv_table_candidates[i].p.multiplicity) {
+      notice("kernel %s: %d blocks per SM instead of its MULTIPLICITY %d on device %d (kernels sharing code need "
+             "different shared-memory carveouts); its sizes go to cuBLAS",
+             symv_table_candidates[i].name, occ, symv_table_candidates[i].p.multiplicity, dev);
       e->ok[i] = 0;
     }
   }

@@ -68,7 +68,7 @@ static const char *fix_sweep_db(char *buf)
 typedef struct {
   int n_start, n_end;
   const char *kernel;
-  int cand; /* index into the chosen candidates: 0 red m1, 1 red m2, 2 atomic, 3 lu; -1 none */
+  int cand; /* index into the chosen candidates: 0 red least M, 1 red most M (one code), 2 atomic, 3 lu; -1 none */
 } fix_rule;
 
 static const fix_rule fix_rules[FIX_NRULES] = {
@@ -114,19 +114,26 @@ static char *fix_slurp(const char *path)
 }
 
 /* Picks the fixture's candidates from the database: c[0], c[1] two valid
- * atomic_red of one code with different MULTIPLICITY, c[2] a valid atomic,
- * c[3] a valid lu. 0, or -1 with why in err. */
+ * atomic_red of one code (the first code with two) with the least and the
+ * most MULTIPLICITY, c[2] a valid atomic, c[3] a valid lu. M far apart
+ * (1 and 8 in the default space) need different shared-memory carveouts
+ * (8 and 16 KB for the smallest atomic_red), and the library must give
+ * their one kernel a carveout that holds both. 0, or -1 with why in err. */
 static int fix_pick(db *d, db_candidate c[4], char *err, size_t errlen)
 {
   db_candidate *list = NULL;
   size_t n = 0;
   int found = 0;
   if (db_list_candidates(d, DB_VALID, "atomic_red", &list, &n) == 0) {
-    for (size_t i = 0; i < n && !found; i++)
-      for (size_t j = i + 1; j < n && !found; j++)
-        if (list[i].block_size == list[j].block_size && list[i].ux == list[j].ux && list[i].mx == list[j].mx &&
-            list[i].multiplicity != list[j].multiplicity)
-          c[0] = list[i], c[1] = list[j], found = 1;
+    for (size_t i = 0; i < n && !found; i++) {
+      size_t lo = i, hi = i;
+      for (size_t j = 0; j < n; j++)
+        if (list[i].block_size == list[j].block_size && list[i].ux == list[j].ux && list[i].mx == list[j].mx) {
+          if (list[j].multiplicity < list[lo].multiplicity) lo = j;
+          if (list[j].multiplicity > list[hi].multiplicity) hi = j;
+        }
+      if (lo != hi) c[0] = list[lo], c[1] = list[hi], found = 1;
+    }
   }
   free(list);
   if (!found) return snprintf(err, errlen, "no two atomic_red candidates of one code"), -1;

@@ -161,7 +161,7 @@ Test(space, multiplicity_takes_the_smallest_carveout_that_enforces_it)
   for (size_t s = 0; s < sizeof statics / sizeof *statics; s++)
     for (int m = 1; m <= d.max_blocks_per_sm; m++) {
       int pct = -1;
-      long dyn = symv_dyn_smem_for(&d, m, statics[s], &pct);
+      long dyn = symv_dyn_smem_for(&d, m, statics[s], 0, &pct);
       if ((long)m * (statics[s] + d.smem_reserved_per_block) > (long)d.smem_per_sm) {
         cr_assert_eq(dyn, -1, "static %d, M %d cannot fit", statics[s], m);
         continue;
@@ -183,6 +183,14 @@ Test(space, multiplicity_takes_the_smallest_carveout_that_enforces_it)
                   statics[s], m, kb[i]);
       }
     }
-  cr_assert_eq(symv_dyn_smem_for(&d, d.max_blocks_per_sm + 1, 0, NULL), -1);
-  cr_assert_eq(symv_dyn_smem_for(&d, 0, 0, NULL), -1);
+  /* a floor on the carveout: never below it, and M still enforced */
+  for (int m = 1; m <= 8; m++) {
+    int pct = -1;
+    long dyn = symv_dyn_smem_for(&d, m, 256, 28, &pct); /* 28% of 228 KB: 63.8 KB -> 64 KB */
+    const long block = 256 + dyn + (long)d.smem_reserved_per_block;
+    cr_assert(dyn >= 0 && pct >= 28, "M %d: %ld, %d%%", m, dyn, pct);
+    cr_assert(m * block <= 65536 && (m + 1) * block > 65536, "M %d in 64 KB: block %ld bytes", m, block);
+  }
+  cr_assert_eq(symv_dyn_smem_for(&d, d.max_blocks_per_sm + 1, 0, 0, NULL), -1);
+  cr_assert_eq(symv_dyn_smem_for(&d, 0, 0, 0, NULL), -1);
 }
