@@ -55,6 +55,21 @@
 #define SYMV_PANEL_FIRST (SYMV_PANEL_U2 / 2)
 #define SYMV_PANEL_U2 (SYMV_PANEL_ROWS_PER_STEP * UX < 8 ? 8 : SYMV_PANEL_ROWS_PER_STEP * UX > 16 ? 16 : SYMV_PANEL_ROWS_PER_STEP * UX)
 
+/* N loads of a row-panel batch: a[u] := a(row, j + u*step), xv[u] := x(j +
+ * u*step), u = 0..N-1 (Ar: the row's element in column 0) */
+template <int N>
+static __device__ __forceinline__ void symv_panel_batch(const double *__restrict__ Ar, symv_ll cs,
+                                                        const double *__restrict__ x, symv_ll incx, int j, int step,
+                                                        double (&a)[N], double (&xv)[N])
+{
+#pragma unroll
+  for (int u = 0; u < N; u++) {
+    const int jc = j + u * step;
+    a[u] = __ldg(Ar + (symv_ll)jc * cs);
+    xv[u] = x[(symv_ll)jc * incx];
+  }
+}
+
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
                  const double *__restrict__ x, symv_ll incx, double *y, symv_ll incy,
@@ -90,14 +105,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
 #define SYMV_PANEL_FULL(j, f) (rows_in && ((MX & 1) ? (j) >= (f) : (j) <= (f)))
   double a0[SYMV_PANEL_FIRST], x0[SYMV_PANEL_FIRST];
   const bool first = SYMV_PANEL_FULL(j, full1);
-  if (first) {
-#pragma unroll
-    for (int u = 0; u < SYMV_PANEL_FIRST; u++) {
-      const int jc = j + u * step;
-      a0[u] = __ldg(Ar + (symv_ll)jc * cs);
-      x0[u] = x[(symv_ll)jc * incx];
-    }
-  }
+  if (first) symv_panel_batch(Ar, cs, x, incx, j, step, a0, x0);
 
   double cdot[UX], dacc = 0.0, acc = 0.0;
 #pragma unroll
@@ -144,12 +152,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   }
   while (SYMV_PANEL_FULL(j, full)) {
     double a[SYMV_PANEL_U2], xv[SYMV_PANEL_U2];
-#pragma unroll
-    for (int u = 0; u < SYMV_PANEL_U2; u++) {
-      const int jc = j + u * step;
-      a[u] = __ldg(Ar + (symv_ll)jc * cs);
-      xv[u] = x[(symv_ll)jc * incx];
-    }
+    symv_panel_batch(Ar, cs, x, incx, j, step, a, xv);
 #pragma unroll
     for (int u = 0; u < SYMV_PANEL_U2; u++) acc += a[u] * xv[u];
     j += SYMV_PANEL_U2 * step;
