@@ -122,7 +122,7 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
   }
   if (!terminated(c->family, sizeof c->family) || symv_family_parse(c->family, &p->family) ||
       !symv_family_tunable(p->family)) {
-    snprintf(err, errlen, "candidate %lld: unknown kernel family (atomic, atomic_red, atomic_w, lu, panel)", c->id);
+    snprintf(err, errlen, "candidate %lld: unknown kernel family (" SYMV_TUNABLE_FAMILIES ")", c->id);
     return SYMV_INVALID_VALUE;
   }
   p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;

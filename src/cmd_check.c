@@ -76,7 +76,7 @@ static void help(void)
        "candidate fails.\n\n"
        "Options:\n"
        "  --point P      check candidate P = FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX (repeatable;\n"
-       "                 FAMILY is atomic, atomic_red, atomic_w, lu or panel); default: a sample of 21 points\n"
+       "                 FAMILY: " SYMV_TUNABLE_FAMILIES "); default: a sample of 21 points\n"
        "                 covering every family and every MX\n"
        "  --sizes LIST   comma-separated n values (default 1,2,3,17,32,33,100,255,256,257,1000,\n"
        "                 1025,2048,4099,10007)\n"

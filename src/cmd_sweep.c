@@ -55,7 +55,7 @@ static void help(void)
        "command again to resume.\n\n"
        "Options:\n"
        "  --db FILE         the database (required)\n"
-       "  --families LIST   comma-separated: atomic, lu, atomic_red, atomic_w, panel (default: all)\n"
+       "  --families LIST   comma-separated: " SYMV_TUNABLE_FAMILIES " (default: all)\n"
        "  --wide            widen the space where the GPU allows: MULTIPLICITY up to the\n"
        "                    GPU's blocks per SM, larger BLOCK_SIZE (see man symvtune)\n"
        "  --sizes LIST      representative sizes n (default 256,768,2048,6144,16384: geometric,\n"
@@ -187,7 +187,7 @@ static int run(int argc, char **argv)
     switch (c) {
     case 'D': path = optarg; break;
     case 'f':
-      if (family_list(optarg, &so)) return cli_usage_error("sweep", "invalid --families '%s' (atomic, lu, atomic_red, atomic_w, panel)", optarg);
+      if (family_list(optarg, &so)) return cli_usage_error("sweep", "invalid --families '%s' (" SYMV_TUNABLE_FAMILIES ")", optarg);
       break;
     case 'w': so.wide = 1; break;
     case 's':

@@ -67,7 +67,7 @@ int symv_params_parse(const char *s, symv_params *out, char *err, size_t errlen)
   fam[colon - s] = 0;
   symv_params p;
   if (symv_family_parse(fam, &p.family)) {
-    if (err) snprintf(err, errlen, "'%s': unknown family '%s' (atomic, atomic_red, atomic_w, lu, panel)", s, fam);
+    if (err) snprintf(err, errlen, "'%s': unknown family '%s' (" SYMV_TUNABLE_FAMILIES ")", s, fam);
     return SYMV_INVALID_VALUE;
   }
   if (sscanf(colon + 1, "%d,%d,%d,%d%n", &bs, &ux, &m, &mx, &used) != 4 || colon[1 + used] != 0) {

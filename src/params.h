@@ -50,9 +50,15 @@ typedef struct {
 const char *symv_family_name(symv_family f);
 
 /** symv_family_tunable: nonzero for the families of the tuning space and of
- *  the library (atomic, lu, atomic_red, atomic_w, panel); zero for the test-only fault and
+ *  the library (SYMV_TUNABLE_FAMILIES); zero for the test-only fault and
  *  the bench-only floor kernels, which do not compute DSYMV. */
 int symv_family_tunable(symv_family f);
+
+/** SYMV_TUNABLE_FAMILIES: the names of the families symv_family_tunable
+ *  accepts, in enum order, for messages and --help texts (a literal, so that
+ *  it joins other literals; tests/test_params.c checks it against the
+ *  table). */
+#define SYMV_TUNABLE_FAMILIES "atomic, lu, atomic_red, atomic_w, panel"
 
 /** symv_family_parse: the family named `s`; SYMV_INVALID_VALUE if none. */
 int symv_family_parse(const char *s, symv_family *out);

@@ -66,6 +66,17 @@ Test(params, malformed_and_out_of_range_are_errors)
   }
 }
 
+Test(params, tunable_family_list_matches_the_table)
+{
+  char want[256] = "";
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++)
+    if (symv_family_tunable((symv_family)f)) {
+      if (*want) strcat(want, ", ");
+      strcat(want, symv_family_name((symv_family)f));
+    }
+  cr_assert_str_eq(SYMV_TUNABLE_FAMILIES, want);
+}
+
 Test(params, kernel_name_says_what_runs)
 {
   symv_params p = {SYMV_FAMILY_ATOMIC, 128, 15, 5, 7}, q = p;
