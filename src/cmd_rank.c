@@ -129,11 +129,9 @@ static void print_ranking(const db_times *tt, const sieve_result *r, const doubl
     listed++;
   }
   free(survivor);
-  if (r->added)
-    printf("%d listed (those with points, and the survivors); * = survivor: the top %d by points, plus the best of "
-           "%d famil%s with none among them.\n", listed, T, r->added, r->added == 1 ? "y" : "ies");
-  else
-    printf("%d listed (those with points, and the survivors); * = survivor: the top %d by points.\n", listed, T);
+  printf("%d listed (those with points, and the survivors); * = survivor: the top %d by points", listed, T);
+  if (r->added) printf(", plus the best of %d famil%s with none among them", r->added, r->added == 1 ? "y" : "ies");
+  printf(".\n");
 }
 
 static int run(int argc, char **argv)
