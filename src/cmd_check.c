@@ -1,5 +1,5 @@
 /*
- * cmd_check.c - `symvtune check`: proves both kernel families right on the
+ * cmd_check.c - `symvtune check`: proves every kernel family right on the
  * GPU present, against cuBLAS on the GPU and OpenBLAS on the CPU, over a grid
  * of DSYMV argument combinations (both uplo, n from 1 to 10,007, lda > n,
  * positive and negative strides, alpha = 0, beta = 0, beta = 1).
@@ -35,7 +35,7 @@ static const char *const default_points[] = {
   "atomic:96,9,3,2",   "atomic:224,24,2,5", "atomic:192,20,1,8", "atomic:64,10,6,3", "atomic_red:128,16,2,0",
   "atomic_red:256,32,1,6", "lu:128,16,1,0", "lu:64,8,2,0", "lu:256,32,1,3", "lu:32,4,4,0",
   "atomic_w:64,16,8,1", "atomic_w:96,11,3,4", "panel:256,4,4,0", "panel:64,2,8,1", "panel:128,8,2,2",
-  "panel:512,16,1,3",
+  "panel:512,16,1,3", "pipe:256,64,2,0", "pipe:512,64,1,1", "pipe:64,16,4,2", "pipe:128,32,3,0",
 };
 static const int default_sizes[] = {1, 2, 3, 17, 32, 33, 100, 255, 256, 257, 1000, 1025, 2048, 4099, 10007};
 
@@ -69,14 +69,14 @@ typedef struct {
 static void help(void)
 {
   puts("Usage: symvtune check [OPTIONS]\n"
-       "Runs both kernel families over a grid of DSYMV cases (uplo L and U; n from 1 to 10007;\n"
+       "Runs every kernel family over a grid of DSYMV cases (uplo L and U; n from 1 to 10007;\n"
        "lda = n and lda > n; strides 1, 2, 3, -1, -3; alpha = 0; beta = 0 and 1) on fresh random\n"
        "data and compares each result with cuBLAS (GPU) and OpenBLAS (CPU) by the scaled residual\n"
        "|y - y_ref| / (n eps (|alpha| |A||x| + |beta| |y|)). Prints a table; exit status 1 if any\n"
        "candidate fails.\n\n"
        "Options:\n"
        "  --point P      check candidate P = FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX (repeatable;\n"
-       "                 FAMILY: " SYMV_TUNABLE_FAMILIES "); default: a sample of 21 points\n"
+       "                 FAMILY: " SYMV_TUNABLE_FAMILIES "); default: a sample of 25 points\n"
        "                 covering every family and every MX\n"
        "  --sizes LIST   comma-separated n values (default 1,2,3,17,32,33,100,255,256,257,1000,\n"
        "                 1025,2048,4099,10007)\n"

@@ -32,6 +32,7 @@ int symv_compile_defines(const symv_params *p, char *buf, size_t len, const char
   case SYMV_FAMILY_ATOMIC_RED: src = "symv_red.cu"; break;
   case SYMV_FAMILY_ATOMIC_W: src = "symv_w.cu"; break;
   case SYMV_FAMILY_PANEL: src = "symv_panel.cu"; break;
+  case SYMV_FAMILY_PIPE: src = "symv_pipe.cu"; break;
   case SYMV_FAMILY_LU: src = "symv_lu.cu"; extra = ""; break;
   case SYMV_FAMILY_FLOOR: src = "symv_floor.cu"; break;
   case SYMV_FAMILY_FAULT:

@@ -1,5 +1,6 @@
 /* gpu.c - device limits, candidate loading, workspace, DSYMV launch (gpu.h). */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "gpu.h"
@@ -129,19 +130,20 @@ int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_
     return SYMV_RESOURCES;
   }
   int carveout = 100;
-  long dyn = symv_dyn_smem_for(d, p->multiplicity, k->static_smem, min_carveout_pct, &carveout);
+  const long need = symv_pipe_smem(p); /* the pipeline's stages; padding comes on top */
+  long dyn = symv_dyn_smem_for(d, p->multiplicity, k->static_smem + (int)need, min_carveout_pct, &carveout);
   if (dyn < 0) {
     snprintf(err, errlen,
-             "MULTIPLICITY %d: %zu bytes of shared memory per SM cannot hold %d blocks of %d static bytes "
+             "MULTIPLICITY %d: %zu bytes of shared memory per SM cannot hold %d blocks of %ld bytes "
              "(+%zu reserved), or the SM takes at most %d blocks",
-             p->multiplicity, d->smem_per_sm, p->multiplicity, k->static_smem, d->smem_reserved_per_block,
+             p->multiplicity, d->smem_per_sm, p->multiplicity, k->static_smem + need, d->smem_reserved_per_block,
              d->max_blocks_per_sm);
     return SYMV_RESOURCES;
   }
-  k->dyn_smem = (size_t)dyn;
+  k->dyn_smem = (size_t)(dyn + need);
   k->carveout_pct = carveout;
   call = "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)";
-  if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)) != cudaSuccess)
+  if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)k->dyn_smem)) != cudaSuccess)
     goto cuda_error;
   call = "cudaFuncSetAttribute(PreferredSharedMemoryCarveout)";
   if ((e = cudaFuncSetAttribute(fn, cudaFuncAttributePreferredSharedMemoryCarveout, carveout)) != cudaSuccess)
@@ -193,6 +195,22 @@ void symv_kernel_unload(symv_kernel *k)
   k->fn = NULL;
 }
 
+long symv_pipe_tiles(int n, int ux)
+{
+  if (n < 1 || ux < 1 || ux > 64) return 0;
+  const long tc = ux, nb = (n + 63) / 64, ns = (n + tc - 1) / tc;
+  long t = 0;
+  for (long j = 0; j < ns; j++) t += nb - j * tc / 64;
+  return t;
+}
+
+long symv_pipe_smem(const symv_params *p)
+{
+  if (p->family != SYMV_FAMILY_PIPE) return 0;
+  const int cg = p->block_size / 64, cpt = cg > 0 ? p->ux / cg : 0; /* columns per thread */
+  return (long)(p->mx + 2) * (cpt + 1) * p->block_size * (long)sizeof(double);
+}
+
 /* Workspace each family needs at size n (elements). */
 int symv_lu_splits(int n, int block_size, int multiplicity, int sm_count)
 {
@@ -206,10 +224,10 @@ int symv_lu_splits(int n, int block_size, int multiplicity, int sm_count)
 }
 
 static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_t *sync, size_t *P, size_t *state,
-                     size_t *cnt)
+                     size_t *cnt, size_t *gate)
 {
   size_t nseg = ((size_t)n + p->block_size - 1) / p->block_size;
-  *w = *sync = *P = *state = *cnt = 0;
+  *w = *sync = *P = *state = *cnt = *gate = 0;
   if (p->family == SYMV_FAMILY_LU) {
     int S = symv_lu_splits(n, p->block_size, p->multiplicity, sm_count);
     if (S > 1) {
@@ -223,6 +241,8 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
     *cnt = ((size_t)n + SYMV_RED_SEG - 1) / SYMV_RED_SEG;
   } else if (p->family == SYMV_FAMILY_PANEL) {
     /* no workspace */
+  } else if (p->family == SYMV_FAMILY_PIPE) {
+    *gate = 1;
   } else {
     *w = (size_t)n;
     *sync = 2 * nseg;
@@ -246,9 +266,11 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t elem, int zero, cud
 
 int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, int sm_count, cudaStream_t stream)
 {
-  size_t w, s, P, st, c;
-  ws_needs(p, n, sm_count, &w, &s, &P, &st, &c);
+  size_t w, s, P, st, c, g;
+  ws_needs(p, n, sm_count, &w, &s, &P, &st, &c, &g);
   int rc;
+  if (g > ws->gate_len) ws->gate_target = 0; /* a new gate counts from zero */
+  if ((rc = grow((void **)&ws->gate, &ws->gate_len, g, sizeof(unsigned long long), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->cnt, &ws->cnt_len, c, sizeof(unsigned long long), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->state, &ws->state_len, st, sizeof(unsigned long long), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->w, &ws->w_len, w, sizeof(double), 1, stream))) return rc;
@@ -261,6 +283,8 @@ int symv_workspace_reset(symv_workspace *ws, cudaStream_t stream)
   if (ws->w) CUDA_TRY(cudaMemsetAsync(ws->w, 0, ws->w_len * sizeof(double), stream), SYMV_CUDA);
   if (ws->sync) CUDA_TRY(cudaMemsetAsync(ws->sync, 0, ws->sync_len * sizeof(int), stream), SYMV_CUDA);
   if (ws->cnt) CUDA_TRY(cudaMemsetAsync(ws->cnt, 0, ws->cnt_len * sizeof(unsigned long long), stream), SYMV_CUDA);
+  if (ws->gate) CUDA_TRY(cudaMemsetAsync(ws->gate, 0, ws->gate_len * sizeof(unsigned long long), stream), SYMV_CUDA);
+  ws->gate_target = 0;
   return 0;
 }
 
@@ -271,6 +295,7 @@ void symv_workspace_free(symv_workspace *ws)
   cudaFree(ws->P);
   cudaFree(ws->state);
   cudaFree(ws->cnt);
+  cudaFree(ws->gate);
   memset(ws, 0, sizeof *ws);
 }
 
@@ -340,6 +365,9 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   void *args_red[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->state, &epoch, &nblk_arg, &groups};
   void *args_w[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->w, &ws->cnt, &nblk_arg, &groups};
   void *args_panel[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db};
+  unsigned long long target = 0;
+  int ntiles = 0;
+  void *args_pipe[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->gate, &target, &ntiles};
   void **args = args_atomic;
   unsigned grid = (unsigned)nblk;
   unsigned gridy = 1;
@@ -354,10 +382,38 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     grid = (unsigned)nblk * (unsigned)((n + H - 1) / H);
   } else if (k->p.family == SYMV_FAMILY_PANEL) {
     args = args_panel; /* a block per UX rows of y: grid nblk */
+  } else if (k->p.family == SYMV_FAMILY_PIPE) {
+    /* SMs x MULTIPLICITY persistent blocks (fewer if there are fewer tiles),
+     * all resident: they wait for each other at the gate */
+    const long tiles = symv_pipe_tiles(n, k->p.ux);
+    const long full = (long)k->sm_count * k->p.multiplicity;
+    if (tiles > INT_MAX) return SYMV_INVALID_VALUE;
+    ntiles = (int)tiles;
+    grid = (unsigned)(tiles < full ? tiles : full);
+    target = ws->gate_target + grid;
+    args = args_pipe;
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;
-  cudaError_t e = cudaLaunchKernel((const void *)k->fn, g3, dim3_make(k->p.block_size), args, k->dyn_smem, stream);
+  cudaError_t e;
+  if (k->p.family == SYMV_FAMILY_PIPE) {
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute coop;
+    memset(&cfg, 0, sizeof cfg);
+    memset(&coop, 0, sizeof coop);
+    coop.id = cudaLaunchAttributeCooperative;
+    coop.val.cooperative = 1;
+    cfg.gridDim = g3, cfg.blockDim = dim3_make(k->p.block_size), cfg.dynamicSmemBytes = k->dyn_smem;
+    cfg.stream = stream, cfg.attrs = &coop, cfg.numAttrs = 1;
+    e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e == cudaErrorCooperativeLaunchTooLarge) /* fewer SMs than tuned for (MPS, green contexts) */
+      return cuda_fail("cudaLaunchKernelExC(cooperative)", e, SYMV_OCCUPANCY);
+    if (e != cudaSuccess) return cuda_fail("cudaLaunchKernelExC(cooperative)", e, SYMV_LAUNCH);
+    ws->gate_target = target; /* its blocks will all arrive */
+  } else {
+    e = cudaLaunchKernel((const void *)k->fn, g3, dim3_make(k->p.block_size), args, k->dyn_smem, stream);
+  }
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess) return cuda_fail("cudaLaunchKernel", e, SYMV_LAUNCH);
   return 0;

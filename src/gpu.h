@@ -73,6 +73,19 @@ typedef struct {
  *  was 1.465 with n/12, 1.451 (n/8), 1.437 and 1.409 (n/16), 1.380 (n/24). */
 int symv_tile_groups(int n, int ux, int block_size);
 
+/** symv_pipe_tiles: tiles of the pipe kernel (kernels/symv_pipe.cu) at size
+ *  n: 64-row blocks of the lower triangle by column strips of UX columns,
+ *  strip j holding row blocks floor(j*UX/64) .. ceil(n/64)-1. 0 for n < 1
+ *  or UX outside 1..64. */
+long symv_pipe_tiles(int n, int ux);
+
+/** symv_pipe_smem: the dynamic shared memory the pipe kernel needs for its
+ *  pipeline (MX + 2 stages of (CPT + 1) x BLOCK_SIZE doubles, CPT = UX /
+ *  (BLOCK_SIZE/64) columns per thread), bytes; 0 for
+ *  the other families, whose dynamic shared memory only pads for
+ *  MULTIPLICITY. */
+long symv_pipe_smem(const symv_params *p);
+
 /** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at
  *  most `multiplicity` blocks of a kernel with `static_smem` bytes reside on
  *  one SM of `d` (method.md section 2), and in *carveout_pct (if non-NULL)
@@ -103,7 +116,8 @@ int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_devic
 /** symv_kernel_prepare: what symv_kernel_load does once the entry point is
  *  known: fn is a kernel of candidate p (a cudaKernel_t, or the host stub of
  *  a kernel compiled into the program by nvcc, as in the generated library),
- *  k gets it with its dynamic shared memory sized for MULTIPLICITY in a
+ *  k gets it with its dynamic shared memory (symv_pipe_smem, plus padding)
+ *  sized for MULTIPLICITY in a
  *  carveout of at least min_carveout_pct percent (symv_dyn_smem_for; 0:
  *  the smallest that works), set on fn, and the occupancy checked. Several
  *  candidates sharing one fn must share its carveout too: prepare them all
@@ -124,7 +138,9 @@ typedef struct {
   unsigned long long *state; /* atomic_red's y-segment states, zeroed once */
   unsigned long long epoch;  /* atomic_red's call counter (kernels/symv_red.cu) */
   unsigned long long *cnt;   /* zero between calls: atomic_w's segment counters (kernels/symv_w.cu) */
-  size_t w_len, sync_len, P_len, state_len, cnt_len; /* capacities, elements */
+  unsigned long long *gate;  /* pipe's gate counter (kernels/symv_pipe.cu): blocks arrived, all calls */
+  unsigned long long gate_target; /* what *gate reaches when the calls launched so far have all arrived */
+  size_t w_len, sync_len, P_len, state_len, cnt_len, gate_len; /* capacities, elements */
 } symv_workspace;
 
 /** symv_workspace_reserve: grows ws (on `stream`) to what candidate p needs
@@ -155,9 +171,14 @@ int symv_check_args(char uplo, int n, int lda, int incx, int incy);
  *  (nonzero; negative walks backwards as in reference BLAS), all device
  *  pointers. alpha, beta point to host memory, or to device memory when
  *  scalars_on_device is nonzero. n = 0: returns at once. alpha = 0: A and x
- *  are not read; beta = 0: y is not read. Asynchronous.
+ *  are not read; beta = 0: y is not read. Asynchronous. The pipe family is
+ *  launched cooperatively (all its SMs x MULTIPLICITY blocks resident, as
+ *  its blocks wait for each other), so where fewer SMs are available than it
+ *  was loaded for (MPS limits) it fails with SYMV_OCCUPANCY, touching
+ *  nothing, rather than wait.
  *  Errors: SYMV_INVALID_VALUE (nothing touched; *bad_arg, if non-NULL, gets
- *  the position from symv_check_args), SYMV_CUDA (allocation), SYMV_LAUNCH. */
+ *  the position from symv_check_args), SYMV_CUDA (allocation), SYMV_OCCUPANCY
+ *  (pipe only, see above), SYMV_LAUNCH. */
 int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, char uplo, int n,
                 const double *alpha, const double *A, int lda, const double *x, int incx,
                 const double *beta, double *y, int incy, int scalars_on_device, int *bad_arg);

@@ -6,7 +6,7 @@
 #include "symv_error.h"
 #include "../kernels/symv_mx.h"
 
-static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu", "atomic_red", "fault", "floor", "atomic_w", "panel"};
+static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu", "atomic_red", "fault", "floor", "atomic_w", "panel", "pipe"};
 
 const char *symv_family_name(symv_family f)
 {
@@ -16,7 +16,7 @@ const char *symv_family_name(symv_family f)
 int symv_family_tunable(symv_family f)
 {
   return f == SYMV_FAMILY_ATOMIC || f == SYMV_FAMILY_LU || f == SYMV_FAMILY_ATOMIC_RED ||
-         f == SYMV_FAMILY_ATOMIC_W || f == SYMV_FAMILY_PANEL;
+         f == SYMV_FAMILY_ATOMIC_W || f == SYMV_FAMILY_PANEL || f == SYMV_FAMILY_PIPE;
 }
 
 int symv_family_parse(const char *s, symv_family *out)
@@ -43,6 +43,11 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
   else if (p->family == SYMV_FAMILY_LU && 32 % p->ux) what = "UX of the L+U family (1, 2, 4, 8, 16 or 32)", v = p->ux;
   else if (p->family == SYMV_FAMILY_PANEL && 32 % p->ux) what = "UX of the panel family (1, 2, 4, 8, 16 or 32)", v = p->ux;
   else if (p->family == SYMV_FAMILY_PANEL && p->mx > 3) what = "MX of the panel family (0..3)", v = p->mx;
+  else if (p->family == SYMV_FAMILY_PIPE && (p->block_size < 64 || (p->block_size & (p->block_size - 1))))
+    what = "BLOCK_SIZE of the pipe family (64, 128, 256, 512 or 1024)", v = p->block_size;
+  else if (p->family == SYMV_FAMILY_PIPE && ((p->ux & (p->ux - 1)) || p->ux < p->block_size / 64))
+    what = "UX of the pipe family (a power of two, at least BLOCK_SIZE/64)", v = p->ux;
+  else if (p->family == SYMV_FAMILY_PIPE && p->mx > 2) what = "MX of the pipe family (0..2)", v = p->mx;
   if (!what) return 0;
   if (err) snprintf(err, errlen, "invalid %s: %d", what, v);
   return SYMV_INVALID_VALUE;

@@ -9,10 +9,13 @@
  *   lu          the L+U kernel, kernels/symv_lu.cu
  *   panel       no atomics: a block owns UX rows of y and reads their row
  *               panel and column panel, kernels/symv_panel.cu
+ *   pipe        persistent blocks stream tiles of 64 rows x UX columns
+ *               through a cp.async shared-memory pipeline, kernels/symv_pipe.cu
  * Parameters (all families): BLOCK_SIZE threads per block, UX columns per
- * block (panel: rows of y per block), MULTIPLICITY thread blocks resident
- * per SM (a launch setting, enforced through dynamic shared memory), MX load
- * order (kernels/symv_mx.h; panel: its schedule, 0..3).
+ * block (panel: rows of y per block; pipe: columns per tile), MULTIPLICITY
+ * thread blocks resident per SM (a launch setting, enforced through dynamic
+ * shared memory), MX load order (kernels/symv_mx.h; panel: its schedule,
+ * 0..3; pipe: pipeline stages - 2, 0..2).
  * BLOCK_SIZE, UX, MX and the family select the compiled code.
  */
 #ifndef SYMV_PARAMS_H
@@ -28,6 +31,7 @@ typedef enum {
   SYMV_FAMILY_FLOOR = 4,   /* bench-only kernels/symv_floor.cu: reads the triangle, computes nothing */
   SYMV_FAMILY_ATOMIC_W = 5,
   SYMV_FAMILY_PANEL = 6,
+  SYMV_FAMILY_PIPE = 7,
   SYMV_FAMILY_COUNT
 } symv_family;
 
@@ -46,7 +50,7 @@ typedef struct {
 #define SYMV_MULTIPLICITY_MAX 64
 
 /** symv_family_name: "atomic", "lu", "atomic_red", "fault", "floor",
- *  "atomic_w" or "panel". */
+ *  "atomic_w", "panel" or "pipe". */
 const char *symv_family_name(symv_family f);
 
 /** symv_family_tunable: nonzero for the families of the tuning space and of
@@ -58,7 +62,7 @@ int symv_family_tunable(symv_family f);
  *  accepts, in enum order, for messages and --help texts (a literal, so that
  *  it joins other literals; tests/test_params.c checks it against the
  *  table). */
-#define SYMV_TUNABLE_FAMILIES "atomic, lu, atomic_red, atomic_w, panel"
+#define SYMV_TUNABLE_FAMILIES "atomic, lu, atomic_red, atomic_w, panel, pipe"
 
 /** symv_family_parse: the family named `s`; SYMV_INVALID_VALUE if none. */
 int symv_family_parse(const char *s, symv_family *out);

@@ -45,6 +45,12 @@ static void axes(symv_family f, int wide, const symv_device_info *d, axis ax[4])
     ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 4, 8}, 4};
     ax[3] = (axis){0, 3, 1, {0}, 0};
     break;
+  case SYMV_FAMILY_PIPE: /* UX: columns per tile; MX: pipeline stages - 2; MULTIPLICITY: the grid per SM */
+    ax[0] = wide ? (axis){0, 0, 1, {64, 128, 256, 512, 1024}, 5} : (axis){0, 0, 1, {64, 128, 256, 512}, 4};
+    ax[1] = (axis){0, 0, 1, {16, 32, 64}, 3};
+    ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 3, 4}, 4};
+    ax[3] = (axis){0, 2, 1, {0}, 0};
+    break;
   default:
     ax[0].nlist = 0, ax[0].lo = 1, ax[0].hi = 0; /* empty */
     break;
@@ -101,6 +107,8 @@ int symv_static_smem(const symv_params *p)
     return (2 * p->ux + nw * p->ux) * d + (p->block_size + 1) * (int)sizeof(int);
   case SYMV_FAMILY_PANEL: /* part[NW*UX] */
     return nw * p->ux * d;
+  case SYMV_FAMILY_PIPE: /* rsum[CG][64], csum[NW][CPT]; the pipeline is dynamic (symv_pipe_smem) */
+    return (p->block_size + p->ux * 2) * d;
   default:
     return 0;
   }
@@ -108,7 +116,7 @@ int symv_static_smem(const symv_params *p)
 
 int symv_static_filter(const symv_params *p, const symv_device_info *d, char *why, int len)
 {
-  long need = (long)p->multiplicity * (symv_static_smem(p) + (long)d->smem_reserved_per_block);
+  long need = (long)p->multiplicity * (symv_static_smem(p) + symv_pipe_smem(p) + (long)d->smem_reserved_per_block);
   if (p->multiplicity > d->max_blocks_per_sm)
     snprintf(why, len, "MULTIPLICITY %d > %d blocks per SM", p->multiplicity, d->max_blocks_per_sm);
   else if (p->block_size > d->max_threads_per_block)

@@ -44,8 +44,9 @@ int symv_static_smem(const symv_params *p);
  *  without compiling; else SYMV_RESOURCES with the reason in why:
  *  MULTIPLICITY above the blocks an SM takes, MULTIPLICITY x BLOCK_SIZE
  *  above the threads an SM takes, BLOCK_SIZE above the threads a block may
- *  have, or MULTIPLICITY x (static shared memory + reserved) above the SM's
- *  shared memory. Registers are checked after compiling (occupancy API). */
+ *  have, or MULTIPLICITY x (static shared memory + the pipe family's
+ *  pipeline (symv_pipe_smem) + reserved) above the SM's shared memory.
+ *  Registers are checked after compiling (occupancy API). */
 int symv_static_filter(const symv_params *p, const symv_device_info *d, char *why, int len);
 
 #endif

@@ -29,6 +29,7 @@ Test(compile, every_family_compiles_for_sm90_and_is_cached, .init = setup, .fini
     {SYMV_FAMILY_ATOMIC_RED, 64, 13, 2, 7}, {SYMV_FAMILY_LU, 128, 16, 1, 0}, {SYMV_FAMILY_LU, 32, 1, 1, 5},
     {SYMV_FAMILY_FLOOR, 256, 1, 8, 0}, {SYMV_FAMILY_ATOMIC_W, 64, 16, 8, 1}, {SYMV_FAMILY_ATOMIC_W, 96, 11, 2, 4},
     {SYMV_FAMILY_PANEL, 256, 4, 4, 3}, {SYMV_FAMILY_PANEL, 64, 16, 2, 0},
+    {SYMV_FAMILY_PIPE, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE, 1024, 16, 1, 2},
   };
   for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
     symv_cubin a, b;

@@ -74,6 +74,8 @@ static const symv_params sample[] = {
   {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},    {SYMV_FAMILY_ATOMIC, 64, 9, 4, 6}, {SYMV_FAMILY_ATOMIC, 256, 32, 1, 9},
   {SYMV_FAMILY_ATOMIC_RED, 96, 12, 2, 3}, {SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3}, {SYMV_FAMILY_ATOMIC_W, 64, 16, 8, 1}, {SYMV_FAMILY_LU, 128, 16, 1, 0},   {SYMV_FAMILY_LU, 256, 8, 1, 8},  {SYMV_FAMILY_LU, 64, 32, 2, 1},
   {SYMV_FAMILY_PANEL, 256, 4, 4, 0}, {SYMV_FAMILY_PANEL, 64, 2, 8, 1}, {SYMV_FAMILY_PANEL, 128, 8, 2, 2}, {SYMV_FAMILY_PANEL, 96, 16, 2, 3},
+  /* pipe: tiles of 16, 32 and 64 columns, 1 to 16 columns per thread, 2 to 4 stages */
+  {SYMV_FAMILY_PIPE, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE, 512, 32, 1, 1}, {SYMV_FAMILY_PIPE, 64, 16, 4, 2}, {SYMV_FAMILY_PIPE, 1024, 16, 1, 0},
 };
 #define NSAMPLE (int)(sizeof sample / sizeof *sample)
 
@@ -117,6 +119,11 @@ Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
     cudaMemcpy(cnt, ws.cnt, sizeof *cnt * ws.cnt_len, cudaMemcpyDeviceToHost);
     for (size_t i = 0; i < ws.cnt_len; i++)
       cr_assert_eq(cnt[i], 0ull, "point %d: cnt[%zu] = %llu after the call", p, i, cnt[i]);
+    if (ws.gate) { /* pipe: every block of every call has passed the gate */
+      unsigned long long g = 0;
+      cudaMemcpy(&g, ws.gate, sizeof g, cudaMemcpyDeviceToHost);
+      cr_assert_eq(g, ws.gate_target, "point %d: gate %llu, want %llu", p, g, ws.gate_target);
+    }
     free(w), free(sy), free(cnt);
     symv_kernel_unload(&k);
   }

@@ -42,7 +42,7 @@ Test(mx, out_of_range_is_rejected)
 
 Test(params, format_parse_round_trip)
 {
-  const char *in[] = {"atomic:128,16,4,0", "lu:64,8,1,3", "atomic_red:256,32,2,9", "panel:256,4,8,3"};
+  const char *in[] = {"atomic:128,16,4,0", "lu:64,8,1,3", "atomic_red:256,32,2,9", "panel:256,4,8,3", "pipe:512,16,1,2"};
   for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
     symv_params p;
     char buf[64];
@@ -57,7 +57,8 @@ Test(params, malformed_and_out_of_range_are_errors)
   const char *bad[] = {"", "atomic", "atomic:", "atomic:128,16,4", "atomic:128,16,4,0,1", "atomic:128,16,4,0x",
                        "gemv:128,16,4,0", "atomic:100,16,4,0", "atomic:0,16,4,0", "atomic:128,0,4,0",
                        "atomic:128,65,4,0", "lu:64,5,1,0", "atomic:128,16,0,0", "atomic:128,16,4,10", "atomic:2048,16,4,0",
-                       "panel:256,6,4,0", "panel:256,4,4,4"};
+                       "panel:256,6,4,0", "panel:256,4,4,4", "pipe:96,16,1,0", "pipe:256,2,1,0", "pipe:256,48,1,0",
+                       "pipe:256,64,1,3"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     symv_params p;
     char err[128] = "";

@@ -54,15 +54,15 @@ Test(space, default_and_wide_counts_follow_the_device)
   symv_device_info d = hopper();
   symv_space_opts o = {{0}, 0};
   o.family[SYMV_FAMILY_ATOMIC] = o.family[SYMV_FAMILY_LU] = o.family[SYMV_FAMILY_ATOMIC_RED] = 1;
-  o.family[SYMV_FAMILY_ATOMIC_W] = o.family[SYMV_FAMILY_PANEL] = 1;
-  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336 + 256);
+  o.family[SYMV_FAMILY_ATOMIC_W] = o.family[SYMV_FAMILY_PANEL] = o.family[SYMV_FAMILY_PIPE] = 1;
+  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336 + 256 + 144);
   o.wide = 1;
   /* atomic: BLOCK_SIZE 32..512 (16) x UX 25 x MULTIPLICITY 1..32 x MX 10 */
   long atomic_wide = 16L * 25 * 32 * 10;
-  long lu_wide = 6L * 4 * 32 * 2, red_wide = 5L * 7 * 32 * 2, panel_wide = 5L * 4 * 32 * 4;
-  cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + 2 * red_wide + panel_wide);
+  long lu_wide = 6L * 4 * 32 * 2, red_wide = 5L * 7 * 32 * 2, panel_wide = 5L * 4 * 32 * 4, pipe_wide = 5L * 3 * 32 * 3;
+  cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + 2 * red_wide + panel_wide + pipe_wide);
   d.max_blocks_per_sm = 16; /* an older GPU: the wide space shrinks with it */
-  cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + 2 * red_wide + panel_wide) / 2);
+  cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + 2 * red_wide + panel_wide + pipe_wide) / 2);
 }
 
 Test(space, static_filter_drops_what_cannot_fit)
@@ -144,7 +144,7 @@ Test(space, each_family_alone_counts_its_own_points)
   symv_device_info d = hopper();
   const long want[SYMV_FAMILY_COUNT] = {[SYMV_FAMILY_ATOMIC] = 16000, [SYMV_FAMILY_LU] = 120,
                                         [SYMV_FAMILY_ATOMIC_RED] = 336, [SYMV_FAMILY_ATOMIC_W] = 336,
-                                        [SYMV_FAMILY_PANEL] = 256};
+                                        [SYMV_FAMILY_PANEL] = 256, [SYMV_FAMILY_PIPE] = 144};
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
     symv_space_opts o = {{0}, 0};
     o.family[f] = 1;
@@ -193,4 +193,43 @@ Test(space, multiplicity_takes_the_smallest_carveout_that_enforces_it)
   }
   cr_assert_eq(symv_dyn_smem_for(&d, d.max_blocks_per_sm + 1, 0, 0, NULL), -1);
   cr_assert_eq(symv_dyn_smem_for(&d, 0, 0, 0, NULL), -1);
+}
+
+/* The pipe kernel's tiles: every 64-row block of a UX-column strip that holds
+ * an element on or below the diagonal, counted one by one. */
+Test(space, pipe_tiles_are_the_blocks_that_touch_the_triangle)
+{
+  const int ns[] = {1, 2, 63, 64, 65, 100, 127, 128, 129, 1000, 4099};
+  const int uxs[] = {1, 2, 4, 8, 16, 32, 64};
+  for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
+    for (size_t b = 0; b < sizeof uxs / sizeof *uxs; b++) {
+      const int n = ns[a], ux = uxs[b];
+      long want = 0;
+      for (int j0 = 0; j0 < n; j0 += ux)
+        for (int i0 = 0; i0 < n; i0 += 64) {
+          const int ilast = i0 + 63 < n - 1 ? i0 + 63 : n - 1;
+          want += ilast >= j0; /* its last row reaches the strip's first column */
+        }
+      cr_assert_eq(symv_pipe_tiles(n, ux), want, "n %d UX %d", n, ux);
+    }
+  cr_assert_eq(symv_pipe_tiles(0, 64), 0);
+  cr_assert_eq(symv_pipe_tiles(100, 128), 0);
+}
+
+/* Its pipeline: MX + 2 stages of (CPT + 1) x BLOCK_SIZE doubles, counted in
+ * the shared memory the static filter and the loader size MULTIPLICITY with. */
+Test(space, pipe_pipeline_counts_in_shared_memory)
+{
+  symv_device_info d = hopper();
+  char why[256];
+  const symv_params p = {SYMV_FAMILY_PIPE, 256, 64, 2, 0}; /* CPT 16: 2 x 17 x 256 x 8 bytes */
+  cr_assert_eq(symv_pipe_smem(&p), 2L * 17 * 256 * 8);
+  const symv_params q = {SYMV_FAMILY_PIPE, 512, 16, 1, 2}; /* CPT 2: 4 x 3 x 512 x 8 */
+  cr_assert_eq(symv_pipe_smem(&q), 4L * 3 * 512 * 8);
+  const symv_params other = {SYMV_FAMILY_PANEL, 256, 4, 4, 3};
+  cr_assert_eq(symv_pipe_smem(&other), 0);
+  cr_assert_eq(symv_static_filter(&p, &d, why, sizeof why), 0, "%s", why);
+  const symv_params big = {SYMV_FAMILY_PIPE, 512, 64, 4, 2}; /* 4 x 147 KB */
+  cr_assert_eq(symv_static_filter(&big, &d, why, sizeof why), SYMV_RESOURCES);
+  cr_assert_not_null(strstr(why, "shared memory"), "%s", why);
 }

@@ -1,0 +1,232 @@
+/*
+ * symv_pipe.cu - kernel family "pipe": y := alpha*A*x + beta*y in one
+ * cooperative launch of SMs x MULTIPLICITY persistent blocks, each streaming
+ * its share of the triangle's tiles through a shared-memory pipeline.
+ *
+ *          strip J (UX columns)
+ *          |<-TC->|
+ *          |\     |     The lower triangle is cut into tiles of 64 rows by
+ *   row    | \    |     TC = (BLOCK_SIZE/64) x UX columns, numbered down
+ *   block I|==\===|     each column strip (column-major): strip J holds row
+ *          |===\==|     blocks I0(J) = floor(J*TC/64) .. nb-1. Block b takes
+ *          |====\=|     the tiles [b*T/G, (b+1)*T/G) of the T in all (G
+ *          |=====\|     blocks): equal shares, mostly in one strip.
+ *
+ * A thread owns row r = t mod 64 of a tile and CPT = UX / (BLOCK_SIZE/64)
+ * of its columns (column group t / 64). Its UX elements and x(row) go to shared memory with 8-byte
+ * cp.async (no registers held while loads are in flight), S = MX + 2 tiles
+ * ahead: a block keeps S-1 tiles in flight while it computes one, so an SM
+ * has MULTIPLICITY x (S-1) tiles in flight whatever its registers. Each
+ * thread reads back only what it copied itself, so waiting for the copies
+ * needs no barrier.
+ *
+ * Per tile: the row sums (Ax, CPT columns a thread, then the column groups
+ * through shared memory) are added to y with atomicAdd (red.global.add.f64);
+ * the column sums (A^T x: CPT columns a thread, summed over the warp's 32
+ * rows by a transposing butterfly, CPT-1 + log2(32/CPT) shuffles, then the two warps
+ * of a group) accumulate over the block's tiles of one strip and are added
+ * once the block leaves the strip.
+ *
+ * beta: y must be scaled before the first addition. Each block scales its
+ * slice of y (rows b*n/G .. (b+1)*n/G - 1) first thing, fences, and adds one
+ * to a gate counter; before its first addition it waits until the gate has
+ * counted all G blocks of this call (target, the host's running sum of the
+ * grids launched on this workspace). The wait is cheap because S-1 tiles'
+ * loads are already in flight, and it cannot hang: the launch is cooperative,
+ * so all G blocks are resident. alpha = 0 scales y and reads neither A nor x.
+ *
+ * Parameters: BLOCK_SIZE threads (a power of two, 64..1024), UX the tile's
+ * columns (a power of two, at least BLOCK_SIZE/64: CPT >= 1); MX = pipeline
+ * stages - 2 (0..2); MULTIPLICITY blocks per SM = the grid's blocks per SM.
+ * Dynamic shared memory: S x (CPT + 1) x BLOCK_SIZE doubles
+ * (symv_pipe_smem, src/gpu.c).
+ * Summation order varies from run to run (atomics).
+ */
+#include "symv_common.cuh"
+
+#if BLOCK_SIZE % 64 != 0 || (BLOCK_SIZE & (BLOCK_SIZE - 1)) != 0
+#error "BLOCK_SIZE of the pipe family must be a power of two, 64..1024"
+#endif
+#if (UX & (UX - 1)) != 0 || UX < BLOCK_SIZE / 64
+#error "UX of the pipe family must be a power of two, at least BLOCK_SIZE/64"
+#endif
+#if MX > 2
+#error "MX of the pipe family is 0..2 (pipeline stages - 2)"
+#endif
+#define SYMV_PIPE_CG (BLOCK_SIZE / 64)   /* column groups of 64 threads */
+#define SYMV_PIPE_CPT (UX / SYMV_PIPE_CG) /* columns per thread */
+#define SYMV_PIPE_S (MX + 2)
+
+typedef unsigned long long symv_ull;
+
+/* 8-byte asynchronous copy global -> shared; zero-fills when !ok (nothing read) */
+static __device__ __forceinline__ void symv_cp8(double *dst, const double *src, bool ok)
+{
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 8 : 0) : "memory");
+}
+static __device__ __forceinline__ void symv_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void symv_cp_wait()
+{
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* Transposing butterfly, one step of H: lanes with bit H set keep the upper
+ * half of v[0..2H-1] and send the lower, the others the reverse; afterwards
+ * v[k] (k < H) is the pair's sum of column k + (lane & H). */
+template <int N, int H> struct symv_pipe_tr {
+  static __device__ __forceinline__ void run(double (&v)[N], int lane)
+  {
+    const bool up = lane & H;
+#pragma unroll
+    for (int k = 0; k < H; k++) {
+      const double lo = v[k], hi = v[k + H];
+      v[k] = (up ? hi : lo) + __shfl_xor_sync(0xffffffffu, up ? lo : hi, H);
+    }
+    symv_pipe_tr<N, H / 2>::run(v, lane);
+  }
+};
+template <int N> struct symv_pipe_tr<N, 0> {
+  static __device__ __forceinline__ void run(double (&)[N], int) {}
+};
+
+/* sum over strips j < J of floor(j*UX/64), the row blocks above each strip:
+ * with q = 64/UX and J = a*q + b, q*a*(a-1)/2 + b*a */
+static __device__ __forceinline__ long symv_pipe_above(long J)
+{
+  const long q = 64 / UX, a = J / q, b = J % q;
+  return q * a * (a - 1) / 2 + b * a;
+}
+
+/* tile number t (column-major) -> (row block I, strip J) */
+static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, int &I, int &J)
+{
+  int lo = 0, hi = ns - 1; /* largest J with tiles-before(J) <= t */
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if ((long)mid * nb - symv_pipe_above(mid) <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  J = lo;
+  I = (int)((long)J * UX / 64 + (t - ((long)J * nb - symv_pipe_above(J))));
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
+SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
+                 const double *__restrict__ x, symv_ll incx, double *y, symv_ll incy,
+                 double alpha, double beta, const double *dalpha, const double *dbeta,
+                 symv_ull *gate, symv_ull target, int ntiles)
+{
+  extern __shared__ double symv_pipe_buf[]; /* S stages x (CPT + 1) x BLOCK_SIZE */
+  __shared__ double rsum[SYMV_PIPE_CG][64];
+  __shared__ double csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
+  const int t = threadIdx.x, r = t & 63, cg = t >> 6, lane = t & 31, w = t >> 5;
+  const int G = gridDim.x;
+  SYMV_LOAD_SCALARS();
+
+  const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX;
+  const int t0 = (int)((long)blockIdx.x * ntiles / G), t1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
+  const bool work = alpha != 0.0 && t0 < t1;
+  int I = 0, J = 0;
+  if (work) symv_pipe_tile(t0, nb, ns, I, J);
+  int iI = I, iJ = J; /* the next tile to issue */
+  auto issue = [&](int stage) {
+    double *buf = symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
+    const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
+    const double *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs;
+#pragma unroll
+    for (int k = 0; k < SYMV_PIPE_CPT; k++) symv_cp8(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
+    symv_cp8(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
+    if (++iI == nb) iJ++, iI = (int)((long)iJ * UX / 64);
+  };
+  if (work) {
+#pragma unroll
+    for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
+      if (t0 + s < t1) issue(s);
+      symv_cp_commit();
+    }
+  }
+
+  /* this block's slice of y := beta*y, then the gate */
+  if (beta != 1.0) {
+    const int a0 = (int)((long)blockIdx.x * n / G), a1 = (int)((long)(blockIdx.x + 1) * n / G);
+    for (int i = a0 + t; i < a1; i += BLOCK_SIZE) {
+      double *p = y + (symv_ll)i * incy;
+      *p = beta == 0.0 ? 0.0 : beta * *p;
+    }
+    __threadfence();
+  }
+  __syncthreads();
+  if (t == 0) atomicAdd(gate, 1ull); /* always, so that the host's target holds in every pointer mode */
+  if (!work) return;
+  bool open = beta == 1.0; /* nothing to wait for when y is not scaled */
+
+  double xc[SYMV_PIPE_CPT];
+  int curJ = -1;
+  double cacc = 0.0; /* thread t < TC: column t's sum over this block's tiles of strip curJ */
+  for (int k = t0; k < t1; k++) {
+    if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
+    symv_cp_commit();
+    symv_cp_wait<SYMV_PIPE_S - 1>();
+    const double *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
+    const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
+    if (J != curJ) {
+      if (curJ >= 0) {
+        if (!open) {
+          if (t == 0) {
+            while (*(volatile symv_ull *)gate < target) { }
+            __threadfence();
+          }
+          __syncthreads();
+          open = true;
+        }
+        if (t < UX && curJ * UX + t < n)
+          atomicAdd(y + (symv_ll)(curJ * UX + t) * incy, alpha * cacc);
+      }
+      cacc = 0.0;
+      curJ = J;
+#pragma unroll
+      for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) xc[kk] = (j0 + kk < n) ? __ldg(x + (symv_ll)(j0 + kk) * incx) : 0.0;
+    }
+    const double xr = buf[SYMV_PIPE_CPT * BLOCK_SIZE + t];
+    const bool below = I * 64 >= (J + 1) * UX; /* no element on or above the diagonal */
+    double rsv = 0.0, cp[SYMV_PIPE_CPT];
+#pragma unroll
+    for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) {
+      const double a = buf[kk * BLOCK_SIZE + t]; /* 0 where not stored (zero-filled) */
+      rsv = fma(a, xc[kk], rsv);
+      cp[kk] = (below || j0 + kk < i) ? a * xr : 0.0; /* the diagonal counts once, in the row sum */
+    }
+    symv_pipe_tr<SYMV_PIPE_CPT, SYMV_PIPE_CPT / 2>::run(cp, lane);
+#pragma unroll
+    for (int h = SYMV_PIPE_CPT; h < 32; h *= 2) cp[0] += __shfl_xor_sync(0xffffffffu, cp[0], h);
+    if (lane < SYMV_PIPE_CPT) csum[w][lane] = cp[0]; /* lane holds column lane mod CPT of its group */
+    rsum[cg][r] = rsv;
+    __syncthreads();
+    double vr = 0.0;
+    if (t < 64) {
+#pragma unroll
+      for (int g = 0; g < SYMV_PIPE_CG; g++) vr += rsum[g][t];
+    }
+    if (t < UX) cacc += csum[2 * (t / SYMV_PIPE_CPT)][t % SYMV_PIPE_CPT] + csum[2 * (t / SYMV_PIPE_CPT) + 1][t % SYMV_PIPE_CPT];
+    if (!open) {
+      if (t == 0) {
+        while (*(volatile symv_ull *)gate < target) { }
+        __threadfence();
+      }
+      open = true;
+    }
+    __syncthreads(); /* the gate is open, and rsum/csum are free for the next tile */
+    if (t < 64 && i < n) atomicAdd(y + (symv_ll)i * incy, alpha * vr);
+    if (++I == nb) J++, I = (int)((long)J * UX / 64);
+  }
+  if (!open) {
+    if (t == 0) {
+      while (*(volatile symv_ull *)gate < target) { }
+      __threadfence();
+    }
+    __syncthreads();
+  }
+  if (t < UX && curJ * UX + t < n)
+    atomicAdd(y + (symv_ll)(curJ * UX + t) * incy, alpha * cacc);
+}
