@@ -3,18 +3,20 @@
  * cooperative launch of SMs x MULTIPLICITY persistent blocks, each streaming
  * its share of the triangle's tiles through a shared-memory pipeline.
  *
- *          strip J (UX columns)
- *          |<-TC->|
+ *          strip J
+ *          |<-UX->|
  *          |\     |     The lower triangle is cut into tiles of 64 rows by
- *   row    | \    |     TC = (BLOCK_SIZE/64) x UX columns, numbered down
- *   block I|==\===|     each column strip (column-major): strip J holds row
- *          |===\==|     blocks I0(J) = floor(J*TC/64) .. nb-1. Block b takes
- *          |====\=|     the tiles [b*T/G, (b+1)*T/G) of the T in all (G
- *          |=====\|     blocks): equal shares, mostly in one strip.
+ *   row    | \    |     UX columns, numbered down each column strip
+ *   block I|==\===|     (column-major): strip J holds row blocks
+ *          |===\==|     floor(J*UX/64) .. nb-1. Block b takes the tiles
+ *          |====\=|     [b*T/G, (b+1)*T/G) of the T in all (G blocks,
+ *          |=====\|     symv_pipe_tiles in src/gpu.c): equal shares,
+ *                       mostly in one strip.
  *
  * A thread owns row r = t mod 64 of a tile and CPT = UX / (BLOCK_SIZE/64)
- * of its columns (column group t / 64). Its UX elements and x(row) go to shared memory with 8-byte
- * cp.async (no registers held while loads are in flight), S = MX + 2 tiles
+ * of its columns (column group t / 64). Its CPT elements and x(row) go to
+ * shared memory with 8-byte cp.async (no registers held while loads are in
+ * flight; zero-filled where not stored or past n), S = MX + 2 tiles
  * ahead: a block keeps S-1 tiles in flight while it computes one, so an SM
  * has MULTIPLICITY x (S-1) tiles in flight whatever its registers. Each
  * thread reads back only what it copied itself, so waiting for the copies
@@ -23,15 +25,15 @@
  * Per tile: the row sums (Ax, CPT columns a thread, then the column groups
  * through shared memory) are added to y with atomicAdd (red.global.add.f64);
  * the column sums (A^T x: CPT columns a thread, summed over the warp's 32
- * rows by a transposing butterfly, CPT-1 + log2(32/CPT) shuffles, then the two warps
- * of a group) accumulate over the block's tiles of one strip and are added
- * once the block leaves the strip.
+ * rows by a transposing butterfly, CPT-1 + log2(32/CPT) shuffles, then the
+ * two warps of a group) accumulate over the block's tiles of one strip and
+ * are added once the block leaves the strip.
  *
  * beta: y must be scaled before the first addition. Each block scales its
  * slice of y (rows b*n/G .. (b+1)*n/G - 1) first thing and adds one to a
- * gate counter (symv_gate_arrive); before its first addition it waits until the gate has
- * counted all G blocks of this call (target, the host's running sum of the
- * grids launched on this workspace). The wait is cheap because S-1 tiles'
+ * gate counter (symv_gate_arrive); before its first addition it waits until
+ * the gate has counted all G blocks of this call (target: the host's running
+ * sum of the grids launched on this workspace). The wait is cheap because S-1 tiles'
  * loads are already in flight, and it cannot hang: the launch is cooperative,
  * so all G blocks are resident. alpha = 0 scales y and reads neither A nor x.
  *
