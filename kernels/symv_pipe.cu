@@ -155,7 +155,8 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
     const double *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs;
 #pragma unroll
-    for (int k = 0; k < SYMV_PIPE_CPT; k++) symv_cp8(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
+    for (int k = 0; k < SYMV_PIPE_CPT; k++)
+      symv_cp8(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
     symv_cp8(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
     if (++iI == nb) iJ++, iI = (int)((long)iJ * UX / 64);
   };
@@ -224,7 +225,10 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
 #pragma unroll
       for (int g = 0; g < SYMV_PIPE_CG; g++) vr += rsum[g][t];
     }
-    if (t < UX) cacc += csum[2 * (t / SYMV_PIPE_CPT)][t % SYMV_PIPE_CPT] + csum[2 * (t / SYMV_PIPE_CPT) + 1][t % SYMV_PIPE_CPT];
+    if (t < UX) { /* column t: group g's two warps */
+      const int g = t / SYMV_PIPE_CPT, c = t % SYMV_PIPE_CPT;
+      cacc += csum[2 * g][c] + csum[2 * g + 1][c];
+    }
     if (!open) {
       if (t == 0) symv_gate_wait(gate, target);
       open = true;
