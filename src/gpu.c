@@ -407,14 +407,16 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     cfg.stream = stream, cfg.attrs = &coop, cfg.numAttrs = 1;
     e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
     if (e == cudaSuccess) e = cudaGetLastError();
+    else cudaGetLastError(); /* a refused launch leaves no error behind for the next call to find */
     if (e == cudaErrorCooperativeLaunchTooLarge) /* fewer SMs than tuned for (MPS, green contexts) */
       return cuda_fail("cudaLaunchKernelExC(cooperative)", e, SYMV_OCCUPANCY);
     if (e != cudaSuccess) return cuda_fail("cudaLaunchKernelExC(cooperative)", e, SYMV_LAUNCH);
     ws->gate_target = target; /* its blocks will all arrive */
-  } else {
-    e = cudaLaunchKernel((const void *)k->fn, g3, dim3_make(k->p.block_size), args, k->dyn_smem, stream);
+    return 0;
   }
+  e = cudaLaunchKernel((const void *)k->fn, g3, dim3_make(k->p.block_size), args, k->dyn_smem, stream);
   if (e == cudaSuccess) e = cudaGetLastError();
+  else cudaGetLastError(); /* as above */
   if (e != cudaSuccess) return cuda_fail("cudaLaunchKernel", e, SYMV_LAUNCH);
   return 0;
 }

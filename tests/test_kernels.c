@@ -1,9 +1,10 @@
 /*
- * GPU tests of both kernel families (skipped when there is no GPU): results
+ * GPU tests of every kernel family (skipped when there is no GPU): results
  * against OpenBLAS by the scaled residual on fresh random data, device
- * pointer mode, argument checks that touch nothing, n = 0, the L+U family's
- * reproducibility, the MULTIPLICITY check, and the workspace's return to
- * zero after every call.
+ * pointer mode, argument checks that touch nothing, n = 0, the L+U and panel
+ * families' reproducibility, the MULTIPLICITY check, the workspace's return
+ * to zero after every call, and the pipe family's refusal of a grid the GPU
+ * cannot hold at once.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -217,4 +218,41 @@ Test(kernels, multiplicity_is_enforced_and_checked, .init = need_gpu)
     symv_kernel_unload(&k);
     symv_cubin_free(&cb);
   }
+}
+
+/* The pipe kernel's blocks wait for each other, so its launch is
+ * cooperative: on a GPU that holds fewer of them than it was loaded for (a
+ * share of the SMs under MPS; here, the kernel told of four times the SMs)
+ * the launch is refused with SYMV_OCCUPANCY, y and the gate untouched, and
+ * the next call with the true count is right. */
+Test(kernels, pipe_refuses_a_grid_that_cannot_all_be_resident, .init = need_gpu, .timeout = 60)
+{
+  unsigned long long seed = seed0();
+  symv_kernel k = load((symv_params){SYMV_FAMILY_PIPE, 256, 64, 2, 0});
+  symv_workspace ws = {0};
+  run_case(&k, &ws, 'L', 100, 100, 1, 1, 1.0, 0.5, 0, &seed); /* the gate exists and has counted a call */
+  const unsigned long long target = ws.gate_target;
+  cr_assert(target > 0);
+  const int n = 4096; /* 2080 tiles: more than 4 x SMs x 2 blocks */
+  double *dA, *dy, al = 1.0, be = 0.5;
+  double *poison = malloc(sizeof(double) * n), *back = malloc(sizeof(double) * n);
+  for (int i = 0; i < n; i++) poison[i] = 0.25 * i - 7.0;
+  cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * n * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * n), cudaSuccess);
+  cudaMemset(dA, 0, sizeof(double) * n * n);
+  cudaMemcpy(dy, poison, sizeof(double) * n, cudaMemcpyHostToDevice);
+  symv_kernel big = k;
+  big.sm_count = 4 * k.sm_count;
+  cr_assert_eq(symv_launch(&big, &ws, 0, 'L', n, &al, dA, n, dy, 1, &be, dy, 1, 0, NULL), SYMV_OCCUPANCY, "%s",
+               symv_cuda_error_text());
+  cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+  cudaMemcpy(back, dy, sizeof(double) * n, cudaMemcpyDeviceToHost);
+  cr_assert_eq(memcmp(back, poison, sizeof(double) * n), 0, "y changed by a refused launch");
+  cr_assert_eq(ws.gate_target, target, "a refused launch moved the gate's target");
+  double r = run_case(&k, &ws, 'U', 1500, 1503, -2, 3, -0.5, 2.0, 0, &seed);
+  cr_assert(r >= 0 && r < 4.0, "after the refusal: residual %g (seed %llu)", r, seed);
+  free(poison), free(back);
+  cudaFree(dA), cudaFree(dy);
+  symv_kernel_unload(&k);
+  symv_workspace_free(&ws);
 }
