@@ -6,7 +6,8 @@
 #include "symv_error.h"
 #include "../kernels/symv_mx.h"
 
-static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu", "atomic_red", "fault", "floor", "atomic_w", "panel", "pipe"};
+static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu",       "atomic_red", "fault",
+                                                            "floor",  "atomic_w", "panel",      "pipe"};
 
 const char *symv_family_name(symv_family f)
 {
