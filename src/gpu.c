@@ -197,11 +197,11 @@ void symv_kernel_unload(symv_kernel *k)
 
 long symv_pipe_tiles(int n, int ux)
 {
-  if (n < 1 || ux < 1 || ux > 64) return 0;
-  const long tc = ux, nb = (n + 63) / 64, ns = (n + tc - 1) / tc;
-  long t = 0;
-  for (long j = 0; j < ns; j++) t += nb - j * tc / 64;
-  return t;
+  if (n < 1 || ux < 1 || ux > 64 || 64 % ux) return 0;
+  /* strips j < ns of nb - floor(j*UX/64) tiles each: ns*nb - sum floor(j/q),
+   * q = 64/UX, in the closed form the kernel uses (symv_pipe_above) */
+  const long q = 64 / ux, nb = (n + 63) / 64, ns = (n + ux - 1) / ux, a = ns / q, b = ns % q;
+  return ns * nb - (q * a * (a - 1) / 2 + b * a);
 }
 
 long symv_pipe_smem(const symv_params *p)

@@ -75,8 +75,9 @@ int symv_tile_groups(int n, int ux, int block_size);
 
 /** symv_pipe_tiles: tiles of the pipe kernel (kernels/symv_pipe.cu) at size
  *  n: 64-row blocks of the lower triangle by column strips of UX columns,
- *  strip j holding row blocks floor(j*UX/64) .. ceil(n/64)-1. 0 for n < 1
- *  or UX outside 1..64. */
+ *  strip j holding row blocks floor(j*UX/64) .. ceil(n/64)-1, counted in
+ *  closed form as the kernel numbers them. 0 for n < 1 or UX not a divisor
+ *  of 64. */
 long symv_pipe_tiles(int n, int ux);
 
 /** symv_pipe_smem: the dynamic shared memory the pipe kernel needs for its

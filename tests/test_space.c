@@ -196,10 +196,11 @@ Test(space, multiplicity_takes_the_smallest_carveout_that_enforces_it)
 }
 
 /* The pipe kernel's tiles: every 64-row block of a UX-column strip that holds
- * an element on or below the diagonal, counted one by one. */
+ * an element on or below the diagonal, counted one by one, against the
+ * closed form the host and the kernel use. */
 Test(space, pipe_tiles_are_the_blocks_that_touch_the_triangle)
 {
-  const int ns[] = {1, 2, 63, 64, 65, 100, 127, 128, 129, 1000, 4099};
+  const int ns[] = {1, 2, 63, 64, 65, 100, 127, 128, 129, 1000, 4099, 32768};
   const int uxs[] = {1, 2, 4, 8, 16, 32, 64};
   for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
     for (size_t b = 0; b < sizeof uxs / sizeof *uxs; b++) {
@@ -214,6 +215,7 @@ Test(space, pipe_tiles_are_the_blocks_that_touch_the_triangle)
     }
   cr_assert_eq(symv_pipe_tiles(0, 64), 0);
   cr_assert_eq(symv_pipe_tiles(100, 128), 0);
+  cr_assert_eq(symv_pipe_tiles(100, 48), 0);
 }
 
 /* Its pipeline: MX + 2 stages of (CPT + 1) x BLOCK_SIZE doubles, counted in
