@@ -10,7 +10,7 @@
  *   block I|==\===|     (column-major): strip J holds row blocks
  *          |===\==|     floor(J*UX/64) .. nb-1. Block b takes the tiles
  *          |====\=|     [b*T/G, (b+1)*T/G) of the T in all (G blocks,
- *          |=====\|     symv_pipe_tiles in src/gpu.c): equal shares,
+ *          |=====\|     kernels/symv_pipe.h): equal shares,
  *                       mostly in one strip.
  *
  * A thread owns row r = t mod 64 of a tile and CPT = UX / (BLOCK_SIZE/64)
@@ -45,6 +45,7 @@
  * Summation order varies from run to run (atomics).
  */
 #include "symv_common.cuh"
+#include "symv_pipe.h"
 
 #if BLOCK_SIZE % 64 != 0 || (BLOCK_SIZE & (BLOCK_SIZE - 1)) != 0
 #error "BLOCK_SIZE of the pipe family must be a power of two, 64..1024"
@@ -110,25 +111,17 @@ template <int N> struct symv_pipe_tr<N, 0> {
   static __device__ __forceinline__ void run(double (&)[N], int) {}
 };
 
-/* sum over strips j < J of floor(j*UX/64), the row blocks above each strip:
- * with q = 64/UX and J = a*q + b, q*a*(a-1)/2 + b*a */
-static __device__ __forceinline__ long symv_pipe_above(long J)
-{
-  const long q = 64 / UX, a = J / q, b = J % q;
-  return q * a * (a - 1) / 2 + b * a;
-}
-
 /* tile number t (column-major) -> (row block I, strip J) */
 static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, int &I, int &J)
 {
   int lo = 0, hi = ns - 1; /* largest J with tiles-before(J) <= t */
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    if ((long)mid * nb - symv_pipe_above(mid) <= t) lo = mid;
+    if (symv_pipe_tiles_before(mid, nb, UX) <= t) lo = mid;
     else hi = mid - 1;
   }
   J = lo;
-  I = (int)((long)J * UX / 64 + (t - ((long)J * nb - symv_pipe_above(J))));
+  I = (int)((long)J * UX / 64 + (t - symv_pipe_tiles_before(J, nb, UX)));
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)

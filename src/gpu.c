@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gpu.h"
+#include "../kernels/symv_pipe.h"
 #include "symv_error.h"
 
 /* y rows per state of kernels/symv_red.cu and per counter of
@@ -198,10 +199,7 @@ void symv_kernel_unload(symv_kernel *k)
 long symv_pipe_tiles(int n, int ux)
 {
   if (n < 1 || ux < 1 || ux > 64 || 64 % ux) return 0;
-  /* strips j < ns of nb - floor(j*UX/64) tiles each: ns*nb - sum floor(j/q),
-   * q = 64/UX, in the closed form the kernel uses (symv_pipe_above) */
-  const long q = 64 / ux, nb = (n + 63) / 64, ns = (n + ux - 1) / ux, a = ns / q, b = ns % q;
-  return ns * nb - (q * a * (a - 1) / 2 + b * a);
+  return symv_pipe_tiles_before((n + ux - 1) / ux, (n + 63) / 64, ux); /* all the strips */
 }
 
 long symv_pipe_smem(const symv_params *p)
