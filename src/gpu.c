@@ -393,29 +393,28 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;
+  const int coop = k->p.family == SYMV_FAMILY_PIPE; /* its blocks wait for each other: all must be resident */
+  const char *call = coop ? "cudaLaunchKernelExC(cooperative)" : "cudaLaunchKernel";
   cudaError_t e;
-  if (k->p.family == SYMV_FAMILY_PIPE) {
+  if (coop) {
     cudaLaunchConfig_t cfg;
-    cudaLaunchAttribute coop;
+    cudaLaunchAttribute attr;
     memset(&cfg, 0, sizeof cfg);
-    memset(&coop, 0, sizeof coop);
-    coop.id = cudaLaunchAttributeCooperative;
-    coop.val.cooperative = 1;
+    memset(&attr, 0, sizeof attr);
+    attr.id = cudaLaunchAttributeCooperative;
+    attr.val.cooperative = 1;
     cfg.gridDim = g3, cfg.blockDim = dim3_make(k->p.block_size), cfg.dynamicSmemBytes = k->dyn_smem;
-    cfg.stream = stream, cfg.attrs = &coop, cfg.numAttrs = 1;
+    cfg.stream = stream, cfg.attrs = &attr, cfg.numAttrs = 1;
     e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
-    if (e == cudaSuccess) e = cudaGetLastError();
-    else cudaGetLastError(); /* a refused launch leaves no error behind for the next call to find */
-    if (e == cudaErrorCooperativeLaunchTooLarge) /* fewer SMs than tuned for (MPS, green contexts) */
-      return cuda_fail("cudaLaunchKernelExC(cooperative)", e, SYMV_OCCUPANCY);
-    if (e != cudaSuccess) return cuda_fail("cudaLaunchKernelExC(cooperative)", e, SYMV_LAUNCH);
-    ws->gate_target = target; /* its blocks will all arrive */
-    return 0;
+  } else {
+    e = cudaLaunchKernel((const void *)k->fn, g3, dim3_make(k->p.block_size), args, k->dyn_smem, stream);
   }
-  e = cudaLaunchKernel((const void *)k->fn, g3, dim3_make(k->p.block_size), args, k->dyn_smem, stream);
   if (e == cudaSuccess) e = cudaGetLastError();
-  else cudaGetLastError(); /* as above */
-  if (e != cudaSuccess) return cuda_fail("cudaLaunchKernel", e, SYMV_LAUNCH);
+  else cudaGetLastError(); /* a refused launch leaves no error behind for the next call to find */
+  if (e == cudaErrorCooperativeLaunchTooLarge) /* fewer SMs than tuned for (MPS, green contexts) */
+    return cuda_fail(call, e, SYMV_OCCUPANCY);
+  if (e != cudaSuccess) return cuda_fail(call, e, SYMV_LAUNCH);
+  if (coop) ws->gate_target = target; /* its blocks will all arrive */
   return 0;
 }
 
