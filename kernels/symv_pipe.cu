@@ -184,15 +184,8 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     const double *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
     const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
     if (J != curJ) {
-      if (curJ >= 0) {
-        if (!open) {
-          if (t == 0) symv_gate_wait(gate, target);
-          __syncthreads();
-          open = true;
-        }
-        if (t < UX && curJ * UX + t < n)
-          atomicAdd(y + (symv_ll)(curJ * UX + t) * incy, alpha * cacc);
-      }
+      if (curJ >= 0 && t < UX && curJ * UX + t < n) /* the strip's column sums (the gate opened at its first tile) */
+        atomicAdd(y + (symv_ll)(curJ * UX + t) * incy, alpha * cacc);
       cacc = 0.0;
       curJ = J;
 #pragma unroll
@@ -230,10 +223,6 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     if (t < 64 && i < n) atomicAdd(y + (symv_ll)i * incy, alpha * vr);
     if (++I == nb) J++, I = (int)((long)J * UX / 64);
   }
-  if (!open) {
-    if (t == 0) symv_gate_wait(gate, target);
-    __syncthreads();
-  }
-  if (t < UX && curJ * UX + t < n)
+  if (t < UX && curJ * UX + t < n) /* the last strip's column sums */
     atomicAdd(y + (symv_ll)(curJ * UX + t) * incy, alpha * cacc);
 }
