@@ -172,10 +172,21 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   __syncthreads();
   if (t == 0) symv_gate_arrive(gate); /* always, so that the host's target holds in every pointer mode */
   if (!work) return;
+
+  /* x of strip J's columns, this thread's CPT. The first strip's go out
+   * here, after the arrival (a release waits for the arriving thread's
+   * loads; the tiles' cp.async it does not wait for) and before the first
+   * tile's wait, which hides them. */
+  double xc[SYMV_PIPE_CPT];
+  auto load_xc = [&](int Js) {
+    const int j0 = Js * UX + cg * SYMV_PIPE_CPT;
+#pragma unroll
+    for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) xc[kk] = (j0 + kk < n) ? __ldg(x + (symv_ll)(j0 + kk) * incx) : 0.0;
+  };
+  int curJ = J;
+  load_xc(J);
   bool open = beta == 1.0; /* nothing to wait for when y is not scaled */
 
-  double xc[SYMV_PIPE_CPT];
-  int curJ = -1;
   double cacc = 0.0; /* thread t < TC: column t's sum over this block's tiles of strip curJ */
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
@@ -184,12 +195,11 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     const double *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
     const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
     if (J != curJ) {
-      if (curJ >= 0 && t < UX && curJ * UX + t < n) /* the strip's column sums (the gate opened at its first tile) */
+      if (t < UX && curJ * UX + t < n) /* the last strip's column sums (the gate opened at its first tile) */
         atomicAdd(y + (symv_ll)(curJ * UX + t) * incy, alpha * cacc);
       cacc = 0.0;
       curJ = J;
-#pragma unroll
-      for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) xc[kk] = (j0 + kk < n) ? __ldg(x + (symv_ll)(j0 + kk) * incx) : 0.0;
+      load_xc(J);
     }
     const double xr = buf[SYMV_PIPE_CPT * BLOCK_SIZE + t];
     const bool below = I * 64 >= (J + 1) * UX; /* no element on or above the diagonal */
