@@ -148,7 +148,7 @@ static int measure(const symv_kernel *k, size_data *s, double prune_us)
     return 1;
   }
   symv_timing t;
-  rc = symv_time_probe(call, &c, 0, 2, &t); /* the verification call was the warm-up */
+  rc = symv_time_probe(call, &c, 0, 2, &t);
   if (!rc) sync_or_die("timing");
   if (!rc && !(prune_us > 0 && t.median_us > prune_us)) {
     rc = symv_time(call, &c, 0, W.batches, 1.0, 2000, &t);

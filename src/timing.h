@@ -32,8 +32,16 @@ typedef int (*symv_call_fn)(void *ctx, int rep, cudaStream_t stream);
 int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
               symv_timing *out);
 
-/** symv_time_probe: a quick estimate: one batch of `calls` calls (warm up
- *  before); fills *out as one batch (batches = 1). Errors as symv_time. */
+/** symv_time_probe: a quick estimate: one batch of `calls` calls after one
+ *  untimed call; fills *out as one batch (batches = 1). The stream is held
+ *  (a host function, cudaLaunchHostFunc) until all of them are queued, so
+ *  that the GPU runs them back to back whatever the host's pace. Timed as
+ *  the host queued them, 2 calls of a 4.7 us kernel read 7-10 us a call
+ *  (the events, the first launch, host hiccups); held, and with the first
+ *  call after the pause left out, they agree with symv_time's median.
+ *  fn must only queue work, never wait for the GPU (no synchronous copy
+ *  or free): the stream stays held until the last call is queued.
+ *  Errors as symv_time. */
 int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int calls, symv_timing *out);
 
 /** A set of copies of one matrix in device memory. */
