@@ -141,12 +141,11 @@ Test(sweep, pruned_candidates_are_really_slower_than_the_best, .init = setup, .f
   cr_assert(isfinite(best));
   int npruned = 0;
   for (size_t i = 0; i < n; i++) {
-    long long id;
     db_measurement *ml;
     size_t nm;
     if (!(tfull[i] > 0)) continue;
     const db_candidate *c = &list[i];
-    cr_assert_eq(db_find_candidate(dp, c->family, c->block_size, c->ux, c->multiplicity, c->mx, &id), 0);
+    const long long id = find(dp, c->family, c->block_size, c->ux, c->multiplicity, c->mx).id;
     cr_assert_eq(db_candidate_measurements(dp, id, DB_STAGE_SWEEP, 'L', 0, &ml, &nm), 0);
     if (nm == 1 && ml[0].batches == 1) {
       npruned++;
