@@ -12,65 +12,6 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Elapsed ms of `calls` calls starting at rep0. */
-static int run_batch(symv_call_fn fn, void *ctx, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, int rep0,
-                     int calls, float *ms)
-{
-  if (cudaEventRecord(e0, s) != cudaSuccess) return SYMV_CUDA;
-  for (int r = 0; r < calls; r++) {
-    int rc = fn(ctx, rep0 + r, s);
-    if (rc) return rc;
-  }
-  if (cudaEventRecord(e1, s) != cudaSuccess || cudaEventSynchronize(e1) != cudaSuccess ||
-      cudaEventElapsedTime(ms, e0, e1) != cudaSuccess)
-    return SYMV_CUDA;
-  return 0;
-}
-
-int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
-              symv_timing *out)
-{
-  cudaEvent_t e0, e1;
-  if (batches < 1 || batches > 1000) return SYMV_INVALID_VALUE;
-  if (cudaEventCreate(&e0) != cudaSuccess) return SYMV_CUDA;
-  if (cudaEventCreate(&e1) != cudaSuccess) {
-    cudaEventDestroy(e0);
-    return SYMV_CUDA;
-  }
-  double *t = malloc(sizeof(double) * (size_t)batches);
-  int rc = t ? 0 : SYMV_NO_MEMORY, rep = 0;
-  float ms = 0;
-  /* warm-up, which also sizes the batches */
-  if (!rc) rc = run_batch(fn, ctx, stream, e0, e1, rep, 3, &ms);
-  rep += 3;
-  int calls = 3;
-  if (!rc) {
-    double per = ms / 3.0;
-    calls = per > 0 ? (int)(target_ms / per) : max_calls;
-    if (calls < 3) calls = 3;
-    if (calls > max_calls) calls = max_calls;
-    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, &ms);
-    rep += calls;
-  }
-  for (int b = 0; !rc && b < batches; b++) {
-    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, &ms);
-    rep += calls;
-    t[b] = ms * 1e3 / calls;
-  }
-  if (!rc) {
-    qsort(t, (size_t)batches, sizeof *t, cmp_double);
-    out->median_us = batches % 2 ? t[batches / 2] : 0.5 * (t[batches / 2 - 1] + t[batches / 2]);
-    out->min_us = t[0];
-    out->max_us = t[batches - 1];
-    out->batches = batches;
-    out->calls = calls;
-  }
-  free(t);
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  return rc;
-}
-
 /* The probe's hold: a host function on the stream that returns only once
  * the host has queued the whole batch. */
 typedef struct {
@@ -95,6 +36,75 @@ static void hold_open(hold *h)
   pthread_mutex_unlock(&h->mu);
 }
 
+/* Elapsed ms of `calls` calls starting at rep0. With a hold h, the stream
+ * first waits on h while one untimed call (rep0) and the timed ones
+ * (rep0 + 1 ..) are queued, so that the host's queuing is not timed; the
+ * hold opens on every path, since the stream must drain before h goes. */
+static int run_batch(symv_call_fn fn, void *ctx, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, int rep0,
+                     int calls, hold *h, float *ms)
+{
+  int rc = 0;
+  if (h) {
+    if (cudaLaunchHostFunc(s, hold_wait, h) != cudaSuccess) return SYMV_CUDA;
+    rc = fn(ctx, rep0++, s); /* untimed: the first call after a pause is slower */
+  }
+  if (!rc && cudaEventRecord(e0, s) != cudaSuccess) rc = SYMV_CUDA;
+  for (int r = 0; !rc && r < calls; r++) rc = fn(ctx, rep0 + r, s);
+  if (!rc && cudaEventRecord(e1, s) != cudaSuccess) rc = SYMV_CUDA;
+  if (h) {
+    hold_open(h);
+    if (cudaStreamSynchronize(s) != cudaSuccess && !rc) rc = SYMV_CUDA;
+  } else if (!rc && cudaEventSynchronize(e1) != cudaSuccess) {
+    rc = SYMV_CUDA;
+  }
+  if (!rc && cudaEventElapsedTime(ms, e0, e1) != cudaSuccess) rc = SYMV_CUDA;
+  return rc;
+}
+
+int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
+              symv_timing *out)
+{
+  cudaEvent_t e0, e1;
+  if (batches < 1 || batches > 1000) return SYMV_INVALID_VALUE;
+  if (cudaEventCreate(&e0) != cudaSuccess) return SYMV_CUDA;
+  if (cudaEventCreate(&e1) != cudaSuccess) {
+    cudaEventDestroy(e0);
+    return SYMV_CUDA;
+  }
+  double *t = malloc(sizeof(double) * (size_t)batches);
+  int rc = t ? 0 : SYMV_NO_MEMORY, rep = 0;
+  float ms = 0;
+  /* warm-up, which also sizes the batches */
+  if (!rc) rc = run_batch(fn, ctx, stream, e0, e1, rep, 3, NULL, &ms);
+  rep += 3;
+  int calls = 3;
+  if (!rc) {
+    double per = ms / 3.0;
+    calls = per > 0 ? (int)(target_ms / per) : max_calls;
+    if (calls < 3) calls = 3;
+    if (calls > max_calls) calls = max_calls;
+    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, NULL, &ms);
+    rep += calls;
+  }
+  for (int b = 0; !rc && b < batches; b++) {
+    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, NULL, &ms);
+    rep += calls;
+    t[b] = ms * 1e3 / calls;
+  }
+  if (!rc) {
+    qsort(t, (size_t)batches, sizeof *t, cmp_double);
+    out->median_us = batches % 2 ? t[batches / 2] : 0.5 * (t[batches / 2 - 1] + t[batches / 2]);
+    out->min_us = t[0];
+    out->max_us = t[batches - 1];
+    out->batches = batches;
+    out->calls = calls;
+  }
+  free(t);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return rc;
+}
+
 int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int calls, symv_timing *out)
 {
   cudaEvent_t e0, e1;
@@ -105,15 +115,8 @@ int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int calls, 
     return SYMV_CUDA;
   }
   hold h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-  int rc = cudaLaunchHostFunc(stream, hold_wait, &h) == cudaSuccess ? 0 : SYMV_CUDA;
-  if (!rc) rc = fn(ctx, 0, stream); /* untimed: the first call after a pause is slower */
-  if (!rc && cudaEventRecord(e0, stream) != cudaSuccess) rc = SYMV_CUDA;
-  for (int r = 0; !rc && r < calls; r++) rc = fn(ctx, 1 + r, stream);
-  if (!rc && cudaEventRecord(e1, stream) != cudaSuccess) rc = SYMV_CUDA;
-  hold_open(&h); /* always: the stream must drain before h goes */
-  if (cudaStreamSynchronize(stream) != cudaSuccess && !rc) rc = SYMV_CUDA;
   float ms = 0;
-  if (!rc && cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess) rc = SYMV_CUDA;
+  int rc = run_batch(fn, ctx, stream, e0, e1, 0, calls, &h, &ms);
   if (!rc) {
     out->median_us = out->min_us = out->max_us = ms * 1e3 / calls;
     out->batches = 1;
