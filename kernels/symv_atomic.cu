@@ -96,7 +96,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   __shared__ int flag;
   const int t = threadIdx.x;
 
-  SYMV_LOAD_SCALARS();
+  SYMV_ENTER();
   if (alpha == 0.0) {
     symv_scale_y(n, y, incy, beta);
     return;

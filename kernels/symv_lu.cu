@@ -56,7 +56,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   __shared__ int last;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
-  SYMV_LOAD_SCALARS();
+  SYMV_ENTER();
   if (alpha == 0.0) {
     if (blockIdx.y == 0) symv_scale_y(n, y, incy, beta); /* once per row, not once per split */
     return;

@@ -78,7 +78,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   __shared__ double part[SYMV_NWARPS * UX];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
 
-  SYMV_LOAD_SCALARS();
+  SYMV_ENTER();
   if (alpha == 0.0) {
     symv_scale_y(n, y, incy, beta);
     return;

@@ -1,6 +1,6 @@
 /*
  * symv_pipe.cu - kernel family "pipe": y := alpha*A*x + beta*y in one
- * cooperative launch of SMs x MULTIPLICITY persistent blocks, each streaming
+ * launch of SMs x MULTIPLICITY persistent blocks, each streaming
  * its share of the triangle's tiles through a shared-memory pipeline.
  *
  *          strip J
@@ -29,19 +29,28 @@
  * two warps of a group) accumulate over the block's tiles of one strip and
  * are added once the block leaves the strip.
  *
- * beta: y must be scaled before the first addition. Each block scales its
- * slice of y (rows b*n/G .. (b+1)*n/G - 1) first thing and adds one to a
- * gate counter (symv_gate_arrive); before its first addition it waits until
- * the gate has counted all G blocks of this call (target: the host's running
- * sum of the grids launched on this workspace). The wait is cheap because S-1 tiles'
- * loads are already in flight, and it cannot hang: the launch is cooperative,
- * so all G blocks are resident. alpha = 0 scales y and reads neither A nor x.
+ * beta: y must be scaled before the first addition. y is cut into G
+ * chunks (rows c*n/G .. (c+1)*n/G - 1); block c scales chunk c first thing
+ * and counts it at a gate (gate[0]); before its first addition a block waits
+ * until the gate has counted all G chunks of this call (target: the host's
+ * running sum of the grids launched on this workspace). The wait is cheap
+ * because S-1 tiles' loads are already in flight. The launch is not
+ * cooperative (a cooperative launch forgoes the overlap of programmatic
+ * dependent launch, symv_common.cuh: on an H100, pipe launched with both
+ * attributes ran no faster than cooperative alone), so the blocks need not all be
+ * resident at once (a shared GPU, a concurrent kernel): a block must not
+ * wait for one that may never start. So a chunk is claimed before it is
+ * scaled (gate[1 + c] raised to the call's target with atomicMax: exactly
+ * one claim of a call wins), and a block that has waited 20 us at the gate
+ * claims, and scales, the chunks not yet claimed; the chunks are then all
+ * scaled by blocks that run, and the gate opens. alpha = 0 scales y and
+ * reads neither A nor x; beta = 1 scales nothing, and no block waits.
  *
  * Parameters: BLOCK_SIZE threads (a power of two, 64..1024), UX the tile's
  * columns (a power of two, at least BLOCK_SIZE/64: CPT >= 1); MX = pipeline
  * stages - 2 (0..2); MULTIPLICITY blocks per SM = the grid's blocks per SM.
  * Dynamic shared memory: S x (CPT + 1) x BLOCK_SIZE doubles
- * (symv_pipe_smem, src/gpu.c).
+ * (symv_pipe_smem, src/gpu.c). Workspace: gate, 1 + G words.
  * Summation order varies from run to run (atomics).
  */
 #include "symv_common.cuh"
@@ -79,17 +88,57 @@ template <int N> static __device__ __forceinline__ void symv_cp_wait()
  * before it (the pattern of CUTLASS's GenericBarrier); only that one thread
  * pays for the ordering, and no thread fences while its block's copies are
  * in flight (a __threadfence per thread there cost 0.5 us at n = 1,000..2,000
- * on an H200). wait spins with acquire loads until all blocks are in. */
+ * on an H200). */
 static __device__ __forceinline__ void symv_gate_arrive(symv_ull *gate)
 {
   asm volatile("red.release.gpu.global.add.u64 [%0], 1;\n" ::"l"(gate) : "memory");
 }
-static __device__ __forceinline__ void symv_gate_wait(const symv_ull *gate, symv_ull target)
+
+/* Claims a chunk for this call: true for exactly one claim per call (the
+ * claim words only grow: the targets of successive calls increase). */
+static __device__ __forceinline__ bool symv_gate_claim(symv_ull *word, symv_ull target)
 {
+  return atomicMax(word, target) < target;
+}
+
+static __device__ __forceinline__ symv_ull symv_now_ns()
+{
+  symv_ull t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return t;
+}
+
+/* Rows a0..a1-1 of y := beta*y by one thread (a chunk taken over from a
+ * block that has not started). */
+static __device__ void symv_gate_scale(double *y, symv_ll incy, int a0, int a1, double beta)
+{
+  for (int i = a0; i < a1; i++) {
+    double *p = y + (symv_ll)i * incy;
+    *p = beta == 0.0 ? 0.0 : beta * *p;
+  }
+}
+
+/* One thread spins with acquire loads until the gate has counted all G
+ * chunks; after 20 us it scales the chunks no block has claimed (their
+ * blocks have not started), counting each, and spins on. */
+static __device__ void symv_gate_wait(symv_ull *gate, symv_ull target, int n, int G, double *y, symv_ll incy,
+                                      double beta)
+{
+  const symv_ull t0 = symv_now_ns();
+  bool helped = false;
   symv_ull v;
-  do {
+  for (;;) {
     asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(v) : "l"(gate) : "memory");
-  } while (v < target);
+    if (v >= target) return;
+    if (!helped && symv_now_ns() - t0 > 20000) {
+      helped = true;
+      for (int c = 0; c < G; c++)
+        if (symv_gate_claim(gate + 1 + c, target)) {
+          symv_gate_scale(y, incy, (int)((long)c * n / G), (int)((long)(c + 1) * n / G), beta);
+          symv_gate_arrive(gate);
+        }
+    }
+  }
 }
 
 /* Transposing butterfly, one step of H: lanes with bit H set keep the upper
@@ -135,7 +184,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   __shared__ double csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
   const int t = threadIdx.x, r = t & 63, cg = t >> 6, lane = t & 31, w = t >> 5;
   const int G = gridDim.x;
-  SYMV_LOAD_SCALARS();
+  SYMV_ENTER();
 
   const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX;
   const int t0 = (int)((long)blockIdx.x * ntiles / G), t1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
@@ -161,16 +210,27 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     }
   }
 
-  /* this block's slice of y := beta*y, then the gate */
+  /* this block's chunk of y := beta*y, then the gate (see the header).
+   * The chunk's first rows are read while the claim is in flight; a lost
+   * claim discards them. */
   if (beta != 1.0) {
     const int a0 = (int)((long)blockIdx.x * n / G), a1 = (int)((long)(blockIdx.x + 1) * n / G);
-    for (int i = a0 + t; i < a1; i += BLOCK_SIZE) {
-      double *p = y + (symv_ll)i * incy;
-      *p = beta == 0.0 ? 0.0 : beta * *p;
+    const int i = a0 + t;
+    const double v = (i < a1 && beta != 0.0) ? y[(symv_ll)i * incy] : 0.0;
+    const bool won = t == 0 && symv_gate_claim(gate + 1 + blockIdx.x, target);
+    if (__syncthreads_or(won)) {
+      if (i < a1) y[(symv_ll)i * incy] = beta * v;
+      for (int k = i + BLOCK_SIZE; k < a1; k += BLOCK_SIZE) { /* chunks longer than the block */
+        double *p = y + (symv_ll)k * incy;
+        *p = beta == 0.0 ? 0.0 : beta * *p;
+      }
+      __syncthreads();
+      if (t == 0) symv_gate_arrive(gate);
     }
+  } else if (t == 0) {
+    symv_gate_arrive(gate); /* no scaling: counted all the same, so that the host's target holds in every
+                               pointer mode */
   }
-  __syncthreads();
-  if (t == 0) symv_gate_arrive(gate); /* always, so that the host's target holds in every pointer mode */
   if (!work) return;
 
   /* x of strip J's columns, this thread's CPT. The first strip's go out
@@ -226,7 +286,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
       cacc += csum[2 * g][c] + csum[2 * g + 1][c];
     }
     if (!open) {
-      if (t == 0) symv_gate_wait(gate, target);
+      if (t == 0) symv_gate_wait(gate, target, n, G, y, incy, beta);
       open = true;
     }
     __syncthreads(); /* the gate is open, and rsum/csum are free for the next tile */

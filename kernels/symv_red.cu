@@ -61,7 +61,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   const int t = threadIdx.x;
   const int H = groups * BLOCK_SIZE;
 
-  SYMV_LOAD_SCALARS();
+  SYMV_ENTER();
   if (alpha == 0.0) {
     symv_scale_y(n, y, incy, beta);
     return;

@@ -119,6 +119,7 @@ int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_
   k->p = *p;
   k->fn = (cudaKernel_t)fn;
   k->sm_count = d->sm_count;
+  k->pdl = d->cc_major >= 9;
   struct cudaFuncAttributes fa;
   const char *call = "cudaFuncGetAttributes";
   cudaError_t e;
@@ -240,7 +241,7 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
   } else if (p->family == SYMV_FAMILY_PANEL) {
     /* no workspace */
   } else if (p->family == SYMV_FAMILY_PIPE) {
-    *gate = 1;
+    *gate = 1 + (size_t)(sm_count > 0 ? sm_count : 1) * (size_t)p->multiplicity; /* count, a claim per block */
   } else {
     *w = (size_t)n;
     *sync = 2 * nseg;
@@ -381,8 +382,8 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   } else if (k->p.family == SYMV_FAMILY_PANEL) {
     args = args_panel; /* a block per UX rows of y: grid nblk */
   } else if (k->p.family == SYMV_FAMILY_PIPE) {
-    /* SMs x MULTIPLICITY persistent blocks (fewer if there are fewer tiles),
-     * all resident: they wait for each other at the gate */
+    /* SMs x MULTIPLICITY persistent blocks (fewer if there are fewer tiles);
+     * the gate counts a chunk of y per block */
     const long tiles = symv_pipe_tiles(n, k->p.ux);
     const long full = (long)k->sm_count * k->p.multiplicity;
     if (tiles > INT_MAX) return SYMV_INVALID_VALUE;
@@ -393,32 +394,28 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;
-  const int coop = k->p.family == SYMV_FAMILY_PIPE; /* its blocks wait for each other: all must be resident */
-  const char *call = coop ? "cudaLaunchKernelExC(cooperative)" : "cudaLaunchKernel";
-  cudaError_t e;
-  if (coop) {
-    cudaLaunchConfig_t cfg;
-    cudaLaunchAttribute attr;
-    memset(&cfg, 0, sizeof cfg);
-    memset(&attr, 0, sizeof attr);
-    attr.id = cudaLaunchAttributeCooperative;
-    attr.val.cooperative = 1;
-    cfg.gridDim = g3, cfg.blockDim = dim3_make(k->p.block_size), cfg.dynamicSmemBytes = k->dyn_smem;
-    cfg.stream = stream, cfg.attrs = &attr, cfg.numAttrs = 1;
-    e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
-  } else {
-    e = cudaLaunchKernel((const void *)k->fn, g3, dim3_make(k->p.block_size), args, k->dyn_smem, stream);
-  }
+  /* Programmatic dependent launch where the GPU has it: the grid may start
+   * while the stream's previous one finishes (kernels/symv_common.cuh,
+   * symv_grid_dependency, which every kernel calls first). */
+  cudaLaunchConfig_t cfg;
+  cudaLaunchAttribute attr;
+  memset(&cfg, 0, sizeof cfg);
+  memset(&attr, 0, sizeof attr);
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cfg.gridDim = g3, cfg.blockDim = dim3_make(k->p.block_size), cfg.dynamicSmemBytes = k->dyn_smem;
+  cfg.stream = stream, cfg.attrs = &attr, cfg.numAttrs = k->pdl ? 1 : 0;
+  cudaError_t e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
   /* The launch's own error is e. A refused launch leaves no error behind
    * for the next call to find; a good one asks nothing more (a
    * cudaGetLastError there costs 0.3 us of host time a call, a tenth of a
    * launch-bound call's, and would report, and clear, an error of the
    * program's own). */
-  if (e != cudaSuccess) cudaGetLastError();
-  if (e == cudaErrorCooperativeLaunchTooLarge) /* fewer SMs than tuned for (MPS, green contexts) */
-    return cuda_fail(call, e, SYMV_OCCUPANCY);
-  if (e != cudaSuccess) return cuda_fail(call, e, SYMV_LAUNCH);
-  if (coop) ws->gate_target = target; /* its blocks will all arrive */
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return cuda_fail("cudaLaunchKernelExC", e, SYMV_LAUNCH);
+  }
+  if (k->p.family == SYMV_FAMILY_PIPE) ws->gate_target = target; /* its chunks will all be counted */
   return 0;
 }
 

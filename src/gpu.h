@@ -59,6 +59,7 @@ typedef struct {
   int regs;               /* registers per thread */
   int occupancy;          /* blocks per SM the occupancy API reports */
   int sm_count;           /* SMs of the device it was loaded for */
+  int pdl;                /* launched with programmatic dependent launch (compute capability 9.0 on) */
 } symv_kernel;
 
 /** symv_tile_groups: row groups G per tile of the atomic_red and atomic_w
@@ -139,8 +140,9 @@ typedef struct {
   unsigned long long *state; /* atomic_red's y-segment states, zeroed once */
   unsigned long long epoch;  /* atomic_red's call counter (kernels/symv_red.cu) */
   unsigned long long *cnt;   /* zero between calls: atomic_w's segment counters (kernels/symv_w.cu) */
-  unsigned long long *gate;  /* pipe's gate counter (kernels/symv_pipe.cu): blocks arrived, all calls */
-  unsigned long long gate_target; /* what *gate reaches when the calls launched so far have all arrived */
+  unsigned long long *gate;  /* pipe's gate (kernels/symv_pipe.cu): gate[0] counts the chunks of y scaled
+                                over all calls, gate[1 + c] the last call that claimed chunk c */
+  unsigned long long gate_target; /* what gate[0] reaches when the calls launched so far are all counted */
   size_t w_len, sync_len, P_len, state_len, cnt_len, gate_len; /* capacities, elements */
 } symv_workspace;
 
@@ -172,14 +174,14 @@ int symv_check_args(char uplo, int n, int lda, int incx, int incy);
  *  (nonzero; negative walks backwards as in reference BLAS), all device
  *  pointers. alpha, beta point to host memory, or to device memory when
  *  scalars_on_device is nonzero. n = 0: returns at once. alpha = 0: A and x
- *  are not read; beta = 0: y is not read. Asynchronous. The pipe family is
- *  launched cooperatively (all its SMs x MULTIPLICITY blocks resident, as
- *  its blocks wait for each other), so where fewer SMs are available than it
- *  was loaded for (MPS limits) it fails with SYMV_OCCUPANCY, touching
- *  nothing, rather than wait.
+ *  are not read; beta = 0: y is not read. Asynchronous. On compute
+ *  capability 9.0 and later the kernel is launched with programmatic
+ *  dependent launch: it may start while the stream's previous kernel
+ *  finishes, and waits for it before touching memory (a kernel of the
+ *  program's own that follows, launched so too, must wait likewise, as
+ *  that feature asks; one launched normally waits for this one as usual).
  *  Errors: SYMV_INVALID_VALUE (nothing touched; *bad_arg, if non-NULL, gets
- *  the position from symv_check_args), SYMV_CUDA (allocation), SYMV_OCCUPANCY
- *  (pipe only, see above), SYMV_LAUNCH. */
+ *  the position from symv_check_args), SYMV_CUDA (allocation), SYMV_LAUNCH. */
 int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, char uplo, int n,
                 const double *alpha, const double *A, int lda, const double *x, int incx,
                 const double *beta, double *y, int incy, int scalars_on_device, int *bad_arg);

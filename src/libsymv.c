@@ -349,13 +349,6 @@ SYMV_API cublasStatus_t symvDsymv(cublasHandle_t handle, cublasFillMode_t uplo, 
   case SYMV_INVALID_VALUE: return CUBLAS_STATUS_INVALID_VALUE;
   case SYMV_CUDA: return CUBLAS_STATUS_ALLOC_FAILED;
   case SYMV_LAUNCH: return CUBLAS_STATUS_EXECUTION_FAILED;
-  case SYMV_OCCUPANCY: { /* a cooperative kernel finds fewer SMs than it was tuned for: nothing was touched */
-    static int told;
-    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
-      notice("kernel %s cannot have all its blocks resident on device %d (%s); such calls go to cuBLAS",
-             symv_table_candidates[r->kernel].name, dev, symv_cuda_error_text());
-    return call_cublas(0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-  }
   default: return CUBLAS_STATUS_INTERNAL_ERROR;
   }
 }

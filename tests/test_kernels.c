@@ -3,9 +3,9 @@
  * against OpenBLAS by the scaled residual on fresh random data, device
  * pointer mode, argument checks that touch nothing, n = 0, the L+U and panel
  * families' reproducibility, the MULTIPLICITY check, the workspace's return
- * to zero after every call, and the pipe family's refusal of a grid the GPU
- * cannot hold at once; and the timing probe the sweep prunes on, against
- * the full timing.
+ * to zero after every call, back-to-back calls under programmatic dependent
+ * launch, and the pipe family with more blocks than the GPU holds at once;
+ * and the timing probe the sweep prunes on, against the full timing.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -222,47 +222,85 @@ Test(kernels, multiplicity_is_enforced_and_checked, .init = need_gpu)
   }
 }
 
-/* The pipe kernel's blocks wait for each other, so its launch is
- * cooperative: on a GPU that holds fewer of them than it was loaded for (a
- * share of the SMs under MPS; here, the kernel told of four times the SMs)
- * the launch is refused with SYMV_OCCUPANCY, y and the gate untouched, and
- * the next call with the true count is right. */
-Test(kernels, pipe_refuses_a_grid_that_cannot_all_be_resident, .init = need_gpu, .timeout = 60)
+/* The pipe kernel's blocks wait at its gate for y's chunks to be scaled,
+ * and its launch is not cooperative, so a block must never wait for one
+ * that cannot start. Told of four times the SMs, it launches four times the
+ * blocks the GPU holds at once: the resident ones must scale the chunks of
+ * those that have not started, and the result must still be right (a gate
+ * that waited for every block would hang here, caught by the timeout). */
+Test(kernels, pipe_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gpu, .timeout = 120)
 {
   unsigned long long seed = seed0();
   symv_kernel k = load((symv_params){SYMV_FAMILY_PIPE, 256, 64, 2, 0});
-  symv_workspace ws = {0};
-  run_case(&k, &ws, 'L', 100, 100, 1, 1, 1.0, 0.5, 0, &seed); /* the gate exists and has counted a call */
-  const unsigned long long target = ws.gate_target;
-  cr_assert(target > 0);
-  const int n = 4096; /* 2080 tiles: more than 4 x SMs x 2 blocks */
-  double *dA, *dy, al = 1.0, be = 0.5;
-  double *poison = malloc(sizeof(double) * n), *back = malloc(sizeof(double) * n);
-  for (int i = 0; i < n; i++) poison[i] = 0.25 * i - 7.0;
-  cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * n * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * n), cudaSuccess);
-  cudaMemset(dA, 0, sizeof(double) * n * n);
-  cudaMemcpy(dy, poison, sizeof(double) * n, cudaMemcpyHostToDevice);
   symv_kernel big = k;
-  big.sm_count = 4 * k.sm_count;
-  cr_assert_eq(symv_launch(&big, &ws, 0, 'L', n, &al, dA, n, dy, 1, &be, dy, 1, 0, NULL), SYMV_OCCUPANCY, "%s",
-               symv_cuda_error_text());
-  cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
-  cudaMemcpy(back, dy, sizeof(double) * n, cudaMemcpyDeviceToHost);
-  cr_assert_eq(memcmp(back, poison, sizeof(double) * n), 0, "y changed by a refused launch");
-  cr_assert_eq(ws.gate_target, target, "a refused launch moved the gate's target");
-  double r = run_case(&k, &ws, 'U', 1500, 1503, -2, 3, -0.5, 2.0, 0, &seed);
-  cr_assert(r >= 0 && r < 4.0, "after the refusal: residual %g (seed %llu)", r, seed);
-  free(poison), free(back);
-  cudaFree(dA), cudaFree(dy);
+  big.sm_count = 4 * k.sm_count; /* n = 4096: 2080 tiles, 8 x SMs blocks */
+  symv_workspace ws = {0};
+  const double betas[] = {0.5, 0.0, 1.0};
+  for (int c = 0; c < 3; c++) {
+    double r = run_case(&big, &ws, c == 1 ? 'U' : 'L', 4096, 4099, 1, c == 2 ? -2 : 1, 1.5, betas[c], c == 1, &seed);
+    cr_assert(r >= 0 && r < 4.0, "beta %g: residual %g (seed %llu)", betas[c], r, seed);
+    unsigned long long g;
+    cudaMemcpy(&g, ws.gate, sizeof g, cudaMemcpyDeviceToHost);
+    cr_assert_eq(g, ws.gate_target, "beta %g: gate %llu, want %llu", betas[c], g, ws.gate_target);
+  }
+  double r = run_case(&k, &ws, 'L', 1500, 1500, 1, 1, -0.5, 2.0, 0, &seed); /* the true count, same workspace */
+  cr_assert(r >= 0 && r < 4.0, "after: residual %g (seed %llu)", r, seed);
   symv_kernel_unload(&k);
   symv_workspace_free(&ws);
 }
 
-/* The sweep prunes on a 2-call probe against full timings: the two must
- * agree. Timed as the host queued them, two calls of a ~4.6 us kernel read
- * ~6.3 us a call on an H100 (the events and the first launch); the probe
- * must come within the noise of the full timing's median. */
+/* Under programmatic dependent launch a call's grid may start while the
+ * previous call's is still running; it must wait for that one's result
+ * all the same. Two calls back to back on one stream and one workspace,
+ * the second reading the first's y as its x: y2 = 0.5*y2 + A*(A*x). */
+Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .timeout = 120)
+{
+  unsigned long long seed = seed0();
+  const int n = 3000;
+  const symv_params pts[] = {{SYMV_FAMILY_PANEL, 256, 4, 4, 0}, {SYMV_FAMILY_PIPE, 256, 64, 2, 0},
+                             {SYMV_FAMILY_PIPE, 64, 16, 4, 2},  {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},
+                             {SYMV_FAMILY_LU, 128, 16, 1, 0},   {SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3}};
+  double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *t = calloc(n, sizeof(double));
+  double *y0 = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *yref = malloc(sizeof(double) * n);
+  double *dA, *dx, *dt, *dy, one = 1.0, zero = 0.0, half = 0.5;
+  cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * n * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dt, sizeof(double) * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * n), cudaSuccess);
+  cudaStream_t s;
+  cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  for (size_t p = 0; p < sizeof pts / sizeof *pts; p++) {
+    symv_fill_random(A, (long)n * n, &seed);
+    symv_fill_random(x, n, &seed);
+    symv_fill_random(y0, n, &seed);
+    memset(t, 0, sizeof(double) * n);
+    symv_ref_dsymv('L', n, 1.0, A, n, x, 1, 0.0, t, 1); /* t = A x */
+    memcpy(yref, y0, sizeof(double) * n);
+    symv_ref_dsymv('L', n, 1.0, A, n, t, 1, 0.5, yref, 1); /* yref = 0.5 y0 + A t */
+    cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);
+    cudaMemcpy(dx, x, sizeof(double) * n, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, y0, sizeof(double) * n, cudaMemcpyHostToDevice);
+    cudaMemset(dt, 0xff, sizeof(double) * n); /* NaN until the first call has written it */
+    symv_kernel k = load(pts[p]);
+    symv_workspace ws = {0};
+    /* sizes the workspace, so that the two calls below follow each other with nothing between them */
+    cr_assert_eq(symv_workspace_reserve(&ws, &k.p, n, k.sm_count, s), 0);
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+    int rc = symv_launch(&k, &ws, s, 'L', n, &one, dA, n, dx, 1, &zero, dt, 1, 0, NULL);
+    if (!rc) rc = symv_launch(&k, &ws, s, 'L', n, &one, dA, n, dt, 1, &half, dy, 1, 0, NULL);
+    cr_assert_eq(rc, 0, "point %zu: %s %s", p, symv_strerror(rc), symv_cuda_error_text());
+    cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess, "point %zu faulted", p);
+    cudaMemcpy(y, dy, sizeof(double) * n, cudaMemcpyDeviceToHost);
+    double r = symv_residual('L', n, 1.0, A, n, t, 1, 0.5, y0, y, yref, 1);
+    cr_assert(r >= 0 && r < 4.0, "point %zu: residual %g of the second call (seed %llu)", p, r, seed);
+    symv_kernel_unload(&k);
+    symv_workspace_free(&ws);
+  }
+  cudaStreamDestroy(s);
+  cudaFree(dA), cudaFree(dx), cudaFree(dt), cudaFree(dy);
+  free(A), free(x), free(t), free(y0), free(y), free(yref);
+}
+
 Test(kernels, a_two_call_probe_agrees_with_the_full_timing, .init = need_gpu, .timeout = 120)
 {
   const int n = 256;
