@@ -318,6 +318,22 @@ int symv_tile_groups(int n, int ux, int block_size)
   return g < 1 ? 1 : g;
 }
 
+/* The launch configuration of k's grid g on `stream`: k's block and
+ * dynamic shared memory, and programmatic dependent launch where the GPU
+ * has it, so that the grid may start while the stream's previous one
+ * finishes (every kernel waits for that one first: symv_grid_dependency,
+ * kernels/symv_common.cuh). attr must live until the launch. */
+static void launch_config(const symv_kernel *k, dim3 g, cudaStream_t stream, cudaLaunchConfig_t *cfg,
+                          cudaLaunchAttribute *attr)
+{
+  memset(cfg, 0, sizeof *cfg);
+  memset(attr, 0, sizeof *attr);
+  attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr->val.programmaticStreamSerializationAllowed = 1;
+  cfg->gridDim = g, cfg->blockDim = dim3_make(k->p.block_size), cfg->dynamicSmemBytes = k->dyn_smem;
+  cfg->stream = stream, cfg->attrs = attr, cfg->numAttrs = k->pdl ? 1 : 0;
+}
+
 int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, char uplo, int n,
                 const double *alpha, const double *A, int lda, const double *x, int incx,
                 const double *beta, double *y, int incy, int scalars_on_device, int *bad_arg)
@@ -394,17 +410,9 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;
-  /* Programmatic dependent launch where the GPU has it: the grid may start
-   * while the stream's previous one finishes (kernels/symv_common.cuh,
-   * symv_grid_dependency, which every kernel calls first). */
   cudaLaunchConfig_t cfg;
   cudaLaunchAttribute attr;
-  memset(&cfg, 0, sizeof cfg);
-  memset(&attr, 0, sizeof attr);
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cfg.gridDim = g3, cfg.blockDim = dim3_make(k->p.block_size), cfg.dynamicSmemBytes = k->dyn_smem;
-  cfg.stream = stream, cfg.attrs = &attr, cfg.numAttrs = k->pdl ? 1 : 0;
+  launch_config(k, g3, stream, &cfg, &attr);
   cudaError_t e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
   /* The launch's own error is e. A refused launch leaves no error behind
    * for the next call to find; a good one asks nothing more (a
@@ -428,8 +436,10 @@ int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const do
   unsigned grid = (unsigned)(want < fill ? want : fill);
   long long ld = lda;
   void *args[] = {&n, &A, &ld, &out};
-  cudaError_t e = cudaLaunchKernel((const void *)k->fn, dim3_make(grid), dim3_make(k->p.block_size), args,
-                                   k->dyn_smem, stream);
+  cudaLaunchConfig_t cfg;
+  cudaLaunchAttribute attr;
+  launch_config(k, dim3_make(grid), stream, &cfg, &attr);
+  cudaError_t e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
   if (e != cudaSuccess) cudaGetLastError(); /* as in symv_launch */
-  return e == cudaSuccess ? 0 : cuda_fail("cudaLaunchKernel(floor)", e, SYMV_LAUNCH);
+  return e == cudaSuccess ? 0 : cuda_fail("cudaLaunchKernelExC(floor)", e, SYMV_LAUNCH);
 }

@@ -190,8 +190,10 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
  *  kernels/symv_floor.cu), which reads the lower triangle of the n-by-n A
  *  (leading dimension lda >= n) once and computes nothing, over one wave of
  *  blocks (SMs x MULTIPLICITY), on `stream`; out is a device double it may
- *  write. The time of a DSYMV over this one is how far it is from the least
- *  any kernel that reads the triangle once needs (../shared/anchors.md).
+ *  write; launched as symv_launch launches (programmatic dependent launch
+ *  on compute capability 9.0 and later). The time of a DSYMV over this one
+ *  is how far it is from the least any kernel that reads the triangle once
+ *  needs (../shared/anchors.md).
  *  Errors: SYMV_INVALID_VALUE, SYMV_LAUNCH. */
 int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const double *A, int lda, double *out);
 
