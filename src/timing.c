@@ -37,16 +37,16 @@ static void hold_open(hold *h)
 }
 
 /* Elapsed ms of `calls` calls starting at rep0. With a hold h, the stream
- * first waits on h while one untimed call (rep0) and the timed ones
- * (rep0 + 1 ..) are queued, so that the host's queuing is not timed; the
+ * first waits on h while `warm` untimed calls and the timed ones after
+ * them are queued, so that the host's queuing is not timed; the
  * hold opens on every path, since the stream must drain before h goes. */
 static int run_batch(symv_call_fn fn, void *ctx, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, int rep0,
-                     int calls, hold *h, float *ms)
+                     int calls, hold *h, int warm, float *ms)
 {
   int rc = 0;
   if (h) {
     if (cudaLaunchHostFunc(s, hold_wait, h) != cudaSuccess) return SYMV_CUDA;
-    rc = fn(ctx, rep0++, s); /* untimed: the first call after a pause is slower */
+    for (int w = 0; !rc && w < warm; w++) rc = fn(ctx, rep0++, s); /* untimed: the first calls after a pause are slower */
   }
   if (!rc && cudaEventRecord(e0, s) != cudaSuccess) rc = SYMV_CUDA;
   for (int r = 0; !rc && r < calls; r++) rc = fn(ctx, rep0 + r, s);
@@ -75,7 +75,7 @@ int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, doub
   int rc = t ? 0 : SYMV_NO_MEMORY, rep = 0;
   float ms = 0;
   /* warm-up, which also sizes the batches */
-  if (!rc) rc = run_batch(fn, ctx, stream, e0, e1, rep, 3, NULL, &ms);
+  if (!rc) rc = run_batch(fn, ctx, stream, e0, e1, rep, 3, NULL, 0, &ms);
   rep += 3;
   int calls = 3;
   if (!rc) {
@@ -83,11 +83,11 @@ int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, doub
     calls = per > 0 ? (int)(target_ms / per) : max_calls;
     if (calls < 3) calls = 3;
     if (calls > max_calls) calls = max_calls;
-    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, NULL, &ms);
+    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, NULL, 0, &ms);
     rep += calls;
   }
   for (int b = 0; !rc && b < batches; b++) {
-    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, NULL, &ms);
+    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, NULL, 0, &ms);
     rep += calls;
     t[b] = ms * 1e3 / calls;
   }
@@ -105,10 +105,10 @@ int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, doub
   return rc;
 }
 
-int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int calls, symv_timing *out)
+int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int warm, int calls, symv_timing *out)
 {
   cudaEvent_t e0, e1;
-  if (calls < 1) return SYMV_INVALID_VALUE;
+  if (calls < 1 || warm < 0) return SYMV_INVALID_VALUE;
   if (cudaEventCreate(&e0) != cudaSuccess) return SYMV_CUDA;
   if (cudaEventCreate(&e1) != cudaSuccess) {
     cudaEventDestroy(e0);
@@ -116,7 +116,7 @@ int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int calls, 
   }
   hold h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
   float ms = 0;
-  int rc = run_batch(fn, ctx, stream, e0, e1, 0, calls, &h, &ms);
+  int rc = run_batch(fn, ctx, stream, e0, e1, 0, calls, &h, warm, &ms);
   if (!rc) {
     out->median_us = out->min_us = out->max_us = ms * 1e3 / calls;
     out->batches = 1;

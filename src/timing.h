@@ -32,17 +32,33 @@ typedef int (*symv_call_fn)(void *ctx, int rep, cudaStream_t stream);
 int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
               symv_timing *out);
 
-/** symv_time_probe: a quick estimate: one batch of `calls` calls after one
- *  untimed call; fills *out as one batch (batches = 1). The stream is held
- *  (a host function, cudaLaunchHostFunc) until all of them are queued, so
- *  that the GPU runs them back to back whatever the host's pace. Timed as
- *  the host queued them, 2 calls of a 4.7 us kernel read 7-10 us a call
+/** symv_probe_calls: the timed calls of the sweep's probe (symv_time_probe)
+ *  of a kernel that one call, launch to synchronization, took call_us
+ *  microseconds to run: 8 below 100 us, else 2; as many untimed calls go
+ *  first below 100 us, else 1 (symv_probe_warm). A probe comes after the
+ *  GPU has idled (the verification's copy and residual), and its first
+ *  calls are slower, by a few us each: with one untimed call and 2 timed
+ *  ones, a pipe kernel of 3.8 us read 5.5 us on an H100 (n = 256; the
+ *  sweep would prune it), and with 1 and 8, one of 4.5 us read 6.1. For
+ *  longer kernels a few us do not matter, and more calls would cost the
+ *  sweep minutes (the slow candidates of the atomic family take ms a call
+ *  at n = 16,384). */
+static inline int symv_probe_calls(double call_us) { return call_us < 100.0 ? 8 : 2; }
+static inline int symv_probe_warm(double call_us) { return call_us < 100.0 ? 8 : 1; }
+
+/** symv_time_probe: a quick estimate: one batch of `calls` calls after
+ *  `warm` untimed ones; fills *out as one batch (batches = 1). The stream is
+ *  held (a host function, cudaLaunchHostFunc) until all of them are queued,
+ *  so that the GPU runs them back to back whatever the host's pace. Timed
+ *  as the host queued them, 2 calls of a 4.7 us kernel read 7-10 us a call
  *  (the events, the first launch, host hiccups); held, and with the first
- *  call after the pause left out, they agree with symv_time's median.
+ *  calls after the pause left out, they read no more than symv_time's
+ *  median, and less where the host's launches set symv_time's pace (8
+ *  calls of a floor kernel at n = 256 on an H100: 2.4 against 3.6 us).
  *  fn must only queue work, never wait for the GPU (no synchronous copy
  *  or free): the stream stays held until the last call is queued.
  *  Errors as symv_time. */
-int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int calls, symv_timing *out);
+int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int warm, int calls, symv_timing *out);
 
 /** A set of copies of one matrix in device memory. */
 typedef struct {

@@ -301,7 +301,14 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
   free(A), free(x), free(t), free(y0), free(y), free(yref);
 }
 
-Test(kernels, a_two_call_probe_agrees_with_the_full_timing, .init = need_gpu, .timeout = 120)
+/* The sweep prunes on the probe, so the probe must not read a kernel slower
+ * than the full timing does (a 2-call probe as the host queued it read a
+ * 4.6 us floor kernel as 6.3 us). It may read it faster: its calls are held
+ * until all are queued, so where the host's launches set the full timing's
+ * pace (n = 256: 8 calls of the floor kernel read 2.4 us on an H100, the
+ * full timing 3.6 us; 2.2 against 4.4 on an H200) it times the GPU alone,
+ * which only times fully a candidate that could have been pruned. */
+Test(kernels, the_probe_agrees_with_the_full_timing, .init = need_gpu, .timeout = 120)
 {
   const int n = 256;
   symv_kernel k;
@@ -316,8 +323,8 @@ Test(kernels, a_two_call_probe_agrees_with_the_full_timing, .init = need_gpu, .t
   symv_timing full, probe;
   for (int round = 0; round < 3; round++) { /* the worst of three probes */
     cr_assert_eq(symv_time(symv_floor_call, &fc, 0, 5, 1.0, 2000, &full), 0);
-    cr_assert_eq(symv_time_probe(symv_floor_call, &fc, 0, 2, &probe), 0);
-    cr_expect(probe.median_us < 1.3 * full.median_us && probe.median_us > 0.7 * full.median_us,
+    cr_assert_eq(symv_time_probe(symv_floor_call, &fc, 0, symv_probe_warm(full.median_us), symv_probe_calls(full.median_us), &probe), 0);
+    cr_expect(probe.median_us < 1.3 * full.median_us && probe.median_us > 0.4 * full.median_us,
               "probe %.2f us a call, full timing %.2f us", probe.median_us, full.median_us);
   }
   cudaFree(out);

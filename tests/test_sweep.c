@@ -16,6 +16,12 @@
 #include "symv_error.h"
 #include "test_util.h"
 
+static int cmp_double(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 static char dir[64];
 
 static void setup(void)
@@ -104,8 +110,13 @@ Test(sweep, an_interrupted_sweep_resumes_where_it_stopped, .init = setup, .fini 
  * when that batch is more than --prune times the best so far. The batch
  * must not be inflated by the events, the first call after a pause or the
  * host's pace (at n = 256 two calls timed as queued read a 4.8 us kernel
- * as 8.5 us): every candidate that a sweep prunes must, timed fully
- * (--prune 0), really be slower than the best by most of the factor.
+ * as 8.5 us, and the sweep pruned 153-160 of these 400 candidates): no
+ * candidate that a sweep prunes may, timed fully (--prune 0), be among the
+ * 25 fastest, those that earn champion points (--points-k), nor within
+ * 1.2x of the best. Not 2x: with calls of 3-4 us, paced by the launches, a
+ * probe still reads some kernels up to 1.45x slow (pipe:512,64,1,0, 3.7 us,
+ * read 5.3 us on an H200), so a candidate at 1.3x of the best can be
+ * pruned; the 25 fastest lie within 1.14x (H100 sweep, tests/data).
  * panel runs before pipe and is the faster at n = 256, so pipe's
  * candidates face a threshold set by another family. */
 Test(sweep, pruned_candidates_are_really_slower_than_the_best, .init = setup, .fini = teardown, .timeout = 600)
@@ -139,6 +150,14 @@ Test(sweep, pruned_candidates_are_really_slower_than_the_best, .init = setup, .f
     free(ml);
   }
   cr_assert(isfinite(best));
+  double *sorted = malloc(n * sizeof *sorted);
+  size_t nv = 0;
+  for (size_t i = 0; i < n; i++)
+    if (tfull[i] > 0) sorted[nv++] = tfull[i];
+  qsort(sorted, nv, sizeof *sorted, cmp_double);
+  cr_assert_geq(nv, 25);
+  const double k25 = sorted[24]; /* the 25th fastest: the slowest that earns champion points */
+  free(sorted);
   int npruned = 0;
   for (size_t i = 0; i < n; i++) {
     db_measurement *ml;
@@ -149,12 +168,13 @@ Test(sweep, pruned_candidates_are_really_slower_than_the_best, .init = setup, .f
     cr_assert_eq(db_candidate_measurements(dp, id, DB_STAGE_SWEEP, 'L', 0, &ml, &nm), 0);
     if (nm == 1 && ml[0].batches == 1) {
       npruned++;
-      cr_expect_gt(tfull[i], 1.5 * best, "%s:%d,%d,%d,%d pruned at %.2f us, but takes %.2f us against the best %.2f",
-                   c->family, c->block_size, c->ux, c->multiplicity, c->mx, ml[0].median_us, tfull[i], best);
+      cr_expect(tfull[i] > k25 && tfull[i] > 1.2 * best,
+                "%s:%d,%d,%d,%d pruned at %.2f us, but takes %.2f us against the best %.2f and the 25th %.2f",
+                c->family, c->block_size, c->ux, c->multiplicity, c->mx, ml[0].median_us, tfull[i], best, k25);
     }
     free(ml);
   }
-  cr_log_info("%d of %zu candidates pruned; best %.2f us", npruned, n, best);
+  cr_log_info("%d of %zu candidates pruned; best %.2f us, 25th %.2f us", npruned, n, best, k25);
   free(tfull);
   free(list);
   db_close(dp);
