@@ -49,15 +49,20 @@ static __device__ __forceinline__ void symv_store_y(double *y, symv_ll incy, int
   *p = (beta == 0.0) ? alpha * v : alpha * v + beta * *p;
 }
 
+/* *p := beta * *p, with beta = 0 writing 0 without reading *p (BLAS: y
+ * is not read when beta is zero, so a NaN there does not propagate). */
+static __device__ __forceinline__ void symv_scale_elem(double *p, double beta)
+{
+  *p = beta == 0.0 ? 0.0 : beta * *p;
+}
+
 /* alpha == 0: y := beta*y (A and x are not read), grid-stride over rows.
  * beta == 1 leaves y untouched. */
 static __device__ void symv_scale_y(int n, double *y, symv_ll incy, double beta)
 {
   if (beta == 1.0) return;
-  for (int i = blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += gridDim.x * BLOCK_SIZE) {
-    double *p = y + (symv_ll)i * incy;
-    *p = (beta == 0.0) ? 0.0 : beta * *p;
-  }
+  for (int i = blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += gridDim.x * BLOCK_SIZE)
+    symv_scale_elem(y + (symv_ll)i * incy, beta);
 }
 
 /*

@@ -112,10 +112,7 @@ static __device__ __forceinline__ symv_ull symv_now_ns()
  * block that has not started). */
 static __device__ void symv_gate_scale(double *y, symv_ll incy, int a0, int a1, double beta)
 {
-  for (int i = a0; i < a1; i++) {
-    double *p = y + (symv_ll)i * incy;
-    *p = beta == 0.0 ? 0.0 : beta * *p;
-  }
+  for (int i = a0; i < a1; i++) symv_scale_elem(y + (symv_ll)i * incy, beta);
 }
 
 /* One thread spins with acquire loads until the gate has counted all G
@@ -220,10 +217,8 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     const bool won = t == 0 && symv_gate_claim(gate + 1 + blockIdx.x, target);
     if (__syncthreads_or(won)) {
       if (i < a1) y[(symv_ll)i * incy] = beta * v;
-      for (int k = i + BLOCK_SIZE; k < a1; k += BLOCK_SIZE) { /* chunks longer than the block */
-        double *p = y + (symv_ll)k * incy;
-        *p = beta == 0.0 ? 0.0 : beta * *p;
-      }
+      for (int k = i + BLOCK_SIZE; k < a1; k += BLOCK_SIZE) /* chunks longer than the block */
+        symv_scale_elem(y + (symv_ll)k * incy, beta);
       __syncthreads();
       if (t == 0) symv_gate_arrive(gate);
     }
