@@ -318,20 +318,30 @@ int symv_tile_groups(int n, int ux, int block_size)
   return g < 1 ? 1 : g;
 }
 
-/* The launch configuration of k's grid g on `stream`: k's block and
- * dynamic shared memory, and programmatic dependent launch where the GPU
- * has it, so that the grid may start while the stream's previous one
- * finishes (every kernel waits for that one first: symv_grid_dependency,
- * kernels/symv_common.cuh). attr must live until the launch. */
-static void launch_config(const symv_kernel *k, dim3 g, cudaStream_t stream, cudaLaunchConfig_t *cfg,
-                          cudaLaunchAttribute *attr)
+/* Launches k's grid g on `stream` with args: k's block and dynamic shared
+ * memory, and programmatic dependent launch where the GPU has it, so that
+ * the grid may start while the stream's previous one finishes (every
+ * kernel waits for that one first: symv_grid_dependency,
+ * kernels/symv_common.cuh). The launch's own error is the one returned
+ * (SYMV_LAUNCH, named `what` in the message): a refused launch leaves no
+ * error behind for the next call to find, and a good one asks nothing more
+ * (a cudaGetLastError there costs 0.3 us of host time a call, a tenth of a
+ * launch-bound call's, and would report, and clear, an error of the
+ * program's own). */
+static int launch_grid(const symv_kernel *k, dim3 g, cudaStream_t stream, void **args, const char *what)
 {
-  memset(cfg, 0, sizeof *cfg);
-  memset(attr, 0, sizeof *attr);
-  attr->id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr->val.programmaticStreamSerializationAllowed = 1;
-  cfg->gridDim = g, cfg->blockDim = dim3_make(k->p.block_size), cfg->dynamicSmemBytes = k->dyn_smem;
-  cfg->stream = stream, cfg->attrs = attr, cfg->numAttrs = k->pdl ? 1 : 0;
+  cudaLaunchConfig_t cfg;
+  cudaLaunchAttribute attr;
+  memset(&cfg, 0, sizeof cfg);
+  memset(&attr, 0, sizeof attr);
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cfg.gridDim = g, cfg.blockDim = dim3_make(k->p.block_size), cfg.dynamicSmemBytes = k->dyn_smem;
+  cfg.stream = stream, cfg.attrs = &attr, cfg.numAttrs = k->pdl ? 1 : 0;
+  cudaError_t e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
+  if (e == cudaSuccess) return 0;
+  cudaGetLastError();
+  return cuda_fail(what, e, SYMV_LAUNCH);
 }
 
 int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, char uplo, int n,
@@ -410,19 +420,7 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;
-  cudaLaunchConfig_t cfg;
-  cudaLaunchAttribute attr;
-  launch_config(k, g3, stream, &cfg, &attr);
-  cudaError_t e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
-  /* The launch's own error is e. A refused launch leaves no error behind
-   * for the next call to find; a good one asks nothing more (a
-   * cudaGetLastError there costs 0.3 us of host time a call, a tenth of a
-   * launch-bound call's, and would report, and clear, an error of the
-   * program's own). */
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return cuda_fail("cudaLaunchKernelExC", e, SYMV_LAUNCH);
-  }
+  if ((rc = launch_grid(k, g3, stream, args, "cudaLaunchKernelExC"))) return rc;
   if (k->p.family == SYMV_FAMILY_PIPE) ws->gate_target = target; /* its chunks will all be counted */
   return 0;
 }
@@ -436,10 +434,5 @@ int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const do
   unsigned grid = (unsigned)(want < fill ? want : fill);
   long long ld = lda;
   void *args[] = {&n, &A, &ld, &out};
-  cudaLaunchConfig_t cfg;
-  cudaLaunchAttribute attr;
-  launch_config(k, dim3_make(grid), stream, &cfg, &attr);
-  cudaError_t e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
-  if (e != cudaSuccess) cudaGetLastError(); /* as in symv_launch */
-  return e == cudaSuccess ? 0 : cuda_fail("cudaLaunchKernelExC(floor)", e, SYMV_LAUNCH);
+  return launch_grid(k, dim3_make(grid), stream, args, "cudaLaunchKernelExC(floor)");
 }

@@ -32,10 +32,14 @@ typedef int (*symv_call_fn)(void *ctx, int rep, cudaStream_t stream);
 int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
               symv_timing *out);
 
+/** SYMV_PROBE_SHORT_US: a kernel whose one call, launch to synchronization,
+ *  took less than this many microseconds is probed with more calls
+ *  (symv_probe_calls, symv_probe_warm). */
+#define SYMV_PROBE_SHORT_US 100.0
+
 /** symv_probe_calls: the timed calls of the sweep's probe (symv_time_probe)
  *  of a kernel that one call, launch to synchronization, took call_us
- *  microseconds to run: 8 below 100 us, else 2; as many untimed calls go
- *  first below 100 us, else 1 (symv_probe_warm). A probe comes after the
+ *  microseconds to run: 8 below SYMV_PROBE_SHORT_US, else 2. A probe comes after the
  *  GPU has idled (the verification's copy and residual), and its first
  *  calls are slower, by a few us each: with one untimed call and 2 timed
  *  ones, a pipe kernel of 3.8 us read 5.5 us on an H100 (n = 256; the
@@ -43,8 +47,12 @@ int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, doub
  *  longer kernels a few us do not matter, and more calls would cost the
  *  sweep minutes (the slow candidates of the atomic family take ms a call
  *  at n = 16,384). */
-static inline int symv_probe_calls(double call_us) { return call_us < 100.0 ? 8 : 2; }
-static inline int symv_probe_warm(double call_us) { return call_us < 100.0 ? 8 : 1; }
+static inline int symv_probe_calls(double call_us) { return call_us < SYMV_PROBE_SHORT_US ? 8 : 2; }
+
+/** symv_probe_warm: the untimed calls that go before the probe's timed
+ *  ones, for a kernel of call_us microseconds a call (as symv_probe_calls):
+ *  as many as are timed below SYMV_PROBE_SHORT_US, else 1. */
+static inline int symv_probe_warm(double call_us) { return call_us < SYMV_PROBE_SHORT_US ? 8 : 1; }
 
 /** symv_time_probe: a quick estimate: one batch of `calls` calls after
  *  `warm` untimed ones; fills *out as one batch (batches = 1). The stream is
