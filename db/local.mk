@@ -7,4 +7,4 @@ check_PROGRAMS += tests/test_db
 TESTS += tests/test_db
 tests_test_db_SOURCES = tests/test_db.c tests/test_util.c tests/test_util.h
 tests_test_db_CFLAGS = $(TEST_CFLAGS)
-tests_test_db_LDADD = db/libdb.a $(TEST_CORE_LIBS)
+tests_test_db_LDADD = $(TEST_CORE_LIBS)

@@ -20,7 +20,7 @@
  * it does not know or change units, and it does not clip the result.
  *
  * All functions return 0 on success or a negative symv_status code
- * (src/symv_error.h); outputs are left undefined on error.
+ * (core/symv_error.h); outputs are left undefined on error.
  */
 #ifndef DSPLINE_H
 #define DSPLINE_H

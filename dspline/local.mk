@@ -10,8 +10,8 @@ TESTS += tests/test_dspline tests/test_rules
 
 tests_test_dspline_SOURCES = tests/test_dspline.c tests/test_util.c tests/test_util.h
 tests_test_dspline_CFLAGS = $(TEST_CFLAGS)
-tests_test_dspline_LDADD = dspline/libdspline.a $(TEST_CORE_LIBS)
+tests_test_dspline_LDADD = $(TEST_CORE_LIBS)
 
 tests_test_rules_SOURCES = tests/test_rules.c tests/test_util.c tests/test_util.h
 tests_test_rules_CFLAGS = $(TEST_CFLAGS)
-tests_test_rules_LDADD = dspline/libdspline.a $(TEST_CORE_LIBS)
+tests_test_rules_LDADD = $(TEST_CORE_LIBS)

@@ -9,7 +9,7 @@ EXTRA_DIST += $(KERNEL_SOURCES)
 kernelsdir = $(pkgdatadir)/kernels
 kernels_DATA = $(KERNEL_SOURCES)
 
-src/kernel_sources.c: $(KERNEL_SOURCES) $(top_srcdir)/scripts/embed-sources
+gpu/kernel_sources.c: $(KERNEL_SOURCES) $(top_srcdir)/scripts/embed-sources
 	$(AM_V_GEN)$(top_srcdir)/scripts/embed-sources $@ $(KERNEL_SOURCE_PATHS)
-BUILT_SOURCES += src/kernel_sources.c
-CLEANFILES += src/kernel_sources.c
+BUILT_SOURCES += gpu/kernel_sources.c
+CLEANFILES += gpu/kernel_sources.c

@@ -1,19 +1,19 @@
 # lib: the generated library libsymv. Its runtime sources are embedded in
 # symvtune (like the kernels, kernels/local.mk) so that `symvtune build`
-# writes and compiles it from the program alone, installed or not; the
-# subcommands that build, time and tune it live in src/ with the others.
-LIBSYMV_RUNTIME_FILES = src/libsymv.c src/symv.h src/libsymv_table.h src/gpu.c src/gpu.h src/compile.h \
-	src/params.c src/params.h src/symv_error.c src/symv_error.h
-LIBSYMV_RUNTIME_PATHS = $(top_srcdir)/src/libsymv.c $(top_srcdir)/src/symv.h $(top_srcdir)/src/libsymv_table.h \
-	$(top_srcdir)/src/gpu.c $(top_srcdir)/src/gpu.h $(top_srcdir)/src/compile.h $(top_srcdir)/src/params.c \
-	$(top_srcdir)/src/params.h $(top_srcdir)/src/symv_error.c $(top_srcdir)/src/symv_error.h
-EXTRA_DIST += src/libsymv.c src/symv.h src/libsymv_table.h
+# writes and compiles it from the program alone, installed or not. The
+# runtime depends on core and gpu only.
+LIBSYMV_RUNTIME_FILES = lib/libsymv.c lib/symv.h lib/libsymv_table.h gpu/gpu.c gpu/gpu.h gpu/compile.h \
+	core/params.c core/params.h core/symv_error.c core/symv_error.h
+LIBSYMV_RUNTIME_PATHS = $(top_srcdir)/lib/libsymv.c $(top_srcdir)/lib/symv.h $(top_srcdir)/lib/libsymv_table.h \
+	$(top_srcdir)/gpu/gpu.c $(top_srcdir)/gpu/gpu.h $(top_srcdir)/gpu/compile.h $(top_srcdir)/core/params.c \
+	$(top_srcdir)/core/params.h $(top_srcdir)/core/symv_error.c $(top_srcdir)/core/symv_error.h
+EXTRA_DIST += lib/libsymv.c lib/symv.h lib/libsymv_table.h
 
-src/lib_sources.c: $(LIBSYMV_RUNTIME_FILES) $(top_srcdir)/scripts/embed-sources
+lib/lib_sources.c: $(LIBSYMV_RUNTIME_FILES) $(top_srcdir)/scripts/embed-sources
 	$(AM_V_GEN)$(top_srcdir)/scripts/embed-sources --array symv_lib_sources --count symv_lib_nsources \
 		--header lib_sources.h $@ $(LIBSYMV_RUNTIME_PATHS)
-BUILT_SOURCES += src/lib_sources.c
-CLEANFILES += src/lib_sources.c
+BUILT_SOURCES += lib/lib_sources.c
+CLEANFILES += lib/lib_sources.c
 
-src_libsymvcore_a_SOURCES += src/cmd_build.c src/cmd_bench.c src/cmd_tune.c src/lib_sources.h src/libsymv_table.h
-nodist_src_libsymvcore_a_SOURCES += src/lib_sources.c
+src_libcli_a_SOURCES += lib/lib_sources.h lib/libsymv_table.h
+nodist_src_libcli_a_SOURCES = lib/lib_sources.c

@@ -8,4 +8,4 @@ TESTS += tests/test_sieve
 
 tests_test_sieve_SOURCES = tests/test_sieve.c
 tests_test_sieve_CFLAGS = $(TEST_CFLAGS)
-tests_test_sieve_LDADD = sieve/libsieve.a $(TEST_CORE_LIBS)
+tests_test_sieve_LDADD = $(TEST_CORE_LIBS)

@@ -418,7 +418,7 @@ static int write_table(const build_plan *pl, const char *dir, const char *cmd)
   sbuf b = {0};
   sb_printf(&b, "/* " GENERATED "%s */\n", cmd);
   sb_printf(&b,
-            "/* Dispatch table of libsymv (src/libsymv_table.h): the rules of fit %lld (samples uplo %c, %s),\n"
+            "/* Dispatch table of libsymv (lib/libsymv_table.h): the rules of fit %lld (samples uplo %c, %s),\n"
             " * n %d..%d, %d rules, %d candidates in %d kernels, for sm_%d%d with %d SMs. */\n",
             pl->fit.id, pl->fit.uplo, pl->fit.hot ? "hot" : "cold", pl->fit.lo, pl->fit.hi, pl->nrules, pl->ncands,
             pl->nkernels, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);

@@ -287,7 +287,7 @@ static int run(int argc, char **argv)
 {
   if (argc > 1 && !strcmp(argv[1], "--help")) {
     puts("Usage: symvtune worker\nThe sweep's measuring process, started by `symvtune sweep`; reads commands on\n"
-         "standard input (see src/worker.h). Not meant to be run by hand.");
+         "standard input (see measure/worker.h). Not meant to be run by hand.");
     return SYMV_EXIT_OK;
   }
   char line[16384];

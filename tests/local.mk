@@ -2,7 +2,7 @@
 # there is none. Modules with their own tests register them in their own
 # local.mk the same way.
 TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
-TEST_CORE_LIBS = src/libsymvcore.a $(CUDA_LDFLAGS) $(CUDA_LIBS) $(OPENBLAS_LIBS) $(SQLITE_LIBS) $(LAPACKE_LIBS) $(CRITERION_LIBS) -lm -lpthread
+TEST_CORE_LIBS = $(SYMV_LIBS) $(SYMV_EXT_LIBS) $(CRITERION_LIBS)
 
 CORE_TESTS = tests/test_error tests/test_params tests/test_reference tests/test_compile tests/test_kernels
 check_PROGRAMS += $(CORE_TESTS)
@@ -39,7 +39,7 @@ check_PROGRAMS += tests/test_sweep
 TESTS += tests/test_sweep
 tests_test_sweep_SOURCES = tests/test_sweep.c tests/test_util.c tests/test_util.h
 tests_test_sweep_CFLAGS = $(TEST_CFLAGS)
-tests_test_sweep_LDADD = db/libdb.a $(TEST_CORE_LIBS)
+tests_test_sweep_LDADD = $(TEST_CORE_LIBS)
 
 # The generated library (lib/local.mk): `symvtune build` and libsymv itself.
 # They build a library with nvcc (once per test binary for test_libsymv);
@@ -53,16 +53,16 @@ EXTRA_DIST += tests/libsymv_fixture.h tests/data/sweep-h200.db
 tests_test_build_SOURCES = tests/test_build.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
 tests_test_build_CFLAGS = $(TEST_CFLAGS)
 tests_test_build_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
-tests_test_build_LDADD = src/libsymvcore.a dspline/libdspline.a sieve/libsieve.a db/libdb.a $(TEST_CORE_LIBS)
+tests_test_build_LDADD = $(TEST_CORE_LIBS)
 
 tests_test_libsymv_SOURCES = tests/test_libsymv.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
 tests_test_libsymv_CFLAGS = $(TEST_CFLAGS)
 tests_test_libsymv_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
-tests_test_libsymv_LDADD = src/libsymvcore.a db/libdb.a $(TEST_CORE_LIBS)
+tests_test_libsymv_LDADD = $(TEST_CORE_LIBS)
 # -rdynamic: the library the test loads binds to the test's counting cudaMalloc/cudaFree
 tests_test_libsymv_LDFLAGS = -rdynamic
 
-# The fit stage (src/fit.c) and `symvtune rank`, `fit`, `rules`, `plot`: no
+# The fit stage (fit/fit.c) and `symvtune rank`, `fit`, `rules`, `plot`: no
 # GPU. The commands run in the test's process; the program runs once, to see
 # that it lists them, so it is built first.
 check_PROGRAMS += tests/test_fit
@@ -70,5 +70,5 @@ TESTS += tests/test_fit
 tests_test_fit_SOURCES = tests/test_fit.c tests/test_util.c tests/test_util.h
 tests_test_fit_CFLAGS = $(TEST_CFLAGS)
 tests_test_fit_CPPFLAGS = $(AM_CPPFLAGS) -DSYMVTUNE_BIN='"$(abs_top_builddir)/src/symvtune"'
-tests_test_fit_LDADD = src/libsymvcore.a sieve/libsieve.a dspline/libdspline.a db/libdb.a $(TEST_CORE_LIBS)
+tests_test_fit_LDADD = $(TEST_CORE_LIBS)
 EXTRA_tests_test_fit_DEPENDENCIES = src/symvtune$(EXEEXT)

@@ -1,4 +1,4 @@
-/* Tests of the status-code table (src/symv_error.h). */
+/* Tests of the status-code table (core/symv_error.h). */
 #include <criterion/criterion.h>
 #include <string.h>
 #include "symv_error.h"

@@ -1,4 +1,4 @@
-/* Tests of the fit stage (src/fit.h) and of `symvtune rank`, `fit`, `rules`
+/* Tests of the fit stage (fit/fit.h) and of `symvtune rank`, `fit`, `rules`
  * and `plot` on small synthetic databases made through the db API in a
  * mkdtemp directory. The commands run in this process through their
  * descriptors, as main.c dispatches to them (starting the program costs a

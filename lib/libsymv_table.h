@@ -1,7 +1,7 @@
 /*
  * libsymv_table.h - the dispatch table of the generated library: the types
  * of the file symv_table.c that `symvtune build` writes from a fit's rules
- * (src/cmd_build.c), and that src/libsymv.c reads. Internal to libsymv.
+ * (src/cmd_build.c), and that lib/libsymv.c reads. Internal to libsymv.
  *
  * Rules cover table.lo..table.hi in order with no gap; n below lo takes the
  * first rule, n above hi the last.

@@ -1,7 +1,7 @@
 /*
  * lib_sources.h - the runtime sources of the generated library libsymv
- * (src/libsymv.c, its public header src/symv.h, the dispatch-table header
- * src/libsymv_table.h and what they use of src/: gpu.c, gpu.h, compile.h,
+ * (lib/libsymv.c, its public header lib/symv.h, the dispatch-table header
+ * lib/libsymv_table.h and what they use of gpu/ and core/: gpu.c, gpu.h, compile.h,
  * params.c, params.h, symv_error.c, symv_error.h), embedded in symvtune at
  * build time by scripts/embed-sources (lib/local.mk), so that `symvtune
  * build` writes the library from the program alone, installed or not.

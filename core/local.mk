@@ -1,0 +1,7 @@
+# core: what every stage shares and nothing of the GPU: the status codes,
+# the kernel families and their parameters, the progress line.
+noinst_LIBRARIES += core/libcore.a
+core_libcore_a_SOURCES = \
+	core/symv_error.c core/symv_error.h \
+	core/params.c core/params.h \
+	core/progress.c core/progress.h

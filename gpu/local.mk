@@ -1,0 +1,8 @@
+# gpu: everything that touches the GPU, behind one small interface: device
+# limits, NVRTC compilation and its cache, loading, workspace, launch, timing.
+noinst_LIBRARIES += gpu/libgpu.a
+gpu_libgpu_a_SOURCES = \
+	gpu/gpu.c gpu/gpu.h \
+	gpu/compile.c gpu/compile.h gpu/kernel_sources.h \
+	gpu/timing.c gpu/timing.h
+nodist_gpu_libgpu_a_SOURCES = gpu/kernel_sources.c

@@ -1,0 +1,8 @@
+# measure: the tuning space, the sweep (a worker process per GPU that is
+# restarted when a candidate faults or hangs) and the CPU reference that
+# verifies every result.
+noinst_LIBRARIES += measure/libmeasure.a
+measure_libmeasure_a_SOURCES = \
+	measure/space.c measure/space.h \
+	measure/sweep.c measure/sweep.h measure/worker.h \
+	measure/reference.c measure/reference.h
