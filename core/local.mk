@@ -4,4 +4,5 @@ noinst_LIBRARIES += core/libcore.a
 core_libcore_a_SOURCES = \
 	core/symv_error.c core/symv_error.h \
 	core/params.c core/params.h \
+	core/routine.c core/routine.h \
 	core/progress.c core/progress.h

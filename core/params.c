@@ -3,27 +3,42 @@
 #include <stdlib.h>
 #include <string.h>
 #include "params.h"
+#include "routine.h"
 #include "symv_error.h"
 #include "../kernels/symv_mx.h"
 
-static const char *const family_names[SYMV_FAMILY_COUNT] = {"atomic", "lu",       "atomic_red", "fault",
-                                                            "floor",  "atomic_w", "panel",      "pipe"};
+/* The family registry, indexed by symv_family: adding a family is a row
+ * here (and its kernel source in kernels/). */
+static const symv_family_info families[SYMV_FAMILY_COUNT] = {
+    [SYMV_FAMILY_ATOMIC] = {"atomic", "symv_atomic.cu", 1, 0},
+    [SYMV_FAMILY_LU] = {"lu", "symv_lu.cu", 1, 1},
+    [SYMV_FAMILY_ATOMIC_RED] = {"atomic_red", "symv_red.cu", 1, 0},
+    [SYMV_FAMILY_FAULT] = {"fault", "symv_fault.cu", 0, 0},
+    [SYMV_FAMILY_FLOOR] = {"floor", "symv_floor.cu", 0, 1},
+    [SYMV_FAMILY_ATOMIC_W] = {"atomic_w", "symv_w.cu", 1, 0},
+    [SYMV_FAMILY_PANEL] = {"panel", "symv_panel.cu", 1, 1},
+    [SYMV_FAMILY_PIPE] = {"pipe", "symv_pipe.cu", 1, 0},
+};
+
+const symv_family_info *symv_family_get(symv_family f)
+{
+  return (unsigned)f < SYMV_FAMILY_COUNT ? &families[f] : NULL;
+}
 
 const char *symv_family_name(symv_family f)
 {
-  return (unsigned)f < SYMV_FAMILY_COUNT ? family_names[f] : "unknown";
+  return (unsigned)f < SYMV_FAMILY_COUNT ? families[f].name : "unknown";
 }
 
 int symv_family_tunable(symv_family f)
 {
-  return f == SYMV_FAMILY_ATOMIC || f == SYMV_FAMILY_LU || f == SYMV_FAMILY_ATOMIC_RED ||
-         f == SYMV_FAMILY_ATOMIC_W || f == SYMV_FAMILY_PANEL || f == SYMV_FAMILY_PIPE;
+  return (unsigned)f < SYMV_FAMILY_COUNT && families[f].tunable;
 }
 
 int symv_family_parse(const char *s, symv_family *out)
 {
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++)
-    if (s && strcmp(s, family_names[f]) == 0) {
+    if (s && strcmp(s, families[f].name) == 0) {
       *out = (symv_family)f;
       return 0;
     }
@@ -41,6 +56,7 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
   else if (p->multiplicity < 1 || p->multiplicity > SYMV_MULTIPLICITY_MAX)
     what = "MULTIPLICITY (1..64)", v = p->multiplicity;
   else if (p->mx < 0 || p->mx >= SYMV_MX_COUNT) what = "MX (0..9)", v = p->mx;
+  else if ((unsigned)p->routine >= SYMV_ROUTINE_COUNT) what = "routine", v = (int)p->routine;
   else if (p->family == SYMV_FAMILY_LU && 32 % p->ux) what = "UX of the L+U family (1, 2, 4, 8, 16 or 32)", v = p->ux;
   else if (p->family == SYMV_FAMILY_PANEL && 32 % p->ux) what = "UX of the panel family (1, 2, 4, 8, 16 or 32)", v = p->ux;
   else if (p->family == SYMV_FAMILY_PANEL && p->mx > 3) what = "MX of the panel family (0..3)", v = p->mx;
@@ -71,7 +87,7 @@ int symv_params_parse(const char *s, symv_params *out, char *err, size_t errlen)
   }
   memcpy(fam, s, (size_t)(colon - s));
   fam[colon - s] = 0;
-  symv_params p;
+  symv_params p = {0};
   if (symv_family_parse(fam, &p.family)) {
     if (err) snprintf(err, errlen, "'%s': unknown family '%s' (" SYMV_TUNABLE_FAMILIES ")", s, fam);
     return SYMV_INVALID_VALUE;
@@ -92,10 +108,11 @@ int symv_params_parse(const char *s, symv_params *out, char *err, size_t errlen)
 
 void symv_kernel_name(const symv_params *p, char *buf, size_t len)
 {
-  snprintf(buf, len, "symv_%s_b%d_u%d_x%d", symv_family_name(p->family), p->block_size, p->ux, p->mx);
+  snprintf(buf, len, "%s_%s_b%d_u%d_x%d", symv_routine_name(p->routine), symv_family_name(p->family), p->block_size,
+           p->ux, p->mx);
 }
 
 int symv_params_same_code(const symv_params *a, const symv_params *b)
 {
-  return a->family == b->family && a->block_size == b->block_size && a->ux == b->ux && a->mx == b->mx;
+  return a->routine == b->routine && a->family == b->family && a->block_size == b->block_size && a->ux == b->ux && a->mx == b->mx;
 }

@@ -35,6 +35,19 @@ typedef enum {
   SYMV_FAMILY_COUNT
 } symv_family;
 
+/** The routine a candidate computes (core/routine.h holds what each one
+ *  is). DSYMV is 0: a zeroed symv_params is a DSYMV candidate, as every
+ *  candidate was before the routine became a key. */
+typedef enum {
+  SYMV_DSYMV = 0,
+  SYMV_SSYMV = 1,
+  SYMV_CSYMV = 2,
+  SYMV_ZSYMV = 3,
+  SYMV_CHEMV = 4,
+  SYMV_ZHEMV = 5,
+  SYMV_ROUTINE_COUNT
+} symv_routine;
+
 /** One candidate of the tuning space. */
 typedef struct {
   symv_family family; /* kernel family */
@@ -42,12 +55,25 @@ typedef struct {
   int ux;             /* UX: columns per block, 1..64 */
   int multiplicity;   /* MULTIPLICITY: resident blocks per SM, >= 1 */
   int mx;             /* MX: load order 0..9 (kernels/symv_mx.h) */
+  symv_routine routine; /* the routine it computes; last, so that {family, BLOCK_SIZE, UX,
+                           MULTIPLICITY, MX} initializers mean DSYMV */
 } symv_params;
 
 /** Limits every candidate must respect, whatever the GPU. */
 #define SYMV_UX_MAX 64
 #define SYMV_BLOCK_SIZE_MAX 1024
 #define SYMV_MULTIPLICITY_MAX 64
+
+/** What a kernel family is. */
+typedef struct {
+  const char *name;    /* "pipe": in candidates' names, databases and options */
+  const char *source;  /* its kernel source in kernels/, "symv_pipe.cu" */
+  int tunable;         /* 1: part of the tuning space and the library; 0: test or bench only */
+  int deterministic;   /* 1: the same inputs give the same bits, run after run (no atomics on data) */
+} symv_family_info;
+
+/** symv_family_get: the registry entry of f; NULL if out of range. */
+const symv_family_info *symv_family_get(symv_family f);
 
 /** symv_family_name: "atomic", "lu", "atomic_red", "fault", "floor",
  *  "atomic_w", "panel" or "pipe". */
@@ -80,12 +106,12 @@ void symv_params_format(const symv_params *p, char *buf, size_t len);
 int symv_params_parse(const char *s, symv_params *out, char *err, size_t errlen);
 
 /** symv_kernel_name: the entry point of the compiled code, named by its
- *  code parameters, e.g. "symv_atomic_b128_u16_x0" (MULTIPLICITY is a
- *  launch setting, not part of the code). */
+ *  routine and code parameters, e.g. "zhemv_pipe_b256_u64_x0" (MULTIPLICITY
+ *  is a launch setting, not part of the code). */
 void symv_kernel_name(const symv_params *p, char *buf, size_t len);
 
 /** symv_params_same_code: nonzero if a and b compile to the same code
- *  (they differ at most in MULTIPLICITY). */
+ *  (same routine; they differ at most in MULTIPLICITY). */
 int symv_params_same_code(const symv_params *a, const symv_params *b);
 
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "compile.h"
 #include "kernel_sources.h"
+#include "routine.h"
 #include "symv_error.h"
 
 const char *symv_source_text(const char *name)
@@ -25,26 +26,16 @@ int symv_compile_defines(const symv_params *p, char *buf, size_t len, const char
 {
   char name[64];
   symv_kernel_name(p, name, sizeof name);
-  const char *src = "symv_atomic.cu", *extra = "";
+  const char *src = symv_family_get(p->family) ? symv_family_get(p->family)->source : "symv_atomic.cu", *extra = "";
   char extra_buf[40];
-  switch (p->family) {
-  case SYMV_FAMILY_ATOMIC: break;
-  case SYMV_FAMILY_ATOMIC_RED: src = "symv_red.cu"; break;
-  case SYMV_FAMILY_ATOMIC_W: src = "symv_w.cu"; break;
-  case SYMV_FAMILY_PANEL: src = "symv_panel.cu"; break;
-  case SYMV_FAMILY_PIPE: src = "symv_pipe.cu"; break;
-  case SYMV_FAMILY_LU: src = "symv_lu.cu"; extra = ""; break;
-  case SYMV_FAMILY_FLOOR: src = "symv_floor.cu"; break;
-  case SYMV_FAMILY_FAULT:
-    src = "symv_fault.cu";
+  if (p->family == SYMV_FAMILY_FAULT) { /* its MX is the fault mode */
     snprintf(extra_buf, sizeof extra_buf, "-DSYMV_FAULT_MODE=%d", p->mx);
     extra = extra_buf;
-    break;
-  default: break;
   }
   if (source) *source = src;
-  return snprintf(buf, len, "-DBLOCK_SIZE=%d -DUX=%d -DMX=%d -DSYMV_KERNEL_NAME=%s %s", p->block_size,
-                  p->ux, p->family == SYMV_FAMILY_FAULT ? 0 : p->mx, name, extra);
+  return snprintf(buf, len, "-DSYMV_ROUTINE=%s -DBLOCK_SIZE=%d -DUX=%d -DMX=%d -DSYMV_KERNEL_NAME=%s %s",
+                  symv_routine_name(p->routine), p->block_size, p->ux, p->family == SYMV_FAMILY_FAULT ? 0 : p->mx,
+                  name, extra);
 }
 
 int symv_nvrtc_version(void)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "gpu.h"
 #include "../kernels/symv_pipe.h"
+#include "routine.h"
 #include "symv_error.h"
 
 /* y rows per state of kernels/symv_red.cu and per counter of
@@ -207,7 +208,7 @@ long symv_pipe_smem(const symv_params *p)
 {
   if (p->family != SYMV_FAMILY_PIPE) return 0;
   const int cg = p->block_size / 64, cpt = cg > 0 ? p->ux / cg : 0; /* columns per thread */
-  return (long)(p->mx + 2) * (cpt + 1) * p->block_size * (long)sizeof(double);
+  return (long)(p->mx + 2) * (cpt + 1) * p->block_size * (long)symv_routine_get(p->routine)->elem_bytes;
 }
 
 /* Workspace each family needs at size n (elements). */
@@ -272,14 +273,15 @@ int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, int 
   if ((rc = grow((void **)&ws->gate, &ws->gate_len, g, sizeof(unsigned long long), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->cnt, &ws->cnt_len, c, sizeof(unsigned long long), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->state, &ws->state_len, st, sizeof(unsigned long long), 1, stream))) return rc;
-  if ((rc = grow((void **)&ws->w, &ws->w_len, w, sizeof(double), 1, stream))) return rc;
+  const size_t elem = (size_t)symv_routine_get(p->routine)->elem_bytes;
+  if ((rc = grow(&ws->w, &ws->w_bytes, w * elem, 1, 1, stream))) return rc;
   if ((rc = grow((void **)&ws->sync, &ws->sync_len, s, sizeof(int), 1, stream))) return rc;
-  return grow((void **)&ws->P, &ws->P_len, P, sizeof(double), 0, stream);
+  return grow(&ws->P, &ws->P_bytes, P * elem, 1, 0, stream);
 }
 
 int symv_workspace_reset(symv_workspace *ws, cudaStream_t stream)
 {
-  if (ws->w) CUDA_TRY(cudaMemsetAsync(ws->w, 0, ws->w_len * sizeof(double), stream), SYMV_CUDA);
+  if (ws->w) CUDA_TRY(cudaMemsetAsync(ws->w, 0, ws->w_bytes, stream), SYMV_CUDA);
   if (ws->sync) CUDA_TRY(cudaMemsetAsync(ws->sync, 0, ws->sync_len * sizeof(int), stream), SYMV_CUDA);
   if (ws->cnt) CUDA_TRY(cudaMemsetAsync(ws->cnt, 0, ws->cnt_len * sizeof(unsigned long long), stream), SYMV_CUDA);
   if (ws->gate) CUDA_TRY(cudaMemsetAsync(ws->gate, 0, ws->gate_len * sizeof(unsigned long long), stream), SYMV_CUDA);
@@ -345,8 +347,8 @@ static int launch_grid(const symv_kernel *k, dim3 g, cudaStream_t stream, void *
 }
 
 int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, char uplo, int n,
-                const double *alpha, const double *A, int lda, const double *x, int incx,
-                const double *beta, double *y, int incy, int scalars_on_device, int *bad_arg)
+                const void *alpha, const void *A, int lda, const void *x, int incx,
+                const void *beta, void *y, int incy, int scalars_on_device, int *bad_arg)
 {
   int bad = symv_check_args(uplo, n, lda, incx, incy);
   if (bad_arg) *bad_arg = bad;
@@ -356,27 +358,31 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   }
   if (n == 0) return 0;
   if (k->p.family == SYMV_FAMILY_FLOOR) return SYMV_INVALID_VALUE; /* symv_floor_launch */
-  double a = 0.0, b = 0.0;
-  const double *da = NULL, *db = NULL;
+  const symv_routine r = k->p.routine;
+  const long long E = symv_routine_get(r)->elem_bytes;
+  /* the scalars by value (host pointer mode), as many bytes as the kernel's
+   * scalar parameters take; 16-byte aligned for cuDoubleComplex */
+  _Alignas(16) unsigned char a[16] = {0}, b[16] = {0};
+  const void *da = NULL, *db = NULL;
   if (scalars_on_device) {
     da = alpha, db = beta;
   } else {
-    a = *alpha, b = *beta;
-    if (a == 0.0 && b == 1.0) return 0;
+    memcpy(a, alpha, (size_t)E), memcpy(b, beta, (size_t)E);
+    if (symv_scalar_is_zero(r, a) && symv_scalar_is_one(r, b)) return 0;
   }
   const long long N1 = n - 1;
   int rs;
   long long cs, ix = incx, iy = incy;
-  const double *A0, *x0;
-  double *y0;
+  const char *A0, *x0;
+  char *y0;
   if (toupper((unsigned char)uplo) == 'L') {
     A0 = A, rs = 1, cs = lda;
-    x0 = x + (ix < 0 ? N1 * -ix : 0);
-    y0 = y + (iy < 0 ? N1 * -iy : 0);
+    x0 = (const char *)x + (ix < 0 ? N1 * -ix : 0) * E;
+    y0 = (char *)y + (iy < 0 ? N1 * -iy : 0) * E;
   } else { /* logical k = BLAS element n-1-k: the upper triangle walked backwards */
-    A0 = A + N1 * (1 + (long long)lda), rs = -1, cs = -(long long)lda;
-    x0 = x + (ix > 0 ? N1 * ix : 0), ix = -ix;
-    y0 = y + (iy > 0 ? N1 * iy : 0), iy = -iy;
+    A0 = (const char *)A + N1 * (1 + (long long)lda) * E, rs = -1, cs = -(long long)lda;
+    x0 = (const char *)x + (ix > 0 ? N1 * ix : 0) * E, ix = -ix;
+    y0 = (char *)y + (iy > 0 ? N1 * iy : 0) * E, iy = -iy;
   }
   int rc = symv_workspace_reserve(ws, &k->p, n, k->sm_count, stream);
   if (rc) return rc;
@@ -425,7 +431,7 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   return 0;
 }
 
-int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const double *A, int lda, double *out)
+int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const void *A, int lda, void *out)
 {
   if (k->p.family != SYMV_FAMILY_FLOOR || n < 1 || lda < n) return SYMV_INVALID_VALUE;
   const int warps_per_block = k->p.block_size / 32;

@@ -82,7 +82,8 @@ int symv_tile_groups(int n, int ux, int block_size);
 long symv_pipe_tiles(int n, int ux);
 
 /** symv_pipe_smem: the dynamic shared memory the pipe kernel needs for its
- *  pipeline (MX + 2 stages of (CPT + 1) x BLOCK_SIZE doubles, CPT = UX /
+ *  pipeline (MX + 2 stages of (CPT + 1) x BLOCK_SIZE elements of the
+ *  candidate's routine, CPT = UX /
  *  (BLOCK_SIZE/64) columns per thread), bytes; 0 for
  *  the other families, whose dynamic shared memory only pads for
  *  MULTIPLICITY. */
@@ -134,16 +135,17 @@ void symv_kernel_unload(symv_kernel *k);
 /** Reusable device workspace for one stream: regions that every successful
  *  call leaves zero (w, sync, cnt) and a scratch region (P). */
 typedef struct {
-  double *w;        /* zero between calls: atomic family's w */
+  void *w;          /* zero between calls: atomic family's w (elements of the call's routine) */
   int *sync;        /* zero between calls: mutexes and counters */
-  double *P;        /* scratch: L+U partial sums of a column split (any contents) */
+  void *P;          /* scratch: L+U partial sums of a column split (any contents) */
   unsigned long long *state; /* atomic_red's y-segment states, zeroed once */
   unsigned long long epoch;  /* atomic_red's call counter (kernels/symv_red.cu) */
   unsigned long long *cnt;   /* zero between calls: atomic_w's segment counters (kernels/symv_w.cu) */
   unsigned long long *gate;  /* pipe's gate (kernels/symv_pipe.cu): gate[0] counts the chunks of y scaled
                                 over all calls, gate[1 + c] the last call that claimed chunk c */
   unsigned long long gate_target; /* what gate[0] reaches when the calls launched so far are all counted */
-  size_t w_len, sync_len, P_len, state_len, cnt_len, gate_len; /* capacities, elements */
+  size_t w_bytes, P_bytes;                            /* capacities of w and P, bytes */
+  size_t sync_len, state_len, cnt_len, gate_len;       /* capacities of the others, elements */
 } symv_workspace;
 
 /** symv_workspace_reserve: grows ws (on `stream`) to what candidate p needs
@@ -163,39 +165,43 @@ int symv_workspace_reset(symv_workspace *ws, cudaStream_t stream);
 /** symv_workspace_free: frees ws; safe on a zeroed struct. */
 void symv_workspace_free(symv_workspace *ws);
 
-/** symv_check_args: DSYMV's argument checks in reference-BLAS order. Returns
- *  0 if valid, else the 1-based position of the first bad argument in the
- *  Fortran DSYMV list (UPLO=1, N=2, LDA=5, INCX=7, INCY=10), as XERBLA. */
+/** symv_check_args: xSYMV's and xHEMV's argument checks in reference-BLAS
+ *  order (the six routines check the same arguments). Returns 0 if valid,
+ *  else the 1-based position of the first bad argument in the Fortran list
+ *  (UPLO=1, N=2, LDA=5, INCX=7, INCY=10), as XERBLA. */
 int symv_check_args(char uplo, int n, int lda, int incx, int incy);
 
-/** symv_launch: y := alpha*A*x + beta*y (DSYMV) with candidate k on
- *  `stream`: uplo 'L'/'U' (either case), A n-by-n column-major with leading
- *  dimension lda >= max(1,n), x and y of n elements with strides incx, incy
- *  (nonzero; negative walks backwards as in reference BLAS), all device
- *  pointers. alpha, beta point to host memory, or to device memory when
- *  scalars_on_device is nonzero. n = 0: returns at once. alpha = 0: A and x
- *  are not read; beta = 0: y is not read. Asynchronous. On compute
- *  capability 9.0 and later the kernel is launched with programmatic
- *  dependent launch: it may start while the stream's previous kernel
- *  finishes, and waits for it before touching memory (a kernel of the
- *  program's own that follows, launched so too, must wait likewise, as
+/** symv_launch: y := alpha*A*x + beta*y with candidate k on `stream`, for
+ *  the routine k was compiled for (k->p.routine, core/routine.h: every
+ *  pointer addresses elements of that routine's type, float, double,
+ *  cuComplex or cuDoubleComplex): uplo 'L'/'U' (either case), A n-by-n
+ *  column-major with leading dimension lda >= max(1,n), x and y of n
+ *  elements with strides incx, incy (nonzero; negative walks backwards as
+ *  in reference BLAS), all device pointers. alpha, beta point to host
+ *  memory, or to device memory when scalars_on_device is nonzero. n = 0:
+ *  returns at once. alpha = 0: A and x are not read; beta = 0: y is not
+ *  read. HEMV: the imaginary part of A's diagonal is not read. Asynchronous.
+ *  On compute capability 9.0 and later the kernel is launched with
+ *  programmatic dependent launch: it may start while the stream's previous
+ *  kernel finishes, and waits for it before touching memory (a kernel of
+ *  the program's own that follows, launched so too, must wait likewise, as
  *  that feature asks; one launched normally waits for this one as usual).
  *  Errors: SYMV_INVALID_VALUE (nothing touched; *bad_arg, if non-NULL, gets
  *  the position from symv_check_args), SYMV_CUDA (allocation), SYMV_LAUNCH. */
 int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, char uplo, int n,
-                const double *alpha, const double *A, int lda, const double *x, int incx,
-                const double *beta, double *y, int incy, int scalars_on_device, int *bad_arg);
+                const void *alpha, const void *A, int lda, const void *x, int incx,
+                const void *beta, void *y, int incy, int scalars_on_device, int *bad_arg);
 
 /** symv_floor_launch: launches the floor kernel k (family floor,
  *  kernels/symv_floor.cu), which reads the lower triangle of the n-by-n A
- *  (leading dimension lda >= n) once and computes nothing, over one wave of
- *  blocks (SMs x MULTIPLICITY), on `stream`; out is a device double it may
- *  write; launched as symv_launch launches (programmatic dependent launch
+ *  (leading dimension lda >= n, elements of k's routine) once and computes
+ *  nothing, over one wave of blocks (SMs x MULTIPLICITY), on `stream`; out
+ *  is a device element of k's routine it may write; launched as symv_launch launches (programmatic dependent launch
  *  on compute capability 9.0 and later). The time of a DSYMV over this one
  *  is how far it is from the least any kernel that reads the triangle once
  *  needs (../shared/anchors.md).
  *  Errors: SYMV_INVALID_VALUE, SYMV_LAUNCH. */
-int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const double *A, int lda, double *out);
+int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const void *A, int lda, void *out);
 
 /** symv_cuda_error_text: "cudaErrorName: description" of the last error seen
  *  by this module in this thread (for messages). */

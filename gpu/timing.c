@@ -5,6 +5,7 @@
 #include "symv_error.h"
 #include "compile.h"
 #include "timing.h"
+#include "routine.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -141,19 +142,19 @@ int symv_matrix_copies_for(size_t bytes, size_t l2_bytes, int hot, size_t budget
   return (int)want;
 }
 
-int symv_matrix_set_create(symv_matrix_set *s, const double *A, int lda, int n, int copies)
+int symv_matrix_set_create(symv_matrix_set *s, size_t elem_bytes, const void *A, int lda, int n, int copies)
 {
   memset(s, 0, sizeof *s);
-  s->stride = (size_t)lda * (size_t)n;
+  s->stride = (size_t)lda * (size_t)n * elem_bytes;
   s->copies = copies;
-  if (cudaMalloc((void **)&s->base, s->stride * sizeof(double) * (size_t)copies) != cudaSuccess) {
+  if (cudaMalloc(&s->base, s->stride * (size_t)copies) != cudaSuccess) {
     memset(s, 0, sizeof *s);
     return SYMV_CUDA;
   }
-  if (cudaMemcpy(s->base, A, s->stride * sizeof(double), cudaMemcpyHostToDevice) != cudaSuccess) goto fail;
+  if (cudaMemcpy(s->base, A, s->stride, cudaMemcpyHostToDevice) != cudaSuccess) goto fail;
   for (int c = 1; c < copies; c++)
-    if (cudaMemcpy(s->base + (size_t)c * s->stride, s->base, s->stride * sizeof(double),
-                   cudaMemcpyDeviceToDevice) != cudaSuccess)
+    if (cudaMemcpy((char *)s->base + (size_t)c * s->stride, s->base, s->stride, cudaMemcpyDeviceToDevice) !=
+        cudaSuccess)
       goto fail;
   return 0;
 fail:
@@ -161,9 +162,9 @@ fail:
   return SYMV_CUDA;
 }
 
-const double *symv_matrix_set_get(const symv_matrix_set *s, int rep)
+const void *symv_matrix_set_get(const symv_matrix_set *s, int rep)
 {
-  return s->base + (size_t)(rep % s->copies) * s->stride;
+  return (const char *)s->base + (size_t)(rep % s->copies) * s->stride;
 }
 
 void symv_matrix_set_free(symv_matrix_set *s)
@@ -201,9 +202,9 @@ out:
   return result;
 }
 
-double symv_gflops(int n, double t_us) { return 2.0 * (double)n * n / (t_us * 1e-6) / 1e9; }
+double symv_gflops(symv_routine r, int n, double t_us) { return symv_routine_flops(r, n) / (t_us * 1e-6) / 1e9; }
 
-double symv_gbs(int n, double t_us) { return (double)n * (n + 1) / 2.0 * 8.0 / (t_us * 1e-6) / 1e9; }
+double symv_gbs(symv_routine r, int n, double t_us) { return symv_routine_bytes(r, n) / (t_us * 1e-6) / 1e9; }
 
 int symv_floor_call(void *vctx, int rep, cudaStream_t s)
 {
@@ -211,10 +212,10 @@ int symv_floor_call(void *vctx, int rep, cudaStream_t s)
   return symv_floor_launch(c->k, s, c->n, symv_matrix_set_get(c->set, rep), c->n, c->out);
 }
 
-int symv_floor_load(const symv_device_info *dev, symv_kernel *k)
+int symv_floor_load(const symv_device_info *dev, symv_routine r, symv_kernel *k)
 {
   for (int m = 8; m >= 1; m /= 2) {
-    symv_params p = {SYMV_FAMILY_FLOOR, 256, 1, m, 0};
+    symv_params p = {SYMV_FAMILY_FLOOR, 256, 1, m, 0, r};
     symv_cubin cb;
     char why[256];
     if (symv_compile(&p, dev->cc_major, dev->cc_minor, &cb, NULL)) return SYMV_COMPILE;

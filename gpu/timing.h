@@ -70,8 +70,8 @@ int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int warm, i
 
 /** A set of copies of one matrix in device memory. */
 typedef struct {
-  double *base;  /* copies, one after another */
-  size_t stride; /* elements between copies */
+  void *base;    /* copies, one after another */
+  size_t stride; /* bytes between copies */
   int copies;    /* number of copies */
 } symv_matrix_set;
 
@@ -80,11 +80,11 @@ typedef struct {
 int symv_matrix_copies_for(size_t bytes, size_t l2_bytes, int hot, size_t budget);
 
 /** symv_matrix_set_create: `copies` device copies of the host matrix A
- *  (lda * n elements). Errors: SYMV_CUDA. */
-int symv_matrix_set_create(symv_matrix_set *s, const double *A, int lda, int n, int copies);
+ *  (lda * n elements of elem_bytes each). Errors: SYMV_CUDA. */
+int symv_matrix_set_create(symv_matrix_set *s, size_t elem_bytes, const void *A, int lda, int n, int copies);
 
 /** symv_matrix_set_get: copy number rep % copies. */
-const double *symv_matrix_set_get(const symv_matrix_set *s, int rep);
+const void *symv_matrix_set_get(const symv_matrix_set *s, int rep);
 
 /** symv_matrix_set_free: frees the copies; safe on a zeroed struct. */
 void symv_matrix_set_free(symv_matrix_set *s);
@@ -94,17 +94,21 @@ void symv_matrix_set_free(symv_matrix_set *s);
  *  "% of copy bandwidth". 0 on error. */
 double symv_copy_bandwidth(size_t bytes);
 
-/** symv_gflops: 2 n^2 flops per call over t_us: GFLOPS. */
-double symv_gflops(int n, double t_us);
+/** symv_gflops: routine r's flops of one call at order n
+ *  (symv_routine_flops: 2n^2 real, 8n^2 complex) over t_us microseconds:
+ *  GFLOPS. */
+double symv_gflops(symv_routine r, int n, double t_us);
 
-/** symv_gbs: matrix traffic n(n+1)/2 * 8 bytes over t_us: GB/s. */
-double symv_gbs(int n, double t_us);
+/** symv_gbs: the stored triangle's bytes (symv_routine_bytes: n(n+1)/2
+ *  elements of the routine's size) over t_us microseconds: GB/s, the one
+ *  bandwidth formula of the program. */
+double symv_gbs(symv_routine r, int n, double t_us);
 
 /** symv_floor_load: compiles (NVRTC) and loads the read-only floor kernel
  *  (kernels/symv_floor.cu; launch it with symv_floor_launch, gpu.h) for
- *  `dev`: 256 threads per block, as many blocks per SM as fit (8, 4, 2 or 1).
+ *  `dev` and the element size of routine r: 256 threads per block, as many blocks per SM as fit (8, 4, 2 or 1).
  *  Errors: SYMV_COMPILE, SYMV_OCCUPANCY (no MULTIPLICITY could be loaded). */
-int symv_floor_load(const symv_device_info *dev, symv_kernel *k);
+int symv_floor_load(const symv_device_info *dev, symv_routine r, symv_kernel *k);
 
 /** The floor kernel's call (symv_call_fn context): reads copy `rep` of the
  *  set's n-by-n A once with kernel k, see symv_floor_launch (gpu.h). */
@@ -112,7 +116,7 @@ typedef struct {
   const symv_kernel *k;       /* from symv_floor_load */
   const symv_matrix_set *set; /* the copies of A, lda = n */
   int n;                      /* order, elements */
-  double *out;                /* a device double the kernel may write */
+  void *out;                  /* a device element of the routine the kernel may write */
 } symv_floor_ctx;
 
 /** symv_floor_call: a symv_call_fn that launches the floor kernel of a

@@ -3,10 +3,11 @@
 # writes and compiles it from the program alone, installed or not. The
 # runtime depends on core and gpu only.
 LIBSYMV_RUNTIME_FILES = lib/libsymv.c lib/symv.h lib/libsymv_table.h gpu/gpu.c gpu/gpu.h gpu/compile.h \
-	core/params.c core/params.h core/symv_error.c core/symv_error.h
+	core/params.c core/params.h core/routine.c core/routine.h core/symv_error.c core/symv_error.h
 LIBSYMV_RUNTIME_PATHS = $(top_srcdir)/lib/libsymv.c $(top_srcdir)/lib/symv.h $(top_srcdir)/lib/libsymv_table.h \
 	$(top_srcdir)/gpu/gpu.c $(top_srcdir)/gpu/gpu.h $(top_srcdir)/gpu/compile.h $(top_srcdir)/core/params.c \
-	$(top_srcdir)/core/params.h $(top_srcdir)/core/symv_error.c $(top_srcdir)/core/symv_error.h
+	$(top_srcdir)/core/params.h $(top_srcdir)/core/routine.c $(top_srcdir)/core/routine.h \
+	$(top_srcdir)/core/symv_error.c $(top_srcdir)/core/symv_error.h
 EXTRA_DIST += lib/libsymv.c lib/symv.h lib/libsymv_table.h
 
 lib/lib_sources.c: $(LIBSYMV_RUNTIME_FILES) $(top_srcdir)/scripts/embed-sources

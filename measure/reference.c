@@ -1,97 +1,174 @@
-/* reference.c - reference DSYMV and scaled residual (reference.h). */
+/* reference.c - reference SYMV/HEMV and scaled residual (reference.h). */
 #include <cblas.h>
 #include <ctype.h>
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
 #include "reference.h"
+#include "routine.h"
 #include "symv_error.h"
 
-int symv_ref_dsymv(char uplo, int n, double alpha, const double *A, int lda, const double *x, int incx,
-                   double beta, double *y, int incy)
+/* LAPACK's complex symmetric products (SRC/csymv.f, SRC/zsymv.f), which
+ * CBLAS does not have; the Fortran string length of UPLO comes last, as
+ * gfortran passes it (lapack.h: LAPACK_FORTRAN_STRLEN_END). */
+void csymv_(const char *uplo, const int *n, const void *alpha, const void *A, const int *lda, const void *x,
+            const int *incx, const void *beta, void *y, const int *incy, size_t uplo_len);
+void zsymv_(const char *uplo, const int *n, const void *alpha, const void *A, const int *lda, const void *x,
+            const int *incx, const void *beta, void *y, const int *incy, size_t uplo_len);
+
+int symv_ref(symv_routine r, char uplo, int n, const void *alpha, const void *A, int lda, const void *x, int incx,
+             const void *beta, void *y, int incy)
 {
-  if (symv_check_args(uplo, n, lda, incx, incy)) return SYMV_INVALID_VALUE;
+  if (!symv_routine_get(r) || symv_check_args(uplo, n, lda, incx, incy)) return SYMV_INVALID_VALUE;
   if (n == 0) return 0;
-  cblas_dsymv(CblasColMajor, toupper((unsigned char)uplo) == 'L' ? CblasLower : CblasUpper, n, alpha, A, lda,
-              x, incx, beta, y, incy);
+  const char u = (char)toupper((unsigned char)uplo);
+  const enum CBLAS_UPLO cu = u == 'L' ? CblasLower : CblasUpper;
+  switch (r) { /* the one place that names each routine's CPU routine */
+  case SYMV_SSYMV:
+    cblas_ssymv(CblasColMajor, cu, n, *(const float *)alpha, A, lda, x, incx, *(const float *)beta, y, incy);
+    break;
+  case SYMV_DSYMV:
+    cblas_dsymv(CblasColMajor, cu, n, *(const double *)alpha, A, lda, x, incx, *(const double *)beta, y, incy);
+    break;
+  case SYMV_CHEMV: cblas_chemv(CblasColMajor, cu, n, alpha, A, lda, x, incx, beta, y, incy); break;
+  case SYMV_ZHEMV: cblas_zhemv(CblasColMajor, cu, n, alpha, A, lda, x, incx, beta, y, incy); break;
+  case SYMV_CSYMV: csymv_(&u, &n, alpha, A, &lda, x, &incx, beta, y, &incy, 1); break;
+  case SYMV_ZSYMV: zsymv_(&u, &n, alpha, A, &lda, x, &incx, beta, y, &incy, 1); break;
+  default: return SYMV_INVALID_VALUE;
+  }
   return 0;
+}
+
+/* Element k of buf (routine r) as (re, im); im = 0 for real routines. */
+static void get(const symv_routine_info *ri, const void *buf, long k, double *re, double *im)
+{
+  const int parts = ri->is_complex ? 2 : 1;
+  if (ri->real_bytes == 4) {
+    const float *f = (const float *)buf + k * parts;
+    *re = f[0], *im = ri->is_complex ? f[1] : 0.0;
+  } else {
+    const double *d = (const double *)buf + k * parts;
+    *re = d[0], *im = ri->is_complex ? d[1] : 0.0;
+  }
+}
+
+static double modulus(const symv_routine_info *ri, const void *buf, long k)
+{
+  double re, im;
+  get(ri, buf, k, &re, &im);
+  return ri->is_complex ? hypot(re, im) : fabs(re);
 }
 
 /* BLAS position of logical element k of a strided vector. */
 static long pos(int n, int inc, int k) { return inc > 0 ? (long)k * inc : (long)(n - 1 - k) * -inc; }
 
-double *symv_residual_scale(char uplo, int n, double alpha, const double *A, int lda, const double *x,
-                            int incx, double beta, const double *y0, int incy)
+double *symv_residual_scale(symv_routine r, char uplo, int n, const void *alpha, const void *A, int lda,
+                            const void *x, int incx, const void *beta, const void *y0, int incy)
 {
-  if (symv_check_args(uplo, n, lda, incx, incy) || n == 0) return NULL;
+  const symv_routine_info *ri = symv_routine_get(r);
+  if (!ri || symv_check_args(uplo, n, lda, incx, incy) || n == 0) return NULL;
   double *ax = calloc((size_t)n, sizeof *ax); /* (|A||x|)_i, then the scale */
   if (!ax) return NULL;
   const int lower = toupper((unsigned char)uplo) == 'L';
-  for (int j = 0; alpha != 0.0 && j < n; j++) { /* alpha = 0: A and x unread */
-    const double *col = A + (size_t)j * lda;
-    const double xj = fabs(x[pos(n, incx, j)]);
+  const double al = modulus(ri, alpha, 0), be = modulus(ri, beta, 0);
+  for (int j = 0; al != 0.0 && j < n; j++) { /* alpha = 0: A and x unread */
+    const double xj = modulus(ri, x, pos(n, incx, j));
     int i0 = lower ? j : 0, i1 = lower ? n : j + 1;
     double s = 0;
     for (int i = i0; i < i1; i++) {
-      double a = fabs(col[i]);
-      ax[i] += a * xj;                               /* a(i,j) x(j) */
-      if (i != j) s += a * fabs(x[pos(n, incx, i)]); /* mirrored a(j,i) x(i) */
+      double re, im;
+      get(ri, A, (long)j * lda + i, &re, &im);
+      if (i == j && ri->hermitian) im = 0.0; /* not referenced */
+      const double a = ri->is_complex ? hypot(re, im) : fabs(re);
+      ax[i] += a * xj;                                         /* a(i,j) x(j) */
+      if (i != j) s += a * modulus(ri, x, pos(n, incx, i)); /* mirrored a(j,i) x(i) */
     }
     ax[j] += s;
   }
   for (int i = 0; i < n; i++) {
-    double yterm = beta != 0.0 ? fabs(beta) * fabs(y0[pos(n, incy, i)]) : 0.0; /* y0 unread if beta = 0 */
-    double scale = n * DBL_EPSILON * (fabs(alpha) * ax[i] + yterm);
+    double yterm = be != 0.0 ? be * modulus(ri, y0, pos(n, incy, i)) : 0.0; /* y0 unread if beta = 0 */
+    double scale = n * ri->eps * (al * ax[i] + yterm);
     ax[i] = scale > 0 ? scale : 1.0;
   }
   return ax;
 }
 
-double symv_residual_scaled(int n, int incy, const double *scale, const double *y, const double *yref)
+double symv_residual_scaled(symv_routine r, int n, int incy, const double *scale, const void *y, const void *yref)
 {
+  const symv_routine_info *ri = symv_routine_get(r);
   double worst = 0;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; ri && i < n; i++) {
     long p = pos(n, incy, i);
-    if (isnan(yref[p]) && isnan(y[p])) continue;
-    double d = fabs(y[p] - yref[p]);
+    double yr, yi, rr, ri_;
+    get(ri, y, p, &yr, &yi);
+    get(ri, yref, p, &rr, &ri_);
+    if ((isnan(rr) || isnan(ri_)) && (isnan(yr) || isnan(yi))) continue;
+    double d = hypot(yr - rr, yi - ri_);
     if (isnan(d) || isinf(d)) return INFINITY;
     if (d / scale[i] > worst) worst = d / scale[i];
   }
   return worst;
 }
 
-double symv_residual(char uplo, int n, double alpha, const double *A, int lda, const double *x, int incx,
-                     double beta, const double *y0, const double *y, const double *yref, int incy)
+double symv_residual(symv_routine r, char uplo, int n, const void *alpha, const void *A, int lda, const void *x,
+                     int incx, const void *beta, const void *y0, const void *y, const void *yref, int incy)
 {
-  if (symv_check_args(uplo, n, lda, incx, incy)) return -1;
+  if (!symv_routine_get(r) || symv_check_args(uplo, n, lda, incx, incy)) return -1;
   if (n == 0) return 0;
-  double *scale = symv_residual_scale(uplo, n, alpha, A, lda, x, incx, beta, y0, incy);
+  double *scale = symv_residual_scale(r, uplo, n, alpha, A, lda, x, incx, beta, y0, incy);
   if (!scale) return -1;
-  double r = symv_residual_scaled(n, incy, scale, y, yref);
+  double res = symv_residual_scaled(r, n, incy, scale, y, yref);
   free(scale);
-  return r;
+  return res;
 }
 
-long symv_untouched(const double *buf, long len, int n, int inc, double poison)
+long symv_untouched(symv_routine r, const void *buf, long len, int n, int inc, const void *poison)
 {
+  const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
   long bad = 0, step = labs((long)inc), span = n > 0 ? (long)(n - 1) * step + 1 : 0;
   for (long i = 0; i < len; i++) {
     int on_vector = i < span && i % step == 0;
-    if (!on_vector && memcmp(&buf[i], &poison, sizeof poison) != 0) bad++;
+    if (!on_vector && memcmp((const char *)buf + i * E, poison, E) != 0) bad++;
   }
   return bad;
 }
 
-void symv_fill_random(double *a, long len, unsigned long long *seed)
+void symv_fill_random(symv_routine r, void *a, long len, unsigned long long *seed)
 {
+  const symv_routine_info *ri = symv_routine_get(r);
   unsigned long long s = *seed ? *seed : 0x9e3779b97f4a7c15ull;
-  for (long i = 0; i < len; i++) {
+  const long parts = len * (ri->is_complex ? 2 : 1);
+  for (long i = 0; i < parts; i++) {
     s ^= s << 13, s ^= s >> 7, s ^= s << 17;
     double u = (double)(s >> 11) * (1.0 / 9007199254740992.0); /* [0, 1) */
     double v = 2.0 * u - 1.0;
-    a[i] = v == 0.0 ? 0.5 : v;
+    if (v == 0.0 || (ri->real_bytes == 4 && (float)v == 0.0f)) v = 0.5;
+    if (ri->real_bytes == 4) ((float *)a)[i] = (float)v;
+    else ((double *)a)[i] = v;
   }
   *seed = s;
+}
+
+void symv_set_nan(symv_routine r, void *buf, long k)
+{
+  symv_scalar_set(r, (char *)buf + k * symv_routine_get(r)->elem_bytes, NAN, NAN);
+}
+
+void symv_ref_scale(symv_routine r, int n, const void *beta, void *y, int incy)
+{
+  const symv_routine_info *ri = symv_routine_get(r);
+  double br, bi;
+  get(ri, beta, 0, &br, &bi);
+  for (int i = 0; i < n; i++) {
+    const long p = pos(n, incy, i);
+    double yr, yi;
+    get(ri, y, p, &yr, &yi);
+    if (br == 0.0 && bi == 0.0) yr = yi = 0.0; /* y not read */
+    else {
+      const double t = br * yr - bi * yi;
+      yi = br * yi + bi * yr, yr = t;
+    }
+    symv_scalar_set(r, (char *)y + p * ri->elem_bytes, yr, yi);
+  }
 }

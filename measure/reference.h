@@ -1,51 +1,70 @@
 /*
- * reference.h - the CPU side of verification: the reference DSYMV
- * (OpenBLAS's cblas_dsymv) and the scaled residual that judges a result.
+ * reference.h - the CPU side of verification, for every routine of the
+ * registry (core/routine.h): the reference product (OpenBLAS's cblas_ssymv,
+ * cblas_dsymv, cblas_chemv, cblas_zhemv, and LAPACK's csymv_ and zsymv_,
+ * which CBLAS lacks) and the scaled residual that judges a result.
+ *
+ * Data are host arrays of the routine's element type (float, double, or
+ * complex pairs of those), column-major as BLAS has them; scalars point to
+ * one such element.
  */
 #ifndef SYMV_REFERENCE_H
 #define SYMV_REFERENCE_H
 
-/** symv_ref_dsymv: y := alpha*A*x + beta*y on the CPU with OpenBLAS
- *  (cblas_dsymv, column-major), same arguments and semantics as DSYMV
- *  (host arrays; uplo 'L' or 'U'). Errors: SYMV_INVALID_VALUE as
- *  symv_check_args. */
-int symv_ref_dsymv(char uplo, int n, double alpha, const double *A, int lda, const double *x, int incx,
-                   double beta, double *y, int incy);
+#include "params.h"
 
-/** symv_residual: the scaled residual of a computed y against a reference
- *  yref (../shared/style.md):
- *     max_i |y_i - yref_i| / (n eps (|alpha| (|A||x|)_i + |beta| |y0_i|))
- *  over the n elements of the strided vectors, where y0 is y before the call
- *  and |A| the elementwise absolute value of the symmetric matrix (stored
- *  triangle uplo), eps = DBL_EPSILON. A correct result is O(1) or below; a
- *  wrong one is O(1/eps). A NaN or Inf in y where yref is finite gives
- *  +Inf. Denominators of 0 (alpha = 0 and beta = 0) use 1 instead of the
- *  scale (the result must then be exactly zero). Returns -1 on bad
- *  arguments. Host arrays; the elements between strided entries are not
- *  looked at (symv_untouched checks those). */
-double symv_residual(char uplo, int n, double alpha, const double *A, int lda, const double *x, int incx,
-                     double beta, const double *y0, const double *y, const double *yref, int incy);
+/** symv_ref: y := alpha*A*x + beta*y on the CPU for routine r, same
+ *  arguments and semantics as the BLAS routine (uplo 'L' or 'U'; HEMV
+ *  ignores the imaginary part of A's diagonal). Errors: SYMV_INVALID_VALUE
+ *  as symv_check_args (gpu/gpu.h), or r out of range. */
+int symv_ref(symv_routine r, char uplo, int n, const void *alpha, const void *A, int lda, const void *x, int incx,
+             const void *beta, void *y, int incy);
 
 /** symv_residual_scale: the denominators of symv_residual for each of the
  *  n logical elements, n eps (|alpha| (|A||x|)_i + |beta| |y0_i|) (1 where
  *  that is 0), in a malloc'd array of n doubles, so several results of one
- *  case are judged without recomputing |A||x|. NULL on bad arguments or
- *  no memory. */
-double *symv_residual_scale(char uplo, int n, double alpha, const double *A, int lda, const double *x,
-                            int incx, double beta, const double *y0, int incy);
+ *  case are judged without recomputing |A||x|. |.| of a complex number is
+ *  its modulus; |A| is the elementwise modulus of the full matrix the
+ *  stored triangle uplo stands for (HEMV: diagonal real parts); eps is the
+ *  routine's unit roundoff (FLT_EPSILON or DBL_EPSILON). y0 is y before the
+ *  call (not read when beta is 0). NULL on bad arguments or no memory. */
+double *symv_residual_scale(symv_routine r, char uplo, int n, const void *alpha, const void *A, int lda,
+                            const void *x, int incx, const void *beta, const void *y0, int incy);
 
 /** symv_residual_scaled: max_i |y_i - yref_i| / scale_i over the n logical
- *  elements of the strided y, yref (stride incy); +Inf where y is NaN or
- *  Inf and yref is not. */
-double symv_residual_scaled(int n, int incy, const double *scale, const double *y, const double *yref);
+ *  elements of the strided y, yref (stride incy) of routine r; +Inf where
+ *  y is NaN or Inf and yref is not. */
+double symv_residual_scaled(symv_routine r, int n, int incy, const double *scale, const void *y, const void *yref);
 
-/** symv_untouched: number of the len elements of buf that are not part of
- *  the strided vector (n elements, stride inc) and differ bitwise from
- *  `poison`: what a call wrote where it must not. */
-long symv_untouched(const double *buf, long len, int n, int inc, double poison);
+/** symv_residual: the scaled residual of a computed y against a reference
+ *  yref (../shared/style.md):
+ *     max_i |y_i - yref_i| / (n eps (|alpha| (|A||x|)_i + |beta| |y0_i|))
+ *  as symv_residual_scale defines it. A correct result is O(1) or below; a
+ *  wrong one is O(1/eps). Denominators of 0 (alpha = 0 and beta = 0) use 1
+ *  instead (the result must then be zero). Returns -1 on bad arguments.
+ *  The elements between strided entries are not looked at (symv_untouched
+ *  checks those). */
+double symv_residual(symv_routine r, char uplo, int n, const void *alpha, const void *A, int lda, const void *x,
+                     int incx, const void *beta, const void *y0, const void *y, const void *yref, int incy);
 
-/** symv_fill_random: fills a[0..len) with uniform values in [-1, 1) from
- *  the xorshift state *seed (advanced). Never zeros by construction. */
-void symv_fill_random(double *a, long len, unsigned long long *seed);
+/** symv_untouched: number of the len elements (of routine r) of buf that
+ *  are not part of the strided vector (n elements, stride inc) and differ
+ *  bitwise from the element at `poison`: what a call wrote where it must
+ *  not. */
+long symv_untouched(symv_routine r, const void *buf, long len, int n, int inc, const void *poison);
+
+/** symv_fill_random: fills a[0..len) (elements of routine r; both parts of
+ *  complex ones) with uniform values in [-1, 1) from the xorshift state
+ *  *seed (advanced). Never zeros by construction. */
+void symv_fill_random(symv_routine r, void *a, long len, unsigned long long *seed);
+
+/** symv_set_nan: writes NaN into both parts of element k of buf (elements
+ *  of routine r): a poison that any read of it turns into a wrong result. */
+void symv_set_nan(symv_routine r, void *buf, long k);
+
+/** symv_ref_scale: y := beta*y over the n logical elements of the strided
+ *  y (routine r), y not read where beta is 0: what every routine does when
+ *  alpha is 0 (A and x are then not read). */
+void symv_ref_scale(symv_routine r, int n, const void *beta, void *y, int incy);
 
 #endif

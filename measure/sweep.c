@@ -13,6 +13,7 @@
 #include "../sieve/sieve.h"
 #include "compile.h"
 #include "sweep.h"
+#include "routine.h"
 #include "symv_error.h"
 #include "worker.h"
 
@@ -114,7 +115,9 @@ int sweep_worker_start(sweep_worker *w, const sweep_opts *o)
   signal(SIGPIPE, SIG_IGN);
   w->pid = pid, w->to = in[1], w->from = out[0], w->len = 0;
   char line[1024];
-  if (worker_send(w, "init %d %c %d %d %g", o->device, o->uplo, o->hot, o->batches, o->tol)) goto fail;
+  if (worker_send(w, "init %d %c %d %d %g %s", o->device, o->uplo, o->hot, o->batches, o->tol,
+                  symv_routine_name(o->routine)))
+    goto fail;
   for (;;) {
     int rc = worker_line(w, line, sizeof line, 120, NULL);
     if (rc) goto fail;
@@ -249,6 +252,7 @@ int sweep_params_of(const db_candidate *c, symv_params *p)
 {
   if (symv_family_parse(c->family, &p->family)) return SYMV_INVALID_VALUE;
   p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
+  p->routine = SYMV_DSYMV;
   return symv_params_check(p, NULL, 0);
 }
 

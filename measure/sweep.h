@@ -16,6 +16,7 @@
 
 /** Options of a measuring run. */
 typedef struct {
+  symv_routine routine;  /* what is measured: every candidate's and baseline's routine */
   int device;            /* CUDA device */
   char uplo;             /* 'L' or 'U' */
   int hot;               /* 1: A stays in L2 */

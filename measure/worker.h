@@ -8,7 +8,7 @@
  * limit. They talk in lines of text over pipes:
  *
  *   parent                                worker
- *   init DEV UPLO HOT BATCHES TOL      ->  device CC_MAJOR CC_MINOR SMS L2 MEMCLK BUS SMEM_SM
+ *   init DEV UPLO HOT BATCHES TOL R    ->  device CC_MAJOR CC_MINOR SMS L2 MEMCLK BUS SMEM_SM
  *                                              SMEM_OPTIN REGS_SM MAXBLK MAXTHR DRV RT MEM
  *                                              MAXTHR_BLOCK SMEM_RESERVED NAME...
  *                                          copy GBS
@@ -20,7 +20,8 @@
  *                                          ok | invalid REASON DETAIL...
  *   quit
  *
- * P is a candidate as symv_params_format writes it. PRUNE (microseconds, 0
+ * R is the routine (core/routine.h) of every candidate and baseline the
+ * worker measures. P is a candidate as symv_params_format writes it. PRUNE (microseconds, 0
  * for none): when the first timing batch at that n is slower, the worker
  * reports that batch (BATCHES = 1) instead of timing fully - such a
  * candidate cannot be among the champions there. Each size is set up once

@@ -80,3 +80,10 @@ int cli_parse_point(const char *cmd, const char *s, symv_params *out)
   }
   return 0;
 }
+
+int cli_parse_routines(const char *cmd, const char *s, int sel[SYMV_ROUTINE_COUNT])
+{
+  char err[256];
+  if (symv_routine_parse_list(s, sel, err, sizeof err)) return cli_usage_error(cmd, "--routine %s", err);
+  return 0;
+}

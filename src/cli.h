@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include "params.h"
+#include "routine.h"
 
 /** A subcommand: `symvtune NAME ...` calls run(argc, argv) with argv[0] =
  *  NAME; it returns the process exit status. */
@@ -39,6 +40,15 @@ int cli_parse_double(const char *cmd, const char *option, const char *s, double 
  *  cli_parse_int (empty items, trailing commas and junk are errors). */
 int cli_parse_int_list(const char *cmd, const char *option, const char *s, long lo, long hi, int *out,
                        int max, int *count);
+
+/** cli_parse_routines: --routine's LIST (core/routine.h:
+ *  symv_routine_parse_list: names comma-separated, or "all") into sel[];
+ *  on error prints the usage message and returns nonzero. */
+int cli_parse_routines(const char *cmd, const char *s, int sel[SYMV_ROUTINE_COUNT]);
+
+/** CLI_ROUTINE_HELP: the --routine line of every command's --help. */
+#define CLI_ROUTINE_HELP \
+  "  --routine LIST routines, comma-separated, or all (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
 
 /** cli_parse_point: one candidate "FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX";
  *  errors printed as above. */

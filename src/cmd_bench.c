@@ -1,6 +1,6 @@
 /*
  * cmd_bench.c - `symvtune bench`: times a generated libsymv (DIR/lib/
- * libsymv.so, loaded with dlopen) next to cuBLAS DSYMV with atomics off and
+ * libsymv.so, loaded with dlopen) next to the routine's cuBLAS function with atomics off and
  * on, and OpenBLAS's cblas_dsymv on the host, at each size in one run, with
  * the sweep's timing discipline (timing.h: events around batches of
  * back-to-back calls, median batch, A rotated among copies larger than
@@ -28,7 +28,9 @@
 #include "cli.h"
 #include "config.h"
 #include "gpu.h"
+#include "cublas_symv.h"
 #include "reference.h"
+#include "routine.h"
 #include "symv_error.h"
 #include "timing.h"
 
@@ -43,26 +45,32 @@
 static const int default_sizes[] = {32,   64,   128,  256,  500,   724,   1000,  1448,  2000,
                                     2896, 4096, 5793, 8192, 11585, 16384, 23170, 32768};
 
-typedef cublasStatus_t (*dsymv_fn)(cublasHandle_t, cublasFillMode_t, int, const double *, const double *, int,
-                                   const double *, int, const double *, double *, int);
+/* libsymv's entry point of a routine (symvDsymv, ..., symvZhemv): the
+ * cuBLAS prototype, with the routine's scalar type behind each pointer. */
+typedef cublasStatus_t (*lib_fn)(cublasHandle_t, cublasFillMode_t, int, const void *, const void *, int,
+                                 const void *, int, const void *, void *, int);
 
 /* One timed configuration's call. */
 typedef struct {
-  dsymv_fn fn; /* libsymv's symvDsymv, or cublasDsymv */
+  lib_fn fn; /* libsymv's entry point; NULL: the routine's cuBLAS function */
+  symv_routine r;
   cublasHandle_t h;
   const symv_matrix_set *set;
   int n;
-  const double *x;
-  double *y;
-  double alpha, beta;
-  cublasFillMode_t uplo;
+  const void *x;
+  void *y;
+  const void *alpha, *beta;
+  char uplo;
 } call_ctx;
 
 static int call(void *vctx, int rep, cudaStream_t s)
 {
   call_ctx *c = vctx;
-  cublasStatus_t st = c->fn(c->h, c->uplo, c->n, &c->alpha, symv_matrix_set_get(c->set, rep), c->n, c->x, 1,
-                            &c->beta, c->y, 1);
+  const void *A = symv_matrix_set_get(c->set, rep);
+  cublasStatus_t st =
+      c->fn ? c->fn(c->h, c->uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, c->n, c->alpha, A, c->n,
+                    c->x, 1, c->beta, c->y, 1)
+            : symv_cublas(c->h, c->r, c->uplo, c->n, c->alpha, A, c->n, c->x, 1, c->beta, c->y, 1);
   return st == CUBLAS_STATUS_SUCCESS ? 0 : SYMV_CUBLAS;
 }
 
@@ -82,7 +90,7 @@ static const char *const series[4] = {"libsymv", "cuBLAS", "cuBLAS atomics", "Op
 static void help(void)
 {
   puts("Usage: symvtune bench --lib DIR [OPTIONS]\n"
-       "Times the generated library DIR/lib/libsymv.so (symvDsymv) next to cuBLAS DSYMV with\n"
+       "Times the generated library DIR/lib/libsymv.so (symvDsymv, ... for --routine) next to cuBLAS with\n"
        "atomics off and on, and OpenBLAS cblas_dsymv on the host, at each size in one run: CUDA\n"
        "events around batches of back-to-back calls, median of the batches, the better of two\n"
        "rounds taken in turn, A rotated among copies larger than twice the L2 (cold) unless\n"
@@ -95,6 +103,7 @@ static void help(void)
        "the copy rate for n >= 8192; libsymv over the floor in 500..4096.\n\n"
        "Options:\n"
        "  --lib DIR      the output folder of `symvtune build` (required)\n"
+       "  --routine R    the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
        "  --sizes LIST   comma-separated n (default 32,64,128,256,500,724,1000,1448,2000,2896,\n"
        "                 4096,5793,8192,11585,16384,23170,32768: geometric, mostly between the\n"
        "                 sweep's dense samples)\n"
@@ -125,10 +134,11 @@ static int cmp_double(const void *a, const void *b)
 
 /* OpenBLAS: median over `batches` wall-clock batches of calls, each batch
  * about 20 ms (at least one call), per call in us. */
-static double time_openblas(char uplo, int n, const double *A, const double *x, double *y, int batches)
+static double time_openblas(symv_routine r, char uplo, int n, const void *alpha, const void *A, const void *x,
+                            const void *beta, void *y, int batches)
 {
   double t0 = now_s();
-  symv_ref_dsymv(uplo, n, 1.0, A, n, x, 1, 0.5, y, 1); /* warm-up */
+  symv_ref(r, uplo, n, alpha, A, n, x, 1, beta, y, 1); /* warm-up */
   double once = now_s() - t0;
   int calls = once > 0 ? (int)(0.02 / once) : 1000;
   if (calls < 1) calls = 1;
@@ -137,7 +147,7 @@ static double time_openblas(char uplo, int n, const double *A, const double *x, 
   if (!t) return NAN;
   for (int b = 0; b < batches; b++) {
     t0 = now_s();
-    for (int c = 0; c < calls; c++) symv_ref_dsymv(uplo, n, 1.0, A, n, x, 1, 0.5, y, 1);
+    for (int c = 0; c < calls; c++) symv_ref(r, uplo, n, alpha, A, n, x, 1, beta, y, 1);
     t[b] = (now_s() - t0) * 1e6 / calls;
   }
   qsort(t, (size_t)batches, sizeof *t, cmp_double);
@@ -149,7 +159,8 @@ static double time_openblas(char uplo, int n, const double *A, const double *x, 
 /* Writes FILE.gp (gnuplot, data inline) and runs gnuplot on it if there is
  * one (if not, says so: the script can be plotted elsewhere). 0, or -1 with
  * a message when the script cannot be written or gnuplot fails. */
-static int plot(const char *png, const bench_row *rows, int nrows, const char *device, char uplo, int hot)
+static int plot(symv_routine r, const char *png, const bench_row *rows, int nrows, const char *device, char uplo,
+                int hot)
 {
   if (strchr(png, '\'') || strchr(png, '\n')) {
     fprintf(stderr, "symvtune bench: --png: a file name with a quote or line break cannot go into gnuplot\n");
@@ -166,18 +177,18 @@ static int plot(const char *png, const bench_row *rows, int nrows, const char *d
   size_t k = 0;
   for (const char *p = device; *p && k + 1 < sizeof dev; p++) dev[k++] = (*p == '\'' || *p == '"' || *p < 0x20) ? ' ' : *p;
   dev[k] = 0;
-  fprintf(f, "# symvtune bench: GFLOPS of DSYMV over n (gnuplot %s.gp)\n", png);
+  fprintf(f, "# symvtune bench: GFLOPS of %s over n (gnuplot %s.gp)\n", symv_routine_get(r)->blas, png);
   fprintf(f, "$data << EOD\n# n libsymv cuBLAS cuBLAS_atomics OpenBLAS (GFLOPS)\n");
   for (int i = 0; i < nrows; i++) {
     fprintf(f, "%d", rows[i].n);
-    for (int s = 0; s < 4; s++) fprintf(f, " %.4g", symv_gflops(rows[i].n, rows[i].us[s]));
+    for (int s = 0; s < 4; s++) fprintf(f, " %.4g", symv_gflops(r, rows[i].n, rows[i].us[s]));
     fprintf(f, "\n");
   }
   fprintf(f, "EOD\n");
   fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1100,650 } "
              "else { set terminal png size 1100,650 }\n");
   fprintf(f, "set output '%s'\n", png);
-  fprintf(f, "set title 'DSYMV on %s, uplo %c, A %s'\n", dev, uplo, hot ? "hot (in L2)" : "cold");
+  fprintf(f, "set title '%s on %s, uplo %c, A %s'\n", symv_routine_get(r)->blas, dev, uplo, hot ? "hot (in L2)" : "cold");
   fprintf(f, "set logscale x 2\nset xlabel 'n'\nset ylabel 'GFLOPS'\nset key left top\nset grid\n");
   fprintf(f, "plot");
   for (int s = 0; s < 4; s++)
@@ -213,7 +224,8 @@ static int run(int argc, char **argv)
                                        {"uplo", required_argument, 0, 'u'},   {"hot", no_argument, 0, 'H'},
                                        {"batches", required_argument, 0, 'b'}, {"png", required_argument, 0, 'p'},
                                        {"device", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+                                       {"routine", required_argument, 0, 'r'}, {0, 0, 0, 0}};
+  symv_routine routine = SYMV_DSYMV;
   const char *libdir = NULL, *png = NULL;
   int sizes[MAX_SIZES], nsizes = 0, hot = 0, batches = 7, device = 0, c;
   char uplo = 'L';
@@ -231,6 +243,10 @@ static int run(int argc, char **argv)
       uplo = (char)(optarg[0] & ~0x20);
       break;
     case 'H': hot = 1; break;
+    case 'r':
+      if (symv_routine_parse(optarg, &routine))
+        return cli_usage_error("bench", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      break;
     case 'b':
       if (cli_parse_int("bench", "--batches", optarg, 1, 999, &batches)) return SYMV_EXIT_USAGE;
       break;
@@ -256,10 +272,12 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune bench: cannot load %s: %s\n", path, dlerror());
     return SYMV_EXIT_ERROR;
   }
-  dsymv_fn symv = (dsymv_fn)dlsym(lib, "symvDsymv");
+  const symv_routine_info *ri = symv_routine_get(routine);
+  const size_t E = (size_t)ri->elem_bytes;
+  lib_fn symv = (lib_fn)dlsym(lib, ri->api);
   const char *(*last_kernel)(void) = (const char *(*)(void))dlsym(lib, "symvLastKernel");
   if (!symv || !last_kernel) {
-    fprintf(stderr, "symvtune bench: %s does not export symvDsymv and symvLastKernel\n", path);
+    fprintf(stderr, "symvtune bench: %s does not export %s and symvLastKernel\n", path, ri->api);
     dlclose(lib);
     return SYMV_EXIT_ERROR;
   }
@@ -284,28 +302,33 @@ static int run(int argc, char **argv)
   double copy = symv_copy_bandwidth((size_t)1 << 30);
   printf("symvtune bench: %s on %s (sm_%d%d, %d SMs, L2 %.0f MB); copy rate %.0f GB/s (read + write)\n", path,
          dev.name, dev.cc_major, dev.cc_minor, dev.sm_count, dev.l2_bytes / 1e6, copy);
-  printf("A %s, uplo %c, lda = n, incx = incy = 1, alpha 1, beta 0.5; %d batches; times per call in us\n\n",
-         hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)", uplo, batches);
+  _Alignas(16) unsigned char alpha[16], beta[16];
+  char sa[64], sb[64];
+  symv_scalar_set(routine, alpha, 1.0, 0.25);
+  symv_scalar_set(routine, beta, 0.5, -0.125);
+  symv_scalar_format(routine, alpha, sa, sizeof sa);
+  symv_scalar_format(routine, beta, sb, sizeof sb);
+  printf("%s: A %s, uplo %c, lda = n, incx = incy = 1, alpha %s, beta %s; %d batches; times per call in us\n\n",
+         ri->blas, hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)", uplo, sa, sb, batches);
   printf("%6s %-28s %9s %9s %9s %10s %8s %6s %8s %8s %8s\n", "n", "libsymv kernel", "libsymv", "cuBLAS", "cuBLAS-a",
          "OpenBLAS", "GFLOPS", "%copy", "speed-up", "x floor", "resid");
 
   symv_kernel floor_k;
-  double *floor_out = NULL;
-  int have_floor = symv_floor_load(&dev, &floor_k) == 0 && cudaMalloc((void **)&floor_out, sizeof(double)) == cudaSuccess;
+  void *floor_out = NULL;
+  int have_floor = symv_floor_load(&dev, routine, &floor_k) == 0 && cudaMalloc(&floor_out, E) == cudaSuccess;
   if (!have_floor) fprintf(stderr, "symvtune bench: the floor kernel could not be loaded: no 'x floor' column\n");
   bench_row *rows = calloc((size_t)nsizes, sizeof *rows);
   int nrows = 0, status = SYMV_EXIT_OK;
   unsigned long long seed = 20240917;
-  const cublasFillMode_t fill = uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER;
   for (int si = 0; rows && si < nsizes && status != SYMV_EXIT_ERROR; si++) {
     const int n = sizes[si];
-    const size_t bytes = (size_t)n * n * sizeof(double);
+    const size_t bytes = (size_t)n * n * E;
     size_t freeb = 0, totalb = 0;
     cudaMemGetInfo(&freeb, &totalb);
     const int copies = symv_matrix_copies_for(bytes, dev.l2_bytes, hot, freeb / 2);
-    double *A = malloc(bytes), *xh = malloc(n * sizeof *xh), *y0 = malloc(n * sizeof *y0),
-           *ylib = malloc(n * sizeof *ylib), *ycub = malloc(n * sizeof *ycub), *scale = NULL;
-    double *dx = NULL, *dy = NULL;
+    void *A = malloc(bytes), *xh = malloc(n * E), *y0 = malloc(n * E), *ylib = malloc(n * E), *ycub = malloc(n * E);
+    double *scale = NULL;
+    void *dx = NULL, *dy = NULL;
     symv_matrix_set set = {0};
     bench_row *r = &rows[nrows];
     if (!A || !xh || !y0 || !ylib || !ycub) {
@@ -313,41 +336,41 @@ static int run(int argc, char **argv)
       status = SYMV_EXIT_ERROR;
       goto next;
     }
-    symv_fill_random(A, (long)n * n, &seed);
-    symv_fill_random(xh, n, &seed);
-    symv_fill_random(y0, n, &seed);
-    if (symv_matrix_set_create(&set, A, n, n, copies) || cudaMalloc((void **)&dx, n * sizeof *xh) != cudaSuccess ||
-        cudaMalloc((void **)&dy, n * sizeof *y0) != cudaSuccess ||
-        cudaMemcpy(dx, xh, n * sizeof *xh, cudaMemcpyHostToDevice) != cudaSuccess) {
+    symv_fill_random(routine, A, (long)n * n, &seed);
+    symv_fill_random(routine, xh, n, &seed);
+    symv_fill_random(routine, y0, n, &seed);
+    if (symv_matrix_set_create(&set, E, A, n, n, copies) || cudaMalloc(&dx, n * E) != cudaSuccess ||
+        cudaMalloc(&dy, n * E) != cudaSuccess || cudaMemcpy(dx, xh, n * E, cudaMemcpyHostToDevice) != cudaSuccess) {
       fprintf(stderr, "symvtune bench: device memory at n = %d (%d copies of A): %s\n", n, copies,
               symv_cuda_error_text());
       cudaGetLastError();
       status = SYMV_EXIT_ERROR;
       goto next;
     }
-    call_ctx cx = {.h = h, .set = &set, .n = n, .x = dx, .y = dy, .alpha = 1.0, .beta = 0.5, .uplo = fill};
+    call_ctx cx = {.r = routine, .h = h, .set = &set, .n = n, .x = dx, .y = dy, .alpha = alpha, .beta = beta,
+                   .uplo = uplo};
     /* one call of each from the same y: libsymv's result against cuBLAS's */
     cublasSetAtomicsMode(h, CUBLAS_ATOMICS_NOT_ALLOWED);
     for (int w = 0; w < 2; w++) {
-      cx.fn = w == 0 ? symv : cublasDsymv_v2;
-      double *out = w == 0 ? ylib : ycub;
-      cudaMemcpy(dy, y0, n * sizeof *y0, cudaMemcpyHostToDevice);
-      if ((rc = call(&cx, 0, 0)) || cudaMemcpy(out, dy, n * sizeof *out, cudaMemcpyDeviceToHost) != cudaSuccess) {
+      cx.fn = w == 0 ? symv : NULL;
+      void *out = w == 0 ? ylib : ycub;
+      cudaMemcpy(dy, y0, n * E, cudaMemcpyHostToDevice);
+      if ((rc = call(&cx, 0, 0)) || cudaMemcpy(out, dy, n * E, cudaMemcpyDeviceToHost) != cudaSuccess) {
         fprintf(stderr, "symvtune bench: %s at n = %d failed: %s\n", w ? "cuBLAS" : "libsymv", n,
                 rc ? symv_strerror(rc) : cudaGetErrorString(cudaGetLastError()));
         status = SYMV_EXIT_ERROR;
         goto next;
       }
     }
-    scale = symv_residual_scale(uplo, n, cx.alpha, A, n, xh, 1, cx.beta, y0, 1);
+    scale = symv_residual_scale(routine, uplo, n, alpha, A, n, xh, 1, beta, y0, 1);
     r->n = n;
-    r->resid = scale ? symv_residual_scaled(n, 1, scale, ylib, ycub) : NAN;
+    r->resid = scale ? symv_residual_scaled(routine, n, 1, scale, ylib, ycub) : NAN;
     if (!(r->resid <= TOL)) status = SYMV_EXIT_FAIL;
     /* before the first size, ~0.2 s of calls of both, untimed: the GPU has
      * been idle (build), and its clocks rise only under load */
     for (int w = 0; si == 0 && w < 2; w++) {
       symv_timing t;
-      cx.fn = w == 0 ? symv : cublasDsymv_v2;
+      cx.fn = w == 0 ? symv : NULL;
       symv_time(call, &cx, 0, 10, 10.0, 100000, &t);
     }
     /* ROUNDS rounds of the three in turn, the best median of each kept; the
@@ -357,9 +380,9 @@ static int run(int argc, char **argv)
       for (int i = 0; i < 3; i++) {
         const int w = round % 2 ? 2 - i : i;
         symv_timing t;
-        cx.fn = w == 0 ? symv : cublasDsymv_v2;
+        cx.fn = w == 0 ? symv : NULL;
         cublasSetAtomicsMode(h, w == 2 ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED);
-        cudaMemcpy(dy, y0, n * sizeof *y0, cudaMemcpyHostToDevice);
+        cudaMemcpy(dy, y0, n * E, cudaMemcpyHostToDevice);
         if ((rc = symv_time(call, &cx, 0, batches, 2.0, 2000, &t))) {
           fprintf(stderr, "symvtune bench: timing %s at n = %d: %s\n", series[w], n, symv_strerror(rc));
           status = SYMV_EXIT_ERROR;
@@ -374,12 +397,12 @@ static int run(int argc, char **argv)
       symv_timing t;
       if (symv_time(symv_floor_call, &fc, 0, batches, 2.0, 2000, &t) == 0) r->floor_us = t.median_us;
     }
-    memcpy(ylib, y0, n * sizeof *y0);
-    r->us[3] = time_openblas(uplo, n, A, xh, ylib, batches);
-    r->pct_copy = copy > 0 ? 100.0 * symv_gbs(n, r->us[0]) / copy : NAN;
+    memcpy(ylib, y0, n * E);
+    r->us[3] = time_openblas(routine, uplo, n, alpha, A, xh, beta, ylib, batches);
+    r->pct_copy = copy > 0 ? 100.0 * symv_gbs(routine, n, r->us[0]) / copy : NAN;
     r->speedup = fmin(r->us[1], r->us[2]) / r->us[0];
     printf("%6d %-28s %9.2f %9.2f %9.2f %10.1f %8.1f %6.1f %8.2f %8.2f %8.2g%s\n", n, r->kernel, r->us[0], r->us[1],
-           r->us[2], r->us[3], symv_gflops(n, r->us[0]), r->pct_copy, r->speedup, r->us[0] / r->floor_us, r->resid,
+           r->us[2], r->us[3], symv_gflops(routine, n, r->us[0]), r->pct_copy, r->speedup, r->us[0] / r->floor_us, r->resid,
            r->resid <= TOL ? "" : "  WRONG");
     fflush(stdout);
     nrows++;
@@ -418,7 +441,7 @@ static int run(int argc, char **argv)
   else printf("  least %% of the copy rate, n >= 8192:           no size measured there\n");
   if (nrows < nsizes && status != SYMV_EXIT_ERROR) status = SYMV_EXIT_ERROR;
   if (status == SYMV_EXIT_FAIL) printf("  WRONG RESULTS: libsymv differs from cuBLAS beyond %g\n", TOL);
-  if (png && nrows > 0 && plot(png, rows, nrows, dev.name, uplo, hot) && status == SYMV_EXIT_OK)
+  if (png && nrows > 0 && plot(routine, png, rows, nrows, dev.name, uplo, hot) && status == SYMV_EXIT_OK)
     status = SYMV_EXIT_ERROR;
   free(rows);
   dlclose(lib);

@@ -126,6 +126,7 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
     return SYMV_INVALID_VALUE;
   }
   p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
+  p->routine = SYMV_DSYMV;
   if (symv_params_check(p, why, sizeof why)) {
     snprintf(err, errlen, "candidate %lld (%s): %s", c->id, c->family, why);
     return SYMV_INVALID_VALUE;
@@ -644,7 +645,7 @@ static int run_jobs(job *jobs, int n, int par)
   return failed ? -1 : 0;
 }
 
-static const char *const runtime_c[] = {"libsymv.c", "gpu.c", "params.c", "symv_error.c"};
+static const char *const runtime_c[] = {"libsymv.c", "gpu.c", "params.c", "routine.c", "symv_error.c"};
 #define NRUNTIME (int)(sizeof runtime_c / sizeof *runtime_c)
 
 /* The end of a compile job: "-c src -o DIR/obj/base.o", its log in

@@ -13,7 +13,9 @@
 #include "cli.h"
 #include "compile.h"
 #include "gpu.h"
+#include "cublas_symv.h"
 #include "reference.h"
+#include "routine.h"
 #include "symv_error.h"
 #include "timing.h"
 
@@ -26,40 +28,43 @@ typedef struct {
   symv_workspace *ws;
   const symv_matrix_set *set;
   int n;
-  const double *x;
-  double *y;
-  double alpha, beta;
+  const void *x;
+  void *y;
+  symv_routine r;
+  const void *alpha, *beta;
   char uplo;
 } call_ctx;
 
 static int call(void *vctx, int rep, cudaStream_t s)
 {
   call_ctx *c = vctx;
-  const double *A = symv_matrix_set_get(c->set, rep);
+  const void *A = symv_matrix_set_get(c->set, rep);
   if (!c->k) {
-    cublasStatus_t st = cublasDsymv(c->h, c->uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, c->n,
-                                    &c->alpha, A, c->n, c->x, 1, &c->beta, c->y, 1);
+    cublasStatus_t st = symv_cublas(c->h, c->r, c->uplo, c->n, c->alpha, A, c->n, c->x, 1, c->beta, c->y, 1);
     return st == CUBLAS_STATUS_SUCCESS ? 0 : SYMV_CUBLAS;
   }
-  return symv_launch(c->k, c->ws, s, c->uplo, c->n, &c->alpha, A, c->n, c->x, 1, &c->beta, c->y, 1, 0, NULL);
+  return symv_launch(c->k, c->ws, s, c->uplo, c->n, c->alpha, A, c->n, c->x, 1, c->beta, c->y, 1, 0, NULL);
 }
 
 static void help(void)
 {
   puts("Usage: symvtune time [OPTIONS]\n"
-       "Times candidates and cuBLAS DSYMV (atomics mode off and on) at each size, in one run:\n"
+       "Times candidates and cuBLAS (atomics mode off and on) at each size, in one run, for one\n"
+       "routine:\n"
        "CUDA events around batches of back-to-back calls, median of the batches, A rotated among\n"
        "copies larger than twice the L2 cache (cold) unless --hot. Prints microseconds, GFLOPS,\n"
        "GB/s of matrix traffic, % of the device-to-device copy rate measured in the same run,\n"
        "and the speed-up over each cuBLAS mode (cuBLAS time / candidate time). With uplo L a\n"
        "row 'floor' times a kernel that only reads the lower triangle once (../shared/anchors.md).\n\n"
        "Options:\n"
+       "  --routine R    the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
        "  --point P      candidate FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX (repeatable)\n"
        "  --sizes LIST   comma-separated n values (default 1000,4096,16384)\n"
        "  --uplo L|U     stored triangle (default L)\n"
        "  --hot          keep A in L2 (one copy) instead of rotating copies\n"
        "  --batches N    timed batches per measurement (default 7)\n"
-       "  --beta B       the calls' beta (default 0.5; 1 and 0 take other paths); alpha is 1\n"
+       "  --beta B       the calls' beta (default 0.5; 1 and 0 take other paths; its imaginary\n"
+       "                 part is 0); alpha is 1 (complex routines: 1 + 0.25i)\n"
        "  --device N     CUDA device (default 0)\n"
        "  --help         this text\n"
        "Exit status: 0, 1 if a candidate could not run or was wrong, 2 usage, 3 no GPU, 4 CUDA error.");
@@ -71,7 +76,8 @@ static int run(int argc, char **argv)
                                        {"uplo", required_argument, 0, 'u'},  {"hot", no_argument, 0, 'H'},
                                        {"batches", required_argument, 0, 'b'}, {"device", required_argument, 0, 'd'},
                                        {"beta", required_argument, 0, 'B'},  {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+                                       {"routine", required_argument, 0, 'r'}, {0, 0, 0, 0}};
+  symv_routine routine = SYMV_DSYMV;
   symv_params pts[MAX_POINTS];
   int npts = 0, sizes[MAX_SIZES] = {1000, 4096, 16384}, nsizes = 3, hot = 0, batches = 7, device = 0, c;
   char uplo = 'L';
@@ -83,7 +89,7 @@ static int run(int argc, char **argv)
       if (npts == MAX_POINTS) return cli_usage_error("time", "at most %d --point options", MAX_POINTS);
       if (cli_parse_point("time", optarg, &pts[npts])) return SYMV_EXIT_USAGE;
       if (!symv_family_tunable(pts[npts].family))
-        return cli_usage_error("time", "family '%s' computes no DSYMV", symv_family_name(pts[npts].family));
+        return cli_usage_error("time", "family '%s' computes no product", symv_family_name(pts[npts].family));
       npts++;
       break;
     case 's':
@@ -95,6 +101,10 @@ static int run(int argc, char **argv)
       uplo = (char)(optarg[0] & ~0x20);
       break;
     case 'H': hot = 1; break;
+    case 'r':
+      if (symv_routine_parse(optarg, &routine))
+        return cli_usage_error("time", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      break;
     case 'b':
       if (cli_parse_int("time", "--batches", optarg, 1, 999, &batches)) return SYMV_EXIT_USAGE;
       break;
@@ -122,6 +132,12 @@ static int run(int argc, char **argv)
   }
   symv_kernel ks[MAX_POINTS];
   int loaded[MAX_POINTS], status = SYMV_EXIT_OK;
+  const symv_routine_info *ri = symv_routine_get(routine);
+  const size_t E = (size_t)ri->elem_bytes;
+  _Alignas(16) unsigned char alpha[16], betas[16];
+  symv_scalar_set(routine, alpha, 1.0, 0.25);
+  symv_scalar_set(routine, betas, beta, 0.0);
+  for (int i = 0; i < npts; i++) pts[i].routine = routine;
   for (int i = 0; i < npts; i++) {
     symv_cubin cb;
     char *log = NULL, why[256] = "", label[48];
@@ -144,8 +160,8 @@ static int run(int argc, char **argv)
     loaded[i] = 1;
   }
   double copy = symv_copy_bandwidth((size_t)1 << 30);
-  printf("%s, %d SMs, L2 %.0f MB; copy rate %.0f GB/s (read + write); A %s; uplo %c\n", dev.name, dev.sm_count,
-         dev.l2_bytes / 1e6, copy, hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)", uplo);
+  printf("%s on %s, %d SMs, L2 %.0f MB; copy rate %.0f GB/s (read + write); A %s; uplo %c\n", ri->blas, dev.name,
+         dev.sm_count, dev.l2_bytes / 1e6, copy, hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)", uplo);
   printf("%7s %-24s %10s %9s %8s %6s %9s %9s %9s\n", "n", "kernel", "us", "GFLOPS", "GB/s", "%copy", "x cuBLAS",
          "x cuBLAS-a", "resid");
 
@@ -153,47 +169,47 @@ static int run(int argc, char **argv)
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return SYMV_EXIT_ERROR;
   symv_workspace ws = {0};
   symv_kernel floor_k;
-  double *floor_out = NULL;
-  int have_floor = uplo == 'L' && symv_floor_load(&dev, &floor_k) == 0 &&
-                   cudaMalloc((void **)&floor_out, sizeof(double)) == cudaSuccess;
+  void *floor_out = NULL;
+  int have_floor = uplo == 'L' && symv_floor_load(&dev, routine, &floor_k) == 0 &&
+                   cudaMalloc(&floor_out, E) == cudaSuccess;
   unsigned long long seed = 12345;
   for (int si = 0; si < nsizes && status != SYMV_EXIT_ERROR; si++) {
     const int n = sizes[si];
-    size_t bytes = (size_t)n * n * sizeof(double);
+    size_t bytes = (size_t)n * n * E;
     size_t freeb = 0, totalb = 0;
     cudaMemGetInfo(&freeb, &totalb);
     int copies = symv_matrix_copies_for(bytes, dev.l2_bytes, hot, freeb / 2);
-    double *A = malloc(bytes), *xh = malloc(n * sizeof *xh), *yh = malloc(n * sizeof *yh),
-           *yc = malloc(n * sizeof *yc), *yk = malloc(n * sizeof *yk);
-    symv_matrix_set set;
-    double *dx = NULL, *dy = NULL;
+    void *A = malloc(bytes), *xh = malloc(n * E), *yh = malloc(n * E), *yc = malloc(n * E), *yk = malloc(n * E);
+    symv_matrix_set set = {0};
+    void *dx = NULL, *dy = NULL;
+    double *scale = NULL;
     if (!A || !xh || !yh || !yc || !yk) {
       fprintf(stderr, "symvtune time: out of host memory at n = %d\n", n);
       status = SYMV_EXIT_ERROR;
       goto next;
     }
-    symv_fill_random(A, (long)n * n, &seed);
-    symv_fill_random(xh, n, &seed);
-    symv_fill_random(yh, n, &seed);
-    if (symv_matrix_set_create(&set, A, n, n, copies) || cudaMalloc((void **)&dx, n * sizeof *xh) ||
-        cudaMalloc((void **)&dy, n * sizeof *yh)) {
+    symv_fill_random(routine, A, (long)n * n, &seed);
+    symv_fill_random(routine, xh, n, &seed);
+    symv_fill_random(routine, yh, n, &seed);
+    if (symv_matrix_set_create(&set, E, A, n, n, copies) || cudaMalloc(&dx, n * E) || cudaMalloc(&dy, n * E)) {
       fprintf(stderr, "symvtune time: device memory at n = %d: %s\n", n, symv_cuda_error_text());
       status = SYMV_EXIT_ERROR;
       goto next;
     }
-    cudaMemcpy(dx, xh, n * sizeof *xh, cudaMemcpyHostToDevice);
-    call_ctx cx = {.h = h, .ws = &ws, .set = &set, .n = n, .x = dx, .y = dy, .alpha = 1.0, .beta = beta, .uplo = uplo};
+    cudaMemcpy(dx, xh, n * E, cudaMemcpyHostToDevice);
+    call_ctx cx = {.h = h, .ws = &ws, .set = &set, .n = n, .x = dx, .y = dy, .r = routine, .alpha = alpha,
+                   .beta = betas, .uplo = uplo};
     /* the result of one call from the same y, for the residual column */
-    double *scale = symv_residual_scale(uplo, n, cx.alpha, A, n, xh, 1, cx.beta, yh, 1);
+    scale = symv_residual_scale(routine, uplo, n, alpha, A, n, xh, 1, betas, yh, 1);
     double base[2] = {0, 0};
     for (int mode = 0; mode < 2; mode++) {
       symv_timing t;
       cublasSetAtomicsMode(h, mode ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED);
-      cudaMemcpy(dy, yh, n * sizeof *yh, cudaMemcpyHostToDevice);
+      cudaMemcpy(dy, yh, n * E, cudaMemcpyHostToDevice);
       cx.k = NULL;
       if (mode == 0) {
         call(&cx, 0, 0);
-        cudaMemcpy(yc, dy, n * sizeof *yc, cudaMemcpyDeviceToHost);
+        cudaMemcpy(yc, dy, n * E, cudaMemcpyDeviceToHost);
       }
       if ((rc = symv_time(call, &cx, 0, batches, 2.0, 2000, &t))) {
         fprintf(stderr, "symvtune time: cuBLAS at n = %d: %s\n", n, symv_strerror(rc));
@@ -202,8 +218,8 @@ static int run(int argc, char **argv)
       }
       base[mode] = t.median_us;
       printf("%7d %-24s %10.2f %9.1f %8.1f %6.1f %9.2f %9.2f %9s\n", n, mode ? "cuBLAS-atomics" : "cuBLAS",
-             t.median_us, symv_gflops(n, t.median_us), symv_gbs(n, t.median_us),
-             copy > 0 ? 100 * symv_gbs(n, t.median_us) / copy : 0, base[0] / t.median_us,
+             t.median_us, symv_gflops(routine, n, t.median_us), symv_gbs(routine, n, t.median_us),
+             copy > 0 ? 100 * symv_gbs(routine, n, t.median_us) / copy : 0, base[0] / t.median_us,
              mode ? 1.0 : NAN, "-");
     }
     for (int i = 0; i < npts && status != SYMV_EXIT_ERROR; i++) {
@@ -212,7 +228,7 @@ static int run(int argc, char **argv)
       symv_params_format(&pts[i], label, sizeof label);
       symv_timing t;
       cx.k = &ks[i];
-      cudaMemcpy(dy, yh, n * sizeof *yh, cudaMemcpyHostToDevice);
+      cudaMemcpy(dy, yh, n * E, cudaMemcpyHostToDevice);
       rc = call(&cx, 0, 0);
       if (!rc && cudaDeviceSynchronize() != cudaSuccess) rc = SYMV_FAULT;
       if (rc) {
@@ -220,8 +236,8 @@ static int run(int argc, char **argv)
         status = SYMV_EXIT_ERROR;
         break;
       }
-      cudaMemcpy(yk, dy, n * sizeof *yk, cudaMemcpyDeviceToHost);
-      double resid = scale ? symv_residual_scaled(n, 1, scale, yk, yc) : NAN;
+      cudaMemcpy(yk, dy, n * E, cudaMemcpyDeviceToHost);
+      double resid = scale ? symv_residual_scaled(routine, n, 1, scale, yk, yc) : NAN;
       if (!(resid <= 4.0)) status = SYMV_EXIT_FAIL;
       if ((rc = symv_time(call, &cx, 0, batches, 2.0, 2000, &t))) {
         fprintf(stderr, "symvtune time: %s at n = %d: %s\n", label, n, symv_strerror(rc));
@@ -229,8 +245,9 @@ static int run(int argc, char **argv)
         break;
       }
       printf("%7d %-24s %10.2f %9.1f %8.1f %6.1f %9.2f %9.2f %9.2g\n", n, label, t.median_us,
-             symv_gflops(n, t.median_us), symv_gbs(n, t.median_us),
-             copy > 0 ? 100 * symv_gbs(n, t.median_us) / copy : 0, base[0] / t.median_us, base[1] / t.median_us,
+             symv_gflops(routine, n, t.median_us), symv_gbs(routine, n, t.median_us),
+             copy > 0 ? 100 * symv_gbs(routine, n, t.median_us) / copy : 0, base[0] / t.median_us,
+             base[1] / t.median_us,
              resid);
     }
     if (have_floor && status != SYMV_EXIT_ERROR) {
@@ -238,12 +255,12 @@ static int run(int argc, char **argv)
       symv_timing t;
       if (symv_time(symv_floor_call, &fc, 0, batches, 2.0, 2000, &t) == 0)
         printf("%7d %-24s %10.2f %9s %8.1f %6.1f %9.2f %9.2f %9s\n", n, "floor", t.median_us, "-",
-               symv_gbs(n, t.median_us), copy > 0 ? 100 * symv_gbs(n, t.median_us) / copy : 0,
+               symv_gbs(routine, n, t.median_us), copy > 0 ? 100 * symv_gbs(routine, n, t.median_us) / copy : 0,
                base[0] / t.median_us, base[1] / t.median_us, "-");
     }
+  next:
     free(scale);
     symv_matrix_set_free(&set);
-  next:
     cudaFree(dx), cudaFree(dy);
     free(A), free(xh), free(yh), free(yc), free(yk);
   }

@@ -9,7 +9,9 @@
 #include "cli.h"
 #include "compile.h"
 #include "gpu.h"
+#include "cublas_symv.h"
 #include "reference.h"
+#include "routine.h"
 #include "symv_error.h"
 #include "timing.h"
 #include "worker.h"
@@ -20,10 +22,10 @@
 typedef struct {
   int n;
   symv_matrix_set set; /* A, cold or hot copies */
-  double *x, *y, *y0;  /* device: x, the y being updated, y's initial values */
-  double *yref;        /* host: cuBLAS's y := alpha*A*x + beta*y0 */
+  void *x, *y, *y0;    /* device: x, the y being updated, y's initial values */
+  void *yref;          /* host: cuBLAS's y := alpha*A*x + beta*y0 */
   double *scale;       /* host: residual denominators (reference.h) */
-  double *yhost;       /* host scratch */
+  void *yhost;         /* host scratch */
 } size_data;
 
 static struct {
@@ -31,6 +33,9 @@ static struct {
   cublasHandle_t h;
   symv_workspace ws;
   char uplo;
+  symv_routine routine; /* what every candidate and baseline of this worker computes */
+  size_t E;             /* its element size, bytes */
+  _Alignas(16) unsigned char alpha[16], beta[16]; /* the scalars of every call */
   int hot, batches;
   double tol;
   size_data sizes[MAX_SIZES];
@@ -38,7 +43,12 @@ static struct {
   unsigned long long seed;
 } W;
 
-static const double ALPHA = 1.0, BETA = 0.5;
+/* The scalars of every timed call: alpha = 1, beta = 0.5 (complex
+ * routines: imaginary parts 0.25 and -0.125, so that they are exercised). */
+#define ALPHA_RE 1.0
+#define ALPHA_IM 0.25
+#define BETA_RE 0.5
+#define BETA_IM -0.125
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -69,14 +79,13 @@ typedef struct {
 static int call(void *vc, int rep, cudaStream_t st)
 {
   call_ctx *c = vc;
-  const double *A = symv_matrix_set_get(&c->s->set, rep);
+  const void *A = symv_matrix_set_get(&c->s->set, rep);
   int n = c->s->n;
   if (!c->k) {
-    cublasStatus_t r = cublasDsymv(W.h, W.uplo == 'L' ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER, n, &ALPHA,
-                                   A, n, c->s->x, 1, &BETA, c->s->y, 1);
+    cublasStatus_t r = symv_cublas(W.h, W.routine, W.uplo, n, W.alpha, A, n, c->s->x, 1, W.beta, c->s->y, 1);
     return r == CUBLAS_STATUS_SUCCESS ? 0 : SYMV_CUBLAS;
   }
-  return symv_launch(c->k, &W.ws, st, W.uplo, n, &ALPHA, A, n, c->s->x, 1, &BETA, c->s->y, 1, 0, NULL);
+  return symv_launch(c->k, &W.ws, st, W.uplo, n, W.alpha, A, n, c->s->x, 1, W.beta, c->s->y, 1, 0, NULL);
 }
 
 static void size_free(size_data *s)
@@ -92,7 +101,8 @@ static size_data *size_get(int n)
   for (int i = 0; i < W.nsizes; i++)
     if (W.sizes[i].n == n) return &W.sizes[i];
   if (W.nsizes == MAX_SIZES) return NULL;
-  size_t bytes = (size_t)n * n * sizeof(double), freeb = 0, totalb = 0;
+  const size_t E = W.E;
+  size_t bytes = (size_t)n * n * E, freeb = 0, totalb = 0;
   cudaMemGetInfo(&freeb, &totalb);
   if (freeb < 3 * bytes + 2 * W.dev.l2_bytes + ((size_t)1 << 30)) { /* short of memory: forget the other sizes */
     for (int i = 0; i < W.nsizes; i++) size_free(&W.sizes[i]);
@@ -103,25 +113,25 @@ static size_data *size_get(int n)
   memset(s, 0, sizeof *s);
   s->n = n;
   int copies = symv_matrix_copies_for(bytes, W.dev.l2_bytes, W.hot, freeb / 4);
-  double *A = malloc(bytes), *xh = malloc(n * sizeof *xh), *y0 = malloc(n * sizeof *y0);
-  s->yref = malloc(n * sizeof *s->yref);
-  s->yhost = malloc(n * sizeof *s->yhost);
+  void *A = malloc(bytes), *xh = malloc(n * E), *y0 = malloc(n * E);
+  s->yref = malloc(n * E);
+  s->yhost = malloc(n * E);
   if (!A || !xh || !y0 || !s->yref || !s->yhost) return NULL;
-  symv_fill_random(A, (long)n * n, &W.seed);
-  symv_fill_random(xh, n, &W.seed);
-  symv_fill_random(y0, n, &W.seed);
-  if (symv_matrix_set_create(&s->set, A, n, n, copies) || cudaMalloc((void **)&s->x, n * sizeof *xh) ||
-      cudaMalloc((void **)&s->y, n * sizeof *xh) || cudaMalloc((void **)&s->y0, n * sizeof *xh))
+  symv_fill_random(W.routine, A, (long)n * n, &W.seed);
+  symv_fill_random(W.routine, xh, n, &W.seed);
+  symv_fill_random(W.routine, y0, n, &W.seed);
+  if (symv_matrix_set_create(&s->set, E, A, n, n, copies) || cudaMalloc(&s->x, n * E) || cudaMalloc(&s->y, n * E) ||
+      cudaMalloc(&s->y0, n * E))
     return NULL;
-  cudaMemcpy(s->x, xh, n * sizeof *xh, cudaMemcpyHostToDevice);
-  cudaMemcpy(s->y0, y0, n * sizeof *xh, cudaMemcpyHostToDevice);
-  cudaMemcpy(s->y, y0, n * sizeof *xh, cudaMemcpyHostToDevice);
+  cudaMemcpy(s->x, xh, n * E, cudaMemcpyHostToDevice);
+  cudaMemcpy(s->y0, y0, n * E, cudaMemcpyHostToDevice);
+  cudaMemcpy(s->y, y0, n * E, cudaMemcpyHostToDevice);
   call_ctx c = {NULL, s};
   cublasSetAtomicsMode(W.h, CUBLAS_ATOMICS_NOT_ALLOWED);
   if (call(&c, 0, 0)) return NULL;
-  sync_or_die("cublasDsymv");
-  cudaMemcpy(s->yref, s->y, n * sizeof *xh, cudaMemcpyDeviceToHost);
-  s->scale = symv_residual_scale(W.uplo, n, ALPHA, A, n, xh, 1, BETA, y0, 1);
+  sync_or_die(symv_routine_get(W.routine)->cublas);
+  cudaMemcpy(s->yref, s->y, n * E, cudaMemcpyDeviceToHost);
+  s->scale = symv_residual_scale(W.routine, W.uplo, n, W.alpha, A, n, xh, 1, W.beta, y0, 1);
   free(A), free(xh), free(y0);
   if (!s->scale) return NULL;
   W.nsizes++;
@@ -136,7 +146,7 @@ static int measure(const symv_kernel *k, size_data *s, double prune_us)
   call_ctx c = {k, s};
   int n = s->n, rc;
   double resid = 0;
-  cudaMemcpy(s->y, s->y0, n * sizeof(double), cudaMemcpyDeviceToDevice);
+  cudaMemcpy(s->y, s->y0, n * W.E, cudaMemcpyDeviceToDevice);
   struct timespec v0, v1;
   clock_gettime(CLOCK_MONOTONIC, &v0);
   if ((rc = call(&c, 0, 0))) {
@@ -147,8 +157,8 @@ static int measure(const symv_kernel *k, size_data *s, double prune_us)
   clock_gettime(CLOCK_MONOTONIC, &v1);
   /* the verification call, launch to sync, bounds the kernel's time from above */
   const double verify_us = (double)(v1.tv_sec - v0.tv_sec) * 1e6 + (double)(v1.tv_nsec - v0.tv_nsec) * 1e-3;
-  cudaMemcpy(s->yhost, s->y, n * sizeof(double), cudaMemcpyDeviceToHost);
-  resid = symv_residual_scaled(n, 1, s->scale, s->yhost, s->yref);
+  cudaMemcpy(s->yhost, s->y, n * W.E, cudaMemcpyDeviceToHost);
+  resid = symv_residual_scaled(W.routine, n, 1, s->scale, s->yhost, s->yref);
   if (k && !(resid <= W.tol)) {
     say("invalid wrong scaled residual %.3g at n=%d", resid, n);
     return 1;
@@ -171,9 +181,14 @@ static int measure(const symv_kernel *k, size_data *s, double prune_us)
 static int cmd_init(char *args)
 {
   int dev, hot, batches;
-  char uplo;
+  char uplo, routine[16];
   double tol;
-  if (sscanf(args, "%d %c %d %d %lf", &dev, &uplo, &hot, &batches, &tol) != 5) return SYMV_INVALID_VALUE;
+  if (sscanf(args, "%d %c %d %d %lf %15s", &dev, &uplo, &hot, &batches, &tol, routine) != 6 ||
+      symv_routine_parse(routine, &W.routine))
+    return SYMV_INVALID_VALUE;
+  W.E = (size_t)symv_routine_get(W.routine)->elem_bytes;
+  symv_scalar_set(W.routine, W.alpha, ALPHA_RE, ALPHA_IM);
+  symv_scalar_set(W.routine, W.beta, BETA_RE, BETA_IM);
   int rc = symv_device_query(dev, &W.dev);
   if (rc) {
     say("error no device: %s %s", symv_strerror(rc), symv_cuda_error_text());
@@ -242,6 +257,7 @@ static void cmd_cand(char *args)
     say("error usage: cand P STAGE SIZES (%s)", why);
     return;
   }
+  p.routine = W.routine;
   int k = parse_sizes(list, ns, prune, MAX_SIZES);
   if (k < 1) {
     say("error bad sizes");

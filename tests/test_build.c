@@ -255,7 +255,7 @@ Test(build, builds_the_rules_symvtune_fit_chose, .timeout = 600)
     if (!kernel) { /* the candidate row it names holds the fit's parameters */
       int idx = atoi(hit + strlen(rule));
       char row[160];
-      snprintf(row, sizeof row, ", %d, %d, %d, %d}, \"symv_%s_b%d_u%d_x%d\"", rules[i].cand.block_size,
+      snprintf(row, sizeof row, ", %d, %d, %d, %d}, \"dsymv_%s_b%d_u%d_x%d\"", rules[i].cand.block_size,
                rules[i].cand.ux, rules[i].cand.multiplicity, rules[i].cand.mx, rules[i].cand.family,
                rules[i].cand.block_size, rules[i].cand.ux, rules[i].cand.mx);
       char tag[64];

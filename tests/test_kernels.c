@@ -1,6 +1,7 @@
 /*
  * GPU tests of every kernel family (skipped when there is no GPU): results
- * against OpenBLAS by the scaled residual on fresh random data, device
+ * of every routine of the registry against the CPU reference (OpenBLAS,
+ * LAPACK) by the scaled residual on fresh random data, device
  * pointer mode, argument checks that touch nothing, n = 0, the L+U and panel
  * families' reproducibility, the MULTIPLICITY check, the workspace's return
  * to zero after every call, back-to-back calls under programmatic dependent
@@ -15,6 +16,7 @@
 #include "compile.h"
 #include "gpu.h"
 #include "reference.h"
+#include "routine.h"
 #include "symv_error.h"
 #include "timing.h"
 
@@ -23,6 +25,20 @@ static symv_device_info dev;
 static void need_gpu(void)
 {
   if (symv_device_query(0, &dev)) cr_skip_test("no CUDA device: GPU test skipped");
+}
+
+/* Compiles and loads p; 0, or the status (SYMV_RESOURCES, SYMV_OCCUPANCY:
+ * its MULTIPLICITY cannot be had for this routine's element size). */
+static int try_load(symv_params p, symv_kernel *k)
+{
+  symv_cubin cb;
+  char *log = NULL, why[256] = "";
+  int rc = symv_compile(&p, dev.cc_major, dev.cc_minor, &cb, &log);
+  cr_assert_eq(rc, 0, "compile %s: %s", symv_routine_name(p.routine), log ? log : symv_strerror(rc));
+  rc = symv_kernel_load(&p, &cb, &dev, k, why, sizeof why);
+  symv_cubin_free(&cb);
+  cr_assert(rc == 0 || rc == SYMV_RESOURCES || rc == SYMV_OCCUPANCY, "load: %s: %s", symv_strerror(rc), why);
+  return rc;
 }
 
 static symv_kernel load(symv_params p)
@@ -40,34 +56,40 @@ static symv_kernel load(symv_params p)
 
 static unsigned long long seed0(void) { return (unsigned long long)time(NULL) * 2862933555777941757ull + 3037000493ull; }
 
-/* Runs one case with k and returns the scaled residual against OpenBLAS. */
+/* Runs one case with k (of routine k->p.routine) and returns the scaled
+ * residual against the CPU reference. alpha and beta get imaginary parts
+ * alpha/3 and -beta/5 for complex routines (none when they are 0). */
 static double run_case(const symv_kernel *k, symv_workspace *ws, char uplo, int n, int lda, int incx, int incy,
                        double alpha, double beta, int on_device, unsigned long long *seed)
 {
+  const symv_routine ro = k->p.routine;
+  const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
   long xl = (long)(n - 1) * abs(incx) + 1, yl = (long)(n - 1) * abs(incy) + 1;
-  double *A = malloc(sizeof(double) * lda * n), *x = malloc(sizeof(double) * xl);
-  double *y0 = malloc(sizeof(double) * yl), *y = malloc(sizeof(double) * yl), *yref = malloc(sizeof(double) * yl);
-  symv_fill_random(A, (long)lda * n, seed);
-  symv_fill_random(x, xl, seed);
-  symv_fill_random(y0, yl, seed);
-  memcpy(yref, y0, sizeof(double) * yl);
-  symv_ref_dsymv(uplo, n, alpha, A, lda, x, incx, beta, yref, incy);
-  double *dA, *dx, *dy, *ds;
-  cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * lda * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * xl), cudaSuccess);
-  cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * yl), cudaSuccess);
-  cr_assert_eq(cudaMalloc((void **)&ds, sizeof(double) * 2), cudaSuccess);
-  double s[2] = {alpha, beta};
-  cudaMemcpy(dA, A, sizeof(double) * lda * n, cudaMemcpyHostToDevice);
-  cudaMemcpy(dx, x, sizeof(double) * xl, cudaMemcpyHostToDevice);
-  cudaMemcpy(dy, y0, sizeof(double) * yl, cudaMemcpyHostToDevice);
-  cudaMemcpy(ds, s, sizeof s, cudaMemcpyHostToDevice);
-  int rc = symv_launch(k, ws, 0, uplo, n, on_device ? ds : &s[0], dA, lda, dx, incx, on_device ? ds + 1 : &s[1], dy,
-                       incy, on_device, NULL);
+  void *A = malloc(E * lda * n), *x = malloc(E * xl), *y0 = malloc(E * yl), *y = malloc(E * yl),
+       *yref = malloc(E * yl);
+  _Alignas(16) unsigned char s[32];
+  symv_scalar_set(ro, s, alpha, alpha / 3);
+  symv_scalar_set(ro, s + E, beta, -beta / 5);
+  symv_fill_random(ro, A, (long)lda * n, seed);
+  symv_fill_random(ro, x, xl, seed);
+  symv_fill_random(ro, y0, yl, seed);
+  memcpy(yref, y0, E * yl);
+  symv_ref(ro, uplo, n, s, A, lda, x, incx, s + E, yref, incy);
+  void *dA, *dx, *dy, *ds;
+  cr_assert_eq(cudaMalloc(&dA, E * lda * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc(&dx, E * xl), cudaSuccess);
+  cr_assert_eq(cudaMalloc(&dy, E * yl), cudaSuccess);
+  cr_assert_eq(cudaMalloc(&ds, 2 * E), cudaSuccess);
+  cudaMemcpy(dA, A, E * lda * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(dx, x, E * xl, cudaMemcpyHostToDevice);
+  cudaMemcpy(dy, y0, E * yl, cudaMemcpyHostToDevice);
+  cudaMemcpy(ds, s, 2 * E, cudaMemcpyHostToDevice);
+  int rc = symv_launch(k, ws, 0, uplo, n, on_device ? ds : (void *)s, dA, lda, dx, incx,
+                       on_device ? (char *)ds + E : (void *)(s + E), dy, incy, on_device, NULL);
   cr_assert_eq(rc, 0, "launch: %s %s", symv_strerror(rc), symv_cuda_error_text());
   cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "kernel faulted");
-  cudaMemcpy(y, dy, sizeof(double) * yl, cudaMemcpyDeviceToHost);
-  double r = symv_residual(uplo, n, alpha, A, lda, x, incx, beta, y0, y, yref, incy);
+  cudaMemcpy(y, dy, E * yl, cudaMemcpyDeviceToHost);
+  double r = symv_residual(ro, uplo, n, s, A, lda, x, incx, s + E, y0, y, yref, incy);
   cudaFree(dA), cudaFree(dx), cudaFree(dy), cudaFree(ds);
   free(A), free(x), free(y0), free(y), free(yref);
   return r;
@@ -82,14 +104,21 @@ static const symv_params sample[] = {
 };
 #define NSAMPLE (int)(sizeof sample / sizeof *sample)
 
-Test(kernels, every_family_matches_openblas, .init = need_gpu, .timeout = 300)
+Test(kernels, every_family_and_routine_matches_the_reference, .init = need_gpu, .timeout = 600)
 {
   unsigned long long seed = seed0();
   const int ns[] = {1, 2, 31, 64, 300, 1100};
   const int incs[][2] = {{1, 1}, {-1, 2}, {3, -2}};
   symv_workspace ws = {0};
-  for (int p = 0; p < NSAMPLE; p++) {
-    symv_kernel k = load(sample[p]);
+  for (int q = 0; q < NSAMPLE * SYMV_ROUTINE_COUNT; q++) {
+    const int p = q % NSAMPLE;
+    symv_params pp = sample[p];
+    pp.routine = symv_routine_order(q / NSAMPLE);
+    symv_kernel k;
+    if (try_load(pp, &k)) {
+      cr_assert(pp.routine != SYMV_DSYMV, "point %d cannot be loaded for dsymv", p);
+      continue; /* MULTIPLICITY out of reach at this element size */
+    }
     for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
       for (int c = 0; c < 3; c++)
         for (int u = 0; u < 2; u++) {
@@ -97,8 +126,8 @@ Test(kernels, every_family_matches_openblas, .init = need_gpu, .timeout = 300)
           int n = ns[a], lda = n + c;
           double alpha = c == 0 && a % 2 ? 0.0 : 1.25; /* alpha = 0 at some sizes */
           double r = run_case(&k, &ws, uplo, n, lda, incs[c][0], incs[c][1], alpha, c == 1 ? 0.0 : -0.75, c == 2, &seed);
-          cr_assert(r >= 0 && r < 4.0, "point %d uplo=%c n=%d lda=%d incs=%d,%d: residual %g (seed %llu)", p, uplo, n,
-                    lda, incs[c][0], incs[c][1], r, seed);
+          cr_assert(r >= 0 && r < 4.0, "%s point %d uplo=%c n=%d lda=%d incs=%d,%d: residual %g (seed %llu)",
+                    symv_routine_name(pp.routine), p, uplo, n, lda, incs[c][0], incs[c][1], r, seed);
         }
     symv_kernel_unload(&k);
   }
@@ -112,11 +141,11 @@ Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
   for (int p = 0; p < NSAMPLE; p++) {
     symv_kernel k = load(sample[p]);
     run_case(&k, &ws, 'L', 777, 777, 1, 1, 0.5, 2.0, 0, &seed);
-    double *w = malloc(sizeof(double) * (ws.w_len + 1));
+    unsigned char *w = malloc(ws.w_bytes + 1);
     int *sy = malloc(sizeof(int) * (ws.sync_len + 1));
-    cudaMemcpy(w, ws.w, sizeof(double) * ws.w_len, cudaMemcpyDeviceToHost);
+    cudaMemcpy(w, ws.w, ws.w_bytes, cudaMemcpyDeviceToHost);
     cudaMemcpy(sy, ws.sync, sizeof(int) * ws.sync_len, cudaMemcpyDeviceToHost);
-    for (size_t i = 0; i < ws.w_len; i++) cr_assert(w[i] == 0.0, "point %d: w[%zu] = %g after the call", p, i, w[i]);
+    for (size_t i = 0; i < ws.w_bytes; i++) cr_assert(w[i] == 0, "point %d: w byte %zu = %d after the call", p, i, w[i]);
     for (size_t i = 0; i < ws.sync_len; i++) cr_assert_eq(sy[i], 0, "point %d: sync[%zu] = %d after the call", p, i, sy[i]);
     unsigned long long *cnt = malloc(sizeof *cnt * (ws.cnt_len + 1));
     cudaMemcpy(cnt, ws.cnt, sizeof *cnt * ws.cnt_len, cudaMemcpyDeviceToHost);
@@ -133,37 +162,48 @@ Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
   symv_workspace_free(&ws);
 }
 
-/* The L+U and panel kernels add in a fixed order: a result is reproducible. */
+/* The L+U and panel kernels add in a fixed order: a result is reproducible,
+ * for every routine. */
 Test(kernels, lu_and_panel_are_reproducible_bit_for_bit, .init = need_gpu, .timeout = 120)
 {
   unsigned long long seed = seed0();
   const int n = 2000;
-  double *A = malloc(sizeof(double) * n * n), x[2000], y0[2000], y1[2000], y2[2000];
-  symv_fill_random(A, (long)n * n, &seed);
-  symv_fill_random(x, n, &seed);
-  symv_fill_random(y0, n, &seed);
-  double *dA, *dx, *dy, al = 1.0, be = 1.0;
-  cudaMalloc((void **)&dA, sizeof(double) * n * n);
-  cudaMalloc((void **)&dx, sizeof x);
-  cudaMalloc((void **)&dy, sizeof y0);
-  cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);
-  cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice);
-  const symv_params pts[] = {{SYMV_FAMILY_LU, 64, 8, 2, 0}, {SYMV_FAMILY_PANEL, 256, 2, 4, 3}};
-  symv_workspace ws = {0};
-  for (int p = 0; p < 2; p++) {
-    symv_kernel k = load(pts[p]);
-    double *out[2] = {y1, y2};
-    for (int r = 0; r < 2; r++) {
-      cudaMemcpy(dy, y0, sizeof y0, cudaMemcpyHostToDevice);
-      cr_assert_eq(symv_launch(&k, &ws, 0, 'L', n, &al, dA, n, dx, 1, &be, dy, 1, 0, NULL), 0);
-      cudaMemcpy(out[r], dy, sizeof y0, cudaMemcpyDeviceToHost);
+  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
+    const symv_routine r = symv_routine_order(ro);
+    const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
+    void *A = malloc(E * n * n), *x = malloc(E * n), *y0 = malloc(E * n), *y1 = malloc(E * n), *y2 = malloc(E * n);
+    _Alignas(16) unsigned char al[16], be[16];
+    symv_scalar_set(r, al, 1.0, 0.5);
+    symv_scalar_set(r, be, 1.0, 0.0);
+    symv_fill_random(r, A, (long)n * n, &seed);
+    symv_fill_random(r, x, n, &seed);
+    symv_fill_random(r, y0, n, &seed);
+    void *dA, *dx, *dy;
+    cudaMalloc(&dA, E * n * n);
+    cudaMalloc(&dx, E * n);
+    cudaMalloc(&dy, E * n);
+    cudaMemcpy(dA, A, E * n * n, cudaMemcpyHostToDevice);
+    cudaMemcpy(dx, x, E * n, cudaMemcpyHostToDevice);
+    symv_params pts[] = {{SYMV_FAMILY_LU, 64, 8, 2, 0}, {SYMV_FAMILY_PANEL, 256, 2, 4, 3}};
+    symv_workspace ws = {0};
+    for (int p = 0; p < 2; p++) {
+      pts[p].routine = r;
+      symv_kernel k;
+      if (try_load(pts[p], &k)) continue;
+      void *out[2] = {y1, y2};
+      for (int rep = 0; rep < 2; rep++) {
+        cudaMemcpy(dy, y0, E * n, cudaMemcpyHostToDevice);
+        cr_assert_eq(symv_launch(&k, &ws, 0, 'L', n, al, dA, n, dx, 1, be, dy, 1, 0, NULL), 0);
+        cudaMemcpy(out[rep], dy, E * n, cudaMemcpyDeviceToHost);
+      }
+      cr_assert_eq(memcmp(y1, y2, E * n), 0, "two %s %s runs on the same input differ", symv_routine_name(r),
+                   symv_family_name(pts[p].family));
+      symv_kernel_unload(&k);
     }
-    cr_assert_eq(memcmp(y1, y2, sizeof y1), 0, "two %s runs on the same input differ", symv_family_name(pts[p].family));
-    symv_kernel_unload(&k);
+    symv_workspace_free(&ws);
+    cudaFree(dA), cudaFree(dx), cudaFree(dy);
+    free(A), free(x), free(y0), free(y1), free(y2);
   }
-  symv_workspace_free(&ws);
-  cudaFree(dA), cudaFree(dx), cudaFree(dy);
-  free(A);
 }
 
 Test(kernels, invalid_arguments_touch_nothing, .init = need_gpu)
@@ -270,13 +310,13 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
   cudaStream_t s;
   cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
   for (size_t p = 0; p < sizeof pts / sizeof *pts; p++) {
-    symv_fill_random(A, (long)n * n, &seed);
-    symv_fill_random(x, n, &seed);
-    symv_fill_random(y0, n, &seed);
+    symv_fill_random(SYMV_DSYMV, A, (long)n * n, &seed);
+    symv_fill_random(SYMV_DSYMV, x, n, &seed);
+    symv_fill_random(SYMV_DSYMV, y0, n, &seed);
     memset(t, 0, sizeof(double) * n);
-    symv_ref_dsymv('L', n, 1.0, A, n, x, 1, 0.0, t, 1); /* t = A x */
+    symv_ref(SYMV_DSYMV, 'L', n, &one, A, n, x, 1, &zero, t, 1); /* t = A x */
     memcpy(yref, y0, sizeof(double) * n);
-    symv_ref_dsymv('L', n, 1.0, A, n, t, 1, 0.5, yref, 1); /* yref = 0.5 y0 + A t */
+    symv_ref(SYMV_DSYMV, 'L', n, &one, A, n, t, 1, &half, yref, 1); /* yref = 0.5 y0 + A t */
     cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);
     cudaMemcpy(dx, x, sizeof(double) * n, cudaMemcpyHostToDevice);
     cudaMemcpy(dy, y0, sizeof(double) * n, cudaMemcpyHostToDevice);
@@ -291,7 +331,7 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
     cr_assert_eq(rc, 0, "point %zu: %s %s", p, symv_strerror(rc), symv_cuda_error_text());
     cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess, "point %zu faulted", p);
     cudaMemcpy(y, dy, sizeof(double) * n, cudaMemcpyDeviceToHost);
-    double r = symv_residual('L', n, 1.0, A, n, t, 1, 0.5, y0, y, yref, 1);
+    double r = symv_residual(SYMV_DSYMV, 'L', n, &one, A, n, t, 1, &half, y0, y, yref, 1);
     cr_assert(r >= 0 && r < 4.0, "point %zu: residual %g of the second call (seed %llu)", p, r, seed);
     symv_kernel_unload(&k);
     symv_workspace_free(&ws);
@@ -312,12 +352,12 @@ Test(kernels, the_probe_agrees_with_the_full_timing, .init = need_gpu, .timeout 
 {
   const int n = 256;
   symv_kernel k;
-  cr_assert_eq(symv_floor_load(&dev, &k), 0);
+  cr_assert_eq(symv_floor_load(&dev, SYMV_DSYMV, &k), 0);
   double *A = malloc(sizeof(double) * n * n), *out;
   unsigned long long s = seed0();
-  symv_fill_random(A, (long)n * n, &s);
+  symv_fill_random(SYMV_DSYMV, A, (long)n * n, &s);
   symv_matrix_set set;
-  cr_assert_eq(symv_matrix_set_create(&set, A, n, n, 4), 0);
+  cr_assert_eq(symv_matrix_set_create(&set, sizeof(double), A, n, n, 4), 0);
   cr_assert_eq(cudaMalloc((void **)&out, sizeof(double)), cudaSuccess);
   symv_floor_ctx fc = {&k, &set, n, out};
   symv_timing full, probe;

@@ -30,6 +30,7 @@
 #include "gpu.h"
 #include "params.h"
 #include "reference.h"
+#include "routine.h"
 
 #ifndef SYMV_TEST_CUDA_HOME
 #define SYMV_TEST_CUDA_HOME "/usr/local/cuda"
@@ -379,15 +380,15 @@ Test(libsymv, matches_cublas_and_openblas_over_the_grid, .init = need_gpu, .time
         const combo *cb = &combos[ci];
         const int lda = n + cb->lda_extra;
         /* stored triangle random; the other one and the rows past n NaN */
-        symv_fill_random(A, (long)lda * n, &seed);
+        symv_fill_random(SYMV_DSYMV, A, (long)lda * n, &seed);
         for (int j = 0; j < n; j++)
           for (int i = 0; i < lda; i++)
             if (!(i < n && (u ? i <= j : i >= j))) A[(size_t)j * lda + i] = NAN;
         cudaMemcpy(dA, A, (size_t)lda * n * sizeof *A, cudaMemcpyHostToDevice);
         const long xl = span(n, cb->incx), yl = span(n, cb->incy) + 16;
-        symv_fill_random(xf, xl, &seed);
+        symv_fill_random(SYMV_DSYMV, xf, xl, &seed);
         for (long i = 0; i < xl; i++) x[i] = cb->alpha == 0.0 ? NAN : xf[i]; /* alpha = 0: x unread */
-        symv_fill_random(yref, n, &seed);
+        symv_fill_random(SYMV_DSYMV, yref, n, &seed);
         for (long i = 0; i < yl; i++) y0[i] = SENTINEL;
         for (int i = 0; i < n; i++) y0[bpos(n, cb->incy, i)] = cb->beta == 0.0 ? NAN : yref[i]; /* beta = 0: unread */
         memcpy(yref, y0, yl * sizeof *y0);
@@ -396,8 +397,8 @@ Test(libsymv, matches_cublas_and_openblas_over_the_grid, .init = need_gpu, .time
           if (cb->beta == 0.0) *p = 0.0;
           else if (cb->alpha == 0.0) *p *= cb->beta;
         }
-        if (cb->alpha != 0.0) symv_ref_dsymv(uplo, n, cb->alpha, A, lda, x, cb->incx, cb->beta, yref, cb->incy);
-        double *scale = symv_residual_scale(uplo, n, cb->alpha, A, lda, x, cb->incx, cb->beta, y0, cb->incy);
+        if (cb->alpha != 0.0) symv_ref(SYMV_DSYMV, uplo, n, &cb->alpha, A, lda, x, cb->incx, &cb->beta, yref, cb->incy);
+        double *scale = symv_residual_scale(SYMV_DSYMV, uplo, n, &cb->alpha, A, lda, x, cb->incx, &cb->beta, y0, cb->incy);
         cr_assert_not_null(scale);
         cudaMemcpy(dx, x, xl * sizeof *x, cudaMemcpyHostToDevice);
         cudaMemcpy(dxf, xf, xl * sizeof *x, cudaMemcpyHostToDevice);
@@ -424,9 +425,9 @@ Test(libsymv, matches_cublas_and_openblas_over_the_grid, .init = need_gpu, .time
           cr_assert_str_eq(last_kernel(), want, "%s: ran %s, the rule says %s", what, last_kernel(), want);
           cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "%s: kernel failed", what);
           cr_assert_eq(cudaMemcpy(y, dy, yl * sizeof *y, cudaMemcpyDeviceToHost), cudaSuccess);
-          double r1 = symv_residual_scaled(n, cb->incy, scale, y, yref);
-          double r2 = symv_residual_scaled(n, cb->incy, scale, y, ycub);
-          long bad = symv_untouched(y, yl, n, cb->incy, SENTINEL);
+          double r1 = symv_residual_scaled(SYMV_DSYMV, n, cb->incy, scale, y, yref);
+          double r2 = symv_residual_scaled(SYMV_DSYMV, n, cb->incy, scale, y, ycub);
+          long bad = symv_untouched(SYMV_DSYMV, y, yl, n, cb->incy, &SENTINEL);
           cr_expect(r1 <= 4.0, "%s (%s): residual %.3g against OpenBLAS", what, want, r1);
           cr_expect(r2 <= 4.0, "%s (%s): residual %.3g against cuBLAS", what, want, r2);
           cr_expect_eq(bad, 0, "%s (%s): %ld elements written outside y", what, want, bad);
@@ -534,12 +535,12 @@ static void *worker(void *varg)
     const int n = thread_sizes[k];
     A[k] = malloc(sizeof(double) * n * n), x[k] = malloc(sizeof(double) * n);
     y0[k] = malloc(sizeof(double) * n), yref[k] = malloc(sizeof(double) * n);
-    symv_fill_random(A[k], (long)n * n, &w->seed);
-    symv_fill_random(x[k], n, &w->seed);
-    symv_fill_random(y0[k], n, &w->seed);
+    symv_fill_random(SYMV_DSYMV, A[k], (long)n * n, &w->seed);
+    symv_fill_random(SYMV_DSYMV, x[k], n, &w->seed);
+    symv_fill_random(SYMV_DSYMV, y0[k], n, &w->seed);
     memcpy(yref[k], y0[k], sizeof(double) * n);
-    symv_ref_dsymv('L', n, alpha, A[k], n, x[k], 1, beta, yref[k], 1);
-    scale[k] = symv_residual_scale('L', n, alpha, A[k], n, x[k], 1, beta, y0[k], 1);
+    symv_ref(SYMV_DSYMV, 'L', n, &alpha, A[k], n, x[k], 1, &beta, yref[k], 1);
+    scale[k] = symv_residual_scale(SYMV_DSYMV, 'L', n, &alpha, A[k], n, x[k], 1, &beta, y0[k], 1);
     cudaMalloc((void **)&dA[k], sizeof(double) * n * n), cudaMalloc((void **)&dx[k], sizeof(double) * n);
     cudaMalloc((void **)&dy[k], sizeof(double) * n);
     cudaMemcpy(dA[k], A[k], sizeof(double) * n * n, cudaMemcpyHostToDevice);
@@ -564,7 +565,7 @@ static void *worker(void *varg)
         snprintf(w->msg, sizeof w->msg, "n = %d: CUDA error %s", n, cudaGetErrorString(cudaGetLastError()));
         break;
       }
-      double r = symv_residual_scaled(n, 1, scale[kk], y, yref[kk]);
+      double r = symv_residual_scaled(SYMV_DSYMV, n, 1, scale[kk], y, yref[kk]);
       if (!(r <= 4.0)) snprintf(w->msg, sizeof w->msg, "iteration %d, n = %d (%s): residual %.3g", it, n, ran, r);
     }
   for (int k = 0; k < 4; k++) {
@@ -684,9 +685,9 @@ static char *two_calls_captured(dsymv_fn fn, last_fn last, int n, const char *wa
   unsigned long long seed = 99;
   double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *y0 = malloc(sizeof(double) * n),
          *yref = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), alpha = 0.7, beta = -0.4, *dA, *dx, *dy;
-  symv_fill_random(A, (long)n * n, &seed), symv_fill_random(x, n, &seed), symv_fill_random(y0, n, &seed);
+  symv_fill_random(SYMV_DSYMV, A, (long)n * n, &seed), symv_fill_random(SYMV_DSYMV, x, n, &seed), symv_fill_random(SYMV_DSYMV, y0, n, &seed);
   memcpy(yref, y0, sizeof(double) * n);
-  symv_ref_dsymv('U', n, alpha, A, n, x, 1, beta, yref, 1);
+  symv_ref(SYMV_DSYMV, 'U', n, &alpha, A, n, x, 1, &beta, yref, 1);
   cudaMalloc((void **)&dA, sizeof(double) * n * n), cudaMalloc((void **)&dx, sizeof(double) * n);
   cudaMalloc((void **)&dy, sizeof(double) * n);
   cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);
@@ -701,7 +702,7 @@ static char *two_calls_captured(dsymv_fn fn, last_fn last, int n, const char *wa
     cr_assert_eq(st, CUBLAS_STATUS_SUCCESS);
     cr_assert_str_eq(last(), want_kernel);
     cudaMemcpy(y, dy, sizeof(double) * n, cudaMemcpyDeviceToHost);
-    double r = symv_residual('U', n, alpha, A, n, x, 1, beta, y0, y, yref, 1);
+    double r = symv_residual(SYMV_DSYMV, 'U', n, &alpha, A, n, x, 1, &beta, y0, y, yref, 1);
     cr_assert(r <= 4.0, "residual %.3g", r);
   }
   dup2(saved, 2), close(saved);

@@ -83,9 +83,16 @@ Test(params, kernel_name_says_what_runs)
   symv_params p = {SYMV_FAMILY_ATOMIC, 128, 15, 5, 7}, q = p;
   char buf[64];
   symv_kernel_name(&p, buf, sizeof buf);
-  cr_assert_str_eq(buf, "symv_atomic_b128_u15_x7");
+  cr_assert_str_eq(buf, "dsymv_atomic_b128_u15_x7", "a zeroed routine is DSYMV");
+  p.routine = SYMV_ZHEMV;
+  symv_kernel_name(&p, buf, sizeof buf);
+  cr_assert_str_eq(buf, "zhemv_atomic_b128_u15_x7");
+  q.routine = SYMV_ZHEMV;
   q.multiplicity = 2;
   cr_assert(symv_params_same_code(&p, &q), "MULTIPLICITY is a launch setting");
+  q.routine = SYMV_CHEMV;
+  cr_assert_not(symv_params_same_code(&p, &q), "another routine is other code");
+  q.routine = SYMV_ZHEMV;
   q.mx = 6;
   cr_assert_not(symv_params_same_code(&p, &q));
 }

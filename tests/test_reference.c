@@ -1,30 +1,60 @@
-/* Tests of the CPU reference, the scaled residual and the argument checks. */
+/* Tests of the CPU reference of every routine, the scaled residual and the
+ * argument checks. Each test loops over the routine registry, so a new
+ * routine is tested without anyone adding it here. */
+#include <complex.h>
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "gpu.h"
 #include "reference.h"
+#include "routine.h"
 #include "symv_error.h"
 
 static unsigned long long fresh_seed(void) { return (unsigned long long)time(NULL) * 6364136223846793005ull + clock(); }
 
-/* Naive DSYMV straight from the definition, for comparison. */
-static void naive(char uplo, int n, double alpha, const double *A, int lda, const double *x, int incx, double beta,
-                  double *y, int incy)
+/* Element k of buf (routine r) as a complex long double. */
+static long double complex elem(symv_routine r, const void *buf, long k)
 {
+  const symv_routine_info *ri = symv_routine_get(r);
+  const int parts = ri->is_complex ? 2 : 1;
+  if (ri->real_bytes == 4) {
+    const float *f = (const float *)buf + k * parts;
+    return ri->is_complex ? f[0] + f[1] * I : f[0];
+  }
+  const double *d = (const double *)buf + k * parts;
+  return ri->is_complex ? d[0] + d[1] * I : d[0];
+}
+
+/* The product straight from the definition (long double), for comparison:
+ * the full matrix from the stored triangle, mirrored (conjugated for HEMV),
+ * with the diagonal's imaginary part dropped for HEMV. */
+static void naive(symv_routine r, char uplo, int n, const void *alpha, const void *A, int lda, const void *x, int incx,
+                  const void *beta, void *y, int incy)
+{
+  const symv_routine_info *ri = symv_routine_get(r);
+  const long double complex al = elem(r, alpha, 0), be = elem(r, beta, 0);
+  long double complex *out = calloc((size_t)n, sizeof *out);
+  for (int i = 0; i < n; i++) {
+    long double complex s = 0;
+    for (int j = 0; j < n; j++) {
+      int stored = uplo == 'L' ? i >= j : i <= j;
+      long double complex a = stored ? elem(r, A, (long)j * lda + i) : elem(r, A, (long)i * lda + j);
+      if (ri->hermitian && !stored) a = conjl(a);
+      if (ri->hermitian && i == j) a = creall(a);
+      long px = incx > 0 ? (long)j * incx : (long)(n - 1 - j) * -incx;
+      s += a * elem(r, x, px);
+    }
+    long py = incy > 0 ? (long)i * incy : (long)(n - 1 - i) * -incy;
+    out[i] = al * s + (be == 0 ? 0 : be * elem(r, y, py));
+  }
   for (int i = 0; i < n; i++) {
     long py = incy > 0 ? (long)i * incy : (long)(n - 1 - i) * -incy;
-    long double s = 0;
-    for (int j = 0; j < n; j++) {
-      int r = i, c = j;
-      if ((uplo == 'L') ? r < c : r > c) r = j, c = i;
-      long px = incx > 0 ? (long)j * incx : (long)(n - 1 - j) * -incx;
-      s += (long double)A[(size_t)c * lda + r] * x[px];
-    }
-    y[py] = alpha * (double)s + (beta == 0 ? 0 : beta * y[py]);
+    symv_scalar_set(r, (char *)y + py * ri->elem_bytes, (double)creall(out[i]), (double)cimagl(out[i]));
   }
+  free(out);
 }
 
 Test(args, blas_positions)
@@ -40,74 +70,174 @@ Test(args, blas_positions)
   cr_assert_eq(symv_check_args('L', 10, 10, 1, 0), 10);
 }
 
-Test(reference, openblas_matches_definition_with_small_residual)
+Test(reference, every_routine_matches_definition_with_small_residual)
 {
   unsigned long long seed = fresh_seed();
   const int ns[] = {1, 5, 33, 120};
   const int incs[][2] = {{1, 1}, {-2, 3}, {3, -1}};
-  for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
-    for (size_t b = 0; b < 3; b++)
-      for (int u = 0; u < 2; u++) {
-        int n = ns[a], lda = n + 2, incx = incs[b][0], incy = incs[b][1];
-        char uplo = u ? 'U' : 'L';
-        long xl = (long)(n - 1) * abs(incx) + 1, yl = (long)(n - 1) * abs(incy) + 1;
-        double *A = malloc(sizeof(double) * lda * n), *x = malloc(sizeof(double) * xl);
-        double *y0 = malloc(sizeof(double) * yl), *y1 = malloc(sizeof(double) * yl), *y2 = malloc(sizeof(double) * yl);
-        symv_fill_random(A, (long)lda * n, &seed);
-        symv_fill_random(x, xl, &seed);
-        symv_fill_random(y0, yl, &seed);
-        memcpy(y1, y0, sizeof(double) * yl);
-        memcpy(y2, y0, sizeof(double) * yl);
-        cr_assert_eq(symv_ref_dsymv(uplo, n, 1.5, A, lda, x, incx, -0.5, y1, incy), 0);
-        naive(uplo, n, 1.5, A, lda, x, incx, -0.5, y2, incy);
-        double r = symv_residual(uplo, n, 1.5, A, lda, x, incx, -0.5, y0, y1, y2, incy);
-        cr_assert(r >= 0 && r < 1.0, "n=%d uplo=%c inc=%d,%d: residual %g (seed %llu)", n, uplo, incx, incy, r, seed);
-        free(A), free(x), free(y0), free(y1), free(y2);
-      }
+  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
+    const symv_routine r = symv_routine_order(ro);
+    const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
+    _Alignas(16) unsigned char alpha[16], beta[16];
+    symv_scalar_set(r, alpha, 1.5, -0.75);
+    symv_scalar_set(r, beta, -0.5, 0.25);
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
+      for (size_t b = 0; b < 3; b++)
+        for (int u = 0; u < 2; u++) {
+          int n = ns[a], lda = n + 2, incx = incs[b][0], incy = incs[b][1];
+          char uplo = u ? 'U' : 'L';
+          long xl = (long)(n - 1) * abs(incx) + 1, yl = (long)(n - 1) * abs(incy) + 1;
+          void *A = malloc(E * lda * n), *x = malloc(E * xl), *y0 = malloc(E * yl), *y1 = malloc(E * yl),
+               *y2 = malloc(E * yl);
+          symv_fill_random(r, A, (long)lda * n, &seed);
+          symv_fill_random(r, x, xl, &seed);
+          symv_fill_random(r, y0, yl, &seed);
+          memcpy(y1, y0, E * yl);
+          memcpy(y2, y0, E * yl);
+          cr_assert_eq(symv_ref(r, uplo, n, alpha, A, lda, x, incx, beta, y1, incy), 0);
+          naive(r, uplo, n, alpha, A, lda, x, incx, beta, y2, incy);
+          double res = symv_residual(r, uplo, n, alpha, A, lda, x, incx, beta, y0, y1, y2, incy);
+          cr_assert(res >= 0 && res < 1.0, "%s n=%d uplo=%c inc=%d,%d: residual %g (seed %llu)",
+                    symv_routine_name(r), n, uplo, incx, incy, res, seed);
+          free(A), free(x), free(y0), free(y1), free(y2);
+        }
+  }
+}
+
+/* HEMV reads only the real part of the diagonal; a SYMV reads all of it. */
+Test(reference, hemv_ignores_the_diagonal_imaginary_part)
+{
+  unsigned long long seed = fresh_seed();
+  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
+    const symv_routine r = symv_routine_order(ro);
+    const symv_routine_info *ri = symv_routine_get(r);
+    if (!ri->is_complex) continue;
+    const int n = 20;
+    const size_t E = (size_t)ri->elem_bytes;
+    _Alignas(16) unsigned char alpha[16], beta[16];
+    symv_scalar_set(r, alpha, 1.0, 0.5);
+    symv_scalar_set(r, beta, 0.0, 0.0);
+    void *A = malloc(E * n * n), *x = malloc(E * n), *y1 = calloc(n, E), *y2 = calloc(n, E), *y0 = calloc(n, E);
+    symv_fill_random(r, A, (long)n * n, &seed);
+    symv_fill_random(r, x, n, &seed);
+    symv_ref(r, 'L', n, alpha, A, n, x, 1, beta, y1, 1);
+    for (int i = 0; i < n; i++) { /* a different imaginary part on the diagonal */
+      double re = ri->real_bytes == 4 ? ((float *)A)[2 * ((long)i * n + i)] : ((double *)A)[2 * ((long)i * n + i)];
+      symv_scalar_set(r, (char *)A + ((long)i * n + i) * E, re, 99.0);
+    }
+    symv_ref(r, 'L', n, alpha, A, n, x, 1, beta, y2, 1);
+    double res = symv_residual(r, 'L', n, alpha, A, n, x, 1, beta, y0, y2, y1, 1);
+    if (ri->hermitian) cr_assert(res >= 0 && res < 1.0, "%s read the diagonal's imaginary part (%g)", ri->name, res);
+    else cr_assert(res > 100, "%s must read the diagonal's imaginary part (%g)", ri->name, res);
+    free(A), free(x), free(y0), free(y1), free(y2);
+  }
 }
 
 Test(residual, detects_a_wrong_element_and_nan)
 {
   unsigned long long seed = fresh_seed();
-  const int n = 50, lda = 50;
-  double *A = malloc(sizeof(double) * lda * n), x[50], y0[50], y[50], yref[50];
-  symv_fill_random(A, (long)lda * n, &seed);
-  symv_fill_random(x, n, &seed);
-  symv_fill_random(y0, n, &seed);
-  memcpy(yref, y0, sizeof y0);
-  symv_ref_dsymv('L', n, 2.0, A, lda, x, 1, 0.5, yref, 1);
-  memcpy(y, yref, sizeof y);
-  y[17] *= 1 + 1e-6; /* far above rounding, far below any tolerance on values */
-  double r = symv_residual('L', n, 2.0, A, lda, x, 1, 0.5, y0, y, yref, 1);
-  cr_assert(r > 100, "a 1e-6 relative error must stand out, got %g", r);
-  y[17] = NAN;
-  cr_assert(isinf(symv_residual('L', n, 2.0, A, lda, x, 1, 0.5, y0, y, yref, 1)));
-  /* rounding-level differences pass */
-  memcpy(y, yref, sizeof y);
-  for (int i = 0; i < n; i++) y[i] = nextafter(y[i], INFINITY);
-  cr_assert(symv_residual('L', n, 2.0, A, lda, x, 1, 0.5, y0, y, yref, 1) < 1.0);
-  free(A);
+  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
+    const symv_routine r = symv_routine_order(ro);
+    const symv_routine_info *ri = symv_routine_get(r);
+    const size_t E = (size_t)ri->elem_bytes;
+    const int n = 50, lda = 50;
+    _Alignas(16) unsigned char alpha[16], beta[16];
+    symv_scalar_set(r, alpha, 2.0, -1.0);
+    symv_scalar_set(r, beta, 0.5, 0.5);
+    void *A = malloc(E * lda * n), *x = malloc(E * n), *y0 = malloc(E * n), *y = malloc(E * n), *yref = malloc(E * n);
+    symv_fill_random(r, A, (long)lda * n, &seed);
+    symv_fill_random(r, x, n, &seed);
+    symv_fill_random(r, y0, n, &seed);
+    memcpy(yref, y0, E * n);
+    symv_ref(r, 'L', n, alpha, A, lda, x, 1, beta, yref, 1);
+    memcpy(y, yref, E * n);
+    /* a relative error of 1e5 eps: far above rounding, far below any tolerance on values */
+    long double complex v = elem(r, y, 17) * (1 + 1e5 * ri->eps);
+    symv_scalar_set(r, (char *)y + 17 * E, (double)creall(v), (double)cimagl(v));
+    double res = symv_residual(r, 'L', n, alpha, A, lda, x, 1, beta, y0, y, yref, 1);
+    cr_assert(res > 10, "%s: a 1e5 eps relative error must stand out, got %g", ri->name, res);
+    symv_set_nan(r, y, 17);
+    cr_assert(isinf(symv_residual(r, 'L', n, alpha, A, lda, x, 1, beta, y0, y, yref, 1)), "%s", ri->name);
+    /* rounding-level differences pass */
+    memcpy(y, yref, E * n);
+    for (int i = 0; i < n; i++) {
+      v = elem(r, y, i) * (1 + ri->eps);
+      symv_scalar_set(r, (char *)y + i * E, (double)creall(v), (double)cimagl(v));
+    }
+    cr_assert(symv_residual(r, 'L', n, alpha, A, lda, x, 1, beta, y0, y, yref, 1) < 1.0, "%s", ri->name);
+    free(A), free(x), free(y0), free(y), free(yref);
+  }
 }
 
 Test(residual, beta_zero_ignores_nan_in_y0)
 {
   unsigned long long seed = fresh_seed();
-  double A[16], x[4], y0[4] = {NAN, NAN, NAN, NAN}, y[4], yref[4] = {0};
-  symv_fill_random(A, 16, &seed);
-  symv_fill_random(x, 4, &seed);
-  symv_ref_dsymv('U', 4, 1.0, A, 4, x, 1, 0.0, yref, 1);
-  memcpy(y, yref, sizeof y);
-  double r = symv_residual('U', 4, 1.0, A, 4, x, 1, 0.0, y0, y, yref, 1);
-  cr_assert(r >= 0 && r < 1.0, "got %g", r);
+  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
+    const symv_routine r = symv_routine_order(ro);
+    const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
+    _Alignas(16) unsigned char A[16 * 16], x[16 * 4], y0[16 * 4], y[16 * 4], yref[16 * 4] = {0}, alpha[16],
+        beta[16];
+    symv_scalar_set(r, alpha, 1.0, 0.0);
+    symv_scalar_set(r, beta, 0.0, 0.0);
+    symv_fill_random(r, A, 16, &seed);
+    symv_fill_random(r, x, 4, &seed);
+    for (int i = 0; i < 4; i++) symv_set_nan(r, y0, i);
+    symv_ref(r, 'U', 4, alpha, A, 4, x, 1, beta, yref, 1);
+    memcpy(y, yref, 4 * E);
+    double res = symv_residual(r, 'U', 4, alpha, A, 4, x, 1, beta, y0, y, yref, 1);
+    cr_assert(res >= 0 && res < 1.0, "%s: got %g", symv_routine_name(r), res);
+  }
 }
 
 Test(residual, untouched_counts_writes_between_strides)
 {
-  double buf[20];
-  for (int i = 0; i < 20; i++) buf[i] = -1.0;
-  for (int i = 0; i < 5; i++) buf[i * 3] = i; /* n = 5, inc = 3: elements 0,3,...,12 */
-  cr_assert_eq(symv_untouched(buf, 20, 5, 3, -1.0), 0);
-  buf[4] = 7;
-  buf[19] = 7;
-  cr_assert_eq(symv_untouched(buf, 20, 5, -3, -1.0), 2);
+  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
+    const symv_routine r = symv_routine_order(ro);
+    const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
+    _Alignas(16) unsigned char buf[20 * 16], poison[16], v[16];
+    symv_scalar_set(r, poison, -1.0, 2.0);
+    for (int i = 0; i < 20; i++) memcpy(buf + i * E, poison, E);
+    for (int i = 0; i < 5; i++) symv_scalar_set(r, buf + i * 3 * E, i, i); /* n = 5, inc = 3: 0,3,...,12 */
+    cr_assert_eq(symv_untouched(r, buf, 20, 5, 3, poison), 0);
+    symv_scalar_set(r, v, 7.0, 0.0);
+    memcpy(buf + 4 * E, v, E);
+    memcpy(buf + 19 * E, v, E);
+    cr_assert_eq(symv_untouched(r, buf, 20, 5, -3, poison), 2, "%s", symv_routine_name(r));
+  }
+}
+
+Test(routine, registry_names_parse_and_sizes)
+{
+  int seen[SYMV_ROUTINE_COUNT] = {0};
+  for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
+    const symv_routine r = symv_routine_order(i);
+    const symv_routine_info *ri = symv_routine_get(r);
+    symv_routine back;
+    cr_assert(ri && ri->id == r);
+    cr_assert(!seen[r], "order lists %s twice", ri->name);
+    seen[r] = 1;
+    cr_assert_eq(symv_routine_parse(ri->name, &back), 0);
+    cr_assert_eq(back, r);
+    cr_assert_eq(symv_routine_parse(ri->blas, &back), 0, "upper case %s", ri->blas);
+    cr_assert_eq(ri->elem_bytes, ri->real_bytes * (ri->is_complex ? 2 : 1));
+    cr_assert(ri->hermitian == 0 || ri->is_complex, "a Hermitian routine is complex");
+    cr_assert(strstr(ri->cublas, ri->blas + 1) || strstr(ri->cublas, "symv") || strstr(ri->cublas, "hemv"));
+    cr_assert_float_eq(symv_routine_bytes(r, 10), 55.0 * ri->elem_bytes, 1e-9);
+    cr_assert_float_eq(symv_routine_flops(r, 10), (ri->is_complex ? 800.0 : 200.0), 1e-9);
+    cr_assert(strstr(SYMV_ROUTINE_NAMES, ri->name), "SYMV_ROUTINE_NAMES lacks %s", ri->name);
+  }
+  symv_routine r;
+  cr_assert_eq(symv_routine_parse("qsymv", &r), SYMV_INVALID_VALUE);
+  cr_assert_eq(symv_routine_parse("", &r), SYMV_INVALID_VALUE);
+  cr_assert_eq(symv_routine_parse("dsymvv", &r), SYMV_INVALID_VALUE);
+  int sel[SYMV_ROUTINE_COUNT];
+  char err[256];
+  cr_assert_eq(symv_routine_parse_list("all", sel, err, sizeof err), 0);
+  for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) cr_assert(sel[i]);
+  cr_assert_eq(symv_routine_parse_list("zhemv,SSYMV", sel, err, sizeof err), 0);
+  cr_assert(sel[SYMV_ZHEMV] && sel[SYMV_SSYMV] && !sel[SYMV_DSYMV] && !sel[SYMV_CHEMV]);
+  cr_assert_eq(symv_routine_parse_list("zhemv,,dsymv", sel, err, sizeof err), SYMV_INVALID_VALUE);
+  cr_assert(strstr(err, "empty"), "%s", err);
+  cr_assert_eq(symv_routine_parse_list("zhemv,xgemv", sel, err, sizeof err), SYMV_INVALID_VALUE);
+  cr_assert(strstr(err, "xgemv"), "%s", err);
 }
