@@ -1,16 +1,19 @@
 /*
  * libsymv.c - the runtime of the generated library (symv.h): dispatch of
- * DSYMV by n through the rules of symv_table.c (written by `symvtune
- * build`), the kernels compiled into the library by nvcc from the sources
- * the tuner measured, and cuBLAS for the rest.
+ * each of the six routines (SSYMV, DSYMV, CSYMV, ZSYMV, CHEMV, ZHEMV;
+ * core/routine.h) by n through the rules of symv_table.c (written by
+ * `symvtune build`), the kernels compiled into the library by nvcc from the
+ * sources the tuner measured, and cuBLAS for the rest.
  *
- * Dispatch. The rule whose interval holds n (n below the fitted range: the
- * first rule; above it: the last) names a candidate or cuBLAS with atomics
- * off or on. cuBLAS rules call the real cublasDsymv_v2 (the next one in the
- * dynamic linker's search order after this library, else the one in
- * libcublas.so.13): a rule of the default mode hands the call over as it
- * came, one of the atomics mode sets it on the handle for the call and
- * restores the handle's own mode afterwards.
+ * Dispatch. The routine's rule whose interval holds n (n below the fitted
+ * range: the first rule; above it: the last) names a candidate or cuBLAS
+ * with atomics off or on; a routine the database had no fit of has no
+ * rules, and all its calls go to cuBLAS. cuBLAS rules call the real
+ * routine (cublasZhemv_v2 ...: the next one in the dynamic linker's search
+ * order after this library, else the one in libcublas.so.13): a rule of the
+ * default mode hands the call over as it came, one of the atomics mode sets
+ * it on the handle for the call and restores the handle's own mode
+ * afterwards.
  *
  * Fallback. A device whose name, compute capability or SM count differs from
  * the tuned one, or a candidate that cannot be prepared there (its
@@ -43,13 +46,16 @@
 #include <string.h>
 #include "gpu.h"
 #include "libsymv_table.h"
+#include "routine.h"
 #include "symv.h"
 #include "symv_error.h"
 
 #define SYMV_MAX_DEVICES 64
 
-typedef cublasStatus_t (*dsymv_fn)(cublasHandle_t, cublasFillMode_t, int, const double *, const double *, int,
-                                   const double *, int, const double *, double *, int);
+/* The cuBLAS prototype of the six routines, with the routine's scalar type
+ * behind each pointer (cuComplex, cuDoubleComplex: pairs of reals). */
+typedef cublasStatus_t (*symv_fn)(cublasHandle_t, cublasFillMode_t, int, const void *, const void *, int,
+                                  const void *, int, const void *, void *, int);
 
 /* What the library knows of one device. */
 typedef struct {
@@ -81,8 +87,9 @@ static _Thread_local struct {
 } ws_cache;
 
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
-static dsymv_fn real_dsymv;
-static char real_why[256];
+static symv_fn real_fn[SYMV_ROUTINE_COUNT];    /* the real cuBLAS routines */
+static char real_why[SYMV_ROUTINE_COUNT][256]; /* why one was not found */
+static const void *const own_fn[SYMV_ROUTINE_COUNT][2]; /* this library's two entry points per routine, below */
 
 /* One line on stderr when SYMV_VERBOSE is set. */
 static void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -97,41 +104,46 @@ static void notice(const char *fmt, ...)
   va_end(ap);
 }
 
-/* Finds the cuBLAS routine this library stands in front of. */
+/* Finds the cuBLAS routines this library stands in front of. */
 static void find_real(void)
 {
-  void *f = dlsym(RTLD_NEXT, "cublasDsymv_v2");
-  if (f == (void *)symvDsymv || f == (void *)cublasDsymv_v2) f = NULL;
-  if (!f) {
-    void *h = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
-    if (h) f = dlsym(h, "cublasDsymv_v2");
-    if (!f) snprintf(real_why, sizeof real_why, "%s", h ? "no cublasDsymv_v2 in libcublas.so.13" : dlerror());
+  void *h = NULL;
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+    const char *name = symv_routine_get((symv_routine)r)->cublas;
+    void *f = dlsym(RTLD_NEXT, name);
+    if (f == own_fn[r][0] || f == own_fn[r][1]) f = NULL;
+    if (!f) {
+      if (!h) h = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+      if (h) f = dlsym(h, name);
+      if (!f) snprintf(real_why[r], sizeof real_why[r], "%s%s", h ? "not in libcublas.so.13: " : dlerror(), h ? name : "");
+    }
+    real_fn[r] = (symv_fn)f;
   }
-  real_dsymv = (dsymv_fn)f;
 }
 
 /* Calls cuBLAS: with atomics allowed for the call (the handle's own mode
  * restored afterwards) when `atomics` is nonzero, else on the handle as it
  * is. */
-static cublasStatus_t call_cublas(int atomics, cublasHandle_t h, cublasFillMode_t uplo, int n,
-                                  const double *alpha, const double *A, int lda, const double *x, int incx,
-                                  const double *beta, double *y, int incy)
+static cublasStatus_t call_cublas(symv_routine r, int atomics, cublasHandle_t h, cublasFillMode_t uplo, int n,
+                                  const void *alpha, const void *A, int lda, const void *x, int incx,
+                                  const void *beta, void *y, int incy)
 {
   pthread_once(&real_once, find_real);
-  if (!real_dsymv) {
-    static int told;
-    if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
-      notice("cannot find the real cublasDsymv_v2 (%s): calls bound for cuBLAS fail", real_why);
+  const symv_fn real = real_fn[r];
+  if (!real) {
+    static int told[SYMV_ROUTINE_COUNT];
+    if (!__atomic_exchange_n(&told[r], 1, __ATOMIC_RELAXED))
+      notice("cannot find the real %s (%s): calls bound for cuBLAS fail", symv_routine_get(r)->cublas, real_why[r]);
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   last_kernel = atomics ? "cublas_atomics" : "cublas";
-  if (!atomics) return real_dsymv(h, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  if (!atomics) return real(h, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
   cublasAtomicsMode_t old;
   cublasStatus_t st;
   if ((st = cublasGetAtomicsMode(h, &old)) != CUBLAS_STATUS_SUCCESS) return st;
   if (old != CUBLAS_ATOMICS_ALLOWED && (st = cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED)) != CUBLAS_STATUS_SUCCESS)
     return st;
-  st = real_dsymv(h, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  st = real(h, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
   if (old != CUBLAS_ATOMICS_ALLOWED) {
     cublasStatus_t st2 = cublasSetAtomicsMode(h, old);
     if (st == CUBLAS_STATUS_SUCCESS) st = st2;
@@ -139,11 +151,14 @@ static cublasStatus_t call_cublas(int atomics, cublasHandle_t h, cublasFillMode_
   return st;
 }
 
-/* The rule for n: the interval holding it, else the nearest end one. */
-static const symv_table_rule *rule_for(int n)
+/* Routine ro's rule for n: the interval holding it, else the nearest end
+ * one; NULL if the routine has no rules. */
+static const symv_table_rule *rule_for(symv_routine ro, int n)
 {
-  const symv_table_rule *r = symv_table_rules;
-  int lo = 0, hi = symv_table_nrules - 1;
+  const symv_table_routine *t = &symv_table_routines[ro];
+  if (t->count < 1) return NULL;
+  const symv_table_rule *r = symv_table_rules + t->first;
+  int lo = 0, hi = t->count - 1;
   if (n <= r[lo].n_end) return &r[lo];
   if (n >= r[hi].n_start) return &r[hi];
   while (lo < hi) { /* r[lo].n_end < n < r[hi].n_start shrinks to the holder */
@@ -309,9 +324,11 @@ __attribute__((destructor)) static void symv_unload(void)
   cudaGetLastError();
 }
 
-SYMV_API cublasStatus_t symvDsymv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha,
-                                  const double *A, int lda, const double *x, int incx, const double *beta, double *y,
-                                  int incy)
+/* One call of routine ro with the cuBLAS arguments (scalars and data of
+ * its type). */
+static cublasStatus_t symv_call(symv_routine ro, cublasHandle_t handle, cublasFillMode_t uplo, int n,
+                                const void *alpha, const void *A, int lda, const void *x, int incx, const void *beta,
+                                void *y, int incy)
 {
   last_kernel = "";
   if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -321,17 +338,19 @@ SYMV_API cublasStatus_t symvDsymv(cublasHandle_t handle, cublasFillMode_t uplo, 
   if (n == 0) return CUBLAS_STATUS_SUCCESS;
   if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
 
-  const symv_table_rule *r = rule_for(n);
+  const symv_table_rule *r = rule_for(ro, n);
+  if (!r) return call_cublas(ro, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy); /* not tuned */
   /* cuBLAS's default mode: the call goes as it came (nothing added to the
    * cost of the small sizes this rule usually covers); its atomics mode: set
    * for the call */
   if (r->kernel < 0)
-    return call_cublas(r->kernel == SYMV_RULE_CUBLAS_ATOMICS, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+    return call_cublas(ro, r->kernel == SYMV_RULE_CUBLAS_ATOMICS, handle, uplo, n, alpha, A, lda, x, incx, beta, y,
+                       incy);
   int dev = -1;
   const symv_kernel *k = NULL;
   if (cudaGetDevice(&dev) == cudaSuccess) k = kernel_for(dev, r->kernel);
   else cudaGetLastError();
-  if (!k) return call_cublas(0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  if (!k) return call_cublas(ro, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
 
   cudaStream_t stream;
   cublasPointerMode_t mode;
@@ -353,13 +372,37 @@ SYMV_API cublasStatus_t symvDsymv(cublasHandle_t handle, cublasFillMode_t uplo, 
   }
 }
 
-/* The cuBLAS entry point itself: a program linked with -lsymv before
- * -lcublas, or run with LD_PRELOAD=libsymv.so, calls this one. */
-SYMV_API cublasStatus_t CUBLASWINAPI cublasDsymv_v2(cublasHandle_t handle, cublasFillMode_t uplo, int n,
-                                                   const double *alpha, const double *A, int lda, const double *x,
-                                                   int incx, const double *beta, double *y, int incy)
-{
-  return symvDsymv(handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-}
+/* The two entry points of each routine: libsymv's own (symvZhemv) and the
+ * cuBLAS one (cublasZhemv_v2), which a program linked with -lsymv before
+ * -lcublas, or run with LD_PRELOAD=libsymv.so, calls. One line per routine
+ * of the registry (core/routine.h: its names and scalar type). */
+#define SYMV_ENTRY_POINTS(R, API, CUBLAS, T)                                                                      \
+  SYMV_API cublasStatus_t API(cublasHandle_t handle, cublasFillMode_t uplo, int n, const T *alpha, const T *A,    \
+                              int lda, const T *x, int incx, const T *beta, T *y, int incy)                       \
+  {                                                                                                               \
+    return symv_call(R, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);                                 \
+  }                                                                                                               \
+  SYMV_API cublasStatus_t CUBLASWINAPI CUBLAS(cublasHandle_t handle, cublasFillMode_t uplo, int n, const T *alpha, \
+                                              const T *A, int lda, const T *x, int incx, const T *beta, T *y,     \
+                                              int incy)                                                           \
+  {                                                                                                               \
+    return symv_call(R, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);                                 \
+  }
+SYMV_ENTRY_POINTS(SYMV_SSYMV, symvSsymv, cublasSsymv_v2, float)
+SYMV_ENTRY_POINTS(SYMV_DSYMV, symvDsymv, cublasDsymv_v2, double)
+SYMV_ENTRY_POINTS(SYMV_CSYMV, symvCsymv, cublasCsymv_v2, cuComplex)
+SYMV_ENTRY_POINTS(SYMV_ZSYMV, symvZsymv, cublasZsymv_v2, cuDoubleComplex)
+SYMV_ENTRY_POINTS(SYMV_CHEMV, symvChemv, cublasChemv_v2, cuComplex)
+SYMV_ENTRY_POINTS(SYMV_ZHEMV, symvZhemv, cublasZhemv_v2, cuDoubleComplex)
+
+/* Ours, so that find_real never takes one of them for the real routine. */
+static const void *const own_fn[SYMV_ROUTINE_COUNT][2] = {
+    [SYMV_SSYMV] = {(const void *)symvSsymv, (const void *)cublasSsymv_v2},
+    [SYMV_DSYMV] = {(const void *)symvDsymv, (const void *)cublasDsymv_v2},
+    [SYMV_CSYMV] = {(const void *)symvCsymv, (const void *)cublasCsymv_v2},
+    [SYMV_ZSYMV] = {(const void *)symvZsymv, (const void *)cublasZsymv_v2},
+    [SYMV_CHEMV] = {(const void *)symvChemv, (const void *)cublasChemv_v2},
+    [SYMV_ZHEMV] = {(const void *)symvZhemv, (const void *)cublasZhemv_v2},
+};
 
 SYMV_API const char *symvLastKernel(void) { return last_kernel; }

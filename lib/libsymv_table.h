@@ -3,8 +3,11 @@
  * of the file symv_table.c that `symvtune build` writes from a fit's rules
  * (src/cmd_build.c), and that lib/libsymv.c reads. Internal to libsymv.
  *
- * Rules cover table.lo..table.hi in order with no gap; n below lo takes the
- * first rule, n above hi the last.
+ * The rules of each routine (core/routine.h) are one run of
+ * symv_table_rules, symv_table_routines[r] says where; a routine with no
+ * rules was not tuned and goes to cuBLAS. A routine's rules cover its fit's
+ * lo..hi in order with no gap; n below lo takes the first rule, n above hi
+ * the last.
  */
 #ifndef SYMV_LIBSYMV_TABLE_H
 #define SYMV_LIBSYMV_TABLE_H
@@ -12,13 +15,13 @@
 #include "params.h"
 
 /* Kernel of a rule that is not a candidate (kernel >= 0 indexes the candidates). */
-#define SYMV_RULE_CUBLAS (-1)         /* cuBLAS DSYMV, atomics not allowed */
-#define SYMV_RULE_CUBLAS_ATOMICS (-2) /* cuBLAS DSYMV, atomics allowed */
+#define SYMV_RULE_CUBLAS (-1)         /* the routine's cuBLAS function, atomics not allowed */
+#define SYMV_RULE_CUBLAS_ATOMICS (-2) /* the routine's cuBLAS function, atomics allowed */
 
 /** One candidate the library can run. Several candidates may share one
  *  kernel (they differ in MULTIPLICITY only). */
 typedef struct {
-  symv_params p;    /* family, BLOCK_SIZE, UX, MULTIPLICITY, MX as measured */
+  symv_params p;    /* family, BLOCK_SIZE, UX, MULTIPLICITY, MX and routine as measured */
   const char *name; /* entry point, symv_kernel_name(&p) */
   const void *stub; /* the kernel's host stub, compiled in by nvcc */
 } symv_table_candidate;
@@ -37,15 +40,22 @@ typedef struct {
   int cc_minor;
   int sm_count;         /* its streaming multiprocessors */
   const char *arch;     /* architecture the kernels were compiled for, "sm_90" */
-  long long fit_id;     /* the fit's row id in the database */
+} symv_table_info;
+
+/** Where a routine's rules are, and the fit they come from. */
+typedef struct {
+  int first;            /* index of its first rule in symv_table_rules */
+  int count;            /* its rules; 0: not tuned, every call goes to cuBLAS */
+  long long fit_id;     /* the fit's row id in the database (0 if none) */
   char uplo;            /* triangle of the fitted samples ('L'/'U'); the rules serve both */
   int hot;              /* 1 if the samples were hot (A in L2), 0 cold */
-} symv_table_info;
+} symv_table_routine;
 
 extern const symv_table_candidate symv_table_candidates[]; /* at least one entry, even if unused */
 extern const int symv_table_ncandidates;                   /* entries in use */
-extern const symv_table_rule symv_table_rules[];           /* in increasing n */
-extern const int symv_table_nrules;                        /* >= 1 */
+extern const symv_table_rule symv_table_rules[];           /* each routine's in increasing n */
+extern const int symv_table_nrules;                        /* all routines' */
+extern const symv_table_routine symv_table_routines[SYMV_ROUTINE_COUNT]; /* indexed by symv_routine */
 extern const symv_table_info symv_table_device;
 
 #endif

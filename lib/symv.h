@@ -1,14 +1,18 @@
 /*
- * symv.h - libsymv, the DSYMV that `symvtune build` generates for one GPU:
- * y := alpha*A*x + beta*y with A an n-by-n symmetric matrix of which one
- * triangle is stored, column-major, on a cuBLAS handle, as cublasDsymv.
+ * symv.h - libsymv, the SYMV and HEMV routines that `symvtune build`
+ * generates for one GPU: y := alpha*A*x + beta*y with A an n-by-n symmetric
+ * (SSYMV, DSYMV, CSYMV, ZSYMV) or Hermitian (CHEMV, ZHEMV) matrix of which
+ * one triangle is stored, column-major, on a cuBLAS handle, as
+ * cublasSsymv_v2 ... cublasZhemv_v2.
  *
- * A call picks its kernel by n from the rules symvtune fitted on the tuned
- * GPU (one of its own candidates, or cuBLAS with atomics off or on); on a
- * GPU of another name, compute capability or SM count every call goes to
- * cuBLAS. The library also exports cublasDsymv_v2 itself, so that a program
- * linked with -lsymv before -lcublas (or run with LD_PRELOAD=libsymv.so)
- * gets it without a change. man libsymv(3) has the details.
+ * A call picks its kernel by n from the rules symvtune fitted for its
+ * routine on the tuned GPU (one of its own candidates, or cuBLAS with
+ * atomics off or on); a routine that was not tuned, and every call on a GPU
+ * of another name, compute capability or SM count, goes to cuBLAS. The
+ * library also exports the six cuBLAS entry points itself, so that a
+ * program linked with -lsymv before -lcublas (or run with
+ * LD_PRELOAD=libsymv.so) gets them without a change. man libsymv(3) has
+ * the details.
  *
  * Link: pkg-config --cflags --libs libsymv (or -lsymv -lcublas -lcudart).
  */
@@ -28,8 +32,11 @@ extern "C" {
 #endif
 
 /**
- * symvDsymv: y := alpha*A*x + beta*y, with the arguments, semantics and
- * return codes of cublasDsymv_v2.
+ * symvSsymv, symvDsymv, symvCsymv, symvZsymv, symvChemv, symvZhemv:
+ * y := alpha*A*x + beta*y, with the arguments, semantics and return codes
+ * of cublasSsymv_v2 ... cublasZhemv_v2 (scalars and data of the routine's
+ * type: float, double, cuComplex, cuDoubleComplex). HEMV does not read the
+ * imaginary parts of A's diagonal.
  *
  * handle: a cuBLAS handle; the call runs on its stream (cublasSetStream) on
  *   the current device, asynchronously, and reads alpha and beta from host
@@ -59,14 +66,29 @@ extern "C" {
  * run to run (as cuBLAS's atomics mode does): the last bits of y may differ
  * between runs.
  */
+SYMV_API cublasStatus_t symvSsymv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const float *alpha,
+                                  const float *A, int lda, const float *x, int incx, const float *beta, float *y,
+                                  int incy);
 SYMV_API cublasStatus_t symvDsymv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const double *alpha,
                                   const double *A, int lda, const double *x, int incx, const double *beta, double *y,
                                   int incy);
+SYMV_API cublasStatus_t symvCsymv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha,
+                                  const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta,
+                                  cuComplex *y, int incy);
+SYMV_API cublasStatus_t symvZsymv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha,
+                                  const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx,
+                                  const cuDoubleComplex *beta, cuDoubleComplex *y, int incy);
+SYMV_API cublasStatus_t symvChemv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuComplex *alpha,
+                                  const cuComplex *A, int lda, const cuComplex *x, int incx, const cuComplex *beta,
+                                  cuComplex *y, int incy);
+SYMV_API cublasStatus_t symvZhemv(cublasHandle_t handle, cublasFillMode_t uplo, int n, const cuDoubleComplex *alpha,
+                                  const cuDoubleComplex *A, int lda, const cuDoubleComplex *x, int incx,
+                                  const cuDoubleComplex *beta, cuDoubleComplex *y, int incy);
 
 /**
- * symvLastKernel: what served this host thread's last call of symvDsymv or
- * cublasDsymv_v2 through libsymv: the kernel's name (e.g.
- * "symv_atomic_red_b64_u16_x1", named by its code parameters), "cublas"
+ * symvLastKernel: what served this host thread's last call of any of the
+ * routines through libsymv: the kernel's name (e.g.
+ * "zhemv_pipe_b256_u64_x0", named by its routine and code parameters), "cublas"
  * (cuBLAS with atomics not allowed, or any call handed to cuBLAS untouched:
  * an untuned GPU, a kernel that cannot run there), "cublas_atomics" (cuBLAS
  * with atomics allowed for the call), or "" when the last call launched

@@ -39,6 +39,7 @@
 #include "lib_sources.h"
 #include "libsymv_table.h"
 #include "params.h"
+#include "routine.h"
 #include "symv_error.h"
 
 #define MAX_RULES 100000 /* more would be a broken fit, not a tuned one */
@@ -68,11 +69,17 @@ typedef struct {
   double gain;          /* for the summary only */
 } build_rule;
 
+/* The rules of one routine. */
 typedef struct {
-  db_device dev;                     /* fingerprint of the tuned GPU */
+  int have;                          /* 1: the database has a fit of this routine */
   db_fit fit;                        /* the fit the rules come from */
   build_rule *rules;                 /* nrules, malloc'ed */
   int nrules;
+} build_routine;
+
+typedef struct {
+  db_device dev;                     /* fingerprint of the tuned GPU */
+  build_routine rt[SYMV_ROUTINE_COUNT]; /* indexed by symv_routine */
   build_cand cands[MAX_CANDS];
   int ncands;
   build_kernel kernels[MAX_CANDS];
@@ -126,7 +133,7 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
     return SYMV_INVALID_VALUE;
   }
   p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
-  p->routine = SYMV_DSYMV;
+  p->routine = SYMV_DSYMV; /* the routine whose rules name it: set by the caller */
   if (symv_params_check(p, why, sizeof why)) {
     snprintf(err, errlen, "candidate %lld (%s): %s", c->id, c->family, why);
     return SYMV_INVALID_VALUE;
@@ -187,10 +194,12 @@ static int check_device(build_plan *pl, const char *arch_opt, char *err, size_t 
   return 0;
 }
 
-/* Checks the fit and its rules and fills the plan's rules and candidates. */
-static int check_rules(build_plan *pl, const db_rule *r, size_t nr, char *err, size_t errlen)
+/* Checks routine ro's fit and its rules and fills the plan's rules and
+ * candidates. */
+static int check_rules(build_plan *pl, symv_routine ro, const db_rule *r, size_t nr, char *err, size_t errlen)
 {
-  const db_fit *f = &pl->fit;
+  build_routine *rt = &pl->rt[ro];
+  const db_fit *f = &rt->fit;
   if (f->uplo != 'L' && f->uplo != 'U') {
     snprintf(err, errlen, "fit %lld: uplo is not L or U", f->id);
     return SYMV_INVALID_VALUE;
@@ -207,14 +216,14 @@ static int check_rules(build_plan *pl, const db_rule *r, size_t nr, char *err, s
     snprintf(err, errlen, "fit %lld has %zu rules (expected 1..%d)", f->id, nr, MAX_RULES);
     return SYMV_INVALID_VALUE;
   }
-  pl->rules = calloc(nr, sizeof *pl->rules);
-  if (!pl->rules) {
+  rt->rules = calloc(nr, sizeof *rt->rules);
+  if (!rt->rules) {
     snprintf(err, errlen, "out of memory");
     return SYMV_NO_MEMORY;
   }
   for (size_t i = 0; i < nr; i++) {
     const db_rule *ri = &r[i];
-    build_rule *b = &pl->rules[i];
+    build_rule *b = &rt->rules[i];
     const int expect = i == 0 ? f->lo : r[i - 1].n_end + 1;
     if (ri->n_start < 1 || ri->n_end < ri->n_start || ri->n_end > N_MAX) {
       snprintf(err, errlen, "rule %zu: n %d..%d is not a positive, ordered interval", i + 1, ri->n_start, ri->n_end);
@@ -239,6 +248,7 @@ static int check_rules(build_plan *pl, const db_rule *r, size_t nr, char *err, s
       symv_params p;
       char why[400];
       int rc = check_candidate(&ri->cand, &p, why, sizeof why);
+      p.routine = ro;
       if (rc) {
         snprintf(err, errlen, "rule %zu (n %d..%d): %s", i + 1, ri->n_start, ri->n_end, why);
         return rc;
@@ -251,9 +261,10 @@ static int check_rules(build_plan *pl, const db_rule *r, size_t nr, char *err, s
       return SYMV_INVALID_VALUE;
     }
   }
-  pl->nrules = (int)nr;
-  if (pl->rules[nr - 1].n_end != f->hi) {
-    snprintf(err, errlen, "the last rule ends at n = %d, not at the fit's end %d", pl->rules[nr - 1].n_end, f->hi);
+  rt->nrules = (int)nr;
+  rt->have = 1;
+  if (rt->rules[nr - 1].n_end != f->hi) {
+    snprintf(err, errlen, "the last rule ends at n = %d, not at the fit's end %d", rt->rules[nr - 1].n_end, f->hi);
     return SYMV_INVALID_VALUE;
   }
   return 0;
@@ -261,12 +272,26 @@ static int check_rules(build_plan *pl, const db_rule *r, size_t nr, char *err, s
 
 /* Reads and validates everything the build takes from the database at path.
  * Errors: a SYMV_ code, with the reason in err. */
+/* The latest fit of routine ro (cold samples of uplo L, what `symvtune fit`
+ * makes by default) with its rules; SYMV_NOT_FOUND if there is none. */
+static int latest_fit(db *d, symv_routine ro, db_fit *fit, db_rule **rules, size_t *nrules)
+{
+  if (ro != SYMV_DSYMV) return SYMV_NOT_FOUND;
+  return db_latest_fit(d, fit, rules, nrules, NULL, NULL);
+}
+
+/* The plan's rules of every routine, freed. */
+static void plan_free(build_plan *pl)
+{
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) free(pl->rt[r].rules), pl->rt[r].rules = NULL;
+}
+
+/* Reads the device and, for every routine with a fit (cold samples, uplo
+ * L: the fit `symvtune fit` makes by default), its latest fit's rules. */
 static int plan_read(const char *path, const char *arch_opt, build_plan *pl, char *err, size_t errlen)
 {
   db *d = NULL;
-  db_rule *rules = NULL;
-  size_t nrules = 0;
-  int rc = db_open(&d, path, DB_READONLY);
+  int rc = db_open(&d, path, DB_READONLY), nfits = 0;
   if (rc) {
     snprintf(err, errlen, "cannot open the database: %s: %s", symv_strerror(rc), d ? db_errmsg(d) : "");
     db_close(d);
@@ -274,13 +299,36 @@ static int plan_read(const char *path, const char *arch_opt, build_plan *pl, cha
   }
   if ((rc = db_get_device(d, &pl->dev))) {
     snprintf(err, errlen, "no device fingerprint: %s: %s", symv_strerror(rc), db_errmsg(d));
-  } else if ((rc = db_latest_fit(d, &pl->fit, &rules, &nrules, NULL, NULL))) {
-    snprintf(err, errlen, "%s: %s%s", rc == SYMV_NOT_FOUND ? "no fit in the database" : symv_strerror(rc),
-             db_errmsg(d), rc == SYMV_NOT_FOUND ? " (run `symvtune fit --db FILE` first)" : "");
-  } else if (!(rc = check_device(pl, arch_opt, err, errlen))) {
-    rc = check_rules(pl, rules, nrules, err, errlen);
+    db_close(d);
+    return rc;
   }
-  free(rules);
+  if ((rc = check_device(pl, arch_opt, err, errlen))) {
+    db_close(d);
+    return rc;
+  }
+  for (int i = 0; i < SYMV_ROUTINE_COUNT && !rc; i++) {
+    const symv_routine ro = symv_routine_order(i);
+    db_rule *rules = NULL;
+    size_t nrules = 0;
+    rc = latest_fit(d, ro, &pl->rt[ro].fit, &rules, &nrules);
+    if (rc == SYMV_NOT_FOUND) {
+      rc = 0;
+      continue;
+    }
+    if (rc) {
+      snprintf(err, errlen, "%s fit: %s: %s", symv_routine_name(ro), symv_strerror(rc), db_errmsg(d));
+    } else {
+      char why[512];
+      if ((rc = check_rules(pl, ro, rules, nrules, why, sizeof why)))
+        snprintf(err, errlen, "%s: %s", symv_routine_name(ro), why);
+      nfits++;
+    }
+    free(rules);
+  }
+  if (!rc && nfits == 0) {
+    rc = SYMV_NOT_FOUND;
+    snprintf(err, errlen, "no fit in the database (run `symvtune fit --db FILE` first)");
+  }
   db_close(d);
   return rc;
 }
@@ -418,11 +466,18 @@ static int write_table(const build_plan *pl, const char *dir, const char *cmd)
   char path[PATH_MAX + 128];
   sbuf b = {0};
   sb_printf(&b, "/* " GENERATED "%s */\n", cmd);
-  sb_printf(&b,
-            "/* Dispatch table of libsymv (lib/libsymv_table.h): the rules of fit %lld (samples uplo %c, %s),\n"
-            " * n %d..%d, %d rules, %d candidates in %d kernels, for sm_%d%d with %d SMs. */\n",
-            pl->fit.id, pl->fit.uplo, pl->fit.hot ? "hot" : "cold", pl->fit.lo, pl->fit.hi, pl->nrules, pl->ncands,
-            pl->nkernels, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
+  sb_printf(&b, "/* Dispatch table of libsymv (lib/libsymv_table.h), %d candidates in %d kernels, for sm_%d%d with %d "
+                "SMs:\n",
+            pl->ncands, pl->nkernels, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
+  for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
+    const build_routine *rt = &pl->rt[symv_routine_order(i)];
+    if (rt->have)
+      sb_printf(&b, " * %s: the rules of fit %lld (samples uplo %c, %s), n %d..%d, %d rules\n",
+                symv_routine_name(symv_routine_order(i)), rt->fit.id, rt->fit.uplo, rt->fit.hot ? "hot" : "cold",
+                rt->fit.lo, rt->fit.hi, rt->nrules);
+    else sb_printf(&b, " * %s: not tuned (cuBLAS)\n", symv_routine_name(symv_routine_order(i)));
+  }
+  sb_printf(&b, " */\n");
   sb_printf(&b, "#include \"libsymv_table.h\"\n\n");
   sb_printf(&b, "/* The kernels' host stubs (compiled in by nvcc from src/NAME.cu); only their addresses are\n"
                 " * taken here, so their parameters need not be spelled out. */\n");
@@ -431,28 +486,41 @@ static int write_table(const build_plan *pl, const char *dir, const char *cmd)
   for (int c = 0; c < pl->ncands; c++) {
     const build_cand *bc = &pl->cands[c];
     const char *name = pl->kernels[bc->kernel].name;
-    sb_printf(&b, "  {{%s, %d, %d, %d, %d}, \"%s\", (const void *)%s}, /* %d: candidate id %lld */\n",
-              family_enum[bc->p.family], bc->p.block_size, bc->p.ux, bc->p.multiplicity, bc->p.mx, name, name, c,
-              bc->id);
+    sb_printf(&b, "  {{%s, %d, %d, %d, %d, (symv_routine)%d}, \"%s\", (const void *)%s}, /* %d: candidate id %lld */\n",
+              family_enum[bc->p.family], bc->p.block_size, bc->p.ux, bc->p.multiplicity, bc->p.mx, (int)bc->p.routine,
+              name, name, c, bc->id);
   }
   if (pl->ncands == 0) sb_printf(&b, "  {{SYMV_FAMILY_ATOMIC, 32, 1, 1, 0}, \"\", 0}, /* unused: no candidate */\n");
   sb_printf(&b, "};\nconst int symv_table_ncandidates = %d;\n\n", pl->ncands);
   sb_printf(&b, "const symv_table_rule symv_table_rules[] = {\n");
-  for (int i = 0; i < pl->nrules; i++) {
-    const build_rule *r = &pl->rules[i];
-    char kernel[32];
-    if (r->kernel >= 0) snprintf(kernel, sizeof kernel, "%d", r->kernel);
-    sb_printf(&b, "  {%d, %d, %s}, /* predicted %.4g us at the middle, x%.3g over the faster cuBLAS */\n",
-              r->n_start, r->n_end,
-              r->kernel == SYMV_RULE_CUBLAS ? "SYMV_RULE_CUBLAS"
-              : r->kernel == SYMV_RULE_CUBLAS_ATOMICS ? "SYMV_RULE_CUBLAS_ATOMICS" : kernel,
-              r->predicted_us, r->gain);
+  int first[SYMV_ROUTINE_COUNT] = {0}, total = 0;
+  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
+    const build_routine *rt = &pl->rt[ro];
+    first[ro] = total;
+    if (rt->nrules) sb_printf(&b, "  /* %s */\n", symv_routine_name((symv_routine)ro));
+    for (int i = 0; i < rt->nrules; i++, total++) {
+      const build_rule *r = &rt->rules[i];
+      char kernel[32];
+      if (r->kernel >= 0) snprintf(kernel, sizeof kernel, "%d", r->kernel);
+      sb_printf(&b, "  {%d, %d, %s}, /* predicted %.4g us at the middle, x%.3g over the faster cuBLAS */\n",
+                r->n_start, r->n_end,
+                r->kernel == SYMV_RULE_CUBLAS ? "SYMV_RULE_CUBLAS"
+                : r->kernel == SYMV_RULE_CUBLAS_ATOMICS ? "SYMV_RULE_CUBLAS_ATOMICS" : kernel,
+                r->predicted_us, r->gain);
+    }
   }
-  sb_printf(&b, "};\nconst int symv_table_nrules = %d;\n\n", pl->nrules);
+  if (total == 0) sb_printf(&b, "  {1, 1, SYMV_RULE_CUBLAS}, /* unused: no rule */\n");
+  sb_printf(&b, "};\nconst int symv_table_nrules = %d;\n\n", total);
+  sb_printf(&b, "const symv_table_routine symv_table_routines[SYMV_ROUTINE_COUNT] = {\n");
+  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
+    const build_routine *rt = &pl->rt[ro];
+    sb_printf(&b, "  {%d, %d, %lldLL, '%c', %d}, /* %s */\n", first[ro], rt->nrules, rt->have ? rt->fit.id : 0LL,
+              rt->have ? rt->fit.uplo : 'L', rt->have ? rt->fit.hot : 0, symv_routine_name((symv_routine)ro));
+  }
+  sb_printf(&b, "};\n\n");
   sb_printf(&b, "const symv_table_info symv_table_device = {\"");
   sb_c_string(&b, pl->dev.name);
-  sb_printf(&b, "\", %d, %d, %d, \"%s\", %lldLL, '%c', %d};\n", pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count,
-            pl->arch, pl->fit.id, pl->fit.uplo, pl->fit.hot);
+  sb_printf(&b, "\", %d, %d, %d, \"%s\"};\n", pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count, pl->arch);
   snprintf(path, sizeof path, "%s/src/symv_table.c", dir);
   int rc = b.failed ? -1 : write_text(path, b.s);
   free(b.s);
@@ -749,15 +817,21 @@ static const char *cuda_root_of(const char *nvcc, char *out, size_t len)
 
 static void print_plan(const build_plan *pl)
 {
-  printf("%-8s %-8s  %-28s %-24s %12s %8s\n", "n from", "n to", "kernel", "candidate", "predicted us", "gain");
-  for (int i = 0; i < pl->nrules; i++) {
-    const build_rule *r = &pl->rules[i];
+  printf("%-6s %-8s %-8s  %-28s %-24s %12s %8s\n", "routine", "n from", "n to", "kernel", "candidate",
+         "predicted us", "gain");
+  for (int q = 0; q < SYMV_ROUTINE_COUNT; q++) {
+   const symv_routine ro = symv_routine_order(q);
+   if (!pl->rt[ro].have) printf("%-6s %-8s %-8s  %-28s\n", symv_routine_name(ro), "-", "-", "cublas (not tuned)");
+   for (int i = 0; i < pl->rt[ro].nrules; i++) {
+    const build_rule *r = &pl->rt[ro].rules[i];
     char label[64] = "-";
     const char *name = r->kernel == SYMV_RULE_CUBLAS ? "cublas" : r->kernel == SYMV_RULE_CUBLAS_ATOMICS
                                                                       ? "cublas_atomics"
                                                                       : pl->kernels[pl->cands[r->kernel].kernel].name;
     if (r->kernel >= 0) symv_params_format(&pl->cands[r->kernel].p, label, sizeof label);
-    printf("%-8d %-8d  %-28s %-24s %12.4g %8.3g\n", r->n_start, r->n_end, name, label, r->predicted_us, r->gain);
+    printf("%-6s %-8d %-8d  %-28s %-24s %12.4g %8.3g\n", symv_routine_name(ro), r->n_start, r->n_end, name, label,
+           r->predicted_us, r->gain);
+   }
   }
 }
 
@@ -804,14 +878,14 @@ static int run(int argc, char **argv)
   int rc = plan_read(dbpath, arch, &pl, err, sizeof err);
   if (rc) {
     fprintf(stderr, "symvtune build: %s: %s; refusing to build\n", dbpath, err);
-    free(pl.rules);
+    plan_free(&pl);
     return SYMV_EXIT_ERROR;
   }
   char nvcc[PATH_MAX], cuda_root[PATH_MAX], cuda_lib[PATH_MAX + 16];
   if (find_nvcc(nvcc_opt, nvcc, sizeof nvcc)) {
     fprintf(stderr, "symvtune build: no nvcc found%s%s (pass --nvcc PATH, or set CUDA_HOME)\n",
             nvcc_opt ? " at " : "", nvcc_opt ? nvcc_opt : "");
-    free(pl.rules);
+    plan_free(&pl);
     return SYMV_EXIT_ERROR;
   }
   const char *root = cuda_root_of(nvcc, cuda_root, sizeof cuda_root);
@@ -827,13 +901,13 @@ static int run(int argc, char **argv)
     snprintf(sub, sizeof sub, "%s%s", out, subdirs[i]);
     if (mkdir_p(sub)) {
       fprintf(stderr, "symvtune build: cannot create %s: %s\n", sub, strerror(errno));
-      free(pl.rules);
+      plan_free(&pl);
       return SYMV_EXIT_ERROR;
     }
   }
   if (!realpath(out, absdir)) {
     fprintf(stderr, "symvtune build: %s: %s\n", out, strerror(errno));
-    free(pl.rules);
+    plan_free(&pl);
     return SYMV_EXIT_ERROR;
   }
   const symv_source *hdr = lib_source("symv.h");
@@ -842,21 +916,28 @@ static int run(int argc, char **argv)
       write_embedded(symv_lib_sources, symv_lib_nsources, absdir, "src/runtime") ||
       write_kernel_units(&pl, absdir, cmd) || write_table(&pl, absdir, cmd) || !hdr || write_text(sub, hdr->text) ||
       write_pc(&pl, absdir, root ? root : "/usr/local/cuda")) {
-    free(pl.rules);
+    plan_free(&pl);
     return SYMV_EXIT_ERROR;
   }
-  printf("symvtune build: %d rules (n %d..%d) of fit %lld, %d candidates in %d kernels, for %s (%s, %d SMs)\n",
-         pl.nrules, pl.fit.lo, pl.fit.hi, pl.fit.id, pl.ncands, pl.nkernels, pl.dev.name, pl.arch, pl.dev.sm_count);
+  printf("symvtune build:");
+  for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
+    const build_routine *rt = &pl.rt[symv_routine_order(i)];
+    if (rt->have)
+      printf(" %s %d rules (n %d..%d) of fit %lld;", symv_routine_name(symv_routine_order(i)), rt->nrules, rt->fit.lo,
+             rt->fit.hi, rt->fit.id);
+  }
+  printf(" %d candidates in %d kernels, for %s (%s, %d SMs)\n", pl.ncands, pl.nkernels, pl.dev.name, pl.arch,
+         pl.dev.sm_count);
   printf("compiling with %s, %d jobs, in %s\n", nvcc, jobs, absdir);
   fflush(stdout);
   if (compile_all(&pl, absdir, nvcc, libdir, jobs)) {
     fprintf(stderr, "symvtune build: no library written\n");
-    free(pl.rules);
+    plan_free(&pl);
     return SYMV_EXIT_ERROR;
   }
   print_plan(&pl);
   printf("wrote %s/lib/libsymv.so, %s/include/symv.h, %s/lib/pkgconfig/libsymv.pc\n", absdir, absdir, absdir);
-  free(pl.rules);
+  plan_free(&pl);
   return SYMV_EXIT_OK;
 }
 

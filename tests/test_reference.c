@@ -151,20 +151,23 @@ Test(residual, detects_a_wrong_element_and_nan)
     memcpy(yref, y0, E * n);
     symv_ref(r, 'L', n, alpha, A, lda, x, 1, beta, yref, 1);
     memcpy(y, yref, E * n);
-    /* a relative error of 1e5 eps: far above rounding, far below any tolerance on values */
-    long double complex v = elem(r, y, 17) * (1 + 1e5 * ri->eps);
+    /* an error of 100 times element 17's scale stands out; half of each
+     * element's scale (rounding) passes */
+    double *scale = symv_residual_scale(r, 'L', n, alpha, A, lda, x, 1, beta, y0, 1);
+    cr_assert_not_null(scale);
+    long double complex v = elem(r, y, 17) + 100 * scale[17];
     symv_scalar_set(r, (char *)y + 17 * E, (double)creall(v), (double)cimagl(v));
     double res = symv_residual(r, 'L', n, alpha, A, lda, x, 1, beta, y0, y, yref, 1);
-    cr_assert(res > 10, "%s: a 1e5 eps relative error must stand out, got %g", ri->name, res);
+    cr_assert(res > 50, "%s: an error of 100 x the scale must stand out, got %g", ri->name, res);
     symv_set_nan(r, y, 17);
     cr_assert(isinf(symv_residual(r, 'L', n, alpha, A, lda, x, 1, beta, y0, y, yref, 1)), "%s", ri->name);
-    /* rounding-level differences pass */
     memcpy(y, yref, E * n);
     for (int i = 0; i < n; i++) {
-      v = elem(r, y, i) * (1 + ri->eps);
+      v = elem(r, y, i) + 0.25 * scale[i];
       symv_scalar_set(r, (char *)y + i * E, (double)creall(v), (double)cimagl(v));
     }
     cr_assert(symv_residual(r, 'L', n, alpha, A, lda, x, 1, beta, y0, y, yref, 1) < 1.0, "%s", ri->name);
+    free(scale);
     free(A), free(x), free(y0), free(y), free(yref);
   }
 }
