@@ -8,7 +8,10 @@
  * file that passes is reopened for writing and migrated. Opening read-write
  * and inspecting there would not do: closing a read-write connection to
  * someone else's WAL database checkpoints it, and one with a hot rollback
- * journal is rolled back on first read.
+ * journal is rolled back on first read. The file's journal mode is switched
+ * to WAL only after a migration has committed, so that a migration that
+ * fails leaves the file's bytes as they were. A read-only open of an older
+ * schema migrates a private in-memory copy of the file instead.
  */
 #include "db/db.h"
 
@@ -42,10 +45,20 @@ struct db {
  * migrations[v] takes a database from user_version v to v + 1. A step, once
  * released, is never edited: files in the field were made by it. A change of
  * schema is a new step at the end and DB_SCHEMA_VERSION + 1.
+ *
+ * A step that changes a table's constraints rebuilds it as SQLite documents
+ * (lang_altertable.html, "other kinds of table schema changes"): CREATE the
+ * new table, INSERT ... SELECT every row with its id, DROP the old one,
+ * RENAME the new one. db_migrate runs all steps in one transaction with
+ * foreign keys off (else the DROP would delete, and cascade into, the rows
+ * that reference the table), re-creates the indexes of the rebuilt tables
+ * and every trigger and view, and runs PRAGMA foreign_key_check before it
+ * commits.
  */
 struct migration {
   const char *sql;           /* statements, run in the migration's transaction */
   const char *tables[6];     /* the tables this step creates, NULL-terminated */
+  const char *rebuilds[6];   /* the existing tables it rebuilds, NULL-terminated */
 };
 
 static const struct migration migrations[] = {
@@ -119,7 +132,7 @@ static const struct migration migrations[] = {
     "  residual REAL NOT NULL,\n"
     "  PRIMARY KEY (name, stage, n, uplo, hot)\n"
     ") WITHOUT ROWID;\n",
-    { "device", "candidate", "measurement", "baseline", NULL } },
+    { "device", "candidate", "measurement", "baseline", NULL }, { NULL } },
 
   /* v2: crash accounting for resume, and the log of sweep runs. */
   { "ALTER TABLE candidate ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;\n"
@@ -131,7 +144,7 @@ static const struct migration migrations[] = {
     "  compile_s REAL NOT NULL DEFAULT 0,\n"
     "  measure_s REAL NOT NULL DEFAULT 0\n"
     ");\n",
-    { "sweep_run", NULL } },
+    { "sweep_run", NULL }, { NULL } },
 
   /* v3: fits (method.md section 4 steps 6-8): the d-spline curves of the
    * dense samples and the dispatch rules chosen from them. A rule or curve
@@ -172,7 +185,7 @@ static const struct migration migrations[] = {
     "  CHECK (n_end >= n_start),\n"
     "  CHECK ((kernel = 'candidate') = (candidate_id IS NOT NULL))\n"
     ") WITHOUT ROWID;\n",
-    { "fit", "fit_curve", "fit_rule", NULL } },
+    { "fit", "fit_curve", "fit_rule", NULL }, { NULL } },
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
@@ -399,6 +412,19 @@ static int text_ok(const char *s, size_t size)
   return s && s[0] && strnlen(s, size) < size;
 }
 
+/* Grow *array (of *cap elements of `size` bytes) to hold at least `need`. */
+static int grow(void **array, size_t *cap, size_t need, size_t size)
+{
+  if (need <= *cap) return 0;
+  size_t n = *cap ? 2 * *cap : 64;
+  while (n < need) n *= 2;
+  void *p = realloc(*array, n * size);
+  if (!p) return SYMV_NO_MEMORY;
+  *array = p;
+  *cap = n;
+  return 0;
+}
+
 static int finite_nonneg(double x)
 {
   return isfinite(x) && x >= 0;
@@ -457,11 +483,11 @@ static int db_probe_file(db *d, int *kind)
   return 0;
 }
 
-/* Open d->conn on d->path with SQLite flags `flags`, extended result codes
- * and the busy timeout. */
-static int db_connect(db *d, int flags)
+/* Open d->conn on `filename` (d->path, or ":memory:") with SQLite flags
+ * `flags`, extended result codes and the busy timeout. */
+static int db_connect_to(db *d, const char *filename, int flags)
 {
-  int rc = sqlite3_open_v2(d->path, &d->conn, flags, NULL);
+  int rc = sqlite3_open_v2(filename, &d->conn, flags, NULL);
   if (rc != SQLITE_OK) {
     int status = db_sqlerr(d, rc, "opening", "the database");
     sqlite3_close(d->conn);  /* the failed handle is only freed */
@@ -472,6 +498,11 @@ static int db_connect(db *d, int flags)
   if (rc == SQLITE_OK) rc = sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
   if (rc != SQLITE_OK) return db_sqlerr(d, rc, "configuring", "the connection");
   return 0;
+}
+
+static int db_connect(db *d, int flags)
+{
+  return db_connect_to(d, d->path, flags);
 }
 
 static void db_disconnect(db *d)
@@ -594,15 +625,117 @@ out:
   return status;
 }
 
-/* Bring the read-write connection from its schema version to
- * DB_SCHEMA_VERSION in one transaction; a blank database gets the
- * application_id first. The version is read again under the write lock:
- * another process may have migrated the file since db_inspect. */
+/* The schema objects a rebuild would lose, saved by db_save_schema: the
+ * indexes of the rebuilt tables (DROP TABLE drops them), and every trigger
+ * and view (one that names a dropped table would make the RENAME fail; they
+ * are dropped first). db_restore_schema re-creates them from their SQL. */
+typedef struct {
+  char **sql;                /* CREATE statements: indexes, then views, then triggers */
+  size_t n;
+} saved_schema;
+
+static void saved_schema_free(saved_schema *s)
+{
+  for (size_t i = 0; i < s->n; i++) sqlite3_free(s->sql[i]);
+  free(s->sql);
+  s->sql = NULL;
+  s->n = 0;
+}
+
+static int db_save_schema(db *d, const char *const *rebuilds, saved_schema *out)
+{
+  static const char what[] = "listing the indexes, triggers and views (sqlite_master)";
+  const char *t[5] = { NULL, NULL, NULL, NULL, NULL };
+  for (int i = 0; i < 5 && rebuilds[i]; i++) t[i] = rebuilds[i];
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what,
+    "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND "
+    "(type IN ('trigger', 'view') OR (type = 'index' AND tbl_name IN "
+    "(?1, ?2, ?3, ?4, ?5))) ORDER BY CASE type WHEN 'index' THEN 0 "
+    "WHEN 'view' THEN 1 ELSE 2 END, rowid", "ttttt", t[0], t[1], t[2], t[3], t[4]);
+  if (status) return status;
+  size_t cap = 0, dcap = 0, ndrops = 0;
+  char **drops = NULL;
+  while ((status = db_next(d, st, what, &row)) == 0 && row) {
+    const char *type = (const char *)sqlite3_column_text(st, 0);
+    const char *name = (const char *)sqlite3_column_text(st, 1);
+    const char *sql = (const char *)sqlite3_column_text(st, 2);
+    if (!type || !name || !sql) {
+      status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
+      break;
+    }
+    char *create = NULL, *drop = NULL;
+    if (grow((void **)&out->sql, &cap, out->n + 1, sizeof *out->sql) ||
+        !(create = sqlite3_mprintf("%s", sql))) {
+      status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
+      break;
+    }
+    out->sql[out->n++] = create;
+    if (strcmp(type, "index") == 0) continue;
+    if (grow((void **)&drops, &dcap, ndrops + 1, sizeof *drops) ||
+        !(drop = sqlite3_mprintf("DROP %s \"%w\"", strcmp(type, "view") == 0 ?
+                                 "VIEW" : "TRIGGER", name))) {
+      status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
+      break;
+    }
+    drops[ndrops++] = drop;
+  }
+  status = db_end(d, st, what, status);
+  for (size_t i = 0; i < ndrops; i++) {
+    if (status == 0) status = db_exec_script(d, "dropping a trigger or view before a table rebuild", drops[i]);
+    sqlite3_free(drops[i]);
+  }
+  free(drops);
+  if (status) saved_schema_free(out);
+  return status;
+}
+
+static int db_restore_schema(db *d, const saved_schema *s)
+{
+  for (size_t i = 0; i < s->n; i++) {
+    int status = db_exec_script(d, "re-creating an index, trigger or view after a table rebuild", s->sql[i]);
+    if (status) return status;
+  }
+  return 0;
+}
+
+/* PRAGMA foreign_key_check: no row references a row that is not there. */
+static int db_foreign_key_check(db *d)
+{
+  static const char what[] = "PRAGMA foreign_key_check";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what, "PRAGMA foreign_key_check", "");
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0 && row) {
+    char table[128] = "", parent[128] = "";
+    status = col_text(d, st, 0, table, sizeof table, what);
+    if (status == 0) status = col_text(d, st, 2, parent, sizeof parent, what);
+    if (status == 0)
+      status = db_fail(d, SYMV_DB_CORRUPT, "damaged symvtune database: a row "
+                       "of table '%s' references a row of '%s' that is not "
+                       "there (PRAGMA foreign_key_check); the migration to "
+                       "schema version %d was rolled back (left untouched)",
+                       table, parent, DB_SCHEMA_VERSION);
+  }
+  return db_end(d, st, what, status);
+}
+
+/* Bring the connection from its schema version to DB_SCHEMA_VERSION in one
+ * transaction; a blank database gets the application_id first. The version
+ * is read again under the write lock: another process may have migrated the
+ * file since db_inspect. Foreign keys are off during the migration (the
+ * pragma is a no-op inside a transaction, so it is set around it) and on
+ * after it, whatever happens; the migrated rows are checked by PRAGMA
+ * foreign_key_check before the commit. */
 static int db_migrate(db *d)
 {
   long long app_id, version, ntables;
-  int status = db_exec(d, "BEGIN IMMEDIATE (migration)", "BEGIN IMMEDIATE", "");
+  int status = db_exec_script(d, "PRAGMA foreign_keys = OFF (migration)",
+                              "PRAGMA foreign_keys = OFF");
   if (status) return status;
+  status = db_exec(d, "BEGIN IMMEDIATE (migration)", "BEGIN IMMEDIATE", "");
+  if (status) goto out;
   status = db_query_int(d, "PRAGMA application_id", "PRAGMA application_id",
                         &app_id, NULL);
   if (status == 0)
@@ -637,21 +770,35 @@ static int db_migrate(db *d)
   for (long long v = version; v < DB_SCHEMA_VERSION; v++) {
     char what[64];
     snprintf(what, sizeof what, "migration to schema version %lld", v + 1);
-    if ((status = db_exec_script(d, what, migrations[v].sql))) goto fail;
+    saved_schema saved = { NULL, 0 };
+    int rebuild = migrations[v].rebuilds[0] != NULL;
+    if (rebuild) status = db_save_schema(d, migrations[v].rebuilds, &saved);
+    if (status == 0) status = db_exec_script(d, what, migrations[v].sql);
+    if (status == 0 && rebuild) status = db_restore_schema(d, &saved);
+    saved_schema_free(&saved);
+    if (status) goto fail;
   }
   if (version < DB_SCHEMA_VERSION) {
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
     if ((status = db_exec_script(d, "PRAGMA user_version (set)", sql))) goto fail;
+    if ((status = db_foreign_key_check(d))) goto fail;
   }
-  return db_exec(d, "COMMIT (migration)", "COMMIT", "");
+  status = db_exec(d, "COMMIT (migration)", "COMMIT", "");
+  if (status) goto fail;
+  goto out;
 
 fail:
   db_abandon(d);  /* nothing is kept of a half-done migration */
+out:
+  /* Back on, even after a failure: the handle must not be left without. */
+  sqlite3_exec(d->conn, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
   return status;
 }
 
-/* Read-write connection settings: WAL, full sync at commit, foreign keys. */
+/* Read-write connection settings, after the migration: WAL (a migration
+ * that fails has then not changed the file's header either) and foreign
+ * keys. PRAGMA synchronous = FULL is set before the migration. */
 static int db_configure(db *d)
 {
   static const char what[] = "PRAGMA journal_mode = WAL";
@@ -665,9 +812,40 @@ static int db_configure(db *d)
   if (status) return status;
   if (strcmp(mode, "wal") != 0)
     return db_fail(d, SYMV_DB, "%s: the journal stays in mode '%s'", what, mode);
-  status = db_exec_script(d, "PRAGMA synchronous = FULL", "PRAGMA synchronous = FULL");
+  return db_exec_script(d, "PRAGMA foreign_keys = ON", "PRAGMA foreign_keys = ON");
+}
+
+/* A read-only open of an older schema: the file is read, through a
+ * read-only connection, into a private in-memory database (the backup API
+ * copies a consistent snapshot, WAL content included), the copy is migrated,
+ * and the connection is made to refuse writes (PRAGMA query_only) as a
+ * read-only one does. The file is never written. */
+static int db_open_migrated_copy(db *d)
+{
+  int status = db_connect(d, SQLITE_OPEN_READONLY);
+  if (status) return status;
+  sqlite3 *file = d->conn;
+  d->conn = NULL;
+  status = db_connect_to(d, ":memory:", SQLITE_OPEN_READWRITE);
+  if (status == 0) {
+    sqlite3_backup *b = sqlite3_backup_init(d->conn, "main", file, "main");
+    if (!b) {
+      status = db_sqlerr(d, sqlite3_extended_errcode(d->conn), "starting",
+                         "the copy of an older schema into memory");
+    } else {
+      int rc = sqlite3_backup_step(b, -1);
+      int rc_finish = sqlite3_backup_finish(b);
+      if (rc == SQLITE_DONE) rc = rc_finish;
+      if (rc != SQLITE_OK)
+        status = db_fail(d, status_of(rc), "copying the file (schema version "
+                         "older than this program's) into memory to migrate it "
+                         "failed: %s (SQLite code %d)", sqlite3_errstr(rc), rc);
+    }
+  }
+  sqlite3_close(file);  /* read-only, nothing pending */
+  if (status == 0) status = db_migrate(d);
   if (status == 0)
-    status = db_exec_script(d, "PRAGMA foreign_keys = ON", "PRAGMA foreign_keys = ON");
+    status = db_exec_script(d, "PRAGMA query_only = ON", "PRAGMA query_only = ON");
   return status;
 }
 
@@ -704,16 +882,15 @@ int db_open(db **out, const char *path, int flags)
                    "is empty (left untouched)");
 
   if (d->readonly) {
-    if (version < DB_SCHEMA_VERSION)
-      return db_fail(d, SYMV_DB, "schema version %d is older than this "
-                     "program's (%d) and a read-only open cannot migrate it; "
-                     "open it once for writing", version, DB_SCHEMA_VERSION);
+    if (version < DB_SCHEMA_VERSION) return db_open_migrated_copy(d);
     return db_connect(d, SQLITE_OPEN_READONLY);
   }
   status = db_connect(d, SQLITE_OPEN_READWRITE |
                          (kind == FILE_MISSING ? SQLITE_OPEN_CREATE : 0));
-  if (status == 0) status = db_configure(d);
+  if (status == 0)
+    status = db_exec_script(d, "PRAGMA synchronous = FULL", "PRAGMA synchronous = FULL");
   if (status == 0 && version < DB_SCHEMA_VERSION) status = db_migrate(d);
+  if (status == 0) status = db_configure(d);
   return status;
 }
 
@@ -1051,19 +1228,6 @@ int db_start_attempt(db *d, long long id, int *attempts)
     db_abandon(d);
   }
   return status;
-}
-
-/* Grow *array (of *cap elements of `size` bytes) to hold at least `need`. */
-static int grow(void **array, size_t *cap, size_t need, size_t size)
-{
-  if (need <= *cap) return 0;
-  size_t n = *cap ? 2 * *cap : 64;
-  while (n < need) n *= 2;
-  void *p = realloc(*array, n * size);
-  if (!p) return SYMV_NO_MEMORY;
-  *array = p;
-  *cap = n;
-  return 0;
 }
 
 /* Reads one row of st into the zeroed element *elem; ctx as given to

@@ -32,7 +32,7 @@
 
 /* Flags of db_open. */
 #define DB_CREATE   0x1 /* create the file when it does not exist */
-#define DB_READONLY 0x2 /* open for reading only (fit, rank, report) */
+#define DB_READONLY 0x2 /* open for reading only (rank, rules, plot, build) */
 
 typedef struct db db;
 
@@ -151,8 +151,17 @@ typedef struct db_times {
 
 /*
  * db_open: open the database at `path`, flags a bitwise or of DB_CREATE and
- * DB_READONLY (not both). A writable open of an older schema migrates it to
- * DB_SCHEMA_VERSION in one transaction; a read-only open refuses it.
+ * DB_READONLY (not both).
+ *
+ * An older schema is migrated to DB_SCHEMA_VERSION; every row keeps its
+ * values and its id. A writable open migrates the file in one transaction:
+ * if the migration fails (e.g. a timing or rule names a candidate that is
+ * not there: SYMV_DB_CORRUPT), the file is left byte for byte as it was. A
+ * read-only open never writes the file: it reads the whole file into a
+ * private in-memory copy and migrates that, so the handle holds the file as
+ * it was at the open (no later writes of other processes are seen) and takes
+ * about the file's size in memory; write a file once (e.g. `symvtune fit`)
+ * to migrate it for good.
  *
  * The file is checked before anything is written: a file that is not an
  * SQLite database, an SQLite database of another application (application_id,
@@ -164,8 +173,10 @@ typedef struct db_times {
  *
  * Errors: SYMV_INVALID_VALUE (NULL argument, bad flags), SYMV_NOT_FOUND (no
  * such file and no DB_CREATE), SYMV_DB_CORRUPT (not a symvtune database, or
- * damaged), SYMV_DB_VERSION (schema newer than this program; nothing is
- * written), SYMV_IO, SYMV_DB, SYMV_NO_MEMORY.
+ * damaged, including rows that reference missing rows, found when migrating),
+ * SYMV_DB_VERSION (schema newer than this program; nothing is written),
+ * SYMV_IO, SYMV_DB (e.g. the file is locked by another writer past the busy
+ * timeout), SYMV_NO_MEMORY.
  */
 int db_open(db **out, const char *path, int flags);
 
