@@ -87,13 +87,13 @@ int fit_load(db *d, char uplo, int hot, fit_set *out)
   for (int b = 0; b < 2 && !rc; b++) {
     db_measurement *m = NULL;
     size_t count = 0;
-    rc = db_baseline_measurements(d, baselines[b], DB_STAGE_DENSE, uplo, hot, &m, &count);
+    rc = db_baseline_measurements(d, "dsymv", baselines[b], DB_STAGE_DENSE, uplo, hot, &m, &count);
     if (!rc && count > 0) rc = fit_add(out, baselines[b], NULL, m, count);
     free(m);
   }
   db_candidate *cand = NULL;
   size_t ncand = 0;
-  if (!rc) rc = db_list_candidates(d, DB_VALID, NULL, &cand, &ncand);
+  if (!rc) rc = db_list_candidates(d, "dsymv", DB_VALID, NULL, &cand, &ncand);
   for (size_t i = 0; i < ncand && !rc; i++) {
     db_measurement *m = NULL;
     size_t count = 0;
@@ -371,6 +371,7 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
     m++;
   }
   memset(fit, 0, sizeof *fit);
+  snprintf(fit->routine, sizeof fit->routine, "dsymv");
   fit->uplo = s->uplo;
   fit->hot = s->hot;
   fit->lo = s->curve[0].lo;

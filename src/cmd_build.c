@@ -273,7 +273,7 @@ static int plan_read(const char *path, const char *arch_opt, build_plan *pl, cha
   }
   if ((rc = db_get_device(d, &pl->dev))) {
     snprintf(err, errlen, "no device fingerprint: %s: %s", symv_strerror(rc), db_errmsg(d));
-  } else if ((rc = db_latest_fit(d, &pl->fit, &rules, &nrules, NULL, NULL))) {
+  } else if ((rc = db_latest_fit(d, "dsymv", 'L', 0, &pl->fit, &rules, &nrules, NULL, NULL))) {
     snprintf(err, errlen, "%s: %s%s", rc == SYMV_NOT_FOUND ? "no fit in the database" : symv_strerror(rc),
              db_errmsg(d), rc == SYMV_NOT_FOUND ? " (run `symvtune fit --db FILE` first)" : "");
   } else if (!(rc = check_device(pl, arch_opt, err, errlen))) {

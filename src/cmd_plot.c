@@ -306,7 +306,7 @@ static int run(int argc, char **argv)
   fit_set s = {0};
   db_device dev;
   char dir[4096] = "";
-  if ((rc = db_latest_fit(d, &fit, &rules, &nrules, &curves, &ncurves))) {
+  if ((rc = db_latest_fit(d, "dsymv", 'L', 0, &fit, &rules, &nrules, &curves, &ncurves))) {
     fprintf(stderr, "symvtune plot: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     goto out;
   }

@@ -55,7 +55,7 @@ static int sweep_sizes(db *d, char uplo, int hot, int *ns, int max, int *count)
   db_candidate *cand = NULL;
   size_t ncand = 0;
   *count = 0;
-  int rc = db_list_candidates(d, DB_VALID, NULL, &cand, &ncand);
+  int rc = db_list_candidates(d, "dsymv", DB_VALID, NULL, &cand, &ncand);
   for (size_t i = 0; !rc && i < ncand; i++) {
     db_measurement *m = NULL;
     size_t k = 0;
@@ -82,7 +82,7 @@ static int cublas_times(db *d, const int *ns, int nsizes, char uplo, int hot, do
   for (int b = 0; b < 2; b++) {
     db_measurement *m = NULL;
     size_t k = 0;
-    int rc = db_baseline_measurements(d, names[b], DB_STAGE_SWEEP, uplo, hot, &m, &k);
+    int rc = db_baseline_measurements(d, "dsymv", names[b], DB_STAGE_SWEEP, uplo, hot, &m, &k);
     if (rc) return rc;
     for (size_t j = 0; j < k; j++)
       for (int s = 0; s < nsizes; s++)

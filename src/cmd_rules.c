@@ -166,7 +166,7 @@ static int run(int argc, char **argv)
   db_fit fit;
   db_rule *rules = NULL;
   size_t nrules = 0;
-  rc = db_latest_fit(d, &fit, &rules, &nrules, NULL, NULL);
+  rc = db_latest_fit(d, "dsymv", 'L', 0, &fit, &rules, &nrules, NULL, NULL);
   if (rc) {
     fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     db_close(d);

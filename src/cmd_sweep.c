@@ -106,6 +106,7 @@ static int add_test_faults(db *d)
   static const int modes[2] = {0, 1};
   for (int i = 0; i < 2; i++) {
     db_candidate c = {0};
+    snprintf(c.routine, sizeof c.routine, "dsymv");
     snprintf(c.family, sizeof c.family, "fault");
     c.block_size = 64, c.ux = 8, c.multiplicity = 1, c.mx = modes[i];
     if (db_put_candidate(d, &c, NULL)) return SYMV_DB;
@@ -117,7 +118,7 @@ static void summary(db *d, const sweep_worker *w, const sweep_stats *st, const i
                     int hot, double wall)
 {
   db_counts cnt;
-  if (db_count_candidates(d, NULL, &cnt)) return;
+  if (db_count_candidates(d, "dsymv", NULL, &cnt)) return;
   printf("\nsweep summary (%s, %d SMs; copy rate %.0f GB/s)\n", w->dev.name, w->dev.sm_count, w->copy_gbs);
   printf("  candidates %lld: valid %lld, invalid %lld, pending %lld\n", cnt.total, cnt.by_status[DB_VALID],
          cnt.by_status[DB_INVALID], cnt.by_status[DB_PENDING]);
@@ -127,7 +128,7 @@ static void summary(db *d, const sweep_worker *w, const sweep_stats *st, const i
          "            measuring %.1f s (%ld candidates); %d worker restarts\n",
          wall, st->compile_s, st->compile_cpu_s, st->compiled, st->cached, st->measure_s, st->measured, w->restarts);
   db_times tt;
-  if (db_time_table(d, ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return;
+  if (db_time_table(d, "dsymv", ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return;
   printf("\n  best at each size (time in us; speed-up = faster cuBLAS mode's time / this time)\n");
   printf("  %7s %10s %10s  %-26s %10s %8s %6s\n", "n", "cuBLAS", "cuBLAS-a", "best candidate", "us", "speed-up",
          "%copy");
@@ -136,7 +137,7 @@ static void summary(db *d, const sweep_worker *w, const sweep_stats *st, const i
     for (int b = 0; b < 2; b++) {
       db_measurement *ml = NULL;
       size_t c = 0;
-      if (!db_baseline_measurements(d, b ? "cublas_atomics" : "cublas", DB_STAGE_SWEEP, uplo, hot, &ml, &c))
+      if (!db_baseline_measurements(d, "dsymv", b ? "cublas_atomics" : "cublas", DB_STAGE_SWEEP, uplo, hot, &ml, &c))
         for (size_t k = 0; k < c; k++)
           if (ml[k].n == ns[s]) base[b] = ml[k].median_us;
       free(ml);
@@ -295,6 +296,7 @@ static int run(int argc, char **argv)
   long dropped = 0;
   for (long i = 0; i < nspace; i++) {
     db_candidate cand = {0};
+    snprintf(cand.routine, sizeof cand.routine, "dsymv");
     snprintf(cand.family, sizeof cand.family, "%s", symv_family_name(space[i].family));
     cand.block_size = space[i].block_size, cand.ux = space[i].ux;
     cand.multiplicity = space[i].multiplicity, cand.mx = space[i].mx;
@@ -320,7 +322,7 @@ static int run(int argc, char **argv)
 
   db_candidate *pending = NULL;
   size_t npending = 0;
-  if (db_list_candidates(d, DB_PENDING, NULL, &pending, &npending)) goto db_error;
+  if (db_list_candidates(d, "dsymv", DB_PENDING, NULL, &pending, &npending)) goto db_error;
   if (limit > 0 && npending > (size_t)limit) npending = (size_t)limit;
   symv_progress prog;
   symv_progress_start(&prog, "sweep", (long)npending, o.quiet);
@@ -333,7 +335,7 @@ static int run(int argc, char **argv)
   /* dense stage: rank by champion points, then sample the champions across
    * the range (method.md section 4, steps 3-5) */
   db_counts cnt;
-  if (!rc && dense && !db_count_candidates(d, NULL, &cnt) && cnt.by_status[DB_PENDING] == 0) {
+  if (!rc && dense && !db_count_candidates(d, "dsymv", NULL, &cnt) && cnt.by_status[DB_PENDING] == 0) {
     if (ndense == 0) {
       int hi = 32768;
       while (hi > 1024 && (double)hi * hi * 8.0 > 0.2 * (double)w.dev.global_mem) hi /= 2;

@@ -70,11 +70,18 @@ static db_device h100(void)
   return g;
 }
 
-static db_candidate point(const char *family, int b, int ux, int m, int mx)
+/* routine's candidate (family, b, ux, m, mx). */
+static db_candidate point_of(const char *routine, const char *family, int b, int ux, int m, int mx)
 {
   db_candidate c = { .block_size = b, .ux = ux, .multiplicity = m, .mx = mx };
+  snprintf(c.routine, sizeof c.routine, "%s", routine);
   snprintf(c.family, sizeof c.family, "%s", family);
   return c;
+}
+
+static db_candidate point(const char *family, int b, int ux, int m, int mx)
+{
+  return point_of("dsymv", family, b, ux, m, mx);
 }
 
 /* A plausible timing of `us` microseconds at n. */
@@ -444,12 +451,13 @@ Test(db, version_1_database_is_migrated_keeping_its_data)
   {
     db_candidate c;
     OK(db_get_candidate(d, 1, &c));
+    cr_assert_str_eq(c.routine, "dsymv");
     cr_assert(c.block_size == 128 && c.ux == 15 && c.status == DB_VALID && c.attempts == 0);
     cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_DB, "the copy is read-only too");
     cr_assert_not_null(strstr(db_errmsg(d), "readonly"), "%s", db_errmsg(d));
     db_measurement *m;
     size_t k;
-    OK(db_baseline_measurements(d, "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
+    OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
     cr_assert(k == 1 && m[0].median_us == 60.0);
     free(m);
   }
@@ -485,7 +493,7 @@ Test(db, version_1_database_is_migrated_keeping_its_data)
   cr_assert_eq(k, 1);
   cr_assert(m[0].n == 4096 && m[0].median_us == 50.0 && m[0].residual == 0.3);
   free(m);
-  OK(db_baseline_measurements(d, "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
+  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
   cr_assert(k == 1 && m[0].median_us == 60.0);
   free(m);
   close_ok(d);
@@ -660,7 +668,7 @@ Test(db, interrupted_sweep_resumes_with_committed_data_only)
 
   db_candidate *pending;
   size_t np;
-  OK(db_list_candidates(d, DB_PENDING, NULL, &pending, &np));
+  OK(db_list_candidates(d, "dsymv", DB_PENDING, NULL, &pending, &np));
   cr_assert_eq(np, 5);
   for (size_t i = 0; i < np; i++) {
     cr_assert_eq(pending[i].id, id[5 + i], "pending in id order");
@@ -669,12 +677,12 @@ Test(db, interrupted_sweep_resumes_with_committed_data_only)
   free(pending);
 
   db_counts n;
-  OK(db_count_candidates(d, NULL, &n));
+  OK(db_count_candidates(d, "dsymv", NULL, &n));
   cr_assert_eq(n.total, 10);
   cr_assert_eq(n.by_status[DB_VALID], 5);
   cr_assert_eq(n.by_status[DB_PENDING], 5);
   cr_assert_eq(n.by_status[DB_INVALID], 0);
-  OK(db_count_candidates(d, "lu", &n));
+  OK(db_count_candidates(d, "dsymv", "lu", &n));
   cr_assert_eq(n.total, 0);
   close_ok(d);
   cr_assert_eq(raw_int(p, "SELECT quick_check = 'ok' FROM pragma_quick_check"), 1);
@@ -714,13 +722,13 @@ Test(db, a_candidate_that_keeps_crashing_the_worker_becomes_a_fault)
   snprintf(c.detail, sizeof c.detail, "worker died %d times", c.attempts);
   OK(db_set_candidate_result(d, &c));
   db_counts n;
-  OK(db_count_candidates(d, "atomic_red", &n));
+  OK(db_count_candidates(d, "dsymv", "atomic_red", &n));
   cr_assert_eq(n.by_status[DB_INVALID], 1);
   cr_assert_eq(n.by_reason[DB_REASON_FAULT], 1);
   cr_assert_eq(n.by_reason[DB_REASON_NONE], 0);
   db_candidate *list;
   size_t k;
-  OK(db_list_candidates(d, DB_PENDING, NULL, &list, &k));
+  OK(db_list_candidates(d, "dsymv", DB_PENDING, NULL, &list, &k));
   cr_assert_eq(k, 0);
   cr_assert_eq(db_start_attempt(d, id + 1000, NULL), SYMV_NOT_FOUND);
   close_ok(d);
@@ -780,9 +788,9 @@ Test(db, reinserting_keeps_candidates_and_replaces_timings)
   OK(db_set_candidate_result(d, &r));
   OK(db_put_candidate(d, &c, &a2));
   cr_assert_eq(a, a2, "same point, same id");
-  OK(db_find_candidate(d, "atomic", 128, 14, 6, 9, &found_id));
+  OK(db_find_candidate(d, "dsymv", "atomic", 128, 14, 6, 9, &found_id));
   cr_assert_eq(found_id, a);
-  cr_assert_eq(db_find_candidate(d, "atomic", 128, 14, 6, 7, &found_id), SYMV_NOT_FOUND);
+  cr_assert_eq(db_find_candidate(d, "dsymv", "atomic", 128, 14, 6, 7, &found_id), SYMV_NOT_FOUND);
   db_candidate got;
   OK(db_get_candidate(d, a, &got));
   cr_assert_eq(got.status, DB_VALID, "re-inserting does not reset the result");
@@ -801,22 +809,22 @@ Test(db, reinserting_keeps_candidates_and_replaces_timings)
   free(ms);
 
   m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 25.0);
-  OK(db_put_baseline(d, "cublas", &m));
+  OK(db_put_baseline(d, "dsymv", "cublas", &m));
   m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 24.0);
-  OK(db_put_baseline(d, "cublas", &m));
+  OK(db_put_baseline(d, "dsymv", "cublas", &m));
   m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 22.0);
-  OK(db_put_baseline(d, "cublas_atomics", &m));
+  OK(db_put_baseline(d, "dsymv", "cublas_atomics", &m));
   int found;
-  OK(db_has_baseline(d, "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
+  OK(db_has_baseline(d, "dsymv", "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
   cr_assert_eq(found, 1);
-  OK(db_has_baseline(d, "cublas", 2048, 'U', 0, DB_STAGE_SWEEP, &found));
+  OK(db_has_baseline(d, "dsymv", "cublas", 2048, 'U', 0, DB_STAGE_SWEEP, &found));
   cr_assert_eq(found, 0);
-  OK(db_has_baseline(d, "cublas", 2048, 'L', 0, DB_STAGE_DENSE, &found));
+  OK(db_has_baseline(d, "dsymv", "cublas", 2048, 'L', 0, DB_STAGE_DENSE, &found));
   cr_assert_eq(found, 0);
-  OK(db_baseline_measurements(d, "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
   cr_assert(k == 1 && ms[0].median_us == 24.0);
   free(ms);
-  OK(db_baseline_measurements(d, "cublas_atomics", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  OK(db_baseline_measurements(d, "dsymv", "cublas_atomics", DB_STAGE_SWEEP, 0, -1, &ms, &k));
   cr_assert(k == 1 && ms[0].median_us == 22.0);
   free(ms);
   close_ok(d);
@@ -860,7 +868,7 @@ Test(db, bad_values_are_refused)
   cr_assert_eq(db_put_measurement(d, id, &m), SYMV_INVALID_VALUE);
   cr_assert_eq(db_put_measurement(d, id + 99, &good), SYMV_NOT_FOUND);
   cr_assert_not_null(strstr(db_errmsg(d), "no candidate"), "%s", db_errmsg(d));
-  cr_assert_eq(db_put_baseline(d, "", &good), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_put_baseline(d, "dsymv", "", &good), SYMV_INVALID_VALUE);
 
   db_candidate r = { .id = id, .status = DB_INVALID, .reason = DB_REASON_NONE };
   cr_assert_eq(db_set_candidate_result(d, &r), SYMV_INVALID_VALUE);
@@ -922,7 +930,7 @@ Test(db, time_table_for_the_ranking)
   /* Asked in another order than stored, with one size nobody measured. */
   static const int ask[4] = { 8000, 1000, 2000, 5000 };
   db_times t;
-  OK(db_time_table(d, ask, 4, 'L', 0, DB_STAGE_SWEEP, &t));
+  OK(db_time_table(d, "dsymv", ask, 4, 'L', 0, DB_STAGE_SWEEP, &t));
   cr_assert_eq(t.ncand, 4, "valid candidates only");
   cr_assert_eq(t.nsizes, 4);
   static const int rows[4] = { 0, 1, 2, 4 };
@@ -942,13 +950,13 @@ Test(db, time_table_for_the_ranking)
   cr_assert_null(t.median_us);
 
   int bad[1] = { 0 };
-  cr_assert_eq(db_time_table(d, bad, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
-  cr_assert_eq(db_time_table(d, ask, 4, 'X', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_time_table(d, "dsymv", bad, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_time_table(d, "dsymv", ask, 4, 'X', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
   close_ok(d);
 
   /* A read-only handle (the rank stage) gets the same table. */
   d = open_ok(p, DB_READONLY);
-  OK(db_time_table(d, ns, 3, 'L', 0, DB_STAGE_SWEEP, &t));
+  OK(db_time_table(d, "dsymv", ns, 3, 'L', 0, DB_STAGE_SWEEP, &t));
   cr_assert_eq(t.ncand, 4);
   cr_assert_eq(t.median_us[0], 1.0);
   db_times_free(&t);
@@ -970,7 +978,7 @@ Test(db, measurements_of_one_candidate_come_in_n_order)
       db_measurement m = timing(ns[j], 'U', hot, DB_STAGE_DENSE, ns[j] / 100.0 + hot);
       OK(db_put_measurement(d, id, &m));
       m = timing(ns[j], 'U', hot, DB_STAGE_DENSE, ns[j] / 50.0);
-      OK(db_put_baseline(d, "cublas", &m));
+      OK(db_put_baseline(d, "dsymv", "cublas", &m));
     }
   db_measurement m = timing(4096, 'U', 0, DB_STAGE_SWEEP, 1.0);
   OK(db_put_measurement(d, id, &m));
@@ -995,7 +1003,7 @@ Test(db, measurements_of_one_candidate_come_in_n_order)
   free(ms);
   OK(db_candidate_measurements(d, id, DB_STAGE_DENSE, 'L', -1, &ms, &k));
   cr_assert_eq(k, 0);
-  OK(db_baseline_measurements(d, "cublas", DB_STAGE_DENSE, 'U', 1, &ms, &k));
+  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_DENSE, 'U', 1, &ms, &k));
   cr_assert_eq(k, 6);
   for (size_t j = 1; j < k; j++) cr_assert_lt(ms[j - 1].n, ms[j].n);
   cr_assert_eq(ms[2].median_us, 2336 / 50.0);
@@ -1039,7 +1047,7 @@ static void make_v2(const char *path)
 /* A fit of lo..hi (uplo L, cold) with `threshold`. */
 static db_fit fit_of(int lo, int hi, double threshold)
 {
-  db_fit f = { .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = threshold };
+  db_fit f = { .routine = "dsymv", .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = threshold };
   snprintf(f.method, sizeof f.method, "test: %d..%d", lo, hi);
   return f;
 }
@@ -1072,6 +1080,7 @@ Test(db, version_2_database_is_migrated_keeping_its_data)
   db_candidate c;
   OK(db_get_candidate(d, 1, &c));
   cr_assert(c.block_size == 128 && c.ux == 15 && c.status == DB_VALID && c.attempts == 2);
+  cr_assert_str_eq(c.routine, "dsymv");
   db_measurement *m;
   size_t k;
   OK(db_candidate_measurements(d, 1, DB_STAGE_DENSE, 'L', 0, &m, &k));
@@ -1080,18 +1089,18 @@ Test(db, version_2_database_is_migrated_keeping_its_data)
   OK(db_candidate_measurements(d, 1, DB_STAGE_SWEEP, 'L', 0, &m, &k));
   cr_assert(k == 1 && m[0].n == 4096 && m[0].median_us == 50.0);
   free(m);
-  OK(db_baseline_measurements(d, "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
+  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
   cr_assert(k == 1 && m[0].median_us == 60.0);
   free(m);
   db_fit f;
   db_rule *r;
   size_t nr;
-  cr_assert_eq(db_latest_fit(d, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
   cr_assert_null(r);
   close_ok(d);
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM sweep_run WHERE options = '--wide' AND compile_s = 61.5"), 1);
 
-  /* what version 3 added works on the migrated file */
+  /* what versions 3 and 4 added works on the migrated file */
   d = open_ok(p, 0);
   f = fit_of(32, 9000, 0.01);
   db_rule rules[2] = { rule_of(32, 4000, DB_KERNEL_CANDIDATE, 1, 12.5),
@@ -1099,7 +1108,7 @@ Test(db, version_2_database_is_migrated_keeping_its_data)
   OK(db_put_fit(d, &f, NULL, 0, rules, 2));
   close_ok(d);
 
-  /* a version 3 file without one of its tables is not ours */
+  /* a current file without one of its tables is not ours */
   raw_exec(p, "PRAGMA journal_mode = DELETE; DROP TABLE fit_curve;");
   assert_refused(p, 0, SYMV_DB_CORRUPT, "missing");
 }
@@ -1123,7 +1132,7 @@ Test(db, fits_round_trip_and_the_latest_wins)
   db_fit f;
   db_rule *r;
   size_t nr;
-  cr_assert_eq(db_latest_fit(d, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
   cr_assert_not_null(strstr(db_errmsg(d), "no fit"), "%s", db_errmsg(d));
 
   db_fit f1 = fit_of(32, 1000, 0.02);
@@ -1153,8 +1162,9 @@ Test(db, fits_round_trip_and_the_latest_wins)
   d = open_ok(p, DB_READONLY);
   db_fit_curve *cv;
   size_t nc;
-  OK(db_latest_fit(d, &f, &r, &nr, &cv, &nc));
+  OK(db_latest_fit(d, "dsymv", 'U', 1, &f, &r, &nr, &cv, &nc));
   cr_assert_eq(f.id, f2.id);
+  cr_assert_str_eq(f.routine, "dsymv");
   cr_assert_str_eq(f.created, f2.created);
   cr_assert(f.uplo == 'U' && f.hot == 1 && f.lo == 100 && f.hi == 20000 && f.threshold == 0.05);
   cr_assert_str_eq(f.method, "test: 100..20000");
@@ -1167,6 +1177,7 @@ Test(db, fits_round_trip_and_the_latest_wins)
   /* candidate rules carry the whole candidate, cuBLAS ones none */
   cr_assert_eq(r[0].cand.id, id[0]);
   cr_assert_str_eq(r[0].cand.family, "lu");
+  cr_assert_str_eq(r[0].cand.routine, "dsymv");
   cr_assert(r[0].cand.block_size == 64 && r[0].cand.ux == 8 && r[0].cand.multiplicity == 1 &&
             r[0].cand.mx == 0 && r[0].cand.status == DB_VALID && r[0].cand.regs_per_thread == 40);
   cr_assert_eq(r[2].cand.id, id[2]);
@@ -1182,8 +1193,13 @@ Test(db, fits_round_trip_and_the_latest_wins)
   free(r);
   free(cv);
   /* curves are optional */
-  OK(db_latest_fit(d, &f, &r, &nr, NULL, NULL));
+  OK(db_latest_fit(d, "dsymv", 'U', 1, &f, &r, &nr, NULL, NULL));
   cr_assert_eq(nr, 4);
+  free(r);
+  /* the newer fit is of (U, hot): it does not hide the (L, cold) one */
+  OK(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL));
+  cr_assert_eq(f.id, f1.id);
+  cr_assert(nr == 1 && f.uplo == 'L' && f.hot == 0 && f.lo == 32 && f.hi == 1000);
   free(r);
   close_ok(d);
 }
@@ -1258,7 +1274,7 @@ Test(db, rules_that_do_not_tile_the_range_are_refused)
   db_fit latest;
   db_rule *got;
   size_t n;
-  OK(db_latest_fit(d, &latest, &got, &n, NULL, NULL));
+  OK(db_latest_fit(d, "dsymv", 'L', 0, &latest, &got, &n, NULL, NULL));
   cr_assert_eq(latest.id, good.id, "only the good fit was stored");
   cr_assert_eq(n, 2);
   free(got);
@@ -1274,7 +1290,7 @@ Test(db, rules_that_do_not_tile_the_range_are_refused)
   /* rules damaged in the file are reported, not returned */
   raw_exec(p, "UPDATE fit_rule SET n_start = 510 WHERE n_start = 500");
   d = open_ok(p, DB_READONLY);
-  cr_assert_eq(db_latest_fit(d, &latest, &got, &n, NULL, NULL), SYMV_DB_CORRUPT);
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &latest, &got, &n, NULL, NULL), SYMV_DB_CORRUPT);
   cr_assert_null(got);
   cr_assert_not_null(strstr(db_errmsg(d), "510"), "%s", db_errmsg(d));
   close_ok(d);
