@@ -8,7 +8,10 @@
  * file that passes is reopened for writing and migrated. Opening read-write
  * and inspecting there would not do: closing a read-write connection to
  * someone else's WAL database checkpoints it, and one with a hot rollback
- * journal is rolled back on first read.
+ * journal is rolled back on first read. The file's journal mode is switched
+ * to WAL only after a migration has committed, so that a migration that
+ * fails leaves the file's bytes as they were. A read-only open of an older
+ * schema migrates a private in-memory copy of the file instead.
  */
 #include "db/db.h"
 
@@ -42,11 +45,30 @@ struct db {
  * migrations[v] takes a database from user_version v to v + 1. A step, once
  * released, is never edited: files in the field were made by it. A change of
  * schema is a new step at the end and DB_SCHEMA_VERSION + 1.
+ *
+ * A step that changes a table's constraints rebuilds it as SQLite documents
+ * (lang_altertable.html, "other kinds of table schema changes"): CREATE the
+ * new table, INSERT ... SELECT every row with its id, DROP the old one,
+ * RENAME the new one. db_migrate runs all steps in one transaction with
+ * foreign keys off (else the DROP would delete, and cascade into, the rows
+ * that reference the table), re-creates the indexes of the rebuilt tables
+ * and every trigger and view, and runs PRAGMA foreign_key_check before it
+ * commits.
  */
 struct migration {
   const char *sql;           /* statements, run in the migration's transaction */
   const char *tables[6];     /* the tables this step creates, NULL-terminated */
+  const char *rebuilds[6];   /* the existing tables it rebuilds, NULL-terminated */
 };
+
+/* The routines, in the canonical order; the CHECK of schema version 4 lists
+ * the same names. */
+static const char *const routine_names[DB_ROUTINE_COUNT] = {
+  "ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv"
+};
+
+#define ROUTINE_CHECK \
+  "CHECK (routine IN ('ssymv', 'dsymv', 'csymv', 'zsymv', 'chemv', 'zhemv'))"
 
 static const struct migration migrations[] = {
   /* v1: the device fingerprint, candidates, their timings and baselines. */
@@ -119,7 +141,7 @@ static const struct migration migrations[] = {
     "  residual REAL NOT NULL,\n"
     "  PRIMARY KEY (name, stage, n, uplo, hot)\n"
     ") WITHOUT ROWID;\n",
-    { "device", "candidate", "measurement", "baseline", NULL } },
+    { "device", "candidate", "measurement", "baseline", NULL }, { NULL } },
 
   /* v2: crash accounting for resume, and the log of sweep runs. */
   { "ALTER TABLE candidate ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;\n"
@@ -131,7 +153,7 @@ static const struct migration migrations[] = {
     "  compile_s REAL NOT NULL DEFAULT 0,\n"
     "  measure_s REAL NOT NULL DEFAULT 0\n"
     ");\n",
-    { "sweep_run", NULL } },
+    { "sweep_run", NULL }, { NULL } },
 
   /* v3: fits (method.md section 4 steps 6-8): the d-spline curves of the
    * dense samples and the dispatch rules chosen from them. A rule or curve
@@ -172,7 +194,81 @@ static const struct migration migrations[] = {
     "  CHECK (n_end >= n_start),\n"
     "  CHECK ((kernel = 'candidate') = (candidate_id IS NOT NULL))\n"
     ") WITHOUT ROWID;\n",
-    { "fit", "fit_curve", "fit_rule", NULL } },
+    { "fit", "fit_curve", "fit_rule", NULL }, { NULL } },
+
+  /* v4: every routine in one file. Candidates, baselines and fits gain a
+   * routine, part of the unique key of the first two; the rows of a
+   * version 3 file were all dsymv's. Measurements, curves and rules keep
+   * their candidate and fit ids, which the rebuilds preserve. */
+  { "CREATE TABLE candidate_v4 (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  routine TEXT NOT NULL " ROUTINE_CHECK ",\n"
+    "  family TEXT NOT NULL,\n"
+    "  block_size INTEGER NOT NULL,\n"
+    "  ux INTEGER NOT NULL,\n"
+    "  multiplicity INTEGER NOT NULL,\n"
+    "  mx INTEGER NOT NULL,\n"
+    "  status TEXT NOT NULL DEFAULT 'pending'\n"
+    "    CHECK (status IN ('pending', 'valid', 'invalid')),\n"
+    "  reason TEXT CHECK (reason IN ('resources', 'occupancy', 'compile',\n"
+    "    'launch', 'fault', 'timeout', 'wrong')),\n"
+    "  detail TEXT NOT NULL DEFAULT '',\n"
+    "  compile_ms REAL NOT NULL DEFAULT 0,\n"
+    "  regs_per_thread INTEGER NOT NULL DEFAULT 0,\n"
+    "  attempts INTEGER NOT NULL DEFAULT 0,\n"
+    "  UNIQUE (routine, family, block_size, ux, multiplicity, mx),\n"
+    "  CHECK ((status = 'invalid') = (reason IS NOT NULL))\n"
+    ");\n"
+    "INSERT INTO candidate_v4 (id, routine, family, block_size, ux,\n"
+    "  multiplicity, mx, status, reason, detail, compile_ms, regs_per_thread,\n"
+    "  attempts)\n"
+    "  SELECT id, 'dsymv', family, block_size, ux, multiplicity, mx, status,\n"
+    "    reason, detail, compile_ms, regs_per_thread, attempts FROM candidate;\n"
+    "DROP TABLE candidate;\n"
+    "ALTER TABLE candidate_v4 RENAME TO candidate;\n"
+    "CREATE TABLE baseline_v4 (\n"
+    "  routine TEXT NOT NULL " ROUTINE_CHECK ",\n"
+    "  name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 63),\n"
+    "  stage TEXT NOT NULL CHECK (stage IN ('sweep', 'dense')),\n"
+    "  n INTEGER NOT NULL CHECK (n > 0),\n"
+    "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"
+    "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"
+    "  median_us REAL NOT NULL,\n"
+    "  min_us REAL NOT NULL,\n"
+    "  max_us REAL NOT NULL,\n"
+    "  batches INTEGER NOT NULL,\n"
+    "  calls_per_batch INTEGER NOT NULL,\n"
+    "  gflops REAL NOT NULL,\n"
+    "  gbs REAL NOT NULL,\n"
+    "  residual REAL NOT NULL,\n"
+    "  PRIMARY KEY (routine, name, stage, n, uplo, hot)\n"
+    ") WITHOUT ROWID;\n"
+    "INSERT INTO baseline_v4 (routine, name, stage, n, uplo, hot, median_us,\n"
+    "  min_us, max_us, batches, calls_per_batch, gflops, gbs, residual)\n"
+    "  SELECT 'dsymv', name, stage, n, uplo, hot, median_us, min_us, max_us,\n"
+    "    batches, calls_per_batch, gflops, gbs, residual FROM baseline;\n"
+    "DROP TABLE baseline;\n"
+    "ALTER TABLE baseline_v4 RENAME TO baseline;\n"
+    "CREATE TABLE fit_v4 (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  routine TEXT NOT NULL " ROUTINE_CHECK ",\n"
+    "  created TEXT NOT NULL,\n"
+    "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"
+    "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"
+    "  lo INTEGER NOT NULL CHECK (lo > 0),\n"
+    "  hi INTEGER NOT NULL,\n"
+    "  threshold REAL NOT NULL CHECK (threshold >= 0 AND threshold < 1),\n"
+    "  method TEXT NOT NULL DEFAULT '',\n"
+    "  CHECK (hi >= lo)\n"
+    ");\n"
+    "INSERT INTO fit_v4 (id, routine, created, uplo, hot, lo, hi, threshold,\n"
+    "  method)\n"
+    "  SELECT id, 'dsymv', created, uplo, hot, lo, hi, threshold, method\n"
+    "    FROM fit;\n"
+    "DROP TABLE fit;\n"
+    "ALTER TABLE fit_v4 RENAME TO fit;\n",
+    { NULL },
+    { "candidate", "baseline", "fit", NULL } },
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
@@ -215,6 +311,23 @@ static int name_index(const char *const *names, int count, const char *s)
   for (int i = 0; i < count; i++)
     if (strcmp(names[i], s) == 0) return i;
   return -1;
+}
+
+/* Index of routine `name` in the canonical order, or -1 (NULL included). */
+static int routine_index(const char *name)
+{
+  if (!name || strnlen(name, DB_ROUTINE_SIZE) >= DB_ROUTINE_SIZE) return -1;
+  return name_index(routine_names, DB_ROUTINE_COUNT, name);
+}
+
+int db_routine_valid(const char *name)
+{
+  return routine_index(name) >= 0;
+}
+
+const char *db_routine_name(int index)
+{
+  return index >= 0 && index < DB_ROUTINE_COUNT ? routine_names[index] : NULL;
 }
 
 /* ---- Errors --------------------------------------------------------------- */
@@ -399,6 +512,19 @@ static int text_ok(const char *s, size_t size)
   return s && s[0] && strnlen(s, size) < size;
 }
 
+/* Grow *array (of *cap elements of `size` bytes) to hold at least `need`. */
+static int grow(void **array, size_t *cap, size_t need, size_t size)
+{
+  if (need <= *cap) return 0;
+  size_t n = *cap ? 2 * *cap : 64;
+  while (n < need) n *= 2;
+  void *p = realloc(*array, n * size);
+  if (!p) return SYMV_NO_MEMORY;
+  *array = p;
+  *cap = n;
+  return 0;
+}
+
 static int finite_nonneg(double x)
 {
   return isfinite(x) && x >= 0;
@@ -457,11 +583,11 @@ static int db_probe_file(db *d, int *kind)
   return 0;
 }
 
-/* Open d->conn on d->path with SQLite flags `flags`, extended result codes
- * and the busy timeout. */
-static int db_connect(db *d, int flags)
+/* Open d->conn on `filename` (d->path, or ":memory:") with SQLite flags
+ * `flags`, extended result codes and the busy timeout. */
+static int db_connect_to(db *d, const char *filename, int flags)
 {
-  int rc = sqlite3_open_v2(d->path, &d->conn, flags, NULL);
+  int rc = sqlite3_open_v2(filename, &d->conn, flags, NULL);
   if (rc != SQLITE_OK) {
     int status = db_sqlerr(d, rc, "opening", "the database");
     sqlite3_close(d->conn);  /* the failed handle is only freed */
@@ -472,6 +598,11 @@ static int db_connect(db *d, int flags)
   if (rc == SQLITE_OK) rc = sqlite3_busy_timeout(d->conn, DB_BUSY_TIMEOUT_MS);
   if (rc != SQLITE_OK) return db_sqlerr(d, rc, "configuring", "the connection");
   return 0;
+}
+
+static int db_connect(db *d, int flags)
+{
+  return db_connect_to(d, d->path, flags);
 }
 
 static void db_disconnect(db *d)
@@ -594,15 +725,117 @@ out:
   return status;
 }
 
-/* Bring the read-write connection from its schema version to
- * DB_SCHEMA_VERSION in one transaction; a blank database gets the
- * application_id first. The version is read again under the write lock:
- * another process may have migrated the file since db_inspect. */
+/* The schema objects a rebuild would lose, saved by db_save_schema: the
+ * indexes of the rebuilt tables (DROP TABLE drops them), and every trigger
+ * and view (one that names a dropped table would make the RENAME fail; they
+ * are dropped first). db_restore_schema re-creates them from their SQL. */
+typedef struct {
+  char **sql;                /* CREATE statements: indexes, then views, then triggers */
+  size_t n;
+} saved_schema;
+
+static void saved_schema_free(saved_schema *s)
+{
+  for (size_t i = 0; i < s->n; i++) sqlite3_free(s->sql[i]);
+  free(s->sql);
+  s->sql = NULL;
+  s->n = 0;
+}
+
+static int db_save_schema(db *d, const char *const *rebuilds, saved_schema *out)
+{
+  static const char what[] = "listing the indexes, triggers and views (sqlite_master)";
+  const char *t[5] = { NULL, NULL, NULL, NULL, NULL };
+  for (int i = 0; i < 5 && rebuilds[i]; i++) t[i] = rebuilds[i];
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what,
+    "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND "
+    "(type IN ('trigger', 'view') OR (type = 'index' AND tbl_name IN "
+    "(?1, ?2, ?3, ?4, ?5))) ORDER BY CASE type WHEN 'index' THEN 0 "
+    "WHEN 'view' THEN 1 ELSE 2 END, rowid", "ttttt", t[0], t[1], t[2], t[3], t[4]);
+  if (status) return status;
+  size_t cap = 0, dcap = 0, ndrops = 0;
+  char **drops = NULL;
+  while ((status = db_next(d, st, what, &row)) == 0 && row) {
+    const char *type = (const char *)sqlite3_column_text(st, 0);
+    const char *name = (const char *)sqlite3_column_text(st, 1);
+    const char *sql = (const char *)sqlite3_column_text(st, 2);
+    if (!type || !name || !sql) {
+      status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
+      break;
+    }
+    char *create = NULL, *drop = NULL;
+    if (grow((void **)&out->sql, &cap, out->n + 1, sizeof *out->sql) ||
+        !(create = sqlite3_mprintf("%s", sql))) {
+      status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
+      break;
+    }
+    out->sql[out->n++] = create;
+    if (strcmp(type, "index") == 0) continue;
+    if (grow((void **)&drops, &dcap, ndrops + 1, sizeof *drops) ||
+        !(drop = sqlite3_mprintf("DROP %s \"%w\"", strcmp(type, "view") == 0 ?
+                                 "VIEW" : "TRIGGER", name))) {
+      status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
+      break;
+    }
+    drops[ndrops++] = drop;
+  }
+  status = db_end(d, st, what, status);
+  for (size_t i = 0; i < ndrops; i++) {
+    if (status == 0) status = db_exec_script(d, "dropping a trigger or view before a table rebuild", drops[i]);
+    sqlite3_free(drops[i]);
+  }
+  free(drops);
+  if (status) saved_schema_free(out);
+  return status;
+}
+
+static int db_restore_schema(db *d, const saved_schema *s)
+{
+  for (size_t i = 0; i < s->n; i++) {
+    int status = db_exec_script(d, "re-creating an index, trigger or view after a table rebuild", s->sql[i]);
+    if (status) return status;
+  }
+  return 0;
+}
+
+/* PRAGMA foreign_key_check: no row references a row that is not there. */
+static int db_foreign_key_check(db *d)
+{
+  static const char what[] = "PRAGMA foreign_key_check";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what, "PRAGMA foreign_key_check", "");
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0 && row) {
+    char table[128] = "", parent[128] = "";
+    status = col_text(d, st, 0, table, sizeof table, what);
+    if (status == 0) status = col_text(d, st, 2, parent, sizeof parent, what);
+    if (status == 0)
+      status = db_fail(d, SYMV_DB_CORRUPT, "damaged symvtune database: a row "
+                       "of table '%s' references a row of '%s' that is not "
+                       "there (PRAGMA foreign_key_check); the migration to "
+                       "schema version %d was rolled back (left untouched)",
+                       table, parent, DB_SCHEMA_VERSION);
+  }
+  return db_end(d, st, what, status);
+}
+
+/* Bring the connection from its schema version to DB_SCHEMA_VERSION in one
+ * transaction; a blank database gets the application_id first. The version
+ * is read again under the write lock: another process may have migrated the
+ * file since db_inspect. Foreign keys are off during the migration (the
+ * pragma is a no-op inside a transaction, so it is set around it) and on
+ * after it, whatever happens; the migrated rows are checked by PRAGMA
+ * foreign_key_check before the commit. */
 static int db_migrate(db *d)
 {
   long long app_id, version, ntables;
-  int status = db_exec(d, "BEGIN IMMEDIATE (migration)", "BEGIN IMMEDIATE", "");
+  int status = db_exec_script(d, "PRAGMA foreign_keys = OFF (migration)",
+                              "PRAGMA foreign_keys = OFF");
   if (status) return status;
+  status = db_exec(d, "BEGIN IMMEDIATE (migration)", "BEGIN IMMEDIATE", "");
+  if (status) goto out;
   status = db_query_int(d, "PRAGMA application_id", "PRAGMA application_id",
                         &app_id, NULL);
   if (status == 0)
@@ -637,21 +870,35 @@ static int db_migrate(db *d)
   for (long long v = version; v < DB_SCHEMA_VERSION; v++) {
     char what[64];
     snprintf(what, sizeof what, "migration to schema version %lld", v + 1);
-    if ((status = db_exec_script(d, what, migrations[v].sql))) goto fail;
+    saved_schema saved = { NULL, 0 };
+    int rebuild = migrations[v].rebuilds[0] != NULL;
+    if (rebuild) status = db_save_schema(d, migrations[v].rebuilds, &saved);
+    if (status == 0) status = db_exec_script(d, what, migrations[v].sql);
+    if (status == 0 && rebuild) status = db_restore_schema(d, &saved);
+    saved_schema_free(&saved);
+    if (status) goto fail;
   }
   if (version < DB_SCHEMA_VERSION) {
     char sql[64];
     snprintf(sql, sizeof sql, "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
     if ((status = db_exec_script(d, "PRAGMA user_version (set)", sql))) goto fail;
+    if ((status = db_foreign_key_check(d))) goto fail;
   }
-  return db_exec(d, "COMMIT (migration)", "COMMIT", "");
+  status = db_exec(d, "COMMIT (migration)", "COMMIT", "");
+  if (status) goto fail;
+  goto out;
 
 fail:
   db_abandon(d);  /* nothing is kept of a half-done migration */
+out:
+  /* Back on, even after a failure: the handle must not be left without. */
+  sqlite3_exec(d->conn, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
   return status;
 }
 
-/* Read-write connection settings: WAL, full sync at commit, foreign keys. */
+/* Read-write connection settings, after the migration: WAL (a migration
+ * that fails has then not changed the file's header either) and foreign
+ * keys. PRAGMA synchronous = FULL is set before the migration. */
 static int db_configure(db *d)
 {
   static const char what[] = "PRAGMA journal_mode = WAL";
@@ -665,9 +912,40 @@ static int db_configure(db *d)
   if (status) return status;
   if (strcmp(mode, "wal") != 0)
     return db_fail(d, SYMV_DB, "%s: the journal stays in mode '%s'", what, mode);
-  status = db_exec_script(d, "PRAGMA synchronous = FULL", "PRAGMA synchronous = FULL");
+  return db_exec_script(d, "PRAGMA foreign_keys = ON", "PRAGMA foreign_keys = ON");
+}
+
+/* A read-only open of an older schema: the file is read, through a
+ * read-only connection, into a private in-memory database (the backup API
+ * copies a consistent snapshot, WAL content included), the copy is migrated,
+ * and the connection is made to refuse writes (PRAGMA query_only) as a
+ * read-only one does. The file is never written. */
+static int db_open_migrated_copy(db *d)
+{
+  int status = db_connect(d, SQLITE_OPEN_READONLY);
+  if (status) return status;
+  sqlite3 *file = d->conn;
+  d->conn = NULL;
+  status = db_connect_to(d, ":memory:", SQLITE_OPEN_READWRITE);
+  if (status == 0) {
+    sqlite3_backup *b = sqlite3_backup_init(d->conn, "main", file, "main");
+    if (!b) {
+      status = db_sqlerr(d, sqlite3_extended_errcode(d->conn), "starting",
+                         "the copy of an older schema into memory");
+    } else {
+      int rc = sqlite3_backup_step(b, -1);
+      int rc_finish = sqlite3_backup_finish(b);
+      if (rc == SQLITE_DONE) rc = rc_finish;
+      if (rc != SQLITE_OK)
+        status = db_fail(d, status_of(rc), "copying the file (schema version "
+                         "older than this program's) into memory to migrate it "
+                         "failed: %s (SQLite code %d)", sqlite3_errstr(rc), rc);
+    }
+  }
+  sqlite3_close(file);  /* read-only, nothing pending */
+  if (status == 0) status = db_migrate(d);
   if (status == 0)
-    status = db_exec_script(d, "PRAGMA foreign_keys = ON", "PRAGMA foreign_keys = ON");
+    status = db_exec_script(d, "PRAGMA query_only = ON", "PRAGMA query_only = ON");
   return status;
 }
 
@@ -704,16 +982,15 @@ int db_open(db **out, const char *path, int flags)
                    "is empty (left untouched)");
 
   if (d->readonly) {
-    if (version < DB_SCHEMA_VERSION)
-      return db_fail(d, SYMV_DB, "schema version %d is older than this "
-                     "program's (%d) and a read-only open cannot migrate it; "
-                     "open it once for writing", version, DB_SCHEMA_VERSION);
+    if (version < DB_SCHEMA_VERSION) return db_open_migrated_copy(d);
     return db_connect(d, SQLITE_OPEN_READONLY);
   }
   status = db_connect(d, SQLITE_OPEN_READWRITE |
                          (kind == FILE_MISSING ? SQLITE_OPEN_CREATE : 0));
-  if (status == 0) status = db_configure(d);
+  if (status == 0)
+    status = db_exec_script(d, "PRAGMA synchronous = FULL", "PRAGMA synchronous = FULL");
   if (status == 0 && version < DB_SCHEMA_VERSION) status = db_migrate(d);
+  if (status == 0) status = db_configure(d);
   return status;
 }
 
@@ -894,33 +1171,37 @@ int db_rollback(db *d)
 /* ---- Candidates --------------------------------------------------------------- */
 
 #define CANDIDATE_COLUMNS                                                     \
-  "id, family, block_size, ux, multiplicity, mx, status, reason, detail, "    \
-  "compile_ms, regs_per_thread, attempts"
+  "id, routine, family, block_size, ux, multiplicity, mx, status, reason, "   \
+  "detail, compile_ms, regs_per_thread, attempts"
+#define CANDIDATE_NCOLUMNS 13  /* columns in CANDIDATE_COLUMNS */
 
 /* Read a row of CANDIDATE_COLUMNS into *c. */
 static int read_candidate(db *d, sqlite3_stmt *st, const char *what,
                           db_candidate *c)
 {
-  char status[16], reason[16];
+  char routine[16], status[16], reason[16];
   memset(c, 0, sizeof *c);
   c->id = sqlite3_column_int64(st, 0);
-  int rc = col_text(d, st, 1, c->family, sizeof c->family, what);
-  if (rc == 0) rc = col_text(d, st, 6, status, sizeof status, what);
-  if (rc == 0) rc = col_text(d, st, 7, reason, sizeof reason, what);
-  if (rc == 0) rc = col_text(d, st, 8, c->detail, sizeof c->detail, what);
+  int rc = col_text(d, st, 1, routine, sizeof routine, what);
+  if (rc == 0) rc = col_text(d, st, 2, c->family, sizeof c->family, what);
+  if (rc == 0) rc = col_text(d, st, 7, status, sizeof status, what);
+  if (rc == 0) rc = col_text(d, st, 8, reason, sizeof reason, what);
+  if (rc == 0) rc = col_text(d, st, 9, c->detail, sizeof c->detail, what);
   if (rc) return rc;
-  c->block_size = sqlite3_column_int(st, 2);
-  c->ux = sqlite3_column_int(st, 3);
-  c->multiplicity = sqlite3_column_int(st, 4);
-  c->mx = sqlite3_column_int(st, 5);
-  c->compile_ms = sqlite3_column_double(st, 9);
-  c->regs_per_thread = sqlite3_column_int(st, 10);
-  c->attempts = sqlite3_column_int(st, 11);
+  c->block_size = sqlite3_column_int(st, 3);
+  c->ux = sqlite3_column_int(st, 4);
+  c->multiplicity = sqlite3_column_int(st, 5);
+  c->mx = sqlite3_column_int(st, 6);
+  c->compile_ms = sqlite3_column_double(st, 10);
+  c->regs_per_thread = sqlite3_column_int(st, 11);
+  c->attempts = sqlite3_column_int(st, 12);
   int s = name_index(status_names, DB_STATUS_COUNT, status);
   int r = name_index(reason_names, DB_REASON_COUNT, reason);
-  if (s < 0 || r < 0)
-    return db_fail(d, SYMV_DB_CORRUPT, "candidate %lld has status '%s' reason "
-                   "'%s', which this program does not know", c->id, status, reason);
+  if (s < 0 || r < 0 || routine_index(routine) < 0)
+    return db_fail(d, SYMV_DB_CORRUPT, "candidate %lld has routine '%s' status "
+                   "'%s' reason '%s', which this program does not know", c->id,
+                   routine, status, reason);
+  snprintf(c->routine, sizeof c->routine, "%.7s", routine);  /* checked: < 8 */
   c->status = (db_status)s;
   c->reason = (db_reason)r;
   return 0;
@@ -933,9 +1214,21 @@ static int candidate_row(db *d, sqlite3_stmt *st, const char *what, void *elem, 
   return read_candidate(d, st, what, elem);
 }
 
-static int check_point(db *d, const char *fn, const char *family, int block_size,
-                       int ux, int multiplicity, int mx)
+/* A routine argument: one of the six names, or NULL where `optional`. */
+static int check_routine(db *d, const char *fn, const char *routine, int optional)
 {
+  if ((optional && !routine) || routine_index(routine) >= 0) return 0;
+  return db_fail(d, SYMV_INVALID_VALUE, "%s: %s%.16s%s is not a routine (ssymv, "
+                 "dsymv, csymv, zsymv, chemv or zhemv)", fn, routine ? "'" : "",
+                 routine ? routine : "NULL", routine ? "'" : "");
+}
+
+static int check_point(db *d, const char *fn, const char *routine,
+                       const char *family, int block_size, int ux,
+                       int multiplicity, int mx)
+{
+  int status = check_routine(d, fn, routine, 0);
+  if (status) return status;
   if (!text_ok(family, sizeof ((db_candidate *)0)->family) || block_size < 0 ||
       ux < 0 || multiplicity < 0 || mx < 0)
     return db_fail(d, SYMV_INVALID_VALUE, "%s: bad candidate (family '%.20s', "
@@ -944,24 +1237,25 @@ static int check_point(db *d, const char *fn, const char *family, int block_size
   return 0;
 }
 
-int db_find_candidate(db *d, const char *family, int block_size, int ux,
-                      int multiplicity, int mx, long long *id)
+int db_find_candidate(db *d, const char *routine, const char *family,
+                      int block_size, int ux, int multiplicity, int mx,
+                      long long *id)
 {
-  int status = check_point(d, "db_find_candidate", family, block_size, ux,
-                           multiplicity, mx);
+  int status = check_point(d, "db_find_candidate", routine, family, block_size,
+                           ux, multiplicity, mx);
   if (status) return status;
   static const char what[] = "SELECT id FROM candidate";
   sqlite3_stmt *st;
   int row;
   status = db_query(d, &st, what,
-                    "SELECT id FROM candidate WHERE family = ? AND block_size = ? "
-                    "AND ux = ? AND multiplicity = ? AND mx = ?",
-                    "tiiii", family, block_size, ux, multiplicity, mx);
+                    "SELECT id FROM candidate WHERE routine = ? AND family = ? "
+                    "AND block_size = ? AND ux = ? AND multiplicity = ? AND mx = ?",
+                    "ttiiii", routine, family, block_size, ux, multiplicity, mx);
   if (status) return status;
   status = db_next(d, st, what, &row);
   if (status == 0 && !row)
-    status = db_fail(d, SYMV_NOT_FOUND, "no candidate %s b%d u%d m%d x%d",
-                     family, block_size, ux, multiplicity, mx);
+    status = db_fail(d, SYMV_NOT_FOUND, "no %s candidate %s b%d u%d m%d x%d",
+                     routine, family, block_size, ux, multiplicity, mx);
   if (status == 0 && id) *id = sqlite3_column_int64(st, 0);
   return db_end(d, st, what, status);
 }
@@ -969,16 +1263,17 @@ int db_find_candidate(db *d, const char *family, int block_size, int ux,
 int db_put_candidate(db *d, const db_candidate *c, long long *id)
 {
   if (!c) return db_fail(d, SYMV_INVALID_VALUE, "db_put_candidate: no candidate");
-  int status = check_point(d, "db_put_candidate", c->family, c->block_size,
-                           c->ux, c->multiplicity, c->mx);
+  int status = check_point(d, "db_put_candidate", c->routine, c->family,
+                           c->block_size, c->ux, c->multiplicity, c->mx);
   if (status == 0)
     status = db_exec(d, "INSERT INTO candidate",
-                     "INSERT INTO candidate (family, block_size, ux, multiplicity, mx) "
-                     "VALUES (?, ?, ?, ?, ?) ON CONFLICT "
-                     "(family, block_size, ux, multiplicity, mx) DO NOTHING",
-                     "tiiii", c->family, c->block_size, c->ux, c->multiplicity, c->mx);
+                     "INSERT INTO candidate (routine, family, block_size, ux, "
+                     "multiplicity, mx) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT "
+                     "(routine, family, block_size, ux, multiplicity, mx) DO NOTHING",
+                     "ttiiii", c->routine, c->family, c->block_size, c->ux,
+                     c->multiplicity, c->mx);
   if (status == 0)
-    status = db_find_candidate(d, c->family, c->block_size, c->ux,
+    status = db_find_candidate(d, c->routine, c->family, c->block_size, c->ux,
                                c->multiplicity, c->mx, id);
   return status;
 }
@@ -1053,19 +1348,6 @@ int db_start_attempt(db *d, long long id, int *attempts)
   return status;
 }
 
-/* Grow *array (of *cap elements of `size` bytes) to hold at least `need`. */
-static int grow(void **array, size_t *cap, size_t need, size_t size)
-{
-  if (need <= *cap) return 0;
-  size_t n = *cap ? 2 * *cap : 64;
-  while (n < need) n *= 2;
-  void *p = realloc(*array, n * size);
-  if (!p) return SYMV_NO_MEMORY;
-  *array = p;
-  *cap = n;
-  return 0;
-}
-
 /* Reads one row of st into the zeroed element *elem; ctx as given to
  * db_collect. Returns 0 or a status (db_fail'ed). */
 typedef int (*row_reader)(db *d, sqlite3_stmt *st, const char *what, void *elem, void *ctx);
@@ -1098,32 +1380,40 @@ static int db_collect(db *d, sqlite3_stmt *st, const char *what, size_t size, ro
   return 0;
 }
 
-int db_list_candidates(db *d, int status_filter, const char *family,
-                       db_candidate **list, size_t *count)
+int db_list_candidates(db *d, const char *routine, int status_filter,
+                       const char *family, db_candidate **list, size_t *count)
 {
   *list = NULL;
   *count = 0;
+  int status = check_routine(d, "db_list_candidates", routine, 1);
+  if (status) return status;
   if (status_filter < -1 || status_filter >= DB_STATUS_COUNT)
     return db_fail(d, SYMV_INVALID_VALUE, "db_list_candidates: status %d",
                    status_filter);
   static const char what[] = "SELECT FROM candidate (list)";
   sqlite3_stmt *st;
-  int status = db_query(d, &st, what,
+  status = db_query(d, &st, what,
     "SELECT " CANDIDATE_COLUMNS " FROM candidate "
-    "WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR family = ?2) ORDER BY id",
-    "tt", status_filter < 0 ? NULL : status_names[status_filter], family);
+    "WHERE (?1 IS NULL OR routine = ?1) AND (?2 IS NULL OR status = ?2) "
+    "AND (?3 IS NULL OR family = ?3) ORDER BY id",
+    "ttt", routine, status_filter < 0 ? NULL : status_names[status_filter], family);
   if (status) return status;
   return db_collect(d, st, what, sizeof **list, candidate_row, NULL, (void **)list, count);
 }
 
-int db_count_candidates(db *d, const char *family, db_counts *out)
+int db_count_candidates(db *d, const char *routine, const char *family,
+                        db_counts *out)
 {
   memset(out, 0, sizeof *out);
+  int status = check_routine(d, "db_count_candidates", routine, 1);
+  if (status) return status;
   static const char what[] = "SELECT count(*) FROM candidate";
   sqlite3_stmt *st;
-  int row, status = db_query(d, &st, what,
+  int row;
+  status = db_query(d, &st, what,
     "SELECT status, reason, count(*) FROM candidate "
-    "WHERE ?1 IS NULL OR family = ?1 GROUP BY status, reason", "t", family);
+    "WHERE (?1 IS NULL OR routine = ?1) AND (?2 IS NULL OR family = ?2) "
+    "GROUP BY status, reason", "tt", routine, family);
   if (status) return status;
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
     char s[16], r[16];
@@ -1142,6 +1432,45 @@ int db_count_candidates(db *d, const char *family, db_counts *out)
     if (ri != DB_REASON_NONE) out->by_reason[ri] += k;
   }
   return db_end(d, st, what, status);
+}
+
+int db_list_routines(db *d, db_routines_of what_of,
+                     char (*names)[DB_ROUTINE_SIZE], size_t max, size_t *count)
+{
+  if (count) *count = 0;
+  if (!count || (max > 0 && !names) ||
+      (what_of != DB_ROUTINES_CANDIDATES && what_of != DB_ROUTINES_FITS))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_list_routines: bad argument "
+                   "(what %d)", (int)what_of);
+  const char *what = what_of == DB_ROUTINES_FITS ? "SELECT routine FROM fit"
+                                                 : "SELECT routine FROM candidate";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what, what_of == DB_ROUTINES_FITS ?
+                             "SELECT DISTINCT routine FROM fit" :
+                             "SELECT DISTINCT routine FROM candidate", "");
+  if (status) return status;
+  int have[DB_ROUTINE_COUNT] = { 0 };
+  while ((status = db_next(d, st, what, &row)) == 0 && row) {
+    char name[16];
+    if ((status = col_text(d, st, 0, name, sizeof name, what))) break;
+    int i = routine_index(name);
+    if (i < 0) {
+      status = db_fail(d, SYMV_DB_CORRUPT, "a stored routine '%s' is not one "
+                       "this program knows", name);
+      break;
+    }
+    have[i] = 1;
+  }
+  status = db_end(d, st, what, status);
+  if (status) return status;
+  size_t n = 0;
+  for (int i = 0; i < DB_ROUTINE_COUNT; i++) {
+    if (!have[i]) continue;
+    if (n < max) snprintf(names[n], DB_ROUTINE_SIZE, "%s", routine_names[i]);
+    n++;
+  }
+  *count = n;
+  return 0;
 }
 
 /* ---- Measurements and baselines ------------------------------------------------ */
@@ -1232,22 +1561,25 @@ int db_put_measurement(db *d, long long id, const db_measurement *m)
   return status;
 }
 
-int db_put_baseline(db *d, const char *name, const db_measurement *m)
+int db_put_baseline(db *d, const char *routine, const char *name,
+                    const db_measurement *m)
 {
+  int status = check_routine(d, "db_put_baseline", routine, 0);
+  if (status) return status;
   if (!text_ok(name, DB_BASELINE_NAME_MAX + 1))
     return db_fail(d, SYMV_INVALID_VALUE, "db_put_baseline: baseline name "
                    "empty or longer than %d characters", DB_BASELINE_NAME_MAX);
-  int status = check_measurement(d, "db_put_baseline", m);
+  status = check_measurement(d, "db_put_baseline", m);
   if (status) return status;
   return db_exec(d, "INSERT INTO baseline",
-    "INSERT INTO baseline (name, " MEASUREMENT_COLUMNS ") "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-    "ON CONFLICT (name, stage, n, uplo, hot) DO UPDATE SET "
+    "INSERT INTO baseline (routine, name, " MEASUREMENT_COLUMNS ") "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (routine, name, stage, n, uplo, hot) DO UPDATE SET "
     "median_us = excluded.median_us, min_us = excluded.min_us, "
     "max_us = excluded.max_us, batches = excluded.batches, "
     "calls_per_batch = excluded.calls_per_batch, gflops = excluded.gflops, "
     "gbs = excluded.gbs, residual = excluded.residual",
-    "ticitdddiiddd", name, m->n, m->uplo, m->hot, stage_names[m->stage],
+    "tticitdddiiddd", routine, name, m->n, m->uplo, m->hot, stage_names[m->stage],
     m->median_us, m->min_us, m->max_us, m->batches, m->calls_per_batch,
     m->gflops, m->gbs, m->residual);
 }
@@ -1281,18 +1613,20 @@ int db_has_measurement(db *d, long long id, int n, char uplo, int hot,
                    "Itici", id, stage_names[stage], n, uplo, hot);
 }
 
-int db_has_baseline(db *d, const char *name, int n, char uplo, int hot,
-                    db_stage stage, int *found)
+int db_has_baseline(db *d, const char *routine, const char *name, int n,
+                    char uplo, int hot, db_stage stage, int *found)
 {
   *found = 0;
+  int status = check_routine(d, "db_has_baseline", routine, 0);
+  if (status) return status;
   if (!text_ok(name, DB_BASELINE_NAME_MAX + 1))
     return db_fail(d, SYMV_INVALID_VALUE, "db_has_baseline: bad baseline name");
-  int status = check_key(d, "db_has_baseline", n, uplo, hot, (int)stage);
+  status = check_key(d, "db_has_baseline", n, uplo, hot, (int)stage);
   if (status) return status;
   return db_exists(d, "SELECT FROM baseline (exists)",
-                   "SELECT 1 FROM baseline WHERE name = ? AND stage = ? "
-                   "AND n = ? AND uplo = ? AND hot = ?", found,
-                   "ttici", name, stage_names[stage], n, uplo, hot);
+                   "SELECT 1 FROM baseline WHERE routine = ? AND name = ? "
+                   "AND stage = ? AND n = ? AND uplo = ? AND hot = ?", found,
+                   "tttici", routine, name, stage_names[stage], n, uplo, hot);
 }
 
 /* Check a filter of db_candidate_measurements / db_baseline_measurements. */
@@ -1334,22 +1668,24 @@ int db_candidate_measurements(db *d, long long id, db_stage stage, char uplo,
     "ItcN", id, stage_names[stage], uplo, hot);
 }
 
-int db_baseline_measurements(db *d, const char *name, db_stage stage,
-                             char uplo, int hot, db_measurement **list,
-                             size_t *count)
+int db_baseline_measurements(db *d, const char *routine, const char *name,
+                             db_stage stage, char uplo, int hot,
+                             db_measurement **list, size_t *count)
 {
   *list = NULL;
   *count = 0;
+  int status = check_routine(d, "db_baseline_measurements", routine, 0);
+  if (status) return status;
   if (!text_ok(name, DB_BASELINE_NAME_MAX + 1))
     return db_fail(d, SYMV_INVALID_VALUE, "db_baseline_measurements: bad "
                    "baseline name");
-  int status = check_filter(d, "db_baseline_measurements", stage, uplo, hot);
+  status = check_filter(d, "db_baseline_measurements", stage, uplo, hot);
   if (status) return status;
   return db_list_measurements(d, "SELECT FROM baseline (list)", list, count,
-    "SELECT " MEASUREMENT_COLUMNS " FROM baseline WHERE name = ?1 "
-    "AND stage = ?2 AND (?3 IS NULL OR uplo = ?3) "
-    "AND (?4 IS NULL OR hot = ?4) ORDER BY n, uplo, hot",
-    "ttcN", name, stage_names[stage], uplo, hot);
+    "SELECT " MEASUREMENT_COLUMNS " FROM baseline WHERE routine = ?1 "
+    "AND name = ?2 AND stage = ?3 AND (?4 IS NULL OR uplo = ?4) "
+    "AND (?5 IS NULL OR hot = ?5) ORDER BY n, uplo, hot",
+    "tttcN", routine, name, stage_names[stage], uplo, hot);
 }
 
 void db_times_free(db_times *t)
@@ -1367,17 +1703,17 @@ static int compare_id(const void *key, const void *elem)
   return (a > b) - (a < b);
 }
 
-/* Fill t (candidates already listed) from the measurements. */
-static int db_fill_times(db *d, db_times *t, char uplo, int hot,
-                         db_stage stage)
+/* Fill t (routine's candidates already listed) from the measurements. */
+static int db_fill_times(db *d, db_times *t, const char *routine, char uplo,
+                         int hot, db_stage stage)
 {
   static const char what[] = "SELECT FROM measurement (time table)";
   sqlite3_stmt *st;
   int row, status = db_query(d, &st, what,
     "SELECT m.candidate_id, m.n, m.median_us FROM measurement AS m "
     "JOIN candidate AS c ON c.id = m.candidate_id "
-    "WHERE c.status = 'valid' AND m.stage = ? AND m.uplo = ? AND m.hot = ?",
-    "tci", stage_names[stage], uplo, hot);
+    "WHERE c.routine = ? AND c.status = 'valid' AND m.stage = ? AND m.uplo = ? "
+    "AND m.hot = ?", "ttci", routine, stage_names[stage], uplo, hot);
   if (status) return status;
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
     long long id = sqlite3_column_int64(st, 0);
@@ -1393,10 +1729,12 @@ static int db_fill_times(db *d, db_times *t, char uplo, int hot,
   return db_end(d, st, what, status);
 }
 
-int db_time_table(db *d, const int *ns, size_t nsizes, char uplo, int hot,
-                  db_stage stage, db_times *out)
+int db_time_table(db *d, const char *routine, const int *ns, size_t nsizes,
+                  char uplo, int hot, db_stage stage, db_times *out)
 {
   memset(out, 0, sizeof *out);
+  int rc = check_routine(d, "db_time_table", routine, 0);
+  if (rc) return rc;
   if (nsizes == 0 || !ns)
     return db_fail(d, SYMV_INVALID_VALUE, "db_time_table: no sizes");
   for (size_t j = 0; j < nsizes; j++) {
@@ -1413,14 +1751,14 @@ int db_time_table(db *d, const int *ns, size_t nsizes, char uplo, int hot,
   int own = sqlite3_get_autocommit(d->conn);
   int status = own ? db_exec(d, "BEGIN (time table)", "BEGIN", "") : 0;
   if (status) goto fail;
-  status = db_list_candidates(d, DB_VALID, NULL, &out->cand, &out->ncand);
+  status = db_list_candidates(d, routine, DB_VALID, NULL, &out->cand, &out->ncand);
   if (status == 0 && out->ncand > 0) {
     out->median_us = malloc(out->ncand * nsizes * sizeof *out->median_us);
     if (!out->median_us)
       status = db_fail(d, SYMV_NO_MEMORY, "db_time_table: out of memory");
     else {
       for (size_t k = 0; k < out->ncand * nsizes; k++) out->median_us[k] = NAN;
-      status = db_fill_times(d, out, uplo, hot, stage);
+      status = db_fill_times(d, out, routine, uplo, hot, stage);
     }
   }
   if (own) {
@@ -1485,6 +1823,8 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
   static const char fn[] = "db_put_fit";
   if (!fit || (ncurves > 0 && !curves) || !rules || nrules == 0)
     return db_fail(d, SYMV_INVALID_VALUE, "%s: no fit, or no rules", fn);
+  int status = check_routine(d, fn, fit->routine, 0);
+  if (status) return status;
   if ((fit->uplo != 'L' && fit->uplo != 'U') || (fit->hot != 0 && fit->hot != 1) ||
       fit->lo < 1 || fit->hi < fit->lo ||
       !(fit->threshold >= 0 && fit->threshold < 1) ||
@@ -1535,6 +1875,29 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
   return 0;
 }
 
+/* Within db_put_fit: candidate id must exist (SYMV_NOT_FOUND) and be one
+ * of `routine`'s (SYMV_INVALID_VALUE); `who` names the curve or rule. */
+static int check_fit_candidate(db *d, long long id, const char *routine,
+                               const char *who)
+{
+  static const char what[] = "SELECT routine FROM candidate";
+  sqlite3_stmt *st;
+  char theirs[16] = "";
+  int row, status = db_query(d, &st, what,
+                             "SELECT routine FROM candidate WHERE id = ?", "I", id);
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0 && !row)
+    status = db_fail(d, SYMV_NOT_FOUND, "db_put_fit: %s names no candidate "
+                     "%lld", who, id);
+  if (status == 0) status = col_text(d, st, 0, theirs, sizeof theirs, what);
+  if (status == 0 && strcmp(theirs, routine) != 0)
+    status = db_fail(d, SYMV_INVALID_VALUE, "db_put_fit: %s names candidate "
+                     "%lld, which is %s's, not the fit's routine %s", who, id,
+                     theirs, routine);
+  return db_end(d, st, what, status);
+}
+
 int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
                const db_rule *rules, size_t nrules)
 {
@@ -1544,10 +1907,10 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
     return db_fail(d, SYMV_DB, "db_put_fit: called inside a transaction");
   if ((status = db_begin(d))) return status;
   status = db_exec(d, "INSERT INTO fit",
-                   "INSERT INTO fit (created, uplo, hot, lo, hi, threshold, method) "
-                   "VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?)",
-                   "ciiidt", fit->uplo, fit->hot, fit->lo, fit->hi, fit->threshold,
-                   fit->method);
+                   "INSERT INTO fit (routine, created, uplo, hot, lo, hi, threshold, "
+                   "method) VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, "
+                   "?, ?, ?, ?)", "tciiidt", fit->routine, fit->uplo, fit->hot,
+                   fit->lo, fit->hi, fit->threshold, fit->method);
   long long id = status ? 0 : sqlite3_last_insert_rowid(d->conn);
   char created[sizeof fit->created] = "";
   if (status == 0) {
@@ -1563,6 +1926,11 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
   }
   for (size_t i = 0; status == 0 && i < ncurves; i++) {
     const db_fit_curve *c = &curves[i];
+    if (is_candidate_kernel(c->kernel)) {
+      char who[32];
+      snprintf(who, sizeof who, "curve %zu", i);
+      if ((status = check_fit_candidate(d, c->candidate_id, fit->routine, who))) break;
+    }
     status = db_exec(d, "INSERT INTO fit_curve",
                      "INSERT INTO fit_curve (fit_id, seq, kernel, candidate_id, "
                      "alpha, nsamples, rms_rel) VALUES (?, ?, ?, NULLIF(?, 0), ?, ?, ?)",
@@ -1575,6 +1943,11 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
   for (size_t i = 0; status == 0 && i < nrules; i++) {
     const db_rule *r = &rules[i];
     long long cid = is_candidate_kernel(r->kernel) ? r->cand.id : 0;
+    if (cid) {
+      char who[64];
+      snprintf(who, sizeof who, "rule %zu (%d..%d)", i, r->n_start, r->n_end);
+      if ((status = check_fit_candidate(d, cid, fit->routine, who))) break;
+    }
     status = db_exec(d, "INSERT INTO fit_rule",
                      "INSERT INTO fit_rule (fit_id, n_start, n_end, kernel, "
                      "candidate_id, predicted_us, predicted_gain) "
@@ -1595,26 +1968,31 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
   return 0;
 }
 
-/* Read the latest fit's row into *fit. */
-static int db_read_latest_fit(db *d, db_fit *fit)
+/* Read the row of the latest fit of (routine, uplo, hot) into *fit. */
+static int db_read_latest_fit(db *d, const char *routine, char uplo, int hot,
+                              db_fit *fit)
 {
   static const char what[] = "SELECT FROM fit (latest)";
   sqlite3_stmt *st;
   int row, status = db_query(d, &st, what,
-    "SELECT id, created, uplo, hot, lo, hi, threshold, method FROM fit "
-    "ORDER BY id DESC LIMIT 1", "");
+    "SELECT id, created, uplo, hot, lo, hi, threshold, method, routine FROM fit "
+    "WHERE routine = ? AND uplo = ? AND hot = ? ORDER BY id DESC LIMIT 1",
+    "tci", routine, uplo, hot);
   if (status) return status;
   status = db_next(d, st, what, &row);
   if (status == 0 && !row)
-    status = db_fail(d, SYMV_NOT_FOUND, "no fit stored yet (run 'symvtune fit')");
+    status = db_fail(d, SYMV_NOT_FOUND, "no fit of %s, uplo %c, %s stored yet "
+                     "(run 'symvtune fit' for it)", routine, uplo,
+                     hot ? "hot" : "cold");
   if (status == 0) {
-    char uplo[4];
+    char uplo_text[4];
     memset(fit, 0, sizeof *fit);
     fit->id = sqlite3_column_int64(st, 0);
     status = col_text(d, st, 1, fit->created, sizeof fit->created, what);
-    if (status == 0) status = col_text(d, st, 2, uplo, sizeof uplo, what);
+    if (status == 0) status = col_text(d, st, 2, uplo_text, sizeof uplo_text, what);
     if (status == 0) status = col_text(d, st, 7, fit->method, sizeof fit->method, what);
-    fit->uplo = uplo[0];
+    if (status == 0) status = col_text(d, st, 8, fit->routine, sizeof fit->routine, what);
+    fit->uplo = uplo_text[0];
     fit->hot = sqlite3_column_int(st, 3);
     fit->lo = sqlite3_column_int(st, 4);
     fit->hi = sqlite3_column_int(st, 5);
@@ -1637,12 +2015,14 @@ static int rule_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void 
   rule_ctx *x = vctx;
   const db_fit *f = x->f;
   db_rule *r = elem;
-  int status = col_text(d, st, 14, r->kernel, sizeof r->kernel, what);
+  enum { N_START = CANDIDATE_NCOLUMNS, N_END, KERNEL, PREDICTED_US,
+         PREDICTED_GAIN, CANDIDATE_ID };
+  int status = col_text(d, st, KERNEL, r->kernel, sizeof r->kernel, what);
   if (status) return status;
-  r->n_start = sqlite3_column_int(st, 12);
-  r->n_end = sqlite3_column_int(st, 13);
-  r->predicted_us = sqlite3_column_double(st, 15);
-  r->predicted_gain = sqlite3_column_double(st, 16);
+  r->n_start = sqlite3_column_int(st, N_START);
+  r->n_end = sqlite3_column_int(st, N_END);
+  r->predicted_us = sqlite3_column_double(st, PREDICTED_US);
+  r->predicted_gain = sqlite3_column_double(st, PREDICTED_GAIN);
   if (kernel_index(r->kernel, sizeof r->kernel) < 0)
     return db_fail(d, SYMV_DB_CORRUPT, "fit %lld has a rule for kernel "
                    "'%s', which this program does not know", f->id, r->kernel);
@@ -1650,8 +2030,13 @@ static int rule_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void 
     if (sqlite3_column_type(st, 0) == SQLITE_NULL)
       return db_fail(d, SYMV_DB_CORRUPT, "fit %lld: the rule for %d..%d "
                      "names candidate %lld, which is not in the database",
-                     f->id, r->n_start, r->n_end, (long long)sqlite3_column_int64(st, 17));
+                     f->id, r->n_start, r->n_end,
+                     (long long)sqlite3_column_int64(st, CANDIDATE_ID));
     if ((status = read_candidate(d, st, what, &r->cand))) return status;
+    if (strcmp(r->cand.routine, f->routine) != 0)
+      return db_fail(d, SYMV_DB_CORRUPT, "fit %lld of %s: the rule for %d..%d "
+                     "names candidate %lld, which is %s's", f->id, f->routine,
+                     r->n_start, r->n_end, r->cand.id, r->cand.routine);
   }
   int expect = x->last_end + 1;
   if (r->n_start != expect || r->n_end < r->n_start)
@@ -1718,8 +2103,9 @@ static int db_read_curves(db *d, long long id, db_fit_curve **curves, size_t *nc
   return db_collect(d, st, what, sizeof **curves, curve_row, &id, (void **)curves, ncurves);
 }
 
-int db_latest_fit(db *d, db_fit *fit, db_rule **rules, size_t *nrules,
-                  db_fit_curve **curves, size_t *ncurves)
+int db_latest_fit(db *d, const char *routine, char uplo, int hot, db_fit *fit,
+                  db_rule **rules, size_t *nrules, db_fit_curve **curves,
+                  size_t *ncurves)
 {
   if (rules) *rules = NULL;
   if (nrules) *nrules = 0;
@@ -1727,11 +2113,16 @@ int db_latest_fit(db *d, db_fit *fit, db_rule **rules, size_t *nrules,
   if (ncurves) *ncurves = 0;
   if (!fit || !rules || !nrules || (curves && !ncurves))
     return db_fail(d, SYMV_INVALID_VALUE, "db_latest_fit: NULL argument");
+  int check = check_routine(d, "db_latest_fit", routine, 0);
+  if (check) return check;
+  if ((uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_latest_fit: uplo 0x%02x, hot %d "
+                   "(L or U, 0 or 1)", (unsigned char)uplo, hot);
   /* One read transaction: a fit stored meanwhile cannot mix in. */
   int own = sqlite3_get_autocommit(d->conn);
   int status = own ? db_exec(d, "BEGIN (latest fit)", "BEGIN", "") : 0;
   if (status) return status;
-  status = db_read_latest_fit(d, fit);
+  status = db_read_latest_fit(d, routine, uplo, hot, fit);
   if (status == 0) status = db_read_rules(d, fit, rules, nrules);
   if (status == 0 && curves) status = db_read_curves(d, fit->id, curves, ncurves);
   if (own) {

@@ -1,10 +1,14 @@
 /*
  * db.h - symvtune's results database (SQLite).
  *
- * One file per GPU holds everything the pipeline learns on it: the device
- * fingerprint, every candidate of the space with its fate (valid, or invalid
- * and why), the timings of each candidate and of the cuBLAS baselines, and a
- * log of sweep runs. Each stage reads what the previous one wrote, so the
+ * One file per GPU holds everything the pipeline learns on it, for every
+ * routine it tunes (ssymv, dsymv, csymv, zsymv, chemv, zhemv): the device
+ * fingerprint (one per file: a database is one GPU), every candidate of each
+ * routine's space with its fate (valid, or invalid and why), the timings of
+ * each candidate and of each routine's cuBLAS baselines, the fits and their
+ * dispatch rules, and a log of sweep runs. Candidates, baselines and fits are
+ * keyed by routine; timings, curves and rules belong to a candidate or a fit
+ * and so to its routine. Each stage reads what the previous one wrote, so the
  * sweep can be interrupted and resumed and the later stages rerun alone.
  *
  * Durability: the file is in WAL mode, and the sweep writes each candidate's
@@ -27,14 +31,22 @@
 /* PRAGMA application_id of every symvtune database: "SYMV" in ASCII. */
 #define DB_APPLICATION_ID 0x53594D56
 
-/* Schema version this program writes (PRAGMA user_version). */
-#define DB_SCHEMA_VERSION 3
+/* Schema version this program writes (PRAGMA user_version). Version 4
+ * keys candidates, baselines and fits by routine; db_open migrates a file of
+ * version 1, 2 or 3 (whose rows all become routine "dsymv"). */
+#define DB_SCHEMA_VERSION 4
 
 /* Flags of db_open. */
 #define DB_CREATE   0x1 /* create the file when it does not exist */
-#define DB_READONLY 0x2 /* open for reading only (fit, rank, report) */
+#define DB_READONLY 0x2 /* open for reading only (rank, rules, plot, build) */
 
 typedef struct db db;
+
+/* Routines: the BLAS names in lower case, as stored. DB_ROUTINE_SIZE holds
+ * the longest with its NUL; the canonical order, that of db_routine_name and
+ * db_list_routines, is ssymv, dsymv, csymv, zsymv, chemv, zhemv. */
+#define DB_ROUTINE_SIZE 8
+#define DB_ROUTINE_COUNT 6
 
 /* Status of a candidate: the order of the X-macro is the enum's order. */
 #define DB_STATUS_MAP(XX) \
@@ -99,6 +111,7 @@ typedef struct db_device {
 /* One point of the tuning space and what became of it. */
 typedef struct db_candidate {
   long long id;              /* row id, assigned by the database */
+  char routine[DB_ROUTINE_SIZE]; /* the routine it computes: "dsymv", "zhemv", ... */
   char family[16];           /* kernel family: "atomic", "lu", "atomic_red" */
   int block_size;            /* BLOCK_SIZE: threads per block */
   int ux;                    /* UX: columns per block */
@@ -113,7 +126,7 @@ typedef struct db_candidate {
 } db_candidate;
 
 /* The timing of one (n, uplo, hot, stage) point, for a candidate or a
- * baseline. Statistics are over `batches` timed batches of
+ * baseline (of one routine). Statistics are over `batches` timed batches of
  * `calls_per_batch` calls each, per call. */
 typedef struct db_measurement {
   int n;                     /* matrix order, elements */
@@ -125,8 +138,8 @@ typedef struct db_measurement {
   double max_us;             /* slowest batch, per call, microseconds */
   int batches;               /* timed batches */
   int calls_per_batch;       /* calls in each batch */
-  double gflops;             /* 2 n^2 / median, GFLOPS */
-  double gbs;                /* matrix traffic 8 n(n+1)/2 bytes / median, GB/s */
+  double gflops;             /* flops of one call / median, GFLOPS (2 n^2 for dsymv) */
+  double gbs;                /* matrix traffic / median, GB/s (8 n(n+1)/2 bytes for dsymv) */
   double residual;           /* scaled residual against the reference (dimensionless) */
 } db_measurement;
 
@@ -137,10 +150,10 @@ typedef struct db_counts {
   long long by_reason[DB_REASON_COUNT];  /* invalid ones, indexed by db_reason; [NONE] is 0 */
 } db_counts;
 
-/* Median times of valid candidates at a list of sizes, for the champion
- * ranking (method section 4, step 3). Free with db_times_free. */
+/* Median times of one routine's valid candidates at a list of sizes, for
+ * the champion ranking (method section 4, step 3). Free with db_times_free. */
 typedef struct db_times {
-  size_t ncand;              /* rows: valid candidates, in id order */
+  size_t ncand;              /* rows: the routine's valid candidates, in id order */
   size_t nsizes;             /* columns: the sizes asked for, in the order given */
   int *n;                    /* nsizes sizes, copied from the request */
   db_candidate *cand;        /* ncand candidates */
@@ -151,8 +164,18 @@ typedef struct db_times {
 
 /*
  * db_open: open the database at `path`, flags a bitwise or of DB_CREATE and
- * DB_READONLY (not both). A writable open of an older schema migrates it to
- * DB_SCHEMA_VERSION in one transaction; a read-only open refuses it.
+ * DB_READONLY (not both).
+ *
+ * An older schema (version 1, 2 or 3) is migrated to DB_SCHEMA_VERSION; every
+ * row keeps its values and its id, and the rows of version 3 and earlier
+ * (which knew one routine) become routine "dsymv". A writable open migrates
+ * the file in one transaction: if the migration fails (e.g. a timing or rule
+ * names a candidate that is not there: SYMV_DB_CORRUPT), the file is left
+ * byte for byte as it was. A read-only open never writes the file: it reads
+ * the whole file into a private in-memory copy and migrates that, so the
+ * handle holds the file as it was at the open (no later writes of other
+ * processes are seen) and takes about the file's size in memory; write a
+ * file once (e.g. `symvtune fit`) to migrate it for good.
  *
  * The file is checked before anything is written: a file that is not an
  * SQLite database, an SQLite database of another application (application_id,
@@ -164,8 +187,10 @@ typedef struct db_times {
  *
  * Errors: SYMV_INVALID_VALUE (NULL argument, bad flags), SYMV_NOT_FOUND (no
  * such file and no DB_CREATE), SYMV_DB_CORRUPT (not a symvtune database, or
- * damaged), SYMV_DB_VERSION (schema newer than this program; nothing is
- * written), SYMV_IO, SYMV_DB, SYMV_NO_MEMORY.
+ * damaged, including rows that reference missing rows, found when migrating),
+ * SYMV_DB_VERSION (schema newer than this program; nothing is written),
+ * SYMV_IO, SYMV_DB (e.g. the file is locked by another writer past the busy
+ * timeout), SYMV_NO_MEMORY.
  */
 int db_open(db **out, const char *path, int flags);
 
@@ -230,24 +255,27 @@ int db_rollback(db *d);
 /* ---- Candidates ---------------------------------------------------------- */
 
 /*
- * db_put_candidate: insert the point (c->family, block_size, ux,
+ * db_put_candidate: insert the point (c->routine, c->family, block_size, ux,
  * multiplicity, mx) as pending and set *id to its row id; if the point is
  * already there, leave its row as it is and return its existing id. The
- * other fields of *c are ignored. id may be NULL.
- * Errors: SYMV_INVALID_VALUE (empty or unterminated family, a parameter < 0),
- * SYMV_DB.
+ * other fields of *c are ignored. id may be NULL. The same parameters under
+ * two routines are two candidates.
+ * Errors: SYMV_INVALID_VALUE (routine not one of the six, empty or
+ * unterminated family, a parameter < 0), SYMV_DB.
  */
 int db_put_candidate(db *d, const db_candidate *c, long long *id);
 
 /*
- * db_find_candidate: the id of the point (family, block_size, ux,
- * multiplicity, mx). Errors: SYMV_NOT_FOUND, SYMV_INVALID_VALUE, SYMV_DB.
+ * db_find_candidate: the id of routine's point (family, block_size, ux,
+ * multiplicity, mx). Errors: SYMV_NOT_FOUND, SYMV_INVALID_VALUE (unknown
+ * routine, bad parameters), SYMV_DB.
  */
-int db_find_candidate(db *d, const char *family, int block_size, int ux,
-                      int multiplicity, int mx, long long *id);
+int db_find_candidate(db *d, const char *routine, const char *family,
+                      int block_size, int ux, int multiplicity, int mx,
+                      long long *id);
 
 /*
- * db_get_candidate: candidate `id` into *out.
+ * db_get_candidate: candidate `id` (routine included) into *out.
  * Errors: SYMV_NOT_FOUND, SYMV_DB.
  */
 int db_get_candidate(db *d, long long id, db_candidate *out);
@@ -271,22 +299,45 @@ int db_set_candidate_result(db *d, const db_candidate *c);
 int db_start_attempt(db *d, long long id, int *attempts);
 
 /*
- * db_list_candidates: the candidates with `status` (or any status if status
- * is -1) and `family` (or any family if NULL), in id order, as a malloc'ed
- * array in *list (NULL when *count is 0) that the caller frees with free().
- * db_list_candidates(d, DB_PENDING, NULL, ...) is what a resumed sweep
- * still has to do.
- * Errors: SYMV_INVALID_VALUE, SYMV_NO_MEMORY, SYMV_DB.
+ * db_list_candidates: the candidates of `routine` (or of any routine if
+ * NULL) with `status` (or any status if status is -1) and `family` (or any
+ * family if NULL), in id order, as a malloc'ed array in *list (NULL when
+ * *count is 0) that the caller frees with free().
+ * db_list_candidates(d, "dsymv", DB_PENDING, NULL, ...) is what a resumed
+ * dsymv sweep still has to do.
+ * Errors: SYMV_INVALID_VALUE (unknown routine, bad status), SYMV_NO_MEMORY,
+ * SYMV_DB.
  */
-int db_list_candidates(db *d, int status, const char *family,
-                       db_candidate **list, size_t *count);
+int db_list_candidates(db *d, const char *routine, int status,
+                       const char *family, db_candidate **list,
+                       size_t *count);
 
 /*
- * db_count_candidates: candidates of `family` (all if NULL) counted by
- * status and reason into *out.
- * Errors: SYMV_DB.
+ * db_count_candidates: candidates of `routine` (any routine if NULL) and
+ * `family` (any family if NULL) counted by status and reason into *out.
+ * Errors: SYMV_INVALID_VALUE (unknown routine), SYMV_DB.
  */
-int db_count_candidates(db *d, const char *family, db_counts *out);
+int db_count_candidates(db *d, const char *routine, const char *family,
+                        db_counts *out);
+
+/*
+ * db_list_routines: the routines that have at least one candidate (what =
+ * DB_ROUTINES_CANDIDATES) or at least one fit (DB_ROUTINES_FITS), in the
+ * canonical order (ssymv, dsymv, csymv, zsymv, chemv, zhemv). *count is set
+ * to how many there are; the first min(*count, max) names are copied into
+ * names[] (each NUL-terminated). max = DB_ROUTINE_COUNT always suffices.
+ * `symvtune build` makes a library of every routine with a fit this way.
+ * Errors: SYMV_INVALID_VALUE (bad what, NULL count, NULL names with max > 0),
+ * SYMV_DB_CORRUPT (a stored routine this program does not know), SYMV_DB.
+ */
+typedef enum {
+  DB_ROUTINES_CANDIDATES, /* routines with candidates */
+  DB_ROUTINES_FITS        /* routines with fits */
+} db_routines_of;
+
+int db_list_routines(db *d, db_routines_of what,
+                     char (*names)[DB_ROUTINE_SIZE], size_t max,
+                     size_t *count);
 
 /* ---- Measurements and baselines ---------------------------------------- */
 
@@ -317,35 +368,43 @@ int db_candidate_measurements(db *d, long long id, db_stage stage, char uplo,
                               int hot, db_measurement **list, size_t *count);
 
 /*
- * db_put_baseline: store *m as the timing of baseline `name` ("cublas":
- * cuBLAS DSYMV with atomics off, "cublas_atomics": with atomics on; any
- * other non-empty name up to 63 characters), replacing any earlier one at
- * the same key. Errors: as db_put_measurement, without SYMV_NOT_FOUND.
+ * db_put_baseline: store *m as the timing of `routine`'s baseline `name`
+ * ("cublas": cuBLAS's routine, e.g. cublasDsymv, with atomics off;
+ * "cublas_atomics": with atomics on; any other non-empty name up to 63
+ * characters), replacing any earlier one at the same key (routine, name, n,
+ * uplo, hot, stage). Baselines of two routines never mix.
+ * Errors: as db_put_measurement, without SYMV_NOT_FOUND; SYMV_INVALID_VALUE
+ * also for a routine not one of the six.
  */
-int db_put_baseline(db *d, const char *name, const db_measurement *m);
+int db_put_baseline(db *d, const char *routine, const char *name,
+                    const db_measurement *m);
 
 /*
- * db_has_baseline: *found = 1 if baseline `name` has a timing at (n, uplo,
- * hot, stage), else 0. Errors: SYMV_INVALID_VALUE, SYMV_DB.
+ * db_has_baseline: *found = 1 if `routine`'s baseline `name` has a timing at
+ * (n, uplo, hot, stage), else 0. Errors: SYMV_INVALID_VALUE (unknown routine,
+ * bad name or key), SYMV_DB.
  */
-int db_has_baseline(db *d, const char *name, int n, char uplo, int hot,
-                    db_stage stage, int *found);
+int db_has_baseline(db *d, const char *routine, const char *name, int n,
+                    char uplo, int hot, db_stage stage, int *found);
 
 /*
- * db_baseline_measurements: as db_candidate_measurements, for baseline `name`.
+ * db_baseline_measurements: as db_candidate_measurements, for `routine`'s
+ * baseline `name`; SYMV_INVALID_VALUE also for an unknown routine.
  */
-int db_baseline_measurements(db *d, const char *name, db_stage stage,
-                             char uplo, int hot, db_measurement **list,
-                             size_t *count);
+int db_baseline_measurements(db *d, const char *routine, const char *name,
+                             db_stage stage, char uplo, int hot,
+                             db_measurement **list, size_t *count);
 
 /*
- * db_time_table: the median times (microseconds) of every valid candidate at
- * each of the nsizes sizes ns[], for one (uplo, hot, stage), into *out; a
- * candidate without a timing at a size gets NAN there. Sizes must be >= 1.
- * Errors: SYMV_INVALID_VALUE, SYMV_NO_MEMORY, SYMV_DB (*out is then empty).
+ * db_time_table: the median times (microseconds) of every valid candidate of
+ * `routine` at each of the nsizes sizes ns[], for one (uplo, hot, stage),
+ * into *out; a candidate without a timing at a size gets NAN there. Sizes
+ * must be >= 1.
+ * Errors: SYMV_INVALID_VALUE (unknown routine, bad key), SYMV_NO_MEMORY,
+ * SYMV_DB (*out is then empty).
  */
-int db_time_table(db *d, const int *ns, size_t nsizes, char uplo, int hot,
-                  db_stage stage, db_times *out);
+int db_time_table(db *d, const char *routine, const int *ns, size_t nsizes,
+                  char uplo, int hot, db_stage stage, db_times *out);
 
 /* db_times_free: free what db_time_table allocated; zeroes *t. */
 void db_times_free(db_times *t);
@@ -367,12 +426,12 @@ int db_run_begin(db *d, const char *options, long long *run_id);
 int db_run_end(db *d, long long run_id, double compile_s, double measure_s);
 
 
-/* ---- Fits and dispatch rules (schema version 3) --------------------------- */
+/* ---- Fits and dispatch rules (schema version 3; by routine since 4) ------- */
 
 /* Which kernel a curve or a rule names. */
-#define DB_KERNEL_CUBLAS "cublas"                 /* cuBLAS DSYMV, atomics off */
-#define DB_KERNEL_CUBLAS_ATOMICS "cublas_atomics" /* cuBLAS DSYMV, atomics on */
-#define DB_KERNEL_CANDIDATE "candidate"           /* a candidate of this database */
+#define DB_KERNEL_CUBLAS "cublas"                 /* cuBLAS's routine, atomics off */
+#define DB_KERNEL_CUBLAS_ATOMICS "cublas_atomics" /* cuBLAS's routine, atomics on */
+#define DB_KERNEL_CANDIDATE "candidate"           /* a candidate of the fit's routine */
 
 /* One fitted curve of a fit: the d-spline of one kernel's dense samples. */
 typedef struct db_fit_curve {
@@ -393,9 +452,10 @@ typedef struct db_rule {
   double predicted_gain;     /* predicted time of the faster cuBLAS mode / predicted_us there */
 } db_rule;
 
-/* A fit: the rules made from the dense samples of one (uplo, hot). */
+/* A fit: the rules made from the dense samples of one (routine, uplo, hot). */
 typedef struct db_fit {
   long long id;              /* row id */
+  char routine[DB_ROUTINE_SIZE]; /* the routine: its candidates and baselines were fitted */
   char created[32];          /* UTC ISO-8601 timestamp */
   char uplo;                 /* 'L' or 'U' of the samples */
   int hot;                   /* 0 cold, 1 hot samples */
@@ -405,22 +465,32 @@ typedef struct db_fit {
 } db_fit;
 
 /*
- * db_put_fit: store a fit with its curves and rules in one transaction (call
- * it outside db_begin); fit->id and fit->created are set. Rules must cover
- * fit->lo..fit->hi with no gap and no overlap, in order; a candidate rule's
- * cand.id must exist. Errors: SYMV_INVALID_VALUE (rules that do not tile the
- * range, unknown kernel names, values out of range), SYMV_NOT_FOUND, SYMV_DB.
+ * db_put_fit: store a fit of fit->routine with its curves and rules in one
+ * transaction (call it outside db_begin); fit->id and fit->created are set.
+ * Rules must cover fit->lo..fit->hi with no gap and no overlap, in order; a
+ * candidate rule's cand.id (the only field of cand read) and a candidate
+ * curve's candidate_id must name a candidate of fit->routine. Nothing is
+ * stored on error.
+ * Errors: SYMV_INVALID_VALUE (unknown routine, rules that do not tile the
+ * range, unknown kernel names, values out of range, a candidate of another
+ * routine), SYMV_NOT_FOUND (no such candidate), SYMV_DB.
  */
 int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves, const db_rule *rules,
                size_t nrules);
 
 /*
- * db_latest_fit: the most recent fit (largest id) with its rules, ordered by
- * n_start, candidate fields filled from the candidate table; *rules is
- * malloc'ed (free()). curves/ncurves may be NULL; else its curves likewise.
- * Errors: SYMV_NOT_FOUND (no fit stored), SYMV_DB, SYMV_NO_MEMORY.
+ * db_latest_fit: the most recent fit (largest id) of exactly (routine, uplo,
+ * hot), with its rules, ordered by n_start, candidate fields filled from the
+ * candidate table; *rules is malloc'ed (free()). curves/ncurves may be NULL;
+ * else its curves likewise. A fit of another routine, triangle or L2 state
+ * is never returned, whatever its age.
+ * Errors: SYMV_INVALID_VALUE (unknown routine, uplo not 'L'/'U', hot not
+ * 0/1, NULL argument), SYMV_NOT_FOUND (no such fit stored; the message says
+ * which), SYMV_DB_CORRUPT (stored rules that do not tile the range, or name a
+ * candidate of another routine), SYMV_DB, SYMV_NO_MEMORY.
  */
-int db_latest_fit(db *d, db_fit *fit, db_rule **rules, size_t *nrules, db_fit_curve **curves, size_t *ncurves);
+int db_latest_fit(db *d, const char *routine, char uplo, int hot, db_fit *fit, db_rule **rules, size_t *nrules,
+                  db_fit_curve **curves, size_t *ncurves);
 
 /* ---- Names --------------------------------------------------------------- */
 
@@ -430,5 +500,15 @@ int db_latest_fit(db *d, db_fit *fit, db_rule **rules, size_t *nrules, db_fit_cu
 const char *db_status_name(int status);
 const char *db_reason_name(int reason);
 const char *db_stage_name(int stage);
+
+/* db_routine_valid: 1 if `name` is exactly one of the routines a database
+ * stores ("ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv"; lower case),
+ * else 0 (NULL included). */
+int db_routine_valid(const char *name);
+
+/* db_routine_name: the routine at `index` of the canonical order (0
+ * "ssymv" .. DB_ROUTINE_COUNT - 1 "zhemv"), or NULL for an index out of
+ * range. */
+const char *db_routine_name(int index);
 
 #endif

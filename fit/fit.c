@@ -76,24 +76,26 @@ static int fit_add(fit_set *s, const char *kernel, const db_candidate *c, const 
   return 0;
 }
 
-int fit_load(db *d, char uplo, int hot, fit_set *out)
+int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out)
 {
   static const char *const baselines[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
   memset(out, 0, sizeof *out);
-  if ((uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1)) return SYMV_INVALID_VALUE;
+  if ((uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1) || !routine || !db_routine_valid(routine))
+    return SYMV_INVALID_VALUE;
+  snprintf(out->routine, sizeof out->routine, "%s", routine);
   out->uplo = uplo;
   out->hot = hot;
   int rc = 0;
   for (int b = 0; b < 2 && !rc; b++) {
     db_measurement *m = NULL;
     size_t count = 0;
-    rc = db_baseline_measurements(d, baselines[b], DB_STAGE_DENSE, uplo, hot, &m, &count);
+    rc = db_baseline_measurements(d, routine, baselines[b], DB_STAGE_DENSE, uplo, hot, &m, &count);
     if (!rc && count > 0) rc = fit_add(out, baselines[b], NULL, m, count);
     free(m);
   }
   db_candidate *cand = NULL;
   size_t ncand = 0;
-  if (!rc) rc = db_list_candidates(d, DB_VALID, NULL, &cand, &ncand);
+  if (!rc) rc = db_list_candidates(d, routine, DB_VALID, NULL, &cand, &ncand);
   for (size_t i = 0; i < ncand && !rc; i++) {
     db_measurement *m = NULL;
     size_t count = 0;
@@ -371,6 +373,7 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
     m++;
   }
   memset(fit, 0, sizeof *fit);
+  snprintf(fit->routine, sizeof fit->routine, "%s", s->routine);
   fit->uplo = s->uplo;
   fit->hot = s->hot;
   fit->lo = s->curve[0].lo;

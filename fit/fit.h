@@ -94,6 +94,7 @@ typedef struct {
 
 /* The kernels of one (uplo, hot). */
 typedef struct {
+  char routine[8];           /* the routine of every sample, "zhemv" (core/routine.h) */
   char uplo;                 /* 'L' or 'U' */
   int hot;                   /* 0 cold, 1 hot */
   size_t ncurves;            /* kernels with dense samples */
@@ -104,13 +105,13 @@ typedef struct {
 /*
  * fit_load: the dense-stage samples (db_candidate_measurements /
  * db_baseline_measurements, stage DB_STAGE_DENSE) of every valid candidate
- * and of both cuBLAS modes at (uplo, hot) into *out (release with
+ * and of both cuBLAS modes of `routine` at (uplo, hot) into *out (release with
  * fit_set_free). Samples with a median time <= 0 are skipped.
  * Errors: SYMV_INVALID_VALUE (uplo not 'L'/'U', hot not 0/1), SYMV_NOT_FOUND
  * (no kernel has dense samples there), SYMV_NO_MEMORY, or a db_ status
  * (db_errmsg(d) says why). On error *out is empty.
  */
-int fit_load(db *d, char uplo, int hot, fit_set *out);
+int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out);
 
 /* fit_set_free: releases what fit_load and fit_compute allocated; zeroes *s. */
 void fit_set_free(fit_set *s);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "space.h"
+#include "routine.h"
 #include "symv_error.h"
 
 /* Values of one parameter: either a range lo..hi step, or a list. */
@@ -95,7 +96,8 @@ int symv_space_enumerate(const symv_space_opts *o, const symv_device_info *d, sy
 
 int symv_static_smem(const symv_params *p)
 {
-  const int nw = p->block_size / 32, d = (int)sizeof(double);
+  /* the shared arrays hold elements of the routine (kernels/symv_scalar.cuh) */
+  const int nw = p->block_size / 32, d = symv_routine_get(p->routine)->elem_bytes;
   switch (p->family) {
   case SYMV_FAMILY_ATOMIC: /* xs[UX], red[NW*UX], cd[UX], flag */
     return (2 * p->ux + nw * p->ux) * d + (int)sizeof(int);

@@ -185,7 +185,7 @@ int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, 
     int len = 0, missing = 0;
     for (int i = 0; i < nsizes; i++) {
       int found = 0;
-      if (db_has_baseline(d, names[b], ns[i], o->uplo, o->hot, stage, &found)) return SYMV_DB;
+      if (db_has_baseline(d, symv_routine_name(o->routine), names[b], ns[i], o->uplo, o->hot, stage, &found)) return SYMV_DB;
       if (found) continue;
       len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", missing++ ? "," : "", ns[i]);
     }
@@ -200,7 +200,7 @@ int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, 
       }
       if (!strcmp(line, "ok")) break;
       db_measurement m;
-      if (parse_meas(line, &m, o->uplo, o->hot, stage) || db_put_baseline(d, names[b], &m)) {
+      if (parse_meas(line, &m, o->uplo, o->hot, stage) || db_put_baseline(d, symv_routine_name(o->routine), names[b], &m)) {
         fprintf(stderr, "symvtune: baseline %s: %s %s\n", names[b], line, db_errmsg(d));
         db_rollback(d);
         return SYMV_IO;
@@ -211,10 +211,10 @@ int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, 
   return 0;
 }
 
-int sweep_rank(db *d, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_times *tt, sieve_result *r)
+int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_times *tt, sieve_result *r)
 {
   memset(r, 0, sizeof *r);
-  if (db_time_table(d, ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, tt)) return SYMV_DB;
+  if (db_time_table(d, symv_routine_name(ro), ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, tt)) return SYMV_DB;
   if (tt->ncand == 0) {
     db_times_free(tt);
     return SYMV_NOT_FOUND;
@@ -231,13 +231,13 @@ int sweep_rank(db *d, const int *ns, int nsizes, char uplo, int hot, int K, int 
   return rc;
 }
 
-int sweep_champions(db *d, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_candidate **out,
+int sweep_champions(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_candidate **out,
                     long *count)
 {
   db_times tt;
   sieve_result r;
   *out = NULL, *count = 0;
-  int rc = sweep_rank(d, ns, nsizes, uplo, hot, K, T, &tt, &r);
+  int rc = sweep_rank(d, ro, ns, nsizes, uplo, hot, K, T, &tt, &r);
   if (rc) return rc;
   *out = malloc(sizeof **out * (size_t)(r.nsurvivors ? r.nsurvivors : 1));
   if (!*out) rc = SYMV_NO_MEMORY;
@@ -252,7 +252,7 @@ int sweep_params_of(const db_candidate *c, symv_params *p)
 {
   if (symv_family_parse(c->family, &p->family)) return SYMV_INVALID_VALUE;
   p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
-  p->routine = SYMV_DSYMV;
+  if (symv_routine_parse(c->routine, &p->routine)) return SYMV_INVALID_VALUE;
   return symv_params_check(p, NULL, 0);
 }
 
@@ -337,14 +337,14 @@ int sweep_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidat
     for (int b = 0; b < 2; b++) {
       db_measurement *ml = NULL;
       size_t cnt = 0;
-      if (!db_baseline_measurements(d, b ? "cublas_atomics" : "cublas", stage, o->uplo, o->hot, &ml, &cnt))
+      if (!db_baseline_measurements(d, symv_routine_name(o->routine), b ? "cublas_atomics" : "cublas", stage, o->uplo, o->hot, &ml, &cnt))
         for (size_t k = 0; k < cnt; k++)
           if (ml[k].n == ns[i] && ml[k].median_us < best[i]) best[i] = ml[k].median_us;
       free(ml);
     }
   }
   db_times tt;
-  if (stage == DB_STAGE_SWEEP && !db_time_table(d, ns, (size_t)nsizes, o->uplo, o->hot, stage, &tt)) {
+  if (stage == DB_STAGE_SWEEP && !db_time_table(d, symv_routine_name(o->routine), ns, (size_t)nsizes, o->uplo, o->hot, stage, &tt)) {
     for (size_t c = 0; c < tt.ncand; c++)
       for (int i = 0; i < nsizes; i++) {
         double v = tt.median_us[c * (size_t)nsizes + (size_t)i];

@@ -77,21 +77,21 @@ int sweep_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidat
 
 /** sweep_rank: the champion ranking behind sweep_champions (method.md
  *  section 4, steps 3-4): the sweep-stage median times (microseconds) of
- *  every valid candidate at the nsizes sizes ns (db_time_table, NAN where
+ *  every valid candidate of routine ro at the nsizes sizes ns (db_time_table, NAN where
  *  not measured) into *tt, and sieve_rank's points, order and survivors
  *  over them (K, T as sieve_rank; each candidate's family is its sieve
  *  family, so every family's best survives) into *r, whose
  *  candidate indices are rows of tt. Release with db_times_free and
  *  sieve_free. Errors: SYMV_NOT_FOUND (nothing valid), SYMV_DB,
  *  SYMV_NO_MEMORY, SYMV_INVALID_VALUE; on error nothing is left allocated. */
-int sweep_rank(db *d, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_times *tt, sieve_result *r);
+int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_times *tt, sieve_result *r);
 
 /** sweep_champions: the champions of the sweep stage (method.md section 4,
  *  steps 3-4): valid candidates ranked by champion points over the sizes ns
  *  (sieve_rank with K, T), the top T plus the best L+U candidate, in rank
  *  order, as a malloc'd array. Errors: SYMV_NOT_FOUND (nothing valid),
  *  SYMV_DB, SYMV_NO_MEMORY. */
-int sweep_champions(db *d, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_candidate **out,
+int sweep_champions(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_candidate **out,
                     long *count);
 
 /** sweep_params_of: the symv_params of a database candidate; nonzero if its

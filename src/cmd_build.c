@@ -133,7 +133,10 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
     return SYMV_INVALID_VALUE;
   }
   p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
-  p->routine = SYMV_DSYMV; /* the routine whose rules name it: set by the caller */
+  if (!terminated(c->routine, sizeof c->routine) || symv_routine_parse(c->routine, &p->routine)) {
+    snprintf(err, errlen, "candidate %lld: unknown routine (" SYMV_ROUTINE_NAMES ")", c->id);
+    return SYMV_INVALID_VALUE;
+  }
   if (symv_params_check(p, why, sizeof why)) {
     snprintf(err, errlen, "candidate %lld (%s): %s", c->id, c->family, why);
     return SYMV_INVALID_VALUE;
@@ -248,7 +251,10 @@ static int check_rules(build_plan *pl, symv_routine ro, const db_rule *r, size_t
       symv_params p;
       char why[400];
       int rc = check_candidate(&ri->cand, &p, why, sizeof why);
-      p.routine = ro;
+      if (!rc && p.routine != ro) {
+        snprintf(why, sizeof why, "candidate %lld is a %s candidate", ri->cand.id, symv_routine_name(p.routine));
+        rc = SYMV_INVALID_VALUE;
+      }
       if (rc) {
         snprintf(err, errlen, "rule %zu (n %d..%d): %s", i + 1, ri->n_start, ri->n_end, why);
         return rc;
@@ -276,8 +282,7 @@ static int check_rules(build_plan *pl, symv_routine ro, const db_rule *r, size_t
  * makes by default) with its rules; SYMV_NOT_FOUND if there is none. */
 static int latest_fit(db *d, symv_routine ro, db_fit *fit, db_rule **rules, size_t *nrules)
 {
-  if (ro != SYMV_DSYMV) return SYMV_NOT_FOUND;
-  return db_latest_fit(d, fit, rules, nrules, NULL, NULL);
+  return db_latest_fit(d, symv_routine_name(ro), 'L', 0, fit, rules, nrules, NULL, NULL);
 }
 
 /* The plan's rules of every routine, freed. */

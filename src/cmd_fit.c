@@ -12,6 +12,7 @@
 #include <string.h>
 #include "../db/db.h"
 #include "cli.h"
+#include "routine.h"
 #include "fit.h"
 #include "symv_error.h"
 
@@ -32,6 +33,7 @@ static void help(void)
          "the neighbour. Prints the curves and the rules.\n\n"
          "Options:\n"
          "  --db FILE        the database (required; opened for writing)\n"
+         "  --routine R      the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
          "  --threshold F    least relative gain that keeps an interval, a fraction in [0, 1)\n"
          "                   (default %g, i.e. %g%%)\n"
          "  --margin F       a candidate replaces cuBLAS only where it is predicted faster by more\n"
@@ -72,11 +74,12 @@ static void print_curves(const fit_set *s, int lo, int hi, double alpha)
 static int run(int argc, char **argv)
 {
   static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'}, {"threshold", required_argument, 0, 't'}, {"margin", required_argument, 0, 'm'},
+    {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"threshold", required_argument, 0, 't'}, {"margin", required_argument, 0, 'm'},
     {"lo", required_argument, 0, 'l'}, {"hi", required_argument, 0, 'i'},
     {"uplo", required_argument, 0, 'u'}, {"hot", no_argument, 0, 'H'},
     {"alpha", required_argument, 0, 'a'}, {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
+  symv_routine routine = SYMV_DSYMV;
   const char *path = NULL;
   double threshold = FIT_DEFAULT_THRESHOLD, alpha = 0, margin = FIT_DEFAULT_MARGIN;
   int lo = 0, hi = 0, hot = 0, c;
@@ -85,6 +88,10 @@ static int run(int argc, char **argv)
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
     case 'D': path = optarg; break;
+    case 'r':
+      if (symv_routine_parse(optarg, &routine))
+        return cli_usage_error("fit", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      break;
     case 't':
       if (cli_parse_double("fit", "--threshold", optarg, 0, 0.999999, &threshold)) return SYMV_EXIT_USAGE;
       break;
@@ -124,7 +131,7 @@ static int run(int argc, char **argv)
   fit_set s = {0};
   db_rule *rules = NULL;
   size_t nrules = 0;
-  rc = fit_load(d, uplo, hot, &s);
+  rc = fit_load(d, symv_routine_name(routine), uplo, hot, &s);
   if (rc == SYMV_NOT_FOUND) {
     fprintf(stderr, "symvtune fit: %s has no dense-stage measurements for uplo %c, %s (run 'symvtune sweep --db "
             "%s%s%s' through its dense stage first)\n", path, uplo, hot ? "hot" : "cold", path,

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "../db/db.h"
 #include "cli.h"
+#include "routine.h"
 #include "config.h"
 #include "fit.h"
 #include "symv_error.h"
@@ -45,6 +46,7 @@ static void help(void)
        "the samples now in FILE with the stored alphas. Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE    the database (required; opened read-only)\n"
+       "  --routine R  the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
        "  --out FILE   the PNG to write (required; replaced if it exists)\n"
        "  --help       this text\n"
        "Environment: SYMVTUNE_GNUPLOT names the gnuplot program (default: the one configure\n"
@@ -268,13 +270,18 @@ static void plot_show_log(const char *dir)
 static int run(int argc, char **argv)
 {
   static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'}, {"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  symv_routine routine = SYMV_DSYMV;
   const char *path = NULL, *out = NULL;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
     case 'D': path = optarg; break;
+    case 'r':
+      if (symv_routine_parse(optarg, &routine))
+        return cli_usage_error("plot", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      break;
     case 'o': out = optarg; break;
     case 'h': help(); return SYMV_EXIT_OK;
     default: return cli_usage_error("plot", "unknown option");
@@ -306,7 +313,7 @@ static int run(int argc, char **argv)
   fit_set s = {0};
   db_device dev;
   char dir[4096] = "";
-  if ((rc = db_latest_fit(d, &fit, &rules, &nrules, &curves, &ncurves))) {
+  if ((rc = db_latest_fit(d, symv_routine_name(routine), 'L', 0, &fit, &rules, &nrules, &curves, &ncurves))) {
     fprintf(stderr, "symvtune plot: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     goto out;
   }
@@ -316,7 +323,7 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune plot: %s\n", db_errmsg(d));
     goto out;
   }
-  if ((rc = fit_load(d, fit.uplo, fit.hot, &s))) {
+  if ((rc = fit_load(d, fit.routine, fit.uplo, fit.hot, &s))) {
     if (rc == SYMV_NOT_FOUND)
       fprintf(stderr, "symvtune plot: %s has no dense-stage measurements for uplo %c, %s (those of fit %lld)\n",
               path, fit.uplo, fit.hot ? "hot" : "cold", fit.id);

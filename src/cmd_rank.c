@@ -13,6 +13,7 @@
 #include "../db/db.h"
 #include "../sieve/sieve.h"
 #include "cli.h"
+#include "routine.h"
 #include "fit.h"
 #include "sweep.h"
 #include "symv_error.h"
@@ -32,6 +33,7 @@ static void help(void)
        "samples densely. Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE       the database (required; opened read-only)\n"
+       "  --routine R     the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
        "  --sizes LIST    comma-separated sizes n (default: every size with sweep-stage\n"
        "                  measurements)\n"
        "  --points-k K    the K fastest at each size earn points (default 25)\n"
@@ -50,12 +52,12 @@ static int cmp_int(const void *a, const void *b)
 
 /* The sizes at which valid candidates have sweep-stage measurements at
  * (uplo, hot), ascending, at most max of them. */
-static int sweep_sizes(db *d, char uplo, int hot, int *ns, int max, int *count)
+static int sweep_sizes(db *d, const char *routine, char uplo, int hot, int *ns, int max, int *count)
 {
   db_candidate *cand = NULL;
   size_t ncand = 0;
   *count = 0;
-  int rc = db_list_candidates(d, DB_VALID, NULL, &cand, &ncand);
+  int rc = db_list_candidates(d, routine, DB_VALID, NULL, &cand, &ncand);
   for (size_t i = 0; !rc && i < ncand; i++) {
     db_measurement *m = NULL;
     size_t k = 0;
@@ -75,14 +77,14 @@ static int sweep_sizes(db *d, char uplo, int hot, int *ns, int max, int *count)
 }
 
 /* The faster cuBLAS mode's sweep-stage time at each size (NAN if neither). */
-static int cublas_times(db *d, const int *ns, int nsizes, char uplo, int hot, double *best)
+static int cublas_times(db *d, const char *routine, const int *ns, int nsizes, char uplo, int hot, double *best)
 {
   static const char *const names[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
   for (int s = 0; s < nsizes; s++) best[s] = NAN;
   for (int b = 0; b < 2; b++) {
     db_measurement *m = NULL;
     size_t k = 0;
-    int rc = db_baseline_measurements(d, names[b], DB_STAGE_SWEEP, uplo, hot, &m, &k);
+    int rc = db_baseline_measurements(d, routine, names[b], DB_STAGE_SWEEP, uplo, hot, &m, &k);
     if (rc) return rc;
     for (size_t j = 0; j < k; j++)
       for (int s = 0; s < nsizes; s++)
@@ -137,10 +139,11 @@ static void print_ranking(const db_times *tt, const sieve_result *r, const doubl
 static int run(int argc, char **argv)
 {
   static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'},       {"sizes", required_argument, 0, 's'},
+    {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'},       {"sizes", required_argument, 0, 's'},
     {"points-k", required_argument, 0, 'K'}, {"top", required_argument, 0, 'T'},
     {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
     {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+  symv_routine routine = SYMV_DSYMV;
   const char *path = NULL;
   int ns[MAX_SIZES], nsizes = 0, K = SIEVE_DEFAULT_K, T = SIEVE_DEFAULT_T, hot = 0, c;
   char uplo = 'L';
@@ -148,6 +151,10 @@ static int run(int argc, char **argv)
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
     case 'D': path = optarg; break;
+    case 'r':
+      if (symv_routine_parse(optarg, &routine))
+        return cli_usage_error("rank", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      break;
     case 's':
       if (cli_parse_int_list("rank", "--sizes", optarg, 1, 1 << 24, ns, MAX_SIZES, &nsizes)) return SYMV_EXIT_USAGE;
       break;
@@ -180,7 +187,7 @@ static int run(int argc, char **argv)
   db_times tt = {0};
   sieve_result r = {0};
   double cub[MAX_SIZES];
-  if (nsizes == 0 && (rc = sweep_sizes(d, uplo, hot, ns, MAX_SIZES, &nsizes))) {
+  if (nsizes == 0 && (rc = sweep_sizes(d, symv_routine_name(routine), uplo, hot, ns, MAX_SIZES, &nsizes))) {
     if (rc == SYMV_NO_MEMORY)
       fprintf(stderr, "symvtune rank: more than %d sizes with sweep-stage measurements: choose some with --sizes\n",
               MAX_SIZES);
@@ -193,11 +200,11 @@ static int run(int argc, char **argv)
             "first)\n", path, uplo, hot ? "hot" : "cold");
     goto out;
   }
-  if ((rc = cublas_times(d, ns, nsizes, uplo, hot, cub))) {
+  if ((rc = cublas_times(d, symv_routine_name(routine), ns, nsizes, uplo, hot, cub))) {
     fprintf(stderr, "symvtune rank: %s\n", db_errmsg(d));
     goto out;
   }
-  rc = sweep_rank(d, ns, nsizes, uplo, hot, K, T, &tt, &r);
+  rc = sweep_rank(d, routine, ns, nsizes, uplo, hot, K, T, &tt, &r);
   if (rc == SYMV_NOT_FOUND) {
     fprintf(stderr, "symvtune rank: %s has no valid candidates\n", path);
     goto out;

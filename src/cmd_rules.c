@@ -9,6 +9,7 @@
 #include <string.h>
 #include "../db/db.h"
 #include "cli.h"
+#include "routine.h"
 #include "fit.h"
 #include "symv_error.h"
 
@@ -21,6 +22,7 @@ static void help(void)
        "cuBLAS mode there. Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE   the database (required; opened read-only)\n"
+       "  --routine R the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
        "  --json      print a JSON document instead: {\"fit\": {id, created, uplo, hot, lo, hi,\n"
        "              threshold, method}, \"rules\": [{n_start, n_end, kernel, label, candidate\n"
        "              (id, family, block_size, ux, multiplicity, mx; null for cuBLAS),\n"
@@ -108,7 +110,7 @@ static const fit_curve *curve_of(const fit_set *s, const db_rule *r)
 static int print_at(db *d, const db_fit *fit, const db_rule *rules, size_t nrules, const int *ns, int k)
 {
   fit_set s;
-  int rc = fit_load(d, fit->uplo, fit->hot, &s);
+  int rc = fit_load(d, fit->routine, fit->uplo, fit->hot, &s);
   if (!rc) rc = fit_compute(&s, fit->lo, fit->hi, 0);
   if (rc) {
     fprintf(stderr, "symvtune rules: cannot recompute the curves: %s %s\n", symv_strerror(rc), db_errmsg(d));
@@ -135,15 +137,20 @@ static int print_at(db *d, const db_fit *fit, const db_rule *rules, size_t nrule
 
 static int run(int argc, char **argv)
 {
-  static const struct option opts[] = {{"db", required_argument, 0, 'D'}, {"json", no_argument, 0, 'j'},
+  static const struct option opts[] = {{"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
                                        {"at", required_argument, 0, 'a'},  {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
+  symv_routine routine = SYMV_DSYMV;
   const char *path = NULL;
   int json = 0, c, at[256], nat = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
     case 'D': path = optarg; break;
+    case 'r':
+      if (symv_routine_parse(optarg, &routine))
+        return cli_usage_error("rules", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      break;
     case 'j': json = 1; break;
     case 'a':
       if (cli_parse_int_list("rules", "--at", optarg, 1, 1 << 30, at, 256, &nat)) return SYMV_EXIT_USAGE;
@@ -166,7 +173,7 @@ static int run(int argc, char **argv)
   db_fit fit;
   db_rule *rules = NULL;
   size_t nrules = 0;
-  rc = db_latest_fit(d, &fit, &rules, &nrules, NULL, NULL);
+  rc = db_latest_fit(d, symv_routine_name(routine), 'L', 0, &fit, &rules, &nrules, NULL, NULL);
   if (rc) {
     fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     db_close(d);

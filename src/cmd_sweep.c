@@ -19,6 +19,7 @@
 #include "compile.h"
 #include "space.h"
 #include "sweep.h"
+#include "routine.h"
 #include "symv_error.h"
 
 #define MAX_SIZES 64
@@ -60,6 +61,8 @@ static void help(void)
        "                    GPU's blocks per SM, larger BLOCK_SIZE (see man symvtune)\n"
        "  --sizes LIST      representative sizes n (default 256,768,2048,6144,16384: geometric,\n"
        "                    factor ~3, across the range where the kernel choice matters)\n"
+       "  --routine R       the routine to tune (" SYMV_ROUTINE_NAMES "; default dsymv);\n"
+       "                    one database holds every routine of a GPU\n"
        "  --uplo L|U        stored triangle (default L)\n"
        "  --hot             time with A resident in L2 (default: cold, A rotated among\n"
        "                    copies larger than twice the L2)\n"
@@ -101,11 +104,12 @@ static int family_list(const char *s, symv_space_opts *o)
 
 /* The fault family is for tests only: SYMVTUNE_TEST_FAULTS=1 adds one
  * candidate that faults and one that hangs. */
-static int add_test_faults(db *d)
+static int add_test_faults(db *d, symv_routine ro)
 {
   static const int modes[2] = {0, 1};
   for (int i = 0; i < 2; i++) {
     db_candidate c = {0};
+    snprintf(c.routine, sizeof c.routine, "%s", symv_routine_name(ro));
     snprintf(c.family, sizeof c.family, "fault");
     c.block_size = 64, c.ux = 8, c.multiplicity = 1, c.mx = modes[i];
     if (db_put_candidate(d, &c, NULL)) return SYMV_DB;
@@ -113,12 +117,12 @@ static int add_test_faults(db *d)
   return 0;
 }
 
-static void summary(db *d, const sweep_worker *w, const sweep_stats *st, const int *ns, int nsizes, char uplo,
+static void summary(db *d, symv_routine ro, const sweep_worker *w, const sweep_stats *st, const int *ns, int nsizes, char uplo,
                     int hot, double wall)
 {
   db_counts cnt;
-  if (db_count_candidates(d, NULL, &cnt)) return;
-  printf("\nsweep summary (%s, %d SMs; copy rate %.0f GB/s)\n", w->dev.name, w->dev.sm_count, w->copy_gbs);
+  if (db_count_candidates(d, symv_routine_name(ro), NULL, &cnt)) return;
+  printf("\n%s sweep summary (%s, %d SMs; copy rate %.0f GB/s)\n", symv_routine_get(ro)->blas, w->dev.name, w->dev.sm_count, w->copy_gbs);
   printf("  candidates %lld: valid %lld, invalid %lld, pending %lld\n", cnt.total, cnt.by_status[DB_VALID],
          cnt.by_status[DB_INVALID], cnt.by_status[DB_PENDING]);
   for (int r = 1; r < DB_REASON_COUNT; r++)
@@ -127,7 +131,7 @@ static void summary(db *d, const sweep_worker *w, const sweep_stats *st, const i
          "            measuring %.1f s (%ld candidates); %d worker restarts\n",
          wall, st->compile_s, st->compile_cpu_s, st->compiled, st->cached, st->measure_s, st->measured, w->restarts);
   db_times tt;
-  if (db_time_table(d, ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return;
+  if (db_time_table(d, symv_routine_name(ro), ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return;
   printf("\n  best at each size (time in us; speed-up = faster cuBLAS mode's time / this time)\n");
   printf("  %7s %10s %10s  %-26s %10s %8s %6s\n", "n", "cuBLAS", "cuBLAS-a", "best candidate", "us", "speed-up",
          "%copy");
@@ -136,7 +140,8 @@ static void summary(db *d, const sweep_worker *w, const sweep_stats *st, const i
     for (int b = 0; b < 2; b++) {
       db_measurement *ml = NULL;
       size_t c = 0;
-      if (!db_baseline_measurements(d, b ? "cublas_atomics" : "cublas", DB_STAGE_SWEEP, uplo, hot, &ml, &c))
+      if (!db_baseline_measurements(d, symv_routine_name(ro), b ? "cublas_atomics" : "cublas", DB_STAGE_SWEEP, uplo,
+                                    hot, &ml, &c))
         for (size_t k = 0; k < c; k++)
           if (ml[k].n == ns[s]) base[b] = ml[k].median_us;
       free(ml);
@@ -167,7 +172,7 @@ static int run(int argc, char **argv)
   static const struct option opts[] = {
     {"db", required_argument, 0, 'D'},      {"families", required_argument, 0, 'f'},
     {"wide", no_argument, 0, 'w'},           {"sizes", required_argument, 0, 's'},
-    {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
+    {"routine", required_argument, 0, 'r'}, {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
     {"batches", required_argument, 0, 'b'},  {"prune", required_argument, 0, 'p'},
     {"tol", required_argument, 0, 't'},      {"timeout", required_argument, 0, 'T'},
     {"jobs", required_argument, 0, 'j'},     {"limit", required_argument, 0, 'l'},
@@ -200,6 +205,10 @@ static int run(int argc, char **argv)
       o.uplo = optarg[0];
       break;
     case 'H': o.hot = 1; break;
+    case 'r':
+      if (symv_routine_parse(optarg, &o.routine))
+        return cli_usage_error("sweep", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      break;
     case 'b':
       if (cli_parse_int("sweep", "--batches", optarg, 1, 999, &o.batches)) return SYMV_EXIT_USAGE;
       break;
@@ -295,6 +304,8 @@ static int run(int argc, char **argv)
   long dropped = 0;
   for (long i = 0; i < nspace; i++) {
     db_candidate cand = {0};
+    space[i].routine = o.routine;
+    snprintf(cand.routine, sizeof cand.routine, "%s", symv_routine_name(o.routine));
     snprintf(cand.family, sizeof cand.family, "%s", symv_family_name(space[i].family));
     cand.block_size = space[i].block_size, cand.ux = space[i].ux;
     cand.multiplicity = space[i].multiplicity, cand.mx = space[i].mx;
@@ -311,7 +322,7 @@ static int run(int argc, char **argv)
       }
     }
   }
-  if (getenv("SYMVTUNE_TEST_FAULTS") && add_test_faults(d)) goto db_rollback;
+  if (getenv("SYMVTUNE_TEST_FAULTS") && add_test_faults(d, o.routine)) goto db_rollback;
   if (db_commit(d)) goto db_error;
   if (!o.quiet)
     fprintf(stderr, "sweep: %ld candidates in the space, %ld dropped before compiling (resources)\n", nspace, dropped);
@@ -320,7 +331,7 @@ static int run(int argc, char **argv)
 
   db_candidate *pending = NULL;
   size_t npending = 0;
-  if (db_list_candidates(d, DB_PENDING, NULL, &pending, &npending)) goto db_error;
+  if (db_list_candidates(d, symv_routine_name(o.routine), DB_PENDING, NULL, &pending, &npending)) goto db_error;
   if (limit > 0 && npending > (size_t)limit) npending = (size_t)limit;
   symv_progress prog;
   symv_progress_start(&prog, "sweep", (long)npending, o.quiet);
@@ -328,12 +339,12 @@ static int run(int argc, char **argv)
   rc = sweep_measure(d, &w, &o, pending, (long)npending, ns, nsizes, DB_STAGE_SWEEP, &interrupted, &st, &prog);
   symv_progress_finish(&prog);
   free(pending);
-  summary(d, &w, &st, ns, nsizes, o.uplo, o.hot, symv_now() - t_start);
+  summary(d, o.routine, &w, &st, ns, nsizes, o.uplo, o.hot, symv_now() - t_start);
 
   /* dense stage: rank by champion points, then sample the champions across
    * the range (method.md section 4, steps 3-5) */
   db_counts cnt;
-  if (!rc && dense && !db_count_candidates(d, NULL, &cnt) && cnt.by_status[DB_PENDING] == 0) {
+  if (!rc && dense && !db_count_candidates(d, symv_routine_name(o.routine), NULL, &cnt) && cnt.by_status[DB_PENDING] == 0) {
     if (ndense == 0) {
       int hi = 32768;
       while (hi > 1024 && (double)hi * hi * 8.0 > 0.2 * (double)w.dev.global_mem) hi /= 2;
@@ -341,7 +352,7 @@ static int run(int argc, char **argv)
     }
     db_candidate *champ = NULL;
     long nchamp = 0;
-    if ((rc = sweep_champions(d, ns, nsizes, o.uplo, o.hot, kpts, top, &champ, &nchamp)) == 0) {
+    if ((rc = sweep_champions(d, o.routine, ns, nsizes, o.uplo, o.hot, kpts, top, &champ, &nchamp)) == 0) {
       if (!o.quiet) fprintf(stderr, "dense: %ld champions and cuBLAS at %d sizes from %d to %d\n", nchamp, ndense, dn[0], dn[ndense - 1]);
       if ((rc = sweep_baselines(d, &w, &o, dn, ndense, DB_STAGE_DENSE)) == 0) {
         symv_progress_start(&prog, "dense", nchamp, o.quiet);

@@ -238,7 +238,7 @@ Test(build, builds_the_rules_symvtune_fit_chose, .timeout = 600)
   db_rule *rules = NULL;
   size_t nrules = 0;
   cr_assert_eq(db_open(&d, dbpath, DB_READONLY), 0);
-  cr_assert_eq(db_latest_fit(d, &fit, &rules, &nrules, NULL, NULL), 0, "%s", db_errmsg(d));
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &fit, &rules, &nrules, NULL, NULL), 0, "%s", db_errmsg(d));
   db_close(d);
   cr_assert_eq(build(dbpath, in_dir(out, "lib"), NULL, &text), 0, "build failed:\n%s", text);
   free(text);

@@ -70,11 +70,18 @@ static db_device h100(void)
   return g;
 }
 
-static db_candidate point(const char *family, int b, int ux, int m, int mx)
+/* routine's candidate (family, b, ux, m, mx). */
+static db_candidate point_of(const char *routine, const char *family, int b, int ux, int m, int mx)
 {
   db_candidate c = { .block_size = b, .ux = ux, .multiplicity = m, .mx = mx };
+  snprintf(c.routine, sizeof c.routine, "%s", routine);
   snprintf(c.family, sizeof c.family, "%s", family);
   return c;
+}
+
+static db_candidate point(const char *family, int b, int ux, int m, int mx)
+{
+  return point_of("dsymv", family, b, ux, m, mx);
 }
 
 /* A plausible timing of `us` microseconds at n. */
@@ -436,11 +443,29 @@ Test(db, version_1_database_is_migrated_keeping_its_data)
   path_of(p, "v1.db");
   raw_exec(p, schema_v1);
 
-  /* A read-only open cannot migrate, and must not. */
-  db *d;
-  cr_assert_eq(db_open(&d, p, DB_READONLY), SYMV_DB);
-  cr_assert_not_null(strstr(db_errmsg(d), "older"), "%s", db_errmsg(d));
-  db_close(d);
+  /* A read-only open migrates a copy in memory: it reads the data as the
+   * current schema has it, refuses writes, and never writes the file. */
+  long len0, len1;
+  unsigned char *before = slurp(p, &len0);
+  db *d = open_ok(p, DB_READONLY);
+  {
+    db_candidate c;
+    OK(db_get_candidate(d, 1, &c));
+    cr_assert_str_eq(c.routine, "dsymv");
+    cr_assert(c.block_size == 128 && c.ux == 15 && c.status == DB_VALID && c.attempts == 0);
+    cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_DB, "the copy is read-only too");
+    cr_assert_not_null(strstr(db_errmsg(d), "readonly"), "%s", db_errmsg(d));
+    db_measurement *m;
+    size_t k;
+    OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
+    cr_assert(k == 1 && m[0].median_us == 60.0);
+    free(m);
+  }
+  close_ok(d);
+  unsigned char *after = slurp(p, &len1);
+  cr_assert(len0 == len1 && memcmp(before, after, len0) == 0, "the file was written");
+  free(before);
+  free(after);
   cr_assert_eq(raw_int(p, "PRAGMA user_version"), 1);
 
   d = open_ok(p, 0);
@@ -468,7 +493,7 @@ Test(db, version_1_database_is_migrated_keeping_its_data)
   cr_assert_eq(k, 1);
   cr_assert(m[0].n == 4096 && m[0].median_us == 50.0 && m[0].residual == 0.3);
   free(m);
-  OK(db_baseline_measurements(d, "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
+  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
   cr_assert(k == 1 && m[0].median_us == 60.0);
   free(m);
   close_ok(d);
@@ -643,7 +668,7 @@ Test(db, interrupted_sweep_resumes_with_committed_data_only)
 
   db_candidate *pending;
   size_t np;
-  OK(db_list_candidates(d, DB_PENDING, NULL, &pending, &np));
+  OK(db_list_candidates(d, "dsymv", DB_PENDING, NULL, &pending, &np));
   cr_assert_eq(np, 5);
   for (size_t i = 0; i < np; i++) {
     cr_assert_eq(pending[i].id, id[5 + i], "pending in id order");
@@ -652,12 +677,12 @@ Test(db, interrupted_sweep_resumes_with_committed_data_only)
   free(pending);
 
   db_counts n;
-  OK(db_count_candidates(d, NULL, &n));
+  OK(db_count_candidates(d, "dsymv", NULL, &n));
   cr_assert_eq(n.total, 10);
   cr_assert_eq(n.by_status[DB_VALID], 5);
   cr_assert_eq(n.by_status[DB_PENDING], 5);
   cr_assert_eq(n.by_status[DB_INVALID], 0);
-  OK(db_count_candidates(d, "lu", &n));
+  OK(db_count_candidates(d, "dsymv", "lu", &n));
   cr_assert_eq(n.total, 0);
   close_ok(d);
   cr_assert_eq(raw_int(p, "SELECT quick_check = 'ok' FROM pragma_quick_check"), 1);
@@ -697,13 +722,13 @@ Test(db, a_candidate_that_keeps_crashing_the_worker_becomes_a_fault)
   snprintf(c.detail, sizeof c.detail, "worker died %d times", c.attempts);
   OK(db_set_candidate_result(d, &c));
   db_counts n;
-  OK(db_count_candidates(d, "atomic_red", &n));
+  OK(db_count_candidates(d, "dsymv", "atomic_red", &n));
   cr_assert_eq(n.by_status[DB_INVALID], 1);
   cr_assert_eq(n.by_reason[DB_REASON_FAULT], 1);
   cr_assert_eq(n.by_reason[DB_REASON_NONE], 0);
   db_candidate *list;
   size_t k;
-  OK(db_list_candidates(d, DB_PENDING, NULL, &list, &k));
+  OK(db_list_candidates(d, "dsymv", DB_PENDING, NULL, &list, &k));
   cr_assert_eq(k, 0);
   cr_assert_eq(db_start_attempt(d, id + 1000, NULL), SYMV_NOT_FOUND);
   close_ok(d);
@@ -763,9 +788,9 @@ Test(db, reinserting_keeps_candidates_and_replaces_timings)
   OK(db_set_candidate_result(d, &r));
   OK(db_put_candidate(d, &c, &a2));
   cr_assert_eq(a, a2, "same point, same id");
-  OK(db_find_candidate(d, "atomic", 128, 14, 6, 9, &found_id));
+  OK(db_find_candidate(d, "dsymv", "atomic", 128, 14, 6, 9, &found_id));
   cr_assert_eq(found_id, a);
-  cr_assert_eq(db_find_candidate(d, "atomic", 128, 14, 6, 7, &found_id), SYMV_NOT_FOUND);
+  cr_assert_eq(db_find_candidate(d, "dsymv", "atomic", 128, 14, 6, 7, &found_id), SYMV_NOT_FOUND);
   db_candidate got;
   OK(db_get_candidate(d, a, &got));
   cr_assert_eq(got.status, DB_VALID, "re-inserting does not reset the result");
@@ -784,22 +809,22 @@ Test(db, reinserting_keeps_candidates_and_replaces_timings)
   free(ms);
 
   m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 25.0);
-  OK(db_put_baseline(d, "cublas", &m));
+  OK(db_put_baseline(d, "dsymv", "cublas", &m));
   m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 24.0);
-  OK(db_put_baseline(d, "cublas", &m));
+  OK(db_put_baseline(d, "dsymv", "cublas", &m));
   m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 22.0);
-  OK(db_put_baseline(d, "cublas_atomics", &m));
+  OK(db_put_baseline(d, "dsymv", "cublas_atomics", &m));
   int found;
-  OK(db_has_baseline(d, "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
+  OK(db_has_baseline(d, "dsymv", "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
   cr_assert_eq(found, 1);
-  OK(db_has_baseline(d, "cublas", 2048, 'U', 0, DB_STAGE_SWEEP, &found));
+  OK(db_has_baseline(d, "dsymv", "cublas", 2048, 'U', 0, DB_STAGE_SWEEP, &found));
   cr_assert_eq(found, 0);
-  OK(db_has_baseline(d, "cublas", 2048, 'L', 0, DB_STAGE_DENSE, &found));
+  OK(db_has_baseline(d, "dsymv", "cublas", 2048, 'L', 0, DB_STAGE_DENSE, &found));
   cr_assert_eq(found, 0);
-  OK(db_baseline_measurements(d, "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
   cr_assert(k == 1 && ms[0].median_us == 24.0);
   free(ms);
-  OK(db_baseline_measurements(d, "cublas_atomics", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  OK(db_baseline_measurements(d, "dsymv", "cublas_atomics", DB_STAGE_SWEEP, 0, -1, &ms, &k));
   cr_assert(k == 1 && ms[0].median_us == 22.0);
   free(ms);
   close_ok(d);
@@ -843,7 +868,7 @@ Test(db, bad_values_are_refused)
   cr_assert_eq(db_put_measurement(d, id, &m), SYMV_INVALID_VALUE);
   cr_assert_eq(db_put_measurement(d, id + 99, &good), SYMV_NOT_FOUND);
   cr_assert_not_null(strstr(db_errmsg(d), "no candidate"), "%s", db_errmsg(d));
-  cr_assert_eq(db_put_baseline(d, "", &good), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_put_baseline(d, "dsymv", "", &good), SYMV_INVALID_VALUE);
 
   db_candidate r = { .id = id, .status = DB_INVALID, .reason = DB_REASON_NONE };
   cr_assert_eq(db_set_candidate_result(d, &r), SYMV_INVALID_VALUE);
@@ -905,7 +930,7 @@ Test(db, time_table_for_the_ranking)
   /* Asked in another order than stored, with one size nobody measured. */
   static const int ask[4] = { 8000, 1000, 2000, 5000 };
   db_times t;
-  OK(db_time_table(d, ask, 4, 'L', 0, DB_STAGE_SWEEP, &t));
+  OK(db_time_table(d, "dsymv", ask, 4, 'L', 0, DB_STAGE_SWEEP, &t));
   cr_assert_eq(t.ncand, 4, "valid candidates only");
   cr_assert_eq(t.nsizes, 4);
   static const int rows[4] = { 0, 1, 2, 4 };
@@ -925,13 +950,13 @@ Test(db, time_table_for_the_ranking)
   cr_assert_null(t.median_us);
 
   int bad[1] = { 0 };
-  cr_assert_eq(db_time_table(d, bad, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
-  cr_assert_eq(db_time_table(d, ask, 4, 'X', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_time_table(d, "dsymv", bad, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_time_table(d, "dsymv", ask, 4, 'X', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
   close_ok(d);
 
   /* A read-only handle (the rank stage) gets the same table. */
   d = open_ok(p, DB_READONLY);
-  OK(db_time_table(d, ns, 3, 'L', 0, DB_STAGE_SWEEP, &t));
+  OK(db_time_table(d, "dsymv", ns, 3, 'L', 0, DB_STAGE_SWEEP, &t));
   cr_assert_eq(t.ncand, 4);
   cr_assert_eq(t.median_us[0], 1.0);
   db_times_free(&t);
@@ -953,7 +978,7 @@ Test(db, measurements_of_one_candidate_come_in_n_order)
       db_measurement m = timing(ns[j], 'U', hot, DB_STAGE_DENSE, ns[j] / 100.0 + hot);
       OK(db_put_measurement(d, id, &m));
       m = timing(ns[j], 'U', hot, DB_STAGE_DENSE, ns[j] / 50.0);
-      OK(db_put_baseline(d, "cublas", &m));
+      OK(db_put_baseline(d, "dsymv", "cublas", &m));
     }
   db_measurement m = timing(4096, 'U', 0, DB_STAGE_SWEEP, 1.0);
   OK(db_put_measurement(d, id, &m));
@@ -978,7 +1003,7 @@ Test(db, measurements_of_one_candidate_come_in_n_order)
   free(ms);
   OK(db_candidate_measurements(d, id, DB_STAGE_DENSE, 'L', -1, &ms, &k));
   cr_assert_eq(k, 0);
-  OK(db_baseline_measurements(d, "cublas", DB_STAGE_DENSE, 'U', 1, &ms, &k));
+  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_DENSE, 'U', 1, &ms, &k));
   cr_assert_eq(k, 6);
   for (size_t j = 1; j < k; j++) cr_assert_lt(ms[j - 1].n, ms[j].n);
   cr_assert_eq(ms[2].median_us, 2336 / 50.0);
@@ -1022,7 +1047,7 @@ static void make_v2(const char *path)
 /* A fit of lo..hi (uplo L, cold) with `threshold`. */
 static db_fit fit_of(int lo, int hi, double threshold)
 {
-  db_fit f = { .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = threshold };
+  db_fit f = { .routine = "dsymv", .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = threshold };
   snprintf(f.method, sizeof f.method, "test: %d..%d", lo, hi);
   return f;
 }
@@ -1036,19 +1061,18 @@ static db_rule rule_of(int a, int b, const char *kernel, long long id, double us
   return r;
 }
 
-Test(db, version_2_database_is_migrated_to_3_keeping_its_data)
+Test(db, version_2_database_is_migrated_keeping_its_data)
 {
   char p[256];
   path_of(p, "v2.db");
   make_v2(p);
-  db *d;
-  cr_assert_eq(db_open(&d, p, DB_READONLY), SYMV_DB, "a read-only open cannot migrate");
-  db_close(d);
-  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 2);
+  db *d = open_ok(p, DB_READONLY);
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 2, "a read-only open does not migrate the file");
 
   d = open_ok(p, 0);
   close_ok(d);
-  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 3);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
                           "('fit', 'fit_curve', 'fit_rule')"), 3);
 
@@ -1056,6 +1080,7 @@ Test(db, version_2_database_is_migrated_to_3_keeping_its_data)
   db_candidate c;
   OK(db_get_candidate(d, 1, &c));
   cr_assert(c.block_size == 128 && c.ux == 15 && c.status == DB_VALID && c.attempts == 2);
+  cr_assert_str_eq(c.routine, "dsymv");
   db_measurement *m;
   size_t k;
   OK(db_candidate_measurements(d, 1, DB_STAGE_DENSE, 'L', 0, &m, &k));
@@ -1064,18 +1089,18 @@ Test(db, version_2_database_is_migrated_to_3_keeping_its_data)
   OK(db_candidate_measurements(d, 1, DB_STAGE_SWEEP, 'L', 0, &m, &k));
   cr_assert(k == 1 && m[0].n == 4096 && m[0].median_us == 50.0);
   free(m);
-  OK(db_baseline_measurements(d, "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
+  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
   cr_assert(k == 1 && m[0].median_us == 60.0);
   free(m);
   db_fit f;
   db_rule *r;
   size_t nr;
-  cr_assert_eq(db_latest_fit(d, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
   cr_assert_null(r);
   close_ok(d);
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM sweep_run WHERE options = '--wide' AND compile_s = 61.5"), 1);
 
-  /* what version 3 added works on the migrated file */
+  /* what versions 3 and 4 added works on the migrated file */
   d = open_ok(p, 0);
   f = fit_of(32, 9000, 0.01);
   db_rule rules[2] = { rule_of(32, 4000, DB_KERNEL_CANDIDATE, 1, 12.5),
@@ -1083,7 +1108,7 @@ Test(db, version_2_database_is_migrated_to_3_keeping_its_data)
   OK(db_put_fit(d, &f, NULL, 0, rules, 2));
   close_ok(d);
 
-  /* a version 3 file without one of its tables is not ours */
+  /* a current file without one of its tables is not ours */
   raw_exec(p, "PRAGMA journal_mode = DELETE; DROP TABLE fit_curve;");
   assert_refused(p, 0, SYMV_DB_CORRUPT, "missing");
 }
@@ -1107,7 +1132,7 @@ Test(db, fits_round_trip_and_the_latest_wins)
   db_fit f;
   db_rule *r;
   size_t nr;
-  cr_assert_eq(db_latest_fit(d, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
   cr_assert_not_null(strstr(db_errmsg(d), "no fit"), "%s", db_errmsg(d));
 
   db_fit f1 = fit_of(32, 1000, 0.02);
@@ -1137,8 +1162,9 @@ Test(db, fits_round_trip_and_the_latest_wins)
   d = open_ok(p, DB_READONLY);
   db_fit_curve *cv;
   size_t nc;
-  OK(db_latest_fit(d, &f, &r, &nr, &cv, &nc));
+  OK(db_latest_fit(d, "dsymv", 'U', 1, &f, &r, &nr, &cv, &nc));
   cr_assert_eq(f.id, f2.id);
+  cr_assert_str_eq(f.routine, "dsymv");
   cr_assert_str_eq(f.created, f2.created);
   cr_assert(f.uplo == 'U' && f.hot == 1 && f.lo == 100 && f.hi == 20000 && f.threshold == 0.05);
   cr_assert_str_eq(f.method, "test: 100..20000");
@@ -1151,6 +1177,7 @@ Test(db, fits_round_trip_and_the_latest_wins)
   /* candidate rules carry the whole candidate, cuBLAS ones none */
   cr_assert_eq(r[0].cand.id, id[0]);
   cr_assert_str_eq(r[0].cand.family, "lu");
+  cr_assert_str_eq(r[0].cand.routine, "dsymv");
   cr_assert(r[0].cand.block_size == 64 && r[0].cand.ux == 8 && r[0].cand.multiplicity == 1 &&
             r[0].cand.mx == 0 && r[0].cand.status == DB_VALID && r[0].cand.regs_per_thread == 40);
   cr_assert_eq(r[2].cand.id, id[2]);
@@ -1166,8 +1193,13 @@ Test(db, fits_round_trip_and_the_latest_wins)
   free(r);
   free(cv);
   /* curves are optional */
-  OK(db_latest_fit(d, &f, &r, &nr, NULL, NULL));
+  OK(db_latest_fit(d, "dsymv", 'U', 1, &f, &r, &nr, NULL, NULL));
   cr_assert_eq(nr, 4);
+  free(r);
+  /* the newer fit is of (U, hot): it does not hide the (L, cold) one */
+  OK(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL));
+  cr_assert_eq(f.id, f1.id);
+  cr_assert(nr == 1 && f.uplo == 'L' && f.hot == 0 && f.lo == 32 && f.hi == 1000);
   free(r);
   close_ok(d);
 }
@@ -1242,7 +1274,7 @@ Test(db, rules_that_do_not_tile_the_range_are_refused)
   db_fit latest;
   db_rule *got;
   size_t n;
-  OK(db_latest_fit(d, &latest, &got, &n, NULL, NULL));
+  OK(db_latest_fit(d, "dsymv", 'L', 0, &latest, &got, &n, NULL, NULL));
   cr_assert_eq(latest.id, good.id, "only the good fit was stored");
   cr_assert_eq(n, 2);
   free(got);
@@ -1258,8 +1290,705 @@ Test(db, rules_that_do_not_tile_the_range_are_refused)
   /* rules damaged in the file are reported, not returned */
   raw_exec(p, "UPDATE fit_rule SET n_start = 510 WHERE n_start = 500");
   d = open_ok(p, DB_READONLY);
-  cr_assert_eq(db_latest_fit(d, &latest, &got, &n, NULL, NULL), SYMV_DB_CORRUPT);
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &latest, &got, &n, NULL, NULL), SYMV_DB_CORRUPT);
   cr_assert_null(got);
   cr_assert_not_null(strstr(db_errmsg(d), "510"), "%s", db_errmsg(d));
   close_ok(d);
+}
+
+/* ---- Routines (schema version 4) ------------------------------------------------ */
+
+Test(db, routine_names_are_the_six_in_canonical_order)
+{
+  static const char *const six[6] = { "ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv" };
+  for (int i = 0; i < DB_ROUTINE_COUNT; i++) {
+    cr_assert_str_eq(db_routine_name(i), six[i]);
+    cr_assert_eq(db_routine_valid(six[i]), 1, "%s", six[i]);
+  }
+  cr_assert_null(db_routine_name(DB_ROUTINE_COUNT));
+  cr_assert_null(db_routine_name(-1));
+  static const char *const bad[] = { "DSYMV", "dsymv ", "", "dgemv", "dsymvx", "dsy", "zhemv\n" };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    cr_assert_eq(db_routine_valid(bad[i]), 0, "'%s'", bad[i]);
+  cr_assert_eq(db_routine_valid(NULL), 0);
+}
+
+Test(db, the_same_parameters_under_two_routines_are_two_candidates)
+{
+  char p[256];
+  path_of(p, "routines.db");
+  db *d = fresh(p);
+  char names[DB_ROUTINE_COUNT][DB_ROUTINE_SIZE];
+  size_t k;
+  OK(db_list_routines(d, DB_ROUTINES_CANDIDATES, names, DB_ROUTINE_COUNT, &k));
+  cr_assert_eq(k, 0);
+
+  /* stored in another order than the canonical one */
+  long long idz, idd, idc, again;
+  db_candidate z = point_of("zhemv", "atomic", 128, 16, 2, 3);
+  db_candidate dd = point_of("dsymv", "atomic", 128, 16, 2, 3);
+  db_candidate c = point_of("chemv", "lu", 64, 8, 1, 0);
+  OK(db_put_candidate(d, &z, &idz));
+  OK(db_put_candidate(d, &dd, &idd));
+  OK(db_put_candidate(d, &c, &idc));
+  cr_assert(idz != idd && idd != idc && idz != idc, "three rows");
+  OK(db_put_candidate(d, &z, &again));
+  cr_assert_eq(again, idz, "the same routine's point is the same row");
+  OK(db_find_candidate(d, "dsymv", "atomic", 128, 16, 2, 3, &again));
+  cr_assert_eq(again, idd);
+  OK(db_find_candidate(d, "zhemv", "atomic", 128, 16, 2, 3, &again));
+  cr_assert_eq(again, idz);
+  cr_assert_eq(db_find_candidate(d, "ssymv", "atomic", 128, 16, 2, 3, &again), SYMV_NOT_FOUND);
+  cr_assert_not_null(strstr(db_errmsg(d), "ssymv"), "%s", db_errmsg(d));
+  db_candidate got;
+  OK(db_get_candidate(d, idz, &got));
+  cr_assert_str_eq(got.routine, "zhemv");
+  OK(db_get_candidate(d, idd, &got));
+  cr_assert_str_eq(got.routine, "dsymv");
+
+  /* results and timings stay with their row */
+  db_candidate r = { .id = idz, .status = DB_VALID };
+  OK(db_set_candidate_result(d, &r));
+  r.id = idd;
+  OK(db_set_candidate_result(d, &r));
+  db_measurement m = timing(1000, 'L', 0, DB_STAGE_SWEEP, 7.0);
+  OK(db_put_measurement(d, idd, &m));
+  m = timing(1000, 'L', 0, DB_STAGE_SWEEP, 30.0);
+  OK(db_put_measurement(d, idz, &m));
+
+  db_candidate *list;
+  OK(db_list_candidates(d, "zhemv", -1, NULL, &list, &k));
+  cr_assert(k == 1 && list[0].id == idz && strcmp(list[0].routine, "zhemv") == 0);
+  free(list);
+  OK(db_list_candidates(d, NULL, -1, NULL, &list, &k));
+  cr_assert_eq(k, 3, "NULL: every routine");
+  free(list);
+  OK(db_list_candidates(d, NULL, DB_VALID, "atomic", &list, &k));
+  cr_assert(k == 2 && list[0].id == idz && list[1].id == idd, "valid atomic of any routine, id order");
+  free(list);
+  OK(db_list_candidates(d, "ssymv", -1, NULL, &list, &k));
+  cr_assert(k == 0 && list == NULL);
+
+  db_counts n;
+  OK(db_count_candidates(d, "dsymv", NULL, &n));
+  cr_assert(n.total == 1 && n.by_status[DB_VALID] == 1);
+  OK(db_count_candidates(d, "chemv", NULL, &n));
+  cr_assert(n.total == 1 && n.by_status[DB_PENDING] == 1);
+  OK(db_count_candidates(d, NULL, "atomic", &n));
+  cr_assert_eq(n.total, 2);
+  OK(db_count_candidates(d, NULL, NULL, &n));
+  cr_assert_eq(n.total, 3);
+
+  static const int ns[1] = { 1000 };
+  db_times t;
+  OK(db_time_table(d, "dsymv", ns, 1, 'L', 0, DB_STAGE_SWEEP, &t));
+  cr_assert(t.ncand == 1 && t.cand[0].id == idd && t.median_us[0] == 7.0, "dsymv's table has dsymv's timing");
+  db_times_free(&t);
+  OK(db_time_table(d, "zhemv", ns, 1, 'L', 0, DB_STAGE_SWEEP, &t));
+  cr_assert(t.ncand == 1 && t.cand[0].id == idz && t.median_us[0] == 30.0);
+  db_times_free(&t);
+  OK(db_time_table(d, "chemv", ns, 1, 'L', 0, DB_STAGE_SWEEP, &t));
+  cr_assert_eq(t.ncand, 0, "chemv's only candidate is pending");
+  db_times_free(&t);
+
+  /* routines with candidates, canonical order; a short array gets a prefix */
+  OK(db_list_routines(d, DB_ROUTINES_CANDIDATES, names, DB_ROUTINE_COUNT, &k));
+  cr_assert_eq(k, 3);
+  cr_assert_str_eq(names[0], "dsymv");
+  cr_assert_str_eq(names[1], "chemv");
+  cr_assert_str_eq(names[2], "zhemv");
+  snprintf(names[1], sizeof names[1], "-");
+  OK(db_list_routines(d, DB_ROUTINES_CANDIDATES, names, 1, &k));
+  cr_assert_eq(k, 3, "the count is of all of them");
+  cr_assert_str_eq(names[0], "dsymv");
+  cr_assert_str_eq(names[1], "-", "nothing past max");
+  OK(db_list_routines(d, DB_ROUTINES_FITS, names, DB_ROUTINE_COUNT, &k));
+  cr_assert_eq(k, 0, "no fits yet");
+  cr_assert_eq(db_list_routines(d, (db_routines_of)7, names, DB_ROUTINE_COUNT, &k), SYMV_INVALID_VALUE);
+
+  /* names that are not routines are refused, not treated as empty */
+  static const char *const bad[] = { "DSYMV", "", "dgemv", "dsymvx" };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    db_candidate b = point_of(bad[i], "atomic", 128, 16, 2, 3);
+    cr_assert_eq(db_put_candidate(d, &b, NULL), SYMV_INVALID_VALUE, "'%s'", bad[i]);
+    cr_assert_eq(db_find_candidate(d, bad[i], "atomic", 128, 16, 2, 3, &again), SYMV_INVALID_VALUE);
+    cr_assert_eq(db_list_candidates(d, bad[i], -1, NULL, &list, &k), SYMV_INVALID_VALUE);
+    cr_assert_eq(db_count_candidates(d, bad[i], NULL, &n), SYMV_INVALID_VALUE);
+    cr_assert_eq(db_time_table(d, bad[i], ns, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
+  }
+  cr_assert_eq(db_find_candidate(d, NULL, "atomic", 128, 16, 2, 3, &again), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_time_table(d, NULL, ns, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM candidate"), 3, "nothing bad was stored");
+}
+
+Test(db, baselines_of_two_routines_do_not_mix)
+{
+  char p[256];
+  path_of(p, "baselines.db");
+  db *d = fresh(p);
+  db_measurement m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 25.0);
+  OK(db_put_baseline(d, "dsymv", "cublas", &m));
+  m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 90.0);
+  OK(db_put_baseline(d, "zhemv", "cublas", &m));
+  int found;
+  OK(db_has_baseline(d, "dsymv", "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
+  cr_assert_eq(found, 1);
+  OK(db_has_baseline(d, "zhemv", "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
+  cr_assert_eq(found, 1);
+  OK(db_has_baseline(d, "ssymv", "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
+  cr_assert_eq(found, 0);
+
+  db_measurement *ms;
+  size_t k;
+  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  cr_assert(k == 1 && ms[0].median_us == 25.0, "dsymv's own, not replaced by zhemv's");
+  free(ms);
+  OK(db_baseline_measurements(d, "zhemv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  cr_assert(k == 1 && ms[0].median_us == 90.0);
+  free(ms);
+
+  /* replacing one routine's timing leaves the other's */
+  m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 80.0);
+  OK(db_put_baseline(d, "zhemv", "cublas", &m));
+  OK(db_baseline_measurements(d, "zhemv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  cr_assert(k == 1 && ms[0].median_us == 80.0);
+  free(ms);
+  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  cr_assert(k == 1 && ms[0].median_us == 25.0);
+  free(ms);
+  OK(db_baseline_measurements(d, "csymv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  cr_assert(k == 0 && ms == NULL);
+
+  cr_assert_eq(db_put_baseline(d, "Dsymv", "cublas", &m), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_put_baseline(d, NULL, "cublas", &m), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_has_baseline(d, "sgemv", "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_baseline_measurements(d, "", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k), SYMV_INVALID_VALUE);
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM baseline"), 2);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM baseline WHERE routine = 'zhemv' AND median_us = 80"), 1);
+}
+
+/* A valid candidate of `routine`, its id. */
+static long long valid_candidate(db *d, const char *routine, const char *family, int b)
+{
+  long long id;
+  db_candidate c = point_of(routine, family, b, 8, 1, 0);
+  OK(db_put_candidate(d, &c, &id));
+  db_candidate r = { .id = id, .status = DB_VALID };
+  OK(db_set_candidate_result(d, &r));
+  return id;
+}
+
+Test(db, the_latest_fit_is_that_of_the_routine_uplo_and_hot_asked)
+{
+  char p[256];
+  path_of(p, "latest.db");
+  db *d = fresh(p);
+  long long cd = valid_candidate(d, "dsymv", "atomic", 128);
+  long long cz = valid_candidate(d, "zhemv", "atomic", 128);
+
+  /* stored in this order: each later one is newer than those it must not hide */
+  static const struct { const char *routine; char uplo; int hot; } key[5] = {
+    { "dsymv", 'L', 0 }, { "zhemv", 'L', 0 }, { "dsymv", 'L', 1 }, { "dsymv", 'U', 0 }, { "zhemv", 'U', 1 },
+  };
+  long long fid[5];
+  for (int i = 0; i < 5; i++) {
+    db_fit f = fit_of(32, 1000 + i, 0.01);
+    snprintf(f.routine, sizeof f.routine, "%s", key[i].routine);
+    f.uplo = key[i].uplo;
+    f.hot = key[i].hot;
+    long long cand = strcmp(key[i].routine, "dsymv") == 0 ? cd : cz;
+    db_rule r[2] = { rule_of(32, 500, DB_KERNEL_CANDIDATE, cand, 5), rule_of(501, 1000 + i, DB_KERNEL_CUBLAS, 0, 9) };
+    OK(db_put_fit(d, &f, NULL, 0, r, 2));
+    fid[i] = f.id;
+  }
+  close_ok(d);
+
+  d = open_ok(p, DB_READONLY);
+  for (int i = 0; i < 5; i++) {
+    db_fit f;
+    db_rule *r;
+    size_t nr;
+    OK(db_latest_fit(d, key[i].routine, key[i].uplo, key[i].hot, &f, &r, &nr, NULL, NULL));
+    cr_assert_eq(f.id, fid[i], "%s %c %d: fit %lld, not %lld", key[i].routine, key[i].uplo, key[i].hot, f.id, fid[i]);
+    cr_assert_str_eq(f.routine, key[i].routine);
+    cr_assert(f.uplo == key[i].uplo && f.hot == key[i].hot && f.hi == 1000 + i);
+    cr_assert_eq(nr, 2);
+    cr_assert_str_eq(r[0].cand.routine, key[i].routine);
+    free(r);
+  }
+  /* none of (dsymv, U, hot) or of ssymv: NOT_FOUND, saying which */
+  db_fit f;
+  db_rule *r;
+  size_t nr;
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'U', 1, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_null(r);
+  cr_assert_not_null(strstr(db_errmsg(d), "dsymv, uplo U, hot"), "%s", db_errmsg(d));
+  cr_assert_eq(db_latest_fit(d, "ssymv", 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_eq(db_latest_fit(d, "dsymm", 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_latest_fit(d, NULL, 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'l', 0, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', -1, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
+
+  char names[DB_ROUTINE_COUNT][DB_ROUTINE_SIZE];
+  size_t k;
+  OK(db_list_routines(d, DB_ROUTINES_FITS, names, DB_ROUTINE_COUNT, &k));
+  cr_assert_eq(k, 2);
+  cr_assert_str_eq(names[0], "dsymv");
+  cr_assert_str_eq(names[1], "zhemv");
+  close_ok(d);
+
+  /* a newer fit of a key replaces it for that key only */
+  d = open_ok(p, 0);
+  db_fit g = fit_of(64, 2000, 0.02);
+  db_rule gr[1] = { rule_of(64, 2000, DB_KERNEL_CANDIDATE, cd, 3) };
+  OK(db_put_fit(d, &g, NULL, 0, gr, 1));
+  OK(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL));
+  cr_assert(f.id == g.id && nr == 1);
+  free(r);
+  OK(db_latest_fit(d, "zhemv", 'L', 0, &f, &r, &nr, NULL, NULL));
+  cr_assert_eq(f.id, fid[1]);
+  free(r);
+  close_ok(d);
+}
+
+Test(db, a_fit_naming_a_candidate_of_another_routine_is_refused)
+{
+  char p[256];
+  path_of(p, "cross.db");
+  db *d = fresh(p);
+  long long cd = valid_candidate(d, "dsymv", "atomic", 128);
+  long long cz = valid_candidate(d, "zhemv", "atomic", 128);
+
+  db_fit f = fit_of(32, 1000, 0.01);  /* dsymv's */
+  db_rule r[2] = { rule_of(32, 500, DB_KERNEL_CANDIDATE, cd, 5), rule_of(501, 1000, DB_KERNEL_CANDIDATE, cz, 9) };
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, r, 2), SYMV_INVALID_VALUE);
+  cr_assert_not_null(strstr(db_errmsg(d), "zhemv"), "%s", db_errmsg(d));
+  cr_assert_not_null(strstr(db_errmsg(d), "rule 1"), "%s", db_errmsg(d));
+  cr_assert_eq(f.id, 0, "not stored");
+
+  /* a curve likewise */
+  r[1] = rule_of(501, 1000, DB_KERNEL_CUBLAS, 0, 9);
+  db_fit_curve cv = { .kernel = DB_KERNEL_CANDIDATE, .candidate_id = cz, .alpha = 1, .nsamples = 3 };
+  cr_assert_eq(db_put_fit(d, &f, &cv, 1, r, 2), SYMV_INVALID_VALUE);
+  cr_assert_not_null(strstr(db_errmsg(d), "curve 0"), "%s", db_errmsg(d));
+
+  /* the fit's routine must be one of the six */
+  snprintf(f.routine, sizeof f.routine, "DSYMV");
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, r, 2), SYMV_INVALID_VALUE);
+  f.routine[0] = 0;
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, r, 2), SYMV_INVALID_VALUE);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM fit"), 0, "nothing was stored");
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM fit_rule"), 0);
+
+  /* the same rules under zhemv's own candidate are fine */
+  f = fit_of(32, 1000, 0.01);
+  snprintf(f.routine, sizeof f.routine, "zhemv");
+  r[0] = rule_of(32, 500, DB_KERNEL_CANDIDATE, cz, 5);
+  cv.candidate_id = cz;
+  OK(db_put_fit(d, &f, &cv, 1, r, 2));
+  close_ok(d);
+
+  /* and a file changed behind the program's back is reported on reading */
+  raw_exec(p, "UPDATE candidate SET routine = 'csymv' WHERE routine = 'zhemv'");
+  d = open_ok(p, DB_READONLY);
+  db_rule *got;
+  size_t n;
+  db_fit lf;
+  cr_assert_eq(db_latest_fit(d, "zhemv", 'L', 0, &lf, &got, &n, NULL, NULL), SYMV_DB_CORRUPT);
+  cr_assert_null(got);
+  cr_assert_not_null(strstr(db_errmsg(d), "csymv"), "%s", db_errmsg(d));
+  close_ok(d);
+}
+
+/* ---- Migration of the shipped version 3 databases ---------------------------------- */
+
+#ifndef SYMV_TEST_DATA
+#error "SYMV_TEST_DATA (the tests/data folder) must be defined"
+#endif
+
+/* The shipped database `name` (tests/data, or $SYMV_TEST_DATA) in buf (512 bytes). */
+static const char *shipped(char *buf, const char *name)
+{
+  const char *data = getenv("SYMV_TEST_DATA");
+  snprintf(buf, 512, "%s/%s", data && *data ? data : SYMV_TEST_DATA, name);
+  return buf;
+}
+
+/* A copy of the shipped database `name` at `dst` in the test's directory. */
+static void copy_shipped(const char *name, const char *dst)
+{
+  char src[512];
+  long len;
+  unsigned char *b = slurp(shipped(src, name), &len);
+  spew(dst, b, (size_t)len);
+  free(b);
+}
+
+static sqlite3 *raw_open(const char *path, int flags)
+{
+  sqlite3 *c;
+  cr_assert_eq(sqlite3_open_v2(path, &c, flags, NULL), SQLITE_OK, "sqlite3_open_v2 %s", path);
+  return c;
+}
+
+static long long conn_int(sqlite3 *c, const char *sql)
+{
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_prepare_v2(c, sql, -1, &st, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(c));
+  cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s: no row", sql);
+  long long v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* What a table holds, as the migration must keep it. */
+typedef struct {
+  char name[32];
+  char columns[1024];        /* its columns before the migration, "a", "b", ... */
+  long long rows;
+  uint64_t hash;             /* FNV-1a of every value of those columns, rows in column order */
+} table_state;
+
+/* FNV-1a over the rows of `select`, each value with its type. */
+static uint64_t rows_hash(sqlite3 *c, const char *select)
+{
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_prepare_v2(c, select, -1, &st, NULL), SQLITE_OK, "%s: %s", select, sqlite3_errmsg(c));
+  uint64_t h = 1469598103934665603ull;
+#define MIX(p, len)                                         \
+  for (size_t q_ = 0; q_ < (size_t)(len); q_++) {           \
+    h ^= ((const unsigned char *)(p))[q_];                  \
+    h *= 1099511628211ull;                                  \
+  }
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    for (int i = 0; i < sqlite3_column_count(st); i++) {
+      unsigned char type = (unsigned char)sqlite3_column_type(st, i);
+      MIX(&type, 1);
+      if (type == SQLITE_INTEGER) {
+        long long v = sqlite3_column_int64(st, i);
+        MIX(&v, sizeof v);
+      } else if (type == SQLITE_FLOAT) {
+        double v = sqlite3_column_double(st, i);
+        MIX(&v, sizeof v);
+      } else if (type != SQLITE_NULL) {
+        const void *b = sqlite3_column_blob(st, i);
+        int len = sqlite3_column_bytes(st, i);
+        MIX(&len, sizeof len);
+        MIX(b, len);
+      }
+    }
+  }
+#undef MIX
+  cr_assert_eq(rc, SQLITE_DONE, "%s: %s", select, sqlite3_errmsg(c));
+  sqlite3_finalize(st);
+  return h;
+}
+
+/* The rows and hash of table t->name over t->columns, on connection c. */
+static void measure_table(sqlite3 *c, table_state *t)
+{
+  char sql[2300];
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM \"%s\"", t->name);
+  t->rows = conn_int(c, sql);
+  snprintf(sql, sizeof sql, "SELECT %s FROM \"%s\" ORDER BY %s", t->columns, t->name, t->columns);
+  t->hash = rows_hash(c, sql);
+}
+
+/* Every table of the file at path (as it is now), with its columns, rows and
+ * hash; *n tables. */
+static void read_tables(const char *path, table_state *ts, int max, int *n)
+{
+  sqlite3 *c = raw_open(path, SQLITE_OPEN_READONLY);
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_prepare_v2(c, "SELECT name FROM sqlite_master WHERE type = 'table' "
+                                     "AND name NOT LIKE 'sqlite%' ORDER BY name", -1, &st, NULL), SQLITE_OK);
+  *n = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    cr_assert_lt(*n, max);
+    table_state *t = &ts[(*n)++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_stmt *ci;
+    cr_assert_eq(sqlite3_prepare_v2(c, "SELECT group_concat('\"' || name || '\"', ', ') FROM "
+                                       "pragma_table_info(?)", -1, &ci, NULL), SQLITE_OK);
+    sqlite3_bind_text(ci, 1, t->name, -1, SQLITE_STATIC);
+    cr_assert_eq(sqlite3_step(ci), SQLITE_ROW);
+    snprintf(t->columns, sizeof t->columns, "%s", (const char *)sqlite3_column_text(ci, 0));
+    sqlite3_finalize(ci);
+    measure_table(c, t);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(c);
+}
+
+/* Store, with plain SQL in the version 3 file at path, two fits of dsymv's
+ * dense samples (uplo L, cold) as a version 3 symvtune would have: an older
+ * one of cuBLAS alone, and the latest, whose rules name the fastest valid
+ * candidate at every 12th dense size (and cuBLAS with atomics on over one
+ * interval), with their curves. The shipped sweeps have no fit. Returns the
+ * latest fit's id. */
+static long long add_v3_fits(const char *path)
+{
+  sqlite3 *c = raw_open(path, SQLITE_OPEN_READWRITE);
+  int ns[256], nn = 0;
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_prepare_v2(c, "SELECT DISTINCT n FROM measurement WHERE stage = 'dense' AND uplo = 'L' "
+                                     "AND hot = 0 ORDER BY n", -1, &st, NULL), SQLITE_OK);
+  while (sqlite3_step(st) == SQLITE_ROW && nn < 256) ns[nn++] = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  cr_assert_geq(nn, 40, "the shipped file has dense samples");
+  int lo = ns[0], hi = ns[nn - 1];
+  char sql[512];
+  snprintf(sql, sizeof sql, "INSERT INTO fit (created, uplo, hot, lo, hi, threshold, method) VALUES "
+                            "('2026-11-22T09:00:00Z', 'L', 0, %d, %d, 0.01, 'older: cuBLAS only');"
+                            "INSERT INTO fit_rule VALUES (last_insert_rowid(), %d, %d, 'cublas', NULL, 50, 1);"
+                            "INSERT INTO fit (created, uplo, hot, lo, hi, threshold, method) VALUES "
+                            "('2026-11-22T10:00:00Z', 'L', 0, %d, %d, 0.02, 'latest');", lo, hi, lo, hi, lo, hi);
+  cr_assert_eq(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(c));
+  long long fit = sqlite3_last_insert_rowid(c);
+  int nrules = 0, seq = 0;
+  for (int i = 0; i < nn; i += 12) {
+    int start = i == 0 ? lo : ns[i], end = i + 12 < nn ? ns[i + 12] - 1 : hi;
+    long long cand = 0;
+    double us = 0;
+    cr_assert_eq(sqlite3_prepare_v2(c, "SELECT m.candidate_id, m.median_us FROM measurement AS m JOIN candidate AS c "
+                                       "ON c.id = m.candidate_id WHERE c.status = 'valid' AND m.stage = 'dense' "
+                                       "AND m.uplo = 'L' AND m.hot = 0 AND m.n = ? ORDER BY m.median_us, "
+                                       "m.candidate_id LIMIT 1", -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_int(st, 1, ns[i]);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "a candidate sampled at n %d", ns[i]);
+    cand = sqlite3_column_int64(st, 0);
+    us = sqlite3_column_double(st, 1);
+    sqlite3_finalize(st);
+    if (nrules == 2) {
+      snprintf(sql, sizeof sql, "INSERT INTO fit_rule VALUES (%lld, %d, %d, 'cublas_atomics', NULL, %.17g, 0.95)",
+               fit, start, end, 1.05 * us);
+    } else {
+      snprintf(sql, sizeof sql, "INSERT INTO fit_rule VALUES (%lld, %d, %d, 'candidate', %lld, %.17g, %.17g);"
+                                "INSERT INTO fit_curve VALUES (%lld, %d, 'candidate', %lld, %.17g, 12, 0.01)",
+               fit, start, end, cand, us, 1.0 + 0.01 * nrules, fit, seq, cand, 1.5 + seq);
+      seq++;
+    }
+    cr_assert_eq(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(c));
+    nrules++;
+  }
+  snprintf(sql, sizeof sql, "INSERT INTO fit_curve VALUES (%lld, %d, 'cublas', NULL, 700, 74, 0.02)", fit, seq);
+  cr_assert_eq(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
+  cr_assert_geq(nrules, 4);
+  cr_assert_eq(sqlite3_close(c), SQLITE_OK);
+  return fit;
+}
+
+/* A rule as plain SQL reads it from a version 3 file. */
+typedef struct {
+  int n_start, n_end;
+  char kernel[24];
+  long long cand;
+  char family[16];
+  int block_size, ux, multiplicity, mx;
+  double predicted_us, predicted_gain;
+} raw_rule;
+
+static int raw_rules(const char *path, long long fit, raw_rule *r, int max)
+{
+  sqlite3 *c = raw_open(path, SQLITE_OPEN_READONLY);
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_prepare_v2(c, "SELECT r.n_start, r.n_end, r.kernel, r.candidate_id, c.family, c.block_size, "
+                                     "c.ux, c.multiplicity, c.mx, r.predicted_us, r.predicted_gain FROM fit_rule AS r "
+                                     "LEFT JOIN candidate AS c ON c.id = r.candidate_id WHERE r.fit_id = ? "
+                                     "ORDER BY r.n_start", -1, &st, NULL), SQLITE_OK);
+  sqlite3_bind_int64(st, 1, fit);
+  int n = 0;
+  while (sqlite3_step(st) == SQLITE_ROW && n < max) {
+    raw_rule *x = &r[n++];
+    memset(x, 0, sizeof *x);
+    x->n_start = sqlite3_column_int(st, 0);
+    x->n_end = sqlite3_column_int(st, 1);
+    snprintf(x->kernel, sizeof x->kernel, "%s", (const char *)sqlite3_column_text(st, 2));
+    x->cand = sqlite3_column_int64(st, 3);
+    if (x->cand) snprintf(x->family, sizeof x->family, "%s", (const char *)sqlite3_column_text(st, 4));
+    x->block_size = sqlite3_column_int(st, 5);
+    x->ux = sqlite3_column_int(st, 6);
+    x->multiplicity = sqlite3_column_int(st, 7);
+    x->mx = sqlite3_column_int(st, 8);
+    x->predicted_us = sqlite3_column_double(st, 9);
+    x->predicted_gain = sqlite3_column_double(st, 10);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(c);
+  return n;
+}
+
+static void migrate_shipped(const char *name)
+{
+  char p[256], orig[512];
+  path_of(p, name);
+  copy_shipped(name, p);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 3, "%s is a version 3 file", name);
+  long long fit = add_v3_fits(p);
+
+  table_state before[16], after[16];
+  int nb, na;
+  read_tables(p, before, 16, &nb);
+  cr_assert_eq(nb, 8, "the eight tables of version 3");
+  for (int i = 0; i < nb; i++)
+    cr_assert_gt(before[i].rows, 0, "%s: table %s has rows to keep", name, before[i].name);
+  raw_rule rules[64];
+  int nr = raw_rules(p, fit, rules, 64);
+  cr_assert_geq(nr, 4);
+
+  db *d = open_ok(p, 0);  /* migrates */
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 4);
+
+  /* every table: the same rows, the same values in its old columns (ids
+   * included), as many rows */
+  read_tables(p, after, 16, &na);
+  cr_assert_eq(na, nb, "no table added or lost");
+  sqlite3 *c = raw_open(p, SQLITE_OPEN_READONLY);
+  for (int i = 0; i < nb; i++) {
+    cr_assert_str_eq(after[i].name, before[i].name);
+    table_state t = before[i];
+    measure_table(c, &t);  /* the old columns, read from the migrated file */
+    cr_log_info("%s: table %s: %lld rows before, %lld after", name, t.name, before[i].rows, t.rows);
+    cr_assert_eq(t.rows, before[i].rows, "%s: table %s: %lld rows, %lld before", name, t.name, t.rows,
+                 before[i].rows);
+    cr_assert_eq(t.hash, before[i].hash, "%s: table %s: its values changed", name, t.name);
+  }
+  cr_assert_eq(conn_int(c, "SELECT count(*) FROM candidate WHERE routine IS NOT 'dsymv'"), 0);
+  cr_assert_eq(conn_int(c, "SELECT count(*) FROM baseline WHERE routine IS NOT 'dsymv'"), 0);
+  cr_assert_eq(conn_int(c, "SELECT count(*) FROM fit WHERE routine IS NOT 'dsymv'"), 0);
+  cr_assert_gt(conn_int(c, "SELECT count(*) FROM candidate"), 10000);
+  cr_assert_eq(conn_int(c, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_prepare_v2(c, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
+  cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+  cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), "ok");
+  sqlite3_finalize(st);
+  /* the new keys are the unique ones */
+  cr_assert_eq(conn_int(c, "SELECT count(*) FROM pragma_index_list('candidate') AS l WHERE l.\"unique\" AND "
+                           "(SELECT group_concat(name) FROM pragma_index_info(l.name)) = "
+                           "'routine,family,block_size,ux,multiplicity,mx'"), 1);
+  sqlite3_close(c);
+
+  /* the latest fit's rules, read through the API, are those plain SQL read */
+  d = open_ok(p, DB_READONLY);
+  db_fit f;
+  db_rule *r;
+  size_t n;
+  OK(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &n, NULL, NULL));
+  cr_assert_eq(f.id, fit);
+  cr_assert_str_eq(f.method, "latest");
+  cr_assert_eq(n, (size_t)nr);
+  for (int i = 0; i < nr; i++) {
+    cr_assert(r[i].n_start == rules[i].n_start && r[i].n_end == rules[i].n_end, "%s rule %d", name, i);
+    cr_assert_str_eq(r[i].kernel, rules[i].kernel);
+    cr_assert(r[i].predicted_us == rules[i].predicted_us && r[i].predicted_gain == rules[i].predicted_gain,
+              "%s rule %d: predicted times", name, i);
+    cr_assert_eq(r[i].cand.id, rules[i].cand, "%s rule %d: candidate id", name, i);
+    if (rules[i].cand) {
+      cr_assert_str_eq(r[i].cand.routine, "dsymv");
+      cr_assert_str_eq(r[i].cand.family, rules[i].family);
+      cr_assert(r[i].cand.block_size == rules[i].block_size && r[i].cand.ux == rules[i].ux &&
+                r[i].cand.multiplicity == rules[i].multiplicity && r[i].cand.mx == rules[i].mx &&
+                r[i].cand.status == DB_VALID, "%s rule %d: candidate parameters", name, i);
+    }
+  }
+  free(r);
+  close_ok(d);
+  cr_assert_eq(raw_int(shipped(orig, name), "PRAGMA user_version"), 3, "the shipped file itself is untouched");
+}
+
+Test(db, shipped_h100_database_migrates_losing_nothing) { migrate_shipped("sweep-h100.db"); }
+
+Test(db, shipped_h200_database_migrates_losing_nothing) { migrate_shipped("sweep-h200.db"); }
+
+Test(db, a_failed_migration_leaves_the_file_as_it_was)
+{
+  /* A timing of a candidate that is not there (written with foreign keys
+   * off, as damage would): the migration rebuilds the tables, then PRAGMA
+   * foreign_key_check finds it, and everything is rolled back. A real sweep
+   * file (6 MB), so that the rebuild is not a small one. */
+  char p[256], journal[300];
+  path_of(p, "dangling.db");
+  copy_shipped("sweep-h100.db", p);
+  raw_exec(p, "INSERT INTO measurement VALUES (99999999, 'sweep', 1000, 'L', 0, 5.0, 4.9, 5.1,"
+              " 11, 20, 400.0, 800.0, 0.1);");
+  assert_refused(p, 0, SYMV_DB_CORRUPT, "foreign_key_check");
+  assert_refused(p, DB_READONLY, SYMV_DB_CORRUPT, "foreign_key_check");
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 3);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE sql LIKE '%routine%'"), 0);
+  snprintf(journal, sizeof journal, "%s-journal", p);
+  cr_assert_eq(access(journal, F_OK), -1, "no journal left behind");
+
+  /* repaired, it migrates */
+  raw_exec(p, "DELETE FROM measurement WHERE candidate_id = 99999999");
+  close_ok(open_ok(p, 0));
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+}
+
+Test(db, indexes_triggers_and_views_survive_the_rebuild)
+{
+  static const char *const objects[4] = {
+    "CREATE INDEX candidate_regs ON candidate (regs_per_thread)",
+    "CREATE INDEX baseline_median ON baseline (median_us)",
+    "CREATE VIEW valid_candidate AS SELECT id, family FROM candidate WHERE status = 'valid'",
+    "CREATE TRIGGER fit_kept BEFORE DELETE ON fit BEGIN SELECT RAISE(ABORT, 'fits are kept'); END",
+  };
+  char p[256];
+  path_of(p, "objects.db");
+  copy_shipped("sweep-h200.db", p);
+  for (int i = 0; i < 4; i++) raw_exec(p, objects[i]);
+  long long valid = raw_int(p, "SELECT count(*) FROM candidate WHERE status = 'valid'");
+  close_ok(open_ok(p, 0));
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+  sqlite3 *c = raw_open(p, SQLITE_OPEN_READWRITE);
+  for (int i = 0; i < 4; i++) {
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(c, "SELECT count(*) FROM sqlite_master WHERE sql = ?", -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_text(st, 1, objects[i], -1, SQLITE_STATIC);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_eq(sqlite3_column_int(st, 0), 1, "kept: %s", objects[i]);
+    sqlite3_finalize(st);
+  }
+  cr_assert_eq(conn_int(c, "SELECT count(*) FROM valid_candidate"), valid);
+  cr_assert_eq(conn_int(c, "SELECT count(*) FROM pragma_index_list('candidate') WHERE name = 'candidate_regs'"), 1);
+  cr_assert_eq(sqlite3_exec(c, "INSERT INTO fit (routine, created, uplo, hot, lo, hi, threshold) VALUES "
+                               "('dsymv', 'now', 'L', 0, 1, 2, 0)", NULL, NULL, NULL), SQLITE_OK);
+  cr_assert_neq(sqlite3_exec(c, "DELETE FROM fit", NULL, NULL, NULL), SQLITE_OK, "the trigger works");
+  cr_assert_str_eq(sqlite3_errmsg(c), "fits are kept");
+  sqlite3_close(c);
+}
+
+Test(db, a_read_only_open_of_a_version_3_file_sees_its_wal)
+{
+  /* Another process has committed to the file's WAL and not checkpointed:
+   * the copy a read-only open migrates must hold that too. */
+  char p[256];
+  path_of(p, "wal3.db");
+  copy_shipped("sweep-h100.db", p);
+  sqlite3 *w = raw_open(p, SQLITE_OPEN_READWRITE);
+  cr_assert_eq(sqlite3_exec(w, "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;"
+                               "UPDATE candidate SET detail = 'in the wal' WHERE id = 1", NULL, NULL, NULL),
+               SQLITE_OK, "%s", sqlite3_errmsg(w));
+  long len0, len1;
+  unsigned char *before = slurp(p, &len0);
+  db *d = open_ok(p, DB_READONLY);
+  db_candidate c;
+  OK(db_get_candidate(d, 1, &c));
+  cr_assert_str_eq(c.detail, "in the wal");
+  cr_assert_str_eq(c.routine, "dsymv");
+  db_counts n;
+  OK(db_count_candidates(d, "dsymv", NULL, &n));
+  cr_assert_eq(n.total, 17192);
+  close_ok(d);
+  unsigned char *after = slurp(p, &len1);
+  cr_assert(len0 == len1 && memcmp(before, after, len0) == 0, "the file was written");
+  free(before);
+  free(after);
+  cr_assert_eq(sqlite3_close(w), SQLITE_OK);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 3);
 }

@@ -200,6 +200,7 @@ static db *fresh(const char *path)
 static long long add_candidate(db *d, const char *family, int b, int ux, int m, int mx, db_status status)
 {
   db_candidate c = {.block_size = b, .ux = ux, .multiplicity = m, .mx = mx};
+  snprintf(c.routine, sizeof c.routine, "dsymv");
   snprintf(c.family, sizeof c.family, "%s", family);
   long long id;
   OK(db_put_candidate(d, &c, &id));
@@ -277,8 +278,8 @@ static void make_dense_db(const char *path, dense_db *x)
       if (k == K_LOSER && n == x->spike_loser_n) t *= 1 - (0.15 + 0.10 * rng_unit());
       if (k == K_ARED && n == x->spike_winner_n) t *= 1 + (0.15 + 0.10 * rng_unit());
       db_measurement m = meas(n, DB_STAGE_DENSE, t);
-      if (k == K_CUBLAS) OK(db_put_baseline(d, DB_KERNEL_CUBLAS, &m));
-      else if (k == K_CUBLAS_AT) OK(db_put_baseline(d, DB_KERNEL_CUBLAS_ATOMICS, &m));
+      if (k == K_CUBLAS) OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &m));
+      else if (k == K_CUBLAS_AT) OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS_ATOMICS, &m));
       else OK(db_put_measurement(d, x->id[k], &m));
     }
   }
@@ -308,7 +309,7 @@ static db_rule *latest_rules(const char *path, int lo, int hi, size_t *nrules, d
   int rc = db_open(&d, path, DB_READONLY);
   cr_assert_eq(rc, 0, "seed %llu: %s", seed, db_errmsg(d));
   db_rule *r;
-  OK(db_latest_fit(d, fit, &r, nrules, NULL, NULL));
+  OK(db_latest_fit(d, "dsymv", 'L', 0, fit, &r, nrules, NULL, NULL));
   db_close(d);
   cr_assert(fit->lo == lo && fit->hi == hi, "seed %llu: fit over %d..%d, not %d..%d", seed, fit->lo, fit->hi, lo, hi);
   cr_assert_geq(*nrules, 1);
@@ -544,9 +545,9 @@ Test(fit, rank_orders_candidates_by_champion_points)
     double base = truth(&(model){5, 4000, 500, 1}, sizes[s]);
     cub[s] = base * (1.02 + 0.1 * rng_unit());
     db_measurement m = meas(sizes[s], DB_STAGE_SWEEP, cub[s] * 1.3);
-    OK(db_put_baseline(d, DB_KERNEL_CUBLAS, &m));
+    OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &m));
     m = meas(sizes[s], DB_STAGE_SWEEP, cub[s]);
-    OK(db_put_baseline(d, DB_KERNEL_CUBLAS_ATOMICS, &m));
+    OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS_ATOMICS, &m));
   }
   OK(db_commit(d));
   db_close(d);
@@ -711,7 +712,7 @@ Test(fit, missing_data_is_a_clear_error)
   cr_assert_eq(db_open(&d, p, 0), 0);
   for (int n = 300; n <= 1000; n += 100) {
     m = meas(n, DB_STAGE_DENSE, 6 + n / 100.0);
-    OK(db_put_baseline(d, DB_KERNEL_CUBLAS, &m));
+    OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &m));
   }
   db_close(d);
   expect_error(4, "no cuBLAS mode is predicted at n = 100", "fit", "--db", p, NULL);
