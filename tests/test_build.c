@@ -321,7 +321,7 @@ static const struct {
   {"UPDATE fit SET hi = 2147483647; UPDATE fit_rule SET n_end = 2147483647 WHERE n_start = 3201", "2147483647"},
   {"UPDATE fit_rule SET kernel = 'nvblas' WHERE n_start = 301", "nvblas"},
   {"UPDATE fit_rule SET candidate_id = 999999 WHERE n_start = 32", "999999"},
-  {"UPDATE fit SET uplo = 'X'", "uplo"},
+  {"UPDATE fit SET uplo = 'X'", "no fit"}, /* no longer the (L, cold) fit build ships */
   {"UPDATE device SET sm_count = 0", "SM count"},
   {"UPDATE device SET cc_major = 100", "compute capability"},
   {"UPDATE device SET cc_minor = -1", "compute capability"},

@@ -742,7 +742,7 @@ Test(fit, margin_keeps_cublas_unless_the_gain_exceeds_it)
     cv[c].pred_us = malloc(sizeof(double) * N);
     for (int j = 0; j < N; j++) cv[c].pred_us[j] = (10.0 + j * 0.01) / (c ? gain : 1.0);
   }
-  fit_set s = {'L', 0, 2, cv};
+  fit_set s = {"dsymv", 'L', 0, 2, cv};
   db_rule *r;
   size_t nr;
   cr_assert_eq(fit_select(&s, 0.01, 0.05, &r, &nr, NULL), 0);
