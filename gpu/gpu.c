@@ -8,11 +8,11 @@
 #include "routine.h"
 #include "symv_error.h"
 
-/* y rows per state of kernels/symv_red.cu and per counter of
- * kernels/symv_w.cu (SYMV_SEG there) */
-#define SYMV_RED_SEG 32
-#define SYMV_TILE_GROUPS_MAX 64 /* SYMV_SEGS_PER_THREAD = 4 in symv_red.cu */
-#define SYMV_LU_SPLITS_MAX 64
+/* the constants host and kernels agree on: SYMV_SEG (y rows per state of
+ * kernels/symv_red.cu and per counter of kernels/symv_w.cu),
+ * SYMV_TILE_GROUPS_MAX, SYMV_LU_SPLITS_MAX */
+#include "../kernels/symv_limits.h"
+#define SYMV_RED_SEG SYMV_SEG
 
 static _Thread_local char last_error[256];
 

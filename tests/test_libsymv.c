@@ -170,7 +170,7 @@ static void expected_kernel(int n, char *out, size_t len)
   }
   db_candidate c[4];
   fixture_candidates(c);
-  symv_params p;
+  symv_params p = {0};
   cr_assert_eq(symv_family_parse(c[r->cand].family, &p.family), 0);
   p.block_size = c[r->cand].block_size, p.ux = c[r->cand].ux, p.multiplicity = c[r->cand].multiplicity;
   p.mx = c[r->cand].mx;
@@ -464,7 +464,7 @@ Test(libsymv, atomics_mode_is_set_for_cublas_rules_and_restored, .init = need_gp
       cr_assert_eq(symv(h, CUBLAS_FILL_MODE_LOWER, ns[k], &alpha, dA, ns[k], dx, 1, &beta, dy, 1),
                    CUBLAS_STATUS_SUCCESS);
       if (want[k]) cr_assert_str_eq(last_kernel(), want[k]);
-      else cr_assert_eq(strncmp(last_kernel(), "symv_", 5), 0, "%s", last_kernel());
+      else cr_assert_eq(strncmp(last_kernel(), "dsymv_", 6), 0, "%s", last_kernel());
       cr_assert_eq(cublasGetAtomicsMode(h, &now), CUBLAS_STATUS_SUCCESS);
       cr_assert_eq(now, mine, "n = %d changed the handle's atomics mode", ns[k]);
     }
@@ -657,7 +657,7 @@ Test(libsymv, workspace_is_reused_and_freed_at_unload, .init = need_gpu, .timeou
     for (int i = 0; i < 40; i++) {
       cr_assert_eq(fn(h, CUBLAS_FILL_MODE_LOWER, ns[i % 4], &alpha, dA, ns[i % 4], dx, 1, &beta, dy, 1),
                    CUBLAS_STATUS_SUCCESS);
-      cr_assert_eq(strncmp(last(), "symv_", 5), 0, "n = %d ran %s", ns[i % 4], last());
+      cr_assert_eq(strncmp(last(), "dsymv_", 6), 0, "n = %d ran %s", ns[i % 4], last());
     }
     cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
     made[round] = nallocs;
