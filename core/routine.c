@@ -87,6 +87,10 @@ double symv_routine_bytes(symv_routine r, int n)
   return (double)n * ((double)n + 1) / 2.0 * (ri ? ri->elem_bytes : 0);
 }
 
+double symv_gflops(symv_routine r, int n, double t_us) { return symv_routine_flops(r, n) / (t_us * 1e-6) / 1e9; }
+
+double symv_gbs(symv_routine r, int n, double t_us) { return symv_routine_bytes(r, n) / (t_us * 1e-6) / 1e9; }
+
 int symv_routine_serves(symv_routine r, symv_family f)
 {
   return (unsigned)r < SYMV_ROUTINE_COUNT && (unsigned)f < SYMV_FAMILY_COUNT;

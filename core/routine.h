@@ -79,6 +79,16 @@ double symv_routine_flops(symv_routine r, int n);
  *  GB/s figure (gpu/timing.h). */
 double symv_routine_bytes(symv_routine r, int n);
 
+/** symv_gflops: routine r's flops of one call at order n
+ *  (symv_routine_flops) over t_us microseconds: GFLOPS. */
+double symv_gflops(symv_routine r, int n, double t_us);
+
+/** symv_gbs: the stored triangle's bytes (symv_routine_bytes) over t_us
+ *  microseconds: GB/s (1e9 bytes per second), the one bandwidth formula of
+ *  the program; its "% of the copy rate" is this over the measured
+ *  device-to-device copy rate. */
+double symv_gbs(symv_routine r, int n, double t_us);
+
 /** symv_routine_serves: nonzero if kernel family f can compute routine r
  *  (every tunable family serves all six, kernels/symv_scalar.cuh; the floor
  *  and fault kernels serve every routine too, as they compute nothing

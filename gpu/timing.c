@@ -202,9 +202,6 @@ out:
   return result;
 }
 
-double symv_gflops(symv_routine r, int n, double t_us) { return symv_routine_flops(r, n) / (t_us * 1e-6) / 1e9; }
-
-double symv_gbs(symv_routine r, int n, double t_us) { return symv_routine_bytes(r, n) / (t_us * 1e-6) / 1e9; }
 
 int symv_floor_call(void *vctx, int rep, cudaStream_t s)
 {

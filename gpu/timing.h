@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 #include "gpu.h"
+#include "routine.h" /* symv_gbs, symv_gflops */
 
 /** Statistics of one timed configuration; times per call, microseconds. */
 typedef struct {
@@ -94,15 +95,6 @@ void symv_matrix_set_free(symv_matrix_set *s);
  *  "% of copy bandwidth". 0 on error. */
 double symv_copy_bandwidth(size_t bytes);
 
-/** symv_gflops: routine r's flops of one call at order n
- *  (symv_routine_flops: 2n^2 real, 8n^2 complex) over t_us microseconds:
- *  GFLOPS. */
-double symv_gflops(symv_routine r, int n, double t_us);
-
-/** symv_gbs: the stored triangle's bytes (symv_routine_bytes: n(n+1)/2
- *  elements of the routine's size) over t_us microseconds: GB/s, the one
- *  bandwidth formula of the program. */
-double symv_gbs(symv_routine r, int n, double t_us);
 
 /** symv_floor_load: compiles (NVRTC) and loads the read-only floor kernel
  *  (kernels/symv_floor.cu; launch it with symv_floor_launch, gpu.h) for

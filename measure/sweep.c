@@ -165,15 +165,15 @@ void sweep_device_fingerprint(const sweep_worker *w, db_device *out)
 }
 
 /* "meas N MEDIAN MIN MAX BATCHES CALLS RESID" */
-static int parse_meas(const char *line, db_measurement *m, char uplo, int hot, db_stage stage)
+static int parse_meas(const char *line, symv_routine ro, db_measurement *m, char uplo, int hot, db_stage stage)
 {
   memset(m, 0, sizeof *m);
   if (sscanf(line, "meas %d %lf %lf %lf %d %d %lf", &m->n, &m->median_us, &m->min_us, &m->max_us, &m->batches,
              &m->calls_per_batch, &m->residual) != 7 || m->n < 1 || !(m->median_us > 0))
     return SYMV_IO;
   m->uplo = uplo, m->hot = hot, m->stage = stage;
-  m->gflops = 2.0 * m->n * (double)m->n / (m->median_us * 1e3);
-  m->gbs = (double)m->n * (m->n + 1) / 2.0 * 8.0 / (m->median_us * 1e3);
+  m->gflops = symv_gflops(ro, m->n, m->median_us);
+  m->gbs = symv_gbs(ro, m->n, m->median_us);
   return 0;
 }
 
@@ -200,7 +200,7 @@ int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, 
       }
       if (!strcmp(line, "ok")) break;
       db_measurement m;
-      if (parse_meas(line, &m, o->uplo, o->hot, stage) || db_put_baseline(d, symv_routine_name(o->routine), names[b], &m)) {
+      if (parse_meas(line, o->routine, &m, o->uplo, o->hot, stage) || db_put_baseline(d, symv_routine_name(o->routine), names[b], &m)) {
         fprintf(stderr, "symvtune: baseline %s: %s %s\n", names[b], line, db_errmsg(d));
         db_rollback(d);
         return SYMV_IO;
@@ -455,7 +455,7 @@ int sweep_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidat
       if (!strncmp(line, "load ", 5)) {
         regs = atoi(line + 5);
       } else if (!strncmp(line, "meas ", 5)) {
-        if (nms < 256 && !parse_meas(line, &ms[nms], o->uplo, o->hot, stage)) nms++;
+        if (nms < 256 && !parse_meas(line, o->routine, &ms[nms], o->uplo, o->hot, stage)) nms++;
       } else if (!strcmp(line, "ok")) {
         done = 1;
       } else if (!strncmp(line, "invalid ", 8)) {

@@ -39,7 +39,7 @@ static void help(void)
   puts("Usage: symvtune plot --db FILE --out FILE.png\n"
        "Draws the latest fit stored by `symvtune fit` with gnuplot: in the upper panel each\n"
        "densely sampled kernel's samples (points; outliers the fit dropped as crosses) and\n"
-       "fitted curve (lines) in GFLOPS (2 n^2 / time) over n on a log axis, both cuBLAS modes\n"
+       "fitted curve (lines) in GFLOPS (LAPACK flop count / time) over n on a log axis, both cuBLAS modes\n"
        "among them, and the envelope the rules choose (thick black line); in the lower panel\n"
        "the same as a percentage of the copy bandwidth measured by the sweep (matrix traffic\n"
        "8 n(n+1)/2 bytes / time), or in GB/s if none was recorded. Curves are refitted from\n"
@@ -69,15 +69,18 @@ static void plot_text(char *dst, size_t size, const char *src)
 }
 
 /* Column 3 of the data files: % of the copy bandwidth, or GB/s if unknown. */
+/* The routine being plotted (run sets it), for its flops and bytes. */
+static symv_routine plot_routine = SYMV_DSYMV;
+
 static double plot_y2(int n, double us, double copy_gbs)
 {
-  double gbs = 8.0 * n * (n + 1.0) / 2.0 / (us * 1e3);
+  double gbs = symv_gbs(plot_routine, n, us);
   return copy_gbs > 0 ? 100.0 * gbs / copy_gbs : gbs;
 }
 
 static void plot_row(FILE *f, int n, double us, double copy_gbs)
 {
-  fprintf(f, "%d %.8g %.8g\n", n, 2.0 * n * (double)n / (us * 1e3), plot_y2(n, us, copy_gbs));
+  fprintf(f, "%d %.8g %.8g\n", n, symv_gflops(plot_routine, n, us), plot_y2(n, us, copy_gbs));
 }
 
 /* Index of the curve of rule r in s, or -1. */
@@ -168,7 +171,7 @@ static int plot_write(const char *dir, const fit_set *s, const db_fit *fit, cons
                 "set xlabel \"n\"\n",
             title, fit->lo, fit->hi);
     for (int panel = 0; panel < 2; panel++) {
-      if (panel == 0) fprintf(gp, "set ylabel \"GFLOPS (2 n^2 / time)\"\n");
+      if (panel == 0) fprintf(gp, "set ylabel \"GFLOPS (2n^2 real, 8n^2 complex / time)\"\n");
       else if (copy > 0) fprintf(gp, "set ylabel \"%% of the copy bandwidth (%.0f GB/s)\"\n", copy);
       else fprintf(gp, "set ylabel \"GB/s of matrix traffic (copy bandwidth not recorded)\"\n");
       int col = panel == 0 ? 2 : 3, idx = 0;
@@ -323,6 +326,7 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune plot: %s\n", db_errmsg(d));
     goto out;
   }
+  plot_routine = routine;
   if ((rc = fit_load(d, fit.routine, fit.uplo, fit.hot, &s))) {
     if (rc == SYMV_NOT_FOUND)
       fprintf(stderr, "symvtune plot: %s has no dense-stage measurements for uplo %c, %s (those of fit %lld)\n",

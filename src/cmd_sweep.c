@@ -160,7 +160,7 @@ static void summary(db *d, symv_routine ro, const sweep_worker *w, const sweep_s
     char label[64];
     snprintf(label, sizeof label, "%s:%d,%d,%d,%d", c->family, c->block_size, c->ux, c->multiplicity, c->mx);
     double t = tt.median_us[(size_t)bi * (size_t)nsizes + (size_t)s];
-    double gbs = (double)ns[s] * (ns[s] + 1) / 2.0 * 8.0 / (t * 1e3);
+    double gbs = symv_gbs(ro, ns[s], t);
     printf("  %7d %10.2f %10.2f  %-26s %10.2f %8.2f %6.1f\n", ns[s], base[0], base[1], label, t, fb / t,
            w->copy_gbs > 0 ? 100 * gbs / w->copy_gbs : 0);
   }
@@ -347,7 +347,7 @@ static int run(int argc, char **argv)
   if (!rc && dense && !db_count_candidates(d, symv_routine_name(o.routine), NULL, &cnt) && cnt.by_status[DB_PENDING] == 0) {
     if (ndense == 0) {
       int hi = 32768;
-      while (hi > 1024 && (double)hi * hi * 8.0 > 0.2 * (double)w.dev.global_mem) hi /= 2;
+      while (hi > 1024 && (double)hi * hi * symv_routine_get(o.routine)->elem_bytes > 0.2 * (double)w.dev.global_mem) hi /= 2;
       ndense = dense_sizes(32, hi, dn, MAX_DENSE);
     }
     db_candidate *champ = NULL;

@@ -2,9 +2,12 @@
  * cmd_tune.c - `symvtune tune`: the whole job for the GPU present in one
  * command (method.md section 4): sweep (resumable), fit, build, bench, each
  * stage by calling that subcommand's run function from the command table
- * with a constructed argv, as if typed. Prints the wall time of each stage
- * at the end. Rerun after an interruption: the sweep resumes where it
- * stopped, and the later stages are redone from its database.
+ * with a constructed argv, as if typed: for each routine asked for, its
+ * sweep and fit; then one build of a library of them all; then a bench of
+ * each. Prints the wall time of each stage at the end. Rerun after an
+ * interruption: each routine's sweep resumes where it stopped (a finished
+ * one has nothing left to measure), and the later stages are redone from
+ * the database.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -13,21 +16,24 @@
 #include <time.h>
 #include "cli.h"
 #include "gpu.h"
+#include "routine.h"
 #include "symv_error.h"
 
-#define NSTAGES 4
+#define NSTAGES (3 * SYMV_ROUTINE_COUNT + 1) /* sweep, fit and bench of each routine, one build */
 
 static void help(void)
 {
   puts("Usage: symvtune tune [OPTIONS]\n"
-       "Tunes DSYMV for the GPU present, start to finish:\n"
-       "  1. symvtune sweep --db FILE          measure the space (resumes an interrupted sweep)\n"
-       "  2. symvtune fit --db FILE            d-spline fits and dispatch rules\n"
-       "  3. symvtune build --db FILE --out DIR  generate DIR/lib/libsymv.so\n"
-       "  4. symvtune bench --lib DIR          libsymv against cuBLAS and OpenBLAS\n"
+       "Tunes the routines asked for (default DSYMV) for the GPU present, start to finish:\n"
+       "  1. symvtune sweep --db FILE --routine R   measure the space (resumes an interrupted sweep)\n"
+       "  2. symvtune fit --db FILE --routine R     d-spline fits and dispatch rules\n"
+       "     (1 and 2 for each routine)\n"
+       "  3. symvtune build --db FILE --out DIR     one DIR/lib/libsymv.so of every fitted routine\n"
+       "  4. symvtune bench --lib DIR --routine R   libsymv against cuBLAS and OpenBLAS, each routine\n"
        "and prints the wall time of each stage. A stage that fails stops the job with its exit\n"
        "status; run the same command again to go on (the sweep keeps what it measured).\n\n"
        "Options:\n"
+       CLI_ROUTINE_HELP
        "  --db FILE      the results database (default symvtune.db)\n"
        "  --out DIR      where the library goes (default libsymv)\n"
        "  --device N     CUDA device to tune and bench on (default 0)\n"
@@ -47,10 +53,11 @@ static int run(int argc, char **argv)
   static const struct option opts[] = {{"db", required_argument, 0, 'D'},
                                        {"out", required_argument, 0, 'o'},
                                        {"device", required_argument, 0, 'd'},
+                                       {"routine", required_argument, 0, 'r'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *dbpath = "symvtune.db", *out = "libsymv";
-  int device = 0, c;
+  int device = 0, c, sel[SYMV_ROUTINE_COUNT] = {[SYMV_DSYMV] = 1};
   optind = 0;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
@@ -58,6 +65,9 @@ static int run(int argc, char **argv)
     case 'o': out = optarg; break;
     case 'd':
       if (cli_parse_int("tune", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
+      break;
+    case 'r':
+      if (cli_parse_routines("tune", optarg, sel)) return SYMV_EXIT_USAGE;
       break;
     case 'h': help(); return SYMV_EXIT_OK;
     default: return cli_usage_error("tune", "unknown option");
@@ -79,19 +89,43 @@ static int run(int argc, char **argv)
   char dev[16];
   snprintf(dev, sizeof dev, "%d", device);
   /* argv of each stage; argv[0] is the command's name, as main() passes it */
-  char *sweep[] = {"sweep", "--db", (char *)dbpath, "--device", dev, NULL};
-  char *fit[] = {"fit", "--db", (char *)dbpath, NULL};
-  char *build[] = {"build", "--db", (char *)dbpath, "--out", (char *)out, NULL};
-  char *bench[] = {"bench", "--lib", (char *)out, "--device", dev, NULL};
-  char **stages[NSTAGES] = {sweep, fit, build, bench};
+  static char *argvs[NSTAGES][10];
+  char **stages[NSTAGES];
+  int nstages = 0;
+  for (int pass = 0; pass < 3; pass++) { /* sweep and fit of each routine; build; bench of each */
+    if (pass == 1) {
+      char **av = argvs[nstages];
+      av[0] = "build", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--out", av[4] = (char *)out, av[5] = NULL;
+      stages[nstages++] = av;
+    }
+    for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
+      const symv_routine r = symv_routine_order(i);
+      char *name = (char *)symv_routine_name(r);
+      if (!sel[r]) continue;
+      if (pass == 0) {
+        char **av = argvs[nstages];
+        av[0] = "sweep", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--device", av[4] = dev;
+        av[5] = "--routine", av[6] = name, av[7] = NULL;
+        stages[nstages++] = av;
+        av = argvs[nstages];
+        av[0] = "fit", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--routine", av[4] = name, av[5] = NULL;
+        stages[nstages++] = av;
+      } else if (pass == 2) {
+        char **av = argvs[nstages];
+        av[0] = "bench", av[1] = "--lib", av[2] = (char *)out, av[3] = "--device", av[4] = dev;
+        av[5] = "--routine", av[6] = name, av[7] = NULL;
+        stages[nstages++] = av;
+      }
+    }
+  }
   double wall[NSTAGES] = {0};
   int done = 0, status = SYMV_EXIT_OK;
-  for (int s = 0; s < NSTAGES && status == SYMV_EXIT_OK; s++) {
+  for (int s = 0; s < nstages && status == SYMV_EXIT_OK; s++) {
     char **av = stages[s];
     int ac = 0;
     while (av[ac]) ac++;
     const symv_command *cmd = cli_lookup(av[0]);
-    printf("\n==== symvtune tune: stage %d of %d:", s + 1, NSTAGES);
+    printf("\n==== symvtune tune: stage %d of %d:", s + 1, nstages);
     for (int i = 0; i < ac; i++) printf(" %s", av[i]);
     printf(" ====\n");
     fflush(stdout);
@@ -110,10 +144,11 @@ static int run(int argc, char **argv)
   printf("\nsymvtune tune: wall time by stage\n");
   double total = 0;
   for (int s = 0; s < done; s++) {
-    printf("  %-6s %10.1f s%s\n", stages[s][0], wall[s], s == done - 1 && status ? "  (failed)" : "");
+    const char *what = stages[s][0][0] == 'b' && stages[s][0][1] == 'u' ? "" : stages[s][6] ? stages[s][6] : stages[s][4];
+    printf("  %-6s %-6s %10.1f s%s\n", stages[s][0], what, wall[s], s == done - 1 && status ? "  (failed)" : "");
     total += wall[s];
   }
-  printf("  %-6s %10.1f s\n", "total", total);
+  printf("  %-13s %10.1f s\n", "total", total);
   if (status == SYMV_EXIT_OK) printf("library: %s/lib/libsymv.so (man libsymv)\n", out);
   return status;
 }
