@@ -17,11 +17,18 @@
  *   UX          columns per block
  *   MX          load order, kernels/symv_mx.h
  *   SYMV_KERNEL_NAME  the entry point's name, e.g. symv_atomic_b128_u16_x0
+ *   SYMV_ROUTINE  ssymv dsymv csymv zsymv chemv zhemv (default dsymv): the
+ *               element type symv_t and its arithmetic, kernels/
+ *               symv_scalar.cuh. Every data pointer and scalar of a kernel
+ *               is symv_t; a stored a(i,j) enters column j's sum (the
+ *               mirrored A(j,i)) as symv_mirror(a) (conj for HEMV) and a
+ *               diagonal element as symv_diag(a) (real part only for HEMV).
  */
 #ifndef SYMV_COMMON_CUH
 #define SYMV_COMMON_CUH
 
 #include "symv_mx.h"
+#include "symv_scalar.cuh"
 
 #if !defined(BLOCK_SIZE) || !defined(UX) || !defined(MX) || !defined(SYMV_KERNEL_NAME)
 #error "BLOCK_SIZE, UX, MX and SYMV_KERNEL_NAME must be defined"
@@ -42,25 +49,19 @@ typedef long long symv_ll;
 
 /* y(i) := alpha*v + beta*y(i); y is not read when beta == 0, so a NaN in y
  * cannot leak (BLAS semantics). */
-static __device__ __forceinline__ void symv_store_y(double *y, symv_ll incy, int i,
-                                                    double alpha, double v, double beta)
+static __device__ __forceinline__ void symv_store_y(symv_t *y, symv_ll incy, int i,
+                                                    symv_t alpha, symv_t v, symv_t beta)
 {
-  double *p = y + (symv_ll)i * incy;
-  *p = (beta == 0.0) ? alpha * v : alpha * v + beta * *p;
+  symv_t *p = y + (symv_ll)i * incy;
+  const symv_t av = symv_mul(alpha, v);
+  *p = symv_is_zero(beta) ? av : symv_fma(beta, *p, av);
 }
 
-/* *p := beta * *p, with beta = 0 writing 0 without reading *p (BLAS: y
- * is not read when beta is zero, so a NaN there does not propagate). */
-static __device__ __forceinline__ void symv_scale_elem(double *p, double beta)
+/* alpha == 0: y := beta*y (A and x are not read), grid-stride over rows,
+ * symv_scale_elem (kernels/symv_scalar.cuh). beta == 1 leaves y untouched. */
+static __device__ void symv_scale_y(int n, symv_t *y, symv_ll incy, symv_t beta)
 {
-  *p = beta == 0.0 ? 0.0 : beta * *p;
-}
-
-/* alpha == 0: y := beta*y (A and x are not read), grid-stride over rows.
- * beta == 1 leaves y untouched. */
-static __device__ void symv_scale_y(int n, double *y, symv_ll incy, double beta)
-{
-  if (beta == 1.0) return;
+  if (symv_is_one(beta)) return;
   for (int i = blockIdx.x * BLOCK_SIZE + threadIdx.x; i < n; i += gridDim.x * BLOCK_SIZE)
     symv_scale_elem(y + (symv_ll)i * incy, beta);
 }
@@ -73,44 +74,50 @@ static __device__ void symv_scale_y(int n, double *y, symv_ll incy, double beta)
  * c0..c0+UX-1 (those < n and <= i): a[k] := a(i, c0+k), 0 for the others,
  * loads issued in MX order.
  */
-static __device__ __forceinline__ void symv_row_load(const double *__restrict__ A, int rs, symv_ll cs, int c0,
-                                                     int i, double (&a)[UX])
+static __device__ __forceinline__ void symv_row_load(const symv_t *__restrict__ A, int rs, symv_ll cs, int c0,
+                                                     int i, symv_t (&a)[UX])
 {
-  const double *Ai = A + (symv_ll)i * rs + (symv_ll)c0 * cs;
+  const symv_t *Ai = A + (symv_ll)i * rs + (symv_ll)c0 * cs;
   if (i >= c0 + UX) {           /* strictly below the block's diagonal tile */
 #pragma unroll
     for (int kk = 0; kk < UX; kk++) {
       const int k = symv_mx_index(MX, UX, kk);
-      a[k] = __ldg(Ai + (symv_ll)k * cs);
+      a[k] = symv_ldg(Ai + (symv_ll)k * cs);
     }
   } else {                      /* the diagonal tile: j <= i only */
 #pragma unroll
     for (int kk = 0; kk < UX; kk++) {
       const int k = symv_mx_index(MX, UX, kk);
-      a[k] = c0 + k <= i ? __ldg(Ai + (symv_ll)k * cs) : 0.0;
+      if (c0 + k <= i) {
+        const symv_t v = symv_ldg(Ai + (symv_ll)k * cs);
+        a[k] = c0 + k == i ? symv_diag(v) : v;
+      } else {
+        a[k] = symv_zero();
+      }
     }
   }
 }
 
 /* symv_row_fma: with a[] from symv_row_load for row i, returns
  *   sum_k a(i, c0+k) * x(c0+k)        (row i's share: (L+D)x)
- * and adds cdot[k] += a(i, c0+k) * x(i) for i > c0+k (column c0+k's dot: Ux).
- * xs holds x(c0..c0+UX-1), zero past n; xi is x(i). */
-static __device__ __forceinline__ double symv_row_fma(int c0, int i, double xi, const double (&a)[UX],
-                                                     const double *xs, double (&cdot)[UX])
+ * and adds cdot[k] += mirror(a(i, c0+k)) * x(i) for i > c0+k (column c0+k's
+ * dot: Ux, conj for HEMV). xs holds x(c0..c0+UX-1), zero past n; xi is x(i).
+ * (The diagonal element came from symv_row_load as symv_diag already.) */
+static __device__ __forceinline__ symv_t symv_row_fma(int c0, int i, symv_t xi, const symv_t (&a)[UX],
+                                                     const symv_t *xs, symv_t (&cdot)[UX])
 {
-  double racc = 0.0;
+  symv_t racc = symv_zero();
   if (i >= c0 + UX) {
 #pragma unroll
     for (int k = 0; k < UX; k++) {
-      racc += a[k] * xs[k];
-      cdot[k] += a[k] * xi;
+      racc = symv_fma(a[k], xs[k], racc);
+      cdot[k] = symv_fma(symv_mirror(a[k]), xi, cdot[k]);
     }
   } else {
 #pragma unroll
     for (int k = 0; k < UX; k++) {
-      if (c0 + k <= i) racc += a[k] * xs[k];
-      if (c0 + k < i) cdot[k] += a[k] * xi;
+      if (c0 + k <= i) racc = symv_fma(a[k], xs[k], racc);
+      if (c0 + k < i) cdot[k] = symv_fma(symv_mirror(a[k]), xi, cdot[k]);
     }
   }
   return racc;
@@ -119,11 +126,11 @@ static __device__ __forceinline__ double symv_row_fma(int c0, int i, double xi, 
 /* A tile's first row i (c0 <= i), loads issued at once: a[] as
  * symv_row_load, and x(i) returned; nothing is loaded when i >= r1 (the
  * tile's end), and then 0 is returned and a[] is not to be used. */
-static __device__ __forceinline__ double symv_row_first(const double *__restrict__ A, int rs, symv_ll cs,
-                                                        const double *__restrict__ x, symv_ll incx, int c0,
-                                                        int i, int r1, double (&a)[UX])
+static __device__ __forceinline__ symv_t symv_row_first(const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                                        const symv_t *__restrict__ x, symv_ll incx, int c0,
+                                                        int i, int r1, symv_t (&a)[UX])
 {
-  if (i >= r1) return 0.0;
+  if (i >= r1) return symv_zero();
   symv_row_load(A, rs, cs, c0, i, a);
   return x[(symv_ll)i * incx];
 }
@@ -141,32 +148,32 @@ static __device__ __forceinline__ int symv_tile_of_block(int n, int nblk, int H,
 }
 
 /* Both steps for row i: returns row i's share, adds to cdot (see above). */
-static __device__ __forceinline__ double symv_row(const double *__restrict__ A, int rs, symv_ll cs,
-                                                  int c0, int i, double xi,
-                                                  const double *xs, double (&cdot)[UX])
+static __device__ __forceinline__ symv_t symv_row(const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                                  int c0, int i, symv_t xi,
+                                                  const symv_t *xs, symv_t (&cdot)[UX])
 {
-  double a[UX];
+  symv_t a[UX];
   symv_row_load(A, rs, cs, c0, i, a);
   return symv_row_fma(c0, i, xi, a, xs, cdot);
 }
 
 /* Sum cdot[k] over the block's threads into out[k] (shared, UX values).
- * red is shared scratch of SYMV_NWARPS*UX doubles. Contains barriers: every
+ * red is shared scratch of SYMV_NWARPS*UX elements. Contains barriers: every
  * thread of the block must call it. */
-static __device__ __forceinline__ void symv_reduce_cdot(double (&cdot)[UX], double *red, double *out)
+static __device__ __forceinline__ void symv_reduce_cdot(symv_t (&cdot)[UX], symv_t *red, symv_t *out)
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
   for (int k = 0; k < UX; k++) {
-    double v = cdot[k];
+    symv_t v = cdot[k];
 #pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+    for (int off = 16; off > 0; off >>= 1) v = symv_add(v, symv_shfl_down(v, off));
     if (lane == 0) red[warp * UX + k] = v;
   }
   __syncthreads();
   if (threadIdx.x < UX) {
-    double v = 0.0;
-    for (int w = 0; w < SYMV_NWARPS; w++) v += red[w * UX + threadIdx.x];
+    symv_t v = symv_zero();
+    for (int w = 0; w < SYMV_NWARPS; w++) v = symv_add(v, red[w * UX + threadIdx.x]);
     out[threadIdx.x] = v;
   }
   __syncthreads();
