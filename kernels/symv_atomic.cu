@@ -31,7 +31,12 @@
  * The order in which blocks take a mutex, and so the last bits of y, may
  * change between runs. (The lock-free variant is kernels/symv_red.cu.)
  *
- * Workspace: w[n] doubles, mutex[nseg] and count[nseg] ints, all zero,
+ * Every routine (SYMV_ROUTINE, kernels/symv_scalar.cuh): w, xs and the sums
+ * are of the element type symv_t; the column dots add the mirrored element
+ * (conj for HEMV), the diagonal counts its real part only for HEMV
+ * (symv_row_load / symv_row_fma, symv_common.cuh).
+ *
+ * Workspace: w[n] elements (symv_t), mutex[nseg] and count[nseg] ints, all zero,
  * nseg = ceil(n / BLOCK_SIZE). Grid: ceil(n / UX) blocks of BLOCK_SIZE
  * threads; dynamic shared memory only enforces MULTIPLICITY.
  */
@@ -50,9 +55,9 @@ static __device__ __forceinline__ int symv_seg_expected(int s, int n)
 /* Adds val to w[wi] (threads with has != 0) as one addition to segment s,
  * then, if that completes the segment, writes its rows of y. Every thread of
  * the block calls it (barriers inside). */
-static __device__ __forceinline__ void symv_seg_add(int s, int n, int wi, double val, bool has,
-                                                    double *w, int *mutex, int *count,
-                                                    double *y, symv_ll incy, double alpha, double beta,
+static __device__ __forceinline__ void symv_seg_add(int s, int n, int wi, symv_t val, bool has,
+                                                    symv_t *w, int *mutex, int *count,
+                                                    symv_t *y, symv_ll incy, symv_t alpha, symv_t beta,
                                                     int *flag)
 {
   const int t = threadIdx.x;
@@ -61,7 +66,7 @@ static __device__ __forceinline__ void symv_seg_add(int s, int n, int wi, double
     __threadfence();
   }
   __syncthreads();
-  if (has) __stcg(&w[wi], __ldcg(&w[wi]) + val);
+  if (has) symv_stcg(&w[wi], symv_add(symv_ldcg(&w[wi]), val));
   __threadfence();
   __syncthreads();
   if (t == 0) {
@@ -73,8 +78,8 @@ static __device__ __forceinline__ void symv_seg_add(int s, int n, int wi, double
     __threadfence();
     const int i = s * BLOCK_SIZE + t;
     if (i < n) {
-      symv_store_y(y, incy, i, alpha, __ldcg(&w[i]), beta);
-      __stcg(&w[i], 0.0);
+      symv_store_y(y, incy, i, alpha, symv_ldcg(&w[i]), beta);
+      symv_stcg(&w[i], symv_zero());
     }
     if (t == 0) count[s] = 0;
   }
@@ -85,35 +90,35 @@ static __device__ __forceinline__ void symv_seg_add(int s, int n, int wi, double
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
-                 const double *__restrict__ x, symv_ll incx, double *y, symv_ll incy,
-                 double alpha, double beta, const double *dalpha, const double *dbeta,
-                 double *w, int *mutex, int *count)
+SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
+                 const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
+                 symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
+                 symv_t *w, int *mutex, int *count)
 {
-  __shared__ double xs[UX];
-  __shared__ double red[SYMV_NWARPS * UX];
-  __shared__ double cd[UX];
+  __shared__ symv_t xs[UX];
+  __shared__ symv_t red[SYMV_NWARPS * UX];
+  __shared__ symv_t cd[UX];
   __shared__ int flag;
   const int t = threadIdx.x;
 
   SYMV_ENTER();
-  if (alpha == 0.0) {
+  if (symv_is_zero(alpha)) {
     symv_scale_y(n, y, incy, beta);
     return;
   }
   const int c0 = blockIdx.x * UX;
-  if (t < UX) xs[t] = (c0 + t < n) ? x[(symv_ll)(c0 + t) * incx] : 0.0;
+  if (t < UX) xs[t] = (c0 + t < n) ? x[(symv_ll)(c0 + t) * incx] : symv_zero();
   __syncthreads();
 
-  double cdot[UX];
+  symv_t cdot[UX];
 #pragma unroll
-  for (int k = 0; k < UX; k++) cdot[k] = 0.0;
+  for (int k = 0; k < UX; k++) cdot[k] = symv_zero();
 
   const int s_hi = (n - 1) / BLOCK_SIZE;
   for (int s = c0 / BLOCK_SIZE; s <= s_hi; s++) {
     const int i = s * BLOCK_SIZE + t;
     const bool mine = i < n && i >= c0;
-    double racc = 0.0;
+    symv_t racc = symv_zero();
     if (mine) racc = symv_row(A, rs, cs, c0, i, x[(symv_ll)i * incx], xs, cdot);
     symv_seg_add(s, n, i, racc, mine, w, mutex, count, y, incy, alpha, beta, &flag);
   }
@@ -123,6 +128,6 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   for (int s = c0 / BLOCK_SIZE; s <= cend / BLOCK_SIZE; s++) {
     const int j = c0 + t;
     const bool has = t < UX && j <= cend && j / BLOCK_SIZE == s;
-    symv_seg_add(s, n, j, has ? cd[t] : 0.0, has, w, mutex, count, y, incy, alpha, beta, &flag);
+    symv_seg_add(s, n, j, has ? cd[t] : symv_zero(), has, w, mutex, count, y, incy, alpha, beta, &flag);
   }
 }
