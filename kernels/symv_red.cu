@@ -19,10 +19,11 @@
  * column block is cut into pieces of H rows and there are many tiles even
  * for small n, with no tile much longer than another.
  *
- * Every partial sum goes straight into y with atomicAdd (red.global.add.f64:
- * fire and forget), alpha applied. That needs y scaled by beta before the
- * first addition to it, with no second launch and no grid barrier:
- * y is cut into segments of SEG = 32 rows, each with a 64-bit state. Call
+ * Every partial sum goes straight into y with atomicAdd (red.global.add.f64
+ * for DSYMV: fire and forget), alpha applied. That needs y scaled by beta
+ * before the first addition to it, with no second launch and no grid
+ * barrier: y is cut into segments of SEG = 32 rows (SYMV_SEG, kernels/
+ * symv_limits.h, shared with the host), each with a 64-bit state. Call
  * number E (the workspace's epoch, +1 per call) uses states 2E-1 ("being
  * scaled") and 2E ("scaled"); anything lower is from an earlier call. Each
  * tile, first thing, raises the state of every segment it will add to with
@@ -41,28 +42,38 @@
  *
  * Summation order varies from run to run (atomics), as in cuBLAS's atomics
  * mode.
+ *
+ * Every routine (SYMV_ROUTINE, kernels/symv_scalar.cuh): y, xs and the sums
+ * are of the element type symv_t, a complex addition to y is two atomic
+ * additions (one per part); the column dots add the mirrored element (conj
+ * for HEMV), the diagonal counts its real part only for HEMV (symv_row_load
+ * / symv_row_fma, symv_common.cuh).
  */
 #include "symv_common.cuh"
+#include "symv_limits.h" /* SYMV_SEG: rows per y segment (one state each); SYMV_TILE_GROUPS_MAX */
 
-#define SYMV_SEG 32  /* rows per y segment (one state each) */
-#define SYMV_SEGS_PER_THREAD 4 /* segments a thread may have to claim: G <= 64 */
+#define SYMV_SEGS_PER_THREAD 4 /* segments a thread may have to claim: G <= SYMV_TILE_GROUPS_MAX */
+/* a tile's segments: at most G*BLOCK_SIZE/SEG + 1 of its rows, 3 of its column dots (UX <= 64) */
+#if SYMV_TILE_GROUPS_MAX * BLOCK_SIZE / SYMV_SEG + 4 > SYMV_SEGS_PER_THREAD * BLOCK_SIZE
+#error "SYMV_SEGS_PER_THREAD too small for SYMV_TILE_GROUPS_MAX"
+#endif
 
 typedef unsigned long long symv_ull;
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
-                 const double *__restrict__ x, symv_ll incx, double *y, symv_ll incy,
-                 double alpha, double beta, const double *dalpha, const double *dbeta,
+SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
+                 const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
+                 symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
                  symv_ull *state, symv_ull epoch, int nblk, int groups)
 {
-  __shared__ double xs[UX];
-  __shared__ double red[SYMV_NWARPS * UX];
-  __shared__ double cd[UX];
+  __shared__ symv_t xs[UX];
+  __shared__ symv_t red[SYMV_NWARPS * UX];
+  __shared__ symv_t cd[UX];
   const int t = threadIdx.x;
   const int H = groups * BLOCK_SIZE;
 
   SYMV_ENTER();
-  if (alpha == 0.0) {
+  if (symv_is_zero(alpha)) {
     symv_scale_y(n, y, incy, beta);
     return;
   }
@@ -71,13 +82,13 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   const int k = blockIdx.x / nblk, r1 = min(n, r0 + H);
 
   /* the first group's row: its loads go out before anything waits */
-  double cdot[UX], ai0[UX];
+  symv_t cdot[UX], ai0[UX];
   const int i0 = r0 + t;
-  const double xi0 = symv_row_first(A, rs, cs, x, incx, c0, i0, r1, ai0);
+  const symv_t xi0 = symv_row_first(A, rs, cs, x, incx, c0, i0, r1, ai0);
 
   /* the segments this tile adds to: its rows, and the rows of its column
    * dots (c0 .. c0+UX-1) above r0 */
-  const bool scale = beta != 1.0;
+  const bool scale = symv_not_one(beta);
   const symv_ull busy = 2 * epoch - 1, done = 2 * epoch;
   int my_seg[SYMV_SEGS_PER_THREAD];
   symv_ull my_old[SYMV_SEGS_PER_THREAD];
@@ -99,11 +110,11 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     }
   }
 
-  if (t < UX) xs[t] = (c0 + t < n) ? x[(symv_ll)(c0 + t) * incx] : 0.0;
+  if (t < UX) xs[t] = (c0 + t < n) ? x[(symv_ll)(c0 + t) * incx] : symv_zero();
 #pragma unroll
-  for (int kk = 0; kk < UX; kk++) cdot[kk] = 0.0;
+  for (int kk = 0; kk < UX; kk++) cdot[kk] = symv_zero();
   __syncthreads();
-  const double racc0 = i0 < r1 ? symv_row_fma(c0, i0, xi0, ai0, xs, cdot) : 0.0;
+  const symv_t racc0 = i0 < r1 ? symv_row_fma(c0, i0, xi0, ai0, xs, cdot) : symv_zero();
 
   /* every segment of the tile must be scaled before the first addition: the
    * warp scales the segments its lanes won, a lane per row, four segments'
@@ -114,7 +125,7 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     unsigned m = __ballot_sync(0xffffffffu, my_seg[j] >= 0 && my_old[j] < busy);
     while (m) {
       int sg[4];
-      double v[4];
+      symv_t v[4];
 #pragma unroll
       for (int c = 0; c < 4; c++) {
         sg[c] = -1;
@@ -127,12 +138,12 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
 #pragma unroll
       for (int c = 0; c < 4; c++) {
         const int i = sg[c] * SYMV_SEG + lane;
-        v[c] = (sg[c] >= 0 && i < n && beta != 0.0) ? y[(symv_ll)i * incy] : 0.0;
+        v[c] = (sg[c] >= 0 && i < n && symv_nonzero(beta)) ? y[(symv_ll)i * incy] : symv_zero();
       }
 #pragma unroll
       for (int c = 0; c < 4; c++) {
         const int i = sg[c] * SYMV_SEG + lane;
-        if (sg[c] >= 0 && i < n) y[(symv_ll)i * incy] = beta * v[c];
+        if (sg[c] >= 0 && i < n) y[(symv_ll)i * incy] = symv_mul(beta, v[c]);
       }
     }
   }
@@ -151,13 +162,13 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
     }
     __syncthreads();
   }
-  if (i0 < r1) atomicAdd(y + (symv_ll)i0 * incy, alpha * racc0);
+  if (i0 < r1) symv_atomic_add(y + (symv_ll)i0 * incy, symv_mul(alpha, racc0));
 #pragma unroll 2
   for (int g = 1; g < groups; g++) {
     const int i = r0 + g * BLOCK_SIZE + t;
     if (i >= r1) break;
-    atomicAdd(y + (symv_ll)i * incy, alpha * symv_row(A, rs, cs, c0, i, x[(symv_ll)i * incx], xs, cdot));
+    symv_atomic_add(y + (symv_ll)i * incy, symv_mul(alpha, symv_row(A, rs, cs, c0, i, x[(symv_ll)i * incx], xs, cdot)));
   }
   symv_reduce_cdot(cdot, red, cd);
-  if (t < UX && c0 + t < n) atomicAdd(y + (symv_ll)(c0 + t) * incy, alpha * cd[t]);
+  if (t < UX && c0 + t < n) symv_atomic_add(y + (symv_ll)(c0 + t) * incy, symv_mul(alpha, cd[t]));
 }
