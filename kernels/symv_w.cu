@@ -20,9 +20,10 @@
  *
  * What differs is where the sums go. atomic_red adds into y and so must have
  * y scaled by beta first, which makes tiles wait for one another; here every
- * partial sum goes with atomicAdd (red.global.add.f64) into w, which is zero
- * between calls, and no tile ever waits. y is cut into segments of SEG = 32
- * rows, each with a 64-bit counter cnt[s], also zero between calls. Each
+ * partial sum goes with atomicAdd (red.global.add.f64 for DSYMV) into w,
+ * which is zero between calls, and no tile ever waits. y is cut into
+ * segments of SEG = 32 rows (SYMV_SEG, kernels/symv_limits.h, shared with
+ * the host), each with a 64-bit counter cnt[s], also zero between calls. Each
  * tile, after its additions and a fence, adds to the counter of every
  * segment it added to the number of matrix elements it summed into it: row
  * i's share of a tile counts the tile's columns j <= i, column j's dot counts
@@ -36,10 +37,16 @@
  *
  * Summation order varies from run to run (atomics), as in cuBLAS's atomics
  * mode.
+ *
+ * Every routine (SYMV_ROUTINE, kernels/symv_scalar.cuh): w, y, xs and the
+ * sums are of the element type symv_t, a complex addition to w is two
+ * atomic additions (one per part; the counters count matrix elements, not
+ * additions, so they are unchanged); the column dots add the mirrored
+ * element (conj for HEMV), the diagonal counts its real part only for HEMV
+ * (symv_row_load / symv_row_fma, symv_common.cuh).
  */
 #include "symv_common.cuh"
-
-#define SYMV_SEG 32  /* rows per segment of y: must match src/gpu.c */
+#include "symv_limits.h" /* SYMV_SEG: rows per segment of y, as the host counts them */
 
 typedef unsigned long long symv_ull;
 
@@ -66,21 +73,21 @@ static __device__ __forceinline__ long long symv_col_weight(int r0, int r1, int 
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
-                 const double *__restrict__ x, symv_ll incx, double *y, symv_ll incy,
-                 double alpha, double beta, const double *dalpha, const double *dbeta,
-                 double *w, symv_ull *cnt, int nblk, int groups)
+SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
+                 const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
+                 symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
+                 symv_t *w, symv_ull *cnt, int nblk, int groups)
 {
-  __shared__ double xs[UX];
-  __shared__ double red[SYMV_NWARPS * UX];
-  __shared__ double cd[UX];
+  __shared__ symv_t xs[UX];
+  __shared__ symv_t red[SYMV_NWARPS * UX];
+  __shared__ symv_t cd[UX];
   __shared__ int fin[BLOCK_SIZE];
   __shared__ int nfin;
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   const int H = groups * BLOCK_SIZE;
 
   SYMV_ENTER();
-  if (alpha == 0.0) {
+  if (symv_is_zero(alpha)) {
     symv_scale_y(n, y, incy, beta);
     return;
   }
@@ -89,22 +96,22 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   const int r1 = min(n, r0 + H), c1 = min(n, c0 + UX);
 
   /* the first group's row: its loads go out before anything waits */
-  double cdot[UX], ai0[UX];
+  symv_t cdot[UX], ai0[UX];
   const int i0 = r0 + t;
-  const double xi0 = symv_row_first(A, rs, cs, x, incx, c0, i0, r1, ai0);
-  if (t < UX) xs[t] = (c0 + t < n) ? x[(symv_ll)(c0 + t) * incx] : 0.0;
+  const symv_t xi0 = symv_row_first(A, rs, cs, x, incx, c0, i0, r1, ai0);
+  if (t < UX) xs[t] = (c0 + t < n) ? x[(symv_ll)(c0 + t) * incx] : symv_zero();
 #pragma unroll
-  for (int kk = 0; kk < UX; kk++) cdot[kk] = 0.0;
+  for (int kk = 0; kk < UX; kk++) cdot[kk] = symv_zero();
   __syncthreads();
-  if (i0 < r1) atomicAdd(w + i0, symv_row_fma(c0, i0, xi0, ai0, xs, cdot));
+  if (i0 < r1) symv_atomic_add(w + i0, symv_row_fma(c0, i0, xi0, ai0, xs, cdot));
 #pragma unroll 2
   for (int g = 1; g < groups; g++) {
     const int i = r0 + g * BLOCK_SIZE + t;
     if (i >= r1) break;
-    atomicAdd(w + i, symv_row(A, rs, cs, c0, i, x[(symv_ll)i * incx], xs, cdot));
+    symv_atomic_add(w + i, symv_row(A, rs, cs, c0, i, x[(symv_ll)i * incx], xs, cdot));
   }
   symv_reduce_cdot(cdot, red, cd);
-  if (t < UX && c0 + t < c1) atomicAdd(w + c0 + t, cd[t]);
+  if (t < UX && c0 + t < c1) symv_atomic_add(w + c0 + t, cd[t]);
   __threadfence(); /* this thread's additions are performed before the counts below */
   __syncthreads();
 
@@ -133,10 +140,11 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
       for (int f = warp; f < nf; f += SYMV_NWARPS) {
         const int s = fin[f], i = s * SYMV_SEG + lane;
         if (i < n) {
-          double *p = y + (symv_ll)i * incy;
-          const double v = __ldcg(w + i), yi = *p; /* both loads in flight; yi unused when beta = 0 */
-          w[i] = 0.0;
-          *p = beta == 0.0 ? alpha * v : alpha * v + beta * yi;
+          symv_t *p = y + (symv_ll)i * incy;
+          const symv_t v = symv_ldcg(w + i), yi = *p; /* both loads in flight; yi unused when beta = 0 */
+          w[i] = symv_zero();
+          const symv_t av = symv_mul(alpha, v);
+          *p = symv_is_zero(beta) ? av : symv_fma(beta, yi, av);
         }
         if (lane == 0) cnt[s] = 0;
       }
