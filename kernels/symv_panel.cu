@@ -7,7 +7,7 @@
  *        0          s   s+UX
  *        |          |<UX>|     block b owns rows s = b*UX .. s+UX-1. It reads
  *   s    |==========|\   |     - its row panel A(s..s+UX-1, 0..s-1) (=====),
- *   s+UX |          |_\__|       column by column, UX rows (UX*8 bytes) each;
+ *   s+UX |          |_\__|       column by column, UX rows (UX elements) each;
  *        |          |    |     - its column panel A(s.., s..s+UX-1): the
  *        |          |    |       diagonal tile, then rows s+UX..n-1, a row
  *   n-1  |__________|____|       per thread and UX loads per row, whose
@@ -39,6 +39,12 @@
  *           (UX or 2*UX loads in flight)
  * so MX is 0..3. UX must divide 32 (the row panel's partial sums are
  * reduced with shuffles within a warp).
+ *
+ * Every routine (SYMV_ROUTINE, kernels/symv_scalar.cuh): all data are of
+ * the element type symv_t. The row panel and the diagonal tile's rows are
+ * the row sums (elements as stored; the diagonal element as symv_diag, its
+ * real part only for HEMV); the column panel's and the diagonal tile's
+ * column dots add the mirrored element symv_mirror(a) (conj for HEMV).
  */
 #include "symv_common.cuh"
 
@@ -58,28 +64,28 @@
 /* N loads of a row-panel batch: a[u] := a(row, j + u*step), xv[u] := x(j +
  * u*step), u = 0..N-1 (Ar: the row's element in column 0) */
 template <int N>
-static __device__ __forceinline__ void symv_panel_batch(const double *__restrict__ Ar, symv_ll cs,
-                                                        const double *__restrict__ x, symv_ll incx, int j, int step,
-                                                        double (&a)[N], double (&xv)[N])
+static __device__ __forceinline__ void symv_panel_batch(const symv_t *__restrict__ Ar, symv_ll cs,
+                                                        const symv_t *__restrict__ x, symv_ll incx, int j, int step,
+                                                        symv_t (&a)[N], symv_t (&xv)[N])
 {
 #pragma unroll
   for (int u = 0; u < N; u++) {
     const int jc = j + u * step;
-    a[u] = __ldg(Ar + (symv_ll)jc * cs);
+    a[u] = symv_ldg(Ar + (symv_ll)jc * cs);
     xv[u] = x[(symv_ll)jc * incx];
   }
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
-                 const double *__restrict__ x, symv_ll incx, double *y, symv_ll incy,
-                 double alpha, double beta, const double *dalpha, const double *dbeta)
+SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
+                 const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
+                 symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta)
 {
-  __shared__ double part[SYMV_NWARPS * UX];
+  __shared__ symv_t part[SYMV_NWARPS * UX];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
 
   SYMV_ENTER();
-  if (alpha == 0.0) {
+  if (symv_is_zero(alpha)) {
     symv_scale_y(n, y, incy, beta);
     return;
   }
@@ -90,95 +96,105 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
    * behind the loads of A: y(s+t) (thread t < UX writes it at the end) and
    * the row panel's first batch of loads */
   const bool owner = t < UX && s + t < n;
-  const double yold = owner && beta != 0.0 ? y[(symv_ll)(s + t) * incy] : 0.0;
+  const symv_t yold = owner && symv_nonzero(beta) ? y[(symv_ll)(s + t) * incy] : symv_zero();
 
   /* row panel: thread t takes row s + t%UX, columns t/UX + m*P (P =
    * BLOCK_SIZE/UX), SYMV_PANEL_U2 loads at a time */
   const int r = t % UX, P = BLOCK_SIZE / UX;
   const bool rows_in = s + r < n && s > 0;
-  const double *Ar = A + (symv_ll)(s + r) * rs;
+  const symv_t *Ar = A + (symv_ll)(s + r) * rs;
   const int step = (MX & 1) ? -P : P;
   int j = (MX & 1) ? s - 1 - t / UX : t / UX;
   const int full = (MX & 1) ? (SYMV_PANEL_U2 - 1) * P : s - 1 - (SYMV_PANEL_U2 - 1) * P;
   const int full1 = (MX & 1) ? (SYMV_PANEL_FIRST - 1) * P : s - 1 - (SYMV_PANEL_FIRST - 1) * P;
   /* a batch of U2 (or of FIRST) loads, every column in 0..s-1 */
 #define SYMV_PANEL_FULL(j, f) (rows_in && ((MX & 1) ? (j) >= (f) : (j) <= (f)))
-  double a0[SYMV_PANEL_FIRST], x0[SYMV_PANEL_FIRST];
+  symv_t a0[SYMV_PANEL_FIRST], x0[SYMV_PANEL_FIRST];
   const bool first = SYMV_PANEL_FULL(j, full1);
   if (first) symv_panel_batch(Ar, cs, x, incx, j, step, a0, x0);
 
-  double cdot[UX], dacc = 0.0, acc = 0.0;
+  symv_t cdot[UX], dacc = symv_zero(), acc = symv_zero();
 #pragma unroll
-  for (int k = 0; k < UX; k++) cdot[k] = 0.0;
+  for (int k = 0; k < UX; k++) cdot[k] = symv_zero();
 
-  /* column panel, diagonal tile: thread t < UX takes row s+t, columns s..s+t */
+  /* column panel, diagonal tile: thread t < UX takes row s+t, columns s..s+t
+   * (the diagonal element, k = t, as symv_diag) */
   if (owner) {
     const int i = s + t;
-    const double *Ai = A + (symv_ll)i * rs + (symv_ll)s * cs;
-    double a[UX];
-#pragma unroll
-    for (int k = 0; k < UX; k++) a[k] = k <= t ? __ldg(Ai + (symv_ll)k * cs) : 0.0;
-    const double xi = x[(symv_ll)i * incx];
+    const symv_t *Ai = A + (symv_ll)i * rs + (symv_ll)s * cs;
+    symv_t a[UX];
 #pragma unroll
     for (int k = 0; k < UX; k++) {
-      if (k < t) cdot[k] += a[k] * xi;
-      if (k <= t) dacc += a[k] * x[(symv_ll)(s + k) * incx];
+      if (k <= t) {
+        const symv_t v = symv_ldg(Ai + (symv_ll)k * cs);
+        a[k] = k == t ? symv_diag(v) : v;
+      } else {
+        a[k] = symv_zero();
+      }
+    }
+    const symv_t xi = x[(symv_ll)i * incx];
+#pragma unroll
+    for (int k = 0; k < UX; k++) {
+      if (k < t) cdot[k] = symv_fma(symv_mirror(a[k]), xi, cdot[k]);
+      if (k <= t) dacc = symv_fma(a[k], x[(symv_ll)(s + k) * incx], dacc);
     }
   }
 
   /* column panel below the diagonal tile: rows s+UX+t, s+UX+t+BLOCK_SIZE, ... */
   for (int i0 = s + UX + t; i0 < n; i0 += SYMV_PANEL_ROWS_PER_STEP * BLOCK_SIZE) {
-    double a[SYMV_PANEL_ROWS_PER_STEP][UX], xi[SYMV_PANEL_ROWS_PER_STEP];
+    symv_t a[SYMV_PANEL_ROWS_PER_STEP][UX], xi[SYMV_PANEL_ROWS_PER_STEP];
 #pragma unroll
     for (int u = 0; u < SYMV_PANEL_ROWS_PER_STEP; u++) {
       const int i = i0 + u * BLOCK_SIZE;
-      const double *Ai = A + (symv_ll)i * rs + (symv_ll)s * cs;
+      const symv_t *Ai = A + (symv_ll)i * rs + (symv_ll)s * cs;
       const bool in = i < n;
 #pragma unroll
-      for (int k = 0; k < UX; k++) a[u][k] = in ? __ldg(Ai + (symv_ll)k * cs) : 0.0;
-      xi[u] = in ? x[(symv_ll)i * incx] : 0.0;
+      for (int k = 0; k < UX; k++) a[u][k] = in ? symv_ldg(Ai + (symv_ll)k * cs) : symv_zero();
+      xi[u] = in ? x[(symv_ll)i * incx] : symv_zero();
     }
 #pragma unroll
     for (int u = 0; u < SYMV_PANEL_ROWS_PER_STEP; u++)
 #pragma unroll
-      for (int k = 0; k < UX; k++) cdot[k] += a[u][k] * xi[u];
+      for (int k = 0; k < UX; k++) cdot[k] = symv_fma(symv_mirror(a[u][k]), xi[u], cdot[k]);
   }
 
   /* row panel: the first batch, loaded above, then the rest */
   if (first) {
 #pragma unroll
-    for (int u = 0; u < SYMV_PANEL_FIRST; u++) acc += a0[u] * x0[u];
+    for (int u = 0; u < SYMV_PANEL_FIRST; u++) acc = symv_fma(a0[u], x0[u], acc);
     j += SYMV_PANEL_FIRST * step;
   }
   while (SYMV_PANEL_FULL(j, full)) {
-    double a[SYMV_PANEL_U2], xv[SYMV_PANEL_U2];
+    symv_t a[SYMV_PANEL_U2], xv[SYMV_PANEL_U2];
     symv_panel_batch(Ar, cs, x, incx, j, step, a, xv);
 #pragma unroll
-    for (int u = 0; u < SYMV_PANEL_U2; u++) acc += a[u] * xv[u];
+    for (int u = 0; u < SYMV_PANEL_U2; u++) acc = symv_fma(a[u], xv[u], acc);
     j += SYMV_PANEL_U2 * step;
   }
-  for (; rows_in && j >= 0 && j < s; j += step) acc += __ldg(Ar + (symv_ll)j * cs) * x[(symv_ll)j * incx];
+  for (; rows_in && j >= 0 && j < s; j += step)
+    acc = symv_fma(symv_ldg(Ar + (symv_ll)j * cs), x[(symv_ll)j * incx], acc);
 #undef SYMV_PANEL_FULL
 
   /* reduce: lanes with equal t%UX hold row s+r's row-panel share (UX divides
    * 32, so a warp holds 32/UX of them); the column dots are summed over the
    * whole warp; lane k < UX writes both for row s+k */
 #pragma unroll
-  for (int off = 16; off >= UX; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off);
-  double mine = acc;
+  for (int off = 16; off >= UX; off >>= 1) acc = symv_add(acc, symv_shfl_down(acc, off));
+  symv_t mine = acc;
 #pragma unroll
   for (int k = 0; k < UX; k++) {
-    double v = cdot[k];
+    symv_t v = cdot[k];
 #pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    if (lane == k) mine += v;
+    for (int off = 16; off > 0; off >>= 1) v = symv_add(v, symv_shfl_xor(v, off));
+    if (lane == k) mine = symv_add(mine, v);
   }
   if (lane < UX) part[warp * UX + lane] = mine;
   __syncthreads();
   if (owner) {
-    double v = dacc;
+    symv_t v = dacc;
 #pragma unroll
-    for (int w = 0; w < SYMV_NWARPS; w++) v += part[w * UX + t];
-    y[(symv_ll)(s + t) * incy] = beta == 0.0 ? alpha * v : alpha * v + beta * yold;
+    for (int w = 0; w < SYMV_NWARPS; w++) v = symv_add(v, part[w * UX + t]);
+    const symv_t av = symv_mul(alpha, v);
+    y[(symv_ll)(s + t) * incy] = symv_is_zero(beta) ? av : symv_fma(beta, yold, av);
   }
 }
