@@ -15,7 +15,8 @@
  *
  * A thread owns row r = t mod 64 of a tile and CPT = UX / (BLOCK_SIZE/64)
  * of its columns (column group t / 64). Its CPT elements and x(row) go to
- * shared memory with 8-byte cp.async (no registers held while loads are in
+ * shared memory with cp.async of one element each (4, 8 or 16 bytes,
+ * sizeof(symv_t)) (no registers held while loads are in
  * flight; zero-filled where not stored or past n), S = MX + 2 tiles
  * ahead: a block keeps S-1 tiles in flight while it computes one, so an SM
  * has MULTIPLICITY x (S-1) tiles in flight whatever its registers. Each
@@ -23,7 +24,8 @@
  * needs no barrier.
  *
  * Per tile: the row sums (Ax, CPT columns a thread, then the column groups
- * through shared memory) are added to y with atomicAdd (red.global.add.f64);
+ * through shared memory) are added to y with atomicAdd (red.global.add.f64
+ * for DSYMV; a complex element is two, one per part);
  * the column sums (A^T x: CPT columns a thread, summed over the warp's 32
  * rows by a transposing butterfly, CPT-1 + log2(32/CPT) shuffles, then the
  * two warps of a group) accumulate over the block's tiles of one strip and
@@ -49,9 +51,15 @@
  * Parameters: BLOCK_SIZE threads (a power of two, 64..1024), UX the tile's
  * columns (a power of two, at least BLOCK_SIZE/64: CPT >= 1); MX = pipeline
  * stages - 2 (0..2); MULTIPLICITY blocks per SM = the grid's blocks per SM.
- * Dynamic shared memory: S x (CPT + 1) x BLOCK_SIZE doubles
- * (symv_pipe_smem, src/gpu.c). Workspace: gate, 1 + G words.
- * Summation order varies from run to run (atomics).
+ * Dynamic shared memory: S x (CPT + 1) x BLOCK_SIZE elements, i.e. that
+ * many times sizeof(symv_t) bytes (4, 8 or 16 by routine; symv_pipe_smem,
+ * src/gpu.c). Workspace: gate, 1 + G words (unsigned long long whatever the
+ * routine). Summation order varies from run to run (atomics).
+ *
+ * Every routine (SYMV_ROUTINE, kernels/symv_scalar.cuh): all data are of
+ * the element type symv_t. The row sums use the elements as stored, the
+ * diagonal element as symv_diag (real part only for HEMV); the column sums
+ * use symv_mirror(a) (conj for HEMV).
  */
 #include "symv_common.cuh"
 #include "symv_pipe.h"
@@ -71,11 +79,15 @@
 
 typedef unsigned long long symv_ull;
 
-/* 8-byte asynchronous copy global -> shared; zero-fills when !ok (nothing read) */
-static __device__ __forceinline__ void symv_cp8(double *dst, const double *src, bool ok)
+/* asynchronous copy of one element (sizeof(symv_t) = 4, 8 or 16 bytes, all
+ * sizes cp.async.ca takes) global -> shared; zero-fills when !ok (nothing
+ * read: source size 0) */
+static __device__ __forceinline__ void symv_cp_elem(symv_t *dst, const symv_t *src, bool ok)
 {
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src), "r"(ok ? 8 : 0) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"((int)sizeof(symv_t)),
+               "r"(ok ? (int)sizeof(symv_t) : 0)
+               : "memory");
 }
 static __device__ __forceinline__ void symv_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> static __device__ __forceinline__ void symv_cp_wait()
@@ -110,7 +122,7 @@ static __device__ __forceinline__ symv_ull symv_now_ns()
 
 /* Rows a0..a1-1 of y := beta*y by one thread (a chunk taken over from a
  * block that has not started). */
-static __device__ void symv_gate_scale(double *y, symv_ll incy, int a0, int a1, double beta)
+static __device__ void symv_gate_scale(symv_t *y, symv_ll incy, int a0, int a1, symv_t beta)
 {
   for (int i = a0; i < a1; i++) symv_scale_elem(y + (symv_ll)i * incy, beta);
 }
@@ -118,8 +130,8 @@ static __device__ void symv_gate_scale(double *y, symv_ll incy, int a0, int a1, 
 /* One thread spins with acquire loads until the gate has counted all G
  * chunks; after 20 us it scales the chunks no block has claimed (their
  * blocks have not started), counting each, and spins on. */
-static __device__ void symv_gate_wait(symv_ull *gate, symv_ull target, int n, int G, double *y, symv_ll incy,
-                                      double beta)
+static __device__ void symv_gate_wait(symv_ull *gate, symv_ull target, int n, int G, symv_t *y, symv_ll incy,
+                                      symv_t beta)
 {
   const symv_ull t0 = symv_now_ns();
   bool helped = false;
@@ -142,19 +154,19 @@ static __device__ void symv_gate_wait(symv_ull *gate, symv_ull target, int n, in
  * half of v[0..2H-1] and send the lower, the others the reverse; afterwards
  * v[k] (k < H) is the pair's sum of column k + (lane & H). */
 template <int N, int H> struct symv_pipe_tr {
-  static __device__ __forceinline__ void run(double (&v)[N], int lane)
+  static __device__ __forceinline__ void run(symv_t (&v)[N], int lane)
   {
     const bool up = lane & H;
 #pragma unroll
     for (int k = 0; k < H; k++) {
-      const double lo = v[k], hi = v[k + H];
-      v[k] = (up ? hi : lo) + __shfl_xor_sync(0xffffffffu, up ? lo : hi, H);
+      const symv_t lo = v[k], hi = v[k + H];
+      v[k] = symv_add(up ? hi : lo, symv_shfl_xor(up ? lo : hi, H));
     }
     symv_pipe_tr<N, H / 2>::run(v, lane);
   }
 };
 template <int N> struct symv_pipe_tr<N, 0> {
-  static __device__ __forceinline__ void run(double (&)[N], int) {}
+  static __device__ __forceinline__ void run(symv_t (&)[N], int) {}
 };
 
 /* tile number t (column-major) -> (row block I, strip J) */
@@ -171,32 +183,32 @@ static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, in
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
-                 const double *__restrict__ x, symv_ll incx, double *y, symv_ll incy,
-                 double alpha, double beta, const double *dalpha, const double *dbeta,
+SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
+                 const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
+                 symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
                  symv_ull *gate, symv_ull target, int ntiles)
 {
-  extern __shared__ double symv_pipe_buf[]; /* S stages x (CPT + 1) x BLOCK_SIZE */
-  __shared__ double rsum[SYMV_PIPE_CG][64];
-  __shared__ double csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
+  extern __shared__ symv_t symv_pipe_buf[]; /* S stages x (CPT + 1) x BLOCK_SIZE elements */
+  __shared__ symv_t rsum[SYMV_PIPE_CG][64];
+  __shared__ symv_t csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
   const int t = threadIdx.x, r = t & 63, cg = t >> 6, lane = t & 31, w = t >> 5;
   const int G = gridDim.x;
   SYMV_ENTER();
 
   const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX;
   const int t0 = (int)((long)blockIdx.x * ntiles / G), t1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
-  const bool work = alpha != 0.0 && t0 < t1;
+  const bool work = symv_nonzero(alpha) && t0 < t1;
   int I = 0, J = 0;
   if (work) symv_pipe_tile(t0, nb, ns, I, J);
   int iI = I, iJ = J; /* the next tile to issue */
   auto issue = [&](int stage) {
-    double *buf = symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
+    symv_t *buf = symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
     const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
-    const double *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs;
+    const symv_t *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs;
 #pragma unroll
     for (int k = 0; k < SYMV_PIPE_CPT; k++)
-      symv_cp8(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
-    symv_cp8(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
+      symv_cp_elem(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
+    symv_cp_elem(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
     if (++iI == nb) iJ++, iI = (int)((long)iJ * UX / 64);
   };
   if (work) {
@@ -210,13 +222,13 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
   /* this block's chunk of y := beta*y, then the gate (see the header).
    * The chunk's first rows are read while the claim is in flight; a lost
    * claim discards them. */
-  if (beta != 1.0) {
+  if (symv_not_one(beta)) {
     const int a0 = (int)((long)blockIdx.x * n / G), a1 = (int)((long)(blockIdx.x + 1) * n / G);
     const int i = a0 + t;
-    const double v = (i < a1 && beta != 0.0) ? y[(symv_ll)i * incy] : 0.0;
+    const symv_t v = (i < a1 && symv_nonzero(beta)) ? y[(symv_ll)i * incy] : symv_zero();
     const bool won = t == 0 && symv_gate_claim(gate + 1 + blockIdx.x, target);
     if (__syncthreads_or(won)) {
-      if (i < a1) y[(symv_ll)i * incy] = beta * v;
+      if (i < a1) y[(symv_ll)i * incy] = symv_mul(beta, v);
       for (int k = i + BLOCK_SIZE; k < a1; k += BLOCK_SIZE) /* chunks longer than the block */
         symv_scale_elem(y + (symv_ll)k * incy, beta);
       __syncthreads();
@@ -232,62 +244,65 @@ SYMV_KERNEL_NAME(int n, const double *__restrict__ A, int rs, symv_ll cs,
    * here, after the arrival (a release waits for the arriving thread's
    * loads; the tiles' cp.async it does not wait for) and before the first
    * tile's wait, which hides them. */
-  double xc[SYMV_PIPE_CPT];
+  symv_t xc[SYMV_PIPE_CPT];
   auto load_xc = [&](int Js) {
     const int j0 = Js * UX + cg * SYMV_PIPE_CPT;
 #pragma unroll
-    for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) xc[kk] = (j0 + kk < n) ? __ldg(x + (symv_ll)(j0 + kk) * incx) : 0.0;
+    for (int kk = 0; kk < SYMV_PIPE_CPT; kk++)
+      xc[kk] = (j0 + kk < n) ? symv_ldg(x + (symv_ll)(j0 + kk) * incx) : symv_zero();
   };
   int curJ = J;
   load_xc(J);
-  bool open = beta == 1.0; /* nothing to wait for when y is not scaled */
+  bool open = symv_is_one(beta); /* nothing to wait for when y is not scaled */
 
-  double cacc = 0.0; /* thread t < TC: column t's sum over this block's tiles of strip curJ */
+  symv_t cacc = symv_zero(); /* thread t < TC: column t's sum over this block's tiles of strip curJ */
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
     symv_cp_wait<SYMV_PIPE_S - 1>();
-    const double *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
+    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
     const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
     if (J != curJ) {
       if (t < UX && curJ * UX + t < n) /* the last strip's column sums (the gate opened at its first tile) */
-        atomicAdd(y + (symv_ll)(curJ * UX + t) * incy, alpha * cacc);
-      cacc = 0.0;
+        symv_atomic_add(y + (symv_ll)(curJ * UX + t) * incy, symv_mul(alpha, cacc));
+      cacc = symv_zero();
       curJ = J;
       load_xc(J);
     }
-    const double xr = buf[SYMV_PIPE_CPT * BLOCK_SIZE + t];
+    const symv_t xr = buf[SYMV_PIPE_CPT * BLOCK_SIZE + t];
     const bool below = I * 64 >= (J + 1) * UX; /* no element on or above the diagonal */
-    double rsv = 0.0, cp[SYMV_PIPE_CPT];
+    symv_t rsv = symv_zero(), cp[SYMV_PIPE_CPT];
 #pragma unroll
     for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) {
-      const double a = buf[kk * BLOCK_SIZE + t]; /* 0 where not stored (zero-filled) */
-      rsv = fma(a, xc[kk], rsv);
-      cp[kk] = (below || j0 + kk < i) ? a * xr : 0.0; /* the diagonal counts once, in the row sum */
+      const symv_t a = buf[kk * BLOCK_SIZE + t]; /* 0 where not stored (zero-filled) */
+      /* the diagonal counts once, in the row sum (as symv_diag); the column
+       * sums take the mirrored element */
+      rsv = symv_fma_rn(!below && j0 + kk == i ? symv_diag(a) : a, xc[kk], rsv);
+      cp[kk] = (below || j0 + kk < i) ? symv_mul(symv_mirror(a), xr) : symv_zero();
     }
     symv_pipe_tr<SYMV_PIPE_CPT, SYMV_PIPE_CPT / 2>::run(cp, lane);
 #pragma unroll
-    for (int h = SYMV_PIPE_CPT; h < 32; h *= 2) cp[0] += __shfl_xor_sync(0xffffffffu, cp[0], h);
+    for (int h = SYMV_PIPE_CPT; h < 32; h *= 2) cp[0] = symv_add(cp[0], symv_shfl_xor(cp[0], h));
     if (lane < SYMV_PIPE_CPT) csum[w][lane] = cp[0]; /* lane holds column lane mod CPT of its group */
     rsum[cg][r] = rsv;
     __syncthreads();
-    double vr = 0.0;
+    symv_t vr = symv_zero();
     if (t < 64) {
 #pragma unroll
-      for (int g = 0; g < SYMV_PIPE_CG; g++) vr += rsum[g][t];
+      for (int g = 0; g < SYMV_PIPE_CG; g++) vr = symv_add(vr, rsum[g][t]);
     }
     if (t < UX) { /* column t: group g's two warps */
       const int g = t / SYMV_PIPE_CPT, c = t % SYMV_PIPE_CPT;
-      cacc += csum[2 * g][c] + csum[2 * g + 1][c];
+      cacc = symv_add(cacc, symv_add(csum[2 * g][c], csum[2 * g + 1][c]));
     }
     if (!open) {
       if (t == 0) symv_gate_wait(gate, target, n, G, y, incy, beta);
       open = true;
     }
     __syncthreads(); /* the gate is open, and rsum/csum are free for the next tile */
-    if (t < 64 && i < n) atomicAdd(y + (symv_ll)i * incy, alpha * vr);
+    if (t < 64 && i < n) symv_atomic_add(y + (symv_ll)i * incy, symv_mul(alpha, vr));
     if (++I == nb) J++, I = (int)((long)J * UX / 64);
   }
   if (t < UX && curJ * UX + t < n) /* the last strip's column sums */
-    atomicAdd(y + (symv_ll)(curJ * UX + t) * incy, alpha * cacc);
+    symv_atomic_add(y + (symv_ll)(curJ * UX + t) * incy, symv_mul(alpha, cacc));
 }
