@@ -10,15 +10,17 @@
  * the GPU has it, symv_grid_dependency), so that both pay the same launch.
  * Parameters: BLOCK_SIZE (threads per block); UX and MX unused.
  *
- * Every routine (SYMV_ROUTINE, kernels/symv_scalar.cuh): A is an lda-strided
- * column-major n x n matrix of symv_t (4, 8, 8, 16, 8, 16 bytes for ssymv,
+ * Every routine (SYMV_ROUTINE, kernels/symv_scalar.cuh): A is a
+ * column-major n x n matrix of symv_t, lda in elements (4, 8, 8, 16, 8, 16 bytes for ssymv,
  * dsymv, csymv, zsymv, chemv, zhemv), of which exactly the elements (i, j),
  * i >= j, are read, each once, whole (both parts of a complex element, one
- * load): n(n+1)/2 * sizeof(symv_t) bytes. The sum is kept in symv_t;
- * `out` stays a pointer to ONE double whatever the routine: the real part
- * of the sum (converted to double) is written there, and only when it
- * equals 1.2345678e300 (DSYMV, ZSYMV, ZHEMV) or 1.2345678e30f (single
- * precision), i.e. in practice never.
+ * load): n(n+1)/2 * sizeof(symv_t) bytes. Each thread's sum is kept in
+ * symv_t. `out` stays a pointer to ONE double whatever the routine (8
+ * bytes, as before): a thread writes its sum there, converted to double
+ * (for a complex routine: the real part), only when the sum (complex: real
+ * plus imaginary part) equals SYMV_FLOOR_MAGIC, 1.2345678e300 in double
+ * precision or 1.2345678e30f in single (a value a float can hold, so that
+ * the test cannot be folded away), i.e. in practice never.
  */
 #include "symv_common.cuh"
 

@@ -277,7 +277,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       const symv_t a = buf[kk * BLOCK_SIZE + t]; /* 0 where not stored (zero-filled) */
       /* the diagonal counts once, in the row sum (as symv_diag); the column
        * sums take the mirrored element */
-      rsv = symv_fma(!below && j0 + kk == i ? symv_diag(a) : a, xc[kk], rsv);
+      rsv = symv_fma_rn(!below && j0 + kk == i ? symv_diag(a) : a, xc[kk], rsv);
       cp[kk] = (below || j0 + kk < i) ? symv_mul(symv_mirror(a), xr) : symv_zero();
     }
     symv_pipe_tr<SYMV_PIPE_CPT, SYMV_PIPE_CPT / 2>::run(cp, lane);

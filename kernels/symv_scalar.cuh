@@ -34,14 +34,17 @@
  * DSYMV code is unchanged: its cubins are byte-identical to those of the
  * double-only sources.
  *
- * Helpers (x: an element, symv_t; r: symv_r):
+ * Helpers (a, b, c, beta: elements, symv_t; p: a symv_t pointer; r: symv_r):
  *   symv_zero()  symv_add(a,b)  symv_mul(a,b)  symv_fma(a,b,c) = a*b + c
- *   symv_mirror(a)  symv_diag(a)  symv_real(a) -> r
+ *   symv_fma_rn(a,b,c) = a*b + c (real: explicit fma(), not a contraction)
+ *   symv_mirror(a)  symv_diag(a)
  *   symv_is_zero(a)  symv_nonzero(a)  symv_is_one(a)  symv_not_one(a) -> bool
- *   symv_ldg(p)  symv_ldcg(p)  symv_stcg(p, a)      (p: symv_t *, global)
+ *   symv_ldg(p)  symv_ldcg(p)  symv_stcg(p, a)      (global memory)
  *   symv_shfl_xor(a, mask)  symv_shfl_down(a, delta)  symv_shfl(a, lane)
  *   symv_atomic_add(p, a)   symv_scale_elem(p, beta)
  *   symv_rfma(r, r, r) (real parts); complex only: symv_make(re, im)
+ * all __device__ __forceinline__ functions, except that for real routines
+ * the four tests are function-like macros (see there).
  */
 #ifndef SYMV_SCALAR_CUH
 #define SYMV_SCALAR_CUH
@@ -124,8 +127,8 @@ static __device__ __forceinline__ symv_t symv_fma(symv_t a, symv_t b, symv_t c)
   return symv_make(symv_rfma(a.re, b.re, symv_rfma(-a.im, b.im, c.re)),
                    symv_rfma(a.re, b.im, symv_rfma(a.im, b.re, c.im)));
 }
-/* the real part (floor's sum) */
-static __device__ __forceinline__ symv_r symv_real(symv_t a) { return a.re; }
+/* a * b + c: symv_fma (already explicit fmas; see the real case) */
+static __device__ __forceinline__ symv_t symv_fma_rn(symv_t a, symv_t b, symv_t c) { return symv_fma(a, b, c); }
 /* A(j,i) from the stored A(i,j): conj for HEMV, as is for SYMV */
 static __device__ __forceinline__ symv_t symv_mirror(symv_t a)
 {
@@ -148,9 +151,9 @@ static __device__ __forceinline__ symv_t symv_diag(symv_t a)
 static __device__ __forceinline__ bool symv_is_zero(symv_t a) { return a.re == 0 && a.im == 0; }
 /* a == 1 */
 static __device__ __forceinline__ bool symv_is_one(symv_t a) { return a.re == 1 && a.im == 0; }
-/* a != 0: symv_nonzero(a) */
+/* a != 0 (either part nonzero): !symv_is_zero(a) */
 static __device__ __forceinline__ bool symv_nonzero(symv_t a) { return a.re != 0 || a.im != 0; }
-/* a != 1: symv_not_one(a) */
+/* a != 1: !symv_is_one(a) */
 static __device__ __forceinline__ bool symv_not_one(symv_t a) { return a.re != 1 || a.im != 0; }
 /* read-only (non-coherent, cached) load of both parts in one instruction, as __ldg */
 static __device__ __forceinline__ symv_t symv_ldg(const symv_t *p)
@@ -210,8 +213,8 @@ static __device__ __forceinline__ symv_t symv_add(symv_t a, symv_t b) { return a
 static __device__ __forceinline__ symv_t symv_mul(symv_t a, symv_t b) { return a * b; }
 /* a * b + c (contracted to one fma, as `c += a * b` was) */
 static __device__ __forceinline__ symv_t symv_fma(symv_t a, symv_t b, symv_t c) { return c + a * b; }
-/* the real part: a itself */
-static __device__ __forceinline__ symv_r symv_real(symv_t a) { return a; }
+/* a * b + c by an explicit fma() (pipe's row sums were written so) */
+static __device__ __forceinline__ symv_t symv_fma_rn(symv_t a, symv_t b, symv_t c) { return symv_rfma(a, b, c); }
 /* A(j,i) from the stored A(i,j): the same element */
 static __device__ __forceinline__ symv_t symv_mirror(symv_t a) { return a; }
 /* a diagonal element as used: as stored */
