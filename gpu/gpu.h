@@ -196,7 +196,7 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
  *  kernels/symv_floor.cu), which reads the lower triangle of the n-by-n A
  *  (leading dimension lda >= n, elements of k's routine) once and computes
  *  nothing, over one wave of blocks (SMs x MULTIPLICITY), on `stream`; out
- *  is a device element of k's routine it may write; launched as symv_launch launches (programmatic dependent launch
+ *  is one device double it may write (whatever the routine); launched as symv_launch launches (programmatic dependent launch
  *  on compute capability 9.0 and later). The time of a DSYMV over this one
  *  is how far it is from the least any kernel that reads the triangle once
  *  needs (../shared/anchors.md).

@@ -108,7 +108,7 @@ typedef struct {
   const symv_kernel *k;       /* from symv_floor_load */
   const symv_matrix_set *set; /* the copies of A, lda = n */
   int n;                      /* order, elements */
-  void *out;                  /* a device element of the routine the kernel may write */
+  void *out;                  /* one device double the kernel may write (any routine) */
 } symv_floor_ctx;
 
 /** symv_floor_call: a symv_call_fn that launches the floor kernel of a

@@ -101,16 +101,16 @@ int symv_static_smem(const symv_params *p)
   switch (p->family) {
   case SYMV_FAMILY_ATOMIC: /* xs[UX], red[NW*UX], cd[UX], flag */
     return (2 * p->ux + nw * p->ux) * d + (int)sizeof(int);
-  case SYMV_FAMILY_LU: /* part[NW][32] */
-    return nw * 32 * d;
+  case SYMV_FAMILY_LU: /* part[NW][32], last */
+    return nw * 32 * d + (int)sizeof(int);
   case SYMV_FAMILY_ATOMIC_RED: /* xs, red, cd */
     return (2 * p->ux + nw * p->ux) * d;
   case SYMV_FAMILY_ATOMIC_W: /* xs, red, cd; fin[BLOCK_SIZE], nfin */
     return (2 * p->ux + nw * p->ux) * d + (p->block_size + 1) * (int)sizeof(int);
   case SYMV_FAMILY_PANEL: /* part[NW*UX] */
     return nw * p->ux * d;
-  case SYMV_FAMILY_PIPE: /* rsum[CG][64], csum[NW][CPT]; the pipeline is dynamic (symv_pipe_smem) */
-    return (p->block_size + p->ux * 2) * d;
+  case SYMV_FAMILY_PIPE: /* rsum[CG][64], csum[NW][CPT], 16-byte aligned; the pipeline is dynamic (symv_pipe_smem) */
+    return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16;
   default:
     return 0;
   }

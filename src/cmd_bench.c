@@ -315,7 +315,7 @@ static int run(int argc, char **argv)
 
   symv_kernel floor_k;
   void *floor_out = NULL;
-  int have_floor = symv_floor_load(&dev, routine, &floor_k) == 0 && cudaMalloc(&floor_out, E) == cudaSuccess;
+  int have_floor = symv_floor_load(&dev, routine, &floor_k) == 0 && cudaMalloc(&floor_out, sizeof(double)) == cudaSuccess;
   if (!have_floor) fprintf(stderr, "symvtune bench: the floor kernel could not be loaded: no 'x floor' column\n");
   bench_row *rows = calloc((size_t)nsizes, sizeof *rows);
   int nrows = 0, status = SYMV_EXIT_OK;

@@ -171,7 +171,7 @@ static int run(int argc, char **argv)
   symv_kernel floor_k;
   void *floor_out = NULL;
   int have_floor = uplo == 'L' && symv_floor_load(&dev, routine, &floor_k) == 0 &&
-                   cudaMalloc(&floor_out, E) == cudaSuccess;
+                   cudaMalloc(&floor_out, sizeof(double)) == cudaSuccess;
   unsigned long long seed = 12345;
   for (int si = 0; si < nsizes && status != SYMV_EXIT_ERROR; si++) {
     const int n = sizes[si];
