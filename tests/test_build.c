@@ -9,6 +9,7 @@
  */
 #include "libsymv_fixture.h"
 #include <criterion/criterion.h>
+#include <cublas_v2.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <sqlite3.h>
@@ -16,6 +17,7 @@
 #include "gpu.h"
 #include "kernel_sources.h"
 #include "params.h"
+#include "routine.h"
 
 #ifndef SYMV_TEST_SRCDIR
 #error "SYMV_TEST_SRCDIR (the source tree) must be defined"
@@ -186,12 +188,16 @@ Test(build, generates_library_from_real_database, .timeout = 600)
   cr_assert(ls && lc && ls < lc, "libsymv.pc: %s", pc);
   free(pc);
 
-  /* the exports: symvDsymv, cublasDsymv_v2, symvLastKernel; nothing of symv_ */
+  /* the exports: each routine's symvXxxxx and cuBLAS entry point (named by
+   * the registry), symvLastKernel; nothing of symv_ */
   snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
   void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
   cr_assert_not_null(h, "dlopen: %s", dlerror());
-  cr_assert_not_null(dlsym(h, "symvDsymv"));
-  cr_assert_not_null(dlsym(h, "cublasDsymv_v2"));
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+    const symv_routine_info *ri = symv_routine_get((symv_routine)r);
+    cr_assert_not_null(dlsym(h, ri->api), "no %s", ri->api);
+    cr_assert_not_null(dlsym(h, ri->cublas), "no %s", ri->cublas);
+  }
   cr_assert_not_null(dlsym(h, "symvLastKernel"));
   cr_assert_null(dlsym(h, "symv_launch"), "internal symbols must stay hidden");
   dlclose(h);
@@ -204,12 +210,16 @@ Test(build, generates_library_from_real_database, .timeout = 600)
   while (fgets(line, sizeof line, nm)) {
     char addr[64], type[8], name[400];
     if (sscanf(line, "%63s %7s %399s", addr, type, name) != 3) continue;
-    if (!strcmp(name, "symvDsymv") || !strcmp(name, "cublasDsymv_v2") || !strcmp(name, "symvLastKernel"))
-      exported++;
+    for (int r = 0; r < SYMV_ROUTINE_COUNT; r++)
+      exported += !strcmp(name, symv_routine_get((symv_routine)r)->api) +
+                  !strcmp(name, symv_routine_get((symv_routine)r)->cublas);
+    exported += !strcmp(name, "symvLastKernel");
     cr_assert_neq(strncmp(name, "symv_", 5), 0, "libsymv.so exports the internal %s", name);
   }
   int nm_status = pclose(nm);
-  if (nm_status == 0) cr_assert_eq(exported, 3, "nm -D: %d of the 3 entry points", exported);
+  if (nm_status == 0)
+    cr_assert_eq(exported, 2 * SYMV_ROUTINE_COUNT + 1, "nm -D: %d of the %d entry points", exported,
+                 2 * SYMV_ROUTINE_COUNT + 1);
   free(table);
   free(log);
 }
@@ -469,4 +479,86 @@ Test(build, usage_of_build_bench_and_tune)
     cr_assert_not(fix_exists(db_opt), "tune without a GPU wrote a database");
     free(t);
   }
+}
+
+/* The shipped six-routine sweep (tests/data/sweep6-h100.db.xz; it holds
+ * the fits its tune made of ssymv, csymv, zsymv and zhemv, and no dense
+ * stage of dsymv and chemv): `symvtune fit` of two routines again, then one
+ * build. The table holds each fitted routine's rules and none for the
+ * others (they go to cuBLAS), and every
+ * routine's two entry points check their arguments as BLAS does, in the
+ * library itself, before the handle or a GPU is touched. */
+typedef cublasStatus_t (*entry_fn)(cublasHandle_t, cublasFillMode_t, int, const void *, const void *, int,
+                                   const void *, int, const void *, void *, int);
+
+Test(build, six_routine_library_from_the_shipped_sweep, .timeout = 600)
+{
+  need_nvcc();
+  char xz[1024], dbpath[512], out[512], cmd[2048], p[1024], *text;
+  snprintf(xz, sizeof xz, "%s/tests/data/sweep6-h100.db.xz", fix_env("SYMV_TEST_SRCDIR", SYMV_TEST_SRCDIR));
+  if (access(xz, R_OK)) cr_skip_test("no %s", xz);
+  snprintf(cmd, sizeof cmd, "xz -dc '%s' > '%s'", xz, in_dir(dbpath, "six.db"));
+  if (system(cmd)) cr_skip_test("xz could not unpack %s", xz);
+  const char *fitted[] = {"zhemv", "ssymv"};
+  for (int i = 0; i < 2; i++) {
+    char *av[] = {"fit", "--db", dbpath, "--routine", (char *)fitted[i], NULL};
+    int st = run_cmd(&cmd_fit_entry, av, 5, &text);
+    cr_assert_eq(st, 0, "fit --routine %s: %s", fitted[i], text);
+    free(text);
+  }
+  cr_assert_eq(build(dbpath, in_dir(out, "lib6"), NULL, &text), 0, "build failed:\n%s", text);
+  free(text);
+  snprintf(p, sizeof p, "%s/src/symv_table.c", out);
+  char *table = fix_slurp(p);
+  cr_assert_not_null(table);
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+    const char *name = symv_routine_name((symv_routine)r);
+    char tag[32];
+    snprintf(tag, sizeof tag, "}, /* %s */\n", name);
+    const char *row = strstr(table, tag);
+    cr_assert_not_null(row, "no range of %s:\n%s", name, table);
+    while (row > table && row[-1] != '{') row--;
+    int first = -1, count = -1;
+    cr_assert_eq(sscanf(row, "%d, %d", &first, &count), 2);
+    const int tuned = strcmp(name, "dsymv") && strcmp(name, "chemv");
+    cr_assert(tuned ? count >= 1 : count == 0, "%s has %d rules", name, count);
+    if (tuned) { /* its candidates are its own: the kernel names carry the routine */
+      char prefix[40];
+      snprintf(prefix, sizeof prefix, "\"%s_", name);
+      cr_assert_not_null(strstr(table, prefix), "no %s kernel in the table", name);
+    }
+  }
+  free(table);
+
+  snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
+  void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+  cr_assert_not_null(h, "dlopen: %s", dlerror());
+  static const struct {
+    int uplo, n, lda, incx, incy;
+    cublasStatus_t want;
+  } cases[] = {
+    {7, 4, 4, 1, 1, CUBLAS_STATUS_INVALID_VALUE},                      /* uplo */
+    {CUBLAS_FILL_MODE_LOWER, -1, 4, 1, 1, CUBLAS_STATUS_INVALID_VALUE}, /* n < 0 */
+    {CUBLAS_FILL_MODE_UPPER, 4, 3, 1, 1, CUBLAS_STATUS_INVALID_VALUE},  /* lda < n */
+    {CUBLAS_FILL_MODE_LOWER, 4, 4, 0, 1, CUBLAS_STATUS_INVALID_VALUE},  /* incx = 0 */
+    {CUBLAS_FILL_MODE_UPPER, 4, 4, 1, 0, CUBLAS_STATUS_INVALID_VALUE},  /* incy = 0 */
+    {CUBLAS_FILL_MODE_LOWER, 0, 0, 1, 1, CUBLAS_STATUS_SUCCESS},        /* n = 0: quick return */
+  };
+  double scalars[4] = {1, 0, 1, 0};
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++)
+    for (int e = 0; e < 2; e++) {
+      const symv_routine_info *ri = symv_routine_get((symv_routine)r);
+      entry_fn f = (entry_fn)dlsym(h, e ? ri->cublas : ri->api);
+      cr_assert_not_null(f);
+      cr_assert_eq(f(NULL, CUBLAS_FILL_MODE_LOWER, 4, scalars, NULL, 4, NULL, 1, scalars, NULL, 1),
+                   CUBLAS_STATUS_NOT_INITIALIZED, "%s: a NULL handle", e ? ri->cublas : ri->api);
+      for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        /* a handle that must never be dereferenced: the checks come first */
+        cublasHandle_t fake = (cublasHandle_t)(void *)&cases[c];
+        cublasStatus_t st = f(fake, (cublasFillMode_t)cases[c].uplo, cases[c].n, scalars, NULL, cases[c].lda, NULL,
+                              cases[c].incx, scalars, NULL, cases[c].incy);
+        cr_assert_eq(st, cases[c].want, "%s case %zu: status %d", e ? ri->cublas : ri->api, c, (int)st);
+      }
+    }
+  dlclose(h);
 }
