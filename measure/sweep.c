@@ -191,22 +191,21 @@ int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, 
     }
     if (!missing) continue;
     if (worker_send(w, "base %s %s %s", names[b], db_stage_name(stage), list)) return SYMV_IO;
-    if (db_begin(d)) return SYMV_DB;
+    /* each size is committed as it comes: setting up a large n (random data,
+     * the reference's scale) takes the worker seconds on the CPU, and an
+     * interrupted run keeps the sizes already measured */
     char line[1024];
     for (;;) {
-      if (worker_line(w, line, sizeof line, 600, NULL)) {
-        db_rollback(d);
-        return SYMV_IO;
-      }
+      if (worker_line(w, line, sizeof line, 600, NULL)) return SYMV_IO;
       if (!strcmp(line, "ok")) break;
       db_measurement m;
-      if (parse_meas(line, o->routine, &m, o->uplo, o->hot, stage) || db_put_baseline(d, symv_routine_name(o->routine), names[b], &m)) {
+      if (parse_meas(line, o->routine, &m, o->uplo, o->hot, stage) || db_begin(d) ||
+          db_put_baseline(d, symv_routine_name(o->routine), names[b], &m) || db_commit(d)) {
         fprintf(stderr, "symvtune: baseline %s: %s %s\n", names[b], line, db_errmsg(d));
         db_rollback(d);
         return SYMV_IO;
       }
     }
-    if (db_commit(d)) return SYMV_DB;
   }
   return 0;
 }
