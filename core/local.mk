@@ -5,4 +5,5 @@ core_libcore_a_SOURCES = \
 	core/symv_error.c core/symv_error.h \
 	core/params.c core/params.h \
 	core/routine.c core/routine.h \
-	core/progress.c core/progress.h
+	core/progress.c core/progress.h \
+	core/util.c core/util.h

@@ -3,6 +3,7 @@
  * method and why).
  */
 #include "fit.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -126,11 +127,6 @@ int fit_sampled_range(const fit_set *s, int *lo, int *hi)
   return have ? 0 : SYMV_NOT_FOUND;
 }
 
-static int fit_cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* The fitted ln t at n, first <= n <= last, by linear interpolation in ln n
  * on the grid g[0..U] (g[u] at n = first e^(u / G)). */
@@ -208,7 +204,7 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
     int q = 0;
     for (int i = 0; i < k; i++)
       if (!c->rejected[idx[i]]) res[q++] = fabs(y[i] - g[pos[i]]);
-    qsort(res, (size_t)q, sizeof *res, fit_cmp_double);
+    qsort(res, (size_t)q, sizeof *res, symv_cmp_double);
     double med = q % 2 ? res[q / 2] : 0.5 * (res[q / 2 - 1] + res[q / 2]);
     double limit = FIT_OUTLIER_SIGMAS * fmax(1.4826 * med, FIT_NOISE_FLOOR);
     /* the worst isolated sample beyond it: a lone spike pulls the curve

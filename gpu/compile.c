@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "compile.h"
+#include "util.h"
 #include "kernel_sources.h"
 #include "routine.h"
 #include "symv_error.h"
@@ -53,18 +54,6 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
   return h;
 }
 
-static int mkdir_p(const char *path)
-{
-  char tmp[PATH_MAX];
-  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) return -1;
-  for (char *q = tmp + 1; *q; q++)
-    if (*q == '/') {
-      *q = 0;
-      if (mkdir(tmp, 0755) && errno != EEXIST) return -1;
-      *q = '/';
-    }
-  return (mkdir(tmp, 0755) && errno != EEXIST) ? -1 : 0;
-}
 
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
 static char cache_path[PATH_MAX];
@@ -78,7 +67,7 @@ static void cache_init(void)
   else if (xdg && *xdg) r = snprintf(cache_path, sizeof cache_path, "%s/symvtune", xdg);
   else if (home && *home) r = snprintf(cache_path, sizeof cache_path, "%s/.cache/symvtune", home);
   else return;
-  cache_ok = r > 0 && r < (int)sizeof cache_path && mkdir_p(cache_path) == 0;
+  cache_ok = r > 0 && r < (int)sizeof cache_path && symv_mkdir_p(cache_path) == 0;
 }
 
 const char *symv_cache_dir(void)

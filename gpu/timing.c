@@ -5,13 +5,9 @@
 #include "symv_error.h"
 #include "compile.h"
 #include "timing.h"
+#include "util.h"
 #include "routine.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* The probe's hold: a host function on the stream that returns only once
  * the host has queued the whole batch. */
@@ -93,7 +89,7 @@ int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, doub
     t[b] = ms * 1e3 / calls;
   }
   if (!rc) {
-    qsort(t, (size_t)batches, sizeof *t, cmp_double);
+    qsort(t, (size_t)batches, sizeof *t, symv_cmp_double);
     out->median_us = batches % 2 ? t[batches / 2] : 0.5 * (t[batches / 2 - 1] + t[batches / 2]);
     out->min_us = t[0];
     out->max_us = t[batches - 1];
@@ -191,7 +187,7 @@ double symv_copy_bandwidth(size_t bytes)
     if (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess) goto out;
     t[i] = ms;
   }
-  qsort(t, 10, sizeof *t, cmp_double);
+  qsort(t, 10, sizeof *t, symv_cmp_double);
   result = 2.0 * (double)bytes / (0.5 * (t[4] + t[5]) * 1e-3) / 1e9;
 out:
   if (e0) cudaEventDestroy(e0);

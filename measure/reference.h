@@ -20,6 +20,12 @@
 int symv_ref(symv_routine r, char uplo, int n, const void *alpha, const void *A, int lda, const void *x, int incx,
              const void *beta, void *y, int incy);
 
+/** SYMV_RESIDUAL_TOL: the largest scaled residual (symv_residual) a result
+ *  may have and be called right, wherever results are judged (check, time,
+ *  bench, the sweep's verification; check and sweep take --tol). A correct
+ *  result is O(1) or below; a wrong one O(1/eps). */
+#define SYMV_RESIDUAL_TOL 4.0
+
 /** symv_residual_scale: the denominators of symv_residual for each of the
  *  n logical elements, n eps (|alpha| (|A||x|)_i + |beta| |y0_i|) (1 where
  *  that is 0), in a malloc'd array of n doubles, so several results of one

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "util.h"
 #include "config.h"
 #include "gpu.h"
 #include "cublas_symv.h"
@@ -35,7 +36,7 @@
 #include "timing.h"
 
 #define MAX_SIZES 64
-#define TOL 4.0 /* largest scaled residual accepted, as `symvtune check` */
+#define TOL SYMV_RESIDUAL_TOL /* largest scaled residual accepted (reference.h) */
 #define ROUNDS 2 /* rounds of libsymv, cuBLAS, cuBLAS atomics at each n */
 
 /* Default sizes: geometric, about sqrt(2) apart, 32..32768, with the round
@@ -126,11 +127,6 @@ static double now_s(void)
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* OpenBLAS: median over `batches` wall-clock batches of calls, each batch
  * about 20 ms (at least one call), per call in us. */
@@ -150,7 +146,7 @@ static double time_openblas(symv_routine r, char uplo, int n, const void *alpha,
     for (int c = 0; c < calls; c++) symv_ref(r, uplo, n, alpha, A, n, x, 1, beta, y, 1);
     t[b] = (now_s() - t0) * 1e6 / calls;
   }
-  qsort(t, (size_t)batches, sizeof *t, cmp_double);
+  qsort(t, (size_t)batches, sizeof *t, symv_cmp_double);
   double med = batches % 2 ? t[batches / 2] : 0.5 * (t[batches / 2 - 1] + t[batches / 2]);
   free(t);
   return med;

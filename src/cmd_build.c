@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include "../db/db.h"
 #include "cli.h"
+#include "util.h"
 #include "compile.h"
 #include "config.h"
 #include "kernel_sources.h"
@@ -340,22 +341,6 @@ static int plan_read(const char *path, const char *arch_opt, build_plan *pl, cha
 
 /* ---- Writing ------------------------------------------------------------- */
 
-/* mkdir -p; 0 or -1 (errno set). */
-static int mkdir_p(const char *path)
-{
-  char tmp[PATH_MAX];
-  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  for (char *q = tmp + 1; *q; q++)
-    if (*q == '/') {
-      *q = 0;
-      if (mkdir(tmp, 0755) && errno != EEXIST) return -1;
-      *q = '/';
-    }
-  return (mkdir(tmp, 0755) && errno != EEXIST) ? -1 : 0;
-}
 
 /* Writes text to path (replacing it). 0, or -1 with a message printed. */
 static int write_text(const char *path, const char *text)
@@ -904,7 +889,7 @@ static int run(int argc, char **argv)
                                         "/include"};
   for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
     snprintf(sub, sizeof sub, "%s%s", out, subdirs[i]);
-    if (mkdir_p(sub)) {
+    if (symv_mkdir_p(sub)) {
       fprintf(stderr, "symvtune build: cannot create %s: %s\n", sub, strerror(errno));
       plan_free(&pl);
       return SYMV_EXIT_ERROR;

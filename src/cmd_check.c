@@ -324,7 +324,7 @@ static int run(int argc, char **argv)
   static point_result pts[MAX_POINTS + 1];
   int npts = 0, sizes[MAX_SIZES], nsizes = 0, device = 0, verbose = 0, c;
   int sel[SYMV_ROUTINE_COUNT] = {[SYMV_DSYMV] = 1};
-  double tol = 4.0;
+  double tol = SYMV_RESIDUAL_TOL;
   unsigned long long seed = (unsigned long long)time(NULL) * 2654435761ull;
   memset(pts, 0, sizeof pts);
   optind = 1;

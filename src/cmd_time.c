@@ -238,7 +238,7 @@ static int run(int argc, char **argv)
       }
       cudaMemcpy(yk, dy, n * E, cudaMemcpyDeviceToHost);
       double resid = scale ? symv_residual_scaled(routine, n, 1, scale, yk, yc) : NAN;
-      if (!(resid <= 4.0)) status = SYMV_EXIT_FAIL;
+      if (!(resid <= SYMV_RESIDUAL_TOL)) status = SYMV_EXIT_FAIL;
       if ((rc = symv_time(call, &cx, 0, batches, 2.0, 2000, &t))) {
         fprintf(stderr, "symvtune time: %s at n = %d: %s\n", label, n, symv_strerror(rc));
         status = SYMV_EXIT_ERROR;

@@ -1,0 +1,18 @@
+/*
+ * util.h - the small helpers every stage shares, written once: the
+ * comparison qsort needs for times, and mkdir -p.
+ */
+#ifndef SYMV_UTIL_H
+#define SYMV_UTIL_H
+
+/** symv_cmp_double: qsort comparator of doubles, ascending (NaN compares
+ *  equal to everything, so it never makes qsort's order inconsistent
+ *  with itself only where NaN is absent; callers sort finite times). */
+int symv_cmp_double(const void *a, const void *b);
+
+/** symv_mkdir_p: creates the folder `path` and its missing parents (mode
+ *  0755), like `mkdir -p`. 0, or -1 with errno set (ENAMETOOLONG for a
+ *  path of PATH_MAX bytes or more). */
+int symv_mkdir_p(const char *path);
+
+#endif
