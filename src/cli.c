@@ -87,3 +87,43 @@ int cli_parse_routines(const char *cmd, const char *s, int sel[SYMV_ROUTINE_COUN
   if (symv_routine_parse_list(s, sel, err, sizeof err)) return cli_usage_error(cmd, "--routine %s", err);
   return 0;
 }
+
+int cli_each_routine(const char *cmd, int argc, char **argv, int (*run)(int, char **), int *rc)
+{
+  int at = -1, eq = 0; /* where the list is: argv[at] (after "--routine") or after '=' */
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--")) break;
+    if (!strcmp(argv[i], "--routine") && i + 1 < argc) at = i + 1, eq = 0, i++;
+    else if (!strncmp(argv[i], "--routine=", 10)) at = i, eq = 10;
+  }
+  if (at < 0) return 0;
+  int sel[SYMV_ROUTINE_COUNT], n = 0;
+  if (cli_parse_routines(cmd, argv[at] + eq, sel)) {
+    *rc = SYMV_EXIT_USAGE;
+    return 1;
+  }
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) n += sel[r];
+  if (n <= 1) return 0;
+  char **av = malloc(sizeof *av * (size_t)(argc + 1));
+  if (!av) {
+    fprintf(stderr, "symvtune %s: out of memory\n", cmd);
+    *rc = SYMV_EXIT_ERROR;
+    return 1;
+  }
+  *rc = SYMV_EXIT_OK;
+  for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
+    const symv_routine r = symv_routine_order(i);
+    if (!sel[r]) continue;
+    char opt[32];
+    memcpy(av, argv, sizeof *av * (size_t)argc);
+    av[argc] = NULL;
+    snprintf(opt, sizeof opt, "--routine=%s", symv_routine_name(r));
+    av[at] = eq ? opt : (char *)symv_routine_name(r);
+    printf("\n== %s ==\n", symv_routine_name(r));
+    fflush(stdout);
+    int st = run(argc, av);
+    if (st > *rc) *rc = st;
+  }
+  free(av);
+  return 1;
+}

@@ -46,6 +46,16 @@ int cli_parse_int_list(const char *cmd, const char *option, const char *s, long 
  *  on error prints the usage message and returns nonzero. */
 int cli_parse_routines(const char *cmd, const char *s, int sel[SYMV_ROUTINE_COUNT]);
 
+/** cli_each_routine: lets a command that works on one routine take
+ *  --routine LIST. If argv's --routine (or --routine=) names several
+ *  routines (a list, or all), runs `run` once per routine in canonical
+ *  order with argv's value replaced by that routine's name, each under a
+ *  "== ROUTINE ==" line, puts the worst exit status (the largest) in *rc
+ *  and returns 1; the command then returns *rc. Returns 0 (the command goes
+ *  on as usual) when --routine names one routine or is absent; a malformed
+ *  list returns 1 with the usage error printed and *rc = SYMV_EXIT_USAGE. */
+int cli_each_routine(const char *cmd, int argc, char **argv, int (*run)(int, char **), int *rc);
+
 /** CLI_ROUTINE_HELP: the --routine line of every command's --help. */
 #define CLI_ROUTINE_HELP \
   "  --routine LIST routines, comma-separated, or all (" SYMV_ROUTINE_NAMES "; default dsymv)\n"

@@ -104,7 +104,7 @@ static void help(void)
        "the copy rate for n >= 8192; libsymv over the floor in 500..4096.\n\n"
        "Options:\n"
        "  --lib DIR      the output folder of `symvtune build` (required)\n"
-       "  --routine R    the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
+       CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
        "  --sizes LIST   comma-separated n (default 32,64,128,256,500,724,1000,1448,2000,2896,\n"
        "                 4096,5793,8192,11585,16384,23170,32768: geometric, mostly between the\n"
        "                 sweep's dense samples)\n"
@@ -216,6 +216,8 @@ static int plot(symv_routine r, const char *png, const bench_row *rows, int nrow
 
 static int run(int argc, char **argv)
 {
+  int each;
+  if (cli_each_routine("bench", argc, argv, run, &each)) return each;
   static const struct option opts[] = {{"lib", required_argument, 0, 'l'},    {"sizes", required_argument, 0, 's'},
                                        {"uplo", required_argument, 0, 'u'},   {"hot", no_argument, 0, 'H'},
                                        {"batches", required_argument, 0, 'b'}, {"png", required_argument, 0, 'p'},

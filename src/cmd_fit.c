@@ -33,7 +33,7 @@ static void help(void)
          "the neighbour. Prints the curves and the rules.\n\n"
          "Options:\n"
          "  --db FILE        the database (required; opened for writing)\n"
-         "  --routine R      the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
+         CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
          "  --threshold F    least relative gain that keeps an interval, a fraction in [0, 1)\n"
          "                   (default %g, i.e. %g%%)\n"
          "  --margin F       a candidate replaces cuBLAS only where it is predicted faster by more\n"
@@ -73,6 +73,8 @@ static void print_curves(const fit_set *s, int lo, int hi, double alpha)
 
 static int run(int argc, char **argv)
 {
+  int each;
+  if (cli_each_routine("fit", argc, argv, run, &each)) return each;
   static const struct option opts[] = {
     {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"threshold", required_argument, 0, 't'}, {"margin", required_argument, 0, 'm'},
     {"lo", required_argument, 0, 'l'}, {"hi", required_argument, 0, 'i'},
@@ -133,9 +135,9 @@ static int run(int argc, char **argv)
   size_t nrules = 0;
   rc = fit_load(d, symv_routine_name(routine), uplo, hot, &s);
   if (rc == SYMV_NOT_FOUND) {
-    fprintf(stderr, "symvtune fit: %s has no dense-stage measurements for uplo %c, %s (run 'symvtune sweep --db "
-            "%s%s%s' through its dense stage first)\n", path, uplo, hot ? "hot" : "cold", path,
-            uplo == 'U' ? " --uplo U" : "", hot ? " --hot" : "");
+    fprintf(stderr, "symvtune fit: %s has no dense-stage measurements of %s for uplo %c, %s (run 'symvtune sweep "
+            "--db %s --routine %s%s%s' through its dense stage first)\n", path, symv_routine_name(routine), uplo,
+            hot ? "hot" : "cold", path, symv_routine_name(routine), uplo == 'U' ? " --uplo U" : "", hot ? " --hot" : "");
     goto out;
   }
   if (rc) {

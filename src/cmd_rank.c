@@ -33,7 +33,7 @@ static void help(void)
        "samples densely. Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE       the database (required; opened read-only)\n"
-       "  --routine R     the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
+       CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
        "  --sizes LIST    comma-separated sizes n (default: every size with sweep-stage\n"
        "                  measurements)\n"
        "  --points-k K    the K fastest at each size earn points (default 25)\n"
@@ -138,6 +138,8 @@ static void print_ranking(const db_times *tt, const sieve_result *r, const doubl
 
 static int run(int argc, char **argv)
 {
+  int each;
+  if (cli_each_routine("rank", argc, argv, run, &each)) return each;
   static const struct option opts[] = {
     {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'},       {"sizes", required_argument, 0, 's'},
     {"points-k", required_argument, 0, 'K'}, {"top", required_argument, 0, 'T'},

@@ -22,7 +22,7 @@ static void help(void)
        "cuBLAS mode there. Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE   the database (required; opened read-only)\n"
-       "  --routine R the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
+       CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
        "  --json      print a JSON document instead: {\"fit\": {id, created, uplo, hot, lo, hi,\n"
        "              threshold, method}, \"rules\": [{n_start, n_end, kernel, label, candidate\n"
        "              (id, family, block_size, ux, multiplicity, mx; null for cuBLAS),\n"
@@ -137,6 +137,8 @@ static int print_at(db *d, const db_fit *fit, const db_rule *rules, size_t nrule
 
 static int run(int argc, char **argv)
 {
+  int each;
+  if (cli_each_routine("rules", argc, argv, run, &each)) return each;
   static const struct option opts[] = {{"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
                                        {"at", required_argument, 0, 'a'},  {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};

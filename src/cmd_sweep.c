@@ -62,7 +62,7 @@ static void help(void)
        "                    GPU's blocks per SM, larger BLOCK_SIZE (see man symvtune)\n"
        "  --sizes LIST      representative sizes n (default 256,768,2048,6144,16384: geometric,\n"
        "                    factor ~3, across the range where the kernel choice matters)\n"
-       "  --routine R       the routine to tune (" SYMV_ROUTINE_NAMES "; default dsymv);\n"
+       CLI_ROUTINE_HELP "                    (several: one sweep after the other);\n"
        "                    one database holds every routine of a GPU\n"
        "  --uplo L|U        stored triangle (default L)\n"
        "  --hot             time with A resident in L2 (default: cold, A rotated among\n"
@@ -170,6 +170,8 @@ static void summary(db *d, symv_routine ro, const sweep_worker *w, const sweep_s
 
 static int run(int argc, char **argv)
 {
+  int each;
+  if (cli_each_routine("sweep", argc, argv, run, &each)) return each;
   static const struct option opts[] = {
     {"db", required_argument, 0, 'D'},      {"families", required_argument, 0, 'f'},
     {"wide", no_argument, 0, 'w'},           {"sizes", required_argument, 0, 's'},

@@ -57,7 +57,7 @@ static void help(void)
        "and the speed-up over each cuBLAS mode (cuBLAS time / candidate time). With uplo L a\n"
        "row 'floor' times a kernel that only reads the lower triangle once (../shared/anchors.md).\n\n"
        "Options:\n"
-       "  --routine R    the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
+       CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
        "  --point P      candidate FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX (repeatable)\n"
        "  --sizes LIST   comma-separated n values (default 1000,4096,16384)\n"
        "  --uplo L|U     stored triangle (default L)\n"
@@ -72,6 +72,8 @@ static void help(void)
 
 static int run(int argc, char **argv)
 {
+  int each;
+  if (cli_each_routine("time", argc, argv, run, &each)) return each;
   static const struct option opts[] = {{"point", required_argument, 0, 'p'}, {"sizes", required_argument, 0, 's'},
                                        {"uplo", required_argument, 0, 'u'},  {"hot", no_argument, 0, 'H'},
                                        {"batches", required_argument, 0, 'b'}, {"device", required_argument, 0, 'd'},

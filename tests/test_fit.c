@@ -645,6 +645,10 @@ Test(fit, command_line_errors)
   expect_error(2, "--lo 500 is above --hi 100", "fit", "--db", p, "--lo", "500", "--hi", "100", NULL);
   expect_error(2, "invalid --alpha '-1'", "fit", "--db", p, "--alpha", "-1", NULL);
   expect_error(2, "invalid --uplo 'X'", "fit", "--db", p, "--uplo", "X", NULL);
+  expect_error(2, "unknown routine 'qsymv'", "fit", "--db", p, "--routine", "qsymv", NULL);
+  expect_error(2, "invalid --routine 'all'", "plot", "--db", p, "--routine", "all", "--out", "x.png", NULL);
+  expect_error(2, "unknown routine 'xhemv'", "rules", "--db", p, "--routine", "zhemv,xhemv", NULL);
+  expect_error(2, "empty item", "rank", "--db", p, "--routine", "dsymv,,zhemv", NULL);
   expect_error(2, "invalid --points-k '0'", "rank", "--db", p, "--points-k", "0", NULL);
   expect_error(2, "invalid --top 'many'", "rank", "--db", p, "--top", "many", NULL);
   expect_error(2, "invalid --sizes '256,,768'", "rank", "--db", p, "--sizes", "256,,768", NULL);
@@ -692,7 +696,7 @@ Test(fit, missing_data_is_a_clear_error)
   OK(db_put_measurement(d, id, &m));
   db_close(d);
   /* sweep data only: nothing to fit, no fit to show */
-  expect_error(4, "has no dense-stage measurements for uplo L, cold", "fit", "--db", p, NULL);
+  expect_error(4, "has no dense-stage measurements of dsymv for uplo L, cold", "fit", "--db", p, NULL);
   expect_error(4, "no fit", "rules", "--db", p, NULL);
   expect_error(4, "no sweep-stage measurements for uplo L, hot", "rank", "--db", p, "--hot", NULL);
 
@@ -705,7 +709,7 @@ Test(fit, missing_data_is_a_clear_error)
   }
   db_close(d);
   expect_error(4, "no cuBLAS mode is predicted at n = 100", "fit", "--db", p, NULL);
-  expect_error(4, "has no dense-stage measurements for uplo U, cold", "fit", "--db", p, "--uplo", "U", NULL);
+  expect_error(4, "has no dense-stage measurements of dsymv for uplo U, cold", "fit", "--db", p, "--uplo", "U", NULL);
 
   /* cuBLAS sampled on part of the range only */
   d = NULL;
