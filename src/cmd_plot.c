@@ -152,8 +152,8 @@ static int plot_write(const char *dir, const fit_set *s, const db_fit *fit, cons
   const int ncolors = (int)(sizeof colors / sizeof *colors);
   char name[300], title[600];
   plot_text(name, sizeof name, dev->name[0] ? dev->name : "unknown GPU");
-  snprintf(title, sizeof title, "symvtune fit %lld: %s, uplo %c, %s, n = %d..%d, threshold %g%%", fit->id, name,
-           fit->uplo == 'U' ? 'U' : 'L', fit->hot ? "hot" : "cold", fit->lo, fit->hi, 100 * fit->threshold);
+  snprintf(title, sizeof title, "symvtune fit %lld: %s on %s, uplo %c, %s, n = %d..%d, threshold %g%%", fit->id,
+           symv_routine_get(plot_routine)->blas, name, fit->uplo == 'U' ? 'U' : 'L', fit->hot ? "hot" : "cold", fit->lo, fit->hi, 100 * fit->threshold);
   if (ok) {
     fprintf(gp, "# symvtune plot: generated script, run in its own temporary directory\n"
                 "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
