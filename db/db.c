@@ -1846,6 +1846,9 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
                      "%lld): bad alpha %g, nsamples %d or rms_rel %g", fn, i,
                      c->kernel, c->candidate_id, c->alpha, c->nsamples, c->rms_rel);
   }
+  char tile_err[256];
+  if (db_rules_tile(fit->lo, fit->hi, rules, nrules, tile_err, sizeof tile_err))
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: %s", fn, tile_err);
   for (size_t i = 0; i < nrules; i++) {
     const db_rule *r = &rules[i];
     if (kernel_index(r->kernel, sizeof r->kernel) < 0)
@@ -1854,15 +1857,6 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
     if (is_candidate_kernel(r->kernel) && r->cand.id < 1)
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu names candidate %lld",
                      fn, i, r->cand.id);
-    if (r->n_end < r->n_start)
-      return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu is empty (%d..%d)",
-                     fn, i, r->n_start, r->n_end);
-    int expect = i == 0 ? fit->lo : rules[i - 1].n_end + 1;
-    if (r->n_start != expect)
-      return db_fail(d, SYMV_INVALID_VALUE, "%s: the rules do not tile %d..%d: "
-                     "rule %zu starts at %d, not %d (%s)", fn, fit->lo, fit->hi,
-                     i, r->n_start, expect, i == 0 ? "not at lo" :
-                     r->n_start > expect ? "a gap" : "an overlap");
     if (!(isfinite(r->predicted_us) && r->predicted_us > 0) ||
         !(isfinite(r->predicted_gain) && r->predicted_gain > 0))
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu (%d..%d): predicted "
@@ -2004,12 +1998,11 @@ static int db_read_latest_fit(db *d, const char *routine, char uplo, int hot,
 /* State of reading a fit's rules: the fit, and where the last rule ended. */
 typedef struct {
   const db_fit *f;
-  int last_end;
 } rule_ctx;
 
 /* row_reader for fit_rule rows joined with their candidate (db_read_rules):
- * checks the kernel name, the candidate, and that the rules tile the range
- * in order. */
+ * checks the kernel name and the candidate (db_read_rules checks the
+ * tiling of them all, db_rules_tile). */
 static int rule_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void *vctx)
 {
   rule_ctx *x = vctx;
@@ -2038,12 +2031,6 @@ static int rule_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void 
                      "names candidate %lld, which is %s's", f->id, f->routine,
                      r->n_start, r->n_end, r->cand.id, r->cand.routine);
   }
-  int expect = x->last_end + 1;
-  if (r->n_start != expect || r->n_end < r->n_start)
-    return db_fail(d, SYMV_DB_CORRUPT, "fit %lld: its rules do not tile "
-                   "%d..%d (rule %d..%d where %d was expected)", f->id,
-                   f->lo, f->hi, r->n_start, r->n_end, expect);
-  x->last_end = r->n_end;
   return 0;
 }
 
@@ -2060,15 +2047,14 @@ static int db_read_rules(db *d, const db_fit *f, db_rule **rules, size_t *nrules
     "ON candidate.id = fit_rule.candidate_id WHERE fit_id = ? ORDER BY n_start",
     "I", f->id);
   if (status) return status;
-  rule_ctx rc = {f, f->lo - 1};
+  rule_ctx rc = {f};
   db_rule *a = NULL;
   size_t n = 0;
   if ((status = db_collect(d, st, what, sizeof *a, rule_row, &rc, (void **)&a, &n))) return status;
-  if (n == 0 || a[n - 1].n_end != f->hi) {
-    int end = n ? a[n - 1].n_end : f->lo - 1;
+  char tile_err[256];
+  if (db_rules_tile(f->lo, f->hi, a, n, tile_err, sizeof tile_err)) {
     free(a);
-    return db_fail(d, SYMV_DB_CORRUPT, "fit %lld: its rules do not tile "
-                   "%d..%d (they end at %d)", f->id, f->lo, f->hi, end);
+    return db_fail(d, SYMV_DB_CORRUPT, "fit %lld: %s", f->id, tile_err);
   }
   *rules = a;
   *nrules = n;
@@ -2140,4 +2126,32 @@ int db_latest_fit(db *d, const char *routine, char uplo, int hot, db_fit *fit,
     }
   }
   return status;
+}
+
+int db_rules_tile(int lo, int hi, const db_rule *rules, size_t n, char *err, size_t errlen)
+{
+  if (n == 0) {
+    snprintf(err, errlen, "no rule covers %d..%d", lo, hi);
+    return SYMV_INVALID_VALUE;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const db_rule *r = &rules[i];
+    const long long expect = i == 0 ? (long long)lo : (long long)rules[i - 1].n_end + 1;
+    if (r->n_end < r->n_start) {
+      snprintf(err, errlen, "the rules do not tile %d..%d: rule %zu (n %d..%d) is empty", lo, hi, i + 1,
+               r->n_start, r->n_end);
+      return SYMV_INVALID_VALUE;
+    }
+    if (r->n_start != expect) {
+      snprintf(err, errlen, "the rules do not tile %d..%d: rule %zu starts at n = %d, not %lld (%s)", lo, hi,
+               i + 1, r->n_start, expect,
+               i == 0 ? "not at lo" : r->n_start > expect ? "a gap" : "an overlap");
+      return SYMV_INVALID_VALUE;
+    }
+  }
+  if (rules[n - 1].n_end != hi) {
+    snprintf(err, errlen, "the rules do not tile %d..%d: they end at %d, not at hi", lo, hi, rules[n - 1].n_end);
+    return SYMV_INVALID_VALUE;
+  }
+  return 0;
 }

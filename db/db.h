@@ -465,6 +465,17 @@ typedef struct db_fit {
 } db_fit;
 
 /*
+ * db_rules_tile: the one check that rules[0..n) tile lo..hi: each rule
+ * non-empty (n_start <= n_end), the first starting at lo, each next one at
+ * the previous n_end + 1 (no gap, no overlap), the last ending at hi. On
+ * failure err (errlen bytes) says which rule and how ("a gap", "an
+ * overlap", "empty", "ends at", with the numbers). Used by db_put_fit, by
+ * the reading of a fit, and by `symvtune build`.
+ * Errors: SYMV_INVALID_VALUE.
+ */
+int db_rules_tile(int lo, int hi, const db_rule *rules, size_t n, char *err, size_t errlen);
+
+/*
  * db_put_fit: store a fit of fit->routine with its curves and rules in one
  * transaction (call it outside db_begin); fit->id and fit->created are set.
  * Rules must cover fit->lo..fit->hi with no gap and no overlap, in order; a

@@ -220,6 +220,8 @@ static int check_rules(build_plan *pl, symv_routine ro, const db_rule *r, size_t
     snprintf(err, errlen, "fit %lld has %zu rules (expected 1..%d)", f->id, nr, MAX_RULES);
     return SYMV_INVALID_VALUE;
   }
+  int rc = db_rules_tile(f->lo, f->hi, r, nr, err, errlen);
+  if (rc) return rc;
   rt->rules = calloc(nr, sizeof *rt->rules);
   if (!rt->rules) {
     snprintf(err, errlen, "out of memory");
@@ -228,14 +230,8 @@ static int check_rules(build_plan *pl, symv_routine ro, const db_rule *r, size_t
   for (size_t i = 0; i < nr; i++) {
     const db_rule *ri = &r[i];
     build_rule *b = &rt->rules[i];
-    const int expect = i == 0 ? f->lo : r[i - 1].n_end + 1;
-    if (ri->n_start < 1 || ri->n_end < ri->n_start || ri->n_end > N_MAX) {
-      snprintf(err, errlen, "rule %zu: n %d..%d is not a positive, ordered interval", i + 1, ri->n_start, ri->n_end);
-      return SYMV_INVALID_VALUE;
-    }
-    if (ri->n_start != expect) {
-      snprintf(err, errlen, "rule %zu starts at n = %d, expected %d: the rules must tile %d..%d without gap or "
-               "overlap", i + 1, ri->n_start, expect, f->lo, f->hi);
+    if (ri->n_start < 1 || ri->n_end > N_MAX) { /* the tiling is checked above (db_rules_tile) */
+      snprintf(err, errlen, "rule %zu: n %d..%d is not inside 1..%d", i + 1, ri->n_start, ri->n_end, N_MAX);
       return SYMV_INVALID_VALUE;
     }
     if (!terminated(ri->kernel, sizeof ri->kernel)) {
@@ -270,10 +266,6 @@ static int check_rules(build_plan *pl, symv_routine ro, const db_rule *r, size_t
   }
   rt->nrules = (int)nr;
   rt->have = 1;
-  if (rt->rules[nr - 1].n_end != f->hi) {
-    snprintf(err, errlen, "the last rule ends at n = %d, not at the fit's end %d", rt->rules[nr - 1].n_end, f->hi);
-    return SYMV_INVALID_VALUE;
-  }
   return 0;
 }
 
