@@ -1,12 +1,14 @@
 /* Tests of the tuning space: enumeration counts from device limits, the
  * static filter, and the sweep's refusals that need no GPU. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "routine.h"
 #include "space.h"
 #include "test_util.h"
 #include "symv_error.h"
@@ -237,4 +239,46 @@ Test(space, pipe_pipeline_counts_in_shared_memory)
   const symv_params big = {SYMV_FAMILY_PIPE, 512, 64, 4, 2}; /* 4 x 147 KB */
   cr_assert_eq(symv_static_filter(&big, &d, why, sizeof why), SYMV_RESOURCES);
   cr_assert_not_null(strstr(why, "shared memory"), "%s", why);
+}
+
+/* Every routine's space, from the registry: the element size scales every
+ * family's shared memory (static arrays and pipe's pipeline), so the
+ * static filter keeps fewer points of the 16-byte routines than of the
+ * 4-byte ones, and pipe:256,64,2,0, which fits for DSYMV, does not fit two
+ * blocks an SM for ZHEMV (2 x 2 x 17 x 256 x 16 bytes > 228 KB). */
+Test(space, every_routine_scales_shared_memory_by_its_element)
+{
+  symv_device_info d = hopper();
+  symv_space_opts o = {{0}, 0};
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = symv_family_tunable((symv_family)f);
+  symv_params *v;
+  long n, kept[SYMV_ROUTINE_COUNT] = {0};
+  cr_assert_eq(symv_space_enumerate(&o, &d, &v, &n), 0);
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+    const symv_routine_info *ri = symv_routine_get((symv_routine)r);
+    for (long i = 0; i < n; i++) {
+      symv_params p = v[i], dp = v[i];
+      char why[256];
+      p.routine = (symv_routine)r, dp.routine = SYMV_DSYMV;
+      /* the arrays of doubles become arrays of elements: static bytes scale by
+       * elem/8 up to the few int fields and pipe's 16-byte rounding */
+      const double ratio = (double)symv_static_smem(&p) / symv_static_smem(&dp);
+      if (p.family == SYMV_FAMILY_PIPE || p.family == SYMV_FAMILY_PANEL || p.family == SYMV_FAMILY_ATOMIC_RED)
+        cr_assert(fabs(ratio - ri->elem_bytes / 8.0) < 0.05, "%s %s: static shared memory ratio %g", ri->name,
+                  symv_family_name(p.family), ratio);
+      cr_assert_eq(symv_pipe_smem(&p), symv_pipe_smem(&dp) / 8 * ri->elem_bytes);
+      kept[r] += symv_static_filter(&p, &d, why, sizeof why) == 0;
+    }
+  }
+  cr_assert(kept[SYMV_SSYMV] >= kept[SYMV_DSYMV] && kept[SYMV_DSYMV] >= kept[SYMV_ZHEMV],
+            "kept %ld (s) %ld (d) %ld (z)", kept[SYMV_SSYMV], kept[SYMV_DSYMV], kept[SYMV_ZHEMV]);
+  cr_assert_eq(kept[SYMV_ZHEMV], kept[SYMV_ZSYMV], "same element size, same space");
+  cr_assert_eq(kept[SYMV_CHEMV], kept[SYMV_DSYMV], "8-byte elements, both");
+  cr_assert_lt(kept[SYMV_ZHEMV], kept[SYMV_DSYMV], "16-byte elements must lose points");
+  free(v);
+  char why[256];
+  symv_params p = {SYMV_FAMILY_PIPE, 256, 64, 2, 0};
+  cr_assert_eq(symv_static_filter(&p, &d, why, sizeof why), 0, "%s", why);
+  p.routine = SYMV_ZHEMV;
+  cr_assert_eq(symv_static_filter(&p, &d, why, sizeof why), SYMV_RESOURCES, "zhemv pipe:256,64,2,0 fits?");
 }
