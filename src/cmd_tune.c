@@ -144,7 +144,9 @@ static int run(int argc, char **argv)
   printf("\nsymvtune tune: wall time by stage\n");
   double total = 0;
   for (int s = 0; s < done; s++) {
-    const char *what = stages[s][0][0] == 'b' && stages[s][0][1] == 'u' ? "" : stages[s][6] ? stages[s][6] : stages[s][4];
+    const char *what = ""; /* the stage's routine, the value after its --routine */
+    for (int i = 1; stages[s][i] && stages[s][i + 1]; i++)
+      if (!strcmp(stages[s][i], "--routine")) what = stages[s][i + 1];
     printf("  %-6s %-6s %10.1f s%s\n", stages[s][0], what, wall[s], s == done - 1 && status ? "  (failed)" : "");
     total += wall[s];
   }
