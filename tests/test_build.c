@@ -75,6 +75,17 @@ static int build(const char *dbpath, const char *out, const char *arch, char **t
   return status;
 }
 
+/* The generated dispatch table out/src/symv_table.c (free() it); asserts
+ * it is there. */
+static char *read_table(const char *out)
+{
+  char p[1024];
+  snprintf(p, sizeof p, "%s/src/symv_table.c", out);
+  char *table = fix_slurp(p);
+  cr_assert_not_null(table, "no %s", p);
+  return table;
+}
+
 /* Runs SQL on the database file (check constraints off, as a damaged or
  * hand-edited file could be). */
 static void tamper(const char *path, const char *sql)
@@ -109,9 +120,7 @@ Test(build, generates_library_from_real_database, .timeout = 600)
   cr_assert_not(fix_exists(strcat(strcpy(p, out), "/lib/libsymv.so.tmp")), "temporary library left behind");
 
   /* the dispatch table: first line, rules, candidates, device */
-  snprintf(p, sizeof p, "%s/src/symv_table.c", out);
-  char *table = fix_slurp(p);
-  cr_assert_not_null(table);
+  char *table = read_table(out);
   static const char first[] = "/* This file was automatically generated --- DO NOT EDIT. Made by: symvtune build --db ";
   cr_assert_eq(strncmp(table, first, strlen(first)), 0, "first line: %.160s", table);
   char *nl = strchr(table, '\n');
@@ -252,9 +261,7 @@ Test(build, builds_the_rules_symvtune_fit_chose, .timeout = 600)
   db_close(d);
   cr_assert_eq(build(dbpath, in_dir(out, "lib"), NULL, &text), 0, "build failed:\n%s", text);
   free(text);
-  snprintf(p, sizeof p, "%s/src/symv_table.c", out);
-  char *table = fix_slurp(p);
-  cr_assert_not_null(table);
+  char *table = read_table(out);
   const char *at = table;
   for (size_t i = 0; i < nrules; i++) { /* in order, with the right kernel */
     char rule[96];
@@ -297,9 +304,7 @@ Test(build, device_name_becomes_an_escaped_c_string, .timeout = 300)
   cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), cublas_only, 2, 1, 9000, NULL, err, sizeof err), 0, "%s", err);
   tamper(dbpath, "UPDATE device SET name = 'Evil \"GPU\" \\ ?\?=' || char(10) || '*/ x' || char(1)");
   cr_assert_eq(build(dbpath, in_dir(out, "lib"), "sm_90", &log), 0, "build failed:\n%s", log);
-  snprintf(p, sizeof p, "%s/src/symv_table.c", out);
-  char *table = fix_slurp(p);
-  cr_assert_not_null(table);
+  char *table = read_table(out);
   cr_assert_not_null(strstr(table, "{\"Evil \\\"GPU\\\" \\\\ \\?\\?=\\012*/ x\\001\", 9, 0, 132, \"sm_90\""),
                      "device name not escaped:\n%s", table);
   cr_assert_not_null(strstr(table, "symv_table_ncandidates = 0;"));
@@ -508,9 +513,7 @@ Test(build, six_routine_library_from_the_shipped_sweep, .timeout = 600)
   }
   cr_assert_eq(build(dbpath, in_dir(out, "lib6"), NULL, &text), 0, "build failed:\n%s", text);
   free(text);
-  snprintf(p, sizeof p, "%s/src/symv_table.c", out);
-  char *table = fix_slurp(p);
-  cr_assert_not_null(table);
+  char *table = read_table(out);
   for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
     const char *name = symv_routine_name((symv_routine)r);
     char tag[32];
