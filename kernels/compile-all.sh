@@ -125,16 +125,22 @@ if grep -n '#[[:space:]]*include[[:space:]]*<' "$here"/*.cu "$here"/*.cuh "$here
   status=1
 fi
 
-# each line: TAG EXPECT SOURCE DEFINES..., at most $jobs at a time
+# throttle: called after starting a background job; waits for one to end
+# once $jobs are running
 running=0
-while read -r line; do
-  # shellcheck disable=SC2086
-  one $line &
+throttle() {
   running=$((running + 1))
   if [ $running -ge "$jobs" ]; then
     wait -n
     running=$((running - 1))
   fi
+}
+
+# each line: TAG EXPECT SOURCE DEFINES..., at most $jobs at a time
+while read -r line; do
+  # shellcheck disable=SC2086
+  one $line &
+  throttle
 done <"$list"
 wait
 
@@ -217,11 +223,7 @@ EOF
     [ "$expect" = ok ] || continue
     # shellcheck disable=SC2086
     nvrtc_one "$tag" "$src" $defs &
-    running=$((running + 1))
-    if [ $running -ge "$jobs" ]; then
-      wait -n
-      running=$((running - 1))
-    fi
+    throttle
   done <"$list"
   wait
   ntot=0 nfail=0
