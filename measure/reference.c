@@ -8,6 +8,19 @@
 #include "reference.h"
 #include "routine.h"
 #include "symv_error.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Threads of the current OpenMP team (1 without OpenMP). */
+static int symv_omp_threads(void)
+{
+#ifdef _OPENMP
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
 
 /* LAPACK's complex symmetric products (SRC/csymv.f, SRC/zsymv.f), which
  * CBLAS does not have; the Fortran string length of UPLO comes last, as
@@ -77,19 +90,41 @@ double *symv_residual_scale(symv_routine r, char uplo, int n, const void *alpha,
   if (!ax) return NULL;
   const int lower = toupper((unsigned char)uplo) == 'L';
   const double al = modulus(ri, alpha, 0), be = modulus(ri, beta, 0);
-  for (int j = 0; al != 0.0 && j < n; j++) { /* alpha = 0: A and x unread */
-    const double xj = modulus(ri, x, pos(n, incx, j));
-    int i0 = lower ? j : 0, i1 = lower ? n : j + 1;
-    double s = 0;
-    for (int i = i0; i < i1; i++) {
-      double re, im;
-      get(ri, A, (long)j * lda + i, &re, &im);
-      if (i == j && ri->hermitian) im = 0.0; /* not referenced */
-      const double a = ri->is_complex ? cabs2(re, im) : fabs(re);
-      ax[i] += a * xj;                                         /* a(i,j) x(j) */
-      if (i != j) s += a * modulus(ri, x, pos(n, incx, i)); /* mirrored a(j,i) x(i) */
+  int failed = 0;
+  /* columns are shared out among threads, each summing into its own copy of
+   * ax, added up in thread order at the end: O(n^2) work on the sweep's
+   * largest sizes, O(n * threads) to combine */
+#pragma omp parallel if (al != 0.0 && (double)n * n > 1e6) reduction(| : failed)
+  {
+    double *part = calloc((size_t)n, sizeof *part);
+    if (!part) failed = 1;
+#pragma omp for schedule(dynamic, 64)
+    for (int j = 0; j < n; j++) { /* alpha = 0: A and x unread */
+      if (!part || al == 0.0) continue;
+      const double xj = modulus(ri, x, pos(n, incx, j));
+      int i0 = lower ? j : 0, i1 = lower ? n : j + 1;
+      double s = 0;
+      for (int i = i0; i < i1; i++) {
+        double re, im;
+        get(ri, A, (long)j * lda + i, &re, &im);
+        if (i == j && ri->hermitian) im = 0.0; /* not referenced */
+        const double a = ri->is_complex ? cabs2(re, im) : fabs(re);
+        part[i] += a * xj;                                         /* a(i,j) x(j) */
+        if (i != j) s += a * modulus(ri, x, pos(n, incx, i)); /* mirrored a(j,i) x(i) */
+      }
+      part[j] += s;
     }
-    ax[j] += s;
+#pragma omp for ordered schedule(static, 1)
+    for (int t = 0; t < symv_omp_threads(); t++) {
+#pragma omp ordered
+      if (part)
+        for (int i = 0; i < n; i++) ax[i] += part[i];
+    }
+    free(part);
+  }
+  if (failed) {
+    free(ax);
+    return NULL;
   }
   for (int i = 0; i < n; i++) {
     double yterm = be != 0.0 ? be * modulus(ri, y0, pos(n, incy, i)) : 0.0; /* y0 unread if beta = 0 */
@@ -139,20 +174,39 @@ long symv_untouched(symv_routine r, const void *buf, long len, int n, int inc, c
   return bad;
 }
 
+/* splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
+ * generators", OOPSLA 2014): seeds one xorshift stream per chunk. */
+static unsigned long long splitmix64(unsigned long long z)
+{
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 void symv_fill_random(symv_routine r, void *a, long len, unsigned long long *seed)
 {
   const symv_routine_info *ri = symv_routine_get(r);
-  unsigned long long s = *seed ? *seed : 0x9e3779b97f4a7c15ull;
-  const long parts = len * (ri->is_complex ? 2 : 1);
-  for (long i = 0; i < parts; i++) {
-    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-    double u = (double)(s >> 11) * (1.0 / 9007199254740992.0); /* [0, 1) */
-    double v = 2.0 * u - 1.0;
-    if (v == 0.0 || (ri->real_bytes == 4 && (float)v == 0.0f)) v = 0.5;
-    if (ri->real_bytes == 4) ((float *)a)[i] = (float)v;
-    else ((double *)a)[i] = v;
+  const unsigned long long s0 = *seed ? *seed : 0x9e3779b97f4a7c15ull;
+  const long parts = len * (ri->is_complex ? 2 : 1), chunk = 1L << 16;
+  const long nchunks = (parts + chunk - 1) / chunk;
+  /* one xorshift stream per chunk of 65536 numbers, seeded from (seed,
+   * chunk): the values do not depend on the number of threads */
+#pragma omp parallel for schedule(static) if (parts > 4 * chunk)
+  for (long c = 0; c < nchunks; c++) {
+    unsigned long long s = splitmix64(s0 ^ splitmix64((unsigned long long)c));
+    if (s == 0) s = 0x9e3779b97f4a7c15ull;
+    const long end = (c + 1) * chunk < parts ? (c + 1) * chunk : parts;
+    for (long i = c * chunk; i < end; i++) {
+      s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+      double u = (double)(s >> 11) * (1.0 / 9007199254740992.0); /* [0, 1) */
+      double v = 2.0 * u - 1.0;
+      if (v == 0.0 || (ri->real_bytes == 4 && (float)v == 0.0f)) v = 0.5;
+      if (ri->real_bytes == 4) ((float *)a)[i] = (float)v;
+      else ((double *)a)[i] = v;
+    }
   }
-  *seed = s;
+  *seed = splitmix64(s0 ^ (unsigned long long)parts) | 1; /* the next fill draws other numbers */
 }
 
 void symv_set_nan(symv_routine r, void *buf, long k)

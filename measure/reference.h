@@ -60,8 +60,11 @@ double symv_residual(symv_routine r, char uplo, int n, const void *alpha, const 
 long symv_untouched(symv_routine r, const void *buf, long len, int n, int inc, const void *poison);
 
 /** symv_fill_random: fills a[0..len) (elements of routine r; both parts of
- *  complex ones) with uniform values in [-1, 1) from the xorshift state
- *  *seed (advanced). Never zeros by construction. */
+ *  complex ones) with uniform values in [-1, 1): xorshift streams, one per
+ *  chunk of 65536 numbers, seeded by splitmix64 from *seed and the chunk,
+ *  filled by OpenMP threads where the build has them (the values do not
+ *  depend on the number of threads). *seed is advanced. Never zeros by
+ *  construction. */
 void symv_fill_random(symv_routine r, void *a, long len, unsigned long long *seed);
 
 /** symv_set_nan: writes NaN into both parts of element k of buf (elements
