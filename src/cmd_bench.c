@@ -129,7 +129,8 @@ static double now_s(void)
 
 
 /* OpenBLAS: median over `batches` wall-clock batches of calls, each batch
- * about 20 ms (at least one call), per call in us. */
+ * about 20 ms (at least one call), per call in us; one batch of one call
+ * where a call takes more than 0.25 s. */
 static double time_openblas(symv_routine r, char uplo, int n, const void *alpha, const void *A, const void *x,
                             const void *beta, void *y, int batches)
 {
@@ -139,6 +140,7 @@ static double time_openblas(symv_routine r, char uplo, int n, const void *alpha,
   int calls = once > 0 ? (int)(0.02 / once) : 1000;
   if (calls < 1) calls = 1;
   if (calls > 1000) calls = 1000;
+  if (once > 0.25) batches = 1; /* LAPACK's single-threaded csymv_/zsymv_ at large n: seconds a call */
   double *t = malloc(sizeof(double) * (size_t)batches);
   if (!t) return NAN;
   for (int b = 0; b < batches; b++) {
