@@ -107,12 +107,13 @@ static void help(void)
        "  --out DIR      where to write (created if absent)\n"
        "  --nvcc PATH    nvcc to use (default: $NVCC, $CUDA_HOME/bin/nvcc, nvcc in PATH,\n"
        "                 /usr/local/cuda/bin/nvcc)\n"
-       "  --arch sm_XY   GPU architecture (default: the database's device, e.g. sm_90)\n"
+       "  --arch sm_XY   GPU architecture: the database's device's (the default, e.g. sm_90),\n"
+       "                 or its sm_XYa or sm_XYf; another is refused\n"
        "  --jobs N       parallel compilations (default: the number of CPUs)\n"
        "  --help         this text\n"
        "Use: cc prog.c $(PKG_CONFIG_PATH=DIR/lib/pkgconfig pkg-config --cflags --libs libsymv),\n"
        "or LD_PRELOAD=DIR/lib/libsymv.so; man libsymv(3).\n"
-       "Exit status: 0 built, 2 usage, 4 database refused, compiler missing or failed.");
+       "Exit status: 0 built, 2 usage (an --arch not the database's GPU's), 4 database refused, compiler missing or failed.");
 }
 
 /* ---- Validation of what the database says ------------------------------ */
@@ -862,6 +863,20 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune build: %s: %s; refusing to build\n", dbpath, err);
     plan_free(&pl);
     return SYMV_EXIT_ERROR;
+  }
+  /* The runtime launches with programmatic dependent launch on compute
+   * capability 9.0 and later (the GPU it finds), so the kernels must be
+   * code of that GPU: sm_XY of the tuned device, or its sm_XYa / sm_XYf. */
+  char native[16];
+  snprintf(native, sizeof native, "sm_%d%d", pl.dev.cc_major, pl.dev.cc_minor);
+  size_t nl = strlen(native);
+  if (arch && (strncmp(arch, native, nl) || (arch[nl] && (arch[nl + 1] || !strchr("af", arch[nl]))))) {
+    fprintf(stderr, "symvtune build: --arch %s is not the architecture of the GPU %s was tuned on (%s, compute "
+                    "capability %d.%d: %s, %sa or %sf); the kernels and their launch are those of that GPU: "
+                    "refusing to build\n", arch, dbpath, pl.dev.name, pl.dev.cc_major, pl.dev.cc_minor, native,
+            native, native);
+    plan_free(&pl);
+    return SYMV_EXIT_USAGE;
   }
   char nvcc[PATH_MAX], cuda_root[PATH_MAX], cuda_lib[PATH_MAX + 16];
   if (find_nvcc(nvcc_opt, nvcc, sizeof nvcc)) {

@@ -395,6 +395,36 @@ Test(build, refuses_a_missing_nvcc_before_writing)
   free(text);
 }
 
+/* The kernels must be code of the tuned GPU (the runtime launches them with
+ * that GPU's settings: programmatic dependent launch from 9.0): another
+ * --arch is refused with exit 2 before anything is written; the database's
+ * own, and its a and f variants, go on (to the missing compiler here). */
+Test(build, refuses_an_arch_other_than_the_tuned_gpus)
+{
+  char dbpath[512], out[512], log[512], err[512];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  static const char *const refused[] = {"sm_80", "sm_89", "sm_100", "sm_100a", "sm_91", "sm_9a"};
+  static const char *const accepted[] = {"sm_90", "sm_90a", "sm_90f"};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused + sizeof accepted / sizeof *accepted; i++) {
+    int bad = i < sizeof refused / sizeof *refused;
+    const char *arch = bad ? refused[i] : accepted[i - sizeof refused / sizeof *refused];
+    const char *args[] = {"--db", dbpath, "--out", in_dir(out, "lib"), "--nvcc", "/nonexistent/bin/nvcc",
+                          "--arch", arch};
+    unlink(in_dir(log, "arch.log"));
+    int status = fix_build(log, args, 8);
+    char *text = fix_slurp(log);
+    if (bad) {
+      cr_expect_eq(status, SYMV_EXIT_USAGE, "--arch %s: exit %d:\n%s", arch, status, text);
+      cr_expect(strstr(text, "refusing to build") || strstr(text, "invalid --arch"), "--arch %s:\n%s", arch, text);
+    } else {
+      cr_expect_eq(status, SYMV_EXIT_ERROR, "--arch %s: exit %d:\n%s", arch, status, text);
+      cr_expect_not_null(strstr(text, "no nvcc"), "--arch %s:\n%s", arch, text);
+    }
+    cr_expect_not(fix_exists(out), "--arch %s: %s was created", arch, out);
+    free(text);
+  }
+}
+
 Test(build, a_failed_compilation_leaves_no_library)
 {
   char dbpath[512], out[512], fake[512], err[512], *log;
