@@ -119,7 +119,8 @@ static void help(void)
        "  --help         this text\n"
        "Use: cc prog.c $(PKG_CONFIG_PATH=DIR/lib/pkgconfig pkg-config --cflags --libs libsymv),\n"
        "or LD_PRELOAD=DIR/lib/libsymv.so; man libsymv(3).\n"
-       "Exit status: 0 built, 2 usage (an --arch not the database's GPU's), 4 database refused, compiler missing or failed.");
+       "Exit status: 0 built; 2 usage, an --arch not the database's GPU's, or a DIR not build's own to\n"
+       "replace; 4 database refused, compiler missing or failed (DIR is then as it was).");
 }
 
 /* ---- Validation of what the database says ------------------------------ */

@@ -16,6 +16,7 @@
 #include "../db/db.h"
 #include "../sieve/sieve.h"
 #include "cli.h"
+#include "gpu.h"
 #include "reference.h"
 #include "compile.h"
 #include "space.h"
@@ -87,7 +88,7 @@ static void help(void)
        "  --allow-foreign   accept a database made on a different GPU\n"
        "  --quiet           no progress output\n"
        "  --help            this text\n"
-       "Exit status: 0 done, 1 interrupted (resumable), 2 usage, 3 no GPU, 4 database or system error.");
+       "Exit status: 0 done, 1 interrupted (resumable), 2 usage, 3 no GPU (nothing created), 4 database or system error.");
 }
 
 static int family_list(const char *s, symv_space_opts *o)
@@ -259,7 +260,14 @@ static int run(int argc, char **argv)
   }
   double t_start = symv_now();
 
-  /* the database first: a foreign or corrupt file is refused before any work */
+  /* a GPU before anything: without one, no database file is created */
+  int ngpu = 0;
+  if (symv_device_count(&ngpu)) {
+    fprintf(stderr, "symvtune sweep: no CUDA device found (%s): the sweep needs a GPU; nothing was written\n",
+            symv_cuda_error_text());
+    return SYMV_EXIT_NO_GPU;
+  }
+  /* then the database: a foreign or corrupt file is refused before any work */
   db *d = NULL;
   int rc = db_open(&d, path, DB_CREATE);
   if (rc) {
