@@ -560,6 +560,34 @@ Test(build, a_failed_build_leaves_the_old_one_untouched)
   free(log);
 }
 
+static int run_cmd(const symv_command *cmd, char **av, int ac, char **text);
+
+/* bench --png (FILE, and its script FILE.gp) never names the library it
+ * times, also through a symbolic link: exit 2, the library untouched,
+ * before the library is loaded or a GPU looked for. */
+Test(build, bench_never_writes_over_its_library)
+{
+  char lib[512], so[600], link[512], gplink[512], p[600];
+  cr_assert_eq(mkdir(in_dir(lib, "lib"), 0755), 0);
+  snprintf(p, sizeof p, "%s/lib", lib);
+  cr_assert_eq(mkdir(p, 0755), 0);
+  snprintf(so, sizeof so, "%s/lib/libsymv.so", lib);
+  put(so, "the library");
+  cr_assert_eq(symlink(so, in_dir(link, "plot.png")), 0);
+  cr_assert_eq(symlink(so, in_dir(gplink, "other.png.gp")), 0);
+  const char *pngs[] = {so, link, in_dir(p, "other.png")};
+  for (int i = 0; i < 3; i++) {
+    char *av[] = {"bench", "--lib", lib, "--png", (char *)pngs[i], NULL}, *text;
+    int status = run_cmd(&cmd_bench_entry, av, 5, &text);
+    cr_expect_eq(status, SYMV_EXIT_USAGE, "--png %s: exit %d\n%s", pngs[i], status, text);
+    cr_expect_not_null(strstr(text, "refusing to write over it"), "--png %s:\n%s", pngs[i], text);
+    free(text);
+  }
+  char *text = fix_slurp(so);
+  cr_assert_str_eq(text, "the library");
+  free(text);
+}
+
 /* The bytes of the file at path (malloc'ed), their number in *len. */
 static unsigned char *slurp_bytes(const char *path, long *len)
 {
