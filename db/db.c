@@ -15,7 +15,9 @@
  */
 #include "db/db.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "symv_error.h"
 
@@ -613,6 +616,74 @@ static void db_disconnect(db *d)
   d->conn = NULL;
 }
 
+/* Opens a read-only connection that can read the file where it lies. A
+ * database in WAL mode (every one a writer has opened) needs its -shm file,
+ * and SQLite creates it (and an empty -wal) if missing; in a folder that
+ * cannot be written that fails (SQLITE_READONLY_DIRECTORY, or CANTOPEN).
+ * Then, if there is no -wal file with content (whose commits the file
+ * would lack), the file is reopened immutable (URI immutable=1: no locks,
+ * no -shm, no -wal; sqlite.org/uri.html), which reads it as it is. With a
+ * -wal of content that cannot be read without its -shm the open fails with
+ * a message saying so. */
+static int db_connect_reader(db *d)
+{
+  int status = db_connect(d, SQLITE_OPEN_READONLY);
+  if (status) return status;
+  int rc = sqlite3_exec(d->conn, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+  if (rc == SQLITE_OK) return 0;
+  if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN)
+    return db_sqlerr(d, rc, "reading", "the schema");
+  db_disconnect(d);
+  char wal[PATH_MAX + 8], real[PATH_MAX];
+  struct stat st;
+  snprintf(wal, sizeof wal, "%s-wal", d->path);
+  if (stat(wal, &st) == 0 && st.st_size > 0)
+    return db_fail(d, SYMV_IO, "cannot be read here: its write-ahead log %s holds commits, and the folder cannot "
+                   "be written to make the shared-memory file that reading them needs (open it once where it "
+                   "can be written, or copy the database with its -wal file to such a place)", wal);
+  if (!realpath(d->path, real))
+    return db_fail(d, SYMV_IO, "cannot resolve the file name: %s", strerror(errno));
+  /* file:PATH?immutable=1, PATH percent-encoded but for unreserved bytes */
+  char uri[3 * PATH_MAX + 32];
+  size_t k = (size_t)snprintf(uri, sizeof uri, "file:");
+  for (const unsigned char *c = (const unsigned char *)real; *c; c++)
+    k += (size_t)snprintf(uri + k, sizeof uri - k, (isalnum(*c) || strchr("/._-~", *c)) ? "%c" : "%%%02X", *c);
+  snprintf(uri + k, sizeof uri - k, "?immutable=1");
+  status = db_connect_to(d, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  if (status == 0 && (rc = sqlite3_exec(d->conn, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL)))
+    status = db_sqlerr(d, rc, "reading", "the schema (immutable)");
+  return status;
+}
+
+/* The connection of a read-only handle of the current schema. Where the
+ * file and its folder can be written, a read-write connection that refuses
+ * writes (PRAGMA query_only): closing the last connection then removes the
+ * -wal and -shm files that reading a WAL database makes, as a read-only
+ * connection cannot. Only with no -wal file of content (left by a writer that
+ * did not finish), so that the close has nothing to move into the file: the
+ * file's bytes stay as they were. Elsewhere db_connect_reader. */
+static int db_connect_query_only(db *d)
+{
+  char folder[PATH_MAX + 8];
+  snprintf(folder, sizeof folder, "%s", d->path);
+  char *slash = strrchr(folder, '/');
+  if (!slash) snprintf(folder, sizeof folder, ".");
+  else if (slash == folder) folder[1] = 0;
+  else *slash = 0;
+  char wal[PATH_MAX + 8];
+  struct stat st;
+  snprintf(wal, sizeof wal, "%s-wal", d->path);
+  int wal_empty = stat(wal, &st) != 0 || st.st_size == 0; /* closing then moves nothing into the file */
+  if (wal_empty && access(d->path, W_OK) == 0 && access(folder, W_OK) == 0 &&
+      db_connect(d, SQLITE_OPEN_READWRITE) == 0) {
+    int rc = sqlite3_exec(d->conn, "PRAGMA query_only = ON; SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) return 0;
+    sqlite3_close(d->conn);
+    d->conn = NULL;
+  }
+  return db_connect_reader(d);
+}
+
 /* Is `name` a table of schema version `version`? */
 static int table_of_version(const char *name, int version)
 {
@@ -682,7 +753,7 @@ static int db_quick_check(db *d)
  * file with nothing in it (no tables, application_id and user_version 0). */
 static int db_inspect(db *d, int *version, int *blank)
 {
-  int status = db_connect(d, SQLITE_OPEN_READONLY);
+  int status = db_connect_reader(d);
   long long app_id = 0, user_version = 0, ntables = 0;
   if (status == 0)
     status = db_query_int(d, "PRAGMA application_id", "PRAGMA application_id",
@@ -922,7 +993,7 @@ static int db_configure(db *d)
  * read-only one does. The file is never written. */
 static int db_open_migrated_copy(db *d)
 {
-  int status = db_connect(d, SQLITE_OPEN_READONLY);
+  int status = db_connect_reader(d);
   if (status) return status;
   sqlite3 *file = d->conn;
   d->conn = NULL;
@@ -983,7 +1054,7 @@ int db_open(db **out, const char *path, int flags)
 
   if (d->readonly) {
     if (version < DB_SCHEMA_VERSION) return db_open_migrated_copy(d);
-    return db_connect(d, SQLITE_OPEN_READONLY);
+    return db_connect_query_only(d);
   }
   status = db_connect(d, SQLITE_OPEN_READWRITE |
                          (kind == FILE_MISSING ? SQLITE_OPEN_CREATE : 0));

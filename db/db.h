@@ -177,6 +177,14 @@ typedef struct db_times {
  * processes are seen) and takes about the file's size in memory; write a
  * file once (e.g. `symvtune fit`) to migrate it for good.
  *
+ * A read-only open reads a database in WAL mode in a folder it cannot write
+ * (where SQLite cannot create the -shm file) by opening it immutable, unless
+ * its -wal file holds commits (they could not be read: SYMV_IO, with a
+ * message saying so). Where the file and its folder can be written, the
+ * handle is a read-write connection that refuses writes (PRAGMA
+ * query_only), so that closing it removes the -wal and -shm files reading
+ * made, as a read-only connection cannot.
+ *
  * The file is checked before anything is written: a file that is not an
  * SQLite database, an SQLite database of another application (application_id,
  * or tables this schema does not have), or one that fails PRAGMA quick_check

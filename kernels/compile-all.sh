@@ -36,6 +36,17 @@ while [ $# -gt 0 ]; do
 done
 cuda=${CUDA_HOME:-/usr/local/cuda}
 nvcc=${NVCC:-$(command -v nvcc || echo "$cuda/bin/nvcc")}
+# nvcc runs its stages through a shell, with paths in double quotes where
+# $(...), backticks and backslashes still act: refuse to hand it a path that
+# holds anything but plain characters (the sources', --keep's, nvcc's own,
+# and TMPDIR, where nvcc and mktemp put their files).
+for p in "$here" "$keep" "$nvcc" "${TMPDIR:-/tmp}"; do
+  case $p in
+    *[!A-Za-z0-9/._+,=@%:~-]*)
+      echo "compile-all.sh: '$p' holds characters a shell acts on, and nvcc runs its stages through a shell: refusing" >&2
+      exit 2 ;;
+  esac
+done
 if [ -n "$keep" ]; then
   out=$keep
   mkdir -p "$out" || exit 2

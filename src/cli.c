@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cli.h"
 #include "symv_error.h"
+#include "util.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -126,4 +127,20 @@ int cli_each_routine(const char *cmd, int argc, char **argv, int (*run)(int, cha
   }
   free(av);
   return 1;
+}
+
+int cli_refuse_overwrite(const char *cmd, const char *option, const char *out, const char *what, const char *in)
+{
+  static const char *const sidecars[] = {"", "-wal", "-shm", "-journal"};
+  const int db = !strcmp(what, "the database");
+  for (int i = 0; i < (db ? 4 : 1); i++) {
+    char p[4200];
+    if ((size_t)snprintf(p, sizeof p, "%s%s", in, sidecars[i]) >= sizeof p) continue;
+    if (symv_same_file(out, p)) {
+      fprintf(stderr, "symvtune %s: %s %s is %s %s (an input of this command): refusing to write over it\n", cmd,
+              option, out, i ? "a file of the database," : what, p);
+      return SYMV_EXIT_USAGE;
+    }
+  }
+  return 0;
 }

@@ -68,6 +68,14 @@ int cli_parse_point(const char *cmd, const char *s, symv_params *out);
  *  --help'." to stderr; returns SYMV_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/** cli_refuse_overwrite: nonzero (SYMV_EXIT_USAGE, with "symvtune CMD:
+ *  OPTION OUT is WHAT IN (an input of this command): refusing to write
+ *  over it" printed) if the output file `out` is the input file `in` (the
+ *  same file, symbolic links followed: symv_same_file), or when what names
+ *  a database ("the database"), its -wal, -shm or -journal file; 0 if not
+ *  (or if out does not exist yet). */
+int cli_refuse_overwrite(const char *cmd, const char *option, const char *out, const char *what, const char *in);
+
 /** cli_lookup: the command named `name` in the table, or NULL. */
 const symv_command *cli_lookup(const char *name);
 

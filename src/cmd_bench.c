@@ -166,11 +166,12 @@ static int plot(symv_routine r, const char *png, const bench_row *rows, int nrow
   }
   char gp[PATH_MAX + 8];
   snprintf(gp, sizeof gp, "%s.gp", png);
-  FILE *f = fopen(gp, "w");
-  if (!f) {
+  symv_out_file gpf, pngf; /* both written whole, beside where they go */
+  if (symv_out_open(&gpf, gp)) {
     fprintf(stderr, "symvtune bench: cannot write %s: %s\n", gp, strerror(errno));
     return -1;
   }
+  FILE *f = gpf.f;
   char dev[256];
   size_t k = 0;
   for (const char *p = device; *p && k + 1 < sizeof dev; p++) dev[k++] = (*p == '\'' || *p == '"' || *p < 0x20) ? ' ' : *p;
@@ -185,14 +186,15 @@ static int plot(symv_routine r, const char *png, const bench_row *rows, int nrow
   fprintf(f, "EOD\n");
   fprintf(f, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1100,650 } "
              "else { set terminal png size 1100,650 }\n");
-  fprintf(f, "set output '%s'\n", png);
+  /* gnuplot FILE.gp writes FILE; bench has it write a temporary file (out) */
+  fprintf(f, "if (!exists(\"out\")) out = '%s'\nset output out\n", png);
   fprintf(f, "set title '%s on %s, uplo %c, A %s'\n", symv_routine_get(r)->blas, dev, uplo, hot ? "hot (in L2)" : "cold");
   fprintf(f, "set logscale x 2\nset xlabel 'n'\nset ylabel 'GFLOPS'\nset key left top\nset grid\n");
   fprintf(f, "plot");
   for (int s = 0; s < 4; s++)
     fprintf(f, "%s $data using 1:%d with linespoints title '%s'", s ? "," : "", s + 2, series[s]);
   fprintf(f, "\n");
-  if (fclose(f)) {
+  if (symv_out_commit(&gpf)) {
     fprintf(stderr, "symvtune bench: cannot write %s: %s\n", gp, strerror(errno));
     return -1;
   }
@@ -201,15 +203,27 @@ static int plot(symv_routine r, const char *png, const bench_row *rows, int nrow
     printf("plot: no gnuplot here (configure found '%s'): run gnuplot %s to make %s\n", gnuplot, gp, png);
     return 0;
   }
+  if (symv_out_open(&pngf, png)) {
+    fprintf(stderr, "symvtune bench: cannot write %s: %s\n", png, strerror(errno));
+    return -1;
+  }
+  fclose(pngf.f), pngf.f = NULL;
+  char setout[PATH_MAX + 16];
+  snprintf(setout, sizeof setout, "out='%s'", pngf.tmp);
   fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) {
-    execl(gnuplot, gnuplot, gp, (char *)NULL);
+    execl(gnuplot, gnuplot, "-e", setout, gp, (char *)NULL);
     _exit(127);
   }
   int status = 0;
   if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
     fprintf(stderr, "symvtune bench: %s %s failed\n", gnuplot, gp);
+    symv_out_abort(&pngf);
+    return -1;
+  }
+  if (symv_out_commit(&pngf)) {
+    fprintf(stderr, "symvtune bench: cannot write %s: %s\n", png, strerror(errno));
     return -1;
   }
   printf("plot: %s (script %s)\n", png, gp);
@@ -260,13 +274,17 @@ static int run(int argc, char **argv)
   }
   if (optind < argc) return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
   if (!libdir) return cli_usage_error("bench", "--lib DIR is required");
+  char path[PATH_MAX + 32], gp[PATH_MAX + 8];
+  snprintf(path, sizeof path, "%s/lib/libsymv.so", libdir);
+  if (png && (snprintf(gp, sizeof gp, "%s.gp", png),
+              cli_refuse_overwrite("bench", "--png", png, "the library", path) ||
+                  cli_refuse_overwrite("bench", "--png's script", gp, "the library", path)))
+    return SYMV_EXIT_USAGE;
   if (nsizes == 0) {
     nsizes = (int)(sizeof default_sizes / sizeof *default_sizes);
     memcpy(sizes, default_sizes, sizeof default_sizes);
   }
 
-  char path[PATH_MAX + 32];
-  snprintf(path, sizeof path, "%s/lib/libsymv.so", libdir);
   void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     fprintf(stderr, "symvtune bench: cannot load %s: %s\n", path, dlerror());

@@ -20,8 +20,12 @@
  * an escaped C string. A bad value stops the build before anything is
  * written. No GPU is needed: nvcc compiles for the architecture named.
  */
+#define _GNU_SOURCE /* renameat2, nftw's FTW_PHYS */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -101,18 +105,22 @@ static void help(void)
        "per chosen kernel, a dispatch table and the runtime under DIR/src, compiles them with\n"
        "nvcc (no GPU needed) and links DIR/lib/libsymv.so; writes DIR/include/symv.h and\n"
        "DIR/lib/pkgconfig/libsymv.pc. Every value read from FILE is validated first; a bad one\n"
-       "stops the build before anything is written.\n\n"
+       "stops the build before anything is written. All is compiled in a private temporary\n"
+       "folder and then takes DIR's place in one rename: a build that fails leaves DIR as it was.\n\n"
        "Options:\n"
        "  --db FILE      the database (read only; needs a fit)\n"
-       "  --out DIR      where to write (created if absent)\n"
+       "  --out DIR      where to write: created, or replaced whole once the library is built\n"
+       "                 (an existing DIR may hold only a previous build: src, obj, lib, include)\n"
        "  --nvcc PATH    nvcc to use (default: $NVCC, $CUDA_HOME/bin/nvcc, nvcc in PATH,\n"
        "                 /usr/local/cuda/bin/nvcc)\n"
-       "  --arch sm_XY   GPU architecture (default: the database's device, e.g. sm_90)\n"
+       "  --arch sm_XY   GPU architecture: the database's device's (the default, e.g. sm_90),\n"
+       "                 or its sm_XYa or sm_XYf; another is refused\n"
        "  --jobs N       parallel compilations (default: the number of CPUs)\n"
        "  --help         this text\n"
        "Use: cc prog.c $(PKG_CONFIG_PATH=DIR/lib/pkgconfig pkg-config --cflags --libs libsymv),\n"
        "or LD_PRELOAD=DIR/lib/libsymv.so; man libsymv(3).\n"
-       "Exit status: 0 built, 2 usage, 4 database refused, compiler missing or failed.");
+       "Exit status: 0 built; 2 usage, an --arch not the database's GPU's, or a DIR not build's own to\n"
+       "replace; 4 database refused, compiler missing or failed (DIR is then as it was).");
 }
 
 /* ---- Validation of what the database says ------------------------------ */
@@ -533,12 +541,13 @@ static void sb_pc_path(sbuf *b, const char *s)
   for (; *s; s++) sb_printf(b, strchr(" \t\"'\\$#", *s) ? "\\%c" : "%c", *s);
 }
 
-static int write_pc(const build_plan *pl, const char *absdir, const char *cuda_root)
+/* dir/lib/pkgconfig/libsymv.pc, for the library installed at prefix. */
+static int write_pc(const build_plan *pl, const char *dir, const char *prefix, const char *cuda_root)
 {
   char path[PATH_MAX + 128];
   sbuf b = {0};
   sb_printf(&b, "# " GENERATED "symvtune build\nprefix=");
-  sb_pc_path(&b, absdir);
+  sb_pc_path(&b, prefix);
   sb_printf(&b, "\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\ncudadir=");
   sb_pc_path(&b, cuda_root);
   sb_printf(&b, "\n\nName: libsymv\nDescription: DSYMV tuned by symvtune for sm_%d%d with %d SMs, a drop-in "
@@ -546,7 +555,7 @@ static int write_pc(const build_plan *pl, const char *absdir, const char *cuda_r
             pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count, PACKAGE_VERSION);
   sb_printf(&b, "Libs: -L${libdir} -Wl,-rpath,${libdir} -lsymv -L${cudadir}/lib64 -lcublas -lcudart\n"
                 "Cflags: -I${includedir} -I${cudadir}/include\n");
-  snprintf(path, sizeof path, "%s/lib/pkgconfig/libsymv.pc", absdir);
+  snprintf(path, sizeof path, "%s/lib/pkgconfig/libsymv.pc", dir);
   int rc = b.failed ? -1 : write_text(path, b.s);
   free(b.s);
   return rc;
@@ -627,7 +636,10 @@ static void job_free(job *j)
   free(j->argv);
 }
 
-static int job_start(job *j)
+/* Starts job j in the folder dir (its working folder and nvcc's TMPDIR:
+ * nvcc runs its stages through a shell, and every path it then names,
+ * its temporary files' included, lies in dir, whose name is shell-safe). */
+static int job_start(job *j, const char *dir)
 {
   if (j->failed || !j->argv) {
     errno = ENOMEM;
@@ -637,6 +649,10 @@ static int job_start(job *j)
   j->pid = fork();
   if (j->pid < 0) return -1;
   if (j->pid == 0) {
+    if (chdir(dir) || setenv("TMPDIR", dir, 1)) {
+      fprintf(stderr, "cannot enter %s: %s\n", dir, strerror(errno));
+      _exit(127);
+    }
     int fd = open(j->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) {
       dup2(fd, 1);
@@ -666,14 +682,14 @@ static void job_report(const job *j, int status)
   }
 }
 
-/* Runs the jobs, at most par at once, waiting only for its own children
- * (oldest first). 0 if all succeeded. */
-static int run_jobs(job *jobs, int n, int par)
+/* Runs the jobs in dir, at most par at once, waiting only for its own
+ * children (oldest first). 0 if all succeeded. */
+static int run_jobs(job *jobs, int n, int par, const char *dir)
 {
   int next = 0, oldest = 0, failed = 0;
   while (oldest < next || (!failed && next < n)) {
     while (!failed && next - oldest < par && next < n) {
-      if (job_start(&jobs[next])) {
+      if (job_start(&jobs[next], dir)) {
         fprintf(stderr, "symvtune build: cannot start %s: %s\n", jobs[next].what, strerror(errno));
         failed = 1;
         break;
@@ -711,7 +727,8 @@ static void job_compile_io(job *j, const char *src, const char *dir, const char 
   snprintf(j->log, sizeof j->log, "%s/obj/%s.log", dir, base);
 }
 
-/* Compiles every unit and links lib/libsymv.so. */
+/* Compiles every unit under dir (a private folder with a shell-safe name:
+ * symv_private_tmpdir) and links dir/lib/libsymv.so. */
 static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib, int par)
 {
   const int nj = pl->nkernels + NRUNTIME + 1;
@@ -751,7 +768,7 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
     job_compile_io(j, buf, dir, base);
     snprintf(j->what, sizeof j->what, "compiling %s.c", base);
   }
-  int rc = run_jobs(jobs, k, par);
+  int rc = run_jobs(jobs, k, par, dir);
   if (rc == 0) { /* link */
     job *j = &jobs[k];
     job_arg(j, nvcc);
@@ -768,7 +785,7 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
     job_words(j, "-lcublas -lcudart -lpthread -ldl");
     snprintf(j->log, sizeof j->log, "%s/obj/link.log", dir);
     snprintf(j->what, sizeof j->what, "linking libsymv.so");
-    rc = run_jobs(j, 1, 1);
+    rc = run_jobs(j, 1, 1, dir);
     char final[PATH_MAX + 128];
     snprintf(final, sizeof final, "%s/lib/libsymv.so", dir);
     snprintf(buf, sizeof buf, "%s/lib/libsymv.so.tmp", dir);
@@ -795,6 +812,217 @@ static const char *cuda_root_of(const char *nvcc, char *out, size_t len)
   *slash = 0;
   snprintf(out, len, "%s", real[0] ? real : "/");
   return out;
+}
+
+/* ---- Installing ----------------------------------------------------------
+ *
+ * Nothing is written under DIR while the library is built: the sources are
+ * written and compiled in a private folder under $TMPDIR or /tmp whose name
+ * is safe for the shell nvcc runs its stages through (symv_private_tmpdir),
+ * so that no folder name of the user's reaches a shell. Once the library is
+ * linked, that folder is moved (renamed, or copied across file systems) to a
+ * fresh folder beside DIR, which then takes DIR's place in one rename. A
+ * build that fails leaves DIR as it was; a symbolic link planted in DIR is
+ * replaced with the rest, never followed. An existing DIR is replaced only
+ * if it holds nothing but what build writes and not the database.
+ */
+
+static const char *const build_entries[] = {"src", "obj", "lib", "include"};
+
+/* The database's identity and whether a walk met it (nftw passes no user
+ * data). */
+static struct stat walk_db[4];
+static int walk_ndb, walk_hit;
+
+static int walk_find_db(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+  (void)p, (void)flag, (void)f;
+  for (int i = 0; i < walk_ndb; i++)
+    if (st->st_dev == walk_db[i].st_dev && st->st_ino == walk_db[i].st_ino) return walk_hit = 1;
+  return 0;
+}
+
+/* 0 if the folder abs may be replaced by a new build: it does not exist, or
+ * it is a folder holding only build's own entries (src, obj, lib, include),
+ * none of them the database or its -wal, -shm or -journal file. Else prints
+ * why and returns -1. */
+static int dir_replaceable(const char *abs, const char *out, const char *dbpath)
+{
+  struct stat st;
+  if (lstat(abs, &st)) {
+    if (errno == ENOENT) return 0;
+    fprintf(stderr, "symvtune build: --out %s: %s\n", out, strerror(errno));
+    return -1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "symvtune build: --out %s exists and is not a folder: refusing to replace it\n", out);
+    return -1;
+  }
+  DIR *dp = opendir(abs);
+  if (!dp) {
+    fprintf(stderr, "symvtune build: --out %s: %s\n", out, strerror(errno));
+    return -1;
+  }
+  int rc = 0;
+  for (struct dirent *e; rc == 0 && (e = readdir(dp));) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    size_t i = 0;
+    while (i < sizeof build_entries / sizeof *build_entries && strcmp(e->d_name, build_entries[i])) i++;
+    if (i == sizeof build_entries / sizeof *build_entries) {
+      fprintf(stderr, "symvtune build: --out %s holds '%s', which build does not write: refusing to replace the "
+                      "folder (choose another --out, or empty it)\n", out, e->d_name);
+      rc = -1;
+    }
+  }
+  closedir(dp);
+  if (rc) return rc;
+  static const char *const sidecars[] = {"", "-wal", "-shm", "-journal"};
+  walk_ndb = walk_hit = 0;
+  for (int i = 0; i < 4; i++) {
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof p, "%s%s", dbpath, sidecars[i]);
+    if (stat(p, &walk_db[walk_ndb]) == 0) walk_ndb++;
+  }
+  if (nftw(abs, walk_find_db, 16, FTW_PHYS) < 0 || walk_hit) {
+    if (walk_hit)
+      fprintf(stderr, "symvtune build: --out %s holds the database %s (an input of this command): refusing to "
+                      "replace it\n", out, dbpath);
+    else
+      fprintf(stderr, "symvtune build: cannot read %s: %s\n", out, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* The absolute name of the folder --out names, in abs: the folder a symbolic
+ * link names if out is one, else out made absolute (its parent folders are
+ * created). 0, or -1 with a message printed. */
+static int out_path(const char *out, char *abs, size_t len)
+{
+  char real[PATH_MAX], tmp[PATH_MAX], base[PATH_MAX];
+  struct stat st;
+  if (realpath(out, real)) return snprintf(abs, len, "%s", real) >= (int)len ? -1 : 0;
+  if (errno != ENOENT || lstat(out, &st) == 0) { /* a link to nothing is refused too */
+    fprintf(stderr, "symvtune build: --out %s: %s\n", out,
+            errno == ENOENT ? "a symbolic link to nothing" : strerror(errno));
+    return -1;
+  }
+  snprintf(tmp, sizeof tmp, "%s", out);
+  snprintf(base, sizeof base, "%s", basename(tmp));
+  snprintf(tmp, sizeof tmp, "%s", out);
+  char *parent = dirname(tmp);
+  if (!strcmp(base, ".") || !strcmp(base, "..") || !strcmp(base, "/")) {
+    fprintf(stderr, "symvtune build: --out %s: not a folder name\n", out);
+    return -1;
+  }
+  if (symv_mkdir_p(parent) || !realpath(parent, real)) {
+    fprintf(stderr, "symvtune build: cannot create %s: %s\n", parent, strerror(errno));
+    return -1;
+  }
+  if (snprintf(abs, len, "%s/%s", strcmp(real, "/") ? real : "", base) >= (int)len) {
+    fprintf(stderr, "symvtune build: --out %s: name too long\n", out);
+    return -1;
+  }
+  return 0;
+}
+
+/* Where a tree copy goes (nftw passes no user data). */
+static const char *copy_from, *copy_to;
+static int copy_errno;
+
+static int copy_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+  (void)f;
+  char dst[PATH_MAX + 256];
+  if (snprintf(dst, sizeof dst, "%s%s", copy_to, p + strlen(copy_from)) >= (int)sizeof dst) {
+    copy_errno = ENAMETOOLONG;
+    return 1;
+  }
+  if (flag == FTW_D) {
+    if (mkdir(dst, st->st_mode & 07777) && errno != EEXIST) return copy_errno = errno, 1;
+    return 0;
+  }
+  if (flag != FTW_F) return copy_errno = EINVAL, 1; /* build writes only folders and files */
+  int in = open(p, O_RDONLY), out = in < 0 ? -1 : open(dst, O_WRONLY | O_CREAT | O_EXCL, st->st_mode & 07777);
+  char buf[65536];
+  ssize_t k = 0;
+  while (out >= 0 && (k = read(in, buf, sizeof buf)) > 0)
+    if (write(out, buf, (size_t)k) != k) k = -1;
+  if (in < 0 || out < 0 || k < 0) copy_errno = errno ? errno : EIO;
+  if (out >= 0 && close(out) && !copy_errno) copy_errno = errno;
+  if (in >= 0) close(in);
+  return copy_errno != 0;
+}
+
+/* Moves the finished build in work to DIR (abs): into a fresh folder beside
+ * DIR (renamed there, or copied if /tmp is another file system), which then
+ * takes DIR's place (an old DIR is swapped out and removed). 0, or -1 with
+ * a message printed; DIR is then as it was. work is gone either way. */
+static int install(const char *work, const char *abs, const char *out, const char *dbpath)
+{
+  char stage[PATH_MAX + 64], old[PATH_MAX + 64], tmp[PATH_MAX];
+  snprintf(tmp, sizeof tmp, "%s", abs);
+  const char *parent = dirname(tmp);
+  snprintf(stage, sizeof stage, "%s/.symvtune-build-XXXXXX", parent);
+  mode_t mask = umask(0);
+  umask(mask);
+  if (!mkdtemp(stage)) {
+    fprintf(stderr, "symvtune build: cannot create a folder in %s: %s\n", parent, strerror(errno));
+    symv_rmtree(work);
+    return -1;
+  }
+  if (rename(work, stage)) {
+    if (errno != EXDEV) {
+      fprintf(stderr, "symvtune build: cannot move %s to %s: %s\n", work, stage, strerror(errno));
+      symv_rmtree(work), symv_rmtree(stage);
+      return -1;
+    }
+    copy_from = work, copy_to = stage, copy_errno = 0;
+    if (nftw(work, copy_entry, 16, FTW_PHYS) || copy_errno) {
+      fprintf(stderr, "symvtune build: cannot copy %s to %s: %s\n", work, stage, strerror(copy_errno ? copy_errno : errno));
+      symv_rmtree(work), symv_rmtree(stage);
+      return -1;
+    }
+    symv_rmtree(work);
+  }
+  chmod(stage, 0777 & ~mask); /* mkdtemp made it 0700; DIR is an ordinary folder */
+  if (dir_replaceable(abs, out, dbpath)) { /* again: it may have changed while we compiled */
+    symv_rmtree(stage);
+    return -1;
+  }
+  if (rename(stage, abs) == 0) return 0; /* DIR was absent or empty */
+  if (errno != ENOTEMPTY && errno != EEXIST) {
+    fprintf(stderr, "symvtune build: cannot rename %s to %s: %s\n", stage, abs, strerror(errno));
+    symv_rmtree(stage);
+    return -1;
+  }
+#ifdef RENAME_EXCHANGE
+  if (renameat2(AT_FDCWD, stage, AT_FDCWD, abs, RENAME_EXCHANGE) == 0) {
+    if (symv_rmtree(stage)) fprintf(stderr, "symvtune build: warning: the old build left in %s: %s\n", stage, strerror(errno));
+    return 0;
+  }
+#endif
+  /* no atomic exchange here: the old DIR aside, the new one in, the old removed */
+  snprintf(old, sizeof old, "%s/.symvtune-old-XXXXXX", parent);
+  if (!mkdtemp(old)) {
+    fprintf(stderr, "symvtune build: cannot create a folder in %s: %s\n", parent, strerror(errno));
+    symv_rmtree(stage);
+    return -1;
+  }
+  if (rename(abs, old)) {
+    fprintf(stderr, "symvtune build: cannot move the old %s aside: %s\n", abs, strerror(errno));
+    rmdir(old);
+    symv_rmtree(stage);
+    return -1;
+  }
+  if (rename(stage, abs)) {
+    fprintf(stderr, "symvtune build: cannot rename %s to %s: %s\n", stage, abs, strerror(errno));
+    rename(old, abs);
+    symv_rmtree(stage);
+    return -1;
+  }
+  if (symv_rmtree(old)) fprintf(stderr, "symvtune build: warning: the old build left in %s: %s\n", old, strerror(errno));
+  return 0;
 }
 
 static void print_plan(const build_plan *pl)
@@ -863,6 +1091,20 @@ static int run(int argc, char **argv)
     plan_free(&pl);
     return SYMV_EXIT_ERROR;
   }
+  /* The runtime launches with programmatic dependent launch on compute
+   * capability 9.0 and later (the GPU it finds), so the kernels must be
+   * code of that GPU: sm_XY of the tuned device, or its sm_XYa / sm_XYf. */
+  char native[16];
+  snprintf(native, sizeof native, "sm_%d%d", pl.dev.cc_major, pl.dev.cc_minor);
+  size_t nl = strlen(native);
+  if (arch && (strncmp(arch, native, nl) || (arch[nl] && (arch[nl + 1] || !strchr("af", arch[nl]))))) {
+    fprintf(stderr, "symvtune build: --arch %s is not the architecture of the GPU %s was tuned on (%s, compute "
+                    "capability %d.%d: %s, %sa or %sf); the kernels and their launch are those of that GPU: "
+                    "refusing to build\n", arch, dbpath, pl.dev.name, pl.dev.cc_major, pl.dev.cc_minor, native,
+            native, native);
+    plan_free(&pl);
+    return SYMV_EXIT_USAGE;
+  }
   char nvcc[PATH_MAX], cuda_root[PATH_MAX], cuda_lib[PATH_MAX + 16];
   if (find_nvcc(nvcc_opt, nvcc, sizeof nvcc)) {
     fprintf(stderr, "symvtune build: no nvcc found%s%s (pass --nvcc PATH, or set CUDA_HOME)\n",
@@ -875,29 +1117,44 @@ static int run(int argc, char **argv)
   if (root) snprintf(cuda_lib, sizeof cuda_lib, "%s/lib64", root);
   const char *libdir = root && stat(cuda_lib, &st) == 0 ? cuda_lib : NULL;
 
-  char cmd[1024], sub[PATH_MAX + 64], absdir[PATH_MAX];
+  if (!symv_shell_safe(nvcc) || (libdir && !symv_shell_safe(libdir))) {
+    fprintf(stderr, "symvtune build: the compiler %s (or its library folder) has a name with characters a shell "
+                    "acts on, and nvcc runs its stages through a shell: refusing to run it (pass --nvcc PATH of a "
+                    "plain name)\n", nvcc);
+    plan_free(&pl);
+    return SYMV_EXIT_USAGE;
+  }
+
+  char cmd[1024], sub[PATH_MAX + 64], abs[PATH_MAX], work[PATH_MAX];
+  if (out_path(out, abs, sizeof abs) || dir_replaceable(abs, out, dbpath)) {
+    plan_free(&pl);
+    return SYMV_EXIT_USAGE;
+  }
+  if (symv_private_tmpdir("symvtune-build", work, sizeof work)) {
+    fprintf(stderr, "symvtune build: cannot create a temporary folder %s: %s\n", work, strerror(errno));
+    plan_free(&pl);
+    return SYMV_EXIT_ERROR;
+  }
   made_by(argc, argv, cmd, sizeof cmd);
-  static const char *const subdirs[] = {"", "/src", "/src/kernels", "/src/runtime", "/obj", "/lib", "/lib/pkgconfig",
+  static const char *const subdirs[] = {"/src", "/src/kernels", "/src/runtime", "/obj", "/lib", "/lib/pkgconfig",
                                         "/include"};
   for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
-    snprintf(sub, sizeof sub, "%s%s", out, subdirs[i]);
-    if (symv_mkdir_p(sub)) {
+    snprintf(sub, sizeof sub, "%s%s", work, subdirs[i]);
+    if (mkdir(sub, 0755)) {
       fprintf(stderr, "symvtune build: cannot create %s: %s\n", sub, strerror(errno));
+      symv_rmtree(work);
       plan_free(&pl);
       return SYMV_EXIT_ERROR;
     }
   }
-  if (!realpath(out, absdir)) {
-    fprintf(stderr, "symvtune build: %s: %s\n", out, strerror(errno));
-    plan_free(&pl);
-    return SYMV_EXIT_ERROR;
-  }
   const symv_source *hdr = lib_source("symv.h");
-  snprintf(sub, sizeof sub, "%s/include/symv.h", absdir);
-  if (write_embedded(symv_sources, symv_nsources, absdir, "src/kernels") ||
-      write_embedded(symv_lib_sources, symv_lib_nsources, absdir, "src/runtime") ||
-      write_kernel_units(&pl, absdir, cmd) || write_table(&pl, absdir, cmd) || !hdr || write_text(sub, hdr->text) ||
-      write_pc(&pl, absdir, root ? root : "/usr/local/cuda")) {
+  snprintf(sub, sizeof sub, "%s/include/symv.h", work);
+  if (write_embedded(symv_sources, symv_nsources, work, "src/kernels") ||
+      write_embedded(symv_lib_sources, symv_lib_nsources, work, "src/runtime") ||
+      write_kernel_units(&pl, work, cmd) || write_table(&pl, work, cmd) || !hdr || write_text(sub, hdr->text) ||
+      write_pc(&pl, work, abs, root ? root : "/usr/local/cuda")) {
+    fprintf(stderr, "symvtune build: no library written; %s left as it was\n", out);
+    symv_rmtree(work);
     plan_free(&pl);
     return SYMV_EXIT_ERROR;
   }
@@ -910,15 +1167,21 @@ static int run(int argc, char **argv)
   }
   printf(" %d candidates in %d kernels, for %s (%s, %d SMs)\n", pl.ncands, pl.nkernels, pl.dev.name, pl.arch,
          pl.dev.sm_count);
-  printf("compiling with %s, %d jobs, in %s\n", nvcc, jobs, absdir);
+  printf("compiling with %s, %d jobs, in %s\n", nvcc, jobs, work);
   fflush(stdout);
-  if (compile_all(&pl, absdir, nvcc, libdir, jobs)) {
-    fprintf(stderr, "symvtune build: no library written\n");
+  if (compile_all(&pl, work, nvcc, libdir, jobs)) {
+    fprintf(stderr, "symvtune build: no library written; %s left as it was\n", out);
+    symv_rmtree(work);
+    plan_free(&pl);
+    return SYMV_EXIT_ERROR;
+  }
+  if (install(work, abs, out, dbpath)) {
+    fprintf(stderr, "symvtune build: no library written; %s left as it was\n", out);
     plan_free(&pl);
     return SYMV_EXIT_ERROR;
   }
   print_plan(&pl);
-  printf("wrote %s/lib/libsymv.so, %s/include/symv.h, %s/lib/pkgconfig/libsymv.pc\n", absdir, absdir, absdir);
+  printf("wrote %s/lib/libsymv.so, %s/include/symv.h, %s/lib/pkgconfig/libsymv.pc\n", abs, abs, abs);
   plan_free(&pl);
   return SYMV_EXIT_OK;
 }

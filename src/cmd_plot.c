@@ -7,7 +7,9 @@
  *
  * The data and the script go to a fresh temporary directory and gnuplot
  * runs there by fork/exec (no shell) on that script, which names only files
- * of that directory; the image is then copied to --out. Text taken from the
+ * of that directory; the image is then copied to a temporary file beside
+ * --out and renamed over it (a reader sees the old image or the new one),
+ * never over the database it reads (refused). Text taken from the
  * database (device name, families) is reduced to harmless characters before
  * it enters the script.
  */
@@ -27,6 +29,7 @@
 #include "config.h"
 #include "fit.h"
 #include "symv_error.h"
+#include "util.h"
 
 #define PLOT_POINTS 400 /* points of a curve drawn across the whole range */
 
@@ -47,7 +50,8 @@ static void help(void)
        "Options:\n"
        "  --db FILE    the database (required; opened read-only)\n"
        "  --routine R  the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
-       "  --out FILE   the PNG to write (required; replaced if it exists)\n"
+       "  --out FILE   the PNG to write (required; replaced whole if it exists; never\n"
+       "               the database or its -wal, -shm or -journal file)\n"
        "  --help       this text\n"
        "Environment: SYMVTUNE_GNUPLOT names the gnuplot program (default: the one configure\n"
        "found).\n"
@@ -228,34 +232,6 @@ static int plot_run(const char *gnuplot, const char *dir)
   return st;
 }
 
-/* Copies file `from` to `to` (created or truncated). 0 or -1 (errno). */
-static int plot_copy(const char *from, const char *to)
-{
-  FILE *in = fopen(from, "rb");
-  if (!in) return -1;
-  FILE *out = fopen(to, "wb");
-  if (!out) {
-    int e = errno;
-    fclose(in);
-    errno = e;
-    return -1;
-  }
-  char buf[65536];
-  size_t k;
-  int rc = 0;
-  while ((k = fread(buf, 1, sizeof buf, in)) > 0)
-    if (fwrite(buf, 1, k, out) != k) {
-      rc = -1;
-      break;
-    }
-  if (ferror(in)) rc = -1;
-  int e = errno;
-  fclose(in);
-  if (fclose(out)) rc = -1;
-  errno = e;
-  return rc;
-}
-
 /* Prints the last lines of dir/gnuplot.log to stderr, indented. */
 static void plot_show_log(const char *dir)
 {
@@ -293,6 +269,7 @@ static int run(int argc, char **argv)
   if (optind < argc) return cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("plot", "--db FILE is required");
   if (!out || !*out) return cli_usage_error("plot", "--out FILE.png is required");
+  if (cli_refuse_overwrite("plot", "--out", out, "the database", path)) return SYMV_EXIT_USAGE;
   const char *gnuplot = getenv("SYMVTUNE_GNUPLOT");
   if (!gnuplot) gnuplot = GNUPLOT_PATH;
   if (!gnuplot[0]) {
@@ -385,7 +362,7 @@ static int run(int argc, char **argv)
     plot_show_log(dir);
     goto out;
   }
-  if (plot_copy(png, out)) {
+  if (symv_replace_file(png, out)) {
     fprintf(stderr, "symvtune plot: cannot write %s: %s\n", out, strerror(errno));
     goto out;
   }

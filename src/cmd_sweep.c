@@ -6,16 +6,19 @@
  * (atomics off and on) at the representative sizes. Resumable: rerun the
  * same command after an interruption and it goes on where it stopped.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../db/db.h"
 #include "../sieve/sieve.h"
 #include "cli.h"
+#include "gpu.h"
 #include "reference.h"
 #include "compile.h"
 #include "space.h"
@@ -87,7 +90,7 @@ static void help(void)
        "  --allow-foreign   accept a database made on a different GPU\n"
        "  --quiet           no progress output\n"
        "  --help            this text\n"
-       "Exit status: 0 done, 1 interrupted (resumable), 2 usage, 3 no GPU, 4 database or system error.");
+       "Exit status: 0 done, 1 interrupted (resumable), 2 usage, 3 no GPU (no new database created), 4 database or system error.");
 }
 
 static int family_list(const char *s, symv_space_opts *o)
@@ -259,7 +262,17 @@ static int run(int argc, char **argv)
   }
   double t_start = symv_now();
 
-  /* the database first: a foreign or corrupt file is refused before any work */
+  /* A new database is created only where there is a GPU to fill it: the
+   * GPU is looked for first then. An existing file is checked first (a
+   * foreign or corrupt one is refused, GPU or not), the GPU after it. */
+  int ngpu = 0;
+  struct stat sb;
+  if (lstat(path, &sb) != 0 && errno == ENOENT && symv_device_count(&ngpu)) {
+    fprintf(stderr, "symvtune sweep: no CUDA device found (%s): the sweep needs a GPU; nothing was written\n",
+            symv_cuda_error_text());
+    return SYMV_EXIT_NO_GPU;
+  }
+  /* the database: a foreign or corrupt file is refused before any work */
   db *d = NULL;
   int rc = db_open(&d, path, DB_CREATE);
   if (rc) {

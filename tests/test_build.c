@@ -395,6 +395,36 @@ Test(build, refuses_a_missing_nvcc_before_writing)
   free(text);
 }
 
+/* The kernels must be code of the tuned GPU (the runtime launches them with
+ * that GPU's settings: programmatic dependent launch from 9.0): another
+ * --arch is refused with exit 2 before anything is written; the database's
+ * own, and its a and f variants, go on (to the missing compiler here). */
+Test(build, refuses_an_arch_other_than_the_tuned_gpus)
+{
+  char dbpath[512], out[512], log[512], err[512];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  static const char *const refused[] = {"sm_80", "sm_89", "sm_100", "sm_100a", "sm_91", "sm_9a"};
+  static const char *const accepted[] = {"sm_90", "sm_90a", "sm_90f"};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused + sizeof accepted / sizeof *accepted; i++) {
+    int bad = i < sizeof refused / sizeof *refused;
+    const char *arch = bad ? refused[i] : accepted[i - sizeof refused / sizeof *refused];
+    const char *args[] = {"--db", dbpath, "--out", in_dir(out, "lib"), "--nvcc", "/nonexistent/bin/nvcc",
+                          "--arch", arch};
+    unlink(in_dir(log, "arch.log"));
+    int status = fix_build(log, args, 8);
+    char *text = fix_slurp(log);
+    if (bad) {
+      cr_expect_eq(status, SYMV_EXIT_USAGE, "--arch %s: exit %d:\n%s", arch, status, text);
+      cr_expect(strstr(text, "refusing to build") || strstr(text, "invalid --arch"), "--arch %s:\n%s", arch, text);
+    } else {
+      cr_expect_eq(status, SYMV_EXIT_ERROR, "--arch %s: exit %d:\n%s", arch, status, text);
+      cr_expect_not_null(strstr(text, "no nvcc"), "--arch %s:\n%s", arch, text);
+    }
+    cr_expect_not(fix_exists(out), "--arch %s: %s was created", arch, out);
+    free(text);
+  }
+}
+
 Test(build, a_failed_compilation_leaves_no_library)
 {
   char dbpath[512], out[512], fake[512], err[512], *log;
@@ -416,6 +446,194 @@ Test(build, a_failed_compilation_leaves_no_library)
   snprintf(p, sizeof p, "%s/lib/libsymv.so.tmp", out);
   cr_assert_not(fix_exists(p), "a partial library was left");
   free(log);
+}
+
+/* Writes text to path (replacing it); asserts it worked. */
+static void put(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+  fputs(text, f);
+  cr_assert_eq(fclose(f), 0);
+}
+
+/* Number of entries of folder p whose name starts with prefix. */
+static int count_entries(const char *p, const char *prefix)
+{
+  DIR *dp = opendir(p);
+  cr_assert_not_null(dp, "%s: %s", p, strerror(errno));
+  int k = 0;
+  for (struct dirent *e; (e = readdir(dp));)
+    k += strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !strncmp(e->d_name, prefix, strlen(prefix));
+  closedir(dp);
+  return k;
+}
+
+/* An old build in out: lib/libsymv.so and src/symv_table.c with known
+ * text, and a symbolic link planted at link_at (relative to out) to the
+ * folder outside (created empty). */
+static void plant_old_build(const char *out, const char *link_at, const char *outside)
+{
+  char p[1024];
+  cr_assert_eq(mkdir(outside, 0755), 0);
+  static const char *const dirs[] = {"", "/lib", "/src", "/obj"};
+  for (int i = 0; i < 4; i++) {
+    snprintf(p, sizeof p, "%s%s", out, dirs[i]);
+    cr_assert_eq(mkdir(p, 0755), 0, "%s: %s", p, strerror(errno));
+  }
+  put(strcat(strcpy(p, out), "/lib/libsymv.so"), "old library");
+  put(strcat(strcpy(p, out), "/src/symv_table.c"), "old table");
+  snprintf(p, sizeof p, "%s/%s", out, link_at);
+  cr_assert_eq(symlink(outside, p), 0, "%s: %s", p, strerror(errno));
+}
+
+/* nvcc runs its stages through a shell with paths in double quotes: a
+ * folder name with $(...) or backticks, in --out or a parent of it, must
+ * never reach it. Built (cuBLAS rules only: no kernel to compile, quick)
+ * into such a folder that holds an old build with a symbolic link planted
+ * in it: nothing runs, the old build is replaced whole (the link too, its
+ * target untouched), nothing temporary is left. */
+Test(build, a_folder_name_never_reaches_a_shell, .timeout = 300)
+{
+  need_nvcc();
+  char dbpath[512], parent[512], out[600], outside[512], tmp[512], p[1024], *log;
+  static const fix_rule cublas_only[] = {{32, 4000, DB_KERNEL_CUBLAS, -1}};
+  char err[512];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), cublas_only, 1, 32, 4000, NULL, err, sizeof err), 0, "%s", err);
+  /* what a shell would run creates files in $HOME: this test's folder */
+  cr_assert_eq(setenv("HOME", dir, 1), 0);
+  cr_assert_eq(setenv("TMPDIR", in_dir(tmp, "tmp"), 1), 0);
+  cr_assert_eq(mkdir(tmp, 0700), 0);
+  cr_assert_eq(mkdir(in_dir(parent, "p$(cd;touch PWNED1)`cd;touch PWNED2`"), 0755), 0);
+  snprintf(out, sizeof out, "%s/lib$(cd;touch PWNED3)", parent);
+  plant_old_build(out, "lib/pkgconfig", in_dir(outside, "outside"));
+  int status = build(dbpath, out, NULL, &log);
+  cr_assert_eq(count_entries(dir, "PWNED"), 0, "a folder name was run by a shell:\n%s", log);
+  cr_assert_eq(status, 0, "build failed (%d):\n%s", status, log);
+  snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
+  char *lib = fix_slurp(p);
+  cr_assert(lib && !memcmp(lib, "\x7f" "ELF", 4), "%s is not the new library", p);
+  free(lib);
+  char *table = read_table(out);
+  cr_assert_not_null(strstr(table, "DO NOT EDIT"), "the old table is still there");
+  free(table);
+  struct stat st;
+  snprintf(p, sizeof p, "%s/lib/pkgconfig", out);
+  cr_assert(lstat(p, &st) == 0 && S_ISDIR(st.st_mode), "%s is not a fresh folder", p);
+  cr_assert_eq(count_entries(outside, ""), 0, "the build wrote through the planted link");
+  snprintf(p, sizeof p, "%s/lib/pkgconfig/libsymv.pc", out);
+  char *pc = fix_slurp(p);
+  cr_assert_not_null(pc);
+  cr_assert_not_null(strstr(pc, "lib\\$(cd;touch\\ PWNED3)"), "the prefix is not the folder's, escaped:\n%s", pc);
+  free(pc);
+  cr_assert_eq(count_entries(parent, "."), 0, "a temporary folder was left beside --out");
+  cr_assert_eq(count_entries(tmp, ""), 0, "a temporary folder was left in TMPDIR");
+  free(log);
+}
+
+/* A failed compilation leaves an old build as it was: no new source beside
+ * the old library, nothing written through a symbolic link planted in it,
+ * nothing temporary left. (The planted failure makes it quick.) */
+Test(build, a_failed_build_leaves_the_old_one_untouched)
+{
+  char dbpath[512], out[512], outside[512], fake[512], logp[512], tmp[512], p[1024], err[512];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  put(in_dir(fake, "nvcc"), "#!/bin/sh\necho \"nvcc: planted failure\" >&2\nexit 3\n");
+  chmod(fake, 0755);
+  cr_assert_eq(setenv("TMPDIR", in_dir(tmp, "tmp"), 1), 0);
+  cr_assert_eq(mkdir(tmp, 0700), 0);
+  plant_old_build(in_dir(out, "lib"), "src/kernels", in_dir(outside, "outside"));
+  const char *args[] = {"--db", dbpath, "--out", out, "--nvcc", fake, "--jobs", "2"};
+  cr_assert_eq(fix_build(in_dir(logp, "fail.log"), args, 8), SYMV_EXIT_ERROR);
+  char *log = fix_slurp(logp);
+  cr_assert_not_null(strstr(log, "planted failure"), "%s", log);
+  cr_assert_not_null(strstr(log, "left as it was"), "%s", log);
+  char *text = fix_slurp(strcat(strcpy(p, out), "/src/symv_table.c"));
+  cr_assert_str_eq(text, "old table", "the old build's sources were replaced by the failed build's");
+  free(text);
+  text = fix_slurp(strcat(strcpy(p, out), "/lib/libsymv.so"));
+  cr_assert_str_eq(text, "old library");
+  free(text);
+  cr_assert_eq(count_entries(outside, ""), 0, "the build wrote through the planted link");
+  cr_assert_eq(count_entries(dir, "."), 0, "a temporary folder was left beside --out");
+  cr_assert_eq(count_entries(tmp, ""), 0, "a temporary folder was left in TMPDIR");
+  free(log);
+}
+
+static int run_cmd(const symv_command *cmd, char **av, int ac, char **text);
+
+/* bench --png (FILE, and its script FILE.gp) never names the library it
+ * times, also through a symbolic link: exit 2, the library untouched,
+ * before the library is loaded or a GPU looked for. */
+Test(build, bench_never_writes_over_its_library)
+{
+  char lib[512], so[600], link[512], gplink[512], p[600];
+  cr_assert_eq(mkdir(in_dir(lib, "lib"), 0755), 0);
+  snprintf(p, sizeof p, "%s/lib", lib);
+  cr_assert_eq(mkdir(p, 0755), 0);
+  snprintf(so, sizeof so, "%s/lib/libsymv.so", lib);
+  put(so, "the library");
+  cr_assert_eq(symlink(so, in_dir(link, "plot.png")), 0);
+  cr_assert_eq(symlink(so, in_dir(gplink, "other.png.gp")), 0);
+  const char *pngs[] = {so, link, in_dir(p, "other.png")};
+  for (int i = 0; i < 3; i++) {
+    char *av[] = {"bench", "--lib", lib, "--png", (char *)pngs[i], NULL}, *text;
+    int status = run_cmd(&cmd_bench_entry, av, 5, &text);
+    cr_expect_eq(status, SYMV_EXIT_USAGE, "--png %s: exit %d\n%s", pngs[i], status, text);
+    cr_expect_not_null(strstr(text, "refusing to write over it"), "--png %s:\n%s", pngs[i], text);
+    free(text);
+  }
+  char *text = fix_slurp(so);
+  cr_assert_str_eq(text, "the library");
+  free(text);
+}
+
+/* The bytes of the file at path (malloc'ed), their number in *len. */
+static unsigned char *slurp_bytes(const char *path, long *len)
+{
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+  fseek(f, 0, SEEK_END);
+  *len = ftell(f);
+  rewind(f);
+  unsigned char *b = malloc((size_t)*len + 1);
+  cr_assert_eq(fread(b, 1, (size_t)*len, f), (size_t)*len);
+  fclose(f);
+  return b;
+}
+
+/* build replaces only a folder of its own: not one with other files in it,
+ * not a file (the database itself), not one holding the database deeper
+ * down: exit 2, the database untouched. */
+Test(build, replaces_only_a_folder_of_its_own)
+{
+  char dbpath[512], inner[512], innerdb[600], fake[512], logp[512], p[600], err[512];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  put(in_dir(fake, "nvcc"), "#!/bin/sh\nexit 3\n");
+  chmod(fake, 0755);
+  cr_assert_eq(mkdir(in_dir(inner, "own"), 0755), 0);
+  snprintf(p, sizeof p, "%s/obj", inner);
+  cr_assert_eq(mkdir(p, 0755), 0);
+  snprintf(innerdb, sizeof innerdb, "%s/obj/fit.db", inner);
+  cr_assert_eq(fix_copy(dbpath, innerdb), 0);
+  long len0, len1, ilen0, ilen1;
+  unsigned char *before = slurp_bytes(dbpath, &len0), *ibefore = slurp_bytes(innerdb, &ilen0);
+  const char *dbs[] = {dbpath, dbpath, innerdb};
+  const char *outs[] = {dir, dbpath, inner};
+  const char *expect[] = {"which build does not write", "is not a folder", "holds the database"};
+  for (int i = 0; i < 3; i++) {
+    const char *args[] = {"--db", dbs[i], "--out", outs[i], "--nvcc", fake};
+    unlink(in_dir(logp, "log"));
+    int status = fix_build(logp, args, 6);
+    char *log = fix_slurp(logp);
+    cr_expect_eq(status, SYMV_EXIT_USAGE, "--out %s: exit %d\n%s", outs[i], status, log);
+    cr_expect_not_null(strstr(log, expect[i]), "--out %s:\n%s", outs[i], log);
+    free(log);
+  }
+  unsigned char *after = slurp_bytes(dbpath, &len1), *iafter = slurp_bytes(innerdb, &ilen1);
+  cr_assert(len0 == len1 && !memcmp(before, after, (size_t)len0), "the database changed");
+  cr_assert(ilen0 == ilen1 && !memcmp(ibefore, iafter, (size_t)ilen0), "the database in --out changed");
+  free(before), free(after), free(ibefore), free(iafter);
 }
 
 /* Runs a command's run function with output to a log; exit status. */

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <grp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -297,6 +300,132 @@ Test(db, read_only_handle_reads_and_refuses_writes)
   db_device g = h100();
   cr_assert_eq(db_check_device(d, &g, 0), SYMV_NOT_FOUND);
   close_ok(d);
+}
+
+/* A read-only handle to a WAL database (every one after a writer) leaves
+ * no -wal or -shm file behind where it can remove them, and the file as it
+ * was. */
+Test(db, a_read_only_open_leaves_no_wal_or_shm_behind)
+{
+  char p[256], wal[300], shm[300];
+  path_of(p, "clean.db");
+  db *d = fresh(p);
+  db_candidate c = point("atomic", 128, 15, 5, 0);
+  long long id;
+  OK(db_put_candidate(d, &c, &id));
+  close_ok(d);
+  snprintf(wal, sizeof wal, "%s-wal", p), snprintf(shm, sizeof shm, "%s-shm", p);
+  cr_assert(access(wal, F_OK) && access(shm, F_OK), "the writer left -wal or -shm");
+  long len0, len1;
+  unsigned char *before = slurp(p, &len0);
+  cr_assert(len0 > 100 && before[18] == 2 && before[19] == 2, "not a WAL database"); /* file format: header */
+  d = open_ok(p, DB_READONLY);
+  db_candidate got;
+  OK(db_get_candidate(d, id, &got));
+  cr_assert_eq(got.ux, 15);
+  close_ok(d);
+  cr_assert_neq(access(wal, F_OK), 0, "%s left behind", wal);
+  cr_assert_neq(access(shm, F_OK), 0, "%s left behind", shm);
+  unsigned char *after = slurp(p, &len1);
+  cr_assert(len0 == len1 && memcmp(before, after, len0) == 0, "the file was written");
+  free(before), free(after);
+}
+
+static sqlite3 *raw_open(const char *path, int flags);
+
+/* The number of entries in folder p. */
+static int count_files(const char *p)
+{
+  DIR *dp = opendir(p);
+  cr_assert_not_null(dp, "%s", p);
+  int k = 0;
+  for (struct dirent *e; (e = readdir(dp));) k += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(dp);
+  return k;
+}
+
+/* Runs db_open(path, DB_READONLY) and a read of candidate id in a child
+ * process that cannot write the folder: as root (who writes any folder) the
+ * child becomes nobody. Returns 0 if the read worked, 77 if the child
+ * could not give up root, else 1 with db_errmsg in msg. */
+static int read_where_unwritable(const char *path, long long id, char *msg, size_t len)
+{
+  int fds[2];
+  cr_assert_eq(pipe(fds), 0);
+  fflush(NULL);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    if (geteuid() == 0 && (setgroups(0, NULL) || setgid(65534) || setuid(65534))) _exit(77);
+    db *d;
+    int rc = db_open(&d, path, DB_READONLY);
+    db_candidate got;
+    if (rc == 0) rc = db_get_candidate(d, id, &got);
+    if (rc == 0 && got.ux != 15) rc = SYMV_WRONG_RESULT;
+    if (rc) {
+      const char *m = d ? db_errmsg(d) : "out of memory";
+      if (write(fds[1], m, strlen(m)) < 0) _exit(2);
+    }
+    db_close(d);
+    _exit(rc ? 1 : 0);
+  }
+  close(fds[1]);
+  ssize_t k, n = 0;
+  while (n + 1 < (ssize_t)len && (k = read(fds[0], msg + n, len - 1 - (size_t)n)) > 0) n += k;
+  msg[n] = 0;
+  close(fds[0]);
+  int st;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* A WAL database in a folder that cannot be written (where SQLite cannot
+ * make the -shm file) is read (as immutable: nothing is left there); one
+ * whose -wal holds commits, which could not then be read, is refused with
+ * a message saying why, rather than read without them. */
+Test(db, a_read_only_open_reads_a_wal_database_in_a_read_only_folder)
+{
+  char ro[256], p[300], ro2[256], p2[300], wal[310], msg[2048];
+  cr_assert_eq(chmod(dir, 0755), 0); /* for nobody, below */
+  cr_assert_eq(mkdir(path_of(ro, "ro"), 0755), 0);
+  snprintf(p, sizeof p, "%s/x.db", ro);
+  db *d = fresh(p);
+  db_candidate c = point("atomic", 128, 15, 5, 0);
+  long long id;
+  OK(db_put_candidate(d, &c, &id));
+  close_ok(d);
+  /* the same database with a commit left in its -wal (a writer that never
+   * checkpointed): the file and its -wal, without -shm, in another folder */
+  cr_assert_eq(mkdir(path_of(ro2, "ro2"), 0755), 0);
+  snprintf(p2, sizeof p2, "%s/x.db", ro2);
+  sqlite3 *w = raw_open(p, SQLITE_OPEN_READWRITE);
+  cr_assert_eq(sqlite3_exec(w, "PRAGMA wal_autocheckpoint = 0; UPDATE candidate SET detail = 'in the wal'", NULL,
+                            NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(w));
+  long len;
+  unsigned char *bytes = slurp(p, &len);
+  spew(p2, bytes, (size_t)len);
+  free(bytes);
+  snprintf(wal, sizeof wal, "%s-wal", p);
+  bytes = slurp(wal, &len);
+  cr_assert_gt(len, 0);
+  snprintf(wal, sizeof wal, "%s-wal", p2);
+  spew(wal, bytes, (size_t)len);
+  free(bytes);
+  cr_assert_eq(sqlite3_close(w), SQLITE_OK); /* checkpoints p's -wal and removes it */
+  chmod(p, 0644), chmod(p2, 0644), chmod(wal, 0644);
+  cr_assert_eq(chmod(ro, 0555), 0);
+  cr_assert_eq(chmod(ro2, 0555), 0);
+  int st = read_where_unwritable(p, id, msg, sizeof msg);
+  char msg2[2048];
+  int st2 = st == 0 ? read_where_unwritable(p2, id, msg2, sizeof msg2) : -1;
+  int left = count_files(ro);
+  chmod(ro, 0755), chmod(ro2, 0755);
+  if (st == 77) cr_skip_test("running as root, and the test could not become nobody to meet a read-only folder");
+  cr_assert_eq(st, 0, "the read-only open failed in a read-only folder: %s", msg);
+  cr_assert_eq(left, 1, "files were made in the read-only folder");
+  cr_assert_eq(st2, 1, "a database whose -wal holds commits was read without them");
+  cr_assert_not_null(strstr(msg2, "write-ahead log"), "%s", msg2);
 }
 
 /* ---- Files that are not ours ----------------------------------------------------- */

@@ -8,6 +8,7 @@
  * rules must be is computed from those true curves. Every assertion message
  * carries the seed; SYMV_TEST_SEED=<seed> replays a run. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -480,6 +481,62 @@ Test(fit, plot_writes_a_png, .timeout = 60)
   cr_assert_gt(len, 1000, "seed %llu: %s has %ld bytes", seed, png, len);
   cr_assert_eq(memcmp(img, "\x89PNG\r\n\x1a\n", 8), 0, "not a PNG");
   free(img), free(out), free(err);
+}
+
+/* plot --out never names its own database (the file itself, through a
+ * symbolic link, or its -wal file): refused with exit 2 before anything is
+ * written, the database unchanged; and an image is written whole beside
+ * --out (a link to an image replaces the image it points to), leaving no
+ * temporary file. */
+Test(fit, plot_never_writes_over_its_database, .timeout = 60)
+{
+  char p[256], link[256], wal[300], png[256], pnglink[256];
+  dense_db x;
+  make_dense_db(path_of(p, "plot.db"), &x);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  free(out), free(err);
+  long len0, len1;
+  char *before = slurp(p, &len0);
+  cr_assert_eq(symlink(p, path_of(link, "link.db")), 0);
+  snprintf(wal, sizeof wal, "%s-wal", p);
+  FILE *w = fopen(wal, "w"); /* as a writer would leave it, empty */
+  cr_assert_not_null(w);
+  fclose(w);
+  const char *outs[] = {p, link, wal};
+  for (int i = 0; i < 3; i++) {
+    cr_assert_eq(symvtune(&out, &err, NULL, "plot", "--db", p, "--out", outs[i], NULL), 2, "--out %s: %s", outs[i],
+                 err);
+    cr_assert_not_null(strstr(err, "refusing to write over it"), "%s", err);
+    free(out), free(err);
+  }
+  unlink(wal);
+  char *after = slurp(p, &len1);
+  cr_assert(len0 == len1 && !memcmp(before, after, (size_t)len0), "the database was written");
+  free(before), free(after);
+
+  if (!GNUPLOT_PATH[0]) cr_skip_test("gnuplot was not found by configure");
+  FILE *old = fopen(path_of(png, "old.png"), "w");
+  cr_assert_not_null(old);
+  fputs("old image", old);
+  fclose(old);
+  cr_assert_eq(symlink(png, path_of(pnglink, "latest.png")), 0);
+  int st = symvtune(&out, &err, NULL, "plot", "--db", link, "--out", pnglink, NULL);
+  cr_assert_eq(st, 0, "seed %llu: symvtune plot: exit %d\n%s%s", seed, st, out, err);
+  free(out), free(err);
+  struct stat sb;
+  cr_assert_eq(lstat(pnglink, &sb), 0);
+  cr_assert(S_ISLNK(sb.st_mode), "the link was replaced");
+  long len;
+  char *img = slurp(png, &len);
+  cr_assert_eq(memcmp(img, "\x89PNG\r\n\x1a\n", 8), 0, "the image the link names is not the new PNG");
+  free(img);
+  DIR *dp = opendir(dir);
+  cr_assert_not_null(dp);
+  for (struct dirent *e; (e = readdir(dp));)
+    cr_assert_neq(e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."), 1,
+                  "temporary file %s left behind", e->d_name);
+  closedir(dp);
 }
 
 /* ---- Curves, without the database --------------------------------------------- */

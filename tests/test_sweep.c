@@ -28,6 +28,25 @@ static void setup(void)
 
 static void teardown(void) { test_rmtree(dir); }
 
+/* Without a GPU, sweep exits 3 and creates no database file (it looks for
+ * the GPU first). Checked where there is no GPU. */
+Test(sweep, without_a_gpu_no_database_is_created)
+{
+  int n;
+  if (!symv_device_count(&n)) cr_skip_test("a CUDA device is present: this checks a machine without one");
+  char d[64], path[128], err[8192];
+  snprintf(d, sizeof d, "/tmp/symvtune-sweep-XXXXXX");
+  cr_assert_not_null(mkdtemp(d));
+  snprintf(path, sizeof path, "%s/new.db", d);
+  char *args[] = {"symvtune", "sweep", "--db", path, NULL};
+  int rc = run_symvtune(err, sizeof err, args);
+  int made = access(path, F_OK) == 0;
+  test_rmtree(d);
+  cr_assert_eq(rc, 3, "sweep exit %d: %s", rc, err);
+  cr_assert_not_null(strstr(err, "no CUDA device"), "%s", err);
+  cr_assert_not(made, "sweep created %s without a GPU", path);
+}
+
 static db_candidate find(db *d, const char *family, int bs, int ux, int m, int mx)
 {
   long long id;
