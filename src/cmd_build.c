@@ -45,7 +45,7 @@
 
 #define MAX_RULES 100000 /* more would be a broken fit, not a tuned one */
 #define MAX_CANDS 256
-#define N_MAX (1 << 30)  /* largest n a rule may name */
+#define N_MAX DB_N_MAX   /* largest n a rule may name (db.h) */
 
 /* A distinct candidate named by the rules. */
 typedef struct {

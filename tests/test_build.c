@@ -334,6 +334,13 @@ static const struct {
   {"UPDATE fit_rule SET n_end = 4100 WHERE n_start = 3201", "4100"},
   {"UPDATE fit SET lo = -5; UPDATE fit_rule SET n_start = -5 WHERE n_start = 32", "-5"},
   {"UPDATE fit SET hi = 2147483647; UPDATE fit_rule SET n_end = 2147483647 WHERE n_start = 3201", "2147483647"},
+  /* 64-bit values an int would cut to plausible ones: n = 32703, BLOCK_SIZE 128, 132 SMs */
+  {"UPDATE fit SET hi = 4294999999; UPDATE fit_rule SET n_end = 4294999999 WHERE n_start = 3201", "4294999999"},
+  {"UPDATE fit SET lo = 2147483648, hi = 2147483648; DELETE FROM fit_rule WHERE n_start > 32;"
+   "UPDATE fit_rule SET n_start = 2147483648, n_end = 2147483648", "2147483648"},
+  {"UPDATE candidate SET block_size = 4294967424 WHERE id = " CAND, "BLOCK_SIZE is 4294967424"},
+  {"UPDATE candidate SET ux = 16.5 WHERE id = " CAND, "UX is a real number"},
+  {"UPDATE device SET sm_count = 4294967428", "sm_count is 4294967428"},
   {"UPDATE fit_rule SET kernel = 'nvblas' WHERE n_start = 301", "nvblas"},
   {"UPDATE fit_rule SET candidate_id = 999999 WHERE n_start = 32", "999999"},
   {"UPDATE fit SET uplo = 'X'", "no fit"}, /* no longer the (L, cold) fit build ships */
