@@ -27,6 +27,7 @@
 
 #include "params.h"
 #include "symv_error.h"
+#include "util.h"
 #include "../kernels/symv_mx.h"
 
 /* How long a statement waits for another process's lock, milliseconds. */
@@ -341,13 +342,16 @@ static int db_fail(db *d, int status, const char *fmt, ...)
 
 static int db_fail(db *d, int status, const char *fmt, ...)
 {
-  int len = snprintf(d->errmsg, sizeof d->errmsg, "%s: ",
-                     d->path ? d->path : "(no path)");
-  if (len < 0 || (size_t)len >= sizeof d->errmsg) len = 0;
+  /* the message names what the file holds, which may be anything: it is
+   * escaped for the terminal it will be printed on */
+  char raw[sizeof d->errmsg];
+  int len = snprintf(raw, sizeof raw, "%s: ", d->path ? d->path : "(no path)");
+  if (len < 0 || (size_t)len >= sizeof raw) len = 0;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(d->errmsg + len, sizeof d->errmsg - len, fmt, ap);
+  vsnprintf(raw + len, sizeof raw - len, fmt, ap);
   va_end(ap);
+  symv_escape(raw, d->errmsg, sizeof d->errmsg);
   return status;
 }
 
@@ -1106,10 +1110,12 @@ static void db_warn(db *d, const char *fmt, ...)
                    d->path);
   if (k > 0) len += (size_t)k;
   if (len >= sizeof d->warning) return;
+  char raw[sizeof d->warning];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(d->warning + len, sizeof d->warning - len, fmt, ap);
+  vsnprintf(raw, sizeof raw, fmt, ap);
   va_end(ap);
+  symv_escape(raw, d->warning + len, sizeof d->warning - len);  /* names the file's device */
 }
 
 int db_check_device(db *d, const db_device *cur, int allow_foreign)

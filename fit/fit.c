@@ -22,8 +22,11 @@ void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size
     snprintf(buf, size, "cuBLAS");
   else if (!strcmp(kernel, DB_KERNEL_CUBLAS_ATOMICS))
     snprintf(buf, size, "cuBLAS-atomics");
-  else if (!strcmp(kernel, DB_KERNEL_CANDIDATE) && c)
-    snprintf(buf, size, "%s:%d,%d,%d,%d", c->family, c->block_size, c->ux, c->multiplicity, c->mx);
+  else if (!strcmp(kernel, DB_KERNEL_CANDIDATE) && c) {
+    char family[4 * sizeof c->family];  /* the file's text, escaped for the terminal */
+    snprintf(buf, size, "%s:%d,%d,%d,%d", symv_escape(c->family, family, sizeof family), c->block_size, c->ux,
+             c->multiplicity, c->mx);
+  }
   else
     snprintf(buf, size, "?");
 }
@@ -408,9 +411,11 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
 
 void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules)
 {
-  fprintf(f, "Rules of fit %lld (%s): uplo %c, %s, n %d..%d, threshold %g%%\n", fit->id, fit->created,
-          fit->uplo, fit->hot ? "hot" : "cold", fit->lo, fit->hi, 100 * fit->threshold);
-  if (fit->method[0]) fprintf(f, "  method: %s\n", fit->method);
+  char created[4 * sizeof fit->created], method[4 * sizeof fit->method];  /* the file's text, escaped */
+  fprintf(f, "Rules of fit %lld (%s): uplo %c, %s, n %d..%d, threshold %g%%\n", fit->id,
+          symv_escape(fit->created, created, sizeof created), fit->uplo, fit->hot ? "hot" : "cold", fit->lo, fit->hi,
+          100 * fit->threshold);
+  if (fit->method[0]) fprintf(f, "  method: %s\n", symv_escape(fit->method, method, sizeof method));
   fprintf(f, "  %-34s %-26s %14s %16s\n", "Kernel/candidate", "N range", "predicted us", "gain vs cuBLAS");
   for (size_t i = 0; i < nrules; i++) {
     const db_rule *r = &rules[i];

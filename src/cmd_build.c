@@ -908,8 +908,9 @@ static int run(int argc, char **argv)
       printf(" %s %d rules (n %d..%d) of fit %lld;", symv_routine_name(symv_routine_order(i)), rt->nrules, rt->fit.lo,
              rt->fit.hi, rt->fit.id);
   }
-  printf(" %d candidates in %d kernels, for %s (%s, %d SMs)\n", pl.ncands, pl.nkernels, pl.dev.name, pl.arch,
-         pl.dev.sm_count);
+  char devname[4 * sizeof pl.dev.name];  /* the database's text, escaped for the terminal */
+  printf(" %d candidates in %d kernels, for %s (%s, %d SMs)\n", pl.ncands, pl.nkernels,
+         symv_escape(pl.dev.name, devname, sizeof devname), pl.arch, pl.dev.sm_count);
   printf("compiling with %s, %d jobs, in %s\n", nvcc, jobs, absdir);
   fflush(stdout);
   if (compile_all(&pl, absdir, nvcc, libdir, jobs)) {

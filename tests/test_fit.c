@@ -847,3 +847,38 @@ Test(fit, rules_at_refuses_a_fit_range_too_large_to_tabulate, .timeout = 60)
   cr_assert_eq(fit_compute(&fs, 32, 32768, 0), 0);
   fit_set_free(&fs);
 }
+
+/* ---- Text from the file -------------------------------------------------------- */
+
+static void tamper_sql(const char *path, const char *sql)
+{
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(path, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(s));
+  sqlite3_close(s);
+}
+
+/* Escape sequences and control bytes a database holds are printed escaped,
+ * in tables and in error messages, never raw to the terminal. */
+Test(fit, database_text_is_escaped_when_printed)
+{
+  char p[256];
+  dense_db x;
+  make_dense_db(path_of(p, "dense.db"), &x);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  free(out), free(err);
+  tamper_sql(p, "UPDATE fit SET method = 'm' || char(27) || '[31mRED' || char(10) || 'x\\y';"
+                "UPDATE candidate SET family = 'lu' || char(27) || ']0;t' || char(7) WHERE family = 'lu'");
+  cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  cr_assert_null(strchr(out, 27), "seed %llu: an escape byte printed:\n%s", seed, out);
+  cr_assert_null(strchr(out, 7), "seed %llu: a bell printed:\n%s", seed, out);
+  cr_assert_not_null(strstr(out, "method: m\\x1b[31mRED\\x0ax\\\\y\n"), "seed %llu:\n%s", seed, out);
+  cr_assert_not_null(strstr(out, "lu\\x1b]0;t\\x07:64,32,4,0"), "seed %llu:\n%s", seed, out);
+  free(out), free(err);
+  tamper_sql(p, "PRAGMA ignore_check_constraints = ON; UPDATE fit_rule SET kernel = 'nv' || char(27) || '[2Jblas' WHERE n_start = 32");
+  cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, NULL), 4, "seed %llu: %s", seed, err);
+  cr_assert_null(strchr(err, 27), "seed %llu: an escape byte printed:\n%s", seed, err);
+  cr_assert_not_null(strstr(err, "'nv\\x1b[2Jblas'"), "seed %llu:\n%s", seed, err);
+  free(out), free(err);
+}
