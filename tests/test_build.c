@@ -23,7 +23,7 @@
 #error "SYMV_TEST_SRCDIR (the source tree) must be defined"
 #endif
 
-extern const symv_command cmd_bench_entry, cmd_tune_entry, cmd_fit_entry;
+extern const symv_command cmd_bench_entry, cmd_tune_entry, cmd_fit_entry, cmd_sweep_entry, cmd_check_entry;
 
 /* tune finds the stages in main.c's table; this program has its own */
 const symv_command *const symv_commands[] = {&cmd_build_entry, &cmd_bench_entry, &cmd_tune_entry, &cmd_fit_entry,
@@ -489,6 +489,34 @@ Test(build, usage_of_build_bench_and_tune)
     cr_assert_eq(run_cmd(&cmd_tune_entry, tune, 5, &t), SYMV_EXIT_NO_GPU);
     cr_assert_not_null(strstr(t, "no CUDA device"), "%s", t);
     cr_assert_not(fix_exists(db_opt), "tune without a GPU wrote a database");
+    free(t);
+  }
+}
+
+/* Empty lists and folders, and a negative seed, are usage errors (exit 2
+ * with a message), checked before any GPU is looked for. */
+Test(build, empty_and_negative_arguments_are_usage_errors)
+{
+  static const struct {
+    const symv_command *cmd;
+    const char *args[6];
+    const char *expect;
+  } cases[] = {
+    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", ""}, "invalid --families ''"},
+    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", "lu,,pipe"}, "invalid --families 'lu,,pipe'"},
+    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", "lu,"}, "invalid --families 'lu,'"},
+    {&cmd_bench_entry, {"bench", "--lib", ""}, "--lib needs a folder"},
+    {&cmd_check_entry, {"check", "--seed", "-1"}, "invalid --seed '-1'"},
+    {&cmd_check_entry, {"check", "--seed", " 7"}, "invalid --seed ' 7'"},
+    {&cmd_check_entry, {"check", "--seed", "18446744073709551616"}, "invalid --seed '18446744073709551616'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *av[7] = {0}, *t;
+    int ac = 0;
+    while (ac < 6 && cases[i].args[ac]) av[ac] = (char *)cases[i].args[ac], ac++;
+    int status = run_cmd(cases[i].cmd, av, ac, &t);
+    cr_expect_eq(status, SYMV_EXIT_USAGE, "case %zu: exit %d:\n%s", i, status, t);
+    cr_expect_not_null(strstr(t, cases[i].expect), "case %zu: no '%s' in:\n%s", i, cases[i].expect, t);
     free(t);
   }
 }
