@@ -181,3 +181,20 @@ int symv_replace_file(const char *src, const char *dst)
   }
   return symv_out_commit(&o);
 }
+
+char *symv_escape(const char *s, char *buf, size_t size)
+{
+  if (size == 0) return buf;
+  size_t k = 0;
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    char e[5];
+    int n = *p == '\\' ? snprintf(e, sizeof e, "\\\\")
+            : (*p < 0x20 || *p >= 0x7f) ? snprintf(e, sizeof e, "\\x%02x", *p)
+                                        : snprintf(e, sizeof e, "%c", *p);
+    if (k + (size_t)n >= size) break;
+    memcpy(buf + k, e, (size_t)n);
+    k += (size_t)n;
+  }
+  buf[k] = 0;
+  return buf;
+}

@@ -9,6 +9,7 @@
 #define SYMV_UTIL_H
 
 #include <stdio.h>
+#include <stddef.h>
 
 /** symv_cmp_double: qsort comparator of doubles, ascending (NaN compares
  *  equal to everything, so it never makes qsort's order inconsistent
@@ -74,5 +75,13 @@ void symv_out_abort(symv_out_file *o);
 /** symv_replace_file: dst := a copy of the file src, through symv_out_*
  *  (whole or not at all). 0, or -1 with errno set; dst is then unchanged. */
 int symv_replace_file(const char *src, const char *dst);
+
+/** symv_escape: `s` made safe for a terminal into buf (size bytes; the
+ *  result is cut to fit and always NUL-terminated when size > 0): control
+ *  bytes (below 0x20, and 0x7f) and bytes past ASCII are written \xHH and a
+ *  backslash \\, so that text from a file (a database's device name,
+ *  candidate details, a fit's method) cannot move the cursor, recolour or
+ *  retitle a terminal. NULL reads as "". Returns buf. */
+char *symv_escape(const char *s, char *buf, size_t size);
 
 #endif

@@ -27,7 +27,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "params.h"
 #include "symv_error.h"
+#include "util.h"
+#include "../kernels/symv_mx.h"
 
 /* How long a statement waits for another process's lock, milliseconds. */
 #define DB_BUSY_TIMEOUT_MS 10000
@@ -341,13 +344,16 @@ static int db_fail(db *d, int status, const char *fmt, ...)
 
 static int db_fail(db *d, int status, const char *fmt, ...)
 {
-  int len = snprintf(d->errmsg, sizeof d->errmsg, "%s: ",
-                     d->path ? d->path : "(no path)");
-  if (len < 0 || (size_t)len >= sizeof d->errmsg) len = 0;
+  /* the message names what the file holds, which may be anything: it is
+   * escaped for the terminal it will be printed on */
+  char raw[sizeof d->errmsg];
+  int len = snprintf(raw, sizeof raw, "%s: ", d->path ? d->path : "(no path)");
+  if (len < 0 || (size_t)len >= sizeof raw) len = 0;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(d->errmsg + len, sizeof d->errmsg - len, fmt, ap);
+  vsnprintf(raw + len, sizeof raw - len, fmt, ap);
   va_end(ap);
+  symv_escape(raw, d->errmsg, sizeof d->errmsg);
   return status;
 }
 
@@ -497,6 +503,24 @@ static int db_query_int(db *d, const char *what, const char *sql,
   return db_end(d, st, what, status);
 }
 
+/* col_int for a 64-bit value (sizes in bytes, row ids, counts). */
+static int col_int64(db *d, sqlite3_stmt *st, int i, long long lo, long long hi,
+                     const char *row, const char *column, long long *out)
+{
+  int type = sqlite3_column_type(st, i);
+  if (type != SQLITE_INTEGER) {
+    static const char *const types[] = {"?", "an integer", "a real number", "text", "a blob", "NULL"};
+    return db_fail(d, SYMV_DB_CORRUPT, "%s: %s is %s, not an integer (a damaged "
+                   "or hand-edited database)", row, column, types[type >= 1 && type <= 5 ? type : 0]);
+  }
+  long long v = sqlite3_column_int64(st, i);
+  if (v < lo || v > hi)
+    return db_fail(d, SYMV_DB_CORRUPT, "%s: %s is %lld, outside %lld..%lld (a "
+                   "damaged or hand-edited database)", row, column, v, lo, hi);
+  *out = v;
+  return 0;
+}
+
 /* Copy text column i into buf (truncating); NULL reads as "". */
 static int col_text(db *d, sqlite3_stmt *st, int i, char *buf, size_t size,
                     const char *what)
@@ -506,6 +530,20 @@ static int col_text(db *d, sqlite3_stmt *st, int i, char *buf, size_t size,
     return db_fail(d, SYMV_NO_MEMORY, "reading a column of %s: out of memory", what);
   snprintf(buf, size, "%s", s ? (const char *)s : "");
   return 0;
+}
+
+/* Integer column i of the row `row` (e.g. "candidate 12"), named `column`,
+ * into *out as an int in lo..hi. The value is read as 64 bits, so that
+ * 2^32 + 128 is not taken for 128; a value of another type (text, real,
+ * blob, NULL) or out of range is a damaged or hand-edited file:
+ * SYMV_DB_CORRUPT, with the row, the column and the value in the message. */
+static int col_int(db *d, sqlite3_stmt *st, int i, long long lo, long long hi,
+                   const char *row, const char *column, int *out)
+{
+  long long v = 0;
+  int status = col_int64(d, st, i, lo, hi, row, column, &v);
+  if (status == 0) *out = (int)v;  /* lo..hi is inside int's range */
+  return status;
 }
 
 /* Text values are checked before they are bound: a C string that would not
@@ -1115,21 +1153,18 @@ int db_get_device(db *d, db_device *out)
   if (status == 0) {
     memset(out, 0, sizeof *out);
     status = col_text(d, st, 0, out->name, sizeof out->name, what);
-    out->cc_major = sqlite3_column_int(st, 1);
-    out->cc_minor = sqlite3_column_int(st, 2);
-    out->sm_count = sqlite3_column_int(st, 3);
-    out->l2_bytes = sqlite3_column_int64(st, 4);
-    out->mem_clock_khz = sqlite3_column_int(st, 5);
-    out->bus_width_bits = sqlite3_column_int(st, 6);
-    out->smem_per_sm = sqlite3_column_int(st, 7);
-    out->smem_per_block_optin = sqlite3_column_int(st, 8);
-    out->regs_per_sm = sqlite3_column_int(st, 9);
-    out->max_blocks_per_sm = sqlite3_column_int(st, 10);
-    out->max_threads_per_sm = sqlite3_column_int(st, 11);
-    out->driver_version = sqlite3_column_int(st, 12);
-    out->runtime_version = sqlite3_column_int(st, 13);
-    out->nvrtc_major = sqlite3_column_int(st, 14);
-    out->nvrtc_minor = sqlite3_column_int(st, 15);
+    static const char who[] = "the device fingerprint";
+    /* read whole, so that 2^32 + 132 SMs is not 132; what each field may
+     * be is for the reader to say (db_check_device, symvtune build) */
+    int *const f[] = {&out->cc_major, &out->cc_minor, &out->sm_count, NULL,
+                      &out->mem_clock_khz, &out->bus_width_bits, &out->smem_per_sm,
+                      &out->smem_per_block_optin, &out->regs_per_sm,
+                      &out->max_blocks_per_sm, &out->max_threads_per_sm,
+                      &out->driver_version, &out->runtime_version,
+                      &out->nvrtc_major, &out->nvrtc_minor};
+    for (int i = 0; status == 0 && i < (int)(sizeof f / sizeof *f); i++)
+      status = f[i] ? col_int(d, st, i + 1, INT_MIN, INT_MAX, who, sqlite3_column_name(st, i + 1), f[i])
+                    : col_int64(d, st, i + 1, LLONG_MIN, LLONG_MAX, who, "l2_bytes", &out->l2_bytes);
     out->copy_gbs = sqlite3_column_double(st, 16);
   }
   return db_end(d, st, what, status);
@@ -1145,10 +1180,12 @@ static void db_warn(db *d, const char *fmt, ...)
                    d->path);
   if (k > 0) len += (size_t)k;
   if (len >= sizeof d->warning) return;
+  char raw[sizeof d->warning];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(d->warning + len, sizeof d->warning - len, fmt, ap);
+  vsnprintf(raw, sizeof raw, fmt, ap);
   va_end(ap);
+  symv_escape(raw, d->warning + len, sizeof d->warning - len);  /* names the file's device */
 }
 
 int db_check_device(db *d, const db_device *cur, int allow_foreign)
@@ -1259,13 +1296,16 @@ static int read_candidate(db *d, sqlite3_stmt *st, const char *what,
   if (rc == 0) rc = col_text(d, st, 8, reason, sizeof reason, what);
   if (rc == 0) rc = col_text(d, st, 9, c->detail, sizeof c->detail, what);
   if (rc) return rc;
-  c->block_size = sqlite3_column_int(st, 3);
-  c->ux = sqlite3_column_int(st, 4);
-  c->multiplicity = sqlite3_column_int(st, 5);
-  c->mx = sqlite3_column_int(st, 6);
+  char who[48];
+  snprintf(who, sizeof who, "candidate %lld", c->id);
+  rc = col_int(d, st, 3, 0, SYMV_BLOCK_SIZE_MAX, who, "BLOCK_SIZE", &c->block_size);
+  if (rc == 0) rc = col_int(d, st, 4, 0, SYMV_UX_MAX, who, "UX", &c->ux);
+  if (rc == 0) rc = col_int(d, st, 5, 0, SYMV_MULTIPLICITY_MAX, who, "MULTIPLICITY", &c->multiplicity);
+  if (rc == 0) rc = col_int(d, st, 6, 0, SYMV_MX_COUNT - 1, who, "MX", &c->mx);
+  if (rc == 0) rc = col_int(d, st, 11, 0, DB_REGS_MAX, who, "regs_per_thread", &c->regs_per_thread);
+  if (rc == 0) rc = col_int(d, st, 12, 0, INT_MAX, who, "attempts", &c->attempts);
+  if (rc) return rc;
   c->compile_ms = sqlite3_column_double(st, 10);
-  c->regs_per_thread = sqlite3_column_int(st, 11);
-  c->attempts = sqlite3_column_int(st, 12);
   int s = name_index(status_names, DB_STATUS_COUNT, status);
   int r = name_index(reason_names, DB_REASON_COUNT, reason);
   if (s < 0 || r < 0 || routine_index(routine) < 0)
@@ -1301,7 +1341,9 @@ static int check_point(db *d, const char *fn, const char *routine,
   int status = check_routine(d, fn, routine, 0);
   if (status) return status;
   if (!text_ok(family, sizeof ((db_candidate *)0)->family) || block_size < 0 ||
-      ux < 0 || multiplicity < 0 || mx < 0)
+      block_size > SYMV_BLOCK_SIZE_MAX || ux < 0 || ux > SYMV_UX_MAX ||
+      multiplicity < 0 || multiplicity > SYMV_MULTIPLICITY_MAX || mx < 0 ||
+      mx >= SYMV_MX_COUNT)
     return db_fail(d, SYMV_INVALID_VALUE, "%s: bad candidate (family '%.20s', "
                    "BLOCK_SIZE %d, UX %d, MULTIPLICITY %d, MX %d)", fn,
                    family ? family : "(null)", block_size, ux, multiplicity, mx);
@@ -1373,7 +1415,8 @@ int db_set_candidate_result(db *d, const db_candidate *c)
                    "%lld: status %d with reason %d (a reason goes with, and only "
                    "with, status invalid)", c->id, (int)c->status, (int)c->reason);
   if (strnlen(c->detail, sizeof c->detail) >= sizeof c->detail ||
-      !finite_nonneg(c->compile_ms) || c->regs_per_thread < 0)
+      !finite_nonneg(c->compile_ms) || c->regs_per_thread < 0 ||
+      c->regs_per_thread > DB_REGS_MAX)
     return db_fail(d, SYMV_INVALID_VALUE, "db_set_candidate_result: candidate "
                    "%lld: unterminated detail, or compile_ms %g or "
                    "regs_per_thread %d out of range", c->id, c->compile_ms,
@@ -1408,7 +1451,9 @@ int db_start_attempt(db *d, long long id, int *attempts)
                       "I", id);
     if (status == 0) {
       status = db_next(d, st, what, &row);
-      if (status == 0 && row && attempts) *attempts = sqlite3_column_int(st, 0);
+      int a = 0;
+      if (status == 0 && row) status = col_int(d, st, 0, 0, INT_MAX, "a candidate", "attempts", &a);
+      if (status == 0 && row && attempts) *attempts = a;
       status = db_end(d, st, what, status);
     }
   }
@@ -1552,7 +1597,7 @@ int db_list_routines(db *d, db_routines_of what_of,
 
 static int check_key(db *d, const char *fn, int n, char uplo, int hot, int stage)
 {
-  if (n < 1 || (uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1) ||
+  if (n < 1 || n > DB_N_MAX || (uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1) ||
       stage < 0 || stage >= DB_STAGE_COUNT)
     return db_fail(d, SYMV_INVALID_VALUE, "%s: bad key (n %d, uplo 0x%02x, "
                    "hot %d, stage %d)", fn, n, (unsigned char)uplo, hot, stage);
@@ -1590,15 +1635,17 @@ static int read_measurement(db *d, sqlite3_stmt *st, const char *what,
   if (s < 0)
     return db_fail(d, SYMV_DB_CORRUPT, "a timing has stage '%s', which this "
                    "program does not know", stage);
-  m->n = sqlite3_column_int(st, 0);
+  static const char who[] = "a timing";
+  status = col_int(d, st, 0, 1, DB_N_MAX, who, "n", &m->n);
+  if (status == 0) status = col_int(d, st, 2, 0, 1, who, "hot", &m->hot);
+  if (status == 0) status = col_int(d, st, 7, 1, INT_MAX, who, "batches", &m->batches);
+  if (status == 0) status = col_int(d, st, 8, 1, INT_MAX, who, "calls_per_batch", &m->calls_per_batch);
+  if (status) return status;
   m->uplo = uplo[0];
-  m->hot = sqlite3_column_int(st, 2);
   m->stage = (db_stage)s;
   m->median_us = sqlite3_column_double(st, 4);
   m->min_us = sqlite3_column_double(st, 5);
   m->max_us = sqlite3_column_double(st, 6);
-  m->batches = sqlite3_column_int(st, 7);
-  m->calls_per_batch = sqlite3_column_int(st, 8);
   m->gflops = sqlite3_column_double(st, 9);
   m->gbs = sqlite3_column_double(st, 10);
   m->residual = sqlite3_column_double(st, 11);
@@ -1788,7 +1835,8 @@ static int db_fill_times(db *d, db_times *t, const char *routine, char uplo,
   if (status) return status;
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
     long long id = sqlite3_column_int64(st, 0);
-    int n = sqlite3_column_int(st, 1);
+    int n;
+    if ((status = col_int(d, st, 1, 1, DB_N_MAX, "a timing", "n", &n))) break;
     double us = sqlite3_column_double(st, 2);
     const db_candidate *c = bsearch(&id, t->cand, t->ncand, sizeof *t->cand,
                                     compare_id);
@@ -1897,7 +1945,7 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
   int status = check_routine(d, fn, fit->routine, 0);
   if (status) return status;
   if ((fit->uplo != 'L' && fit->uplo != 'U') || (fit->hot != 0 && fit->hot != 1) ||
-      fit->lo < 1 || fit->hi < fit->lo ||
+      fit->lo < 1 || fit->hi < fit->lo || fit->hi > DB_N_MAX ||
       !(fit->threshold >= 0 && fit->threshold < 1) ||
       strnlen(fit->method, sizeof fit->method) >= sizeof fit->method)
     return db_fail(d, SYMV_INVALID_VALUE, "%s: bad fit (uplo 0x%02x, hot %d, "
@@ -2057,10 +2105,12 @@ static int db_read_latest_fit(db *d, const char *routine, char uplo, int hot,
     if (status == 0) status = col_text(d, st, 2, uplo_text, sizeof uplo_text, what);
     if (status == 0) status = col_text(d, st, 7, fit->method, sizeof fit->method, what);
     if (status == 0) status = col_text(d, st, 8, fit->routine, sizeof fit->routine, what);
+    char who[32];
+    snprintf(who, sizeof who, "fit %lld", fit->id);
     fit->uplo = uplo_text[0];
-    fit->hot = sqlite3_column_int(st, 3);
-    fit->lo = sqlite3_column_int(st, 4);
-    fit->hi = sqlite3_column_int(st, 5);
+    if (status == 0) status = col_int(d, st, 3, 0, 1, who, "hot", &fit->hot);
+    if (status == 0) status = col_int(d, st, 4, 1, DB_N_MAX, who, "lo", &fit->lo);
+    if (status == 0) status = col_int(d, st, 5, 1, DB_N_MAX, who, "hi", &fit->hi);
     fit->threshold = sqlite3_column_double(st, 6);
   }
   return db_end(d, st, what, status);
@@ -2083,8 +2133,11 @@ static int rule_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void 
          PREDICTED_GAIN, CANDIDATE_ID };
   int status = col_text(d, st, KERNEL, r->kernel, sizeof r->kernel, what);
   if (status) return status;
-  r->n_start = sqlite3_column_int(st, N_START);
-  r->n_end = sqlite3_column_int(st, N_END);
+  char who[48];
+  snprintf(who, sizeof who, "fit %lld: a rule", f->id);
+  status = col_int(d, st, N_START, 1, DB_N_MAX, who, "n_start", &r->n_start);
+  if (status == 0) status = col_int(d, st, N_END, 1, DB_N_MAX, who, "n_end", &r->n_end);
+  if (status) return status;
   r->predicted_us = sqlite3_column_double(st, PREDICTED_US);
   r->predicted_gain = sqlite3_column_double(st, PREDICTED_GAIN);
   if (kernel_index(r->kernel, sizeof r->kernel) < 0)
@@ -2143,7 +2196,9 @@ static int curve_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void
                    "'%s', which this program does not know", *(const long long *)ctx, c->kernel);
   c->candidate_id = sqlite3_column_int64(st, 1);  /* NULL reads as 0 */
   c->alpha = sqlite3_column_double(st, 2);
-  c->nsamples = sqlite3_column_int(st, 3);
+  char who[48];
+  snprintf(who, sizeof who, "fit %lld: a curve", *(const long long *)ctx);
+  if ((status = col_int(d, st, 3, 0, INT_MAX, who, "nsamples", &c->nsamples))) return status;
   c->rms_rel = sqlite3_column_double(st, 4);
   return 0;
 }

@@ -36,6 +36,14 @@
  * version 1, 2 or 3 (whose rows all become routine "dsymv"). */
 #define DB_SCHEMA_VERSION 4
 
+/* Limits of the integers a database holds, beside those of a candidate
+ * (core/params.h: SYMV_BLOCK_SIZE_MAX, SYMV_UX_MAX, SYMV_MULTIPLICITY_MAX;
+ * kernels/symv_mx.h: SYMV_MX_COUNT). Writers refuse values outside them and
+ * readers report them as SYMV_DB_CORRUPT: every integer is read as 64 bits
+ * and checked, so that a hand-edited 2^32 + 128 is never taken for 128. */
+#define DB_N_MAX (1 << 30)  /* largest matrix order n, elements (timings, fits, rules) */
+#define DB_REGS_MAX 255     /* most registers per thread an NVIDIA GPU gives */
+
 /* Flags of db_open. */
 #define DB_CREATE   0x1 /* create the file when it does not exist */
 #define DB_READONLY 0x2 /* open for reading only (rank, rules, plot, build) */

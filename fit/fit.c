@@ -13,8 +13,7 @@
 #include "../dspline/rules.h"
 #include "symv_error.h"
 
-/* The largest grid fit_curve_compute accepts, points: keeps the M x N table
- * of fit_select within a few hundred MB. */
+/* The largest grid fit_curve_compute accepts, points. */
 #define FIT_MAX_SPAN (1 << 26)
 
 void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size)
@@ -23,8 +22,11 @@ void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size
     snprintf(buf, size, "cuBLAS");
   else if (!strcmp(kernel, DB_KERNEL_CUBLAS_ATOMICS))
     snprintf(buf, size, "cuBLAS-atomics");
-  else if (!strcmp(kernel, DB_KERNEL_CANDIDATE) && c)
-    snprintf(buf, size, "%s:%d,%d,%d,%d", c->family, c->block_size, c->ux, c->multiplicity, c->mx);
+  else if (!strcmp(kernel, DB_KERNEL_CANDIDATE) && c) {
+    char family[4 * sizeof c->family];  /* the file's text, escaped for the terminal */
+    snprintf(buf, size, "%s:%d,%d,%d,%d", symv_escape(c->family, family, sizeof family), c->block_size, c->ux,
+             c->multiplicity, c->mx);
+  }
   else
     snprintf(buf, size, "?");
 }
@@ -113,6 +115,21 @@ int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out)
   return rc;
 }
 
+int fit_cublas_range(const fit_set *s, int *lo, int *hi)
+{
+  int have = 0;
+  for (size_t i = 0; i < s->ncurves; i++) {
+    const fit_curve *c = &s->curve[i];
+    if (!strcmp(c->kernel, DB_KERNEL_CANDIDATE)) continue;
+    for (int j = 0; j < c->nsamples; j++) {
+      if (!have || c->n[j] < *lo) *lo = c->n[j];
+      if (!have || c->n[j] > *hi) *hi = c->n[j];
+      have = 1;
+    }
+  }
+  return have ? 0 : SYMV_NOT_FOUND;
+}
+
 int fit_sampled_range(const fit_set *s, int *lo, int *hi)
 {
   int have = 0;
@@ -156,12 +173,21 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
   c->rms_rel = 0;
   memset(c->rejected, 0, (size_t)c->nsamples);
 
-  /* The samples in range: idx[0..k), ascending n, distinct. */
+  /* The samples that decide the curve over lo..hi: those in lo..hi and,
+   * where lo (hi) is not itself sampled, the nearest sample below (above)
+   * it, so that the curve reaches lo and hi wherever the samples bracket
+   * them. idx[0..k), ascending n, distinct. */
+  int flo = lo, fhi = hi, at_lo = 0, at_hi = 0;
+  for (int i = 0; i < c->nsamples; i++) at_lo |= c->n[i] == lo, at_hi |= c->n[i] == hi;
+  for (int i = 0; i < c->nsamples; i++) {
+    if (!at_lo && c->n[i] < lo && (flo == lo || c->n[i] > flo)) flo = c->n[i];
+    if (!at_hi && c->n[i] > hi && (fhi == hi || c->n[i] < fhi)) fhi = c->n[i];
+  }
   int k = 0;
   int *idx = malloc(((size_t)c->nsamples + 1) * sizeof *idx);
   if (!idx) return SYMV_NO_MEMORY;
   for (int i = 0; i < c->nsamples; i++)
-    if (c->n[i] >= lo && c->n[i] <= hi) idx[k++] = i;
+    if (c->n[i] >= flo && c->n[i] <= fhi) idx[k++] = i;
   if (k < 2) {
     c->nused = k;
     free(idx);
@@ -236,11 +262,12 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
     c->nrejected++;
   }
 
-  for (int n = first; n <= last; n++) c->pred_us[n - lo] = exp(fit_grid_eval(g, U, first, n));
+  for (int n = first > lo ? first : lo; n <= last && n <= hi; n++)
+    c->pred_us[n - lo] = exp(fit_grid_eval(g, U, first, n));
   double sum = 0;
   for (int i = 0; i < k; i++) {
     if (c->rejected[idx[i]]) continue;
-    double e = (c->pred_us[c->n[idx[i]] - lo] - c->us[idx[i]]) / c->us[idx[i]];
+    double e = (exp(fit_grid_eval(g, U, first, c->n[idx[i]])) - c->us[idx[i]]) / c->us[idx[i]];
     sum += e * e;
     c->nused++;
   }
@@ -258,6 +285,7 @@ out:
 
 int fit_compute(fit_set *s, int lo, int hi, double alpha)
 {
+  if (lo < 1 || hi < lo || (double)s->ncurves * ((double)hi - lo + 1) > FIT_MAX_GRID) return SYMV_INVALID_VALUE;
   for (size_t i = 0; i < s->ncurves; i++) {
     int rc = fit_curve_compute(&s->curve[i], lo, hi, alpha);
     if (rc) return rc;
@@ -383,9 +411,11 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
 
 void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules)
 {
-  fprintf(f, "Rules of fit %lld (%s): uplo %c, %s, n %d..%d, threshold %g%%\n", fit->id, fit->created,
-          fit->uplo, fit->hot ? "hot" : "cold", fit->lo, fit->hi, 100 * fit->threshold);
-  if (fit->method[0]) fprintf(f, "  method: %s\n", fit->method);
+  char created[4 * sizeof fit->created], method[4 * sizeof fit->method];  /* the file's text, escaped */
+  fprintf(f, "Rules of fit %lld (%s): uplo %c, %s, n %d..%d, threshold %g%%\n", fit->id,
+          symv_escape(fit->created, created, sizeof created), fit->uplo, fit->hot ? "hot" : "cold", fit->lo, fit->hi,
+          100 * fit->threshold);
+  if (fit->method[0]) fprintf(f, "  method: %s\n", symv_escape(fit->method, method, sizeof method));
   fprintf(f, "  %-34s %-26s %14s %16s\n", "Kernel/candidate", "N range", "predicted us", "gain vs cuBLAS");
   for (size_t i = 0; i < nrules; i++) {
     const db_rule *r = &rules[i];

@@ -71,6 +71,7 @@
 #define FIT_MAX_REJECT 0.1       /* at most this fraction of a curve's samples is dropped */
 #define FIT_DEFAULT_THRESHOLD RULES_DEFAULT_THRESHOLD /* 1% predicted gain (rules.h) */
 #define FIT_DEFAULT_MARGIN 0.05  /* a candidate must be predicted 5% faster than cuBLAS to replace it */
+#define FIT_MAX_GRID (1 << 25)   /* most predicted times fit_compute keeps (curves x n), 256 MiB */
 
 /* One kernel's dense samples and, once computed, its fitted curve. */
 typedef struct {
@@ -83,7 +84,8 @@ typedef struct {
   unsigned char *rejected;   /* [nsamples] 1 where the last fit dropped the sample as an outlier */
   /* Set by fit_curve_compute: */
   int lo, hi;                /* the grid of pred_us, elements */
-  int first, last;           /* smallest and largest sampled n in lo..hi; 0, 0 if none */
+  int first, last;           /* smallest and largest n of the samples fitted (those in lo..hi and
+                                the nearest outside where lo, hi are not sampled); 0, 0 if none */
   int nused;                 /* samples fitted: in lo..hi and not rejected */
   int nrejected;             /* samples in lo..hi dropped as outliers */
   double alpha;              /* d-spline alpha used; 0 when the curve could not be fitted */
@@ -123,8 +125,18 @@ void fit_set_free(fit_set *s);
 int fit_sampled_range(const fit_set *s, int *lo, int *hi);
 
 /*
+ * fit_cublas_range: the smallest and largest n sampled by either cuBLAS mode
+ * of s into *lo, *hi: rules can cover no n outside it (libsymv must know
+ * cuBLAS's time to choose). Errors: SYMV_NOT_FOUND (cuBLAS not sampled).
+ */
+int fit_cublas_range(const fit_set *s, int *lo, int *hi);
+
+/*
  * fit_curve_compute: fits c's samples within lo..hi as described above and
- * sets the fields after "Set by". alpha > 0 fixes the smoothing weight (on
+ * sets the fields after "Set by". Where lo (hi) is not one of c's sampled n,
+ * the nearest sample below it (above it) is fitted too, so that the curve
+ * is predicted from lo (to hi) whenever c's samples bracket it: the bounds
+ * of a range need not be sampled sizes. alpha > 0 fixes the smoothing weight (on
  * the ln n grid of FIT_GRID_PER_EFOLD points per unit, dimensionless: both
  * terms of the objective are in (ln us)^2); alpha == 0 chooses it by GCV
  * (dspline_fit_auto). Fewer than two distinct sampled n in lo..hi is not an
@@ -134,7 +146,10 @@ int fit_sampled_range(const fit_set *s, int *lo, int *hi);
  */
 int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha);
 
-/* fit_compute: fit_curve_compute on every curve of s. Errors: as that. */
+/* fit_compute: fit_curve_compute on every curve of s. Errors: as that, and
+ * SYMV_INVALID_VALUE when the curves' tables of predicted times would hold
+ * more than FIT_MAX_GRID values in all (ncurves x (hi - lo + 1): a range no
+ * sampling justifies, as a damaged database may hold). */
 int fit_compute(fit_set *s, int lo, int hi, double alpha);
 
 /*

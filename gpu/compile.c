@@ -1,5 +1,6 @@
 /* compile.c - NVRTC compilation of candidates and its disk cache (compile.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <nvrtc.h>
 #include <pthread.h>
@@ -76,36 +77,94 @@ const char *symv_cache_dir(void)
   return cache_ok ? cache_path : NULL;
 }
 
-static int read_file(const char *path, void **data, size_t *size)
+/* A cache entry is a header and the CUBIN. The header names what the entry
+ * claims to be (the cache key, the entry point) and holds the CUBIN's length
+ * and FNV-1a hash, so that an entry that is not what its name says (another
+ * kernel's code copied to the key, a file cut short by a full disk, an older
+ * format) is found out and treated as a miss, never as the candidate's code:
+ * the candidate is compiled again and the entry replaced. The hash is a
+ * check against damage, not against an adversary who can write the cache. */
+#define CACHE_MAGIC "SYMVCUB\1"          /* 8 bytes: format 1 */
+#define CACHE_MAX_BYTES (64u << 20)      /* a larger CUBIN is not ours */
+
+typedef struct {
+  char magic[8];       /* CACHE_MAGIC */
+  uint64_t key;        /* the cache key: FNV-1a of every input of the compilation */
+  uint64_t size;       /* bytes of CUBIN after the header, 1..CACHE_MAX_BYTES */
+  uint64_t hash;       /* FNV-1a of those bytes */
+  char name[64];       /* the entry point, symv_kernel_name(), NUL-padded */
+} cache_header;
+
+/* Reads len bytes at fd's position; 0, or -1 on error or early end of file. */
+static int read_all(int fd, void *buf, size_t len)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  int rc = -1;
-  if (fseek(f, 0, SEEK_END) == 0) {
-    long n = ftell(f);
-    if (n > 0 && fseek(f, 0, SEEK_SET) == 0) {
-      void *buf = malloc((size_t)n);
-      if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-        *data = buf, *size = (size_t)n, rc = 0;
-      } else {
-        free(buf);
-      }
-    }
+  char *p = buf;
+  while (len > 0) {
+    ssize_t r = read(fd, p, len);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    p += r, len -= (size_t)r;
   }
-  fclose(f);
-  return rc;
+  return 0;
 }
 
-/* Writes to a temporary name, then renames: a reader never sees half a file,
- * and parallel writers of the same key are harmless. */
-static void write_file_atomic(const char *path, const void *data, size_t size)
+static int write_all(int fd, const void *buf, size_t len)
 {
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t r = write(fd, p, len);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    p += r, len -= (size_t)r;
+  }
+  return 0;
+}
+
+/* The cache entry at path, if it is a regular file (opened without
+ * following a symbolic link or waiting on a FIFO) that holds the code of
+ * `key` and entry point `name` intact: *data (malloc'ed) and *size; else
+ * -1, and nothing is allocated. */
+static int cache_read(const char *path, uint64_t key, const char *name, void **data, size_t *size)
+{
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  cache_header h;
+  void *buf = NULL;
+  int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)sizeof h &&
+           st.st_size <= (off_t)(sizeof h + CACHE_MAX_BYTES) && read_all(fd, &h, sizeof h) == 0 &&
+           memcmp(h.magic, CACHE_MAGIC, sizeof h.magic) == 0 && h.key == key &&
+           h.size == (uint64_t)st.st_size - sizeof h && memchr(h.name, 0, sizeof h.name) &&
+           strcmp(h.name, name) == 0 && (buf = malloc((size_t)h.size)) != NULL &&
+           read_all(fd, buf, (size_t)h.size) == 0 && fnv1a(0xcbf29ce484222325ull, buf, (size_t)h.size) == h.hash;
+  close(fd);
+  if (!ok) {
+    free(buf);
+    return -1;
+  }
+  *data = buf, *size = (size_t)h.size;
+  return 0;
+}
+
+/* Writes the entry to a fresh temporary file beside path, then renames it
+ * over path: a reader never sees half an entry, parallel writers of the same
+ * key are harmless, and whatever was at path (a bad entry, a FIFO, a
+ * symbolic link) is replaced, not written through. Failure is not an error:
+ * the code is just not cached. */
+static void cache_write(const char *path, uint64_t key, const char *name, const void *data, size_t size)
+{
+  if (size == 0 || size > CACHE_MAX_BYTES) return;
+  cache_header h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, CACHE_MAGIC, sizeof h.magic);
+  h.key = key, h.size = size, h.hash = fnv1a(0xcbf29ce484222325ull, data, size);
+  snprintf(h.name, sizeof h.name, "%s", name);
   char tmp[PATH_MAX + 256];
-  snprintf(tmp, sizeof tmp, "%s.%ld.%lu.tmp", path, (long)getpid(), (unsigned long)pthread_self());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return;
-  int ok = fwrite(data, 1, size, f) == size;
-  ok &= fclose(f) == 0;
+  if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) return;
+  int fd = mkstemp(tmp);
+  if (fd < 0) return;
+  int ok = write_all(fd, &h, sizeof h) == 0 && write_all(fd, data, size) == 0;
+  ok &= close(fd) == 0;
   if (!ok || rename(tmp, path) != 0) unlink(tmp);
 }
 
@@ -164,9 +223,9 @@ int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *o
   char path[PATH_MAX + 128];
   const char *dir = getenv("SYMVTUNE_NO_CACHE") ? NULL : symv_cache_dir();
   if (dir) {
-    snprintf(path, sizeof path, "%s/%s-sm%d%d-%016llx.cubin", dir, out->name, cc_major, cc_minor,
+    snprintf(path, sizeof path, "%s/%s-sm%d%d-%016llx.entry", dir, out->name, cc_major, cc_minor,
              (unsigned long long)h);
-    if (read_file(path, &out->data, &out->size) == 0) {
+    if (cache_read(path, h, out->name, &out->data, &out->size) == 0) {
       out->from_cache = 1;
       return 0;
     }
@@ -199,7 +258,7 @@ int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *o
     return rc;
   }
   out->compile_ms = now_ms() - t0;
-  if (dir) write_file_atomic(path, out->data, out->size);
+  if (dir) cache_write(path, h, out->name, out->data, out->size);
   return 0;
 }
 

@@ -4,10 +4,16 @@
  *
  * NVRTC needs no GPU: code for any architecture can be compiled anywhere.
  * Cache: $SYMVTUNE_CACHE, else $XDG_CACHE_HOME/symvtune, else
- * ~/.cache/symvtune; one file per compiled kernel, named by the kernel, the
- * architecture and a 64-bit hash of every input of the compilation (the
- * embedded sources, the options, the NVRTC version), so a different
- * architecture, source or compiler never reuses another's code.
+ * ~/.cache/symvtune; one file per compiled kernel (NAME-smXY-KEY.entry),
+ * named by the kernel, the architecture and a 64-bit hash KEY of every input
+ * of the compilation (the embedded sources, the options, the NVRTC version),
+ * so a different architecture, source or compiler never reuses another's
+ * code. An entry is a header (the key, the entry point, the CUBIN's length
+ * and FNV-1a hash) and the CUBIN. What is read is checked: an entry that is
+ * not a regular file (a FIFO, a symbolic link, a folder), is cut short, is of
+ * another key or entry point, or fails its hash is a cache miss - the
+ * candidate is compiled again and the entry atomically replaced - never a
+ * verdict on the candidate.
  * Thread-safe: separate calls may run in parallel (the sweep does).
  */
 #ifndef SYMV_COMPILE_H
@@ -27,7 +33,7 @@ typedef struct {
 
 /** symv_compile: compiles candidate `p` (MULTIPLICITY ignored) for compute
  *  capability cc_major.cc_minor into a CUBIN, using the cache unless
- *  SYMVTUNE_NO_CACHE is set. On SYMV_COMPILE, *log (if log is non-NULL) gets
+ *  SYMVTUNE_NO_CACHE is set (a bad cache entry is a miss, see above). On SYMV_COMPILE, *log (if log is non-NULL) gets
  *  the NVRTC log (free() it). Errors: SYMV_INVALID_VALUE (bad parameters or
  *  architecture), SYMV_COMPILE, SYMV_NO_MEMORY. A cache that cannot be
  *  written is not an error. */

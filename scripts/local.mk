@@ -1,1 +1,2 @@
 dist_noinst_SCRIPTS += scripts/check scripts/quickstart scripts/deps scripts/build scripts/embed-sources scripts/gpu-run scripts/gpu-final
+EXTRA_DIST += scripts/lsan.supp

@@ -246,7 +246,10 @@ static int run(int argc, char **argv)
   optind = 0;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
-    case 'l': libdir = optarg; break;
+    case 'l':
+      if (!*optarg) return cli_usage_error("bench", "--lib needs a folder (made by `symvtune build --out DIR`)");
+      libdir = optarg;
+      break;
     case 's':
       if (cli_parse_int_list("bench", "--sizes", optarg, 1, 65536, sizes, MAX_SIZES, &nsizes))
         return SYMV_EXIT_USAGE;

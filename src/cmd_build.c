@@ -49,7 +49,7 @@
 
 #define MAX_RULES 100000 /* more would be a broken fit, not a tuned one */
 #define MAX_CANDS 256
-#define N_MAX (1 << 30)  /* largest n a rule may name */
+#define N_MAX DB_N_MAX   /* largest n a rule may name (db.h) */
 
 /* A distinct candidate named by the rules. */
 typedef struct {
@@ -1165,8 +1165,9 @@ static int run(int argc, char **argv)
       printf(" %s %d rules (n %d..%d) of fit %lld;", symv_routine_name(symv_routine_order(i)), rt->nrules, rt->fit.lo,
              rt->fit.hi, rt->fit.id);
   }
-  printf(" %d candidates in %d kernels, for %s (%s, %d SMs)\n", pl.ncands, pl.nkernels, pl.dev.name, pl.arch,
-         pl.dev.sm_count);
+  char devname[4 * sizeof pl.dev.name];  /* the database's text, escaped for the terminal */
+  printf(" %d candidates in %d kernels, for %s (%s, %d SMs)\n", pl.ncands, pl.nkernels,
+         symv_escape(pl.dev.name, devname, sizeof devname), pl.arch, pl.dev.sm_count);
   printf("compiling with %s, %d jobs, in %s\n", nvcc, jobs, work);
   fflush(stdout);
   if (compile_all(&pl, work, nvcc, libdir, jobs)) {

@@ -17,6 +17,9 @@
  * given a finite copy of x in those cases; its result is beta*y either way.
  */
 #include <cublas_v2.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -345,9 +348,13 @@ static int run(int argc, char **argv)
       if (cli_parse_double("check", "--tol", optarg, 1e-3, 1e12, &tol)) return SYMV_EXIT_USAGE;
       break;
     case 'S': {
+      /* strtoull takes "-1" for 2^64 - 1 and skips leading blanks: a seed is digits only */
       char *end;
+      errno = 0;
       seed = strtoull(optarg, &end, 0);
-      if (!*optarg || *end) return cli_usage_error("check", "invalid --seed '%s'", optarg);
+      if (!isdigit((unsigned char)optarg[0]) || *end || errno == ERANGE)
+        return cli_usage_error("check", "invalid --seed '%s' (expected an integer in 0..%llu)", optarg,
+                               (unsigned long long)ULLONG_MAX);
       break;
     }
     case 'd':

@@ -40,7 +40,8 @@ static void help(void)
          "                   than F (default %g): predictions between samples are good to a few\n"
          "                   percent, and libsymv must not lose to cuBLAS\n"
          "  --lo N, --hi N   the range of n the rules cover (default: the range of the dense\n"
-         "                   samples); cuBLAS (either mode) must be sampled across it\n"
+         "                   samples); any n, sampled or not: a range past cuBLAS's samples is\n"
+         "                   cut to them, with a message (the rules need its time at every n)\n"
          "  --uplo L|U       stored triangle of the samples (default L)\n"
          "  --hot            the samples timed with A resident in L2 (default: cold)\n"
          "  --alpha A        fixed d-spline smoothing weight instead of GCV's choice (> 0; on the\n"
@@ -145,12 +146,22 @@ static int run(int argc, char **argv)
             rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     goto out;
   }
-  int slo, shi;
+  int slo, shi, clo = 0, chi = 0;
   fit_sampled_range(&s, &slo, &shi);
-  if (!lo) lo = slo;
-  if (!hi) hi = shi;
+  int want_lo = lo ? lo : slo, want_hi = hi ? hi : shi;
+  lo = want_lo, hi = want_hi;
+  /* Rules need cuBLAS's time at every n: no rule reaches past its samples.
+   * Bounds between samples are fine (fit_curve_compute). */
+  if (fit_cublas_range(&s, &clo, &chi) == 0) {
+    if (lo < clo) lo = clo;
+    if (hi > chi) hi = chi;
+    if (lo <= hi && (lo != want_lo || hi != want_hi))
+      fprintf(stderr, "symvtune fit: cuBLAS is sampled over %d..%d only: the rules cover %d..%d, not %d..%d\n",
+              clo, chi, lo, hi, want_lo, want_hi);
+  }
   if (lo > hi) {
-    fprintf(stderr, "symvtune fit: empty range %d..%d (the dense samples cover %d..%d)\n", lo, hi, slo, shi);
+    fprintf(stderr, "symvtune fit: empty range %d..%d (the dense samples cover %d..%d, those of cuBLAS %d..%d)\n",
+            want_lo, want_hi, slo, shi, clo, chi);
     goto out;
   }
   if ((rc = fit_compute(&s, lo, hi, alpha))) {

@@ -111,6 +111,13 @@ static int print_at(db *d, const db_fit *fit, const db_rule *rules, size_t nrule
 {
   fit_set s;
   int rc = fit_load(d, fit->routine, fit->uplo, fit->hot, &s);
+  if (!rc && (double)s.ncurves * ((double)fit->hi - fit->lo + 1) > FIT_MAX_GRID) {
+    fprintf(stderr, "symvtune rules: cannot recompute the curves: fit %lld's range %d..%d is too large to "
+            "tabulate for %zu curves (at most %d predicted times in all); a fit made by `symvtune fit` "
+            "covers its dense samples\n", fit->id, fit->lo, fit->hi, s.ncurves, FIT_MAX_GRID);
+    fit_set_free(&s);
+    return SYMV_EXIT_ERROR;
+  }
   if (!rc) rc = fit_compute(&s, fit->lo, fit->hi, 0);
   if (rc) {
     fprintf(stderr, "symvtune rules: cannot recompute the curves: %s %s\n", symv_strerror(rc), db_errmsg(d));

@@ -93,12 +93,16 @@ static void help(void)
        "Exit status: 0 done, 1 interrupted (resumable), 2 usage, 3 no GPU (no new database created), 4 database or system error.");
 }
 
+/* --families LIST into o->family: 0, or -1 for an empty list, an empty
+ * item, a list too long, or a name that is not a tunable family. */
 static int family_list(const char *s, symv_space_opts *o)
 {
   char buf[256];
+  if (!*s || strlen(s) >= sizeof buf) return -1;
   snprintf(buf, sizeof buf, "%s", s);
   memset(o->family, 0, sizeof o->family);
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+  /* strsep, not strtok: "" and "lu,,pipe" have empty items, which are errors */
+  for (char *rest = buf, *tok; (tok = strsep(&rest, ",")) != NULL;) {
     symv_family f;
     if (symv_family_parse(tok, &f) || !symv_family_tunable(f)) return -1;
     o->family[f] = 1;

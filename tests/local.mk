@@ -72,3 +72,12 @@ tests_test_fit_CFLAGS = $(TEST_CFLAGS)
 tests_test_fit_CPPFLAGS = $(AM_CPPFLAGS) -DSYMVTUNE_BIN='"$(abs_top_builddir)/src/symvtune"'
 tests_test_fit_LDADD = $(TEST_CORE_LIBS)
 EXTRA_tests_test_fit_DEPENDENCIES = src/symvtune$(EXEEXT)
+
+# A seeded mutation fuzzer of every database reader (tests/test_fuzz.c): a
+# few seconds of damaged copies of the shipped databases.
+check_PROGRAMS += tests/test_fuzz
+TESTS += tests/test_fuzz
+tests_test_fuzz_SOURCES = tests/test_fuzz.c tests/test_util.c tests/test_util.h
+tests_test_fuzz_CFLAGS = $(TEST_CFLAGS)
+tests_test_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
+tests_test_fuzz_LDADD = $(TEST_CORE_LIBS)

@@ -23,7 +23,7 @@
 #error "SYMV_TEST_SRCDIR (the source tree) must be defined"
 #endif
 
-extern const symv_command cmd_bench_entry, cmd_tune_entry, cmd_fit_entry;
+extern const symv_command cmd_bench_entry, cmd_tune_entry, cmd_fit_entry, cmd_sweep_entry, cmd_check_entry;
 
 /* tune finds the stages in main.c's table; this program has its own */
 const symv_command *const symv_commands[] = {&cmd_build_entry, &cmd_bench_entry, &cmd_tune_entry, &cmd_fit_entry,
@@ -334,6 +334,13 @@ static const struct {
   {"UPDATE fit_rule SET n_end = 4100 WHERE n_start = 3201", "4100"},
   {"UPDATE fit SET lo = -5; UPDATE fit_rule SET n_start = -5 WHERE n_start = 32", "-5"},
   {"UPDATE fit SET hi = 2147483647; UPDATE fit_rule SET n_end = 2147483647 WHERE n_start = 3201", "2147483647"},
+  /* 64-bit values an int would cut to plausible ones: n = 32703, BLOCK_SIZE 128, 132 SMs */
+  {"UPDATE fit SET hi = 4294999999; UPDATE fit_rule SET n_end = 4294999999 WHERE n_start = 3201", "4294999999"},
+  {"UPDATE fit SET lo = 2147483648, hi = 2147483648; DELETE FROM fit_rule WHERE n_start > 32;"
+   "UPDATE fit_rule SET n_start = 2147483648, n_end = 2147483648", "2147483648"},
+  {"UPDATE candidate SET block_size = 4294967424 WHERE id = " CAND, "BLOCK_SIZE is 4294967424"},
+  {"UPDATE candidate SET ux = 16.5 WHERE id = " CAND, "UX is a real number"},
+  {"UPDATE device SET sm_count = 4294967428", "sm_count is 4294967428"},
   {"UPDATE fit_rule SET kernel = 'nvblas' WHERE n_start = 301", "nvblas"},
   {"UPDATE fit_rule SET candidate_id = 999999 WHERE n_start = 32", "999999"},
   {"UPDATE fit SET uplo = 'X'", "no fit"}, /* no longer the (L, cold) fit build ships */
@@ -700,6 +707,34 @@ Test(build, usage_of_build_bench_and_tune)
     cr_assert_eq(run_cmd(&cmd_tune_entry, tune, 5, &t), SYMV_EXIT_NO_GPU);
     cr_assert_not_null(strstr(t, "no CUDA device"), "%s", t);
     cr_assert_not(fix_exists(db_opt), "tune without a GPU wrote a database");
+    free(t);
+  }
+}
+
+/* Empty lists and folders, and a negative seed, are usage errors (exit 2
+ * with a message), checked before any GPU is looked for. */
+Test(build, empty_and_negative_arguments_are_usage_errors)
+{
+  static const struct {
+    const symv_command *cmd;
+    const char *args[6];
+    const char *expect;
+  } cases[] = {
+    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", ""}, "invalid --families ''"},
+    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", "lu,,pipe"}, "invalid --families 'lu,,pipe'"},
+    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", "lu,"}, "invalid --families 'lu,'"},
+    {&cmd_bench_entry, {"bench", "--lib", ""}, "--lib needs a folder"},
+    {&cmd_check_entry, {"check", "--seed", "-1"}, "invalid --seed '-1'"},
+    {&cmd_check_entry, {"check", "--seed", " 7"}, "invalid --seed ' 7'"},
+    {&cmd_check_entry, {"check", "--seed", "18446744073709551616"}, "invalid --seed '18446744073709551616'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char *av[7] = {0}, *t;
+    int ac = 0;
+    while (ac < 6 && cases[i].args[ac]) av[ac] = (char *)cases[i].args[ac], ac++;
+    int status = run_cmd(cases[i].cmd, av, ac, &t);
+    cr_expect_eq(status, SYMV_EXIT_USAGE, "case %zu: exit %d:\n%s", i, status, t);
+    cr_expect_not_null(strstr(t, cases[i].expect), "case %zu: no '%s' in:\n%s", i, cases[i].expect, t);
     free(t);
   }
 }

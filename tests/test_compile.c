@@ -1,6 +1,8 @@
 /* NVRTC compiles a sample of every family for sm_90 (no GPU needed), and the
  * cache returns the same code without compiling again. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,4 +86,104 @@ Test(compile, defines_name_the_source)
   cr_assert_not_null(strstr(buf, "-DBLOCK_SIZE=64 "));
   cr_assert_not_null(strstr(buf, "-DUX=8 "));
   cr_assert_not_null(strstr(buf, "-DMX=3 "));
+}
+
+/* The cache entry of kernel `name` in cache_dir (asserts there is one). */
+static void entry_path(const char *name, char *buf, size_t len)
+{
+  char prefix[96];
+  snprintf(prefix, sizeof prefix, "%s-sm90-", name);
+  DIR *d = opendir(cache_dir);
+  cr_assert_not_null(d);
+  struct dirent *e;
+  int found = 0;
+  while (!found && (e = readdir(d)))
+    if (!strncmp(e->d_name, prefix, strlen(prefix)) && !strstr(e->d_name, ".entry.")) {
+      snprintf(buf, len, "%s/%s", cache_dir, e->d_name);
+      found = 1;
+    }
+  closedir(d);
+  cr_assert(found, "no cache entry for %s", name);
+}
+
+static void put_bytes(const char *path, const void *data, size_t size)
+{
+  unlink(path);
+  FILE *f = fopen(path, "wb");
+  cr_assert_not_null(f);
+  cr_assert_eq(fwrite(data, 1, size, f), size);
+  cr_assert_eq(fclose(f), 0);
+}
+
+/* Compiles p; asserts that its code is `want` (compiled, not read from the
+ * cache, unless cached), and that the entry is whole again afterwards (the
+ * next call reads it). */
+static void compile_expect(const symv_params *p, const symv_cubin *want, int cached, const char *what)
+{
+  symv_cubin c;
+  cr_assert_eq(symv_compile(p, 9, 0, &c, NULL), 0, "%s", what);
+  cr_assert_eq(c.from_cache, cached, "%s: from_cache %d", what, c.from_cache);
+  cr_assert_str_eq(c.name, want->name, "%s", what);
+  cr_assert(c.size == want->size && !memcmp(c.data, want->data, c.size), "%s: not the candidate's code", what);
+  symv_cubin_free(&c);
+  if (!cached) compile_expect(p, want, 1, what);
+}
+
+/* What is at a cache key is checked: another kernel's code, a cut file, an
+ * older header-less entry, a symbolic link, a FIFO or a folder there is a
+ * miss (compiled again, and the entry replaced where it can be), never the
+ * candidate's code nor a hang. */
+Test(compile, a_bad_cache_entry_is_a_miss_and_is_replaced, .init = setup, .fini = teardown, .timeout = 120)
+{
+  const symv_params p = {SYMV_FAMILY_LU, 32, 1, 1, 0}, q = {SYMV_FAMILY_LU, 32, 2, 1, 0};
+  symv_cubin a, b;
+  cr_assert_eq(symv_compile(&p, 9, 0, &a, NULL), 0);
+  cr_assert_eq(symv_compile(&q, 9, 0, &b, NULL), 0);
+  char pa[1024], pb[1024], other[1100];
+  entry_path(a.name, pa, sizeof pa);
+  entry_path(b.name, pb, sizeof pb);
+  long la, lb;
+  unsigned char *ea = test_slurp(pa, &la), *eb = test_slurp(pb, &lb);
+  cr_assert(ea && eb && la > 0 && lb > 0);
+
+  put_bytes(pa, eb, (size_t)lb); /* another kernel's entry at p's key */
+  compile_expect(&p, &a, 0, "another kernel's entry");
+  put_bytes(pa, ea, (size_t)la / 2); /* cut short */
+  compile_expect(&p, &a, 0, "a truncated entry");
+  put_bytes(pa, ea, (size_t)la - 1);
+  compile_expect(&p, &a, 0, "an entry one byte short");
+  ea[la - 1] ^= 0x20; /* one byte changed */
+  put_bytes(pa, ea, (size_t)la);
+  ea[la - 1] ^= 0x20;
+  compile_expect(&p, &a, 0, "a damaged entry");
+  put_bytes(pa, a.data, a.size); /* a bare CUBIN, as older versions wrote */
+  compile_expect(&p, &a, 0, "a header-less entry");
+  put_bytes(pa, "", 0);
+  compile_expect(&p, &a, 0, "an empty entry");
+
+  snprintf(other, sizeof other, "%s.elsewhere", pa); /* a valid entry, through a link */
+  put_bytes(other, ea, (size_t)la);
+  unlink(pa);
+  cr_assert_eq(symlink(other, pa), 0);
+  compile_expect(&p, &a, 0, "a symbolic link");
+  struct stat st;
+  cr_assert_eq(lstat(pa, &st), 0);
+  cr_assert(S_ISREG(st.st_mode), "the link was not replaced");
+
+  unlink(pa);
+  cr_assert_eq(mkfifo(pa, 0600), 0);
+  compile_expect(&p, &a, 0, "a FIFO");
+
+  unlink(pa);
+  cr_assert_eq(mkdir(pa, 0700), 0);
+  symv_cubin c;
+  cr_assert_eq(symv_compile(&p, 9, 0, &c, NULL), 0);
+  cr_assert_eq(c.from_cache, 0);
+  cr_assert(c.size == a.size && !memcmp(c.data, a.data, a.size));
+  symv_cubin_free(&c);
+  rmdir(pa);
+
+  free(ea), free(eb);
+  symv_cubin_free(&a);
+  symv_cubin_free(&b);
 }

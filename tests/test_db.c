@@ -2121,3 +2121,116 @@ Test(db, a_read_only_open_of_a_version_3_file_sees_its_wal)
   cr_assert_eq(sqlite3_close(w), SQLITE_OK);
   cr_assert_eq(raw_int(p, "PRAGMA user_version"), 3);
 }
+
+/* ---- Integers read whole ------------------------------------------------------ */
+
+/* A small database with one candidate, its timing, a baseline and a fit
+ * whose rules name it, for the tampering below. */
+static void make_small(const char *p)
+{
+  db *d = fresh(p);
+  long long id;
+  db_candidate c = point("atomic", 128, 16, 2, 3);
+  OK(db_put_candidate(d, &c, &id));
+  c.id = id, c.status = DB_VALID, c.regs_per_thread = 40;
+  OK(db_set_candidate_result(d, &c));
+  db_measurement m = timing(1024, 'L', 0, DB_STAGE_SWEEP, 10.0);
+  OK(db_put_measurement(d, id, &m));
+  OK(db_put_baseline(d, "dsymv", "cublas", &m));
+  db_fit f = fit_of(32, 4096, 0.01);
+  db_fit_curve cv = { .kernel = DB_KERNEL_CANDIDATE, .candidate_id = id, .alpha = 1, .nsamples = 9, .rms_rel = 0.01 };
+  db_rule r[2] = { rule_of(32, 1000, DB_KERNEL_CUBLAS, 0, 5.0), rule_of(1001, 4096, DB_KERNEL_CANDIDATE, id, 9.0) };
+  OK(db_put_fit(d, &f, &cv, 1, r, 2));
+  close_ok(d);
+}
+
+/* Runs every reader on the file (read-only); the first failure's status,
+ * its message in msg. */
+static int read_everything(const char *p, char *msg, size_t len)
+{
+  db *d = NULL;
+  int rc = db_open(&d, p, DB_READONLY);
+  db_device g;
+  db_candidate *cl = NULL;
+  db_measurement *ml = NULL, *bl = NULL;
+  size_t nc = 0, nm = 0, nb = 0, nr = 0, ncv = 0;
+  db_fit f;
+  db_rule *r = NULL;
+  db_fit_curve *cv = NULL;
+  db_times t = {0};
+  const int ns[1] = {1024};
+  if (!rc) rc = db_get_device(d, &g);
+  if (!rc) rc = db_list_candidates(d, "dsymv", -1, NULL, &cl, &nc);
+  if (!rc) rc = db_candidate_measurements(d, cl[0].id, DB_STAGE_SWEEP, 'L', 0, &ml, &nm);
+  if (!rc) rc = db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 'L', 0, &bl, &nb);
+  if (!rc) rc = db_time_table(d, "dsymv", ns, 1, 'L', 0, DB_STAGE_SWEEP, &t);
+  if (!rc) rc = db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, &cv, &ncv);
+  snprintf(msg, len, "%s", rc ? db_errmsg(d) : "");
+  free(cl), free(ml), free(bl), free(r), free(cv);
+  db_times_free(&t);
+  db_close(d);
+  return rc;
+}
+
+/* Values that an int would cut to a plausible one (2^32 + 128 reads as 128),
+ * values past the limits the tool uses, and values of another type: each a
+ * damaged database, named in the refusal. */
+Test(db, integers_are_read_whole_and_checked_against_the_limits)
+{
+  static const struct {
+    const char *sql, *expect;
+  } cases[] = {
+    {"UPDATE candidate SET block_size = 4294967424", "BLOCK_SIZE is 4294967424"},
+    {"UPDATE candidate SET ux = 16.5", "UX is a real number"},
+    {"UPDATE candidate SET mx = 'x3'", "MX is text"},
+    {"UPDATE candidate SET multiplicity = 65", "MULTIPLICITY is 65"},
+    {"UPDATE candidate SET regs_per_thread = 4294967336", "regs_per_thread is 4294967336"},
+    {"UPDATE candidate SET attempts = -1", "attempts is -1"},
+    {"UPDATE measurement SET n = 4294968320", "n is 4294968320"},
+    {"UPDATE measurement SET batches = 4294967307", "batches is 4294967307"},
+    {"UPDATE baseline SET calls_per_batch = x'00'", "calls_per_batch is a blob"},
+    {"UPDATE fit SET hi = 4294999999; UPDATE fit_rule SET n_end = 4294999999 WHERE n_start = 1001", "hi is 4294999999"},
+    {"UPDATE fit SET lo = 2147483648, hi = 2147483648; DELETE FROM fit_rule WHERE n_start = 32;"
+     "UPDATE fit_rule SET n_start = 2147483648, n_end = 2147483648", "lo is 2147483648"},
+    {"UPDATE fit_rule SET n_start = 4294967328, n_end = 4294968296 WHERE n_start = 32", "n_start is 4294967328"},
+    {"UPDATE fit_curve SET nsamples = 4294967305", "nsamples is 4294967305"},
+    {"UPDATE device SET sm_count = 4294967428", "sm_count is 4294967428"},
+    {"UPDATE device SET l2_bytes = 'big'", "l2_bytes is text"},
+  };
+  char good[256], p[256], msg[1024];
+  make_small(path_of(good, "small.db"));
+  cr_assert_eq(read_everything(good, msg, sizeof msg), 0, "the untampered file: %s", msg);
+  long len;
+  unsigned char *bytes = slurp(good, &len);
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    spew(path_of(p, "tampered.db"), bytes, (size_t)len);
+    raw_exec(p, cases[i].sql);
+    int rc = read_everything(p, msg, sizeof msg);
+    cr_expect_eq(rc, SYMV_DB_CORRUPT, "%s: %s (%s)", cases[i].sql, symv_errname(rc), msg);
+    cr_expect_not_null(strstr(msg, cases[i].expect), "%s: '%s' does not say '%s'", cases[i].sql, msg,
+                       cases[i].expect);
+  }
+  free(bytes);
+}
+
+/* The writers refuse what the readers would refuse. */
+Test(db, writers_refuse_values_past_the_limits)
+{
+  char p[256];
+  db *d = fresh(path_of(p, "limits.db"));
+  db_candidate c = point("atomic", 2048, 16, 2, 3);
+  cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);
+  c = point("atomic", 128, 65, 2, 3);
+  cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);
+  c = point("atomic", 128, 16, 2, 10);
+  cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);
+  c = point("atomic", 128, 16, 2, 3);
+  long long id;
+  OK(db_put_candidate(d, &c, &id));
+  db_measurement m = timing(DB_N_MAX + 1, 'L', 0, DB_STAGE_SWEEP, 10.0);
+  cr_assert_eq(db_put_measurement(d, id, &m), SYMV_INVALID_VALUE);
+  db_fit f = fit_of(32, DB_N_MAX + 1, 0.01);
+  db_rule r = rule_of(32, DB_N_MAX + 1, DB_KERNEL_CUBLAS, 0, 5.0);
+  cr_assert_eq(db_put_fit(d, &f, NULL, 0, &r, 1), SYMV_INVALID_VALUE);
+  close_ok(d);
+}

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -560,8 +562,14 @@ Test(fit, curves_are_predicted_only_between_their_samples)
     if (n < ns[0] || n > ns[k - 1]) cr_assert(isnan(t), "seed %llu: predicted %g at n = %d", seed, t, n);
     else cr_assert(fabs(t / truth(&m, n) - 1) < 0.02, "seed %llu: %g us at n = %d, truly %g", seed, t, n, truth(&m, n));
   }
-  /* one sample in range: nothing is fitted, nothing predicted */
-  cr_assert_eq(fit_curve_compute(&c, ns[k / 2], ns[k / 2] + 1, 0), 0);
+  /* bounds between samples: the nearest sample outside each is fitted too,
+   * so that the curve reaches them */
+  cr_assert_eq(fit_curve_compute(&c, ns[2] + 1, ns[5] - 1, 0), 0);
+  cr_assert(c.first == ns[2] && c.last == ns[5] && c.nused == 4, "seed %llu: fitted %d..%d", seed, c.first, c.last);
+  for (int n = ns[2] + 1; n <= ns[5] - 1; n++)
+    cr_assert(fabs(c.pred_us[n - ns[2] - 1] / truth(&m, n) - 1) < 0.02, "seed %llu: n = %d", seed, n);
+  /* one sample in range and none beyond: nothing is fitted, nothing predicted */
+  cr_assert_eq(fit_curve_compute(&c, ns[k - 1], ns[k - 1] + 1, 0), 0);
   cr_assert(c.alpha == 0 && c.nused == 1 && isnan(c.pred_us[0]) && isnan(c.pred_us[1]));
   cr_assert_eq(fit_curve_compute(&c, 10, 5, 0), SYMV_INVALID_VALUE);
   free(c.us), free(c.rejected), free(c.pred_us);
@@ -776,8 +784,13 @@ Test(fit, missing_data_is_a_clear_error)
     OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &m));
   }
   db_close(d);
-  expect_error(4, "no cuBLAS mode is predicted at n = 100", "fit", "--db", p, NULL);
   char *out, *err;
+  /* the rules cover cuBLAS's samples only, and say so */
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "%s", err);
+  cr_assert_not_null(strstr(err, "cuBLAS is sampled over 300..1000 only: the rules cover 300..1000, not 100..1000"),
+                     "%s", err);
+  cr_assert_not_null(strstr(out, "300 <= N"), "%s", out);
+  free(out), free(err);
   cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, "--lo", "300", NULL), 0, "%s", err);
   cr_assert_not_null(strstr(out, "300 <= N"), "%s", out);
   free(out), free(err);
@@ -817,4 +830,112 @@ Test(fit, margin_keeps_cublas_unless_the_gain_exceeds_it)
   free(r);
   cr_assert_eq(fit_select(&s, 0.01, -0.1, &r, &nr, NULL), SYMV_INVALID_VALUE);
   free(cv[0].pred_us), free(cv[1].pred_us);
+}
+
+/* ---- Ranges ------------------------------------------------------------------------ */
+
+/* --lo and --hi need not be sampled sizes; a range past cuBLAS's samples is
+ * cut to them with a message, not refused. */
+Test(fit, a_range_between_samples_or_past_cublas_is_fitted_to_it)
+{
+  char p[256];
+  dense_db x;
+  make_dense_db(path_of(p, "dense.db"), &x);
+  char *out, *err;
+  int st = symvtune(&out, &err, NULL, "fit", "--db", p, "--lo", "33", "--hi", "30000", NULL);
+  cr_assert_eq(st, 0, "seed %llu: fit --lo 33 --hi 30000: exit %d:\n%s", seed, st, err);
+  free(out), free(err);
+  size_t nr;
+  db_fit f;
+  free(latest_rules(p, 33, 30000, &nr, &f));
+  st = symvtune(&out, &err, NULL, "rules", "--db", p, "--at", "33,34,29999,30000", NULL);
+  cr_assert_eq(st, 0, "seed %llu: rules --at: exit %d:\n%s", seed, st, err);
+  cr_assert_null(strstr(out, "nan"), "seed %llu: a time not predicted:\n%s", seed, out);
+  free(out), free(err);
+
+  st = symvtune(&out, &err, NULL, "fit", "--db", p, "--lo", "5", "--hi", "40000", NULL);
+  cr_assert_eq(st, 0, "seed %llu: fit --lo 5 --hi 40000: exit %d:\n%s", seed, st, err);
+  cr_assert_not_null(strstr(err, "cuBLAS is sampled over 32..32768 only: the rules cover 32..32768, not 5..40000"),
+                     "seed %llu: %s", seed, err);
+  free(out), free(err);
+  free(latest_rules(p, 32, 32768, &nr, &f));
+
+  st = symvtune(&out, &err, NULL, "fit", "--db", p, "--lo", "40000", NULL);
+  cr_assert_eq(st, 4, "seed %llu: fit --lo 40000: exit %d:\n%s", seed, st, err);
+  cr_assert_not_null(strstr(err, "empty range 40000..32768"), "seed %llu: %s", seed, err);
+  free(out), free(err);
+}
+
+/* A stored fit range that no sampling justifies (a damaged or hand-edited
+ * database) is refused before the curves' tables are allocated: on 1..2^26
+ * they would take 512 MiB a curve. */
+Test(fit, rules_at_refuses_a_fit_range_too_large_to_tabulate, .timeout = 60)
+{
+#if !defined(__SANITIZE_ADDRESS__)
+  /* so that allocating the tables fails here rather than taking the machine's memory */
+  struct rlimit lim = {1u << 30, 1u << 30};
+  cr_assert_eq(setrlimit(RLIMIT_AS, &lim), 0);
+#endif
+  char p[256];
+  dense_db x;
+  make_dense_db(path_of(p, "dense.db"), &x);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  free(out), free(err);
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(p, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, "UPDATE fit SET lo = 1, hi = 67108864;"
+                               "UPDATE fit_rule SET n_start = 1 WHERE n_start = 32;"
+                               "UPDATE fit_rule SET n_end = 67108864 WHERE n_end = 32768", NULL, NULL, NULL),
+               SQLITE_OK, "%s", sqlite3_errmsg(s));
+  sqlite3_close(s);
+  int st = symvtune(&out, &err, NULL, "rules", "--db", p, "--at", "100", NULL);
+  cr_assert_eq(st, 4, "seed %llu: exit %d:\n%s", seed, st, err);
+  cr_assert_not_null(strstr(err, "1..67108864"), "seed %llu: %s", seed, err);
+  cr_assert_not_null(strstr(err, "too large"), "seed %llu: %s", seed, err);
+  free(out), free(err);
+
+  fit_set fs;
+  db *d = NULL;
+  cr_assert_eq(db_open(&d, p, DB_READONLY), 0);
+  cr_assert_eq(fit_load(d, "dsymv", 'L', 0, &fs), 0);
+  db_close(d);
+  cr_assert_eq(fit_compute(&fs, 1, 1 << 26, 0), SYMV_INVALID_VALUE);
+  cr_assert_eq(fit_compute(&fs, 32, 32768, 0), 0);
+  fit_set_free(&fs);
+}
+
+/* ---- Text from the file -------------------------------------------------------- */
+
+static void tamper_sql(const char *path, const char *sql)
+{
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(path, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(s));
+  sqlite3_close(s);
+}
+
+/* Escape sequences and control bytes a database holds are printed escaped,
+ * in tables and in error messages, never raw to the terminal. */
+Test(fit, database_text_is_escaped_when_printed)
+{
+  char p[256];
+  dense_db x;
+  make_dense_db(path_of(p, "dense.db"), &x);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  free(out), free(err);
+  tamper_sql(p, "UPDATE fit SET method = 'm' || char(27) || '[31mRED' || char(10) || 'x\\y';"
+                "UPDATE candidate SET family = 'lu' || char(27) || ']0;t' || char(7) WHERE family = 'lu'");
+  cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  cr_assert_null(strchr(out, 27), "seed %llu: an escape byte printed:\n%s", seed, out);
+  cr_assert_null(strchr(out, 7), "seed %llu: a bell printed:\n%s", seed, out);
+  cr_assert_not_null(strstr(out, "method: m\\x1b[31mRED\\x0ax\\\\y\n"), "seed %llu:\n%s", seed, out);
+  cr_assert_not_null(strstr(out, "lu\\x1b]0;t\\x07:64,32,4,0"), "seed %llu:\n%s", seed, out);
+  free(out), free(err);
+  tamper_sql(p, "PRAGMA ignore_check_constraints = ON; UPDATE fit_rule SET kernel = 'nv' || char(27) || '[2Jblas' WHERE n_start = 32");
+  cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, NULL), 4, "seed %llu: %s", seed, err);
+  cr_assert_null(strchr(err, 27), "seed %llu: an escape byte printed:\n%s", seed, err);
+  cr_assert_not_null(strstr(err, "'nv\\x1b[2Jblas'"), "seed %llu:\n%s", seed, err);
+  free(out), free(err);
 }

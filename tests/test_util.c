@@ -85,3 +85,21 @@ uint64_t test_fresh_seed(void)
   if (env && *env) return strtoull(env, NULL, 10);
   return (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
 }
+
+unsigned char *test_slurp(const char *path, long *len)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  unsigned char *buf = NULL;
+  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) &&
+      fread(buf, 1, (size_t)n, f) == (size_t)n) {
+    buf[n] = 0;
+    if (len) *len = n;
+  } else {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  return buf;
+}

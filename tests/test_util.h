@@ -15,6 +15,10 @@ int run_symvtune(char *err, size_t errlen, char *const args[]);
  *  is a no-op. */
 void test_rmtree(const char *dir);
 
+/** test_slurp: the whole file at path (malloc'ed, NUL-terminated past its
+ *  *len bytes; free() it); NULL if it cannot be read. */
+unsigned char *test_slurp(const char *path, long *len);
+
 /* Seedable random numbers for tests (splitmix64: the same on every
  * platform): test_rng_next a 64-bit word, test_rng_unit uniform in [0, 1),
  * test_rng_int uniform in lo..hi, test_rng_normal standard normal
