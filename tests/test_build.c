@@ -740,9 +740,9 @@ Test(build, empty_and_negative_arguments_are_usage_errors)
 }
 
 /* The shipped six-routine sweep (tests/data/sweep6-h100.db.xz; it holds
- * the fits its tune made of ssymv, csymv, zsymv and zhemv, and no dense
- * stage of dsymv and chemv): `symvtune fit` of two routines again, then one
- * build. The table holds each fitted routine's rules and none for the
+ * dense samples of all six routines, and the fits its tune made of ssymv,
+ * csymv, zsymv and zhemv, none of dsymv and chemv): `symvtune fit` of two
+ * routines again, then one build. The table holds each fitted routine's rules and none for the
  * others (they go to cuBLAS), and every
  * routine's two entry points check their arguments as BLAS does, in the
  * library itself, before the handle or a GPU is touched. */
