@@ -90,6 +90,12 @@ int symv_family_tunable(symv_family f);
  *  table). */
 #define SYMV_TUNABLE_FAMILIES "atomic, lu, atomic_red, atomic_w, panel, pipe"
 
+/** SYMV_DETERMINISTIC_FAMILIES: the names of the tunable families whose
+ *  results are bitwise reproducible run after run (symv_family_info
+ *  .deterministic), in enum order, for messages (tests/test_params.c checks
+ *  it against the table). */
+#define SYMV_DETERMINISTIC_FAMILIES "lu, panel"
+
 /** symv_family_parse: the family named `s`; SYMV_INVALID_VALUE if none. */
 int symv_family_parse(const char *s, symv_family *out);
 

@@ -275,6 +275,16 @@ static const struct migration migrations[] = {
     "ALTER TABLE fit_v4 RENAME TO fit;\n",
     { NULL },
     { "candidate", "baseline", "fit", NULL } },
+
+  /* v5: a fit's rules are of one atomics class: 'any' (every kernel and
+   * both cuBLAS modes; what cuBLAS's CUBLAS_ATOMICS_ALLOWED permits) or
+   * 'deterministic' (only kernels whose result is bitwise reproducible run
+   * after run, and cuBLAS with atomics off: what the default
+   * CUBLAS_ATOMICS_NOT_ALLOWED promises). Fits made before were of
+   * every kernel: 'any'. */
+  { "ALTER TABLE fit ADD COLUMN atomics TEXT NOT NULL DEFAULT 'any'\n"
+    "  CHECK (atomics IN ('any', 'deterministic'));\n",
+    { NULL }, { NULL } },
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
@@ -1936,6 +1946,18 @@ static int is_candidate_kernel(const char *kernel)
 }
 
 /* The checks of db_put_fit that need no database. */
+/* 1 if a rule of kernel `kernel` (a DB_KERNEL_ name) and candidate family
+ * `family` may serve a deterministic fit: cuBLAS with atomics off, or a
+ * candidate of a family whose results are bitwise reproducible
+ * (core/params.c). */
+static int rule_is_deterministic(const char *kernel, const char *family)
+{
+  if (!strcmp(kernel, DB_KERNEL_CUBLAS)) return 1;
+  if (!is_candidate_kernel(kernel)) return 0;
+  symv_family f;
+  return symv_family_parse(family, &f) == 0 && symv_family_get(f)->deterministic;
+}
+
 static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
                      size_t ncurves, const db_rule *rules, size_t nrules)
 {
@@ -1976,6 +1998,9 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
     if (is_candidate_kernel(r->kernel) && r->cand.id < 1)
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu names candidate %lld",
                      fn, i, r->cand.id);
+    if (fit->deterministic && !is_candidate_kernel(r->kernel) && !rule_is_deterministic(r->kernel, ""))
+      return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu of a deterministic fit "
+                     "names %s, whose results are not bitwise reproducible", fn, i, r->kernel);
     if (!(isfinite(r->predicted_us) && r->predicted_us > 0) ||
         !(isfinite(r->predicted_gain) && r->predicted_gain > 0))
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu (%d..%d): predicted "
@@ -1991,23 +2016,28 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
 /* Within db_put_fit: candidate id must exist (SYMV_NOT_FOUND) and be one
  * of `routine`'s (SYMV_INVALID_VALUE); `who` names the curve or rule. */
 static int check_fit_candidate(db *d, long long id, const char *routine,
-                               const char *who)
+                               int deterministic, const char *who)
 {
   static const char what[] = "SELECT routine FROM candidate";
   sqlite3_stmt *st;
-  char theirs[16] = "";
+  char theirs[16] = "", family[16] = "";
   int row, status = db_query(d, &st, what,
-                             "SELECT routine FROM candidate WHERE id = ?", "I", id);
+                             "SELECT routine, family FROM candidate WHERE id = ?", "I", id);
   if (status) return status;
   status = db_next(d, st, what, &row);
   if (status == 0 && !row)
     status = db_fail(d, SYMV_NOT_FOUND, "db_put_fit: %s names no candidate "
                      "%lld", who, id);
   if (status == 0) status = col_text(d, st, 0, theirs, sizeof theirs, what);
+  if (status == 0) status = col_text(d, st, 1, family, sizeof family, what);
   if (status == 0 && strcmp(theirs, routine) != 0)
     status = db_fail(d, SYMV_INVALID_VALUE, "db_put_fit: %s names candidate "
                      "%lld, which is %s's, not the fit's routine %s", who, id,
                      theirs, routine);
+  if (status == 0 && deterministic && !rule_is_deterministic(DB_KERNEL_CANDIDATE, family))
+    status = db_fail(d, SYMV_INVALID_VALUE, "db_put_fit: %s of a deterministic fit "
+                     "names candidate %lld of family %s, whose results are not bitwise "
+                     "reproducible", who, id, family);
   return db_end(d, st, what, status);
 }
 
@@ -2021,9 +2051,10 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
   if ((status = db_begin(d))) return status;
   status = db_exec(d, "INSERT INTO fit",
                    "INSERT INTO fit (routine, created, uplo, hot, lo, hi, threshold, "
-                   "method) VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, "
-                   "?, ?, ?, ?)", "tciiidt", fit->routine, fit->uplo, fit->hot,
-                   fit->lo, fit->hi, fit->threshold, fit->method);
+                   "method, atomics) VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, "
+                   "?, ?, ?, ?, ?)", "tciiidtt", fit->routine, fit->uplo, fit->hot,
+                   fit->lo, fit->hi, fit->threshold, fit->method,
+                   fit->deterministic ? "deterministic" : "any");
   long long id = status ? 0 : sqlite3_last_insert_rowid(d->conn);
   char created[sizeof fit->created] = "";
   if (status == 0) {
@@ -2042,7 +2073,7 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
     if (is_candidate_kernel(c->kernel)) {
       char who[32];
       snprintf(who, sizeof who, "curve %zu", i);
-      if ((status = check_fit_candidate(d, c->candidate_id, fit->routine, who))) break;
+      if ((status = check_fit_candidate(d, c->candidate_id, fit->routine, fit->deterministic, who))) break;
     }
     status = db_exec(d, "INSERT INTO fit_curve",
                      "INSERT INTO fit_curve (fit_id, seq, kernel, candidate_id, "
@@ -2059,7 +2090,7 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
     if (cid) {
       char who[64];
       snprintf(who, sizeof who, "rule %zu (%d..%d)", i, r->n_start, r->n_end);
-      if ((status = check_fit_candidate(d, cid, fit->routine, who))) break;
+      if ((status = check_fit_candidate(d, cid, fit->routine, fit->deterministic, who))) break;
     }
     status = db_exec(d, "INSERT INTO fit_rule",
                      "INSERT INTO fit_rule (fit_id, n_start, n_end, kernel, "
@@ -2083,20 +2114,20 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
 
 /* Read the row of the latest fit of (routine, uplo, hot) into *fit. */
 static int db_read_latest_fit(db *d, const char *routine, char uplo, int hot,
-                              db_fit *fit)
+                              int deterministic, db_fit *fit)
 {
   static const char what[] = "SELECT FROM fit (latest)";
   sqlite3_stmt *st;
   int row, status = db_query(d, &st, what,
     "SELECT id, created, uplo, hot, lo, hi, threshold, method, routine FROM fit "
-    "WHERE routine = ? AND uplo = ? AND hot = ? ORDER BY id DESC LIMIT 1",
-    "tci", routine, uplo, hot);
+    "WHERE routine = ? AND uplo = ? AND hot = ? AND atomics = ? ORDER BY id DESC LIMIT 1",
+    "tcit", routine, uplo, hot, deterministic ? "deterministic" : "any");
   if (status) return status;
   status = db_next(d, st, what, &row);
   if (status == 0 && !row)
-    status = db_fail(d, SYMV_NOT_FOUND, "no fit of %s, uplo %c, %s stored yet "
-                     "(run 'symvtune fit' for it)", routine, uplo,
-                     hot ? "hot" : "cold");
+    status = db_fail(d, SYMV_NOT_FOUND, "no %sfit of %s, uplo %c, %s stored yet "
+                     "(run 'symvtune fit' for it)", deterministic ? "deterministic " : "",
+                     routine, uplo, hot ? "hot" : "cold");
   if (status == 0) {
     char uplo_text[4];
     memset(fit, 0, sizeof *fit);
@@ -2108,6 +2139,7 @@ static int db_read_latest_fit(db *d, const char *routine, char uplo, int hot,
     char who[32];
     snprintf(who, sizeof who, "fit %lld", fit->id);
     fit->uplo = uplo_text[0];
+    fit->deterministic = deterministic;
     if (status == 0) status = col_int(d, st, 3, 0, 1, who, "hot", &fit->hot);
     if (status == 0) status = col_int(d, st, 4, 1, DB_N_MAX, who, "lo", &fit->lo);
     if (status == 0) status = col_int(d, st, 5, 1, DB_N_MAX, who, "hi", &fit->hi);
@@ -2219,6 +2251,13 @@ int db_latest_fit(db *d, const char *routine, char uplo, int hot, db_fit *fit,
                   db_rule **rules, size_t *nrules, db_fit_curve **curves,
                   size_t *ncurves)
 {
+  return db_latest_fit_class(d, routine, uplo, hot, 0, fit, rules, nrules, curves, ncurves);
+}
+
+int db_latest_fit_class(db *d, const char *routine, char uplo, int hot, int deterministic,
+                        db_fit *fit, db_rule **rules, size_t *nrules,
+                        db_fit_curve **curves, size_t *ncurves)
+{
   if (rules) *rules = NULL;
   if (nrules) *nrules = 0;
   if (curves) *curves = NULL;
@@ -2234,8 +2273,13 @@ int db_latest_fit(db *d, const char *routine, char uplo, int hot, db_fit *fit,
   int own = sqlite3_get_autocommit(d->conn);
   int status = own ? db_exec(d, "BEGIN (latest fit)", "BEGIN", "") : 0;
   if (status) return status;
-  status = db_read_latest_fit(d, routine, uplo, hot, fit);
+  status = db_read_latest_fit(d, routine, uplo, hot, deterministic != 0, fit);
   if (status == 0) status = db_read_rules(d, fit, rules, nrules);
+  for (size_t i = 0; status == 0 && fit->deterministic && i < *nrules; i++)
+    if (!rule_is_deterministic((*rules)[i].kernel, (*rules)[i].cand.family))
+      status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld is deterministic, but its rule %zu "
+                       "(n %d..%d) names a kernel whose results are not bitwise reproducible",
+                       fit->id, i + 1, (*rules)[i].n_start, (*rules)[i].n_end);
   if (status == 0 && curves) status = db_read_curves(d, fit->id, curves, ncurves);
   if (own) {
     if (status == 0) status = db_exec(d, "COMMIT (latest fit)", "COMMIT", "");

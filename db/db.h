@@ -32,9 +32,11 @@
 #define DB_APPLICATION_ID 0x53594D56
 
 /* Schema version this program writes (PRAGMA user_version). Version 4
- * keys candidates, baselines and fits by routine; db_open migrates a file of
- * version 1, 2 or 3 (whose rows all become routine "dsymv"). */
-#define DB_SCHEMA_VERSION 4
+ * keys candidates, baselines and fits by routine; version 5 gives each fit
+ * an atomics class ('any' or 'deterministic'); db_open migrates a file of
+ * version 1 to 4 (rows of 3 and earlier become routine "dsymv", fits of 4
+ * and earlier class 'any'). */
+#define DB_SCHEMA_VERSION 5
 
 /* Limits of the integers a database holds, beside those of a candidate
  * (core/params.h: SYMV_BLOCK_SIZE_MAX, SYMV_UX_MAX, SYMV_MULTIPLICITY_MAX;
@@ -478,6 +480,8 @@ typedef struct db_fit {
   int lo, hi;                /* the range covered, elements; rules cover lo..hi exactly */
   double threshold;          /* interval-compression threshold (relative gain) */
   char method[256];          /* how alpha was chosen etc., free text */
+  int deterministic;         /* atomics class: 1 'deterministic' (only bitwise reproducible kernels and
+                                cuBLAS with atomics off: for CUBLAS_ATOMICS_NOT_ALLOWED), 0 'any' */
 } db_fit;
 
 /*
@@ -496,7 +500,9 @@ int db_rules_tile(int lo, int hi, const db_rule *rules, size_t n, char *err, siz
  * transaction (call it outside db_begin); fit->id and fit->created are set.
  * Rules must cover fit->lo..fit->hi with no gap and no overlap, in order; a
  * candidate rule's cand.id (the only field of cand read) and a candidate
- * curve's candidate_id must name a candidate of fit->routine. Nothing is
+ * curve's candidate_id must name a candidate of fit->routine; a
+ * deterministic fit (fit->deterministic) may name only cuBLAS with atomics
+ * off and candidates of deterministic families (core/params.h). Nothing is
  * stored on error.
  * Errors: SYMV_INVALID_VALUE (unknown routine, rules that do not tile the
  * range, unknown kernel names, values out of range, a candidate of another
@@ -507,7 +513,7 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves, c
 
 /*
  * db_latest_fit: the most recent fit (largest id) of exactly (routine, uplo,
- * hot), with its rules, ordered by n_start, candidate fields filled from the
+ * hot) and atomics class 'any', with its rules, ordered by n_start, candidate fields filled from the
  * candidate table; *rules is malloc'ed (free()). curves/ncurves may be NULL;
  * else its curves likewise. A fit of another routine, triangle or L2 state
  * is never returned, whatever its age.
@@ -518,6 +524,16 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves, c
  */
 int db_latest_fit(db *d, const char *routine, char uplo, int hot, db_fit *fit, db_rule **rules, size_t *nrules,
                   db_fit_curve **curves, size_t *ncurves);
+
+/*
+ * db_latest_fit_class: db_latest_fit of the atomics class `deterministic`
+ * (1: the latest 'deterministic' fit, whose rules name only cuBLAS with
+ * atomics off and candidates of deterministic families; 0: the latest 'any'
+ * fit, which db_latest_fit returns). A deterministic fit whose stored rules
+ * name another kernel is SYMV_DB_CORRUPT. Errors otherwise as db_latest_fit.
+ */
+int db_latest_fit_class(db *d, const char *routine, char uplo, int hot, int deterministic, db_fit *fit,
+                        db_rule **rules, size_t *nrules, db_fit_curve **curves, size_t *ncurves);
 
 /* ---- Names --------------------------------------------------------------- */
 

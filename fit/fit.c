@@ -3,6 +3,7 @@
  * method and why).
  */
 #include "fit.h"
+#include "params.h"
 #include "util.h"
 
 #include <math.h>
@@ -315,6 +316,25 @@ double fit_cublas_us(const fit_set *s, int n)
   return best;
 }
 
+int fit_deterministic_view(const fit_set *s, fit_set *view)
+{
+  memset(view, 0, sizeof *view);
+  memcpy(view->routine, s->routine, sizeof view->routine);
+  view->uplo = s->uplo;
+  view->hot = s->hot;
+  view->deterministic = 1;
+  view->curve = calloc(s->ncurves ? s->ncurves : 1, sizeof *view->curve);
+  if (!view->curve) return SYMV_NO_MEMORY;
+  for (size_t i = 0; i < s->ncurves; i++) {
+    const fit_curve *c = &s->curve[i];
+    symv_family f;
+    int keep = fit_is_cublas(c) ? !strcmp(c->kernel, DB_KERNEL_CUBLAS)
+                                : symv_family_parse(c->cand.family, &f) == 0 && symv_family_get(f)->deterministic;
+    if (keep) view->curve[view->ncurves++] = *c;
+  }
+  return 0;
+}
+
 int fit_select(const fit_set *s, double threshold, double margin, db_rule **rules, size_t *nrules, int *bad_n)
 {
   *rules = NULL;
@@ -403,6 +423,7 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
   fit->lo = s->curve[0].lo;
   fit->hi = s->curve[0].hi;
   fit->threshold = threshold;
+  fit->deterministic = s->deterministic;
   snprintf(fit->method, sizeof fit->method, "%s", method ? method : "");
   int rc = db_put_fit(d, fit, fc, m, rules, nrules);
   free(fc);

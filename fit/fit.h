@@ -102,7 +102,22 @@ typedef struct {
   size_t ncurves;            /* kernels with dense samples */
   fit_curve *curve;          /* [ncurves]: the cuBLAS modes first (cublas, cublas_atomics, those
                                 with samples), then candidates in id order */
+  int deterministic;         /* 1: a view of the bitwise reproducible kernels only
+                                (fit_deterministic_view); fit_store stores its class */
 } fit_set;
+
+/*
+ * fit_deterministic_view: *view := the kernels of s whose results are
+ * bitwise reproducible run after run, what cuBLAS's default atomics mode
+ * (CUBLAS_ATOMICS_NOT_ALLOWED) promises: cuBLAS with atomics off and the
+ * candidates of deterministic families (symv_family_info.deterministic:
+ * no atomics on data). The curves are shallow copies sharing s's arrays, in
+ * s's order; free view->curve with free(), never fit_set_free(view), and
+ * not after s. view->deterministic = 1, so that fit_select compares with
+ * cuBLAS without atomics only and fit_store stores a 'deterministic' fit.
+ * Errors: SYMV_NO_MEMORY (*view is then empty).
+ */
+int fit_deterministic_view(const fit_set *s, fit_set *view);
 
 /*
  * fit_load: the dense-stage samples (db_candidate_measurements /
@@ -184,7 +199,7 @@ int fit_select(const fit_set *s, double threshold, double margin, db_rule **rule
 
 /*
  * fit_store: stores the fit of s (its curves that were fitted, and `rules`)
- * with db_put_fit; fit->uplo, hot, lo, hi come from s, threshold and method
+ * with db_put_fit; fit->uplo, hot, lo, hi and deterministic come from s, threshold and method
  * from the arguments; fit->id and created are set. Errors: as db_put_fit,
  * SYMV_INVALID_VALUE (curves not computed), SYMV_NO_MEMORY.
  */

@@ -5,10 +5,15 @@
  * `symvtune build`), the kernels compiled into the library by nvcc from the
  * sources the tuner measured, and cuBLAS for the rest.
  *
- * Dispatch. The routine's rule whose interval holds n (n below the fitted
- * range: the first rule; above it: the last) names a candidate or cuBLAS
- * with atomics off or on; a routine the database had no fit of has no
- * rules, and all its calls go to cuBLAS. cuBLAS rules call the real
+ * Dispatch. The handle's atomics mode picks one of the routine's two rule
+ * sets: under cuBLAS's default, CUBLAS_ATOMICS_NOT_ALLOWED, which promises
+ * bitwise reproducible results, the deterministic rules (candidates of the
+ * families without atomics on data, and cuBLAS with atomics off); under
+ * CUBLAS_ATOMICS_ALLOWED, the 'any' rules (every family, both cuBLAS
+ * modes). The rule whose interval holds n (n below the fitted range: the
+ * first rule; above it: the last) names a candidate or cuBLAS with atomics
+ * off or on; a routine the database had no fit of (of that class) has no
+ * rules, and all its calls go to cuBLAS as they came. cuBLAS rules call the real
  * routine (cublasZhemv_v2 ...: the next one in the dynamic linker's search
  * order after this library, else the one in libcublas.so.13): a rule of the
  * default mode hands the call over as it came, one of the atomics mode sets
@@ -33,8 +38,8 @@
  * call takes no global lock. A workspace has its own mutex, held while a
  * call enqueues on its stream, so host threads sharing a stream serialise
  * only there. Calls on cudaStreamPerThread get one workspace per host
- * thread. The hot path adds no allocation and two cuBLAS getters (stream,
- * pointer mode) to the launch; a cuBLAS rule adds one (atomics mode).
+ * thread. The hot path adds no allocation and three cuBLAS getters (atomics
+ * mode, stream, pointer mode: field reads) to the launch.
  */
 #define _GNU_SOURCE
 #include <cublas_v2.h>
@@ -151,14 +156,16 @@ static cublasStatus_t call_cublas(symv_routine r, int atomics, cublasHandle_t h,
   return st;
 }
 
-/* Routine ro's rule for n: the interval holding it, else the nearest end
- * one; NULL if the routine has no rules. */
-static const symv_table_rule *rule_for(symv_routine ro, int n)
+/* Routine ro's rule for n among its deterministic rules (deterministic
+ * nonzero) or its 'any' rules: the interval holding it, else the nearest
+ * end one; NULL if the routine has no rules of that class. */
+static const symv_table_rule *rule_for(symv_routine ro, int deterministic, int n)
 {
   const symv_table_routine *t = &symv_table_routines[ro];
-  if (t->count < 1) return NULL;
-  const symv_table_rule *r = symv_table_rules + t->first;
-  int lo = 0, hi = t->count - 1;
+  const int count = deterministic ? t->det_count : t->count;
+  if (count < 1) return NULL;
+  const symv_table_rule *r = symv_table_rules + (deterministic ? t->det_first : t->first);
+  int lo = 0, hi = count - 1;
   if (n <= r[lo].n_end) return &r[lo];
   if (n >= r[hi].n_start) return &r[hi];
   while (lo < hi) { /* r[lo].n_end < n < r[hi].n_start shrinks to the holder */
@@ -338,7 +345,13 @@ static cublasStatus_t symv_call(symv_routine ro, cublasHandle_t handle, cublasFi
   if (n == 0) return CUBLAS_STATUS_SUCCESS;
   if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
 
-  const symv_table_rule *r = rule_for(ro, n);
+  /* the handle's atomics mode picks the rule set: its default,
+   * CUBLAS_ATOMICS_NOT_ALLOWED, promises bitwise reproducible results, which
+   * only the deterministic rules keep */
+  cublasAtomicsMode_t atomics;
+  cublasStatus_t ast = cublasGetAtomicsMode(handle, &atomics);
+  if (ast != CUBLAS_STATUS_SUCCESS) return ast;
+  const symv_table_rule *r = rule_for(ro, atomics != CUBLAS_ATOMICS_ALLOWED, n);
   if (!r) return call_cublas(ro, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy); /* not tuned */
   /* cuBLAS's default mode: the call goes as it came (nothing added to the
    * cost of the small sizes this rule usually covers); its atomics mode: set

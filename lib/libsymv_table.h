@@ -42,13 +42,19 @@ typedef struct {
   const char *arch;     /* architecture the kernels were compiled for, "sm_90" */
 } symv_table_info;
 
-/** Where a routine's rules are, and the fit they come from. */
+/** Where a routine's rules are, and the fits they come from: the rules of
+ *  atomics class 'any', for handles in CUBLAS_ATOMICS_ALLOWED, and the
+ *  'deterministic' ones (bitwise reproducible kernels and cuBLAS without
+ *  atomics), for handles in the default CUBLAS_ATOMICS_NOT_ALLOWED. */
 typedef struct {
-  int first;            /* index of its first rule in symv_table_rules */
-  int count;            /* its rules; 0: not tuned, every call goes to cuBLAS */
+  int first;            /* index of its first 'any' rule in symv_table_rules */
+  int count;            /* its 'any' rules; 0: not tuned, every call goes to cuBLAS */
   long long fit_id;     /* the fit's row id in the database (0 if none) */
   char uplo;            /* triangle of the fitted samples ('L'/'U'); the rules serve both */
   int hot;              /* 1 if the samples were hot (A in L2), 0 cold */
+  int det_first;        /* index of its first deterministic rule */
+  int det_count;        /* its deterministic rules; 0: such calls go to cuBLAS as they came */
+  long long det_fit_id; /* the deterministic fit's row id (0 if none) */
 } symv_table_routine;
 
 extern const symv_table_candidate symv_table_candidates[]; /* at least one entry, even if unused */

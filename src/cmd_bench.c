@@ -115,6 +115,11 @@ static void help(void)
        "                 data inline, is written to FILE.gp as well (alone where there is no\n"
        "                 gnuplot: plot it elsewhere with gnuplot FILE.gp)\n"
        "  --device N     CUDA device (default 0)\n"
+       "  --atomics C    the handle libsymv is called with: any (default: CUBLAS_ATOMICS_ALLOWED,\n"
+       "                 so libsymv runs its 'any' rules; speed-up over the faster cuBLAS mode) or\n"
+       "                 deterministic (cuBLAS's default CUBLAS_ATOMICS_NOT_ALLOWED: libsymv runs\n"
+       "                 its deterministic rules; speed-up over cuBLAS without atomics, the mode\n"
+       "                 such a caller gets)\n"
        "  --help         this text\n"
        "Exit status: 0, 1 if libsymv's result is wrong, 2 usage, 3 no GPU, 4 library, CUDA or\n"
        "cuBLAS error.");
@@ -238,10 +243,11 @@ static int run(int argc, char **argv)
                                        {"uplo", required_argument, 0, 'u'},   {"hot", no_argument, 0, 'H'},
                                        {"batches", required_argument, 0, 'b'}, {"png", required_argument, 0, 'p'},
                                        {"device", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
-                                       {"routine", required_argument, 0, 'r'}, {0, 0, 0, 0}};
+                                       {"routine", required_argument, 0, 'r'}, {"atomics", required_argument, 0, 'A'},
+                                       {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
   const char *libdir = NULL, *png = NULL;
-  int sizes[MAX_SIZES], nsizes = 0, hot = 0, batches = 7, device = 0, c;
+  int sizes[MAX_SIZES], nsizes = 0, hot = 0, batches = 7, device = 0, c, det = 0;
   char uplo = 'L';
   optind = 0;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -268,6 +274,11 @@ static int run(int argc, char **argv)
       if (cli_parse_int("bench", "--batches", optarg, 1, 999, &batches)) return SYMV_EXIT_USAGE;
       break;
     case 'p': png = optarg; break;
+    case 'A':
+      if (strcmp(optarg, "any") && strcmp(optarg, "deterministic"))
+        return cli_usage_error("bench", "invalid --atomics '%s' (any or deterministic)", optarg);
+      det = !strcmp(optarg, "deterministic");
+      break;
     case 'd':
       if (cli_parse_int("bench", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
       break;
@@ -329,6 +340,8 @@ static int run(int argc, char **argv)
   symv_scalar_set(routine, beta, 0.5, -0.125);
   symv_scalar_format(routine, alpha, sa, sizeof sa);
   symv_scalar_format(routine, beta, sb, sizeof sb);
+  printf("libsymv called with a handle in %s (its %s rules)\n",
+         det ? "CUBLAS_ATOMICS_NOT_ALLOWED, cuBLAS's default" : "CUBLAS_ATOMICS_ALLOWED", det ? "deterministic" : "'any'");
   printf("%s: A %s, uplo %c, lda = n, incx = incy = 1, alpha %s, beta %s; %d batches; times per call in us\n\n",
          ri->blas, hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)", uplo, sa, sb, batches);
   printf("%6s %-28s %9s %9s %9s %10s %8s %6s %8s %8s %8s\n", "n", "libsymv kernel", "libsymv", "cuBLAS", "cuBLAS-a",
@@ -371,9 +384,9 @@ static int run(int argc, char **argv)
     call_ctx cx = {.r = routine, .h = h, .set = &set, .n = n, .x = dx, .y = dy, .alpha = alpha, .beta = beta,
                    .uplo = uplo};
     /* one call of each from the same y: libsymv's result against cuBLAS's */
-    cublasSetAtomicsMode(h, CUBLAS_ATOMICS_NOT_ALLOWED);
     for (int w = 0; w < 2; w++) {
       cx.fn = w == 0 ? symv : NULL;
+      cublasSetAtomicsMode(h, w == 0 && !det ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED);
       void *out = w == 0 ? ylib : ycub;
       cudaMemcpy(dy, y0, n * E, cudaMemcpyHostToDevice);
       if ((rc = call(&cx, 0, 0)) || cudaMemcpy(out, dy, n * E, cudaMemcpyDeviceToHost) != cudaSuccess) {
@@ -402,7 +415,7 @@ static int run(int argc, char **argv)
         const int w = round % 2 ? 2 - i : i;
         symv_timing t;
         cx.fn = w == 0 ? symv : NULL;
-        cublasSetAtomicsMode(h, w == 2 ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED);
+        cublasSetAtomicsMode(h, w == 2 || (w == 0 && !det) ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED);
         cudaMemcpy(dy, y0, n * E, cudaMemcpyHostToDevice);
         if ((rc = symv_time(call, &cx, 0, batches, 2.0, 2000, &t))) {
           fprintf(stderr, "symvtune bench: timing %s at n = %d: %s\n", series[w], n, symv_strerror(rc));
@@ -421,7 +434,7 @@ static int run(int argc, char **argv)
     memcpy(ylib, y0, n * E);
     r->us[3] = time_openblas(routine, uplo, n, alpha, A, xh, beta, ylib, batches);
     r->pct_copy = copy > 0 ? 100.0 * symv_gbs(routine, n, r->us[0]) / copy : NAN;
-    r->speedup = fmin(r->us[1], r->us[2]) / r->us[0];
+    r->speedup = (det ? r->us[1] : fmin(r->us[1], r->us[2])) / r->us[0];
     printf("%6d %-28s %9.2f %9.2f %9.2f %10.1f %8.1f %6.1f %8.2f %8.2f %8.2g%s\n", n, r->kernel, r->us[0], r->us[1],
            r->us[2], r->us[3], symv_gflops(routine, n, r->us[0]), r->pct_copy, r->speedup, r->us[0] / r->floor_us, r->resid,
            r->resid <= TOL ? "" : "  WRONG");
@@ -440,11 +453,13 @@ static int run(int argc, char **argv)
   /* the targets */
   int slower = 0, nmid = 0, nbig = 0, nfloor = 0;
   double logsum = 0, minpct = INFINITY, logfloor = 0;
-  printf("\nsummary against the targets (speed-up = faster cuBLAS mode's time / libsymv's):\n");
+  const char *ref = det ? "cuBLAS without atomics" : "faster cuBLAS";
+  printf("\nsummary against the targets (speed-up = %s's time / libsymv's):\n",
+         det ? "cuBLAS without atomics (the mode a deterministic caller gets)" : "faster cuBLAS mode");
   for (int i = 0; i < nrows; i++) {
     const bench_row *r = &rows[i];
     if (r->speedup < 1.0) {
-      if (!slower++) printf("  libsymv slower than the faster cuBLAS at n =");
+      if (!slower++) printf("  libsymv slower than the %s at n =", ref);
       printf(" %d (x%.3f)", r->n, r->speedup);
     }
     if (r->n >= 500 && r->n <= 4096) logsum += log(r->speedup), nmid++;
@@ -452,7 +467,7 @@ static int run(int argc, char **argv)
     if (r->n >= 8192) minpct = fmin(minpct, r->pct_copy), nbig++;
   }
   if (slower) printf("\n");
-  printf("  libsymv <= faster cuBLAS at every n:           %s (%d of %d sizes)\n", slower ? "NO" : "yes",
+  printf("  libsymv <= %s at every n:%*s %s (%d of %d sizes)\n", ref, det ? 3 : 10, "", slower ? "NO" : "yes",
          nrows - slower, nrows);
   if (nmid) printf("  geometric-mean speed-up, n in 500..4096:       x%.3f over %d sizes\n", exp(logsum / nmid), nmid);
   else printf("  geometric-mean speed-up, n in 500..4096:       no size measured there\n");

@@ -84,7 +84,8 @@ typedef struct {
 
 typedef struct {
   db_device dev;                     /* fingerprint of the tuned GPU */
-  build_routine rt[SYMV_ROUTINE_COUNT]; /* indexed by symv_routine */
+  build_routine rt[SYMV_ROUTINE_COUNT]; /* indexed by symv_routine: the 'any' rules */
+  build_routine det[SYMV_ROUTINE_COUNT]; /* the 'deterministic' rules (CUBLAS_ATOMICS_NOT_ALLOWED) */
   build_cand cands[MAX_CANDS];
   int ncands;
   build_kernel kernels[MAX_CANDS];
@@ -206,11 +207,12 @@ static int check_device(build_plan *pl, const char *arch_opt, char *err, size_t 
   return 0;
 }
 
-/* Checks routine ro's fit and its rules and fills the plan's rules and
- * candidates. */
-static int check_rules(build_plan *pl, symv_routine ro, const db_rule *r, size_t nr, char *err, size_t errlen)
+/* Checks routine ro's fit (in rt, which is pl->rt[ro] or pl->det[ro]) and
+ * its rules, and fills rt's rules and the plan's candidates. Rules of a
+ * deterministic fit must name deterministic kernels only. */
+static int check_rules(build_plan *pl, symv_routine ro, build_routine *rt, const db_rule *r, size_t nr, char *err,
+                       size_t errlen)
 {
-  build_routine *rt = &pl->rt[ro];
   const db_fit *f = &rt->fit;
   if (f->uplo != 'L' && f->uplo != 'U') {
     snprintf(err, errlen, "fit %lld: uplo is not L or U", f->id);
@@ -250,14 +252,23 @@ static int check_rules(build_plan *pl, symv_routine ro, const db_rule *r, size_t
     b->predicted_us = ri->predicted_us, b->gain = ri->predicted_gain;
     if (!strcmp(ri->kernel, DB_KERNEL_CUBLAS)) {
       b->kernel = SYMV_RULE_CUBLAS;
-    } else if (!strcmp(ri->kernel, DB_KERNEL_CUBLAS_ATOMICS)) {
+    } else if (!strcmp(ri->kernel, DB_KERNEL_CUBLAS_ATOMICS) && !f->deterministic) {
       b->kernel = SYMV_RULE_CUBLAS_ATOMICS;
+    } else if (!strcmp(ri->kernel, DB_KERNEL_CUBLAS_ATOMICS)) {
+      snprintf(err, errlen, "rule %zu (n %d..%d) of deterministic fit %lld names cuBLAS with atomics", i + 1,
+               ri->n_start, ri->n_end, f->id);
+      return SYMV_INVALID_VALUE;
     } else if (!strcmp(ri->kernel, DB_KERNEL_CANDIDATE)) {
       symv_params p;
       char why[400];
       int rc = check_candidate(&ri->cand, &p, why, sizeof why);
       if (!rc && p.routine != ro) {
         snprintf(why, sizeof why, "candidate %lld is a %s candidate", ri->cand.id, symv_routine_name(p.routine));
+        rc = SYMV_INVALID_VALUE;
+      }
+      if (!rc && f->deterministic && !symv_family_get(p.family)->deterministic) {
+        snprintf(why, sizeof why, "candidate %lld of deterministic fit %lld is of family %s, which is not "
+                 "deterministic", ri->cand.id, f->id, symv_family_name(p.family));
         rc = SYMV_INVALID_VALUE;
       }
       if (rc) {
@@ -279,17 +290,21 @@ static int check_rules(build_plan *pl, symv_routine ro, const db_rule *r, size_t
 
 /* Reads and validates everything the build takes from the database at path.
  * Errors: a SYMV_ code, with the reason in err. */
-/* The latest fit of routine ro (cold samples of uplo L, what `symvtune fit`
- * makes by default) with its rules; SYMV_NOT_FOUND if there is none. */
-static int latest_fit(db *d, symv_routine ro, db_fit *fit, db_rule **rules, size_t *nrules)
+/* The latest fit of routine ro and atomics class `deterministic` (cold
+ * samples of uplo L, what `symvtune fit` makes by default) with its rules;
+ * SYMV_NOT_FOUND if there is none. */
+static int latest_fit(db *d, symv_routine ro, int deterministic, db_fit *fit, db_rule **rules, size_t *nrules)
 {
-  return db_latest_fit(d, symv_routine_name(ro), 'L', 0, fit, rules, nrules, NULL, NULL);
+  return db_latest_fit_class(d, symv_routine_name(ro), 'L', 0, deterministic, fit, rules, nrules, NULL, NULL);
 }
 
 /* The plan's rules of every routine, freed. */
 static void plan_free(build_plan *pl)
 {
-  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) free(pl->rt[r].rules), pl->rt[r].rules = NULL;
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+    free(pl->rt[r].rules), pl->rt[r].rules = NULL;
+    free(pl->det[r].rules), pl->det[r].rules = NULL;
+  }
 }
 
 /* Reads the device and, for every routine with a fit (cold samples, uplo
@@ -312,22 +327,25 @@ static int plan_read(const char *path, const char *arch_opt, build_plan *pl, cha
     db_close(d);
     return rc;
   }
-  for (int i = 0; i < SYMV_ROUTINE_COUNT && !rc; i++) {
-    const symv_routine ro = symv_routine_order(i);
+  for (int i = 0; i < 2 * SYMV_ROUTINE_COUNT && !rc; i++) {
+    const symv_routine ro = symv_routine_order(i / 2);
+    const int det = i % 2;
+    build_routine *rt = det ? &pl->det[ro] : &pl->rt[ro];
     db_rule *rules = NULL;
     size_t nrules = 0;
-    rc = latest_fit(d, ro, &pl->rt[ro].fit, &rules, &nrules);
+    rc = latest_fit(d, ro, det, &rt->fit, &rules, &nrules);
     if (rc == SYMV_NOT_FOUND) {
       rc = 0;
       continue;
     }
     if (rc) {
-      snprintf(err, errlen, "%s fit: %s: %s", symv_routine_name(ro), symv_strerror(rc), db_errmsg(d));
+      snprintf(err, errlen, "%s %sfit: %s: %s", symv_routine_name(ro), det ? "deterministic " : "",
+               symv_strerror(rc), db_errmsg(d));
     } else {
       char why[512];
-      if ((rc = check_rules(pl, ro, rules, nrules, why, sizeof why)))
-        snprintf(err, errlen, "%s: %s", symv_routine_name(ro), why);
-      nfits++;
+      if ((rc = check_rules(pl, ro, rt, rules, nrules, why, sizeof why)))
+        snprintf(err, errlen, "%s%s: %s", symv_routine_name(ro), det ? " (deterministic rules)" : "", why);
+      nfits += !det;
     }
     free(rules);
   }
@@ -461,10 +479,12 @@ static int write_table(const build_plan *pl, const char *dir, const char *cmd)
             pl->ncands, pl->nkernels, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
   for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
     const build_routine *rt = &pl->rt[symv_routine_order(i)];
+    const build_routine *dt = &pl->det[symv_routine_order(i)];
     if (rt->have)
-      sb_printf(&b, " * %s: the rules of fit %lld (samples uplo %c, %s), n %d..%d, %d rules\n",
-                symv_routine_name(symv_routine_order(i)), rt->fit.id, rt->fit.uplo, rt->fit.hot ? "hot" : "cold",
-                rt->fit.lo, rt->fit.hi, rt->nrules);
+      sb_printf(&b, " * %s: the rules of fit %lld (samples uplo %c, %s), n %d..%d, %d rules; deterministic: %s%lld, "
+                "%d rules\n", symv_routine_name(symv_routine_order(i)), rt->fit.id, rt->fit.uplo,
+                rt->fit.hot ? "hot" : "cold", rt->fit.lo, rt->fit.hi, rt->nrules, dt->have ? "fit " : "none (cuBLAS) ",
+                dt->have ? dt->fit.id : 0LL, dt->nrules);
     else sb_printf(&b, " * %s: not tuned (cuBLAS)\n", symv_routine_name(symv_routine_order(i)));
   }
   sb_printf(&b, " */\n");
@@ -483,11 +503,12 @@ static int write_table(const build_plan *pl, const char *dir, const char *cmd)
   if (pl->ncands == 0) sb_printf(&b, "  {{SYMV_FAMILY_ATOMIC, 32, 1, 1, 0}, \"\", 0}, /* unused: no candidate */\n");
   sb_printf(&b, "};\nconst int symv_table_ncandidates = %d;\n\n", pl->ncands);
   sb_printf(&b, "const symv_table_rule symv_table_rules[] = {\n");
-  int first[SYMV_ROUTINE_COUNT] = {0}, total = 0;
-  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
-    const build_routine *rt = &pl->rt[ro];
-    first[ro] = total;
-    if (rt->nrules) sb_printf(&b, "  /* %s */\n", symv_routine_name((symv_routine)ro));
+  int first[2][SYMV_ROUTINE_COUNT] = {{0}}, total = 0;
+  for (int q = 0; q < 2 * SYMV_ROUTINE_COUNT; q++) {
+    const int ro = q / 2, det = q % 2;
+    const build_routine *rt = det ? &pl->det[ro] : &pl->rt[ro];
+    first[det][ro] = total;
+    if (rt->nrules) sb_printf(&b, "  /* %s%s */\n", symv_routine_name((symv_routine)ro), det ? ", deterministic" : "");
     for (int i = 0; i < rt->nrules; i++, total++) {
       const build_rule *r = &rt->rules[i];
       char kernel[32];
@@ -503,9 +524,10 @@ static int write_table(const build_plan *pl, const char *dir, const char *cmd)
   sb_printf(&b, "};\nconst int symv_table_nrules = %d;\n\n", total);
   sb_printf(&b, "const symv_table_routine symv_table_routines[SYMV_ROUTINE_COUNT] = {\n");
   for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
-    const build_routine *rt = &pl->rt[ro];
-    sb_printf(&b, "  {%d, %d, %lldLL, '%c', %d}, /* %s */\n", first[ro], rt->nrules, rt->have ? rt->fit.id : 0LL,
-              rt->have ? rt->fit.uplo : 'L', rt->have ? rt->fit.hot : 0, symv_routine_name((symv_routine)ro));
+    const build_routine *rt = &pl->rt[ro], *dt = &pl->det[ro];
+    sb_printf(&b, "  {%d, %d, %lldLL, '%c', %d, %d, %d, %lldLL}, /* %s */\n", first[0][ro], rt->nrules,
+              rt->have ? rt->fit.id : 0LL, rt->have ? rt->fit.uplo : 'L', rt->have ? rt->fit.hot : 0, first[1][ro],
+              dt->nrules, dt->have ? dt->fit.id : 0LL, symv_routine_name((symv_routine)ro));
   }
   sb_printf(&b, "};\n\n");
   sb_printf(&b, "const symv_table_info symv_table_device = {\"");
@@ -1032,15 +1054,16 @@ static void print_plan(const build_plan *pl)
   for (int q = 0; q < SYMV_ROUTINE_COUNT; q++) {
    const symv_routine ro = symv_routine_order(q);
    if (!pl->rt[ro].have) printf("%-6s %-8s %-8s  %-28s\n", symv_routine_name(ro), "-", "-", "cublas (not tuned)");
-   for (int i = 0; i < pl->rt[ro].nrules; i++) {
-    const build_rule *r = &pl->rt[ro].rules[i];
+   for (int q = 0; q < pl->rt[ro].nrules + pl->det[ro].nrules; q++) {
+    const int det = q >= pl->rt[ro].nrules, i = det ? q - pl->rt[ro].nrules : q;
+    const build_rule *r = det ? &pl->det[ro].rules[i] : &pl->rt[ro].rules[i];
     char label[64] = "-";
     const char *name = r->kernel == SYMV_RULE_CUBLAS ? "cublas" : r->kernel == SYMV_RULE_CUBLAS_ATOMICS
                                                                       ? "cublas_atomics"
                                                                       : pl->kernels[pl->cands[r->kernel].kernel].name;
     if (r->kernel >= 0) symv_params_format(&pl->cands[r->kernel].p, label, sizeof label);
-    printf("%-6s %-8d %-8d  %-28s %-24s %12.4g %8.3g\n", symv_routine_name(ro), r->n_start, r->n_end, name, label,
-           r->predicted_us, r->gain);
+    printf("%-6s %-8d %-8d  %-28s %-24s %12.4g %8.3g%s\n", symv_routine_name(ro), r->n_start, r->n_end, name, label,
+           r->predicted_us, r->gain, det ? "  deterministic" : "");
    }
   }
 }

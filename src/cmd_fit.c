@@ -197,7 +197,27 @@ static int run(int argc, char **argv)
   }
   printf("\n");
   fit_print_rules(stdout, &fit, rules, nrules);
-  status = SYMV_EXIT_OK;
+  /* the rules for cuBLAS's default atomics mode: deterministic kernels and
+   * cuBLAS without atomics only (libsymv follows the handle's mode) */
+  fit_set det;
+  db_rule *drules = NULL;
+  size_t ndrules = 0;
+  if ((rc = fit_deterministic_view(&s, &det)) == 0) {
+    rc = fit_select(&det, threshold, margin, &drules, &ndrules, &bad_n);
+    if (rc == 0) rc = fit_store(d, &det, threshold, method, drules, ndrules, &fit);
+    if (rc == 0) {
+      printf("\nDeterministic rules (for handles in cuBLAS's default atomics mode, CUBLAS_ATOMICS_NOT_ALLOWED: "
+             "families %s and cuBLAS without atomics)\n", SYMV_DETERMINISTIC_FAMILIES);
+      fit_print_rules(stdout, &fit, drules, ndrules);
+    } else {
+      fprintf(stderr, "symvtune fit: the deterministic rules: %s\n",
+              rc == SYMV_NOT_FOUND || rc == SYMV_INVALID_VALUE || rc == SYMV_NO_MEMORY ? symv_strerror(rc)
+                                                                                   : db_errmsg(d));
+    }
+    free(det.curve);
+    free(drules);
+  }
+  if (rc == 0) status = SYMV_EXIT_OK;
 out:
   free(rules);
   fit_set_free(&s);

@@ -11,20 +11,25 @@
 #include "cli.h"
 #include "routine.h"
 #include "fit.h"
+#include "params.h"
 #include "symv_error.h"
 
 static void help(void)
 {
-  puts("Usage: symvtune rules --db FILE [--json | --at LIST]\n"
+  puts("Usage: symvtune rules --db FILE [--atomics any|deterministic] [--json | --at LIST]\n"
        "Prints the dispatch rules of the latest fit stored by `symvtune fit`: for each interval\n"
        "of n, the kernel to run (a candidate FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX, or cuBLAS),\n"
        "its predicted time at the interval's geometric middle and the gain over the faster\n"
-       "cuBLAS mode there. Reads FILE only.\n\n"
+       "cuBLAS mode there. A fit has two rule sets: 'any' (every kernel and both cuBLAS modes:\n"
+       "what libsymv runs for a handle in CUBLAS_ATOMICS_ALLOWED) and 'deterministic' (the\n"
+       "families " SYMV_DETERMINISTIC_FAMILIES " and cuBLAS without atomics, bitwise reproducible: what it runs for\n"
+       "the default CUBLAS_ATOMICS_NOT_ALLOWED); the table shows both. Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE   the database (required; opened read-only)\n"
        CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
+       "  --atomics C the rule set of --json and --at: any (default) or deterministic\n"
        "  --json      print a JSON document instead: {\"fit\": {id, created, uplo, hot, lo, hi,\n"
-       "              threshold, method}, \"rules\": [{n_start, n_end, kernel, label, candidate\n"
+       "              threshold, method, atomics}, \"rules\": [{n_start, n_end, kernel, label, candidate\n"
        "              (id, family, block_size, ux, multiplicity, mx; null for cuBLAS),\n"
        "              predicted_us, predicted_gain}, ...]}\n"
        "  --at LIST   for each n of the comma-separated LIST, the kernel the rules choose and its\n"
@@ -68,7 +73,7 @@ static void print_json(FILE *f, const db_fit *fit, const db_rule *rules, size_t 
   json_number(f, fit->threshold);
   fputs(", \"method\": ", f);
   json_string(f, fit->method);
-  fputs("},\n  \"rules\": [", f);
+  fprintf(f, ", \"atomics\": \"%s\"},\n  \"rules\": [", fit->deterministic ? "deterministic" : "any");
   for (size_t i = 0; i < nrules; i++) {
     const db_rule *r = &rules[i];
     char label[96];
@@ -124,6 +129,12 @@ static int print_at(db *d, const db_fit *fit, const db_rule *rules, size_t nrule
     fit_set_free(&s);
     return SYMV_EXIT_ERROR;
   }
+  fit_set all = s; /* a deterministic fit: its kernels, and cuBLAS without atomics as the reference */
+  if (fit->deterministic && fit_deterministic_view(&all, &s)) {
+    fprintf(stderr, "symvtune rules: %s\n", symv_strerror(SYMV_NO_MEMORY));
+    fit_set_free(&all);
+    return SYMV_EXIT_ERROR;
+  }
   printf("%8s %-26s %12s %12s %8s\n", "n", "kernel (rules)", "predicted us", "cuBLAS us", "gain");
   for (int i = 0; i < k; i++) {
     int n = ns[i] < fit->lo ? fit->lo : ns[i] > fit->hi ? fit->hi : ns[i];
@@ -138,7 +149,8 @@ static int print_at(db *d, const db_fit *fit, const db_rule *rules, size_t nrule
     fit_label(r->kernel, &r->cand, label, sizeof label);
     printf("%7d%s %-26s %12.2f %12.2f %8.2f\n", ns[i], sampled ? "*" : " ", label, t, cb, cb / t);
   }
-  fit_set_free(&s);
+  if (fit->deterministic) free(s.curve);
+  fit_set_free(&all);
   return SYMV_EXIT_OK;
 }
 
@@ -148,10 +160,11 @@ static int run(int argc, char **argv)
   if (cli_each_routine("rules", argc, argv, run, &each)) return each;
   static const struct option opts[] = {{"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
                                        {"at", required_argument, 0, 'a'},  {"help", no_argument, 0, 'h'},
+                                       {"atomics", required_argument, 0, 'A'},
                                        {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL;
-  int json = 0, c, at[256], nat = 0;
+  int json = 0, c, at[256], nat = 0, deterministic = 0, class_given = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
@@ -161,6 +174,11 @@ static int run(int argc, char **argv)
         return cli_usage_error("rules", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
       break;
     case 'j': json = 1; break;
+    case 'A':
+      if (strcmp(optarg, "any") && strcmp(optarg, "deterministic"))
+        return cli_usage_error("rules", "invalid --atomics '%s' (any or deterministic)", optarg);
+      deterministic = !strcmp(optarg, "deterministic"), class_given = 1;
+      break;
     case 'a':
       if (cli_parse_int_list("rules", "--at", optarg, 1, 1 << 30, at, 256, &nat)) return SYMV_EXIT_USAGE;
       break;
@@ -182,7 +200,7 @@ static int run(int argc, char **argv)
   db_fit fit;
   db_rule *rules = NULL;
   size_t nrules = 0;
-  rc = db_latest_fit(d, symv_routine_name(routine), 'L', 0, &fit, &rules, &nrules, NULL, NULL);
+  rc = db_latest_fit_class(d, symv_routine_name(routine), 'L', 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
   if (rc) {
     fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     db_close(d);
@@ -191,7 +209,24 @@ static int run(int argc, char **argv)
   int status = SYMV_EXIT_OK;
   if (json) print_json(stdout, &fit, rules, nrules);
   else if (nat) status = print_at(d, &fit, rules, nrules, at, nat);
-  else fit_print_rules(stdout, &fit, rules, nrules);
+  else {
+    fit_print_rules(stdout, &fit, rules, nrules);
+    if (!class_given) { /* the table: the deterministic set too */
+      db_fit dfit;
+      db_rule *drules = NULL;
+      size_t ndrules = 0;
+      rc = db_latest_fit_class(d, symv_routine_name(routine), 'L', 0, 1, &dfit, &drules, &ndrules, NULL, NULL);
+      printf("\nDeterministic rules (for handles in cuBLAS's default atomics mode, CUBLAS_ATOMICS_NOT_ALLOWED: "
+             "families %s and cuBLAS without atomics)\n", SYMV_DETERMINISTIC_FAMILIES);
+      if (rc == 0) fit_print_rules(stdout, &dfit, drules, ndrules);
+      else if (rc == SYMV_NOT_FOUND) printf("  none stored: libsymv runs cuBLAS for such handles ('symvtune fit' makes them)\n");
+      else {
+        fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
+        status = SYMV_EXIT_ERROR;
+      }
+      free(drules);
+    }
+  }
   free(rules);
   db_close(d);
   if (fflush(stdout) || ferror(stdout)) {

@@ -19,7 +19,7 @@
 #include "routine.h"
 #include "symv_error.h"
 
-#define NSTAGES (3 * SYMV_ROUTINE_COUNT + 1) /* sweep, fit and bench of each routine, one build */
+#define NSTAGES (4 * SYMV_ROUTINE_COUNT + 1) /* sweep, fit and two benches of each routine, one build */
 
 static void help(void)
 {
@@ -29,7 +29,9 @@ static void help(void)
        "  2. symvtune fit --db FILE --routine R     d-spline fits and dispatch rules\n"
        "     (1 and 2 for each routine)\n"
        "  3. symvtune build --db FILE --out DIR     one DIR/lib/libsymv.so of every fitted routine\n"
-       "  4. symvtune bench --lib DIR --routine R   libsymv against cuBLAS and OpenBLAS, each routine\n"
+       "  4. symvtune bench --lib DIR --routine R --atomics any|deterministic\n"
+       "                                            libsymv against cuBLAS and OpenBLAS, each routine, with a\n"
+       "                                            handle that allowed atomics and one in cuBLAS's default\n"
        "and prints the wall time of each stage. A stage that fails stops the job with its exit\n"
        "status; run the same command again to go on (the sweep keeps what it measured).\n\n"
        "Options:\n"
@@ -110,11 +112,13 @@ static int run(int argc, char **argv)
         av = argvs[nstages];
         av[0] = "fit", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--routine", av[4] = name, av[5] = NULL;
         stages[nstages++] = av;
-      } else if (pass == 2) {
-        char **av = argvs[nstages];
-        av[0] = "bench", av[1] = "--lib", av[2] = (char *)out, av[3] = "--device", av[4] = dev;
-        av[5] = "--routine", av[6] = name, av[7] = NULL;
-        stages[nstages++] = av;
+      } else if (pass == 2) { /* a handle that allowed atomics, then one in cuBLAS's default mode */
+        for (int det = 0; det < 2; det++) {
+          char **av = argvs[nstages];
+          av[0] = "bench", av[1] = "--lib", av[2] = (char *)out, av[3] = "--device", av[4] = dev;
+          av[5] = "--routine", av[6] = name, av[7] = "--atomics", av[8] = det ? "deterministic" : "any", av[9] = NULL;
+          stages[nstages++] = av;
+        }
       }
     }
   }
@@ -144,10 +148,13 @@ static int run(int argc, char **argv)
   printf("\nsymvtune tune: wall time by stage\n");
   double total = 0;
   for (int s = 0; s < done; s++) {
-    const char *what = ""; /* the stage's routine, the value after its --routine */
-    for (int i = 1; stages[s][i] && stages[s][i + 1]; i++)
+    const char *what = "", *cls = ""; /* the stage's routine (after its --routine), its --atomics */
+    for (int i = 1; stages[s][i] && stages[s][i + 1]; i++) {
       if (!strcmp(stages[s][i], "--routine")) what = stages[s][i + 1];
-    printf("  %-6s %-6s %10.1f s%s\n", stages[s][0], what, wall[s], s == done - 1 && status ? "  (failed)" : "");
+      if (!strcmp(stages[s][i], "--atomics")) cls = stages[s][i + 1];
+    }
+    printf("  %-6s %-6s %10.1f s%s%s%s\n", stages[s][0], what, wall[s], *cls ? "  atomics " : "", cls,
+           s == done - 1 && status ? "  (failed)" : "");
     total += wall[s];
   }
   printf("  %-13s %10.1f s\n", "total", total);

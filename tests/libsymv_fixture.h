@@ -77,6 +77,13 @@ static const fix_rule fix_rules[FIX_NRULES] = {
   {2501, 3200, DB_KERNEL_CUBLAS_ATOMICS, -1}, {3201, 4000, DB_KERNEL_CANDIDATE, 3},
 };
 
+/* The fixture's deterministic rules (for handles in cuBLAS's default
+ * atomics mode): lu (candidate 3) up to 1500, cuBLAS without atomics above. */
+#define FIX_NDET 2
+static const fix_rule fix_det_rules[FIX_NDET] = {
+  {32, 1500, DB_KERNEL_CANDIDATE, 3}, {1501, 4000, DB_KERNEL_CUBLAS, -1},
+};
+
 #include "test_util.h"
 #define fix_rmtree test_rmtree
 
@@ -171,6 +178,7 @@ static int fix_make_db(const char *dbpath, const fix_rule *rules, int nrules, in
     db_close(d);
     return -1;
   }
+  const int with_det = !rules; /* the default fixture has deterministic rules too */
   if (!rules) rules = fix_rules, nrules = FIX_NRULES, lo = FIX_LO, hi = FIX_HI;
   db_rule r[32];
   memset(r, 0, sizeof r);
@@ -183,6 +191,18 @@ static int fix_make_db(const char *dbpath, const fix_rule *rules, int nrules, in
   db_fit fit = {.routine = "dsymv", .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = 0.01};
   snprintf(fit.method, sizeof fit.method, "test fixture (tests/libsymv_fixture.h)");
   rc = db_put_fit(d, &fit, NULL, 0, r, (size_t)nrules);
+  if (!rc && with_det) {
+    memset(r, 0, sizeof r);
+    for (int i = 0; i < FIX_NDET; i++) {
+      r[i].n_start = fix_det_rules[i].n_start, r[i].n_end = fix_det_rules[i].n_end;
+      snprintf(r[i].kernel, sizeof r[i].kernel, "%s", fix_det_rules[i].kernel);
+      if (fix_det_rules[i].cand >= 0) r[i].cand = c[fix_det_rules[i].cand];
+      r[i].predicted_us = 20.0 + i, r[i].predicted_gain = 1.125;
+    }
+    db_fit det = fit;
+    det.deterministic = 1;
+    rc = db_put_fit(d, &det, NULL, 0, r, FIX_NDET);
+  }
   if (rc) snprintf(err, errlen, "db_put_fit: %s: %s", symv_errname(rc), db_errmsg(d));
   if (cands) memcpy(cands, c, sizeof c);
   db_close(d);

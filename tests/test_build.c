@@ -134,10 +134,15 @@ Test(build, generates_library_from_real_database, .timeout = 600)
   for (size_t i = 0; i < sizeof rules / sizeof *rules; i++)
     cr_assert_not_null(strstr(table, rules[i]), "rule %s missing from the table:\n%s", rules[i], table);
   cr_assert_not_null(strstr(table, "{\"NVIDIA H200\", 9, 0, 132, \"sm_90\"}"), "device:\n%s", table);
-  /* dsymv's rules are the six, from the table's first; the other routines have none (cuBLAS) */
+  /* dsymv's 'any' rules are the six, from the table's first, then its two
+   * deterministic ones (the lu candidate, cuBLAS without atomics); the other
+   * routines have none (cuBLAS) */
   cr_assert_not_null(strstr(table, "{0, 6, "), "dsymv's rule range:\n%s", table);
-  cr_assert_not_null(strstr(table, "{6, 0, 0LL, 'L', 0}, /* zhemv */"), "zhemv is not tuned:\n%s", table);
-  cr_assert_eq(strstr(table, "symv_table_nrules = 6;") != NULL, 1);
+  cr_assert_not_null(strstr(table, ", 6, 2, "), "dsymv's deterministic rule range:\n%s", table);
+  cr_assert_not_null(strstr(table, "{32, 1500, 3}"), "the deterministic lu rule:\n%s", table);
+  cr_assert_not_null(strstr(table, "{1501, 4000, SYMV_RULE_CUBLAS}"), "the deterministic cuBLAS rule:\n%s", table);
+  cr_assert_not_null(strstr(table, "{8, 0, 0LL, 'L', 0, 8, 0, 0LL}, /* zhemv */"), "zhemv is not tuned:\n%s", table);
+  cr_assert_eq(strstr(table, "symv_table_nrules = 8;") != NULL, 1);
   cr_assert_eq(strstr(table, "symv_table_ncandidates = 4;") != NULL, 1);
 
   /* one unit per kernel (the two atomic_red share one), with exactly the
@@ -767,6 +772,18 @@ Test(build, six_routine_library_from_the_shipped_sweep, .timeout = 600)
   cr_assert_eq(build(dbpath, in_dir(out, "lib6"), NULL, &text), 0, "build failed:\n%s", text);
   free(text);
   char *table = read_table(out);
+  /* the rules and the candidates' families, in table order */
+  struct { int n_start, n_end; char kernel[32]; } rule[512];
+  int nrule = 0, ncand = 0;
+  char family[512][32];
+  const char *rules_at = strstr(table, "symv_table_rules[] = {\n"), *cands_at = strstr(table, "symv_table_candidates[] = {\n");
+  cr_assert(rules_at && cands_at);
+  for (const char *q = strchr(rules_at, '\n') + 1; !strncmp(q, "  ", 2); q = strchr(q, '\n') + 1)
+    if (q[2] == '{' && nrule < 512 &&
+        sscanf(q, "  {%d, %d, %31[^}]}", &rule[nrule].n_start, &rule[nrule].n_end, rule[nrule].kernel) == 3)
+      nrule++;
+  for (const char *q = strchr(cands_at, '\n') + 1; !strncmp(q, "  {{", 4) && ncand < 512; q = strchr(q, '\n') + 1)
+    cr_assert_eq(sscanf(q, "  {{SYMV_FAMILY_%31[A-Z_],", family[ncand++]), 1, "%.80s", q);
   for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
     const char *name = symv_routine_name((symv_routine)r);
     char tag[32];
@@ -774,10 +791,27 @@ Test(build, six_routine_library_from_the_shipped_sweep, .timeout = 600)
     const char *row = strstr(table, tag);
     cr_assert_not_null(row, "no range of %s:\n%s", name, table);
     while (row > table && row[-1] != '{') row--;
-    int first = -1, count = -1;
-    cr_assert_eq(sscanf(row, "%d, %d", &first, &count), 2);
+    int first = -1, count = -1, dfirst = -1, dcount = -1;
+    long long fit_id = -1, dfit_id = -1;
+    char uplo = 0;
+    int hot = -1;
+    cr_assert_eq(sscanf(row, "%d, %d, %lldLL, '%c', %d, %d, %d, %lldLL", &first, &count, &fit_id, &uplo, &hot, &dfirst,
+                        &dcount, &dfit_id), 8, "%.80s", row);
     const int tuned = strcmp(name, "dsymv") && strcmp(name, "chemv");
     cr_assert(tuned ? count >= 1 : count == 0, "%s has %d rules", name, count);
+    /* the two refitted here have deterministic rules too (the shipped fits
+     * are older than them): lu, panel or cuBLAS without atomics only */
+    const int refitted = !strcmp(name, "zhemv") || !strcmp(name, "ssymv");
+    cr_assert(refitted ? dcount >= 1 && dfit_id > fit_id : dcount == 0, "%s has %d deterministic rules", name, dcount);
+    cr_assert_leq(dfirst + dcount, nrule);
+    for (int i = dfirst; i < dfirst + dcount; i++) {
+      if (!strcmp(rule[i].kernel, "SYMV_RULE_CUBLAS")) continue;
+      int k = atoi(rule[i].kernel);
+      cr_assert(k >= 0 && k < ncand, "%s: deterministic rule %d..%d names %s", name, rule[i].n_start, rule[i].n_end,
+                rule[i].kernel);
+      cr_assert(!strcmp(family[k], "LU") || !strcmp(family[k], "PANEL"), "%s: deterministic rule %d..%d runs a %s "
+                "kernel", name, rule[i].n_start, rule[i].n_end, family[k]);
+    }
     if (tuned) { /* its candidates are its own: the kernel names carry the routine */
       char prefix[40];
       snprintf(prefix, sizeof prefix, "\"%s_", name);

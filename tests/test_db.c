@@ -1971,7 +1971,8 @@ static void migrate_shipped(const char *name)
 
   db *d = open_ok(p, 0);  /* migrates */
   close_ok(d);
-  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 4);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM fit WHERE atomics <> 'any'"), 0, "old fits are of class 'any'");
 
   /* every table: the same rows, the same values in its old columns (ids
    * included), as many rows */
@@ -2233,4 +2234,77 @@ Test(db, writers_refuse_values_past_the_limits)
   db_rule r = rule_of(32, DB_N_MAX + 1, DB_KERNEL_CUBLAS, 0, 5.0);
   cr_assert_eq(db_put_fit(d, &f, NULL, 0, &r, 1), SYMV_INVALID_VALUE);
   close_ok(d);
+}
+
+/* Schema 5: a fit's atomics class. A deterministic fit names only cuBLAS
+ * with atomics off and candidates of deterministic families, on writing and
+ * on reading (a file edited to say otherwise is corrupt); each class has its
+ * own latest fit. */
+Test(db, deterministic_fits_name_only_reproducible_kernels)
+{
+  char p[256];
+  path_of(p, "det.db");
+  db *d = fresh(p);
+  long long id[3];
+  const char *fam[3] = { "lu", "pipe", "panel" };
+  for (int i = 0; i < 3; i++) {
+    db_candidate c = point(fam[i], 128, 2 + 2 * i, 1, 0);
+    OK(db_put_candidate(d, &c, &id[i]));
+    c.id = id[i];
+    c.status = DB_VALID;
+    OK(db_set_candidate_result(d, &c));
+  }
+  db_fit any = fit_of(32, 9000, 0.01);
+  db_rule ar[2] = { rule_of(32, 4000, DB_KERNEL_CANDIDATE, id[1], 5),
+                    rule_of(4001, 9000, DB_KERNEL_CUBLAS_ATOMICS, 0, 300) };
+  OK(db_put_fit(d, &any, NULL, 0, ar, 2));
+
+  db_fit det = fit_of(32, 9000, 0.01);
+  det.deterministic = 1;
+  db_rule bad[2] = { rule_of(32, 4000, DB_KERNEL_CANDIDATE, id[1], 5), rule_of(4001, 9000, DB_KERNEL_CUBLAS, 0, 300) };
+  cr_assert_eq(db_put_fit(d, &det, NULL, 0, bad, 2), SYMV_INVALID_VALUE, "a pipe rule in a deterministic fit");
+  cr_assert_not_null(strstr(db_errmsg(d), "bitwise"), "%s", db_errmsg(d));
+  bad[0] = rule_of(32, 4000, DB_KERNEL_CANDIDATE, id[0], 5);
+  bad[1] = rule_of(4001, 9000, DB_KERNEL_CUBLAS_ATOMICS, 0, 300);
+  cr_assert_eq(db_put_fit(d, &det, NULL, 0, bad, 2), SYMV_INVALID_VALUE, "cuBLAS with atomics in a deterministic fit");
+  db_fit_curve cv = { .kernel = DB_KERNEL_CANDIDATE, .candidate_id = id[1], .alpha = 3, .nsamples = 9, .rms_rel = 0 };
+  db_rule dr[3] = { rule_of(32, 700, DB_KERNEL_CANDIDATE, id[2], 3), rule_of(701, 3000, DB_KERNEL_CANDIDATE, id[0], 9),
+                    rule_of(3001, 9000, DB_KERNEL_CUBLAS, 0, 300) };
+  cr_assert_eq(db_put_fit(d, &det, &cv, 1, dr, 3), SYMV_INVALID_VALUE, "a pipe curve in a deterministic fit");
+  OK(db_put_fit(d, &det, NULL, 0, dr, 3));
+  cr_assert_gt(det.id, any.id);
+  close_ok(d);
+
+  /* each class's latest, whatever the other's age */
+  d = open_ok(p, DB_READONLY);
+  db_fit f;
+  db_rule *r;
+  size_t nr;
+  OK(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL));
+  cr_assert(f.id == any.id && !f.deterministic && nr == 2 && !strcmp(r[0].cand.family, "pipe"));
+  free(r);
+  OK(db_latest_fit_class(d, "dsymv", 'L', 0, 1, &f, &r, &nr, NULL, NULL));
+  cr_assert(f.id == det.id && f.deterministic && nr == 3);
+  cr_assert_str_eq(r[0].cand.family, "panel");
+  cr_assert_str_eq(r[1].cand.family, "lu");
+  cr_assert_str_eq(r[2].kernel, DB_KERNEL_CUBLAS);
+  free(r);
+  cr_assert_eq(db_latest_fit_class(d, "dsymv", 'U', 0, 1, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_not_null(strstr(db_errmsg(d), "deterministic"), "%s", db_errmsg(d));
+  close_ok(d);
+
+  /* a file edited so that a deterministic rule names pipe is refused */
+  char sql[256];
+  snprintf(sql, sizeof sql, "UPDATE fit_rule SET candidate_id = %lld WHERE fit_id = %lld AND n_start = 701", id[1], det.id);
+  raw_exec(p, sql);
+  d = open_ok(p, DB_READONLY);
+  cr_assert_eq(db_latest_fit_class(d, "dsymv", 'L', 0, 1, &f, &r, &nr, NULL, NULL), SYMV_DB_CORRUPT);
+  cr_assert_null(r);
+  cr_assert_not_null(strstr(db_errmsg(d), "not bitwise reproducible"), "%s", db_errmsg(d));
+  close_ok(d);
+  /* and the schema itself holds the class to its two values */
+  raw_exec(p, "PRAGMA journal_mode = DELETE");
+  sqlite3 *c = raw_open(p, SQLITE_OPEN_READWRITE);
+  cr_assert_neq(sqlite3_exec(c, "UPDATE fit SET atomics = 'some'", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(c);
 }

@@ -376,6 +376,50 @@ Test(fit, rules_follow_the_true_winners_and_ignore_spikes)
   free(r), free(out), free(err);
 }
 
+/* The deterministic rules, for handles in cuBLAS's default atomics mode:
+ * only lu (the one deterministic family here) and cuBLAS with atomics off,
+ * each where it is truly faster, and the gain is taken over cuBLAS with
+ * atomics off, the only mode such a handle may get. */
+Test(fit, deterministic_rules_choose_among_reproducible_kernels_only)
+{
+  char p[256];
+  dense_db x;
+  make_dense_db(path_of(p, "dense.db"), &x);
+  char *out, *err;
+  int st = symvtune(&out, &err, NULL, "fit", "--db", p, "--margin", "0", NULL);
+  cr_assert_eq(st, 0, "seed %llu: symvtune fit: exit %d\n%s%s", seed, st, out, err);
+  cr_assert_not_null(strstr(out, "Deterministic rules"), "seed %llu:\n%s", seed, out);
+  db *d = NULL;
+  cr_assert_eq(db_open(&d, p, DB_READONLY), 0);
+  db_fit fit;
+  db_rule *r;
+  size_t nr;
+  OK(db_latest_fit_class(d, "dsymv", 'L', 0, 1, &fit, &r, &nr, NULL, NULL));
+  db_close(d);
+  cr_assert(fit.deterministic && fit.lo == 32 && fit.hi == 32768);
+  size_t i = 0;
+  int checked = 0;
+  for (int n = 32; n <= 32768; n++) {
+    while (r[i].n_end < n) i++;
+    int k = kernel_of(&x, &r[i]);
+    cr_assert(k == K_CUBLAS || k == K_LU, "seed %llu: deterministic rule %d..%d names %s\n%s", seed, r[i].n_start,
+              r[i].n_end, k >= 0 ? kname[k] : "an unknown kernel", out);
+    double tl = truth(&x.m[K_LU], n), tc = truth(&x.m[K_CUBLAS], n);
+    if (fmax(tl, tc) / fmin(tl, tc) - 1 < 0.05) continue;
+    checked++;
+    cr_assert_eq(k, tl < tc ? K_LU : K_CUBLAS, "seed %llu: at n = %d lu %.2f us, cuBLAS %.2f us, rule names %s\n%s",
+                 seed, n, tl, tc, kname[k], out);
+  }
+  cr_assert_gt(checked, 1000, "seed %llu: lu and cuBLAS are clearly apart at only %d sizes", seed, checked);
+  for (i = 0; i < nr; i++) {
+    int mid = (int)lround(sqrt((double)r[i].n_start * r[i].n_end));
+    double want = truth(&x.m[K_CUBLAS], mid) / truth(&x.m[kernel_of(&x, &r[i])], mid);
+    cr_assert(fabs(r[i].predicted_gain / want - 1) < 0.05, "seed %llu: rule %zu's gain %.3f, over cuBLAS without "
+              "atomics %.3f", seed, i, r[i].predicted_gain, want);
+  }
+  free(r), free(out), free(err);
+}
+
 Test(fit, rules_print_as_a_table_and_as_json)
 {
   char p[256];
@@ -925,6 +969,9 @@ Test(fit, database_text_is_escaped_when_printed)
   char *out, *err;
   cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
   free(out), free(err);
+  /* the lu candidate's family is made unreadable below, which a deterministic
+   * fit (that names lu) rightly refuses: this test looks at the 'any' fit */
+  tamper_sql(p, "DELETE FROM fit WHERE atomics = 'deterministic'");
   tamper_sql(p, "UPDATE fit SET method = 'm' || char(27) || '[31mRED' || char(10) || 'x\\y';"
                 "UPDATE candidate SET family = 'lu' || char(27) || ']0;t' || char(7) WHERE family = 'lu'");
   cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, NULL), 0, "seed %llu: %s", seed, err);

@@ -158,12 +158,16 @@ static void fixture_candidates(db_candidate c[4])
   db_close(d);
 }
 
-/* What symvLastKernel must say after a call of size n. */
-static void expected_kernel(int n, char *out, size_t len)
+/* What symvLastKernel must say after a call of size n by a handle in
+ * CUBLAS_ATOMICS_ALLOWED (the 'any' rules, fix_rules) or, deterministic
+ * nonzero, in the default CUBLAS_ATOMICS_NOT_ALLOWED (fix_det_rules). */
+static void expected_kernel_of(int deterministic, int n, char *out, size_t len)
 {
+  const fix_rule *rules = deterministic ? fix_det_rules : fix_rules;
+  const int count = deterministic ? FIX_NDET : FIX_NRULES;
   int i = 0;
-  while (i < FIX_NRULES - 1 && n > fix_rules[i].n_end) i++;
-  const fix_rule *r = &fix_rules[i];
+  while (i < count - 1 && n > rules[i].n_end) i++;
+  const fix_rule *r = &rules[i];
   if (r->cand < 0) {
     snprintf(out, len, "%s", r->kernel);
     return;
@@ -176,6 +180,9 @@ static void expected_kernel(int n, char *out, size_t len)
   p.mx = c[r->cand].mx;
   symv_kernel_name(&p, out, len);
 }
+
+/* expected_kernel_of the 'any' rules: what handles that allowed atomics get. */
+static void expected_kernel(int n, char *out, size_t len) { expected_kernel_of(0, n, out, len); }
 
 /* ---- Without a GPU --------------------------------------------------------- */
 
@@ -246,6 +253,7 @@ static const char prog_src[] =
   "  for (int i = 0; i < n; i++) x[i] = rand() / (double)RAND_MAX - 0.5, y[i] = r[i] = rand() / (double)RAND_MAX;\n"
   "  cublasHandle_t h;\n"
   "  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 3;\n"
+  "  cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED); /* the fixture's 'any' rules */\n"
   "  cudaMalloc((void **)&dA, sizeof(double) * n * n), cudaMalloc((void **)&dx, sizeof(double) * n);\n"
   "  cudaMalloc((void **)&dy, sizeof(double) * n);\n"
   "  cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);\n"
@@ -355,6 +363,7 @@ Test(libsymv, matches_cublas_and_openblas_over_the_grid, .init = need_gpu, .time
   cublasHandle_t ref, h;
   cr_assert_eq(cublasCreate(&ref), CUBLAS_STATUS_SUCCESS);
   cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS); /* every family runs */
   double *ds;
   cr_assert_eq(cudaMalloc((void **)&ds, 2 * sizeof(double)), cudaSuccess);
   int cases = 0;
@@ -456,15 +465,17 @@ Test(libsymv, atomics_mode_is_set_for_cublas_rules_and_restored, .init = need_gp
   cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * n), cudaSuccess);
   cudaMemset(dA, 0, sizeof(double) * n * n), cudaMemset(dx, 0, sizeof(double) * n);
   for (int start = 0; start < 2; start++) {
+    /* the default mode takes the deterministic rules, ALLOWED the 'any' ones
+     * (whose cublas_atomics rule sets the mode for the call) */
     cublasAtomicsMode_t mine = start ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED, now;
     for (int k = 0; k < 3; k++) {
-      static const int ns[3] = {2900, 500, 1000}; /* cublas_atomics, cublas, a candidate */
-      static const char *const want[3] = {"cublas_atomics", "cublas", NULL};
+      static const int ns[3] = {2900, 500, 1000};
+      char want[64];
+      expected_kernel_of(!start, ns[k], want, sizeof want);
       cr_assert_eq(cublasSetAtomicsMode(h, mine), CUBLAS_STATUS_SUCCESS);
       cr_assert_eq(symv(h, CUBLAS_FILL_MODE_LOWER, ns[k], &alpha, dA, ns[k], dx, 1, &beta, dy, 1),
                    CUBLAS_STATUS_SUCCESS);
-      if (want[k]) cr_assert_str_eq(last_kernel(), want[k]);
-      else cr_assert_eq(strncmp(last_kernel(), "dsymv_", 6), 0, "%s", last_kernel());
+      cr_assert_str_eq(last_kernel(), want, "mode %d, n = %d", (int)mine, ns[k]);
       cr_assert_eq(cublasGetAtomicsMode(h, &now), CUBLAS_STATUS_SUCCESS);
       cr_assert_eq(now, mine, "n = %d changed the handle's atomics mode", ns[k]);
     }
@@ -525,7 +536,8 @@ static void *worker(void *varg)
     snprintf(w->msg, sizeof w->msg, "cudaStreamCreate failed");
     return NULL;
   }
-  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS || cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS) {
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS || cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS ||
+      cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED) != CUBLAS_STATUS_SUCCESS) {
     snprintf(w->msg, sizeof w->msg, "cublasCreate failed");
     return NULL;
   }
@@ -682,6 +694,7 @@ static char *two_calls_captured(dsymv_fn fn, last_fn last, int n, const char *wa
   snprintf(log, sizeof log, "%s/stderr-%d.txt", libdir(), getpid());
   cublasHandle_t h;
   cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
   unsigned long long seed = 99;
   double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *y0 = malloc(sizeof(double) * n),
          *yref = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), alpha = 0.7, beta = -0.4, *dA, *dx, *dy;
@@ -763,7 +776,7 @@ Test(libsymv, kernel_that_cannot_run_goes_to_cublas_told_once, .init = need_gpu,
    * inside the limits of params.h, beyond what an SM holds */
   void *l = build_tampered("unfit",
                            "UPDATE candidate SET multiplicity = 40 WHERE id = "
-                           "(SELECT candidate_id FROM fit_rule WHERE n_start = 1501)",
+                           "(SELECT candidate_id FROM fit_rule WHERE n_start = 1501 AND candidate_id IS NOT NULL)",
                            &fn, &last);
   setenv("SYMV_VERBOSE", "1", 1);
   char *text = two_calls_captured(fn, last, 2000, "cublas");
@@ -775,4 +788,96 @@ Test(libsymv, kernel_that_cannot_run_goes_to_cublas_told_once, .init = need_gpu,
   cr_assert_eq(count(text, "libsymv:"), 0, "%s", text);
   free(text);
   dlclose(l);
+}
+
+/* ---- The default atomics mode is bitwise reproducible ------------------- */
+
+/* A handle left in cuBLAS's default mode (CUBLAS_ATOMICS_NOT_ALLOWED) gets
+ * the same bits from the same inputs, call after call: 50 calls at sizes
+ * of each deterministic rule (lu, then cuBLAS without atomics), while
+ * another thread keeps the GPU busy with the atomic families through a
+ * handle that allowed atomics (which changes the timing of every call). */
+typedef struct {
+  volatile int stop;
+  int calls;
+  char msg[256];
+} noise_arg;
+
+static void *noise(void *varg)
+{
+  noise_arg *a = varg;
+  cudaStream_t s;
+  cublasHandle_t h;
+  const int n = 2000; /* the atomic family's rule of the fixture */
+  double *dA, *dx, *dy, alpha = 1, beta = 1;
+  if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess || cublasCreate(&h) != CUBLAS_STATUS_SUCCESS ||
+      cublasSetStream(h, s) != CUBLAS_STATUS_SUCCESS ||
+      cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED) != CUBLAS_STATUS_SUCCESS ||
+      cudaMalloc((void **)&dA, sizeof(double) * n * n) != cudaSuccess ||
+      cudaMalloc((void **)&dx, sizeof(double) * n) != cudaSuccess ||
+      cudaMalloc((void **)&dy, sizeof(double) * n) != cudaSuccess) {
+    snprintf(a->msg, sizeof a->msg, "setting up the noise failed");
+    return NULL;
+  }
+  cudaMemsetAsync(dA, 0, sizeof(double) * n * n, s), cudaMemsetAsync(dx, 0, sizeof(double) * n, s);
+  cudaMemsetAsync(dy, 0, sizeof(double) * n, s);
+  while (!a->stop) {
+    if (symv(h, CUBLAS_FILL_MODE_LOWER, n, &alpha, dA, n, dx, 1, &beta, dy, 1) != CUBLAS_STATUS_SUCCESS) {
+      snprintf(a->msg, sizeof a->msg, "a noise call failed");
+      break;
+    }
+    if (++a->calls % 16 == 0) cudaStreamSynchronize(s);
+  }
+  cudaStreamSynchronize(s);
+  cudaFree(dA), cudaFree(dx), cudaFree(dy);
+  cublasDestroy(h);
+  cudaStreamDestroy(s);
+  return NULL;
+}
+
+Test(libsymv, default_atomics_mode_gives_the_same_bits_every_call, .init = need_gpu, .timeout = 300)
+{
+  static const int sizes[] = {300, 1200, 3000}; /* lu, lu, cuBLAS without atomics */
+  unsigned long long seed = (unsigned long long)time(NULL) * 6364136223846793005ull + 1442695040888963407ull;
+  cr_log_info("seed %llu", seed);
+  noise_arg na = {0};
+  pthread_t th;
+  cr_assert_eq(pthread_create(&th, NULL, noise, &na), 0);
+  cublasHandle_t h;
+  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS); /* default mode, as a program leaves it */
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+    const int n = sizes[si];
+    double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *y0 = malloc(sizeof(double) * n);
+    double *first = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *yref = malloc(sizeof(double) * n);
+    double alpha = 0.75, beta = -1.25, *dA, *dx, *dy;
+    symv_fill_random(SYMV_DSYMV, A, (long)n * n, &seed), symv_fill_random(SYMV_DSYMV, x, n, &seed);
+    symv_fill_random(SYMV_DSYMV, y0, n, &seed);
+    cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * n * n), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * n), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * n), cudaSuccess);
+    cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);
+    cudaMemcpy(dx, x, sizeof(double) * n, cudaMemcpyHostToDevice);
+    char want[64];
+    expected_kernel_of(1, n, want, sizeof want);
+    for (int call = 0; call < 50; call++) {
+      cudaMemcpy(dy, y0, sizeof(double) * n, cudaMemcpyHostToDevice);
+      cr_assert_eq(symv(h, CUBLAS_FILL_MODE_LOWER, n, &alpha, dA, n, dx, 1, &beta, dy, 1), CUBLAS_STATUS_SUCCESS);
+      cr_assert_str_eq(last_kernel(), want, "n = %d: the default mode ran %s", n, last_kernel());
+      cr_assert_eq(cudaMemcpy(call ? y : first, dy, sizeof(double) * n, cudaMemcpyDeviceToHost), cudaSuccess);
+      if (call) cr_assert_eq(memcmp(y, first, sizeof(double) * n), 0, "n = %d (%s): call %d differs in its bits", n,
+                             want, call);
+    }
+    /* and the bits are right: a scaled residual against OpenBLAS */
+    memcpy(yref, y0, sizeof(double) * n);
+    symv_ref(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, yref, 1);
+    double res = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, y0, first, yref, 1);
+    cr_assert(res >= 0 && res <= SYMV_RESIDUAL_TOL, "n = %d: scaled residual %g", n, res);
+    cudaFree(dA), cudaFree(dx), cudaFree(dy);
+    free(A), free(x), free(y0), free(first), free(y), free(yref);
+  }
+  na.stop = 1;
+  pthread_join(th, NULL);
+  cr_assert_str_eq(na.msg, "", "%s", na.msg);
+  cr_assert_gt(na.calls, 10, "the noise thread made only %d calls", na.calls);
+  cublasDestroy(h);
 }

@@ -117,3 +117,14 @@ Test(cli, integers_and_lists)
   cr_assert_float_eq(d, 2.5, 1e-15);
   cr_assert_neq(cli_parse_double("t", "--tol", "nan", 0, 10, &d), 0);
 }
+
+Test(params, deterministic_family_list_matches_the_table)
+{
+  char want[256] = "";
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++)
+    if (symv_family_tunable((symv_family)f) && symv_family_get((symv_family)f)->deterministic) {
+      if (*want) strcat(want, ", ");
+      strcat(want, symv_family_name((symv_family)f));
+    }
+  cr_assert_str_eq(SYMV_DETERMINISTIC_FAMILIES, want);
+}
