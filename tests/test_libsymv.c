@@ -648,6 +648,7 @@ Test(libsymv, workspace_is_reused_and_freed_at_unload, .init = need_gpu, .timeou
   cublasHandle_t h;
   cudaStream_t s2;
   cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS); /* the 'any' rules */
   cr_assert_eq(cudaStreamCreate(&s2), cudaSuccess);
   const int n = 12000; /* beyond the range: the lu rule */
   double *dA, *dx, *dy, alpha = 1, beta = 0.5;
