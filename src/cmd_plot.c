@@ -39,7 +39,7 @@ static const char *const plot_files[] = {"samples.dat", "outliers.dat", "curves.
 
 static void help(void)
 {
-  puts("Usage: symvtune plot --db FILE --out FILE.png\n"
+  puts("Usage: symvtune plot --db FILE --out FILE.png [--atomics any|deterministic]\n"
        "Draws the latest fit stored by `symvtune fit` with gnuplot: in the upper panel each\n"
        "densely sampled kernel's samples (points; outliers the fit dropped as crosses) and\n"
        "fitted curve (lines) in GFLOPS (LAPACK flop count / time) over n on a log axis, both cuBLAS modes\n"
@@ -52,6 +52,9 @@ static void help(void)
        "  --routine R  the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
        "  --out FILE   the PNG to write (required; replaced whole if it exists; never\n"
        "               the database or its -wal, -shm or -journal file)\n"
+       "  --atomics C  the rule set drawn: any (default: every kernel, both cuBLAS modes) or\n"
+       "               deterministic (lu, panel and cuBLAS without atomics: what libsymv runs\n"
+       "               for handles in cuBLAS's default atomics mode; only those curves drawn)\n"
        "  --help       this text\n"
        "Environment: SYMVTUNE_GNUPLOT names the gnuplot program (default: the one configure\n"
        "found).\n"
@@ -249,9 +252,11 @@ static void plot_show_log(const char *dir)
 static int run(int argc, char **argv)
 {
   static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"out", required_argument, 0, 'o'},
+    {"atomics", required_argument, 0, 'A'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL, *out = NULL;
+  int det = 0;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -260,6 +265,11 @@ static int run(int argc, char **argv)
     case 'r':
       if (symv_routine_parse(optarg, &routine))
         return cli_usage_error("plot", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      break;
+    case 'A':
+      if (strcmp(optarg, "any") && strcmp(optarg, "deterministic"))
+        return cli_usage_error("plot", "invalid --atomics '%s' (any or deterministic)", optarg);
+      det = !strcmp(optarg, "deterministic");
       break;
     case 'o': out = optarg; break;
     case 'h': help(); return SYMV_EXIT_OK;
@@ -293,7 +303,8 @@ static int run(int argc, char **argv)
   fit_set s = {0};
   db_device dev;
   char dir[4096] = "";
-  if ((rc = db_latest_fit(d, symv_routine_name(routine), 'L', 0, &fit, &rules, &nrules, &curves, &ncurves))) {
+  if ((rc = db_latest_fit_class(d, symv_routine_name(routine), 'L', 0, det, &fit, &rules, &nrules, &curves,
+                                &ncurves))) {
     fprintf(stderr, "symvtune plot: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     goto out;
   }
@@ -335,7 +346,14 @@ static int run(int argc, char **argv)
     goto out;
   }
   errno = 0;
-  rc = plot_write(dir, &s, &fit, rules, nrules, &dev);
+  fit_set view = {0}; /* the deterministic rules: their kernels' curves only */
+  if (det && fit_deterministic_view(&s, &view)) {
+    fprintf(stderr, "symvtune plot: %s\n", symv_strerror(SYMV_NO_MEMORY));
+    goto out;
+  }
+  rc = plot_write(dir, det ? &view : &s, &fit, rules, nrules, &dev);
+  const size_t drawn = det ? view.ncurves : s.ncurves;
+  free(view.curve);
   if (rc == -2) {
     fprintf(stderr, "symvtune plot: no kernel has two or more samples in %d..%d: nothing to draw\n", fit.lo, fit.hi);
     goto out;
@@ -366,7 +384,8 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune plot: cannot write %s: %s\n", out, strerror(errno));
     goto out;
   }
-  printf("wrote %s: fit %lld, %zu kernels, %zu rules, n = %d..%d\n", out, fit.id, s.ncurves, nrules, fit.lo,
+  printf("wrote %s: fit %lld%s, %zu kernels, %zu rules, n = %d..%d\n", out, fit.id, det ? " (deterministic)" : "",
+         drawn, nrules, fit.lo,
          fit.hi);
   status = SYMV_EXIT_OK;
 out:

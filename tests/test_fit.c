@@ -527,6 +527,17 @@ Test(fit, plot_writes_a_png, .timeout = 60)
   cr_assert_gt(len, 1000, "seed %llu: %s has %ld bytes", seed, png, len);
   cr_assert_eq(memcmp(img, "\x89PNG\r\n\x1a\n", 8), 0, "not a PNG");
   free(img), free(out), free(err);
+  /* the deterministic rules: their own fit, and only the kernels they may
+   * choose from (cuBLAS without atomics and lu, of the five here) */
+  char dpng[256];
+  path_of(dpng, "det.png");
+  st = symvtune(&out, &err, NULL, "plot", "--db", p, "--out", dpng, "--atomics", "deterministic", NULL);
+  cr_assert_eq(st, 0, "seed %llu: symvtune plot --atomics deterministic: exit %d\n%s%s", seed, st, out, err);
+  cr_assert_not_null(strstr(out, "(deterministic), 2 kernels"), "seed %llu: %s", seed, out);
+  img = slurp(dpng, &len);
+  cr_assert_gt(len, 1000);
+  cr_assert_eq(memcmp(img, "\x89PNG\r\n\x1a\n", 8), 0, "not a PNG");
+  free(img), free(out), free(err);
 }
 
 /* plot --out never names its own database (the file itself, through a
