@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # db: the results database (SQLite). Plain C, no CUDA: builds and tests on a
 # machine without a GPU.
 noinst_LIBRARIES += db/libdb.a

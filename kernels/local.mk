@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # kernels: CUDA sources of the kernel families. They are embedded into
 # symvtune (NVRTC compiles them at run time for the GPU present) and, later,
 # compiled by nvcc into the generated library: one source for both.

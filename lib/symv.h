@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv.h - libsymv, the SYMV and HEMV routines that `symvtune build`
  * generates for one GPU: y := alpha*A*x + beta*y with A an n-by-n symmetric

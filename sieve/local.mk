@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # sieve: plain C, no CUDA. Champion ranking of the candidates measured at a
 # few sizes (method.md section 4 steps 3-4).
 noinst_LIBRARIES += sieve/libsieve.a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_build.c - `symvtune build`: turns the latest fit's rules in a database
  * into the generated library DIR/lib/libsymv.so (method.md section 4 step
@@ -423,6 +424,8 @@ static void made_by(int argc, char **argv, char *out, size_t len)
 }
 
 #define GENERATED "This file was automatically generated --- DO NOT EDIT. Made by: "
+/* The second line of every generated file: the library's licence (LICENSE). */
+#define SPDX "SPDX-License-Identifier: BSD-3-Clause"
 
 /* src/NAME.cu for each kernel. */
 static int write_kernel_units(const build_plan *pl, const char *dir, const char *cmd)
@@ -431,7 +434,7 @@ static int write_kernel_units(const build_plan *pl, const char *dir, const char 
   for (int k = 0; k < pl->nkernels; k++) {
     const build_kernel *bk = &pl->kernels[k];
     sbuf b = {0};
-    sb_printf(&b, "/* " GENERATED "%s */\n", cmd);
+    sb_printf(&b, "/* " GENERATED "%s */\n/* " SPDX " */\n", cmd);
     sb_printf(&b, "/* Kernel %s of candidates", bk->name);
     for (int c = 0; c < pl->ncands; c++)
       if (pl->cands[c].kernel == k) {
@@ -455,7 +458,7 @@ static int write_table(const build_plan *pl, const char *dir, const char *cmd)
 {
   char path[PATH_MAX + 128];
   sbuf b = {0};
-  sb_printf(&b, "/* " GENERATED "%s */\n", cmd);
+  sb_printf(&b, "/* " GENERATED "%s */\n/* " SPDX " */\n", cmd);
   sb_printf(&b, "/* Dispatch table of libsymv (lib/libsymv_table.h), %d candidates in %d kernels, for sm_%d%d with %d "
                 "SMs:\n",
             pl->ncands, pl->nkernels, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
@@ -546,7 +549,7 @@ static int write_pc(const build_plan *pl, const char *dir, const char *prefix, c
 {
   char path[PATH_MAX + 128];
   sbuf b = {0};
-  sb_printf(&b, "# " GENERATED "symvtune build\nprefix=");
+  sb_printf(&b, "# " GENERATED "symvtune build\n# " SPDX "\nprefix=");
   sb_pc_path(&b, prefix);
   sb_printf(&b, "\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\ncudadir=");
   sb_pc_path(&b, cuda_root);

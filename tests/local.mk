@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Criterion tests. Tests that need a GPU skip themselves (cr_skip) when
 # there is none. Modules with their own tests register them in their own
 # local.mk the same way.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tests of `symvtune build` (src/cmd_build.c): the library generated from
  * the real sweep database with a fit stored through the db API (files,

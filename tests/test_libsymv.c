@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tests of the generated library libsymv (lib/libsymv.c, lib/symv.h),
  * built once per run of this program (a Criterion PRE_ALL hook, in a temp
