@@ -26,6 +26,13 @@
 extern "C" {
 #endif
 
+/* The library's version: libsymv.so.MAJOR.MINOR.PATCH, SONAME
+ * libsymv.so.MAJOR. A program built against one major version runs with
+ * any later minor or patch of it; symvGetInfo() says which one it runs. */
+#define SYMV_VERSION_MAJOR 0
+#define SYMV_VERSION_MINOR 1
+#define SYMV_VERSION_PATCH 0
+
 #if defined(__GNUC__)
 #define SYMV_API __attribute__((visibility("default")))
 #else
