@@ -209,6 +209,7 @@ Test(build, generates_library_from_real_database, .timeout = 600)
     cr_assert_not_null(dlsym(h, ri->cublas), "no %s", ri->cublas);
   }
   cr_assert_not_null(dlsym(h, "symvLastKernel"));
+  cr_assert_not_null(dlsym(h, "symvGetInfo"));
   cr_assert_null(dlsym(h, "symv_launch"), "internal symbols must stay hidden");
   dlclose(h);
   char cmd[1200];
@@ -223,13 +224,13 @@ Test(build, generates_library_from_real_database, .timeout = 600)
     for (int r = 0; r < SYMV_ROUTINE_COUNT; r++)
       exported += !strcmp(name, symv_routine_get((symv_routine)r)->api) +
                   !strcmp(name, symv_routine_get((symv_routine)r)->cublas);
-    exported += !strcmp(name, "symvLastKernel");
+    exported += !strcmp(name, "symvLastKernel") + !strcmp(name, "symvGetInfo");
     cr_assert_neq(strncmp(name, "symv_", 5), 0, "libsymv.so exports the internal %s", name);
   }
   int nm_status = pclose(nm);
   if (nm_status == 0)
-    cr_assert_eq(exported, 2 * SYMV_ROUTINE_COUNT + 1, "nm -D: %d of the %d entry points", exported,
-                 2 * SYMV_ROUTINE_COUNT + 1);
+    cr_assert_eq(exported, 2 * SYMV_ROUTINE_COUNT + 2, "nm -D: %d of the %d entry points", exported,
+                 2 * SYMV_ROUTINE_COUNT + 2);
   free(table);
   free(log);
 }
