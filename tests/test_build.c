@@ -199,7 +199,7 @@ Test(build, generates_library_from_real_database, .timeout = 600)
   free(pc);
 
   /* the exports: each routine's symvXxxxx and cuBLAS entry point (named by
-   * the registry), symvLastKernel; nothing of symv_ */
+   * the registry), symvLastKernel, symvGetInfo; nothing of symv_ */
   snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
   void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
   cr_assert_not_null(h, "dlopen: %s", dlerror());
