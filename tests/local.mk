@@ -82,3 +82,13 @@ tests_test_fuzz_SOURCES = tests/test_fuzz.c tests/test_util.c tests/test_util.h
 tests_test_fuzz_CFLAGS = $(TEST_CFLAGS)
 tests_test_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 tests_test_fuzz_LDADD = $(TEST_CORE_LIBS)
+
+# The generated library as people install and link it (tests/test_install.c):
+# its tree, programs built with pkg-config and with CMake, a moved tree,
+# SYMV_LOG and symvGetInfo. Builds one library (nvcc) per run; no GPU.
+check_PROGRAMS += tests/test_install
+TESTS += tests/test_install
+tests_test_install_SOURCES = tests/test_install.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
+tests_test_install_CFLAGS = $(TEST_CFLAGS)
+tests_test_install_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
+tests_test_install_LDADD = $(TEST_CORE_LIBS)
