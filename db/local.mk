@@ -4,8 +4,7 @@
 noinst_LIBRARIES += db/libdb.a
 db_libdb_a_SOURCES = db/db.c db/db.h
 
-check_PROGRAMS += tests/test_db
-TESTS += tests/test_db
+CRITERION_TESTS += tests/test_db
 tests_test_db_SOURCES = tests/test_db.c tests/test_util.c tests/test_util.h
 tests_test_db_CFLAGS = $(TEST_CFLAGS)
 # The migration tests migrate copies of the shipped version 3 sweeps.

@@ -6,8 +6,7 @@ dspline_libdspline_a_SOURCES = \
 	dspline/dspline.c dspline/dspline.h \
 	dspline/rules.c dspline/rules.h
 
-check_PROGRAMS += tests/test_dspline tests/test_rules
-TESTS += tests/test_dspline tests/test_rules
+CRITERION_TESTS += tests/test_dspline tests/test_rules
 
 tests_test_dspline_SOURCES = tests/test_dspline.c tests/test_util.c tests/test_util.h
 tests_test_dspline_CFLAGS = $(TEST_CFLAGS)
