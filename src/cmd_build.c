@@ -1331,4 +1331,4 @@ static int run(int argc, char **argv)
   return SYMV_EXIT_OK;
 }
 
-const symv_command cmd_build_entry = {"build", "generate libsymv, a drop-in cublasDsymv, from a fit's rules", run};
+const symv_command cmd_build_entry = {"build", "generate libsymv, drop-ins for cuBLAS's SYMV and HEMV, from the fits' rules", run};
