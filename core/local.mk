@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # core: what every stage shares and nothing of the GPU: the status codes,
 # the kernel families and their parameters, the progress line.
 noinst_LIBRARIES += core/libcore.a

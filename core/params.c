@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* params.c - naming, parsing and checking of candidates (params.h). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * params.h - candidates: one point of a kernel family's tuning space.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* progress.c - progress bar and ETA (progress.h). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * progress.h - progress reporting for long runs (the sweep): a bar with
  * counts, rate and ETA redrawn in place when stderr is a terminal, plain

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* routine.c - the routine registry (routine.h). */
 #include <ctype.h>
 #include <float.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * routine.h - the registry of the routines symvtune tunes: the six that
  * cuBLAS offers for y := alpha*A*x + beta*y with A symmetric or Hermitian.

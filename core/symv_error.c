@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* symv_error.c - messages of the SYMV_ERRNO_MAP table (symv_error.h). */
 #include "symv_error.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_error.h - the one list of symvtune's status codes and their messages.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* util.c - shared helpers (util.h). */
 #define _GNU_SOURCE /* nftw's FTW_DEPTH and FTW_PHYS */
 #include <errno.h>

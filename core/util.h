@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * util.h - the small helpers every stage shares, written once: the
  * comparison qsort needs for times, mkdir -p and rm -r, and the file

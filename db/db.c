@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * db.c - symvtune's results database: schema, migrations, and the queries
  * of the pipeline's stages (see db.h for the contract of each function).

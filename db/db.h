@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * db.h - symvtune's results database (SQLite).
  *

@@ -1,10 +1,10 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # db: the results database (SQLite). Plain C, no CUDA: builds and tests on a
 # machine without a GPU.
 noinst_LIBRARIES += db/libdb.a
 db_libdb_a_SOURCES = db/db.c db/db.h
 
-check_PROGRAMS += tests/test_db
-TESTS += tests/test_db
+CRITERION_TESTS += tests/test_db
 tests_test_db_SOURCES = tests/test_db.c tests/test_util.c tests/test_util.h
 tests_test_db_CFLAGS = $(TEST_CFLAGS)
 # The migration tests migrate copies of the shipped version 3 sweeps.

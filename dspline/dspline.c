@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dspline.c - discrete smoothing spline (method.md section 5), see dspline.h.
  *

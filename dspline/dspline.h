@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dspline.h - the discrete smoothing spline (d-spline) of method.md section 5.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # dspline: plain C, no CUDA. The d-spline fit (method.md section 5) and the
 # selection rules built from the fitted curves (section 4 step 7).
 noinst_LIBRARIES += dspline/libdspline.a
@@ -5,8 +6,7 @@ dspline_libdspline_a_SOURCES = \
 	dspline/dspline.c dspline/dspline.h \
 	dspline/rules.c dspline/rules.h
 
-check_PROGRAMS += tests/test_dspline tests/test_rules
-TESTS += tests/test_dspline tests/test_rules
+CRITERION_TESTS += tests/test_dspline tests/test_rules
 
 tests_test_dspline_SOURCES = tests/test_dspline.c tests/test_util.c tests/test_util.h
 tests_test_dspline_CFLAGS = $(TEST_CFLAGS)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rules.c - selection rules from fitted curves, see rules.h.
  *

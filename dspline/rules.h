@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rules.h - from fitted curves to selection rules (method.md section 4 step 7,
  * with the interval clean-up motivated in section 5).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fit.c - the fit stage: dense samples to curves to rules (see fit.h for the
  * method and why).

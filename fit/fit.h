@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fit.h - the fit stage (method.md section 4, steps 6-8): from the dense
  * samples in the database to a predicted time of every kernel at every n,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* compile.c - NVRTC compilation of candidates and its disk cache (compile.h). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * compile.h - run-time compilation of a candidate with NVRTC, with a disk
  * cache of the compiled code.

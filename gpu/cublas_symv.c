@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cublas_symv.c - one signature for cuBLAS's six routines (cublas_symv.h). */
 #include <ctype.h>
 #include "cublas_symv.h"

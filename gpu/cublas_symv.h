@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cublas_symv.h - the cuBLAS routine of each routine of the registry
  * (core/routine.h), behind one signature, for the baselines, verification

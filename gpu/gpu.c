@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gpu.c - device limits, candidate loading, workspace, DSYMV launch (gpu.h). */
 #include <ctype.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpu.h - everything in symvtune that touches the GPU, behind one small
  * interface: device limits, loading a compiled candidate (with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kernel_sources.h - the CUDA kernel sources of kernels/, embedded in the
  * program at build time (scripts/embed-sources), so that the kernels NVRTC

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # gpu: everything that touches the GPU, behind one small interface: device
 # limits, NVRTC compilation and its cache, loading, workspace, launch, timing.
 noinst_LIBRARIES += gpu/libgpu.a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timing.c - batched event timing and cold-matrix rotation (timing.h). */
 #include <pthread.h>
 #include <stdlib.h>

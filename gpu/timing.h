@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * timing.h - how symvtune times a DSYMV (the sweep's timing discipline):
  * CUDA events around batches of back-to-back calls on one stream, after a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
 # compile-all.sh - compile every kernel family for every routine at a few
 # representative parameter points, with nvcc (no GPU needed), and report
 # failures. Also checks that:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_atomic.cu - kernel family "atomic": the atomic-mutex SYMV of
  * Imamura et al. (method.md section 2), y := alpha*A*x + beta*y.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_common.cuh - pieces shared by both SYMV kernel families.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_fault.cu - deliberately misbehaving kernels, used only to test that
  * symvtune survives a candidate that faults or hangs (the sweep's worker

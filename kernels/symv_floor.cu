@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_floor.cu - the floor of a SYMV/HEMV, for `symvtune bench`: a kernel
  * that does nothing but read the stored lower triangle once (a warp per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_lu.cu - kernel family "L+U" (method.md section 3): no atomics, no
  * mutex, no workspace, one launch, bitwise reproducible; the small-n family.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_mx.h - the 10 MX load orders of the atomic SYMV kernel.
  *

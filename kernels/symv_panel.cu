@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_panel.cu - kernel family "panel": y := alpha*A*x + beta*y in one
  * launch with no atomics, no workspace and no waiting. Each block owns UX

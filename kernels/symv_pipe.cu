@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_pipe.cu - kernel family "pipe": y := alpha*A*x + beta*y in one
  * launch of SMs x MULTIPLICITY persistent blocks, each streaming

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_pipe.h - the tile numbering of the pipe family (kernels/symv_pipe.cu),
  * shared by the kernel and the host (symv_pipe_tiles, src/gpu.c), so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_red.cu - kernel family "atomic_red": the lock-free variant of the
  * atomic kernel (method.md section 7), y := alpha*A*x + beta*y in one launch

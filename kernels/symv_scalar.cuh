@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_scalar.cuh - the element type of the kernels and the arithmetic on
  * it, one definition per BLAS routine, so that every kernel family is one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_w.cu - kernel family "atomic_w": lock-free atomics into a workspace
  * w, y written by the last tile to add to it (method.md section 7),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib_sources.h - the runtime sources of the generated library libsymv
  * (lib/libsymv.c, its public header lib/symv.h, the dispatch-table header

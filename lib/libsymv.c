@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libsymv.c - the runtime of the generated library (symv.h): dispatch of
  * each of the six routines (SSYMV, DSYMV, CSYMV, ZSYMV, CHEMV, ZHEMV;
@@ -27,6 +28,14 @@
  * SYMV_VERBOSE set in the environment, each such decision is told once on
  * stderr.
  *
+ * Log. With SYMV_LOG set (and not "0"), every call writes one line: the
+ * routine and its arguments n, uplo, lda, incx, incy, what served it (a
+ * kernel's name, cuBLAS, cuBLAS with atomics, or nothing), why (the rule's
+ * n range, an untuned routine, an argument error, a fallback's reason) and
+ * the status returned; to stderr, or to the file SYMV_LOG_FILE names
+ * (appended; "stdout" and "stderr" name those). The environment is read
+ * once, on the first call (pthread_once); each line is written whole.
+ *
  * Thread safety. One mutex guards the caches: per device, whether it is
  * covered and its prepared kernels (made once, on the device's first call,
  * and read without the lock afterwards: the state is published last, with
@@ -44,6 +53,7 @@
 #define _GNU_SOURCE
 #include <cublas_v2.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,9 +72,13 @@
 typedef cublasStatus_t (*symv_fn)(cublasHandle_t, cublasFillMode_t, int, const void *, const void *, int,
                                   const void *, int, const void *, void *, int);
 
+/* Why a device's calls go to cuBLAS (device_entry.why). */
+enum { WHY_NONE, WHY_QUERY, WHY_OTHER_GPU, WHY_NO_MEMORY };
+
 /* What the library knows of one device. */
 typedef struct {
-  int state;           /* 0 not looked at yet, 1 tuned GPU, -1 another GPU */
+  int state;           /* 0 not looked at yet, 1 tuned GPU, -1 another GPU (or unusable: why) */
+  int why;             /* WHY_*, set before state */
   symv_kernel *k;      /* [symv_table_ncandidates] prepared kernels */
   char *ok;            /* [symv_table_ncandidates] 1 if k[i] can run */
 } device_entry;
@@ -109,6 +123,70 @@ static void notice(const char *fmt, ...)
   va_end(ap);
 }
 
+/* ---- The call log (SYMV_LOG, SYMV_LOG_FILE) ---- */
+
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+static FILE *log_out; /* NULL: no log */
+
+/* Reads SYMV_LOG and SYMV_LOG_FILE, once. A file that cannot be opened is
+ * told on stderr, and the log goes to stderr instead. */
+static void log_init(void)
+{
+  const char *on = getenv("SYMV_LOG"), *path = getenv("SYMV_LOG_FILE");
+  if (!on || !*on || !strcmp(on, "0")) return;
+  if (!path || !*path || !strcmp(path, "stderr")) {
+    log_out = stderr;
+  } else if (!strcmp(path, "stdout")) {
+    log_out = stdout;
+  } else if (!(log_out = fopen(path, "a"))) {
+    fprintf(stderr, "libsymv: SYMV_LOG_FILE %s: %s; logging to stderr\n", path, strerror(errno));
+    log_out = stderr;
+  }
+}
+
+/* What served a call and why, for the log (filled only while logging). */
+typedef struct {
+  const char *served; /* kernel name, "cuBLAS", "cuBLAS with atomics", "none" */
+  char why[160];
+} call_note;
+
+#define NOTE(note, served_, ...)                                                                                  \
+  do {                                                                                                            \
+    if (note) (note)->served = (served_), snprintf((note)->why, sizeof (note)->why, __VA_ARGS__);               \
+  } while (0)
+
+static const char *status_name(cublasStatus_t st)
+{
+  switch (st) {
+  case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+  case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+  case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
+  case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+  case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+  case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
+  default: return "cublasStatus_t (unknown)";
+  }
+}
+
+/* One line of the log, written with one call so that threads' lines do
+ * not mix. */
+static void log_call(symv_routine ro, cublasFillMode_t uplo, int n, int lda, int incx, int incy,
+                     const call_note *note, cublasStatus_t st)
+{
+  char line[512], u[16];
+  if (uplo == CUBLAS_FILL_MODE_LOWER) snprintf(u, sizeof u, "L");
+  else if (uplo == CUBLAS_FILL_MODE_UPPER) snprintf(u, sizeof u, "U");
+  else snprintf(u, sizeof u, "%d", (int)uplo);
+  snprintf(line, sizeof line, "libsymv: %s n=%d uplo=%s lda=%d incx=%d incy=%d: %s (%s) -> %s (%d)\n",
+           symv_routine_name(ro), n, u, lda, incx, incy, note->served, note->why, status_name(st), (int)st);
+  fputs(line, log_out);
+  fflush(log_out);
+}
+
 /* Finds the cuBLAS routines this library stands in front of. */
 static void find_real(void)
 {
@@ -128,14 +206,18 @@ static void find_real(void)
 
 /* Calls cuBLAS: with atomics allowed for the call (the handle's own mode
  * restored afterwards) when `atomics` is nonzero, else on the handle as it
- * is. */
+ * is. When no cuBLAS routine was found, says why in note (if non-NULL). */
 static cublasStatus_t call_cublas(symv_routine r, int atomics, cublasHandle_t h, cublasFillMode_t uplo, int n,
                                   const void *alpha, const void *A, int lda, const void *x, int incx,
-                                  const void *beta, void *y, int incy)
+                                  const void *beta, void *y, int incy, call_note *note)
 {
   pthread_once(&real_once, find_real);
   const symv_fn real = real_fn[r];
   if (!real) {
+    if (note) {
+      size_t l = strlen(note->why);
+      snprintf(note->why + l, sizeof note->why - l, "; no cuBLAS to call: %s", real_why[r]);
+    }
     static int told[SYMV_ROUTINE_COUNT];
     if (!__atomic_exchange_n(&told[r], 1, __ATOMIC_RELAXED))
       notice("cannot find the real %s (%s): calls bound for cuBLAS fail", symv_routine_get(r)->cublas, real_why[r]);
@@ -176,6 +258,15 @@ static const symv_table_rule *rule_for(symv_routine ro, int deterministic, int n
   return &r[lo];
 }
 
+/* 1 if d is the GPU the rules were tuned on: its name, compute capability
+ * and SM count. */
+static int device_is_tuned(const symv_device_info *d)
+{
+  const symv_table_info *t = &symv_table_device;
+  return !strcmp(d->name, t->name) && d->cc_major == t->cc_major && d->cc_minor == t->cc_minor &&
+         d->sm_count == t->sm_count;
+}
+
 /* Looks at device `dev` on its first call: is it the tuned GPU; prepare every
  * candidate there. Called with cache_lock held. */
 static void device_setup(int dev, device_entry *e)
@@ -186,14 +277,15 @@ static void device_setup(int dev, device_entry *e)
   if (rc) {
     notice("device %d cannot be queried (%s %s): its calls go to cuBLAS", dev, symv_strerror(rc),
            symv_cuda_error_text());
+    e->why = WHY_QUERY;
     __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
     return;
   }
-  if (strcmp(d.name, t->name) || d.cc_major != t->cc_major || d.cc_minor != t->cc_minor ||
-      d.sm_count != t->sm_count) {
+  if (!device_is_tuned(&d)) {
     notice("device %d is a %s (sm_%d%d, %d SMs), not the %s (sm_%d%d, %d SMs) this library was tuned for: its "
            "calls go to cuBLAS",
            dev, d.name, d.cc_major, d.cc_minor, d.sm_count, t->name, t->cc_major, t->cc_minor, t->sm_count);
+    e->why = WHY_OTHER_GPU;
     __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
     return;
   }
@@ -205,6 +297,7 @@ static void device_setup(int dev, device_entry *e)
     free(e->k), free(e->ok), free(floor_pct);
     e->k = NULL, e->ok = NULL;
     notice("out of memory preparing device %d: its calls go to cuBLAS", dev);
+    e->why = WHY_NO_MEMORY;
     __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
     return;
   }
@@ -268,10 +361,13 @@ static void device_setup(int dev, device_entry *e)
 }
 
 /* The prepared kernel of candidate `cand` on device `dev`, or NULL if the
- * device or the kernel is not covered. */
-static const symv_kernel *kernel_for(int dev, int cand)
+ * device or the kernel is not covered (then, when note is non-NULL, why). */
+static const symv_kernel *kernel_for(int dev, int cand, call_note *note)
 {
-  if (dev < 0 || dev >= SYMV_MAX_DEVICES) return NULL;
+  if (dev < 0 || dev >= SYMV_MAX_DEVICES) {
+    NOTE(note, "cuBLAS", "fallback: device %d is beyond the %d this library keeps", dev, SYMV_MAX_DEVICES);
+    return NULL;
+  }
   device_entry *e = &devices[dev];
   int state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
   if (state == 0) { /* first call on this device */
@@ -280,7 +376,16 @@ static const symv_kernel *kernel_for(int dev, int cand)
     state = e->state;
     pthread_mutex_unlock(&cache_lock);
   }
-  return state == 1 && e->ok[cand] ? &e->k[cand] : NULL;
+  if (state == 1 && e->ok[cand]) return &e->k[cand];
+  if (state == 1)
+    NOTE(note, "cuBLAS", "fallback: kernel %s cannot run on device %d", symv_table_candidates[cand].name, dev);
+  else if (e->why == WHY_OTHER_GPU)
+    NOTE(note, "cuBLAS", "fallback: device %d is not the %s (sm_%d%d, %d SMs) the rules were tuned on", dev,
+         symv_table_device.name, symv_table_device.cc_major, symv_table_device.cc_minor, symv_table_device.sm_count);
+  else
+    NOTE(note, "cuBLAS", "fallback: device %d %s", dev,
+         e->why == WHY_NO_MEMORY ? "could not be prepared (out of memory)" : "cannot be queried");
+  return NULL;
 }
 
 /* The workspace of (dev, stream), created on first use; NULL if out of
@@ -331,43 +436,94 @@ __attribute__((destructor)) static void symv_unload(void)
   cudaGetLastError();
 }
 
+/* Names of the arguments by their position in the BLAS call, for the log. */
+static const char *arg_name(int pos)
+{
+  switch (pos) {
+  case 1: return "uplo";
+  case 2: return "n";
+  case 5: return "lda";
+  case 7: return "incx";
+  case 10: return "incy";
+  default: return "?";
+  }
+}
+
+/* Rule r as "rule n A..B" in buf ("deterministic rule n A..B" for one of
+ * the deterministic set, which handles in the default atomics mode get). */
+static const char *rule_text(const symv_table_rule *r, int deterministic, char *buf, size_t len)
+{
+  snprintf(buf, len, "%srule n %d..%d", deterministic ? "deterministic " : "", r->n_start, r->n_end);
+  return buf;
+}
+
 /* One call of routine ro with the cuBLAS arguments (scalars and data of
- * its type). */
-static cublasStatus_t symv_call(symv_routine ro, cublasHandle_t handle, cublasFillMode_t uplo, int n,
-                                const void *alpha, const void *A, int lda, const void *x, int incx, const void *beta,
-                                void *y, int incy)
+ * its type); what served it and why into *note when note is non-NULL (the
+ * log is on). */
+static cublasStatus_t dispatch(symv_routine ro, cublasHandle_t handle, cublasFillMode_t uplo, int n,
+                               const void *alpha, const void *A, int lda, const void *x, int incx, const void *beta,
+                               void *y, int incy, call_note *note)
 {
   last_kernel = "";
-  if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!handle) {
+    NOTE(note, "none", "argument error: NULL handle");
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  }
   const char u = uplo == CUBLAS_FILL_MODE_LOWER ? 'L' : uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 0;
   /* reference BLAS wants lda >= max(1, n); cuBLAS accepts lda = 0 when n = 0 */
-  if (!u || symv_check_args(u, n, n == 0 && lda == 0 ? 1 : lda, incx, incy)) return CUBLAS_STATUS_INVALID_VALUE;
-  if (n == 0) return CUBLAS_STATUS_SUCCESS;
-  if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
+  int bad = u ? symv_check_args(u, n, n == 0 && lda == 0 ? 1 : lda, incx, incy) : 1;
+  if (bad) {
+    NOTE(note, "none", "argument error: argument %d (%s)", bad, arg_name(bad));
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  if (n == 0) {
+    NOTE(note, "none", "n = 0: nothing to do");
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  if (!alpha || !beta) {
+    NOTE(note, "none", "argument error: NULL %s", !alpha ? "alpha" : "beta");
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
 
   /* the handle's atomics mode picks the rule set: its default,
    * CUBLAS_ATOMICS_NOT_ALLOWED, promises bitwise reproducible results, which
    * only the deterministic rules keep */
   cublasAtomicsMode_t atomics;
   cublasStatus_t ast = cublasGetAtomicsMode(handle, &atomics);
-  if (ast != CUBLAS_STATUS_SUCCESS) return ast;
-  const symv_table_rule *r = rule_for(ro, atomics != CUBLAS_ATOMICS_ALLOWED, n);
-  if (!r) return call_cublas(ro, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy); /* not tuned */
+  if (ast != CUBLAS_STATUS_SUCCESS) {
+    NOTE(note, "none", "cublasGetAtomicsMode failed");
+    return ast;
+  }
+  const int det = atomics != CUBLAS_ATOMICS_ALLOWED;
+  char rt[64];
+  const symv_table_rule *r = rule_for(ro, det, n);
+  if (!r) { /* not tuned (for this atomics mode) */
+    NOTE(note, "cuBLAS", "untuned routine: the database had no %sfit of %s", det ? "deterministic " : "",
+         symv_routine_name(ro));
+    return call_cublas(ro, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
+  }
   /* cuBLAS's default mode: the call goes as it came (nothing added to the
    * cost of the small sizes this rule usually covers); its atomics mode: set
    * for the call */
-  if (r->kernel < 0)
-    return call_cublas(ro, r->kernel == SYMV_RULE_CUBLAS_ATOMICS, handle, uplo, n, alpha, A, lda, x, incx, beta, y,
-                       incy);
+  if (r->kernel < 0) {
+    const int with_atomics = r->kernel == SYMV_RULE_CUBLAS_ATOMICS;
+    NOTE(note, with_atomics ? "cuBLAS with atomics" : "cuBLAS", "%s", rule_text(r, det, rt, sizeof rt));
+    return call_cublas(ro, with_atomics, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
+  }
   int dev = -1;
   const symv_kernel *k = NULL;
-  if (cudaGetDevice(&dev) == cudaSuccess) k = kernel_for(dev, r->kernel);
-  else cudaGetLastError();
-  if (!k) return call_cublas(ro, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  if (cudaGetDevice(&dev) == cudaSuccess) {
+    k = kernel_for(dev, r->kernel, note);
+  } else {
+    cudaGetLastError();
+    NOTE(note, "cuBLAS", "fallback: no current CUDA device");
+  }
+  if (!k) return call_cublas(ro, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
 
   cudaStream_t stream;
   cublasPointerMode_t mode;
   cublasStatus_t st;
+  NOTE(note, symv_table_candidates[r->kernel].name, "%s", rule_text(r, det, rt, sizeof rt));
   if ((st = cublasGetStream(handle, &stream)) != CUBLAS_STATUS_SUCCESS) return st;
   if ((st = cublasGetPointerMode(handle, &mode)) != CUBLAS_STATUS_SUCCESS) return st;
   ws_entry *w = workspace_for(dev, stream);
@@ -383,6 +539,20 @@ static cublasStatus_t symv_call(symv_routine ro, cublasHandle_t handle, cublasFi
   case SYMV_LAUNCH: return CUBLAS_STATUS_EXECUTION_FAILED;
   default: return CUBLAS_STATUS_INTERNAL_ERROR;
   }
+}
+
+/* A call through either entry point: dispatch, and one line of log when
+ * SYMV_LOG asks for it. */
+static cublasStatus_t symv_call(symv_routine ro, cublasHandle_t handle, cublasFillMode_t uplo, int n,
+                                const void *alpha, const void *A, int lda, const void *x, int incx, const void *beta,
+                                void *y, int incy)
+{
+  pthread_once(&log_once, log_init);
+  if (!log_out) return dispatch(ro, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, NULL);
+  call_note note = {"none", ""};
+  cublasStatus_t st = dispatch(ro, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, &note);
+  log_call(ro, uplo, n, lda, incx, incy, &note, st);
+  return st;
 }
 
 /* The two entry points of each routine: libsymv's own (symvZhemv) and the
@@ -419,3 +589,55 @@ static const void *const own_fn[SYMV_ROUTINE_COUNT][2] = {
 };
 
 SYMV_API const char *symvLastKernel(void) { return last_kernel; }
+
+/* The public routine numbers of symvInfo.rules (symv.h) in the registry's
+ * order. */
+static const symv_routine info_routine[SYMV_INFO_ROUTINES] = {
+    [SYMV_INFO_SSYMV] = SYMV_SSYMV, [SYMV_INFO_DSYMV] = SYMV_DSYMV, [SYMV_INFO_CSYMV] = SYMV_CSYMV,
+    [SYMV_INFO_ZSYMV] = SYMV_ZSYMV, [SYMV_INFO_CHEMV] = SYMV_CHEMV, [SYMV_INFO_ZHEMV] = SYMV_ZHEMV,
+};
+
+#define SYMV_STR_(x) #x
+#define SYMV_STR(x) SYMV_STR_(x)
+
+SYMV_API cublasStatus_t symvGetInfo(symvInfo *info)
+{
+  if (!info) return CUBLAS_STATUS_INVALID_VALUE;
+  memset(info, 0, sizeof *info);
+  info->version_major = SYMV_VERSION_MAJOR;
+  info->version_minor = SYMV_VERSION_MINOR;
+  info->version_patch = SYMV_VERSION_PATCH;
+  info->version = SYMV_STR(SYMV_VERSION_MAJOR) "." SYMV_STR(SYMV_VERSION_MINOR) "." SYMV_STR(SYMV_VERSION_PATCH);
+  info->tuned_gpu = symv_table_device.name;
+  info->tuned_cc_major = symv_table_device.cc_major;
+  info->tuned_cc_minor = symv_table_device.cc_minor;
+  info->tuned_sm_count = symv_table_device.sm_count;
+  info->arch = symv_table_device.arch;
+  for (int i = 0; i < SYMV_INFO_ROUTINES; i++) {
+    const symv_table_routine *t = &symv_table_routines[info_routine[i]];
+    info->rules[i] = t->count;
+    if (t->count > 0) {
+      info->n_lo[i] = symv_table_rules[t->first].n_start;
+      info->n_hi[i] = symv_table_rules[t->first + t->count - 1].n_end;
+    }
+  }
+  info->candidates = symv_table_ncandidates;
+  /* the current device, looked at as a call would (without preparing its kernels) */
+  info->device = -1;
+  info->device_matched = -1;
+  int dev;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  info->device = dev;
+  int state = dev >= 0 && dev < SYMV_MAX_DEVICES ? __atomic_load_n(&devices[dev].state, __ATOMIC_ACQUIRE) : 0;
+  if (state != 0) {
+    info->device_matched = state == 1 || devices[dev].why == WHY_NO_MEMORY;
+  } else {
+    symv_device_info d;
+    if (symv_device_query(dev, &d) == 0) info->device_matched = device_is_tuned(&d);
+    else cudaGetLastError();
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}

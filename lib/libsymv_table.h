@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libsymv_table.h - the dispatch table of the generated library: the types
  * of the file symv_table.c that `symvtune build` writes from a fit's rules

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # lib: the generated library libsymv. Its runtime sources are embedded in
 # symvtune (like the kernels, kernels/local.mk) so that `symvtune build`
 # writes and compiles it from the program alone, installed or not. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv.h - libsymv, the SYMV and HEMV routines that `symvtune build`
  * generates for one GPU: y := alpha*A*x + beta*y with A an n-by-n symmetric
@@ -14,7 +15,14 @@
  * LD_PRELOAD=libsymv.so) gets them without a change. man libsymv(3) has
  * the details.
  *
- * Link: pkg-config --cflags --libs libsymv (or -lsymv -lcublas -lcudart).
+ * Proof that it is in use: SYMV_LOG=1 in the environment logs every call
+ * (routine, n, uplo, what served it and why) on stderr, or in the file
+ * SYMV_LOG_FILE names; symvGetInfo() reports what the library carries.
+ *
+ * Link: pkg-config --cflags --libs libsymv, or CMake's find_package(symv)
+ * and the target symv::symv: both keep libsymv against --as-needed and put
+ * it before cuBLAS (by hand: -Wl,--push-state,--no-as-needed -lsymv
+ * -Wl,--pop-state -lcublas -lcudart).
  */
 #ifndef SYMV_H
 #define SYMV_H
@@ -24,6 +32,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The library's version: libsymv.so.MAJOR.MINOR.PATCH, SONAME
+ * libsymv.so.MAJOR. A program built against one major version runs with
+ * any later minor or patch of it; symvGetInfo() says which one it runs. */
+#define SYMV_VERSION_MAJOR 0
+#define SYMV_VERSION_MINOR 1
+#define SYMV_VERSION_PATCH 0
 
 #if defined(__GNUC__)
 #define SYMV_API __attribute__((visibility("default")))
@@ -96,6 +111,50 @@ SYMV_API cublasStatus_t symvZhemv(cublasHandle_t handle, cublasFillMode_t uplo, 
  * string stays valid until this thread's next call. Never NULL.
  */
 SYMV_API const char *symvLastKernel(void);
+
+/** Indices of symvInfo.rules, n_lo and n_hi: one per routine. */
+enum {
+  SYMV_INFO_SSYMV,
+  SYMV_INFO_DSYMV,
+  SYMV_INFO_CSYMV,
+  SYMV_INFO_ZSYMV,
+  SYMV_INFO_CHEMV,
+  SYMV_INFO_ZHEMV,
+  SYMV_INFO_ROUTINES /* their number, 6 */
+};
+
+/** What symvGetInfo reports: the library's version and what it carries. */
+typedef struct {
+  int version_major;          /* SYMV_VERSION_MAJOR of the library running (the SONAME's number) */
+  int version_minor;
+  int version_patch;
+  const char *version;        /* "0.1.0" */
+  const char *tuned_gpu;      /* name of the GPU the rules were tuned on (cudaDeviceProp.name) */
+  int tuned_cc_major;         /* its compute capability */
+  int tuned_cc_minor;
+  int tuned_sm_count;         /* its streaming multiprocessors */
+  const char *arch;           /* architecture the kernels are compiled for, "sm_90" */
+  int rules[SYMV_INFO_ROUTINES]; /* dispatch rules per routine; 0: untuned, every call goes to cuBLAS */
+  int n_lo[SYMV_INFO_ROUTINES];  /* first n of a routine's rules, elements (0 if untuned; smaller n take the first rule) */
+  int n_hi[SYMV_INFO_ROUTINES];  /* last n of them (0 if untuned; larger n take the last rule) */
+  int candidates;             /* kernels (candidates) the library carries, all routines */
+  int device;                 /* the current CUDA device, -1 if there is none (no GPU, no driver) */
+  int device_matched;         /* 1: it is the tuned GPU (name, compute capability, SM count), so the rules
+                                 apply; 0: another GPU, every call goes to cuBLAS; -1: no device to look at */
+} symvInfo;
+
+/**
+ * symvGetInfo: fills *info with the library's version, the GPU its rules
+ * were tuned for, the number of rules of each routine (and the n they
+ * span), and whether the current CUDA device is that GPU. The strings are
+ * the library's own and stay valid while it is loaded. Looks at the current
+ * device (cudaGetDevice, and its properties on the first look) but prepares
+ * nothing and needs no GPU: with none, device is -1.
+ *
+ * Returns CUBLAS_STATUS_SUCCESS, or CUBLAS_STATUS_INVALID_VALUE for a NULL
+ * info. Thread-safe.
+ */
+SYMV_API cublasStatus_t symvGetInfo(symvInfo *info);
 
 #ifdef __cplusplus
 }

@@ -1,2 +1,3 @@
+# SPDX-License-Identifier: BSD-3-Clause
 dist_man_MANS += man/symvtune.1
 dist_man_MANS += man/libsymv.3

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # measure: the tuning space, the sweep (a worker process per GPU that is
 # restarted when a candidate faults or hangs) and the CPU reference that
 # verifies every result.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* reference.c - reference SYMV/HEMV and scaled residual (reference.h). */
 #include <cblas.h>
 #include <ctype.h>

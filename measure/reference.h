@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * reference.h - the CPU side of verification, for every routine of the
  * registry (core/routine.h): the reference product (OpenBLAS's cblas_ssymv,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* space.c - enumeration and static filtering of the tuning space (space.h). */
 #include <stdio.h>
 #include <stdlib.h>

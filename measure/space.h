@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * space.h - the tuning space: enumeration of the candidates of each family
  * from the GPU's limits, and the filter that drops, before compiling, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sweep.c - worker processes and the resumable measuring loop (sweep.h). */
 #include <errno.h>
 #include <math.h>

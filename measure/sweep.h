@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sweep.h - the parent side of measuring: a worker process (worker.h) that
  * is restarted when a candidate faults or hangs, and the loop that measures

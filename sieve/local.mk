@@ -1,10 +1,10 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # sieve: plain C, no CUDA. Champion ranking of the candidates measured at a
 # few sizes (method.md section 4 steps 3-4).
 noinst_LIBRARIES += sieve/libsieve.a
 sieve_libsieve_a_SOURCES = sieve/sieve.c sieve/sieve.h
 
-check_PROGRAMS += tests/test_sieve
-TESTS += tests/test_sieve
+CRITERION_TESTS += tests/test_sieve
 
 tests_test_sieve_SOURCES = tests/test_sieve.c
 tests_test_sieve_CFLAGS = $(TEST_CFLAGS)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sieve.c - champion ranking (method.md section 4, steps 3-4), see sieve.h.
  *

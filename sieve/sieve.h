@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sieve.h - champion ranking: which candidates deserve dense measurement
  * (method.md section 4, steps 3 and 4).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cli.c - argument parsing shared by the subcommands (cli.h). */
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cli.h - the subcommand table and argument parsing shared by the
  * subcommands. Each subcommand lives in its own file src/cmd_NAME.c and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_bench.c - `symvtune bench`: times a generated libsymv (DIR/lib/
  * libsymv.so, loaded with dlopen) next to the routine's cuBLAS function with atomics off and

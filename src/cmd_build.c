@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_build.c - `symvtune build`: turns the latest fit's rules in a database
  * into the generated library DIR/lib/libsymv.so (method.md section 4 step
@@ -11,7 +12,13 @@
  *                  compiled with exactly symv_compile_defines' -D flags
  *   src/symv_table.c  the dispatch table: rules, candidates, tuned device
  *   obj/           objects and each compilation's log
- *   lib/libsymv.so, lib/pkgconfig/libsymv.pc, include/symv.h
+ *   lib/libsymv.so.X.Y.Z  the library, SONAME libsymv.so.X (X.Y.Z: symv.h's
+ *                  SYMV_VERSION_*), with the links libsymv.so.X and
+ *                  libsymv.so (for -lsymv) beside it
+ *   lib/pkgconfig/libsymv.pc, lib/cmake/symv/symvConfig*.cmake: how to link
+ *                  it (pkg-config, CMake's find_package), relocatable: both
+ *                  find the library from their own folder
+ *   include/symv.h
  *
  * Every value read from the database is validated before it is written into
  * source (style.md, "Generated code"): rule kernels in the known set,
@@ -45,7 +52,15 @@
 #include "libsymv_table.h"
 #include "params.h"
 #include "routine.h"
+#include "symv.h"
 #include "symv_error.h"
+
+/* The library's file names: the SONAME carries the major version only. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define LIB_VERSION STR(SYMV_VERSION_MAJOR) "." STR(SYMV_VERSION_MINOR) "." STR(SYMV_VERSION_PATCH)
+#define LIB_SONAME "libsymv.so." STR(SYMV_VERSION_MAJOR)
+#define LIB_REALNAME "libsymv.so." LIB_VERSION
 
 #define MAX_RULES 100000 /* more would be a broken fit, not a tuned one */
 #define MAX_CANDS 256
@@ -101,11 +116,14 @@ static const char *const family_enum[SYMV_FAMILY_COUNT] = {"SYMV_FAMILY_ATOMIC",
 static void help(void)
 {
   puts("Usage: symvtune build --db FILE --out DIR [OPTIONS]\n"
-       "Generates libsymv, a drop-in cublasDsymv for the GPU the database was measured on, from\n"
-       "the latest fit's rules in FILE (see `symvtune fit`): writes the kernel sources, one .cu\n"
-       "per chosen kernel, a dispatch table and the runtime under DIR/src, compiles them with\n"
-       "nvcc (no GPU needed) and links DIR/lib/libsymv.so; writes DIR/include/symv.h and\n"
-       "DIR/lib/pkgconfig/libsymv.pc. Every value read from FILE is validated first; a bad one\n"
+       "Generates libsymv, drop-ins for cuBLAS's SYMV and HEMV routines on the GPU the database\n"
+       "was measured on, from the latest fit of each routine in FILE (see `symvtune fit`): writes\n"
+       "the kernel sources, one .cu per chosen kernel, a dispatch table and the runtime under\n"
+       "DIR/src, compiles them with nvcc (no GPU needed) and links DIR/lib/" LIB_REALNAME "\n"
+       "(SONAME " LIB_SONAME ", with the links " LIB_SONAME " and libsymv.so); writes DIR/include/symv.h,\n"
+       "DIR/lib/pkgconfig/libsymv.pc and DIR/lib/cmake/symv (find_package(symv): symv::symv), which\n"
+       "find the library from their own folder: DIR may be moved. Every value read from FILE is\n"
+       "validated first; a bad one\n"
        "stops the build before anything is written. All is compiled in a private temporary\n"
        "folder and then takes DIR's place in one rename: a build that fails leaves DIR as it was.\n\n"
        "Options:\n"
@@ -119,7 +137,8 @@ static void help(void)
        "  --jobs N       parallel compilations (default: the number of CPUs)\n"
        "  --help         this text\n"
        "Use: cc prog.c $(PKG_CONFIG_PATH=DIR/lib/pkgconfig pkg-config --cflags --libs libsymv),\n"
-       "or LD_PRELOAD=DIR/lib/libsymv.so; man libsymv(3).\n"
+       "CMake: find_package(symv) with symv_DIR=DIR/lib/cmake/symv and target_link_libraries(prog\n"
+       "symv::symv), or LD_PRELOAD=DIR/lib/libsymv.so; man libsymv(3). SYMV_LOG=1 logs every call.\n"
        "Exit status: 0 built; 2 usage, an --arch not the database's GPU's, or a DIR not build's own to\n"
        "replace; 4 database refused, compiler missing or failed (DIR is then as it was).");
 }
@@ -441,6 +460,8 @@ static void made_by(int argc, char **argv, char *out, size_t len)
 }
 
 #define GENERATED "This file was automatically generated --- DO NOT EDIT. Made by: "
+/* The second line of every generated file: the library's licence (LICENSE). */
+#define SPDX "SPDX-License-Identifier: BSD-3-Clause"
 
 /* src/NAME.cu for each kernel. */
 static int write_kernel_units(const build_plan *pl, const char *dir, const char *cmd)
@@ -449,7 +470,7 @@ static int write_kernel_units(const build_plan *pl, const char *dir, const char 
   for (int k = 0; k < pl->nkernels; k++) {
     const build_kernel *bk = &pl->kernels[k];
     sbuf b = {0};
-    sb_printf(&b, "/* " GENERATED "%s */\n", cmd);
+    sb_printf(&b, "/* " GENERATED "%s */\n/* " SPDX " */\n", cmd);
     sb_printf(&b, "/* Kernel %s of candidates", bk->name);
     for (int c = 0; c < pl->ncands; c++)
       if (pl->cands[c].kernel == k) {
@@ -473,7 +494,7 @@ static int write_table(const build_plan *pl, const char *dir, const char *cmd)
 {
   char path[PATH_MAX + 128];
   sbuf b = {0};
-  sb_printf(&b, "/* " GENERATED "%s */\n", cmd);
+  sb_printf(&b, "/* " GENERATED "%s */\n/* " SPDX " */\n", cmd);
   sb_printf(&b, "/* Dispatch table of libsymv (lib/libsymv_table.h), %d candidates in %d kernels, for sm_%d%d with %d "
                 "SMs:\n",
             pl->ncands, pl->nkernels, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
@@ -563,23 +584,112 @@ static void sb_pc_path(sbuf *b, const char *s)
   for (; *s; s++) sb_printf(b, strchr(" \t\"'\\$#", *s) ? "\\%c" : "%c", *s);
 }
 
-/* dir/lib/pkgconfig/libsymv.pc, for the library installed at prefix. */
-static int write_pc(const build_plan *pl, const char *dir, const char *prefix, const char *cuda_root)
+/* The flags that link libsymv so that it cannot silently drop out: kept
+ * against --as-needed (a program that names no symv* function still needs
+ * it, for the cuBLAS entry points it stands in front of) and listed before
+ * cuBLAS, so that the dynamic linker binds cublasDsymv_v2 ... to it. */
+#define KEEP_LINKED_ON "-Wl,--push-state,--no-as-needed"
+#define KEEP_LINKED_OFF "-Wl,--pop-state"
+
+/* dir/lib/pkgconfig/libsymv.pc: relocatable (prefix is found from the
+ * file's own folder, ${pcfiledir}); the CUDA toolkit at cuda_root. */
+static int write_pc(const build_plan *pl, const char *dir, const char *cuda_root)
 {
   char path[PATH_MAX + 128];
   sbuf b = {0};
-  sb_printf(&b, "# " GENERATED "symvtune build\nprefix=");
-  sb_pc_path(&b, prefix);
-  sb_printf(&b, "\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\ncudadir=");
+  sb_printf(&b, "# " GENERATED "symvtune build\n# " SPDX "\n");
+  sb_printf(&b, "# Relocatable: the prefix is this file's folder's grandparent. The Libs keep libsymv\n"
+                "# against --as-needed and put it before cuBLAS, whose SYMV and HEMV it stands in for.\n");
+  sb_printf(&b, "prefix=${pcfiledir}/../..\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\ncudadir=");
   sb_pc_path(&b, cuda_root);
-  sb_printf(&b, "\n\nName: libsymv\nDescription: DSYMV tuned by symvtune for sm_%d%d with %d SMs, a drop-in "
-                "cublasDsymv\nVersion: %s\n",
-            pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count, PACKAGE_VERSION);
-  sb_printf(&b, "Libs: -L${libdir} -Wl,-rpath,${libdir} -lsymv -L${cudadir}/lib64 -lcublas -lcudart\n"
+  sb_printf(&b, "\n\nName: libsymv\nDescription: SYMV and HEMV tuned by symvtune for ");
+  for (const char *c = pl->dev.name; *c; c++) /* the database's text: printable ASCII, no $ or # */
+    sb_printf(&b, "%c", *c >= 0x20 && *c < 0x7f && *c != '$' && *c != '#' ? *c : '?');
+  sb_printf(&b, " (sm_%d%d, %d SMs), drop-ins for cuBLAS's\nVersion: %s\n", pl->dev.cc_major, pl->dev.cc_minor,
+            pl->dev.sm_count, LIB_VERSION);
+  sb_printf(&b, "Libs: -L${libdir} -Wl,-rpath,${libdir} " KEEP_LINKED_ON " -lsymv " KEEP_LINKED_OFF
+                " -L${cudadir}/lib64 -lcublas -lcudart\n"
                 "Cflags: -I${includedir} -I${cudadir}/include\n");
   snprintf(path, sizeof path, "%s/lib/pkgconfig/libsymv.pc", dir);
   int rc = b.failed ? -1 : write_text(path, b.s);
   free(b.s);
+  return rc;
+}
+
+/* s as the body of a CMake quoted argument. */
+static void sb_cmake_string(sbuf *b, const char *s)
+{
+  for (; *s; s++) sb_printf(b, strchr("\"\\$;", *s) ? "\\%c" : "%c", *s);
+}
+
+/* dir/lib/cmake/symv/symvConfig.cmake and symvConfigVersion.cmake:
+ * find_package(symv) gives the imported target symv::symv, which links as
+ * libsymv.pc does; relocatable (paths from the file's own folder). */
+static int write_cmake(const build_plan *pl, const char *dir, const char *cuda_root)
+{
+  char path[PATH_MAX + 128];
+  sbuf b = {0};
+  sb_printf(&b, "# " GENERATED "symvtune build\n# " SPDX "\n");
+  sb_printf(&b, "#\n# find_package(symv) gives the imported target symv::symv: libsymv %s, SYMV and HEMV\n"
+                "# tuned for sm_%d%d with %d SMs, drop-ins for cuBLAS's. Linking it links libsymv kept against\n"
+                "# --as-needed and before cuBLAS (CUDA::cublas, CUDA::cudart of find_package(CUDAToolkit)), so\n"
+                "# that the program's cublas{S,D,C,Z}symv_v2 and cublas{C,Z}hemv_v2 calls bind to libsymv.\n"
+                "# Relocatable: every path is found from this file's folder, DIR/lib/cmake/symv.\n",
+            LIB_VERSION, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
+  sb_printf(&b, "if(CMAKE_VERSION VERSION_LESS 3.17)\n"
+                "  set(symv_FOUND FALSE)\n"
+                "  set(symv_NOT_FOUND_MESSAGE \"symv needs CMake 3.17 or later (FindCUDAToolkit)\")\n"
+                "  return()\n"
+                "endif()\n"
+                "get_filename_component(_symv_prefix \"${CMAKE_CURRENT_LIST_DIR}/../../..\" ABSOLUTE)\n"
+                "if(NOT DEFINED CUDAToolkit_ROOT AND NOT DEFINED ENV{CUDAToolkit_ROOT} AND EXISTS \"");
+  sb_cmake_string(&b, cuda_root);
+  sb_printf(&b, "\")\n  set(CUDAToolkit_ROOT \"");
+  sb_cmake_string(&b, cuda_root);
+  sb_printf(&b, "\") # the toolkit the library was built with\nendif()\n"
+                "include(CMakeFindDependencyMacro)\n"
+                "find_dependency(CUDAToolkit)\n"
+                "# libsymv goes in the link options, which come before the objects and every library on\n"
+                "# the link line: first, wherever the program lists cuBLAS (CUDA::cublas before symv::symv\n"
+                "# too). SHELL: keeps the group whole when CMake merges options.\n"
+                "if(NOT TARGET symv::symv)\n"
+                "  add_library(symv::symv INTERFACE IMPORTED)\n"
+                "  set_target_properties(symv::symv PROPERTIES\n"
+                "    INTERFACE_INCLUDE_DIRECTORIES \"${_symv_prefix}/include\"\n"
+                "    INTERFACE_LINK_OPTIONS \"SHELL:-Wl,-rpath,'${_symv_prefix}/lib' " KEEP_LINKED_ON
+                " '${_symv_prefix}/lib/libsymv.so' " KEEP_LINKED_OFF "\"\n"
+                "    INTERFACE_LINK_LIBRARIES \"CUDA::cublas;CUDA::cudart\")\n"
+                "endif()\n"
+                "set(symv_LIBRARY \"${_symv_prefix}/lib/" LIB_REALNAME "\")\n"
+                "set(symv_INCLUDE_DIR \"${_symv_prefix}/include\")\n"
+                "unset(_symv_prefix)\n");
+  snprintf(path, sizeof path, "%s/lib/cmake/symv/symvConfig.cmake", dir);
+  int rc = b.failed ? -1 : write_text(path, b.s);
+  free(b.s);
+  if (rc) return rc;
+  sbuf v = {0};
+  sb_printf(&v, "# " GENERATED "symvtune build\n# " SPDX "\n");
+  sb_printf(&v, "# libsymv %s: compatible with a request of the same major version, not newer.\n"
+                "set(PACKAGE_VERSION \"%s\")\n"
+                "if(NOT PACKAGE_FIND_VERSION)\n"
+                "  set(PACKAGE_VERSION_COMPATIBLE TRUE)\n"
+                "elseif(PACKAGE_FIND_VERSION_MAJOR STREQUAL \"%d\" AND NOT PACKAGE_FIND_VERSION VERSION_GREATER "
+                "PACKAGE_VERSION)\n"
+                "  set(PACKAGE_VERSION_COMPATIBLE TRUE)\n"
+                "  if(PACKAGE_FIND_VERSION VERSION_EQUAL PACKAGE_VERSION)\n"
+                "    set(PACKAGE_VERSION_EXACT TRUE)\n"
+                "  endif()\n"
+                "else()\n"
+                "  set(PACKAGE_VERSION_COMPATIBLE FALSE)\n"
+                "endif()\n"
+                "if(NOT CMAKE_SIZEOF_VOID_P STREQUAL \"8\") # the library is 64-bit\n"
+                "  set(PACKAGE_VERSION \"${PACKAGE_VERSION} (64bit)\")\n"
+                "  set(PACKAGE_VERSION_UNSUITABLE TRUE)\n"
+                "endif()\n",
+            LIB_VERSION, LIB_VERSION, SYMV_VERSION_MAJOR);
+  snprintf(path, sizeof path, "%s/lib/cmake/symv/symvConfigVersion.cmake", dir);
+  rc = v.failed ? -1 : write_text(path, v.s);
+  free(v.s);
   return rc;
 }
 
@@ -794,7 +904,7 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
   if (rc == 0) { /* link */
     job *j = &jobs[k];
     job_arg(j, nvcc);
-    job_words(j, "-shared -cudart shared -Xlinker -soname=libsymv.so -Xlinker --no-undefined");
+    job_words(j, "-shared -cudart shared -Xlinker -soname=" LIB_SONAME " -Xlinker --no-undefined");
     snprintf(buf, sizeof buf, "%s/lib/libsymv.so.tmp", dir);
     job_arg(j, "-o");
     job_arg(j, buf);
@@ -806,34 +916,59 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
     }
     job_words(j, "-lcublas -lcudart -lpthread -ldl");
     snprintf(j->log, sizeof j->log, "%s/obj/link.log", dir);
-    snprintf(j->what, sizeof j->what, "linking libsymv.so");
+    snprintf(j->what, sizeof j->what, "linking " LIB_REALNAME);
     rc = run_jobs(j, 1, 1, dir);
     char final[PATH_MAX + 128];
-    snprintf(final, sizeof final, "%s/lib/libsymv.so", dir);
+    snprintf(final, sizeof final, "%s/lib/" LIB_REALNAME, dir);
     snprintf(buf, sizeof buf, "%s/lib/libsymv.so.tmp", dir);
     if (rc == 0 && rename(buf, final)) {
       fprintf(stderr, "symvtune build: rename %s: %s\n", buf, strerror(errno));
       rc = -1;
     }
     if (rc) unlink(buf);
+    /* the links: the SONAME (what the dynamic linker looks for) and the
+     * name -lsymv finds, relative so that the folder can move */
+    static const char *const links[][2] = {{LIB_REALNAME, LIB_SONAME}, {LIB_SONAME, "libsymv.so"}};
+    for (int i = 0; rc == 0 && i < 2; i++) {
+      snprintf(final, sizeof final, "%s/lib/%s", dir, links[i][1]);
+      if (symlink(links[i][0], final)) {
+        fprintf(stderr, "symvtune build: cannot link %s to %s: %s\n", final, links[i][0], strerror(errno));
+        rc = -1;
+      }
+    }
   }
   for (int i = 0; i <= k; i++) job_free(&jobs[i]);
   free(jobs);
   return rc;
 }
 
-/* The CUDA toolkit root of nvcc (its bin folder's parent), or NULL. */
+/* The CUDA toolkit root of nvcc (its bin folder's parent), or NULL. The
+ * name is kept as nvcc was found where its lib64 is there (e.g.
+ * /usr/local/cuda, the link the toolkits maintain to the current one, not
+ * /usr/local/cuda-13.0 it points to), so that what is written into the
+ * library (RUNPATH) and its .pc names no one toolkit version beyond need;
+ * else the folder nvcc really lies in. */
 static const char *cuda_root_of(const char *nvcc, char *out, size_t len)
 {
-  char real[PATH_MAX];
-  if (!realpath(nvcc, real)) return NULL;
-  char *slash = strrchr(real, '/');
-  if (!slash) return NULL;
-  *slash = 0;
-  if (!(slash = strrchr(real, '/'))) return NULL;
-  *slash = 0;
-  snprintf(out, len, "%s", real[0] ? real : "/");
-  return out;
+  char real[PATH_MAX], named[2 * PATH_MAX + 2], lib[2 * PATH_MAX + 16];
+  struct stat st;
+  if (nvcc[0] == '/') snprintf(named, sizeof named, "%s", nvcc);
+  else if (getcwd(real, sizeof real)) snprintf(named, sizeof named, "%s/%s", real, nvcc);
+  else named[0] = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    char *p = pass == 0 ? named : real;
+    if (pass == 1 && !realpath(nvcc, real)) return NULL;
+    char *slash = strrchr(p, '/');
+    if (!slash) continue;
+    *slash = 0;
+    if (!(slash = strrchr(p, '/'))) continue;
+    *slash = 0;
+    snprintf(lib, sizeof lib, "%s/lib64", p[0] ? p : "");
+    if (pass == 0 && (stat(lib, &st) || !S_ISDIR(st.st_mode))) continue;
+    snprintf(out, len, "%s", p[0] ? p : "/");
+    return out;
+  }
+  return NULL;
 }
 
 /* ---- Installing ----------------------------------------------------------
@@ -964,7 +1099,15 @@ static int copy_entry(const char *p, const struct stat *st, int flag, struct FTW
     if (mkdir(dst, st->st_mode & 07777) && errno != EEXIST) return copy_errno = errno, 1;
     return 0;
   }
-  if (flag != FTW_F) return copy_errno = EINVAL, 1; /* build writes only folders and files */
+  if (flag == FTW_SL) { /* the library's version links */
+    char target[PATH_MAX];
+    ssize_t n = readlink(p, target, sizeof target - 1);
+    if (n < 0) return copy_errno = errno, 1;
+    target[n] = 0;
+    if (symlink(target, dst)) return copy_errno = errno, 1;
+    return 0;
+  }
+  if (flag != FTW_F) return copy_errno = EINVAL, 1; /* build writes only folders, files and the links above */
   int in = open(p, O_RDONLY), out = in < 0 ? -1 : open(dst, O_WRONLY | O_CREAT | O_EXCL, st->st_mode & 07777);
   char buf[65536];
   ssize_t k = 0;
@@ -1159,8 +1302,8 @@ static int run(int argc, char **argv)
     return SYMV_EXIT_ERROR;
   }
   made_by(argc, argv, cmd, sizeof cmd);
-  static const char *const subdirs[] = {"/src", "/src/kernels", "/src/runtime", "/obj", "/lib", "/lib/pkgconfig",
-                                        "/include"};
+  static const char *const subdirs[] = {"/src",     "/src/kernels",   "/src/runtime",        "/obj",    "/lib",
+                                        "/lib/pkgconfig", "/lib/cmake", "/lib/cmake/symv", "/include"};
   for (size_t i = 0; i < sizeof subdirs / sizeof *subdirs; i++) {
     snprintf(sub, sizeof sub, "%s%s", work, subdirs[i]);
     if (mkdir(sub, 0755)) {
@@ -1175,7 +1318,7 @@ static int run(int argc, char **argv)
   if (write_embedded(symv_sources, symv_nsources, work, "src/kernels") ||
       write_embedded(symv_lib_sources, symv_lib_nsources, work, "src/runtime") ||
       write_kernel_units(&pl, work, cmd) || write_table(&pl, work, cmd) || !hdr || write_text(sub, hdr->text) ||
-      write_pc(&pl, work, abs, root ? root : "/usr/local/cuda")) {
+      write_pc(&pl, work, root ? root : "/usr/local/cuda") || write_cmake(&pl, work, root ? root : "/usr/local/cuda")) {
     fprintf(stderr, "symvtune build: no library written; %s left as it was\n", out);
     symv_rmtree(work);
     plan_free(&pl);
@@ -1205,9 +1348,10 @@ static int run(int argc, char **argv)
     return SYMV_EXIT_ERROR;
   }
   print_plan(&pl);
-  printf("wrote %s/lib/libsymv.so, %s/include/symv.h, %s/lib/pkgconfig/libsymv.pc\n", abs, abs, abs);
+  printf("wrote %s/lib/" LIB_REALNAME " (and its links " LIB_SONAME ", libsymv.so), %s/include/symv.h, "
+         "%s/lib/pkgconfig/libsymv.pc, %s/lib/cmake/symv/symvConfig.cmake\n", abs, abs, abs, abs);
   plan_free(&pl);
   return SYMV_EXIT_OK;
 }
 
-const symv_command cmd_build_entry = {"build", "generate libsymv, a drop-in cublasDsymv, from a fit's rules", run};
+const symv_command cmd_build_entry = {"build", "generate libsymv, drop-ins for cuBLAS's SYMV and HEMV, from the fits' rules", run};

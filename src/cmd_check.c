@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_check.c - `symvtune check`: proves every kernel family right on the
  * GPU present, for every routine asked for (--routine), against cuBLAS on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_devices.c - `symvtune devices`: the GPUs and the limits tuning depends on. */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_fit.c - `symvtune fit`: d-spline curves of every densely sampled
  * kernel, cuBLAS included, and the dispatch rules chosen from them

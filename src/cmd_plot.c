@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_plot.c - `symvtune plot`: a PNG of the latest fit, drawn by gnuplot.
  * Panel 1: each densely sampled kernel's samples (points) and fitted curve

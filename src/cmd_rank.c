@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_rank.c - `symvtune rank`: the champion ranking of the sweep stage
  * (method.md section 4, steps 3-4) as `symvtune sweep` computes it before

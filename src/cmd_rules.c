@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_rules.c - `symvtune rules`: the dispatch rules of the latest fit, as
  * a table in the manner of the paper's Table 5 or as JSON. Read-only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_sweep.c - `symvtune sweep`: measure the whole tuning space on the GPU
  * present into an SQLite database (method.md section 4, steps 1-2):

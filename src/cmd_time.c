@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_time.c - `symvtune time`: times chosen candidates next to cuBLAS
  * (atomics mode off and on) at chosen sizes, in one run, with the sweep's

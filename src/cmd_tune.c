@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_tune.c - `symvtune tune`: the whole job for the GPU present in one
  * command (method.md section 4): sweep (resumable), fit, build, bench, each

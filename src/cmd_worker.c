@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_worker.c - `symvtune worker`: the sweep's measuring process (worker.h). */
 #include <cublas_v2.h>
 #include <math.h>

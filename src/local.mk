@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # src: the CLI, one cmd_*.c per subcommand. libcli.a holds everything but
 # main() so that tests can run the commands in their own process.
 noinst_LIBRARIES += src/libcli.a

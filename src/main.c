@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* main.c - symvtune's entry point: dispatches to the subcommand table. */
 #include <stdio.h>
 #include <string.h>

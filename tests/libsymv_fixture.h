@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libsymv_fixture.h - what tests/test_build.c and tests/test_libsymv.c
  * share: a copy of the real sweep database (tests/data/sweep-h200.db) with a

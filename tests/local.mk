@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Criterion tests. Tests that need a GPU skip themselves (cr_skip) when
 # there is none. Modules with their own tests register them in their own
 # local.mk the same way.
@@ -5,8 +6,7 @@ TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 TEST_CORE_LIBS = $(SYMV_LIBS) $(SYMV_EXT_LIBS) $(CRITERION_LIBS)
 
 CORE_TESTS = tests/test_error tests/test_params tests/test_reference tests/test_compile tests/test_kernels
-check_PROGRAMS += $(CORE_TESTS)
-TESTS += $(CORE_TESTS)
+CRITERION_TESTS += $(CORE_TESTS)
 
 tests_test_error_SOURCES = tests/test_error.c
 tests_test_error_CFLAGS = $(TEST_CFLAGS)
@@ -29,14 +29,12 @@ tests_test_kernels_CFLAGS = $(TEST_CFLAGS)
 tests_test_kernels_LDADD = $(TEST_CORE_LIBS)
 AM_TESTS_ENVIRONMENT = CRITERION_VERBOSITY_LEVEL=1; export CRITERION_VERBOSITY_LEVEL;
 
-check_PROGRAMS += tests/test_space
-TESTS += tests/test_space
+CRITERION_TESTS += tests/test_space
 tests_test_space_SOURCES = tests/test_space.c tests/test_util.c tests/test_util.h
 tests_test_space_CFLAGS = $(TEST_CFLAGS)
 tests_test_space_LDADD = $(TEST_CORE_LIBS)
 
-check_PROGRAMS += tests/test_sweep
-TESTS += tests/test_sweep
+CRITERION_TESTS += tests/test_sweep
 tests_test_sweep_SOURCES = tests/test_sweep.c tests/test_util.c tests/test_util.h
 tests_test_sweep_CFLAGS = $(TEST_CFLAGS)
 tests_test_sweep_LDADD = $(TEST_CORE_LIBS)
@@ -46,8 +44,7 @@ tests_test_sweep_LDADD = $(TEST_CORE_LIBS)
 # GPU tests skip themselves without a GPU.
 LIBSYMV_TEST_DEFS = -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"' -DSYMV_TEST_SRCDIR='"$(abs_top_srcdir)"' \
 	-DSYMV_TEST_NVCC='"$(NVCC)"' -DSYMV_TEST_CUDA_HOME='"$(CUDA_HOME)"'
-check_PROGRAMS += tests/test_build tests/test_libsymv
-TESTS += tests/test_build tests/test_libsymv
+CRITERION_TESTS += tests/test_build tests/test_libsymv
 EXTRA_DIST += tests/libsymv_fixture.h tests/data/sweep-h200.db tests/data/sweep-h100.db tests/data/sweep6-h100.db.xz tests/data/sweep6-h200.db.xz
 
 tests_test_build_SOURCES = tests/test_build.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
@@ -65,8 +62,7 @@ tests_test_libsymv_LDFLAGS = -rdynamic
 # The fit stage (fit/fit.c) and `symvtune rank`, `fit`, `rules`, `plot`: no
 # GPU. The commands run in the test's process; the program runs once, to see
 # that it lists them, so it is built first.
-check_PROGRAMS += tests/test_fit
-TESTS += tests/test_fit
+CRITERION_TESTS += tests/test_fit
 tests_test_fit_SOURCES = tests/test_fit.c tests/test_util.c tests/test_util.h
 tests_test_fit_CFLAGS = $(TEST_CFLAGS)
 tests_test_fit_CPPFLAGS = $(AM_CPPFLAGS) -DSYMVTUNE_BIN='"$(abs_top_builddir)/src/symvtune"'
@@ -75,9 +71,17 @@ EXTRA_tests_test_fit_DEPENDENCIES = src/symvtune$(EXEEXT)
 
 # A seeded mutation fuzzer of every database reader (tests/test_fuzz.c): a
 # few seconds of damaged copies of the shipped databases.
-check_PROGRAMS += tests/test_fuzz
-TESTS += tests/test_fuzz
+CRITERION_TESTS += tests/test_fuzz
 tests_test_fuzz_SOURCES = tests/test_fuzz.c tests/test_util.c tests/test_util.h
 tests_test_fuzz_CFLAGS = $(TEST_CFLAGS)
 tests_test_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 tests_test_fuzz_LDADD = $(TEST_CORE_LIBS)
+
+# The generated library as people install and link it (tests/test_install.c):
+# its tree, programs built with pkg-config and with CMake, a moved tree,
+# SYMV_LOG and symvGetInfo. Builds one library (nvcc) per run; no GPU.
+CRITERION_TESTS += tests/test_install
+tests_test_install_SOURCES = tests/test_install.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
+tests_test_install_CFLAGS = $(TEST_CFLAGS)
+tests_test_install_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
+tests_test_install_LDADD = $(TEST_CORE_LIBS)

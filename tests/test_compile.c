@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* NVRTC compiles a sample of every family for sm_90 (no GPU needed), and the
  * cache returns the same code without compiling again. */
 #include <criterion/criterion.h>

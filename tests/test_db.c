@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the results database (db/db.h): opening, refusal of files that
  * are not ours (left byte for byte unchanged), migration, the device check,
  * crash and resume, upserts, and the queries of the later stages. Every test

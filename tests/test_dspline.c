@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the d-spline (dspline/dspline.h). Random inputs are fresh on every
  * run; each assertion message carries the seed that reproduces it. */
 #include <criterion/criterion.h>

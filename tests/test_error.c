@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the status-code table (core/symv_error.h). */
 #include <criterion/criterion.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the fit stage (fit/fit.h) and of `symvtune rank`, `fit`, `rules`
  * and `plot` on small synthetic databases made through the db API in a
  * mkdtemp directory. The commands run in this process through their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A seeded mutation fuzzer of everything that reads a database: the db
  * reader, the fit, the rules (table, JSON, --at), the ranking and the build's
  * reading and checking of the rules (stopped before nvcc). Seeds are small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * GPU tests of every kernel family (skipped when there is no GPU): results
  * of every routine of the registry against the CPU reference (OpenBLAS,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the MX orders, candidate naming/parsing and CLI parsing. */
 #include <criterion/criterion.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the CPU reference of every routine, the scaled residual and the
  * argument checks. Each test loops over the routine registry, so a new
  * routine is tested without anyone adding it here. */

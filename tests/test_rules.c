@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the selection rules (dspline/rules.h). Random curves are fresh on
  * every run; assertion messages carry the seed that reproduces them. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the champion ranking (sieve/sieve.h). The cases are data: each row
  * is a time table with the points, order and survivors worked out by hand
  * from the rules in sieve.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the tuning space: enumeration counts from device limits, the
  * static filter, and the sweep's refusals that need no GPU. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * GPU tests of `symvtune sweep` (skipped without a GPU): a candidate that
  * faults and one that hangs are recorded as such while the sweep goes on,

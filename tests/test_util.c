@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_util.c - helpers shared by the tests: running the symvtune program, removing temporary folders. */
 #define _GNU_SOURCE /* nftw flags */
 #include <criterion/criterion.h>

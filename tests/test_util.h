@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* test_util.h - helpers shared by the tests: running the symvtune program, removing temporary folders. */
 #ifndef SYMV_TEST_UTIL_H
 #define SYMV_TEST_UTIL_H

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests of the generated library as people install and link it: the tree
+ * `symvtune build` writes from the shipped sweep (tests/data/sweep-h200.db,
+ * copied, fitted with `symvtune fit`), built once per run of this program
+ * (a Criterion PRE_ALL hook, in a temp folder whose name the tests find in
+ * SYMV_TEST_INSTALLDIR).
+ *
+ * - the tree: libsymv.so -> libsymv.so.0 -> libsymv.so.0.1.0, SONAME
+ *   libsymv.so.0, RUNPATH the toolkit's folder as nvcc is named;
+ * - a program built with pkg-config and one built with CMake
+ *   (find_package(symv), symv::symv), both with -Wl,--as-needed and naming
+ *   cuBLAS too (CMake: CUDA::cublas before symv::symv), record libsymv
+ *   NEEDED before libcublas, and at run time (LD_DEBUG=bindings) their
+ *   cublasDsymv_v2 binds to libsymv;
+ * - a copy of the tree elsewhere works alike, and names nothing of the
+ *   original folder;
+ * - SYMV_LOG / SYMV_LOG_FILE: one line per call, here an argument error;
+ * - symvGetInfo: the version, the tuned GPU, the rules the fit chose.
+ *
+ * No GPU needed: the programs' calls are argument errors (n = -1, a bad
+ * uplo), which libsymv returns before it touches the handle or the GPU.
+ * Skips without nvcc (no library) and, for its tests, without cmake.
+ */
+#include "libsymv_fixture.h"
+#include <criterion/criterion.h>
+#include <criterion/hooks.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <sys/wait.h>
+#include "symv.h"
+
+extern const symv_command cmd_fit_entry;
+
+/* ---- The tree, built once ---------------------------------------------- */
+
+/* Runs a command of the CLI in this process with its output appended to log. */
+static int run_cli(const symv_command *cmd, const char *log, char **av, int ac)
+{
+  fflush(stdout), fflush(stderr);
+  int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644), o1 = dup(1), o2 = dup(2);
+  if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
+  int status = cmd->run(ac, av);
+  fflush(stdout), fflush(stderr);
+  dup2(o1, 1), dup2(o2, 2), close(o1), close(o2);
+  return status;
+}
+
+ReportHook(PRE_ALL)(struct criterion_test_set *set)
+{
+  (void)set;
+  static char dir[64] = "/tmp/symvtune-test-install-XXXXXX";
+  if (!mkdtemp(dir)) return;
+  setenv("SYMV_TEST_INSTALLDIR", dir, 1);
+  if (!*FIX_NVCC || access(FIX_NVCC, X_OK)) return; /* the tests skip */
+  char db[512], src[512], log[512], out[512];
+  snprintf(db, sizeof db, "%s/sweep.db", dir);
+  snprintf(log, sizeof log, "%s/build.log", dir);
+  snprintf(out, sizeof out, "%s/prefix", dir);
+  if (fix_copy(fix_sweep_db(src), db)) return;
+  chmod(db, 0644);
+  char *fit_av[] = {"fit", "--db", db, NULL};
+  if (run_cli(&cmd_fit_entry, log, fit_av, 3)) return;
+  const char *args[] = {"--db", db, "--out", out, "--nvcc", FIX_NVCC};
+  fix_build(log, args, 6);
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+  (void)stats;
+  const char *dir = getenv("SYMV_TEST_INSTALLDIR");
+  if (dir && !getenv("SYMV_TEST_KEEP")) fix_rmtree(dir);
+}
+
+static const char *topdir(void)
+{
+  const char *d = getenv("SYMV_TEST_INSTALLDIR");
+  cr_assert_not_null(d, "the PRE_ALL hook made no folder");
+  return d;
+}
+
+/* DIR/name in buf (1024 bytes). */
+static char *at(char *buf, const char *name)
+{
+  snprintf(buf, 1024, "%.400s/%.600s", topdir(), name);
+  return buf;
+}
+
+/* Skips without nvcc; fails, with the build's log, if the tree is not there. */
+static void need_tree(void)
+{
+  (void)fix_make_db; /* the fixture's, unused here */
+  if (!*FIX_NVCC || access(FIX_NVCC, X_OK)) cr_skip_test("no nvcc: the library cannot be compiled");
+  char p[1024], l[1024];
+  if (!fix_exists(at(p, "prefix/lib/libsymv.so"))) {
+    char *log = fix_slurp(at(l, "build.log"));
+    cr_assert_fail("no library was built:\n%s", log ? log : "(no log)");
+  }
+}
+
+/* Runs cmd through the shell, its stdout and stderr into DIR/log; returns
+ * the exit status (-1 if it did not exit), the output in *text. */
+static int sh(const char *cmd, const char *log, char **text)
+{
+  char full[8192], p[1024];
+  snprintf(full, sizeof full, "(%s) > '%s' 2>&1", cmd, at(p, log));
+  int rc = system(full);
+  *text = fix_slurp(p);
+  if (!*text) *text = strdup("");
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* A program written against cuBLAS only. It calls cublasGetProperty, which
+ * libsymv does not stand in for (so cuBLAS stays NEEDED under
+ * --as-needed), then cublasDsymv_v2 with n = -1 (argument "n") or, given
+ * the argument "uplo", a fill mode of 7: an argument error either way. */
+static const char prog_src[] =
+  "#include <stdio.h>\n#include <string.h>\n#include <cublas_v2.h>\n"
+  "int main(int argc, char **argv)\n{\n"
+  "  int v = -1, bad_uplo = argc > 1 && !strcmp(argv[1], \"uplo\");\n"
+  "  double a = 1, b = 0;\n"
+  "  if (cublasGetProperty(MAJOR_VERSION, &v) != CUBLAS_STATUS_SUCCESS) return 3;\n"
+  "  cublasStatus_t st = cublasDsymv_v2((cublasHandle_t)&v, bad_uplo ? (cublasFillMode_t)7 : CUBLAS_FILL_MODE_LOWER,\n"
+  "                                     bad_uplo ? 4 : -1, &a, NULL, 4, NULL, 1, &b, NULL, 1);\n"
+  "  printf(\"cuBLAS %d, status %d\\n\", v, (int)st);\n"
+  "  return st == CUBLAS_STATUS_INVALID_VALUE ? 0 : 1;\n"
+  "}\n";
+
+/* Writes the program's source to DIR/name.c, in buf. */
+static char *write_prog(char *buf, const char *name)
+{
+  char n[256];
+  snprintf(n, sizeof n, "%s.c", name);
+  FILE *f = fopen(at(buf, n), "w");
+  cr_assert_not_null(f, "%s: %s", buf, strerror(errno));
+  fputs(prog_src, f);
+  cr_assert_eq(fclose(f), 0);
+  return buf;
+}
+
+/* Builds DIR/name with pkg-config from the tree at prefix (DIR-relative):
+ * -Wl,--as-needed, libsymv's flags, then -lcublas. Returns the program's
+ * path in exe (1024 bytes). */
+static void build_pc(const char *prefix, const char *name, char *exe)
+{
+  char src[1024], cmd[4096], log[300], pc[1024], pcdir[300];
+  write_prog(src, name);
+  at(exe, name);
+  snprintf(pcdir, sizeof pcdir, "%s/lib/pkgconfig", prefix);
+  at(pc, pcdir);
+  snprintf(cmd, sizeof cmd,
+           "PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv >/dev/null || exit 9; "
+           "cc -std=gnu11 -Wl,--as-needed -o '%s' '%s' $(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv) "
+           "-lcublas",
+           pc, exe, src, pc);
+  snprintf(log, sizeof log, "%s.build.log", name);
+  char *text;
+  int rc = sh(cmd, log, &text);
+  cr_assert_eq(rc, 0, "%s\nexit %d:\n%s", cmd, rc, text);
+  free(text);
+}
+
+static void need_cmake(void)
+{
+  if (system("cmake --version >/dev/null 2>&1")) cr_skip_test("no cmake");
+}
+
+/* Builds DIR/name/build/prog with CMake: find_package(symv) from the tree at
+ * prefix (DIR-relative), CUDA::cublas listed before symv::symv,
+ * -Wl,--as-needed. Returns the program's path in exe (1024 bytes). */
+static void build_cmake(const char *prefix, const char *name, char *exe)
+{
+  char d[1024], p[1100], cmd[4096], log[300], cfg[300], cfgdir[1024];
+  cr_assert_lt(strlen(at(d, name)), 900u, "folder name too long");
+  cr_assert_eq(mkdir(at(d, name), 0755), 0, "%s: %s", d, strerror(errno));
+  snprintf(p, sizeof p, "%s/prog.c", d);
+  FILE *f = fopen(p, "w");
+  cr_assert_not_null(f);
+  fputs(prog_src, f);
+  fclose(f);
+  snprintf(p, sizeof p, "%s/CMakeLists.txt", d);
+  f = fopen(p, "w");
+  cr_assert_not_null(f);
+  fputs("cmake_minimum_required(VERSION 3.17)\n"
+        "project(prog C)\n"
+        "find_package(symv 0.1 REQUIRED)\n"
+        "find_package(CUDAToolkit REQUIRED)\n"
+        "add_executable(prog prog.c)\n"
+        "target_link_options(prog PRIVATE -Wl,--as-needed)\n"
+        "target_link_libraries(prog PRIVATE CUDA::cublas symv::symv)\n", f);
+  fclose(f);
+  snprintf(cfg, sizeof cfg, "%s/lib/cmake/symv", prefix);
+  at(cfgdir, cfg);
+  snprintf(cmd, sizeof cmd, "cd '%s' && cmake -S . -B build -Dsymv_DIR='%s' && cmake --build build", d, cfgdir);
+  snprintf(log, sizeof log, "%s.build.log", name);
+  char *text;
+  int rc = sh(cmd, log, &text);
+  cr_assert_eq(rc, 0, "%s\nexit %d:\n%s", cmd, rc, text);
+  free(text);
+  snprintf(exe, 1024, "%.900s/build/prog", d);
+}
+
+/* Asserts that exe records libsymv.so.0 NEEDED, before libcublas.so.N. */
+static void assert_needed_order(const char *exe)
+{
+  char cmd[1200], line[512], *needed[32];
+  int n = 0, symv = -1, cublas = -1;
+  snprintf(cmd, sizeof cmd, "readelf -d '%s'", exe);
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  while (fgets(line, sizeof line, p) && n < 32) {
+    char *b = strstr(line, "(NEEDED)"), *l = b ? strchr(b, '[') : NULL, *r = l ? strchr(l, ']') : NULL;
+    if (!r) continue;
+    *r = 0;
+    needed[n] = strdup(l + 1);
+    if (!strcmp(needed[n], "libsymv.so.0")) symv = n;
+    if (!strncmp(needed[n], "libcublas.so.", 13)) cublas = n;
+    n++;
+  }
+  cr_assert_eq(pclose(p), 0, "%s failed", cmd);
+  char list[1024] = "";
+  for (int i = 0; i < n; i++) strcat(strcat(list, " "), needed[i]), free(needed[i]);
+  cr_assert_geq(symv, 0, "%s does not need libsymv.so.0 (NEEDED:%s)", exe, list);
+  cr_assert_geq(cublas, 0, "%s does not need libcublas (NEEDED:%s): the test proves nothing", exe, list);
+  cr_assert_lt(symv, cublas, "%s needs libcublas before libsymv (NEEDED:%s)", exe, list);
+}
+
+/* Runs exe with LD_DEBUG=bindings and asserts that its cublasDsymv_v2 binds
+ * to the library of the tree at prefix (DIR-relative), and that the call
+ * came back as libsymv's argument error. */
+static void assert_binds_to_libsymv(const char *exe, const char *prefix, const char *log)
+{
+  char cmd[1200], want[1024], rel[300], real_want[PATH_MAX];
+  snprintf(cmd, sizeof cmd, "LD_DEBUG=bindings '%s'", exe);
+  char *text;
+  int rc = sh(cmd, log, &text);
+  snprintf(rel, sizeof rel, "%s/lib/libsymv.so.0", prefix);
+  cr_assert_not_null(realpath(at(want, rel), real_want), "%s: %s", want, strerror(errno));
+  char head[1100];
+  snprintf(head, sizeof head, "binding file %s [0] to ", exe);
+  int bound = 0;
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    char *h = strstr(line, head), *sym = strstr(line, "normal symbol `cublasDsymv_v2'");
+    if (!h || !sym) continue;
+    char *to = h + strlen(head), *end = strstr(to, " [");
+    cr_assert_not_null(end, "%s", line);
+    *end = 0;
+    char real[PATH_MAX];
+    cr_assert_not_null(realpath(to, real), "%s: %s", to, strerror(errno));
+    cr_assert_str_eq(real, real_want, "cublasDsymv_v2 bound to %s, not to %s", to, want);
+    bound = 1;
+  }
+  free(text);
+  cr_assert(bound, "LD_DEBUG=bindings shows no binding of cublasDsymv_v2 in %s (see %s)", exe, log);
+  rc = sh(exe, log, &text);
+  cr_assert_eq(rc, 0, "%s: exit %d (not libsymv's CUBLAS_STATUS_INVALID_VALUE):\n%s", exe, rc, text);
+  free(text);
+}
+
+TestSuite(install, .init = need_tree);
+
+/* ---- The tree ------------------------------------------------------------ */
+
+Test(install, versioned_library_and_its_links, .timeout = 60)
+{
+  char p[1024], target[64], cmd[1200];
+  static const char *const links[][2] = {{"libsymv.so", "libsymv.so.0"}, {"libsymv.so.0", "libsymv.so.0.1.0"}};
+  for (int i = 0; i < 2; i++) {
+    snprintf(cmd, sizeof cmd, "prefix/lib/%s", links[i][0]);
+    ssize_t n = readlink(at(p, cmd), target, sizeof target - 1);
+    cr_assert_gt(n, 0, "%s is not a link: %s", p, strerror(errno));
+    target[n] = 0;
+    cr_assert_str_eq(target, links[i][1], "%s -> %s", p, target);
+  }
+  struct stat st;
+  cr_assert_eq(lstat(at(p, "prefix/lib/libsymv.so.0.1.0"), &st), 0);
+  cr_assert(S_ISREG(st.st_mode), "%s is not a file", p);
+  static const char *const files[] = {"prefix/include/symv.h", "prefix/lib/pkgconfig/libsymv.pc",
+                                      "prefix/lib/cmake/symv/symvConfig.cmake",
+                                      "prefix/lib/cmake/symv/symvConfigVersion.cmake"};
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) cr_assert(fix_exists(at(p, files[i])), "no %s", p);
+
+  snprintf(cmd, sizeof cmd, "readelf -d '%s'", at(p, "prefix/lib/libsymv.so.0.1.0"));
+  char *text;
+  cr_assert_eq(sh(cmd, "readelf.log", &text), 0, "%s:\n%s", cmd, text);
+  cr_assert_not_null(strstr(text, "Library soname: [libsymv.so.0]"), "SONAME:\n%s", text);
+  /* RUNPATH: the CUDA library folder as nvcc is named (/usr/local/cuda/lib64,
+   * not the versioned folder the link points to), nothing else */
+  char root[1024], lib64[1100], want[1200];
+  snprintf(root, sizeof root, "%s", FIX_NVCC);
+  for (int i = 0; i < 2; i++) *strrchr(root, '/') = 0;
+  snprintf(lib64, sizeof lib64, "%s/lib64", root);
+  if (stat(lib64, &st) == 0) {
+    snprintf(want, sizeof want, "Library runpath: [%s]", lib64);
+    cr_assert_not_null(strstr(text, want), "expected %s:\n%s", want, text);
+  }
+  free(text);
+
+  /* the .pc and the CMake files name no folder of the tree: relocatable */
+  static const char *const cfg[] = {"prefix/lib/pkgconfig/libsymv.pc", "prefix/lib/cmake/symv/symvConfig.cmake"};
+  for (int i = 0; i < 2; i++) {
+    char *t = fix_slurp(at(p, cfg[i]));
+    cr_assert_not_null(t);
+    cr_assert_null(strstr(t, topdir()), "%s names the folder it was built in:\n%s", p, t);
+    cr_assert_not_null(strstr(t, "SPDX-License-Identifier: BSD-3-Clause"), "%s has no SPDX line", p);
+    free(t);
+  }
+}
+
+/* ---- Programs linked against it ----------------------------------------- */
+
+Test(install, pkg_config_program_binds_to_libsymv, .timeout = 120)
+{
+  char exe[1024];
+  build_pc("prefix", "prog_pc", exe);
+  assert_needed_order(exe);
+  assert_binds_to_libsymv(exe, "prefix", "prog_pc.run.log");
+}
+
+Test(install, cmake_program_binds_to_libsymv, .init = need_cmake, .timeout = 120)
+{
+  need_tree();
+  char exe[1024];
+  build_cmake("prefix", "prog_cmake", exe);
+  assert_needed_order(exe);
+  assert_binds_to_libsymv(exe, "prefix", "prog_cmake.run.log");
+}
+
+/* The tree copied elsewhere (a copy, not a move: the other tests run at the
+ * same time) serves programs built against it, from its own folder. */
+Test(install, a_moved_tree_still_works, .timeout = 120)
+{
+  char cmd[3200], a[1024], b[1024], exe[1024], *text;
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp -a '%s' '%s/tree'", at(a, "elsewhere"), at(b, "prefix"), a);
+  cr_assert_eq(sh(cmd, "copy.log", &text), 0, "%s:\n%s", cmd, text);
+  free(text);
+  build_pc("elsewhere/tree", "prog_moved_pc", exe);
+  assert_needed_order(exe);
+  assert_binds_to_libsymv(exe, "elsewhere/tree", "prog_moved_pc.run.log");
+  if (system("cmake --version >/dev/null 2>&1") == 0) {
+    build_cmake("elsewhere/tree", "prog_moved_cmake", exe);
+    assert_needed_order(exe);
+    assert_binds_to_libsymv(exe, "elsewhere/tree", "prog_moved_cmake.run.log");
+  }
+}
+
+/* ---- Proof that it is in use --------------------------------------------- */
+
+Test(install, symv_log_tells_each_call, .timeout = 120)
+{
+  char exe[1024], logf[1024], cmd[4400], *text;
+  build_pc("prefix", "prog_log", exe);
+  /* to stderr, one line for the call */
+  snprintf(cmd, sizeof cmd, "SYMV_LOG=1 '%s'", exe);
+  cr_assert_eq(sh(cmd, "log1.log", &text), 0, "%s:\n%s", cmd, text);
+  static const char want_n[] = "libsymv: dsymv n=-1 uplo=L lda=4 incx=1 incy=1: none (argument error: argument 2 "
+                               "(n)) -> CUBLAS_STATUS_INVALID_VALUE (7)\n";
+  char *hit = strstr(text, want_n);
+  cr_assert_not_null(hit, "expected the line\n%swithin:\n%s", want_n, text);
+  cr_assert_null(strstr(hit + 1, "libsymv: "), "more than one line for one call:\n%s", text);
+  free(text);
+  /* to a file (appended), nothing on stderr; an invalid uplo */
+  at(logf, "calls.log");
+  snprintf(cmd, sizeof cmd, "SYMV_LOG=1 SYMV_LOG_FILE='%s' '%s' uplo && SYMV_LOG=1 SYMV_LOG_FILE='%s' '%s'", logf, exe,
+           logf, exe);
+  cr_assert_eq(sh(cmd, "log2.log", &text), 0, "%s:\n%s", cmd, text);
+  cr_assert_null(strstr(text, "libsymv:"), "logged on stderr with SYMV_LOG_FILE set:\n%s", text);
+  free(text);
+  text = fix_slurp(logf);
+  cr_assert_not_null(text, "no %s", logf);
+  static const char want_uplo[] = "libsymv: dsymv n=4 uplo=7 lda=4 incx=1 incy=1: none (argument error: argument 1 "
+                                  "(uplo)) -> CUBLAS_STATUS_INVALID_VALUE (7)\n";
+  cr_assert_eq(strncmp(text, want_uplo, strlen(want_uplo)), 0, "first line, expected\n%sgot:\n%s", want_uplo, text);
+  cr_assert_str_eq(text + strlen(want_uplo), want_n, "second line, expected\n%sgot:\n%s", want_n, text);
+  free(text);
+  /* without SYMV_LOG (or with 0), nothing */
+  snprintf(cmd, sizeof cmd, "'%s' && SYMV_LOG=0 '%s'", exe, exe);
+  cr_assert_eq(sh(cmd, "log3.log", &text), 0, "%s:\n%s", cmd, text);
+  cr_assert_null(strstr(text, "libsymv:"), "logged without SYMV_LOG:\n%s", text);
+  free(text);
+}
+
+Test(install, symv_get_info_reports_what_the_library_carries, .timeout = 60)
+{
+  char p[1024];
+  void *h = dlopen(at(p, "prefix/lib/libsymv.so.0"), RTLD_NOW | RTLD_LOCAL);
+  cr_assert_not_null(h, "dlopen %s: %s", p, dlerror());
+  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo");
+  cr_assert_not_null(get, "no symvGetInfo");
+  cr_assert_eq(get(NULL), CUBLAS_STATUS_INVALID_VALUE);
+  symvInfo info;
+  memset(&info, 0xa5, sizeof info);
+  cr_assert_eq(get(&info), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(info.version_major, SYMV_VERSION_MAJOR);
+  cr_assert_eq(info.version_minor, SYMV_VERSION_MINOR);
+  cr_assert_eq(info.version_patch, SYMV_VERSION_PATCH);
+  char v[32];
+  snprintf(v, sizeof v, "%d.%d.%d", SYMV_VERSION_MAJOR, SYMV_VERSION_MINOR, SYMV_VERSION_PATCH);
+  cr_assert_str_eq(info.version, v);
+  /* the GPU and the rules: those of the database's device and its fit */
+  db *d = NULL;
+  db_device dev;
+  db_fit fit;
+  db_rule *rules = NULL;
+  size_t nrules = 0;
+  cr_assert_eq(db_open(&d, at(p, "sweep.db"), DB_READONLY), 0);
+  cr_assert_eq(db_get_device(d, &dev), 0);
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &fit, &rules, &nrules, NULL, NULL), 0, "%s", db_errmsg(d));
+  db_close(d);
+  cr_assert_str_eq(info.tuned_gpu, dev.name);
+  cr_assert_eq(info.tuned_cc_major, dev.cc_major);
+  cr_assert_eq(info.tuned_cc_minor, dev.cc_minor);
+  cr_assert_eq(info.tuned_sm_count, dev.sm_count);
+  snprintf(v, sizeof v, "sm_%d%d", dev.cc_major, dev.cc_minor);
+  cr_assert_str_eq(info.arch, v);
+  cr_assert_eq(info.rules[SYMV_INFO_DSYMV], (int)nrules, "dsymv: %d rules, the fit has %zu", info.rules[SYMV_INFO_DSYMV],
+               nrules);
+  cr_assert_eq(info.n_lo[SYMV_INFO_DSYMV], rules[0].n_start);
+  cr_assert_eq(info.n_hi[SYMV_INFO_DSYMV], rules[nrules - 1].n_end);
+  int kernels = 0; /* distinct candidates the rules name */
+  for (size_t i = 0; i < nrules; i++) {
+    int seen = 0;
+    for (size_t j = 0; j < i && strcmp(rules[i].kernel, DB_KERNEL_CANDIDATE) == 0; j++)
+      seen |= !strcmp(rules[j].kernel, DB_KERNEL_CANDIDATE) && rules[j].cand.id == rules[i].cand.id;
+    kernels += !strcmp(rules[i].kernel, DB_KERNEL_CANDIDATE) && !seen;
+  }
+  cr_assert_eq(info.candidates, kernels, "%d candidates, the fit's rules name %d", info.candidates, kernels);
+  free(rules);
+  static const int untuned[] = {SYMV_INFO_SSYMV, SYMV_INFO_CSYMV, SYMV_INFO_ZSYMV, SYMV_INFO_CHEMV, SYMV_INFO_ZHEMV};
+  for (int i = 0; i < 5; i++) /* sweep-h200.db holds DSYMV only */
+    cr_assert(info.rules[untuned[i]] == 0 && info.n_lo[untuned[i]] == 0 && info.n_hi[untuned[i]] == 0,
+              "routine %d: %d rules", untuned[i], info.rules[untuned[i]]);
+  /* the device: none here, or one that is the H200 or not */
+  if (info.device < 0) cr_assert_eq(info.device_matched, -1, "no device, yet matched %d", info.device_matched);
+  else cr_assert(info.device_matched == 0 || info.device_matched == 1, "device %d matched %d", info.device,
+                 info.device_matched);
+  dlclose(h);
+}
