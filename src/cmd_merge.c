@@ -267,14 +267,18 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
  * says (recomputed from the union of the candidates, sweep_shard_assign);
  * a complete set must make up the space its fingerprint names. */
 static int check_membership(db *out, const db_shard *rows, size_t nrows, const int *from, long long nfrom,
-                            const input_info *info, char *const *paths, int incomplete)
+                            const input_info *info, char *const *paths)
 {
   for (int r = 0; r < DB_ROUTINE_COUNT; r++) {
     const char *ro = db_routine_name(r);
     const db_shard *row = NULL;
-    for (size_t j = 0; j < nrows && !row; j++)
-      if (!strcmp(rows[j].routine, ro)) row = &rows[j];
-    if (!row) continue;
+    int present = 0;
+    for (size_t j = 0; j < nrows; j++)
+      if (!strcmp(rows[j].routine, ro)) {
+        if (!row) row = &rows[j];
+        present++; /* each shard once: check_shards made sure */
+      }
+    if (!row || present < row->n) continue; /* an incomplete set cuts differently: nothing to compare with */
     db_candidate *list = NULL;
     size_t n = 0;
     if (db_list_candidates(out, ro, -1, NULL, &list, &n)) return SYMV_EXIT_ERROR;
@@ -289,16 +293,7 @@ static int check_membership(db *out, const db_shard *rows, size_t nrows, const i
       p[j].multiplicity = list[j].multiplicity, p[j].mx = list[j].mx;
       symv_routine_parse(ro, &p[j].routine);
     }
-    if (!rc && sweep_shard_assign(p, (long)n, row->n, shard, NULL)) rc = SYMV_EXIT_ERROR;
-    for (size_t j = 0; j < n && !rc; j++) {
-      int i = list[j].id < nfrom ? from[list[j].id] : -1;
-      if (i < 0 || !symv_family_tunable(p[j].family) || info[i].k[r] < 0) continue; /* pending, test family, or an input of several shards */
-      if (shard[j] != info[i].k[r])
-        rc = refuse("%s:%s:%d,%d,%d,%d came from %s, shard %d/%d, but the partition puts it in shard %d: the shards "
-                    "were not cut from this space", ro, list[j].family, list[j].block_size, list[j].ux,
-                    list[j].multiplicity, list[j].mx, paths[i], info[i].k[r], row->n, shard[j]);
-    }
-    if (!rc && !incomplete) {
+    if (!rc) { /* first: the union must be the space, or the cut below means nothing */
       char fp[17], sizes[sizeof row->sizes];
       snprintf(sizes, sizeof sizes, "%s", row->sizes);
       for (char *save = NULL, *t = strtok_r(sizes, ",", &save); t && nsizes < 64; t = strtok_r(NULL, ",", &save))
@@ -307,6 +302,15 @@ static int check_membership(db *out, const db_shard *rows, size_t nrows, const i
       else if (strcmp(fp, row->space))
         rc = refuse("%s: the shards' %zu candidates make up space %s, not the space %s they were cut from: a shard "
                     "holds candidates of another space", ro, n, fp, row->space);
+    }
+    if (!rc && sweep_shard_assign(p, (long)n, row->n, shard, NULL)) rc = SYMV_EXIT_ERROR;
+    for (size_t j = 0; j < n && !rc; j++) {
+      int i = list[j].id < nfrom ? from[list[j].id] : -1;
+      if (i < 0 || !symv_family_tunable(p[j].family) || info[i].k[r] < 0) continue; /* pending, test family, or an input of several shards */
+      if (shard[j] != info[i].k[r])
+        rc = refuse("%s:%s:%d,%d,%d,%d came from %s, shard %d/%d, but the partition puts it in shard %d: the shards "
+                    "were not cut from this space", ro, list[j].family, list[j].block_size, list[j].ux,
+                    list[j].multiplicity, list[j].mx, paths[i], info[i].k[r], row->n, shard[j]);
     }
     free(list), free(p), free(shard);
     if (rc) return rc;
@@ -415,7 +419,7 @@ static int run(int argc, char **argv)
       fprintf(stderr, "symvtune merge: %s\n", db_errmsg(out));
       rc = SYMV_EXIT_ERROR;
     }
-  if (!rc && any_shards) rc = check_membership(out, rows, nrows, from, nfrom, info, paths, incomplete);
+  if (!rc && any_shards) rc = check_membership(out, rows, nrows, from, nfrom, info, paths);
   db_counts cnt = {0};
   if (!rc && db_count_candidates(out, NULL, NULL, &cnt)) rc = SYMV_EXIT_ERROR;
   if (!rc && check_complete && cnt.by_status[DB_PENDING] > 0)
