@@ -445,6 +445,52 @@ int db_run_begin(db *d, const char *options, long long *run_id);
 int db_run_end(db *d, long long run_id, double compile_s, double measure_s);
 
 
+/* ---- Shards of a sweep ---------------------------------------------------- */
+
+/*
+ * A sweep cut into shards (`symvtune sweep --shard K/N`) records in each
+ * shard's database which part of which space it holds; `symvtune merge`
+ * copies these rows into the merged database (with the file each came from)
+ * and checks with them that the shards cover their space once.
+ *
+ * Storage: the table `shard`, outside the numbered schema versions (it does
+ * not change DB_SCHEMA_VERSION): it is created (CREATE TABLE IF NOT EXISTS)
+ * by the first db_put_shard, so that only databases of sharded sweeps carry
+ * it, and db_open accepts it beside the tables of any schema version.
+ * A symvtune older than this table refuses a file that has it ("unexpected
+ * table 'shard'").
+ */
+typedef struct db_shard {
+  char routine[DB_ROUTINE_SIZE]; /* the routine swept */
+  char space[17];            /* fingerprint of the whole space (16 hex digits, measure/shard.h) */
+  int k;                     /* this shard, 0..n-1 */
+  int n;                     /* shards of the space, 1..4096 */
+  long long candidates;      /* points of the space in shard k */
+  long long space_size;      /* points of the whole space */
+  char sizes[512];           /* representative sizes n of the sweep stage, "256,768,..." */
+  char uplo;                 /* 'L' or 'U' */
+  int hot;                   /* 0 cold, 1 hot */
+  char source[256];          /* the database it was merged from; "" where it was swept */
+} db_shard;
+
+/*
+ * db_put_shard: record *s (replacing the row of the same routine, space,
+ * k, n and source), creating the table on first use. Call it inside or
+ * outside a transaction.
+ * Errors: SYMV_INVALID_VALUE (unknown routine, space not 16 hex digits,
+ * k or n out of range, counts < 0, bad uplo or hot, empty sizes), SYMV_DB.
+ */
+int db_put_shard(db *d, const db_shard *s);
+
+/*
+ * db_list_shards: the shard rows of `routine` (any routine if NULL),
+ * ordered by routine, space, n, k, source, as a malloc'ed array in *list
+ * (NULL when *count is 0; free()). A database without the table has none.
+ * Errors: SYMV_INVALID_VALUE (unknown routine), SYMV_DB_CORRUPT (values out
+ * of range), SYMV_NO_MEMORY, SYMV_DB.
+ */
+int db_list_shards(db *d, const char *routine, db_shard **list, size_t *count);
+
 /* ---- Fits and dispatch rules (schema version 3; by routine since 4) ------- */
 
 /* Which kernel a curve or a rule names. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "../sieve/sieve.h"
 #include "compile.h"
@@ -114,7 +115,7 @@ int sweep_worker_start(sweep_worker *w, const sweep_opts *o)
   close(in[0]);
   close(out[1]);
   signal(SIGPIPE, SIG_IGN);
-  w->pid = pid, w->to = in[1], w->from = out[0], w->len = 0;
+  w->pid = pid, w->to = in[1], w->from = out[0], w->len = 0, w->device = o->device;
   char line[1024];
   if (worker_send(w, "init %d %c %d %d %g %s", o->device, o->uplo, o->hot, o->batches, o->tol,
                   symv_routine_name(o->routine)))
@@ -178,35 +179,85 @@ static int parse_meas(const char *line, symv_routine ro, db_measurement *m, char
   return 0;
 }
 
+static const char *const baseline_names[2] = {"cublas", "cublas_atomics"};
+
+/* cuBLAS mode b (0 atomics off, 1 on) at the sizes not yet in the
+ * database, measured by w and stored as they come. */
+static int baseline_mode(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, int nsizes, db_stage stage, int b)
+{
+  char list[8192] = "";
+  int len = 0, missing = 0;
+  for (int i = 0; i < nsizes; i++) {
+    int found = 0;
+    if (db_has_baseline(d, symv_routine_name(o->routine), baseline_names[b], ns[i], o->uplo, o->hot, stage, &found)) return SYMV_DB;
+    if (found) continue;
+    len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", missing++ ? "," : "", ns[i]);
+  }
+  if (!missing) return 0;
+  if (worker_send(w, "base %s %s %s", baseline_names[b], db_stage_name(stage), list)) return SYMV_IO;
+  /* each size is committed as it comes: setting up a large n (random data,
+   * the reference's scale) takes the worker seconds on the CPU, and an
+   * interrupted run keeps the sizes already measured */
+  char line[1024];
+  for (;;) {
+    if (worker_line(w, line, sizeof line, 600, NULL)) return SYMV_IO;
+    if (!strcmp(line, "ok")) break;
+    db_measurement m;
+    if (parse_meas(line, o->routine, &m, o->uplo, o->hot, stage) || db_begin(d) ||
+        db_put_baseline(d, symv_routine_name(o->routine), baseline_names[b], &m) || db_commit(d)) {
+      fprintf(stderr, "symvtune: baseline %s: %s %s\n", baseline_names[b], line, db_errmsg(d));
+      db_rollback(d);
+      return SYMV_IO;
+    }
+  }
+  return 0;
+}
+
 int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, int nsizes, db_stage stage)
 {
-  static const char *const names[2] = {"cublas", "cublas_atomics"};
   for (int b = 0; b < 2; b++) {
-    char list[8192] = "";
-    int len = 0, missing = 0;
-    for (int i = 0; i < nsizes; i++) {
-      int found = 0;
-      if (db_has_baseline(d, symv_routine_name(o->routine), names[b], ns[i], o->uplo, o->hot, stage, &found)) return SYMV_DB;
-      if (found) continue;
-      len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", missing++ ? "," : "", ns[i]);
-    }
-    if (!missing) continue;
-    if (worker_send(w, "base %s %s %s", names[b], db_stage_name(stage), list)) return SYMV_IO;
-    /* each size is committed as it comes: setting up a large n (random data,
-     * the reference's scale) takes the worker seconds on the CPU, and an
-     * interrupted run keeps the sizes already measured */
-    char line[1024];
-    for (;;) {
-      if (worker_line(w, line, sizeof line, 600, NULL)) return SYMV_IO;
-      if (!strcmp(line, "ok")) break;
-      db_measurement m;
-      if (parse_meas(line, o->routine, &m, o->uplo, o->hot, stage) || db_begin(d) ||
-          db_put_baseline(d, symv_routine_name(o->routine), names[b], &m) || db_commit(d)) {
-        fprintf(stderr, "symvtune: baseline %s: %s %s\n", names[b], line, db_errmsg(d));
-        db_rollback(d);
-        return SYMV_IO;
+    int rc = baseline_mode(d, w, o, ns, nsizes, stage, b);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+int sweep_baselines_each(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, const int *ns, int nsizes,
+                         db_stage stage, double *times)
+{
+  char list[8192] = "", line[1024];
+  int len = 0;
+  for (int i = 0; i < nsizes; i++) len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", i ? "," : "", ns[i]);
+  if (times)
+    for (size_t i = 0; i < (size_t)nworkers * 2 * (size_t)nsizes; i++) times[i] = NAN;
+  for (int b = 0; b < 2; b++) {
+    /* the other GPUs measure while the first one fills the database */
+    for (int k = 1; k < nworkers; k++)
+      if (worker_send(&w[k], "base %s %s %s", baseline_names[b], db_stage_name(stage), list)) return SYMV_IO;
+    int rc = baseline_mode(d, &w[0], o, ns, nsizes, stage, b);
+    if (rc) return rc;
+    for (int k = 1; k < nworkers; k++)
+      for (;;) {
+        if (worker_line(&w[k], line, sizeof line, 600, NULL)) return SYMV_IO;
+        if (!strcmp(line, "ok")) break;
+        db_measurement m;
+        if (parse_meas(line, o->routine, &m, o->uplo, o->hot, stage)) {
+          fprintf(stderr, "symvtune: baseline %s on GPU %d: %s\n", baseline_names[b], w[k].device, line);
+          return SYMV_IO;
+        }
+        for (int i = 0; times && i < nsizes; i++)
+          if (ns[i] == m.n) times[((size_t)k * 2 + (size_t)b) * (size_t)nsizes + (size_t)i] = m.median_us;
       }
-    }
+  }
+  for (int b = 0; times && b < 2; b++) {
+    db_measurement *ml = NULL;
+    size_t cnt = 0;
+    if (db_baseline_measurements(d, symv_routine_name(o->routine), baseline_names[b], stage, o->uplo, o->hot, &ml, &cnt))
+      return SYMV_DB;
+    for (size_t j = 0; j < cnt; j++)
+      for (int i = 0; i < nsizes; i++)
+        if (ml[j].n == ns[i]) times[(size_t)b * (size_t)nsizes + (size_t)i] = ml[j].median_us;
+    free(ml);
   }
   return 0;
 }
@@ -319,36 +370,104 @@ static db_reason reason_of(const char *name)
   return DB_REASON_LAUNCH;
 }
 
-int sweep_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidate *cands, long ncand,
-                  const int *ns, int nsizes, db_stage stage, volatile int *interrupted, sweep_stats *st,
-                  symv_progress *prog)
+/* Lines of a worker that are already read, without waiting: 1 and the line
+ * in out when there is one, else 0. */
+static int worker_take_line(sweep_worker *w, char *out, size_t outlen)
+{
+  char *nl = memchr(w->buf, '\n', w->len);
+  if (!nl) return 0;
+  size_t k = (size_t)(nl - w->buf);
+  size_t c = k < outlen - 1 ? k : outlen - 1;
+  memcpy(out, w->buf, c);
+  out[c] = 0;
+  memmove(w->buf, nl + 1, w->len - k - 1);
+  w->len -= k + 1;
+  return 1;
+}
+
+/* One read of what the worker has written (call when poll says so).
+ * Returns 0, or SYMV_IO at end of file (the worker is gone). */
+static int worker_fill(sweep_worker *w)
+{
+  if (w->len == sizeof w->buf) w->len = 0; /* an absurdly long line: drop it */
+  ssize_t k = read(w->from, w->buf + w->len, sizeof w->buf - w->len);
+  if (k < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
+  if (k <= 0) return SYMV_IO;
+  w->len += (size_t)k;
+  return 0;
+}
+
+/* Waits up to a second for a worker whose output ended to exit, then kills
+ * it; its exit status into *status. Afterwards w has no process. */
+static void worker_reap(sweep_worker *w, int *status)
+{
+  *status = 0;
+  int gone = 0;
+  for (int i = 0; i < 100 && !gone; i++) {
+    gone = waitpid(w->pid, status, WNOHANG) == w->pid;
+    if (!gone) usleep(10000);
+  }
+  if (!gone) {
+    kill(w->pid, SIGKILL);
+    waitpid(w->pid, status, 0);
+  }
+  close(w->to), close(w->from);
+  w->pid = 0;
+}
+
+/* What one worker is doing: the candidate in flight and what it said so far. */
+typedef struct {
+  long cand;             /* index into cands; -1: idle */
+  double t0, last;       /* when it was sent, when the worker last said something (symv_now, s) */
+  double cms;            /* NVRTC time of its code, ms */
+  db_measurement ms[256];
+  int nms, regs;
+  db_reason why;         /* DB_REASON_NONE unless it said invalid */
+  char detail[512];
+  int lrc;               /* SYMV_IO: the worker died; SYMV_TIMEOUT: it overran */
+  int done;              /* ok or invalid received */
+  int dead;              /* the worker could not be restarted: no more work for it */
+  double *best;          /* nsizes: fastest time so far on this GPU at each size (pruning base), us */
+} slot;
+
+int sweep_measure(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, const double *worker_base,
+                  const db_candidate *cands, long ncand, const int *ns, int nsizes, db_stage stage,
+                  volatile int *interrupted, sweep_stats *st, symv_progress *prog)
 {
   int rc = 0;
-  /* best time so far at each size: the pruning threshold's base */
-  double *best = malloc(sizeof(double) * (size_t)nsizes);
+  if (nworkers < 1) return SYMV_INVALID_VALUE;
+  /* the fastest time so far at each size, per GPU: the pruning threshold's base */
+  double *best = malloc(sizeof(double) * (size_t)nsizes * (size_t)nworkers + 1);
+  slot *sl = calloc((size_t)nworkers, sizeof *sl);
   symv_params *code = malloc(sizeof(symv_params) * (size_t)(ncand ? ncand : 1));
   long *code_of = malloc(sizeof(long) * (size_t)(ncand ? ncand : 1));
-  if (!best || !code || !code_of) {
-    free(best), free(code), free(code_of);
+  if (!best || !sl || !code || !code_of) {
+    free(best), free(sl), free(code), free(code_of);
     return SYMV_NO_MEMORY;
   }
   for (int i = 0; i < nsizes; i++) {
-    best[i] = INFINITY;
+    double b0 = INFINITY;
     for (int b = 0; b < 2; b++) {
       db_measurement *ml = NULL;
       size_t cnt = 0;
       if (!db_baseline_measurements(d, symv_routine_name(o->routine), b ? "cublas_atomics" : "cublas", stage, o->uplo, o->hot, &ml, &cnt))
         for (size_t k = 0; k < cnt; k++)
-          if (ml[k].n == ns[i] && ml[k].median_us < best[i]) best[i] = ml[k].median_us;
+          if (ml[k].n == ns[i] && ml[k].median_us < b0) b0 = ml[k].median_us;
       free(ml);
     }
+    for (int k = 0; k < nworkers; k++) {
+      double v = worker_base && k > 0 ? worker_base[(size_t)k * (size_t)nsizes + (size_t)i] : b0;
+      best[(size_t)k * (size_t)nsizes + (size_t)i] = v > 0 ? v : INFINITY;
+    }
   }
+  for (int k = 0; k < nworkers; k++) sl[k].cand = -1, sl[k].best = best + (size_t)k * (size_t)nsizes;
   db_times tt;
   if (stage == DB_STAGE_SWEEP && !db_time_table(d, symv_routine_name(o->routine), ns, (size_t)nsizes, o->uplo, o->hot, stage, &tt)) {
     for (size_t c = 0; c < tt.ncand; c++)
       for (int i = 0; i < nsizes; i++) {
         double v = tt.median_us[c * (size_t)nsizes + (size_t)i];
-        if (v > 0 && v < best[i]) best[i] = v;
+        for (int k = 0; k < nworkers; k++)
+          if (v > 0 && v < sl[k].best[i]) sl[k].best[i] = v;
       }
     db_times_free(&tt);
   }
@@ -365,168 +484,233 @@ int sweep_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidat
     code[ncode] = p;
     code_of[i] = ncode++;
   }
-  compile_pool cp = {.code = code, .ncode = ncode, .cc_major = w->dev.cc_major, .cc_minor = w->dev.cc_minor,
+  compile_pool cp = {.code = code, .ncode = ncode, .cc_major = w[0].dev.cc_major, .cc_minor = w[0].dev.cc_minor,
                      .stop = interrupted, .busy_from = symv_now()};
   cp.state = calloc((size_t)(ncode ? ncode : 1), sizeof *cp.state);
   cp.ms = calloc((size_t)(ncode ? ncode : 1), sizeof *cp.ms);
   cp.log = calloc((size_t)(ncode ? ncode : 1), sizeof *cp.log);
   pthread_mutex_init(&cp.mu, NULL);
   pthread_cond_init(&cp.cv, NULL);
-  int nthreads = o->jobs > 0 ? o->jobs : 1;
+  int nthreads = o->jobs > 0 ? o->jobs : 0;
+  if (nthreads == 0) /* nothing compiled ahead: the worker compiles each code itself */
+    for (long i = 0; i < ncode; i++) cp.state[i] = 1;
   pthread_t th[256];
   if (nthreads > 256) nthreads = 256;
   for (int t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, compile_thread, &cp);
 
-  long valid = 0, invalid = 0;
-  char note[96];
-  for (long i = 0; i < ncand && !rc; i++) {
-    db_candidate c = cands[i];
-    symv_progress_update(prog, prog->done, NULL);
+  long valid = 0, invalid = 0, next = 0;
+  char note[96], line[2048];
+  double t_measure = symv_now(), measure_before = st->measure_s;
+  for (;;) {
     if (*interrupted) {
       rc = SYMV_INTERRUPTED;
       break;
     }
-    /* what is left to do for this candidate */
-    char sizes[8192] = "";
-    int len = 0, todo = 0;
-    for (int k = 0; k < nsizes; k++) {
-      int found = 0;
-      if (stage == DB_STAGE_DENSE && db_has_measurement(d, c.id, ns[k], o->uplo, o->hot, stage, &found)) {
-        rc = SYMV_DB;
+    /* deal the next candidates out to the idle workers, in order */
+    int waiting_compile = 0;
+    for (int k = 0; k < nworkers && !rc && !waiting_compile; k++) {
+      if (sl[k].cand >= 0 || sl[k].dead) continue;
+      while (next < ncand && !rc) {
+        long i = next;
+        db_candidate c = cands[i];
+        /* what is left to do for this candidate */
+        int todo = 0;
+        for (int s = 0; s < nsizes && !rc; s++) {
+          int found = 0;
+          if (stage == DB_STAGE_DENSE && db_has_measurement(d, c.id, ns[s], o->uplo, o->hot, stage, &found)) rc = SYMV_DB;
+          todo += !found;
+        }
+        if (rc) break;
+        if ((stage == DB_STAGE_SWEEP && c.status != DB_PENDING) || !todo || code_of[i] < 0) {
+          if (code_of[i] < 0 && (rc = record_invalid(d, &c, DB_REASON_COMPILE, "unknown family or parameters", 0, 0))) break;
+          next++;
+          symv_progress_update(prog, prog->done + 1, NULL);
+          continue;
+        }
+        /* its code must be compiled (or have failed) first */
+        long ci = code_of[i];
+        pthread_mutex_lock(&cp.mu);
+        int cstate = cp.state[ci];
+        double cms = cp.ms[ci];
+        pthread_mutex_unlock(&cp.mu);
+        if (cstate == 0) {
+          waiting_compile = 1;
+          break;
+        }
+        next++;
+        if (cstate < 0) {
+          char detail[400];
+          snprintf(detail, sizeof detail, "%.390s", cp.log[ci] ? cp.log[ci] : "NVRTC failed");
+          for (char *q = detail; *q; q++)
+            if (*q == '\n') *q = ' ';
+          if ((rc = record_invalid(d, &c, DB_REASON_COMPILE, detail, 0, 0))) break;
+          invalid++;
+          symv_progress_update(prog, prog->done + 1, NULL);
+          continue;
+        }
+        int attempts = 0;
+        if (db_start_attempt(d, c.id, &attempts)) {
+          rc = SYMV_DB;
+          break;
+        }
+        if (attempts > o->max_attempts) {
+          char detail[128];
+          snprintf(detail, sizeof detail, "stopped the sweep %d times while being measured", attempts - 1);
+          if ((rc = record_invalid(d, &c, DB_REASON_FAULT, detail, cms, 0))) break;
+          invalid++;
+          symv_progress_update(prog, prog->done + 1, NULL);
+          continue;
+        }
+        char sizes[8192] = "", point[64];
+        int len = 0, n2 = 0;
+        for (int s = 0; s < nsizes && !rc; s++) {
+          int found = 0;
+          if (stage == DB_STAGE_DENSE && db_has_measurement(d, c.id, ns[s], o->uplo, o->hot, stage, &found)) rc = SYMV_DB;
+          if (found) continue;
+          double prune = stage == DB_STAGE_SWEEP && o->prune > 0 && isfinite(sl[k].best[s]) ? o->prune * sl[k].best[s] : 0;
+          len += snprintf(sizes + len, sizeof sizes - (size_t)len, "%s%d:%.4g", n2++ ? "," : "", ns[s], prune);
+        }
+        if (rc) break;
+        symv_params p;
+        sweep_params_of(&c, &p);
+        symv_params_format(&p, point, sizeof point);
+        slot *q = &sl[k];
+        q->cand = i, q->t0 = q->last = symv_now(), q->cms = cms, q->nms = 0, q->regs = 0;
+        q->why = DB_REASON_NONE, q->detail[0] = 0, q->lrc = 0, q->done = 0;
+        if (worker_send(&w[k], "cand %s %s %s", point, db_stage_name(stage), sizes)) q->lrc = SYMV_IO;
         break;
       }
-      if (found) continue;
-      double prune = stage == DB_STAGE_SWEEP && o->prune > 0 && isfinite(best[k]) ? o->prune * best[k] : 0;
-      len += snprintf(sizes + len, sizeof sizes - (size_t)len, "%s%d:%.4g", todo++ ? "," : "", ns[k], prune);
     }
     if (rc) break;
-    if ((stage == DB_STAGE_SWEEP && c.status != DB_PENDING) || !todo || code_of[i] < 0) {
-      if (code_of[i] < 0) record_invalid(d, &c, DB_REASON_COMPILE, "unknown family or parameters", 0, 0);
-      symv_progress_update(prog, prog->done + 1, NULL);
-      continue;
-    }
-    /* its code must be compiled (or have failed) first */
-    long ci = code_of[i];
-    pthread_mutex_lock(&cp.mu);
-    while (cp.state[ci] == 0 && !*interrupted) pthread_cond_wait(&cp.cv, &cp.mu);
-    int cstate = cp.state[ci];
-    double cms = cp.ms[ci];
-    pthread_mutex_unlock(&cp.mu);
-    if (*interrupted) {
-      rc = SYMV_INTERRUPTED;
+    int busy = 0, alive = 0;
+    for (int k = 0; k < nworkers; k++) busy += sl[k].cand >= 0, alive += !sl[k].dead;
+    if (!busy && (next >= ncand || !alive)) {
+      if (next < ncand) rc = SYMV_IO; /* no worker left to measure the rest */
       break;
     }
-    if (cstate < 0) {
-      char detail[400];
-      snprintf(detail, sizeof detail, "%.390s", cp.log[ci] ? cp.log[ci] : "NVRTC failed");
-      for (char *q = detail; *q; q++)
-        if (*q == '\n') *q = ' ';
-      if ((rc = record_invalid(d, &c, DB_REASON_COMPILE, detail, 0, 0))) break;
-      invalid++;
-      symv_progress_update(prog, prog->done + 1, NULL);
-      continue;
-    }
-    int attempts = 0;
-    if (db_start_attempt(d, c.id, &attempts)) {
-      rc = SYMV_DB;
-      break;
-    }
-    if (attempts > o->max_attempts) {
-      char detail[128];
-      snprintf(detail, sizeof detail, "stopped the sweep %d times while being measured", attempts - 1);
-      if ((rc = record_invalid(d, &c, DB_REASON_FAULT, detail, cms, 0))) break;
-      invalid++;
-      symv_progress_update(prog, prog->done + 1, NULL);
-      continue;
-    }
-    char point[64];
-    symv_params p;
-    sweep_params_of(&c, &p);
-    symv_params_format(&p, point, sizeof point);
-    double t0 = symv_now();
-    db_measurement ms[256];
-    int nms = 0, regs = 0, done = 0, lrc = 0;
-    db_reason why = DB_REASON_NONE;
-    char detail[512] = "", line[2048];
-    if (worker_send(w, "cand %s %s %s", point, db_stage_name(stage), sizes)) lrc = SYMV_IO;
-    while (!lrc && !done) {
-      lrc = worker_line(w, line, sizeof line, o->timeout_s, interrupted);
-      if (lrc) break;
-      if (!strncmp(line, "load ", 5)) {
-        regs = atoi(line + 5);
-      } else if (!strncmp(line, "meas ", 5)) {
-        if (nms < 256 && !parse_meas(line, o->routine, &ms[nms], o->uplo, o->hot, stage)) nms++;
-      } else if (!strcmp(line, "ok")) {
-        done = 1;
-      } else if (!strncmp(line, "invalid ", 8)) {
-        char rname[32] = "";
-        int used = 0;
-        sscanf(line + 8, "%31s %n", rname, &used);
-        why = reason_of(rname);
-        snprintf(detail, sizeof detail, "%s", line + 8 + used);
-        done = 1;
-      } else if (!strncmp(line, "error", 5)) {
-        fprintf(stderr, "\nsymvtune sweep: worker: %s\n", line);
-        lrc = SYMV_IO;
+    /* wait for what the busy workers say (or for the compiler) */
+    struct pollfd pfd[64];
+    int widx[64], np = 0;
+    for (int k = 0; k < nworkers && np < 64; k++)
+      if (sl[k].cand >= 0 && !sl[k].lrc && !memchr(w[k].buf, '\n', w[k].len)) {
+        pfd[np] = (struct pollfd){w[k].from, POLLIN, 0};
+        widx[np++] = k;
       }
-    }
-    st->measure_s += symv_now() - t0;
-    if (lrc == SYMV_INTERRUPTED) {
-      rc = lrc;
-      break;
-    }
-    if (lrc == SYMV_TIMEOUT || lrc == SYMV_IO || why == DB_REASON_FAULT) {
-      /* the worker is hung, dead or lost its context: a new one */
-      int status = 0;
-      if (lrc == SYMV_TIMEOUT) {
-        kill(w->pid, SIGKILL);
-        why = DB_REASON_TIMEOUT;
-        snprintf(detail, sizeof detail, "no answer in %.0f s", o->timeout_s);
-      } else if (lrc == SYMV_IO) {
-        why = DB_REASON_FAULT;
-        if (waitpid(w->pid, &status, 0) == w->pid && WIFSIGNALED(status))
-          snprintf(detail, sizeof detail, "worker killed by signal %d", WTERMSIG(status));
-        else if (!detail[0])
-          snprintf(detail, sizeof detail, "worker died");
+    int pending_lines = 0;
+    for (int k = 0; k < nworkers; k++) pending_lines += sl[k].cand >= 0 && (sl[k].lrc || memchr(w[k].buf, '\n', w[k].len));
+    if (!pending_lines) {
+      int r = np ? poll(pfd, (nfds_t)np, 50) : 0;
+      if (!np) { /* every worker idle, waiting for a code to compile */
+        pthread_mutex_lock(&cp.mu);
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50000000;
+        if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&cp.cv, &cp.mu, &ts);
+        pthread_mutex_unlock(&cp.mu);
       }
-      sweep_worker_stop(w);
-      if ((rc = record_invalid(d, &c, why, detail, cms, regs))) break;
-      invalid++;
-      w->restarts++;
-      if ((rc = sweep_worker_start(w, o))) break;
-    } else if (why != DB_REASON_NONE) {
-      if ((rc = record_invalid(d, &c, why, detail, cms, regs))) break;
-      invalid++;
-    } else {
-      c.status = DB_VALID;
-      c.reason = DB_REASON_NONE;
-      c.detail[0] = 0;
-      c.compile_ms = cms;
-      c.regs_per_thread = regs;
-      if (db_begin(d)) {
-        rc = SYMV_DB;
+      if (r < 0 && errno != EINTR) {
+        rc = SYMV_IO;
         break;
       }
-      for (int k = 0; k < nms && !rc; k++)
-        if (db_put_measurement(d, c.id, &ms[k])) rc = SYMV_DB;
-      if (!rc && stage == DB_STAGE_SWEEP && db_set_candidate_result(d, &c)) rc = SYMV_DB;
-      if (rc) {
-        db_rollback(d);
-        break;
-      }
-      if (db_commit(d)) {
-        rc = SYMV_DB;
-        break;
-      }
-      valid++;
-      st->measured++;
-      for (int k = 0; k < nms; k++)
-        for (int s = 0; s < nsizes; s++)
-          if (ns[s] == ms[k].n && ms[k].batches > 1 && ms[k].median_us < best[s]) best[s] = ms[k].median_us;
+      for (int j = 0; r > 0 && j < np; j++)
+        if (pfd[j].revents && worker_fill(&w[widx[j]])) sl[widx[j]].lrc = SYMV_IO;
     }
-    snprintf(note, sizeof note, "valid %ld invalid %ld", valid, invalid);
-    symv_progress_update(prog, prog->done + 1, note);
+    double now = symv_now();
+    for (int k = 0; k < nworkers && !rc; k++) {
+      slot *q = &sl[k];
+      if (q->cand < 0) continue;
+      while (!q->lrc && !q->done && worker_take_line(&w[k], line, sizeof line)) {
+        q->last = now;
+        if (!strncmp(line, "load ", 5)) {
+          q->regs = atoi(line + 5);
+        } else if (!strncmp(line, "meas ", 5)) {
+          if (q->nms < 256 && !parse_meas(line, o->routine, &q->ms[q->nms], o->uplo, o->hot, stage)) q->nms++;
+        } else if (!strcmp(line, "ok")) {
+          q->done = 1;
+        } else if (!strncmp(line, "invalid ", 8)) {
+          char rname[32] = "";
+          int used = 0;
+          sscanf(line + 8, "%31s %n", rname, &used);
+          q->why = reason_of(rname);
+          snprintf(q->detail, sizeof q->detail, "%s", line + 8 + used);
+          q->done = 1;
+        } else if (!strncmp(line, "error", 5)) {
+          fprintf(stderr, "\nsymvtune sweep: worker on GPU %d: %s\n", w[k].device, line);
+          snprintf(q->detail, sizeof q->detail, "worker: %.500s", line);
+          q->lrc = SYMV_IO;
+        }
+      }
+      if (!q->lrc && !q->done && now - q->last > o->timeout_s) q->lrc = SYMV_TIMEOUT;
+      if (!q->lrc && !q->done) continue;
+      /* the candidate is finished, one way or another */
+      db_candidate c = cands[q->cand];
+      st->measure_s += now - q->t0;
+      if (q->lrc || q->why == DB_REASON_FAULT) {
+        /* the worker is hung, dead or lost its context: a new one, on the same GPU */
+        int status = 0;
+        if (q->lrc == SYMV_TIMEOUT) {
+          kill(w[k].pid, SIGKILL);
+          q->why = DB_REASON_TIMEOUT;
+          snprintf(q->detail, sizeof q->detail, "no answer in %.0f s", o->timeout_s);
+        } else if (q->lrc == SYMV_IO) {
+          q->why = DB_REASON_FAULT;
+          worker_reap(&w[k], &status); /* reaped: sweep_worker_stop must not signal a pid that may be reused */
+          if (WIFSIGNALED(status) && !q->detail[0])
+            snprintf(q->detail, sizeof q->detail, "worker killed by signal %d", WTERMSIG(status));
+          else if (!q->detail[0])
+            snprintf(q->detail, sizeof q->detail, "worker died");
+        }
+        sweep_worker_stop(&w[k]);
+        if ((rc = record_invalid(d, &c, q->why, q->detail, q->cms, q->regs))) break;
+        invalid++;
+        w[k].restarts++;
+        sweep_opts ok = *o;
+        ok.device = w[k].device;
+        if (sweep_worker_start(&w[k], &ok)) {
+          fprintf(stderr, "\nsymvtune sweep: the worker on GPU %d cannot be restarted%s\n", w[k].device,
+                  nworkers > 1 ? "; the other GPUs go on" : "");
+          q->dead = 1;
+        }
+      } else if (q->why != DB_REASON_NONE) {
+        if ((rc = record_invalid(d, &c, q->why, q->detail, q->cms, q->regs))) break;
+        invalid++;
+      } else {
+        c.status = DB_VALID;
+        c.reason = DB_REASON_NONE;
+        c.detail[0] = 0;
+        c.compile_ms = q->cms;
+        c.regs_per_thread = q->regs;
+        if (db_begin(d)) {
+          rc = SYMV_DB;
+          break;
+        }
+        for (int m = 0; m < q->nms && !rc; m++)
+          if (db_put_measurement(d, c.id, &q->ms[m])) rc = SYMV_DB;
+        if (!rc && stage == DB_STAGE_SWEEP && db_set_candidate_result(d, &c)) rc = SYMV_DB;
+        if (rc) {
+          db_rollback(d);
+          break;
+        }
+        if (db_commit(d)) {
+          rc = SYMV_DB;
+          break;
+        }
+        valid++;
+        st->measured++;
+        w[k].measured++;
+        for (int m = 0; m < q->nms; m++)
+          for (int s = 0; s < nsizes; s++)
+            if (ns[s] == q->ms[m].n && q->ms[m].batches > 1 && q->ms[m].median_us < q->best[s]) q->best[s] = q->ms[m].median_us;
+      }
+      q->cand = -1;
+      snprintf(note, sizeof note, "valid %ld invalid %ld", valid, invalid);
+      symv_progress_update(prog, prog->done + 1, note);
+    }
+    if (rc) break;
   }
+  if (nworkers > 1) /* wall time, not the sum over the GPUs */
+    st->measure_s = measure_before + (st->measure_s > measure_before ? symv_now() - t_measure : 0);
   pthread_mutex_lock(&cp.mu);
   cp.next = cp.ncode; /* nothing more to compile */
   pthread_mutex_unlock(&cp.mu);
@@ -540,6 +724,6 @@ int sweep_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidat
   free(cp.state), free(cp.ms), free(cp.log);
   pthread_mutex_destroy(&cp.mu);
   pthread_cond_destroy(&cp.cv);
-  free(best), free(code), free(code_of);
+  free(best), free(sl), free(code), free(code_of);
   return rc;
 }

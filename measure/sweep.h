@@ -26,13 +26,15 @@ typedef struct {
   double timeout_s;      /* a candidate silent this long is killed (seconds) */
   double prune;          /* time fully only what is within prune x the best so far (0: all) */
   int max_attempts;      /* a candidate that killed the worker this often is invalid (fault) */
-  int jobs;              /* compiling threads */
+  int jobs;              /* compiling threads; 0: none, the worker compiles */
   int quiet;             /* no progress output */
 } sweep_opts;
 
-/** A running worker process. */
+/** A running worker process, on one GPU. */
 typedef struct {
   pid_t pid;             /* 0: none */
+  int device;            /* the CUDA device it was started on */
+  long measured;         /* candidates it measured valid in this run */
   int to, from;          /* pipe ends: its stdin, its stdout */
   char buf[65536];       /* bytes read, not yet returned as lines */
   size_t len;
@@ -50,7 +52,9 @@ typedef struct {
   long measured;         /* candidates measured in this run */
 } sweep_stats;
 
-/** sweep_worker_start: starts `symvtune worker` and initialises it on
+/** sweep_worker_start: starts `symvtune worker` (or the program named by
+ *  the environment variable SYMVTUNE_WORKER, which must speak the same
+ *  protocol, worker.h: tests use a fake one) and initialises it on
  *  o->device. Errors: SYMV_NO_DEVICE, SYMV_IO (cannot start or talk to it). */
 int sweep_worker_start(sweep_worker *w, const sweep_opts *o);
 
@@ -65,16 +69,36 @@ void sweep_device_fingerprint(const sweep_worker *w, db_device *out);
  *  SYMV_DB. */
 int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, int nsizes, db_stage stage);
 
+/** sweep_baselines_each: sweep_baselines on the first of the nworkers
+ *  workers w (into the database), and both cuBLAS modes at every size on
+ *  each of the others at the same time (not stored: the database holds one
+ *  GPU's baselines). times, if not NULL, receives nworkers x 2 x nsizes
+ *  median times (microseconds; [(k * 2 + mode) * nsizes + i], mode 0
+ *  "cublas", 1 "cublas_atomics"; NAN where missing), worker 0's read back
+ *  from the database. Errors: SYMV_IO, SYMV_DB. */
+int sweep_baselines_each(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, const int *ns, int nsizes,
+                         db_stage stage, double *times);
+
 /** sweep_measure: verifies and times every candidate of cands that is still
  *  pending (status DB_PENDING in the database; stage DB_STAGE_SWEEP) or that
  *  lacks a measurement at one of the sizes (stage DB_STAGE_DENSE), one
  *  transaction per candidate, compiling in o->jobs threads ahead of the
- *  worker. Stops early, with everything measured so far committed, when
- *  *interrupted becomes nonzero. Errors: SYMV_INTERRUPTED, SYMV_IO (the
- *  worker cannot be restarted), SYMV_DB. */
-int sweep_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidate *cands, long ncand,
-                  const int *ns, int nsizes, db_stage stage, volatile int *interrupted, sweep_stats *st,
-                  symv_progress *prog);
+ *  workers (none: o->jobs 0). The candidates are dealt out in order to
+ *  the nworkers workers w (1..64, one per GPU) as each becomes free; the
+ *  parent alone writes the database. Pruning on worker k compares with that
+ *  GPU's own fastest times: its faster cuBLAS mode (worker_base[k * nsizes
+ *  + i], microseconds, for k >= 1; worker 0's and, with worker_base NULL,
+ *  everyone's come from the database's baselines), the database's times of
+ *  earlier runs, and what it measured itself. A worker that faults, dies or
+ *  hangs (o->timeout_s without a line) has its candidate recorded invalid
+ *  and is restarted on its GPU; one that cannot be restarted gets no more
+ *  work, and the others go on. Stops early, with everything measured so
+ *  far committed, when *interrupted becomes nonzero.
+ *  Errors: SYMV_INTERRUPTED, SYMV_IO (no worker left), SYMV_DB,
+ *  SYMV_NO_MEMORY, SYMV_INVALID_VALUE (nworkers < 1). */
+int sweep_measure(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, const double *worker_base,
+                  const db_candidate *cands, long ncand, const int *ns, int nsizes, db_stage stage,
+                  volatile int *interrupted, sweep_stats *st, symv_progress *prog);
 
 /** sweep_rank: the champion ranking behind sweep_champions (method.md
  *  section 4, steps 3-4): the sweep-stage median times (microseconds) of

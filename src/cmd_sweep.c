@@ -23,12 +23,14 @@
 #include "reference.h"
 #include "compile.h"
 #include "space.h"
+#include "shard.h"
 #include "sweep.h"
 #include "routine.h"
 #include "symv_error.h"
 
 #define MAX_SIZES 64
 #define MAX_DENSE 512
+#define MAX_DEVICES 64 /* workers of one sweep (sweep_measure's limit) */
 static const int default_sizes[] = {256, 768, 2048, 6144, 16384};
 
 /* Dense sizes: 24 per decade (ratio 10^(1/24) = 1.10), lo..hi rounded to
@@ -79,15 +81,26 @@ static void help(void)
        "                    (default 2; 0 times everything fully)\n"
        "  --tol T           largest scaled residual accepted (default 4)\n"
        "  --timeout S       seconds a candidate may run without answering (default 20)\n"
-       "  --jobs N          compiling threads (default: the number of CPUs)\n"
+       "  --jobs N          compiling threads (default: the number of CPUs); 0: none, each\n"
+       "                    worker compiles its candidates itself (NVRTC cache shared)\n"
        "  --limit N         measure at most N candidates in this run (0: all)\n"
        "  --device N        CUDA device (default 0)\n"
+       "  --devices LIST|all  several GPUs of this node (comma-separated device numbers, or every\n"
+       "                    one): a worker process on each, candidates dealt out as each becomes\n"
+       "                    free, one database; the GPUs must be of one model. Pruning on a GPU\n"
+       "                    uses its own cuBLAS times; the summary reports how far the GPUs'\n"
+       "                    cuBLAS times differ. The dense stage runs on the first GPU only, so\n"
+       "                    that the curves the fit compares come from one GPU\n"
        "  --top T           champions sampled densely after the sweep: the top T by champion\n"
        "                    points (default 10) plus the best of each family with none there\n"
        "  --points-k K      the K fastest at each size earn points, (K+1-rank)/K (default 25)\n"
        "  --dense-sizes L   sizes of the dense sampling (default: 24 per decade from 32 to\n"
        "                    32768, or less where the GPU's memory is smaller)\n"
        "  --no-dense        stop after the sweep stage\n"
+       "  --shard K/N       sweep only shard K (0..N-1) of the space, cut by kernel code and\n"
+       "                    expected cost, the same way on every run and machine; implies\n"
+       "                    --no-dense (the dense stage needs the champions of the whole\n"
+       "                    space: `symvtune merge` the N databases, then sweep the merged one)\n"
        "  --allow-foreign   accept a database made on a different GPU\n"
        "  --quiet           no progress output\n"
        "  --help            this text\n"
@@ -126,9 +139,37 @@ static int add_test_faults(db *d, symv_routine ro)
   return 0;
 }
 
-static void summary(db *d, symv_routine ro, const sweep_worker *w, const sweep_stats *st, const int *ns, int nsizes, char uplo,
-                    int hot, double wall)
+/* The GPUs of a --devices sweep side by side: what each measured, and the
+ * spread of their cuBLAS times at each size (same kernel, same n): (slowest
+ * - fastest) / fastest, percent. btimes as sweep_baselines_each. */
+static void summary_gpus(const sweep_worker *w, int ndev, const double *btimes, const int *ns, int nsizes)
 {
+  printf("  GPUs: ");
+  for (int k = 0; k < ndev; k++)
+    printf("%s%d: %ld measured, %d restarts", k ? "; " : "", w[k].device, w[k].measured, w[k].restarts);
+  printf("\n  spread between the GPUs, same kernel and n: (slowest - fastest) / fastest\n");
+  printf("  %7s %-15s", "n", "baseline");
+  for (int k = 0; k < ndev; k++) printf(" %8s%-2d", "us GPU ", w[k].device);
+  printf(" %8s\n", "spread");
+  for (int i = 0; i < nsizes; i++)
+    for (int b = 0; b < 2; b++) {
+      double lo = INFINITY, hi = 0;
+      printf("  %7d %-15s", ns[i], b ? "cublas_atomics" : "cublas");
+      for (int k = 0; k < ndev; k++) {
+        double v = btimes[(k * 2 + b) * nsizes + i];
+        printf(" %10.2f", v);
+        if (v > 0) lo = fmin(lo, v), hi = fmax(hi, v);
+      }
+      if (hi > 0 && isfinite(lo)) printf(" %7.2f%%\n", 100 * (hi - lo) / lo);
+      else printf(" %8s\n", "-");
+    }
+}
+
+static void summary(db *d, symv_routine ro, const sweep_worker *w, int ndev, const double *btimes, const sweep_stats *st,
+                    const int *ns, int nsizes, char uplo, int hot, double wall)
+{
+  int restarts = 0;
+  for (int k = 0; k < ndev; k++) restarts += w[k].restarts;
   db_counts cnt;
   if (db_count_candidates(d, symv_routine_name(ro), NULL, &cnt)) return;
   printf("\n%s sweep summary (%s, %d SMs; copy rate %.0f GB/s)\n", symv_routine_get(ro)->blas, w->dev.name, w->dev.sm_count, w->copy_gbs);
@@ -138,7 +179,8 @@ static void summary(db *d, symv_routine ro, const sweep_worker *w, const sweep_s
     if (cnt.by_reason[r]) printf("    invalid (%s): %lld\n", db_reason_name(r), cnt.by_reason[r]);
   printf("  this run: %.1f s wall; compiling %.1f s wall (%.1f s of NVRTC, %ld compiled, %ld from cache),\n"
          "            measuring %.1f s (%ld candidates); %d worker restarts\n",
-         wall, st->compile_s, st->compile_cpu_s, st->compiled, st->cached, st->measure_s, st->measured, w->restarts);
+         wall, st->compile_s, st->compile_cpu_s, st->compiled, st->cached, st->measure_s, st->measured, restarts);
+  if (ndev > 1) summary_gpus(w, ndev, btimes, ns, nsizes);
   db_times tt;
   if (db_time_table(d, symv_routine_name(ro), ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return;
   printf("\n  best at each size (time in us; speed-up = faster cuBLAS mode's time / this time)\n");
@@ -176,6 +218,72 @@ static void summary(db *d, symv_routine ro, const sweep_worker *w, const sweep_s
   db_times_free(&tt);
 }
 
+/* "256,768,..." of ns into buf. */
+static void sizes_text(const int *ns, int nsizes, char *buf, size_t len)
+{
+  size_t k = 0;
+  buf[0] = 0;
+  for (int i = 0; i < nsizes && k < len; i++) k += (size_t)snprintf(buf + k, len - k, "%s%d", i ? "," : "", ns[i]);
+}
+
+/* What a database already holds must agree with --shard: a shard's file
+ * holds that shard of that space and nothing else; a whole sweep is not
+ * continued in a shard's file, nor a shard in a whole sweep's. For a shard,
+ * records it (db_put_shard) and sets *shard_of (malloc'd, one shard per
+ * point of space). Errors (with a message): SYMV_INVALID_VALUE, SYMV_DB,
+ * SYMV_NO_MEMORY. */
+static int shard_check(db *d, const char *path, const sweep_opts *o, const symv_params *space, long nspace,
+                       const int *ns, int nsizes, int k, int n, int **shard_of)
+{
+  const char *ro = symv_routine_name(o->routine);
+  db_shard *rows = NULL, me = {{0}};
+  size_t nrows = 0;
+  int rc = db_list_shards(d, ro, &rows, &nrows);
+  if (rc) {
+    fprintf(stderr, "symvtune sweep: %s\n", db_errmsg(d));
+    return rc;
+  }
+  *shard_of = NULL;
+  db_counts cnt = {0};
+  if (!n) {
+    for (size_t i = 0; i < nrows; i++)
+      if (!rows[i].source[0]) {
+        fprintf(stderr, "symvtune sweep: %s holds shard %d/%d of a %s sweep: continue it with --shard %d/%d, or "
+                "`symvtune merge` the shards and sweep the merged database\n", path, rows[i].k, rows[i].n, ro,
+                rows[i].k, rows[i].n);
+        free(rows);
+        return SYMV_INVALID_VALUE;
+      }
+    free(rows);
+    return 0;
+  }
+  snprintf(me.routine, sizeof me.routine, "%s", ro);
+  me.k = k, me.n = n, me.uplo = o->uplo, me.hot = o->hot, me.space_size = nspace;
+  sizes_text(ns, nsizes, me.sizes, sizeof me.sizes);
+  if (!(*shard_of = malloc(sizeof **shard_of * (size_t)(nspace ? nspace : 1))) ||
+      sweep_space_fingerprint(space, nspace, ns, nsizes, o->uplo, o->hot, me.space) ||
+      sweep_shard_assign(space, nspace, n, *shard_of, NULL)) {
+    free(rows);
+    return SYMV_NO_MEMORY;
+  }
+  for (long i = 0; i < nspace; i++) me.candidates += (*shard_of)[i] == k;
+  rc = nrows == 0 && !db_count_candidates(d, ro, NULL, &cnt) && cnt.total > 0 ? SYMV_INVALID_VALUE : 0;
+  if (rc)
+    fprintf(stderr, "symvtune sweep: %s already holds a whole %s sweep (%lld candidates): a shard needs a database "
+            "of its own\n", path, ro, cnt.total);
+  for (size_t i = 0; !rc && i < nrows; i++)
+    if (rows[i].source[0] || rows[i].k != k || rows[i].n != n || strcmp(rows[i].space, me.space)) {
+      fprintf(stderr, "symvtune sweep: %s holds %s %d/%d of %s space %s; this is shard %d/%d of space %s (same "
+              "--families, --wide, --sizes, --uplo, --hot and GPU model make the same space): use another --db\n",
+              path, rows[i].source[0] ? "the merged shard" : "shard", rows[i].k, rows[i].n, ro, rows[i].space, k, n,
+              me.space);
+      rc = SYMV_INVALID_VALUE;
+    }
+  free(rows);
+  if (!rc && (rc = db_put_shard(d, &me))) fprintf(stderr, "symvtune sweep: %s\n", db_errmsg(d));
+  return rc;
+}
+
 static int run(int argc, char **argv)
 {
   int each;
@@ -191,6 +299,7 @@ static int run(int argc, char **argv)
     {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
     {"top", required_argument, 0, 'P'},      {"points-k", required_argument, 0, 'K'},
     {"dense-sizes", required_argument, 0, 'S'}, {"no-dense", no_argument, 0, 'N'},
+    {"shard", required_argument, 0, 'k'},    {"devices", required_argument, 0, 'V'},
     {0, 0, 0, 0}};
   const char *path = NULL;
   symv_space_opts so = {{0}, 0};
@@ -200,6 +309,9 @@ static int run(int argc, char **argv)
                   .max_attempts = 3, .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .quiet = 0};
   int ns[MAX_SIZES], nsizes = 0, limit = 0, allow_foreign = 0, c;
   int top = SIEVE_DEFAULT_T, kpts = SIEVE_DEFAULT_K, dense = 1, dn[MAX_DENSE], ndense = 0;
+  int shard_k = 0, shard_n = 0; /* --shard K/N; shard_n 0: the whole space */
+  int said = 0;                  /* the error is already reported */
+  int devs[MAX_DEVICES], ndev = 0, all_devices = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
@@ -234,7 +346,7 @@ static int run(int argc, char **argv)
       if (cli_parse_double("sweep", "--timeout", optarg, 0.1, 86400, &o.timeout_s)) return SYMV_EXIT_USAGE;
       break;
     case 'j':
-      if (cli_parse_int("sweep", "--jobs", optarg, 1, 256, &o.jobs)) return SYMV_EXIT_USAGE;
+      if (cli_parse_int("sweep", "--jobs", optarg, 0, 256, &o.jobs)) return SYMV_EXIT_USAGE;
       break;
     case 'l':
       if (cli_parse_int("sweep", "--limit", optarg, 0, 100000000, &limit)) return SYMV_EXIT_USAGE;
@@ -255,6 +367,18 @@ static int run(int argc, char **argv)
         return SYMV_EXIT_USAGE;
       break;
     case 'N': dense = 0; break;
+    case 'k':
+      if (sweep_shard_parse(optarg, &shard_k, &shard_n))
+        return cli_usage_error("sweep", "invalid --shard '%s' (K/N with 0 <= K < N <= %d)", optarg, SWEEP_SHARDS_MAX);
+      break;
+    case 'V':
+      if (!strcmp(optarg, "all")) all_devices = 1, ndev = 0;
+      else if (cli_parse_int_list("sweep", "--devices", optarg, 0, 1023, devs, MAX_DEVICES, &ndev)) return SYMV_EXIT_USAGE;
+      else all_devices = 0;
+      for (int i = 0; i < ndev; i++)
+        for (int j = 0; j < i; j++)
+          if (devs[i] == devs[j]) return cli_usage_error("sweep", "--devices lists GPU %d twice", devs[i]);
+      break;
     case 'h': help(); return SYMV_EXIT_OK;
     default: return cli_usage_error("sweep", "unknown option");
     }
@@ -272,7 +396,7 @@ static int run(int argc, char **argv)
    * foreign or corrupt one is refused, GPU or not), the GPU after it. */
   int ngpu = 0;
   struct stat sb;
-  if (lstat(path, &sb) != 0 && errno == ENOENT && symv_device_count(&ngpu)) {
+  if (lstat(path, &sb) != 0 && errno == ENOENT && !getenv("SYMVTUNE_WORKER") && symv_device_count(&ngpu)) {
     fprintf(stderr, "symvtune sweep: no CUDA device found (%s): the sweep needs a GPU; nothing was written\n",
             symv_cuda_error_text());
     return SYMV_EXIT_NO_GPU;
@@ -285,25 +409,58 @@ static int run(int argc, char **argv)
     db_close(d);
     return SYMV_EXIT_ERROR;
   }
-  sweep_worker w = {0};
-  rc = sweep_worker_start(&w, &o);
-  if (rc) {
-    fprintf(stderr, "symvtune sweep: %s\n", rc == SYMV_NO_DEVICE ? "no CUDA device found: the sweep needs a GPU"
-                                                                  : "cannot start the measuring process");
-    db_close(d);
-    return rc == SYMV_NO_DEVICE ? SYMV_EXIT_NO_GPU : SYMV_EXIT_ERROR;
+  if (all_devices) {
+    int count = 0;
+    if (symv_device_count(&count) || count < 1) {
+      fprintf(stderr, "symvtune sweep: --devices all: no CUDA device found (%s)\n", symv_cuda_error_text());
+      db_close(d);
+      return SYMV_EXIT_NO_GPU;
+    }
+    for (ndev = 0; ndev < count && ndev < MAX_DEVICES; ndev++) devs[ndev] = ndev;
   }
-  db_device fp;
-  sweep_device_fingerprint(&w, &fp);
-  if ((rc = db_check_device(d, &fp, allow_foreign))) {
-    fprintf(stderr, "symvtune sweep: %s\n", db_errmsg(d));
-    if (rc == SYMV_DB_FOREIGN) fprintf(stderr, "symvtune sweep: use another --db, or --allow-foreign to add to it anyway\n");
-    sweep_worker_stop(&w);
+  if (ndev == 0) devs[ndev++] = o.device;
+  o.device = devs[0];
+  /* one worker per GPU (64 KB of buffer each: on the heap) */
+  sweep_worker *w = calloc((size_t)ndev, sizeof *w);
+  double *btimes = calloc((size_t)ndev * 2 * MAX_SIZES, sizeof *btimes), *wbase = calloc((size_t)ndev * MAX_SIZES, sizeof *wbase);
+  if (!w || !btimes || !wbase) {
+    free(w), free(btimes), free(wbase);
     db_close(d);
     return SYMV_EXIT_ERROR;
   }
+  for (int k = 0; k < ndev && !rc; k++) {
+    sweep_opts ok = o;
+    ok.device = devs[k];
+    if ((rc = sweep_worker_start(&w[k], &ok)))
+      fprintf(stderr, "symvtune sweep: GPU %d: %s\n", devs[k], rc == SYMV_NO_DEVICE ? "no such CUDA device: the sweep needs a GPU"
+                                                                                 : "cannot start the measuring process");
+  }
+  /* one sweep is one GPU model: timings of two models do not mix */
+  for (int k = 1; k < ndev && !rc; k++)
+    if (strcmp(w[k].dev.name, w[0].dev.name) || w[k].dev.cc_major != w[0].dev.cc_major ||
+        w[k].dev.cc_minor != w[0].dev.cc_minor || w[k].dev.sm_count != w[0].dev.sm_count) {
+      fprintf(stderr, "symvtune sweep: GPU %d is %s (compute capability %d.%d, %d SMs) but GPU %d is %s (%d.%d, %d SMs): "
+              "one sweep measures one GPU model; give --devices the GPUs of one model (and another --db to the others)\n",
+              devs[k], w[k].dev.name, w[k].dev.cc_major, w[k].dev.cc_minor, w[k].dev.sm_count, devs[0], w[0].dev.name,
+              w[0].dev.cc_major, w[0].dev.cc_minor, w[0].dev.sm_count);
+      rc = SYMV_DB_FOREIGN;
+    }
+  db_device fp;
+  if (!rc) {
+    sweep_device_fingerprint(&w[0], &fp);
+    if ((rc = db_check_device(d, &fp, allow_foreign))) {
+      fprintf(stderr, "symvtune sweep: %s\n", db_errmsg(d));
+      if (rc == SYMV_DB_FOREIGN) fprintf(stderr, "symvtune sweep: use another --db, or --allow-foreign to add to it anyway\n");
+    }
+  }
+  if (rc) {
+    for (int k = 0; k < ndev; k++) sweep_worker_stop(&w[k]);
+    free(w), free(btimes), free(wbase);
+    db_close(d);
+    return rc == SYMV_NO_DEVICE ? SYMV_EXIT_NO_GPU : SYMV_EXIT_ERROR;
+  }
   if (*db_warning(d)) fprintf(stderr, "symvtune sweep: warning: %s\n", db_warning(d));
-  db_set_copy_gbs(d, w.copy_gbs);
+  db_set_copy_gbs(d, w[0].copy_gbs);
 
   struct sigaction sa = {0};
   sa.sa_handler = on_signal;
@@ -317,13 +474,25 @@ static int run(int argc, char **argv)
   long long run_id = 0;
   db_run_begin(d, optline, &run_id);
 
-  /* enumerate and record the space; drop what cannot run */
+  /* enumerate and record the space (or this shard of it); drop what cannot run */
   symv_params *space = NULL;
+  int *shard_of = NULL;
   long nspace = 0;
-  if ((rc = symv_space_enumerate(&so, &w.dev, &space, &nspace))) goto out;
+  if ((rc = symv_space_enumerate(&so, &w[0].dev, &space, &nspace))) goto out;
+  for (long i = 0; i < nspace; i++) space[i].routine = o.routine;
+  if ((rc = shard_check(d, path, &o, space, nspace, ns, nsizes, shard_k, shard_n, &shard_of))) {
+    said = 1;
+    goto out;
+  }
+  if (shard_n && dense && !o.quiet)
+    fprintf(stderr, "sweep: shard %d/%d: the sweep stage only (merge the shards, then sweep the merged database for "
+            "the dense stage)\n", shard_k, shard_n);
+  if (shard_n) dense = 0;
   if (db_begin(d)) goto db_error;
-  long dropped = 0;
+  long dropped = 0, nmine = 0;
   for (long i = 0; i < nspace; i++) {
+    if (shard_of && shard_of[i] != shard_k) continue;
+    nmine++;
     db_candidate cand = {0};
     space[i].routine = o.routine;
     snprintf(cand.routine, sizeof cand.routine, "%s", symv_routine_name(o.routine));
@@ -332,7 +501,7 @@ static int run(int argc, char **argv)
     cand.multiplicity = space[i].multiplicity, cand.mx = space[i].mx;
     if (db_put_candidate(d, &cand, &cand.id)) goto db_rollback;
     char why[256];
-    if (symv_static_filter(&space[i], &w.dev, why, sizeof why)) {
+    if (symv_static_filter(&space[i], &w[0].dev, why, sizeof why)) {
       db_candidate cur;
       if (db_get_candidate(d, cand.id, &cur)) goto db_rollback;
       if (cur.status == DB_PENDING) {
@@ -343,12 +512,18 @@ static int run(int argc, char **argv)
       }
     }
   }
-  if (getenv("SYMVTUNE_TEST_FAULTS") && add_test_faults(d, o.routine)) goto db_rollback;
+  if (getenv("SYMVTUNE_TEST_FAULTS") && shard_k == 0 && add_test_faults(d, o.routine)) goto db_rollback;
   if (db_commit(d)) goto db_error;
-  if (!o.quiet)
+  if (!o.quiet && shard_n)
+    fprintf(stderr, "sweep: shard %d/%d: %ld of the %ld candidates of the space, %ld dropped before compiling "
+            "(resources)\n", shard_k, shard_n, nmine, nspace, dropped);
+  else if (!o.quiet)
     fprintf(stderr, "sweep: %ld candidates in the space, %ld dropped before compiling (resources)\n", nspace, dropped);
 
-  if ((rc = sweep_baselines(d, &w, &o, ns, nsizes, DB_STAGE_SWEEP))) goto out;
+  if ((rc = sweep_baselines_each(d, w, ndev, &o, ns, nsizes, DB_STAGE_SWEEP, btimes))) goto out;
+  for (int k = 0; k < ndev; k++)
+    for (int i = 0; i < nsizes; i++)
+      wbase[k * nsizes + i] = fmin(btimes[(k * 2) * nsizes + i], btimes[(k * 2 + 1) * nsizes + i]);
 
   db_candidate *pending = NULL;
   size_t npending = 0;
@@ -357,10 +532,10 @@ static int run(int argc, char **argv)
   symv_progress prog;
   symv_progress_start(&prog, "sweep", (long)npending, o.quiet);
   sweep_stats st = {0};
-  rc = sweep_measure(d, &w, &o, pending, (long)npending, ns, nsizes, DB_STAGE_SWEEP, &interrupted, &st, &prog);
+  rc = sweep_measure(d, w, ndev, &o, wbase, pending, (long)npending, ns, nsizes, DB_STAGE_SWEEP, &interrupted, &st, &prog);
   symv_progress_finish(&prog);
   free(pending);
-  summary(d, o.routine, &w, &st, ns, nsizes, o.uplo, o.hot, symv_now() - t_start);
+  summary(d, o.routine, w, ndev, btimes, &st, ns, nsizes, o.uplo, o.hot, symv_now() - t_start);
 
   /* dense stage: rank by champion points, then sample the champions across
    * the range (method.md section 4, steps 3-5) */
@@ -368,17 +543,18 @@ static int run(int argc, char **argv)
   if (!rc && dense && !db_count_candidates(d, symv_routine_name(o.routine), NULL, &cnt) && cnt.by_status[DB_PENDING] == 0) {
     if (ndense == 0) {
       int hi = 32768;
-      while (hi > 1024 && (double)hi * hi * symv_routine_get(o.routine)->elem_bytes > 0.2 * (double)w.dev.global_mem) hi /= 2;
+      while (hi > 1024 && (double)hi * hi * symv_routine_get(o.routine)->elem_bytes > 0.2 * (double)w[0].dev.global_mem) hi /= 2;
       ndense = dense_sizes(32, hi, dn, MAX_DENSE);
     }
     db_candidate *champ = NULL;
     long nchamp = 0;
     if ((rc = sweep_champions(d, o.routine, ns, nsizes, o.uplo, o.hot, kpts, top, &champ, &nchamp)) == 0) {
       if (!o.quiet) fprintf(stderr, "dense: %ld champions and cuBLAS at %d sizes from %d to %d\n", nchamp, ndense, dn[0], dn[ndense - 1]);
-      if ((rc = sweep_baselines(d, &w, &o, dn, ndense, DB_STAGE_DENSE)) == 0) {
+      if ((rc = sweep_baselines(d, &w[0], &o, dn, ndense, DB_STAGE_DENSE)) == 0) {
         symv_progress_start(&prog, "dense", nchamp, o.quiet);
         sweep_stats st2 = {0};
-        rc = sweep_measure(d, &w, &o, champ, nchamp, dn, ndense, DB_STAGE_DENSE, &interrupted, &st2, &prog);
+        /* on the first GPU alone: the fit compares these curves with each other */
+        rc = sweep_measure(d, w, 1, &o, NULL, champ, nchamp, dn, ndense, DB_STAGE_DENSE, &interrupted, &st2, &prog);
         symv_progress_finish(&prog);
         st.measure_s += st2.measure_s;
       }
@@ -395,14 +571,16 @@ db_error:
   rc = SYMV_DB;
 out:
   free(space);
-  sweep_worker_stop(&w);
+  free(shard_of);
+  for (int k = 0; k < ndev; k++) sweep_worker_stop(&w[k]);
+  free(w), free(btimes), free(wbase);
   db_close(d);
   if (rc == SYMV_INTERRUPTED) {
     fprintf(stderr, "symvtune sweep: interrupted; everything measured so far is in %s: run the same command to resume\n", path);
     return SYMV_EXIT_FAIL;
   }
   if (rc) {
-    if (rc != SYMV_DB) fprintf(stderr, "symvtune sweep: %s\n", symv_strerror(rc));
+    if (rc != SYMV_DB && !said) fprintf(stderr, "symvtune sweep: %s\n", symv_strerror(rc));
     return SYMV_EXIT_ERROR;
   }
   return SYMV_EXIT_OK;

@@ -40,6 +40,8 @@ static void help(void)
        "  --db FILE      the results database (default symvtune.db)\n"
        "  --out DIR      where the library goes (default libsymv)\n"
        "  --device N     CUDA device to tune and bench on (default 0)\n"
+       "  --devices L    GPUs the sweep uses (sweep --devices: a list, or all; one model);\n"
+       "                 the dense stage runs on the first of them, the bench on --device\n"
        "  --help         this text\n"
        "Exit status: 0 done; 3 no GPU; else the exit status of the stage that failed.");
 }
@@ -57,15 +59,17 @@ static int run(int argc, char **argv)
                                        {"out", required_argument, 0, 'o'},
                                        {"device", required_argument, 0, 'd'},
                                        {"routine", required_argument, 0, 'r'},
+                                       {"devices", required_argument, 0, 'V'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-  const char *dbpath = "symvtune.db", *out = "libsymv";
+  const char *dbpath = "symvtune.db", *out = "libsymv", *devices = NULL;
   int device = 0, c, sel[SYMV_ROUTINE_COUNT] = {[SYMV_DSYMV] = 1};
   optind = 0;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
     case 'D': dbpath = optarg; break;
     case 'o': out = optarg; break;
+    case 'V': devices = optarg; break;
     case 'd':
       if (cli_parse_int("tune", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
       break;
@@ -109,6 +113,7 @@ static int run(int argc, char **argv)
         char **av = argvs[nstages];
         av[0] = "sweep", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--device", av[4] = dev;
         av[5] = "--routine", av[6] = name, av[7] = NULL;
+        if (devices) av[3] = "--devices", av[4] = (char *)devices; /* sweep checks the list */
         stages[nstages++] = av;
         av = argvs[nstages];
         av[0] = "fit", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--routine", av[4] = name, av[5] = NULL;

@@ -85,3 +85,14 @@ tests_test_install_SOURCES = tests/test_install.c tests/libsymv_fixture.h tests/
 tests_test_install_CFLAGS = $(TEST_CFLAGS)
 tests_test_install_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
 tests_test_install_LDADD = $(TEST_CORE_LIBS)
+
+# A stand-in for `symvtune worker` without a GPU (SYMVTUNE_WORKER): the
+# scheduler of sweep (one worker per GPU, restarts), --shard and merge are
+# tested with it in tests/test_shard.c.
+check_PROGRAMS += tests/fake_worker tests/test_shard
+TESTS += tests/test_shard
+tests_fake_worker_SOURCES = tests/fake_worker.c
+tests_test_shard_SOURCES = tests/test_shard.c tests/test_util.c tests/test_util.h
+tests_test_shard_CFLAGS = $(TEST_CFLAGS)
+tests_test_shard_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
+tests_test_shard_LDADD = $(TEST_CORE_LIBS)

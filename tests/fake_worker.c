@@ -1,0 +1,113 @@
+/*
+ * fake_worker.c - a stand-in for `symvtune worker` (measure/worker.h) that
+ * needs no GPU, so that the sweep's scheduler can be tested anywhere:
+ * SYMVTUNE_WORKER=path/to/fake_worker symvtune sweep --jobs 0 ...
+ *
+ * It speaks the worker's line protocol and reports an H100-like device and
+ * made-up times that depend only on the candidate, n and the device number:
+ * t = (2 + n^2 E / 2 / 3000e3) x f(candidate) x (1 + FAKE_SLOW x device)
+ * microseconds, f in [0.6, 1.6) from a hash of the parameters (cuBLAS: 1,
+ * with atomics 1.05). Environment:
+ *   FAKE_NAME_<D>     the name device D reports (default NVIDIA H100 80GB HBM3)
+ *   FAKE_SLOW         relative slowness per device number (default 0.01)
+ *   FAKE_US           microseconds each candidate takes (default 0)
+ *   FAKE_DIE_DEVICE, FAKE_DIE_AFTER, FAKE_STATE
+ *                     the worker on device FAKE_DIE_DEVICE kills itself
+ *                     (SIGKILL, after its "load" line) at its
+ *                     FAKE_DIE_AFTER-th candidate, once: it leaves the file
+ *                     FAKE_STATE so that its successor does not
+ *   FAKE_HANG         a candidate (FAMILY:B,U,M,X) on which it stops answering
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int device;
+static double elem = 8;
+
+static void say(const char *s)
+{
+  fputs(s, stdout);
+  fputc('\n', stdout);
+  fflush(stdout);
+}
+
+static double base_us(int n) { return 2 + (double)n * n * elem / 2 / 3000e3; }
+
+static double slow(void)
+{
+  const char *s = getenv("FAKE_SLOW");
+  return 1 + (s ? atof(s) : 0.01) * device;
+}
+
+/* "N1:P1,N2:P2" (or without :P): one meas line each */
+static void meas(char *list, double f)
+{
+  for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int n = atoi(tok);
+    char *colon = strchr(tok, ':');
+    double prune = colon ? atof(colon + 1) : 0, t = base_us(n) * f * slow();
+    int batches = prune > 0 && t > prune ? 1 : 5;
+    printf("meas %d %.6g %.6g %.6g %d %d %.3g\n", n, t, t * 0.99, t * 1.01, batches, 100, 0.5);
+  }
+  fflush(stdout);
+}
+
+int main(void)
+{
+  char line[16384];
+  static int handled;
+  while (fgets(line, sizeof line, stdin)) {
+    line[strcspn(line, "\n")] = 0;
+    if (!strcmp(line, "quit")) break;
+    if (!strncmp(line, "init ", 5)) {
+      char routine[16] = "";
+      if (sscanf(line + 5, "%d %*c %*d %*d %*g %15s", &device, routine) != 2) {
+        say("error usage: init");
+        continue;
+      }
+      elem = routine[0] == 's' ? 4 : routine[0] == 'z' ? 16 : 8;
+      char var[32];
+      snprintf(var, sizeof var, "FAKE_NAME_%d", device);
+      const char *name = getenv(var) ? getenv(var) : "NVIDIA H100 80GB HBM3";
+      printf("device 9 0 132 52428800 2619000 5120 233472 232448 65536 32 2048 12040 12020 85000000000 1024 1024 %s\n",
+             name);
+      say("copy 3000.0");
+      say("ok");
+    } else if (!strncmp(line, "base ", 5)) {
+      char name[32], stage[16], list[8192];
+      if (sscanf(line + 5, "%31s %15s %8191s", name, stage, list) != 3) {
+        say("error usage: base");
+        continue;
+      }
+      meas(list, strcmp(name, "cublas_atomics") ? 1.0 : 1.05);
+      say("ok");
+    } else if (!strncmp(line, "cand ", 5)) {
+      char point[64], stage[16], list[8192];
+      if (sscanf(line + 5, "%63s %15s %8191s", point, stage, list) != 3) {
+        say("error usage: cand");
+        continue;
+      }
+      handled++;
+      const char *us = getenv("FAKE_US");
+      if (us) usleep((useconds_t)atoi(us));
+      if (getenv("FAKE_HANG") && !strcmp(getenv("FAKE_HANG"), point)) pause();
+      unsigned h = 2166136261u;
+      for (const char *c = point; *c; c++) h = (h ^ (unsigned char)*c) * 16777619u;
+      say("load 64 0 0.0");
+      const char *dd = getenv("FAKE_DIE_DEVICE"), *da = getenv("FAKE_DIE_AFTER"), *state = getenv("FAKE_STATE");
+      if (dd && da && state && atoi(dd) == device && handled == atoi(da) && access(state, F_OK) != 0) {
+        FILE *f = fopen(state, "w");
+        if (f) fclose(f);
+        kill(getpid(), SIGKILL);
+      }
+      meas(list, 0.6 + (h % 1000) / 1000.0);
+      say("ok");
+    } else {
+      say("error unknown command");
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,542 @@
+/*
+ * Tests without a GPU of sharded and multi-GPU sweeps:
+ *  - the partition of the space (measure/shard.h): every point in exactly
+ *    one shard, compile units whole, costs within the stated bound, the same
+ *    cut whatever the order of the points;
+ *  - `symvtune sweep --devices` with a stand-in worker (tests/fake_worker.c,
+ *    through SYMVTUNE_WORKER): every candidate measured once, a worker that
+ *    kills itself and one that hangs restarted on their own GPU, GPUs of two
+ *    models refused;
+ *  - `symvtune sweep --shard` and `symvtune merge`: the merged shards equal a
+ *    whole sweep; the shipped H200 database split into shards and merged
+ *    back is the same; foreign, overlapping, incomplete and tampered sets are
+ *    refused.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "../db/db.h"
+#include "routine.h"
+#include "shard.h"
+#include "space.h"
+#include "symv_error.h"
+#include "test_util.h"
+
+/* An H100/H200-like device (sm_90 limits), as in test_space.c. */
+static symv_device_info hopper(void)
+{
+  symv_device_info d = {0};
+  snprintf(d.name, sizeof d.name, "test GPU");
+  d.cc_major = 9, d.sm_count = 132;
+  d.smem_per_sm = 233472, d.smem_per_block = 49152, d.smem_per_block_optin = 232448;
+  d.smem_reserved_per_block = 1024;
+  d.regs_per_sm = 65536, d.regs_per_block = 65536;
+  d.max_blocks_per_sm = 32, d.max_threads_per_sm = 2048, d.max_threads_per_block = 1024;
+  d.l2_bytes = 50 << 20;
+  return d;
+}
+
+static void whole_space(int wide, symv_params **sp, long *n)
+{
+  symv_space_opts o = {{0}, wide};
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = symv_family_tunable((symv_family)f);
+  symv_device_info d = hopper();
+  cr_assert_eq(symv_space_enumerate(&o, &d, sp, n), 0);
+}
+
+Test(shard, every_point_in_one_shard_units_whole_costs_within_the_bound)
+{
+  symv_params *sp;
+  long n;
+  whole_space(0, &sp, &n);
+  cr_assert_gt(n, 17000);
+  int *shard = malloc(sizeof *shard * (size_t)n);
+  static const int counts[] = {1, 2, 3, 7, 16, 64};
+  for (size_t t = 0; t < sizeof counts / sizeof *counts; t++) {
+    int N = counts[t];
+    double cost[64], recomputed[64] = {0}, maxunit = 0;
+    cr_assert_eq(sweep_shard_assign(sp, n, N, shard, cost), 0);
+    long members[64] = {0};
+    for (long i = 0; i < n; i++) {
+      cr_assert(shard[i] >= 0 && shard[i] < N, "point %ld in shard %d of %d", i, shard[i], N);
+      members[shard[i]]++;
+    }
+    /* compile units (same code) whole, and each shard's cost from its units */
+    for (long i = 0; i < n; i++) {
+      long first = -1, count = 0;
+      for (long j = 0; j < n; j++)
+        if (symv_params_same_code(&sp[i], &sp[j])) {
+          if (first < 0) first = j;
+          count++;
+          cr_assert_eq(shard[j], shard[i], "a compile unit split between shards %d and %d", shard[i], shard[j]);
+        }
+      if (first == i) {
+        double c = sweep_unit_cost(&sp[i], count);
+        recomputed[shard[i]] += c;
+        maxunit = fmax(maxunit, c);
+      }
+      if (i > 2000) break; /* O(n^2): a sample of the units is enough for the check of wholeness */
+    }
+    double lo = INFINITY, hi = 0, total = 0;
+    for (int s = 0; s < N; s++) {
+      lo = fmin(lo, cost[s]), hi = fmax(hi, cost[s]), total += cost[s];
+      cr_assert_gt(members[s], 0, "shard %d of %d is empty", s, N);
+    }
+    /* the stated bound: any two shards within the costliest unit */
+    for (long i = 0; i < n; i++) maxunit = fmax(maxunit, sweep_unit_cost(&sp[i], 10));
+    cr_assert_leq(hi - lo, maxunit + 1e-9, "N %d: costs %g..%g differ by more than a unit (%g)", N, lo, hi, maxunit);
+    if (N > 1) cr_assert_lt(hi / (total / N), 1.02, "N %d: the costliest shard is %g of the mean", N, hi / (total / N));
+    (void)recomputed;
+  }
+  free(shard);
+  free(sp);
+}
+
+Test(shard, the_cut_and_the_fingerprint_do_not_depend_on_the_order)
+{
+  symv_params *sp;
+  long n;
+  whole_space(1, &sp, &n);
+  int *a = malloc(sizeof *a * (size_t)n), *b = malloc(sizeof *b * (size_t)n);
+  long *perm = malloc(sizeof *perm * (size_t)n);
+  symv_params *shuffled = malloc(sizeof *shuffled * (size_t)n);
+  uint64_t seed = test_fresh_seed(), x = seed;
+  for (long i = 0; i < n; i++) perm[i] = i;
+  for (long i = n - 1; i > 0; i--) {
+    long j = (long)(test_rng_next(&x) % (uint64_t)(i + 1)), t = perm[i];
+    perm[i] = perm[j], perm[j] = t;
+  }
+  for (long i = 0; i < n; i++) shuffled[i] = sp[perm[i]];
+  cr_assert_eq(sweep_shard_assign(sp, n, 5, a, NULL), 0);
+  cr_assert_eq(sweep_shard_assign(shuffled, n, 5, b, NULL), 0);
+  for (long i = 0; i < n; i++) cr_assert_eq(b[i], a[perm[i]], "seed %llu: point %ld moved", (unsigned long long)seed, perm[i]);
+  /* the same again (no state kept between calls) */
+  cr_assert_eq(sweep_shard_assign(sp, n, 5, b, NULL), 0);
+  cr_assert_eq(memcmp(a, b, sizeof *a * (size_t)n), 0);
+  int ns[] = {256, 2048}, ns2[] = {2048, 256}, ns3[] = {256, 4096};
+  char f1[17], f2[17], f3[17], f4[17], f5[17];
+  cr_assert_eq(sweep_space_fingerprint(sp, n, ns, 2, 'L', 0, f1), 0);
+  cr_assert_eq(sweep_space_fingerprint(shuffled, n, ns2, 2, 'L', 0, f2), 0);
+  cr_assert_str_eq(f1, f2, "seed %llu", (unsigned long long)seed);
+  cr_assert_eq(sweep_space_fingerprint(sp, n, ns3, 2, 'L', 0, f3), 0);
+  cr_assert_eq(sweep_space_fingerprint(sp, n - 1, ns, 2, 'L', 0, f4), 0);
+  cr_assert_eq(sweep_space_fingerprint(sp, n, ns, 2, 'U', 0, f5), 0);
+  cr_assert_str_neq(f1, f3);
+  cr_assert_str_neq(f1, f4);
+  cr_assert_str_neq(f1, f5);
+  int k, N;
+  cr_assert_eq(sweep_shard_parse("3/8", &k, &N), 0);
+  cr_assert(k == 3 && N == 8);
+  static const char *const bad[] = {"8/8", "-1/4", "1/0", "1", "1/", "/4", "1/4x", "1/5000", ""};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) cr_assert_neq(sweep_shard_parse(bad[i], &k, &N), 0, "'%s'", bad[i]);
+  free(a), free(b), free(perm), free(shuffled), free(sp);
+}
+
+/* ---- the program, with the stand-in worker -------------------------------- */
+
+static char dir[64], exe_dir[4096];
+
+static void setup(void)
+{
+  ssize_t k = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 64);
+  cr_assert(k > 0);
+  exe_dir[k] = 0;
+  *strrchr(exe_dir, '/') = 0;
+  char fake[4200];
+  snprintf(fake, sizeof fake, "%s/fake_worker", exe_dir);
+  cr_assert_eq(access(fake, X_OK), 0, "%s not built", fake);
+  setenv("SYMVTUNE_WORKER", fake, 1);
+  /* in memory where there is /dev/shm: a sweep commits once per candidate */
+  snprintf(dir, sizeof dir, "%s/symvtune-shard-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void) { test_rmtree(dir); }
+
+/* Runs symvtune with args (a NULL-terminated list after "symvtune"),
+ * stdout and stderr together into out; returns the exit status. */
+static int run_all(char *out, size_t len, char *const args[])
+{
+  char bin[4200];
+  const char *env = getenv("SYMVTUNE_BIN");
+  snprintf(bin, sizeof bin, "%s", env ? env : "");
+  if (!env) {
+    snprintf(bin, sizeof bin, "%s/../src/symvtune", exe_dir);
+    if (access(bin, X_OK)) snprintf(bin, sizeof bin, "%s/symvtune", exe_dir);
+  }
+  int p[2];
+  cr_assert_eq(pipe(p), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(p[1], 1), dup2(p[1], 2);
+    close(p[0]);
+    execv(bin, args);
+    _exit(126);
+  }
+  close(p[1]);
+  size_t n = 0;
+  ssize_t k;
+  while (n < len - 1 && (k = read(p[0], out + n, len - 1 - n)) > 0) n += (size_t)k;
+  out[n] = 0;
+  char drain[4096];
+  while (read(p[0], drain, sizeof drain) > 0) {}
+  close(p[0]);
+  int status;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+#define FAKE_SWEEP(db, ...)                                                                                       \
+  (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu", "--sizes", "256,2048", "--jobs", "0",         \
+             "--quiet", __VA_ARGS__, NULL}
+
+static char out[1 << 16];
+
+/* The fake worker's time factor of a point (its hash), and its device's. */
+static double fake_factor(const char *point)
+{
+  unsigned h = 2166136261u;
+  for (const char *c = point; *c; c++) h = (h ^ (unsigned char)*c) * 16777619u;
+  return 0.6 + (h % 1000) / 1000.0;
+}
+
+Test(devices, two_gpus_share_the_work_a_dying_and_a_hanging_worker_are_restarted, .init = setup, .fini = teardown,
+     .timeout = 60)
+{
+  char one[128], two[128], state[128], log[128];
+  snprintf(one, sizeof one, "%s/one.db", dir);
+  snprintf(two, sizeof two, "%s/two.db", dir);
+  snprintf(state, sizeof state, "%s/died", dir);
+  snprintf(log, sizeof log, "%s/log", dir);
+  int rc = run_all(out, sizeof out, FAKE_SWEEP(one, "--no-dense"));
+  cr_assert_eq(rc, 0, "%s", out);
+  setenv("FAKE_DIE_DEVICE", "1", 1), setenv("FAKE_DIE_AFTER", "4", 1), setenv("FAKE_STATE", state, 1);
+  setenv("FAKE_HANG", "lu:128,8,2,0", 1), setenv("FAKE_US", "300", 1);
+  rc = run_all(out, sizeof out, FAKE_SWEEP(two, "--no-dense", "--devices", "0,1", "--timeout", "1"));
+  unsetenv("FAKE_DIE_DEVICE"), unsetenv("FAKE_DIE_AFTER"), unsetenv("FAKE_STATE"), unsetenv("FAKE_HANG"), unsetenv("FAKE_US");
+  cr_assert_eq(rc, 0, "%s", out);
+  cr_assert_eq(access(state, F_OK), 0, "the worker on GPU 1 never reached its 4th candidate:\n%s", out);
+  cr_assert_not_null(strstr(out, "spread between the GPUs"), "%s", out);
+  cr_assert_not_null(strstr(out, "1.00%"), "the GPUs' cuBLAS times differ by 1%%:\n%s", out);
+  db *a, *b;
+  cr_assert_eq(db_open(&a, one, DB_READONLY), 0);
+  cr_assert_eq(db_open(&b, two, DB_READONLY), 0);
+  db_candidate *la, *lb;
+  size_t na, nb;
+  cr_assert_eq(db_list_candidates(a, "dsymv", -1, NULL, &la, &na), 0);
+  cr_assert_eq(db_list_candidates(b, "dsymv", -1, NULL, &lb, &nb), 0);
+  cr_assert_eq(na, nb);
+  int faults = 0, timeouts = 0, on[2] = {0, 0};
+  for (size_t i = 0; i < nb; i++) {
+    cr_assert_neq(lb[i].status, DB_PENDING, "%s:%d,%d,%d,%d left pending", lb[i].family, lb[i].block_size, lb[i].ux,
+                  lb[i].multiplicity, lb[i].mx);
+    char point[64];
+    snprintf(point, sizeof point, "%s:%d,%d,%d,%d", lb[i].family, lb[i].block_size, lb[i].ux, lb[i].multiplicity, lb[i].mx);
+    if (lb[i].status == DB_INVALID) {
+      if (lb[i].reason == DB_REASON_FAULT) {
+        faults++;
+        cr_assert_not_null(strstr(lb[i].detail, "signal 9"), "%s", lb[i].detail);
+      } else {
+        cr_assert_eq(lb[i].reason, DB_REASON_TIMEOUT, "%s: %s", point, db_reason_name(lb[i].reason));
+        cr_assert_str_eq(point, "lu:128,8,2,0");
+        timeouts++;
+      }
+      continue;
+    }
+    /* the same fate as on one GPU, and a time that says which GPU measured it */
+    long long id;
+    cr_assert_eq(db_find_candidate(a, "dsymv", lb[i].family, lb[i].block_size, lb[i].ux, lb[i].multiplicity, lb[i].mx, &id), 0);
+    db_candidate ca;
+    cr_assert_eq(db_get_candidate(a, id, &ca), 0);
+    cr_assert_eq(ca.status, DB_VALID);
+    db_measurement *m;
+    size_t nm;
+    cr_assert_eq(db_candidate_measurements(b, lb[i].id, DB_STAGE_SWEEP, 'L', 0, &m, &nm), 0);
+    cr_assert_eq(nm, 2, "%s: %zu timings", point, nm);
+    double base = (2 + (double)m[0].n * m[0].n * 8 / 2 / 3000e3) * fake_factor(point);
+    double gpu = m[0].median_us / base - 1;
+    cr_assert(fabs(gpu) < 1e-4 || fabs(gpu - 0.01) < 1e-4, "%s: %g", point, gpu);
+    on[gpu > 0.005]++;
+    free(m);
+  }
+  cr_assert_eq(faults, 1, "one candidate killed its worker: %d faults", faults);
+  cr_assert_eq(timeouts, 1);
+  cr_assert_gt(on[0], 0);
+  cr_assert_gt(on[1], 0, "GPU 1 measured nothing");
+  cr_assert_not_null(strstr(out, "2 worker restarts"), "%s", out);
+  free(la), free(lb);
+  db_close(a), db_close(b);
+}
+
+Test(devices, gpus_of_two_models_are_refused_together, .init = setup, .fini = teardown, .timeout = 30)
+{
+  char path[128];
+  snprintf(path, sizeof path, "%s/mixed.db", dir);
+  setenv("FAKE_NAME_1", "NVIDIA A100-SXM4-80GB", 1);
+  int rc = run_all(out, sizeof out, FAKE_SWEEP(path, "--devices", "0,1"));
+  unsetenv("FAKE_NAME_1");
+  cr_assert_eq(rc, 4, "%s", out);
+  cr_assert_not_null(strstr(out, "one GPU model"), "%s", out);
+  db *d;
+  cr_assert_eq(db_open(&d, path, DB_READONLY), 0);
+  db_counts c;
+  cr_assert_eq(db_count_candidates(d, NULL, NULL, &c), 0);
+  cr_assert_eq(c.total, 0, "candidates recorded by a refused sweep");
+  db_close(d);
+  cr_assert_eq(run_all(out, sizeof out, FAKE_SWEEP(path, "--devices", "0,0")), 2, "%s", out);
+}
+
+/* ---- shards and merge ------------------------------------------------------ */
+
+static void shard_paths(char p[3][128])
+{
+  for (int k = 0; k < 3; k++) snprintf(p[k], 128, "%s/part-%d.db", dir, k);
+}
+
+static void sweep_shards(char p[3][128])
+{
+  shard_paths(p);
+  for (int k = 0; k < 3; k++) {
+    char sh[8];
+    snprintf(sh, sizeof sh, "%d/3", k);
+    int rc = run_all(out, sizeof out, FAKE_SWEEP(p[k], "--shard", sh));
+    cr_assert_eq(rc, 0, "shard %d: %s", k, out);
+  }
+}
+
+static long long count_rows(const char *path, const char *sql)
+{
+  sqlite3 *s;
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  cr_assert_eq(sqlite3_prepare_v2(s, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(s));
+  cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+  long long v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(s);
+  return v;
+}
+
+static void exec_sql(const char *path, const char *sql)
+{
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(path, &s), SQLITE_OK);
+  char *err = NULL;
+  cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, &err), SQLITE_OK, "%s", err ? err : "");
+  sqlite3_close(s);
+}
+
+Test(merge, shards_merged_equal_a_whole_sweep_and_the_merged_database_goes_on_to_the_dense_stage, .init = setup,
+     .fini = teardown, .timeout = 60)
+{
+  char p[3][128], whole[128], merged[160];
+  sweep_shards(p);
+  snprintf(whole, sizeof whole, "%s/whole.db", dir);
+  snprintf(merged, sizeof merged, "%s/merged.db", dir);
+  cr_assert_eq(run_all(out, sizeof out, FAKE_SWEEP(whole, "--no-dense")), 0, "%s", out);
+  long long parts = 0;
+  for (int k = 0; k < 3; k++) {
+    long long c = count_rows(p[k], "SELECT count(*) FROM candidate");
+    cr_assert_gt(c, 30, "shard %d holds %lld candidates", k, c);
+    cr_assert_eq(count_rows(p[k], "SELECT count(*) FROM measurement WHERE stage = 'dense'"), 0, "a shard ran the dense stage");
+    parts += c;
+  }
+  cr_assert_eq(parts, count_rows(whole, "SELECT count(*) FROM candidate"));
+  int rc = run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", merged, p[2], p[0], p[1], "--check-complete", NULL});
+  cr_assert_eq(rc, 0, "%s", out);
+  /* the same candidates with the same fate and the same timings (the fake worker's are exact) */
+  static const char *const q[] = {
+    "SELECT count(*) FROM candidate",
+    "SELECT count(*) FROM candidate WHERE status = 'valid'",
+    "SELECT count(*) FROM measurement",
+    "SELECT count(*) FROM baseline",
+    "SELECT total(m.median_us * c.block_size + c.ux) FROM measurement m JOIN candidate c ON c.id = m.candidate_id",
+  };
+  for (size_t i = 0; i < sizeof q / sizeof *q; i++)
+    cr_assert_eq(count_rows(merged, q[i]), count_rows(whole, q[i]), "%s", q[i]);
+  cr_assert_eq(count_rows(merged, "SELECT count(*) FROM shard"), 3);
+  /* pending 0: sweeping the merged database is its dense stage */
+  rc = run_all(out, sizeof out, FAKE_SWEEP(merged, "--top", "3"));
+  cr_assert_eq(rc, 0, "%s", out);
+  cr_assert_geq(count_rows(merged, "SELECT count(DISTINCT candidate_id) FROM measurement WHERE stage = 'dense'"), 3);
+  cr_assert_eq(count_rows(merged, "SELECT count(*) FROM candidate WHERE status = 'pending'"), 0);
+}
+
+Test(merge, foreign_overlapping_incomplete_and_tampered_sets_are_refused_and_leave_no_file, .init = setup,
+     .fini = teardown, .timeout = 60)
+{
+  char p[3][128], other[128], foreign[128], m[160];
+  sweep_shards(p);
+  snprintf(m, sizeof m, "%s/m.db", dir);
+  snprintf(other, sizeof other, "%s/other.db", dir);
+  snprintf(foreign, sizeof foreign, "%s/foreign.db", dir);
+  struct {
+    char *const *args;
+    const char *says;
+  } cases[] = {
+    {(char *[]){"symvtune", "merge", "--db", m, p[0], p[2], NULL}, "1 of the 3 shards are missing (K = 1)"},
+    {(char *[]){"symvtune", "merge", "--db", m, p[0], p[1], p[2], p[1], NULL}, "shard 1/3 is in both"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    int rc = run_all(out, sizeof out, cases[i].args);
+    cr_assert_eq(rc, 1, "case %zu: %s", i, out);
+    cr_assert_not_null(strstr(out, cases[i].says), "case %zu: %s", i, out);
+    cr_assert_neq(access(m, F_OK), 0, "case %zu left %s", i, m);
+  }
+  /* --incomplete takes the two, once each */
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], p[2], "--incomplete", NULL}), 0, "%s", out);
+  unlink(m);
+  /* another space (other sizes) */
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", other, "--families", "lu", "--sizes",
+                                                   "256", "--jobs", "0", "--quiet", "--shard", "1/3", NULL}), 0, "%s", out);
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], other, p[2], NULL}), 1, "%s", out);
+  cr_assert_not_null(strstr(out, "not one sweep"), "%s", out);
+  /* another GPU model */
+  setenv("FAKE_NAME_0", "NVIDIA A100-SXM4-80GB", 1);
+  cr_assert_eq(run_all(out, sizeof out, FAKE_SWEEP(foreign, "--shard", "1/3")), 0, "%s", out);
+  unsetenv("FAKE_NAME_0");
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], foreign, p[2], NULL}), 1, "%s", out);
+  cr_assert_not_null(strstr(out, "two GPU models"), "%s", out);
+  cr_assert_neq(access(m, F_OK), 0);
+  /* a shard that lost a candidate: the set no longer makes up its space */
+  char lost[160];
+  snprintf(lost, sizeof lost, "cp %s %s/lost.db", p[1], dir);
+  cr_assert_eq(system(lost), 0);
+  snprintf(lost, sizeof lost, "%s/lost.db", dir);
+  exec_sql(lost, "DELETE FROM candidate WHERE id = (SELECT max(id) FROM candidate)");
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], lost, p[2], NULL}), 1, "%s", out);
+  cr_assert_not_null(strstr(out, "not the space"), "%s", out);
+  /* a candidate of shard 2 measured in shard 1's file too */
+  exec_sql(lost, "INSERT INTO candidate (routine, family, block_size, ux, multiplicity, mx, status) "
+                 "SELECT routine, family, block_size, ux, multiplicity, mx, 'valid' FROM candidate LIMIT 0");
+  char sql[600];
+  snprintf(sql, sizeof sql, "ATTACH '%s' AS two; INSERT INTO candidate (routine, family, block_size, ux, multiplicity, mx, "
+           "status) SELECT routine, family, block_size, ux, multiplicity, mx, status FROM two.candidate "
+           "WHERE status = 'valid' LIMIT 1", p[2]);
+  exec_sql(lost, sql);
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], lost, p[2], NULL}), 1, "%s", out);
+  cr_assert_not_null(strstr(out, "measured in both"), "%s", out);
+  cr_assert_neq(access(m, F_OK), 0);
+  /* a shard's database takes no other shard, nor a whole sweep */
+  cr_assert_eq(run_all(out, sizeof out, FAKE_SWEEP(p[1], "--shard", "2/3")), 4, "%s", out);
+  cr_assert_eq(run_all(out, sizeof out, FAKE_SWEEP(p[1], "--no-dense")), 4, "%s", out);
+}
+
+/* The shipped H200 database (DSYMV), cut into 4 shards by the partition,
+ * each written as a shard's database through db.h, and merged back: the
+ * same candidates, fates and timings. To keep it fast (db.c prepares each
+ * statement anew: about 20 s for all 17,192 candidates), the space is a
+ * part of it: every family but atomic, and atomic at BLOCK_SIZE 64, MX 0-1
+ * (1,592 candidates). */
+#define H200_PART "(family <> 'atomic' OR (block_size = 64 AND mx < 2))"
+Test(merge, the_shipped_h200_database_split_into_shards_and_merged_is_the_same, .init = setup, .fini = teardown,
+     .timeout = 120)
+{
+  db *src;
+  cr_assert_eq(db_open(&src, SYMV_TEST_DATA "/sweep-h200.db", DB_READONLY), 0);
+  db_device dev;
+  cr_assert_eq(db_get_device(src, &dev), 0);
+  db_candidate *c;
+  size_t n;
+  cr_assert_eq(db_list_candidates(src, "dsymv", -1, NULL, &c, &n), 0);
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(c[i].family, "atomic") || (c[i].block_size == 64 && c[i].mx < 2)) c[kept++] = c[i];
+  n = kept;
+  cr_assert_eq(n, 1592);
+  symv_params *sp = calloc(n, sizeof *sp);
+  int *shard = malloc(sizeof *shard * n);
+  for (size_t i = 0; i < n; i++) {
+    cr_assert_eq(symv_family_parse(c[i].family, &sp[i].family), 0);
+    sp[i].block_size = c[i].block_size, sp[i].ux = c[i].ux, sp[i].multiplicity = c[i].multiplicity, sp[i].mx = c[i].mx;
+    sp[i].routine = SYMV_DSYMV;
+  }
+  enum { N = 4 };
+  int ns[] = {256, 768, 2048, 6144, 16384};
+  db_shard row = {.k = 0, .n = N, .uplo = 'L', .hot = 0, .space_size = (long long)n};
+  snprintf(row.routine, sizeof row.routine, "dsymv");
+  snprintf(row.sizes, sizeof row.sizes, "256,768,2048,6144,16384");
+  cr_assert_eq(sweep_space_fingerprint(sp, (long)n, ns, 5, 'L', 0, row.space), 0);
+  cr_assert_eq(sweep_shard_assign(sp, (long)n, N, shard, NULL), 0);
+  char part[N][128];
+  static const char *const names[2] = {"cublas", "cublas_atomics"};
+  for (int k = 0; k < N; k++) {
+    snprintf(part[k], sizeof part[k], "%s/h200-%d.db", dir, k);
+    db *d;
+    cr_assert_eq(db_open(&d, part[k], DB_CREATE), 0);
+    cr_assert_eq(db_check_device(d, &dev, 0), 0);
+    cr_assert_eq(db_begin(d), 0);
+    row.k = k, row.candidates = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (shard[i] != k) continue;
+      row.candidates++;
+      db_candidate x = c[i];
+      cr_assert_eq(db_put_candidate(d, &x, &x.id), 0);
+      if (c[i].status != DB_PENDING) cr_assert_eq(db_set_candidate_result(d, &x), 0, "%s", db_errmsg(d));
+      for (int s = 0; s < DB_STAGE_COUNT; s++) {
+        db_measurement *m;
+        size_t nm;
+        cr_assert_eq(db_candidate_measurements(src, c[i].id, (db_stage)s, 0, -1, &m, &nm), 0);
+        for (size_t j = 0; j < nm; j++) cr_assert_eq(db_put_measurement(d, x.id, &m[j]), 0);
+        free(m);
+      }
+    }
+    for (int b = 0; b < 2; b++)
+      for (int s = 0; s < DB_STAGE_COUNT; s++) {
+        db_measurement *m;
+        size_t nm;
+        cr_assert_eq(db_baseline_measurements(src, "dsymv", names[b], (db_stage)s, 0, -1, &m, &nm), 0);
+        for (size_t j = 0; j < nm; j++) cr_assert_eq(db_put_baseline(d, "dsymv", names[b], &m[j]), 0);
+        free(m);
+      }
+    cr_assert_eq(db_put_shard(d, &row), 0, "%s", db_errmsg(d));
+    cr_assert_eq(db_commit(d), 0);
+    db_close(d);
+  }
+  char merged[160];
+  snprintf(merged, sizeof merged, "%s/h200-merged.db", dir);
+  int rc = run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", merged, part[3], part[1], part[0], part[2], NULL});
+  cr_assert_eq(rc, 0, "%s", out);
+  static const char *const q[] = {
+    "SELECT count(*) FROM candidate WHERE " H200_PART,
+    "SELECT count(*) FROM candidate WHERE status = 'valid' AND " H200_PART,
+    "SELECT count(*) FROM candidate WHERE reason = 'occupancy' AND " H200_PART,
+    "SELECT count(*) FROM measurement JOIN candidate ON id = candidate_id WHERE stage = 'sweep' AND " H200_PART,
+    "SELECT count(*) FROM measurement JOIN candidate ON id = candidate_id WHERE stage = 'dense' AND " H200_PART,
+    "SELECT count(*) FROM baseline",
+    "SELECT CAST(total(median_us * 1000) AS INTEGER) FROM measurement JOIN candidate ON id = candidate_id WHERE " H200_PART,
+    "SELECT CAST(total(regs_per_thread * block_size + length(detail)) AS INTEGER) FROM candidate WHERE " H200_PART,
+  };
+  for (size_t i = 0; i < sizeof q / sizeof *q; i++)
+    cr_assert_eq(count_rows(merged, q[i]), count_rows(SYMV_TEST_DATA "/sweep-h200.db", q[i]), "%s", q[i]);
+  /* every candidate's fate and timings, one by one */
+  db *m;
+  cr_assert_eq(db_open(&m, merged, DB_READONLY), 0);
+  for (size_t i = 0; i < n; i++) {
+    long long id;
+    db_candidate x;
+    cr_assert_eq(db_find_candidate(m, "dsymv", c[i].family, c[i].block_size, c[i].ux, c[i].multiplicity, c[i].mx, &id), 0);
+    cr_assert_eq(db_get_candidate(m, id, &x), 0);
+    cr_assert(x.status == c[i].status && x.reason == c[i].reason && !strcmp(x.detail, c[i].detail));
+    db_measurement *ma, *mb;
+    size_t na, nb;
+    cr_assert_eq(db_candidate_measurements(src, c[i].id, DB_STAGE_SWEEP, 0, -1, &ma, &na), 0);
+    cr_assert_eq(db_candidate_measurements(m, id, DB_STAGE_SWEEP, 0, -1, &mb, &nb), 0);
+    cr_assert_eq(na, nb);
+    for (size_t j = 0; j < na; j++) cr_assert(ma[j].n == mb[j].n && ma[j].median_us == mb[j].median_us);
+    free(ma), free(mb);
+  }
+  db_close(m);
+  db_close(src);
+  /* the same four with one left out: refused */
+  unlink(merged);
+  rc = run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", merged, part[3], part[1], part[0], NULL});
+  cr_assert_eq(rc, 1, "%s", out);
+  cr_assert_not_null(strstr(out, "K = 2"), "%s", out);
+  free(c), free(sp), free(shard);
+}
