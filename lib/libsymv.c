@@ -616,6 +616,7 @@ SYMV_API cublasStatus_t symvGetInfo(symvInfo *info)
   for (int i = 0; i < SYMV_INFO_ROUTINES; i++) {
     const symv_table_routine *t = &symv_table_routines[info_routine[i]];
     info->rules[i] = t->count;
+    info->det_rules[i] = t->det_count;
     if (t->count > 0) {
       info->n_lo[i] = symv_table_rules[t->first].n_start;
       info->n_hi[i] = symv_table_rules[t->first + t->count - 1].n_end;

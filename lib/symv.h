@@ -137,7 +137,9 @@ typedef struct {
   int rules[SYMV_INFO_ROUTINES]; /* dispatch rules per routine; 0: untuned, every call goes to cuBLAS */
   int n_lo[SYMV_INFO_ROUTINES];  /* first n of a routine's rules, elements (0 if untuned; smaller n take the first rule) */
   int n_hi[SYMV_INFO_ROUTINES];  /* last n of them (0 if untuned; larger n take the last rule) */
-  int candidates;             /* kernels (candidates) the library carries, all routines */
+  int det_rules[SYMV_INFO_ROUTINES]; /* deterministic rules per routine (what handles in cuBLAS's default atomics
+                                        mode get); 0: such calls go to cuBLAS */
+  int candidates;             /* kernels (candidates) the library carries, all routines, both rule sets */
   int device;                 /* the current CUDA device, -1 if there is none (no GPU, no driver) */
   int device_matched;         /* 1: it is the tuned GPU (name, compute capability, SM count), so the rules
                                  apply; 0: another GPU, every call goes to cuBLAS; -1: no device to look at */
@@ -146,7 +148,7 @@ typedef struct {
 /**
  * symvGetInfo: fills *info with the library's version, the GPU its rules
  * were tuned for, the number of rules of each routine (and the n they
- * span), and whether the current CUDA device is that GPU. The strings are
+ * span; its deterministic rules apart), and whether the current CUDA device is that GPU. The strings are
  * the library's own and stay valid while it is loaded. Looks at the current
  * device (cudaGetDevice, and its properties on the first look) but prepares
  * nothing and needs no GPU: with none, device is -1.

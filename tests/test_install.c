@@ -406,6 +406,11 @@ Test(install, symv_get_info_reports_what_the_library_carries, .timeout = 60)
   cr_assert_eq(db_open(&d, at(p, "sweep.db"), DB_READONLY), 0);
   cr_assert_eq(db_get_device(d, &dev), 0);
   cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &fit, &rules, &nrules, NULL, NULL), 0, "%s", db_errmsg(d));
+  db_fit dfit; /* the deterministic rules, which `symvtune fit` makes too */
+  db_rule *drules = NULL;
+  size_t ndrules = 0;
+  cr_assert_eq(db_latest_fit_class(d, "dsymv", 'L', 0, 1, &dfit, &drules, &ndrules, NULL, NULL), 0, "%s",
+               db_errmsg(d));
   db_close(d);
   cr_assert_str_eq(info.tuned_gpu, dev.name);
   cr_assert_eq(info.tuned_cc_major, dev.cc_major);
@@ -417,18 +422,27 @@ Test(install, symv_get_info_reports_what_the_library_carries, .timeout = 60)
                nrules);
   cr_assert_eq(info.n_lo[SYMV_INFO_DSYMV], rules[0].n_start);
   cr_assert_eq(info.n_hi[SYMV_INFO_DSYMV], rules[nrules - 1].n_end);
-  int kernels = 0; /* distinct candidates the rules name */
-  for (size_t i = 0; i < nrules; i++) {
+  cr_assert_eq(info.det_rules[SYMV_INFO_DSYMV], (int)ndrules, "dsymv: %d deterministic rules, the fit has %zu",
+               info.det_rules[SYMV_INFO_DSYMV], ndrules);
+  /* distinct candidates the two rule sets name */
+  db_rule all[256];
+  size_t nall = 0;
+  cr_assert_leq(nrules + ndrules, 256);
+  memcpy(all, rules, nrules * sizeof *all), nall = nrules;
+  memcpy(all + nall, drules, ndrules * sizeof *all), nall += ndrules;
+  int kernels = 0;
+  for (size_t i = 0; i < nall; i++) {
     int seen = 0;
-    for (size_t j = 0; j < i && strcmp(rules[i].kernel, DB_KERNEL_CANDIDATE) == 0; j++)
-      seen |= !strcmp(rules[j].kernel, DB_KERNEL_CANDIDATE) && rules[j].cand.id == rules[i].cand.id;
-    kernels += !strcmp(rules[i].kernel, DB_KERNEL_CANDIDATE) && !seen;
+    for (size_t j = 0; j < i && strcmp(all[i].kernel, DB_KERNEL_CANDIDATE) == 0; j++)
+      seen |= !strcmp(all[j].kernel, DB_KERNEL_CANDIDATE) && all[j].cand.id == all[i].cand.id;
+    kernels += !strcmp(all[i].kernel, DB_KERNEL_CANDIDATE) && !seen;
   }
-  cr_assert_eq(info.candidates, kernels, "%d candidates, the fit's rules name %d", info.candidates, kernels);
-  free(rules);
+  cr_assert_eq(info.candidates, kernels, "%d candidates, the fits' rules name %d", info.candidates, kernels);
+  free(rules), free(drules);
   static const int untuned[] = {SYMV_INFO_SSYMV, SYMV_INFO_CSYMV, SYMV_INFO_ZSYMV, SYMV_INFO_CHEMV, SYMV_INFO_ZHEMV};
   for (int i = 0; i < 5; i++) /* sweep-h200.db holds DSYMV only */
-    cr_assert(info.rules[untuned[i]] == 0 && info.n_lo[untuned[i]] == 0 && info.n_hi[untuned[i]] == 0,
+    cr_assert(info.rules[untuned[i]] == 0 && info.det_rules[untuned[i]] == 0 && info.n_lo[untuned[i]] == 0 &&
+                  info.n_hi[untuned[i]] == 0,
               "routine %d: %d rules", untuned[i], info.rules[untuned[i]]);
   /* the device: none here, or one that is the H200 or not */
   if (info.device < 0) cr_assert_eq(info.device_matched, -1, "no device, yet matched %d", info.device_matched);
