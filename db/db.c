@@ -286,6 +286,31 @@ static const struct migration migrations[] = {
   { "ALTER TABLE fit ADD COLUMN atomics TEXT NOT NULL DEFAULT 'any'\n"
     "  CHECK (atomics IN ('any', 'deterministic'));\n",
     { NULL }, { NULL } },
+
+  /* v6: validation runs (`symvtune validate`): a fit's rules judged at
+   * sizes no stage sampled, with every kernel it chose from timed there in
+   * one run; `chosen` marks the kernel the rules name at that n. */
+  { "CREATE TABLE validation_run (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  fit_id INTEGER NOT NULL REFERENCES fit (id) ON DELETE CASCADE,\n"
+    "  created TEXT NOT NULL,\n"
+    "  seed INTEGER NOT NULL,\n"
+    "  regret_median REAL NOT NULL CHECK (regret_median >= 1),\n"
+    "  regret_p90 REAL NOT NULL CHECK (regret_p90 >= 1),\n"
+    "  regret_max REAL NOT NULL CHECK (regret_max >= 1)\n"
+    ");\n"
+    "CREATE TABLE validation_time (\n"
+    "  run_id INTEGER NOT NULL REFERENCES validation_run (id) ON DELETE CASCADE,\n"
+    "  n INTEGER NOT NULL CHECK (n > 0),\n"
+    "  kernel TEXT NOT NULL\n"
+    "    CHECK (kernel IN ('cublas', 'cublas_atomics', 'candidate')),\n"
+    "  candidate_id INTEGER REFERENCES candidate (id),\n"
+    "  median_us REAL NOT NULL CHECK (median_us > 0),\n"
+    "  predicted_us REAL,\n"
+    "  chosen INTEGER NOT NULL CHECK (chosen IN (0, 1)),\n"
+    "  CHECK ((kernel = 'candidate') = (candidate_id IS NOT NULL))\n"
+    ");\n",
+    { "validation_run", "validation_time", NULL }, { NULL } },
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
@@ -408,6 +433,11 @@ static int db_bindv(db *d, sqlite3_stmt *st, const char *what,
     case 'i': rc = sqlite3_bind_int(st, k, va_arg(ap, int)); break;
     case 'I': rc = sqlite3_bind_int64(st, k, (sqlite3_int64)va_arg(ap, long long)); break;
     case 'd': rc = sqlite3_bind_double(st, k, va_arg(ap, double)); break;
+    case 'D': { /* a double, NULL if not finite */
+      double v = va_arg(ap, double);
+      rc = isfinite(v) ? sqlite3_bind_double(st, k, v) : sqlite3_bind_null(st, k);
+      break;
+    }
     case 't': {
       const char *s = va_arg(ap, const char *);
       rc = s ? sqlite3_bind_text(st, k, s, -1, SQLITE_TRANSIENT)
@@ -2411,5 +2441,50 @@ int db_rules_tile(int lo, int hi, const db_rule *rules, size_t n, char *err, siz
     snprintf(err, errlen, "the rules do not tile %d..%d: they end at %d, not at hi", lo, hi, rules[n - 1].n_end);
     return SYMV_INVALID_VALUE;
   }
+  return 0;
+}
+
+int db_put_validation(db *d, db_validation *v, const db_validation_time *t, size_t nt)
+{
+  static const char fn[] = "db_put_validation";
+  if (!v || (nt > 0 && !t))
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: NULL argument", fn);
+  if (v->fit_id < 1 || !(v->regret_median >= 1) || !(v->regret_p90 >= v->regret_median) ||
+      !(v->regret_max >= v->regret_p90) || !isfinite(v->regret_max))
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: fit %lld, regrets %g, %g, %g (1 <= median <= p90 <= max)", fn,
+                   v->fit_id, v->regret_median, v->regret_p90, v->regret_max);
+  for (size_t i = 0; i < nt; i++)
+    if (t[i].n < 1 || t[i].n > DB_N_MAX || kernel_index(t[i].kernel, sizeof t[i].kernel) < 0 ||
+        (is_candidate_kernel(t[i].kernel) ? t[i].candidate_id < 1 : t[i].candidate_id != 0) ||
+        !(isfinite(t[i].median_us) && t[i].median_us > 0) || (t[i].chosen != 0 && t[i].chosen != 1))
+      return db_fail(d, SYMV_INVALID_VALUE, "%s: time %zu (n %d, %.23s, candidate %lld, %g us, chosen %d) is "
+                     "out of range", fn, i, t[i].n, t[i].kernel, t[i].candidate_id, t[i].median_us, t[i].chosen);
+  if (!sqlite3_get_autocommit(d->conn))
+    return db_fail(d, SYMV_DB, "%s: called inside a transaction", fn);
+  int status = db_begin(d);
+  if (status) return status;
+  status = db_exec(d, "INSERT INTO validation_run",
+                   "INSERT INTO validation_run (fit_id, created, seed, regret_median, regret_p90, regret_max) "
+                   "VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?)", "IIddd", v->fit_id,
+                   (long long)v->seed, v->regret_median, v->regret_p90, v->regret_max);
+  const long long id = status ? 0 : sqlite3_last_insert_rowid(d->conn);
+  for (size_t i = 0; status == 0 && i < nt; i++) {
+    if (is_candidate_kernel(t[i].kernel))
+      status = db_exec(d, "INSERT INTO validation_time",
+                       "INSERT INTO validation_time (run_id, n, kernel, candidate_id, median_us, predicted_us, chosen) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)", "IitIdDi", id, t[i].n, t[i].kernel, t[i].candidate_id,
+                       t[i].median_us, t[i].predicted_us, t[i].chosen);
+    else
+      status = db_exec(d, "INSERT INTO validation_time",
+                       "INSERT INTO validation_time (run_id, n, kernel, candidate_id, median_us, predicted_us, chosen) "
+                       "VALUES (?, ?, ?, NULL, ?, ?, ?)", "IitdDi", id, t[i].n, t[i].kernel, t[i].median_us,
+                       t[i].predicted_us, t[i].chosen);
+  }
+  if (status) {
+    db_rollback(d);
+    return status;
+  }
+  if ((status = db_commit(d))) return status;
+  v->id = id;
   return 0;
 }

@@ -34,10 +34,11 @@
 
 /* Schema version this program writes (PRAGMA user_version). Version 4
  * keys candidates, baselines and fits by routine; version 5 gives each fit
- * an atomics class ('any' or 'deterministic'); db_open migrates a file of
+ * an atomics class ('any' or 'deterministic'); version 6 adds validation
+ * runs (`symvtune validate`); db_open migrates a file of
  * version 1 to 4 (rows of 3 and earlier become routine "dsymv", fits of 4
  * and earlier class 'any'). */
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 
 /* Limits of the integers a database holds, beside those of a candidate
  * (core/params.h: SYMV_BLOCK_SIZE_MAX, SYMV_UX_MAX, SYMV_MULTIPLICITY_MAX;
@@ -600,5 +601,40 @@ int db_routine_valid(const char *name);
  * "ssymv" .. DB_ROUTINE_COUNT - 1 "zhemv"), or NULL for an index out of
  * range. */
 const char *db_routine_name(int index);
+
+/* ---- Validation runs (schema version 6) ----------------------------------- */
+
+/* One run of `symvtune validate`: a fit's rules judged at sizes no stage
+ * sampled. Regret at a size: the time of the kernel the rules chose over the
+ * least time of any kernel the fit chose from, both measured there in the
+ * run (dimensionless, >= 1). */
+typedef struct {
+  long long id;              /* row id, set by db_put_validation */
+  long long fit_id;          /* the fit whose rules were judged */
+  unsigned long long seed;   /* of the random sizes (stored as a 64-bit integer) */
+  double regret_median;      /* over the sizes */
+  double regret_p90;         /* 90th percentile (nearest rank) */
+  double regret_max;
+} db_validation;
+
+/* One kernel's time at one validation size. */
+typedef struct {
+  int n;                     /* matrix order, elements */
+  char kernel[24];           /* DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS or DB_KERNEL_CANDIDATE */
+  long long candidate_id;    /* the candidate when kernel is DB_KERNEL_CANDIDATE, else 0 */
+  double median_us;          /* measured median time per call, microseconds */
+  double predicted_us;       /* the fit's prediction there, microseconds; NAN: none (stored NULL) */
+  int chosen;                /* 1: the kernel the rules name at n */
+} db_validation_time;
+
+/*
+ * db_put_validation: stores run v (v->fit_id must name a fit) with its nt
+ * times in one transaction (call it outside db_begin); v->id is set.
+ * Errors: SYMV_INVALID_VALUE (regrets not 1 <= median <= p90 <= max, a time
+ * out of range, an unknown kernel name, NULL argument), SYMV_NOT_FOUND (no
+ * such fit or candidate: the foreign keys), SYMV_DB (a failed write).
+ * Nothing is stored on error.
+ */
+int db_put_validation(db *d, db_validation *v, const db_validation_time *t, size_t nt);
 
 #endif

@@ -213,6 +213,38 @@ static int baseline_mode(db *d, sweep_worker *w, const sweep_opts *o, const int 
   return 0;
 }
 
+int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, const int *ns, int nsizes,
+                       double *median_us, char *err, size_t errlen)
+{
+  char list[8192] = "", line[1024];
+  int len = 0;
+  for (int i = 0; i < nsizes; i++) {
+    median_us[i] = NAN;
+    len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", i ? "," : "", ns[i]);
+    if (len >= (int)sizeof list) return SYMV_INVALID_VALUE;
+  }
+  if (err && errlen) err[0] = 0;
+  const int cand = !strncmp(what, "cand ", 5);
+  if (worker_send(w, "%s dense %s", what, list)) return SYMV_IO;
+  /* sizes without ":PRUNE": every one timed fully */
+  for (;;) {
+    /* setting up a large n takes the worker seconds on the CPU; a kernel,
+     * at most the candidate's time limit */
+    int rc = worker_line(w, line, sizeof line, cand ? o->timeout_s + 600 : 600, NULL);
+    if (rc) return rc == SYMV_TIMEOUT ? SYMV_TIMEOUT : SYMV_IO;
+    if (!strcmp(line, "ok")) return 0;
+    if (!strncmp(line, "load ", 5)) continue;
+    if (!strncmp(line, "invalid", 7) || !strncmp(line, "error", 5)) {
+      if (err && errlen) snprintf(err, errlen, "%s", line);
+      return SYMV_INVALID_VALUE;
+    }
+    db_measurement m;
+    if (parse_meas(line, o->routine, &m, o->uplo, o->hot, DB_STAGE_DENSE)) return SYMV_IO;
+    for (int i = 0; i < nsizes; i++)
+      if (ns[i] == m.n) median_us[i] = m.median_us;
+  }
+}
+
 int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, int nsizes, db_stage stage)
 {
   for (int b = 0; b < 2; b++) {

@@ -64,6 +64,17 @@ void sweep_worker_stop(sweep_worker *w);
 /** sweep_device_fingerprint: the db_device of the worker's GPU. */
 void sweep_device_fingerprint(const sweep_worker *w, db_device *out);
 
+/** sweep_worker_times: has worker w time one kernel at the nsizes sizes ns,
+ *  nothing stored: `what` is "base cublas", "base cublas_atomics" or
+ *  "cand P" (P as symv_params_format writes it; the worker compiles it,
+ *  verifies it at each size against cuBLAS, and times it fully). The median
+ *  time per call of size ns[i] goes to median_us[i], microseconds (NAN where
+ *  none came). Errors: SYMV_INVALID_VALUE (the worker said the candidate is
+ *  invalid, or an error: its line in err), SYMV_TIMEOUT (silent past its
+ *  limit: restart it), SYMV_IO (it died or talked nonsense: restart it). */
+int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, const int *ns, int nsizes,
+                       double *median_us, char *err, size_t errlen);
+
 /** sweep_baselines: measures cuBLAS (atomics off: "cublas", on:
  *  "cublas_atomics") at the sizes not yet in the database. Errors: SYMV_IO,
  *  SYMV_DB. */

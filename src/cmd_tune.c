@@ -20,7 +20,7 @@
 #include "routine.h"
 #include "symv_error.h"
 
-#define NSTAGES (4 * SYMV_ROUTINE_COUNT + 1) /* sweep, fit and two benches of each routine, one build */
+#define NSTAGES (5 * SYMV_ROUTINE_COUNT + 1) /* sweep, fit, two benches and validate of each routine, one build */
 
 static void help(void)
 {
@@ -33,6 +33,7 @@ static void help(void)
        "  4. symvtune bench --lib DIR --routine R --atomics any|deterministic\n"
        "                                            libsymv against cuBLAS and OpenBLAS, each routine, with a\n"
        "                                            handle that allowed atomics and one in cuBLAS's default\n"
+       "  5. symvtune validate --db FILE --routine R   the rules' regret at 50 sizes no stage sampled\n"
        "and prints the wall time of each stage. A stage that fails stops the job with its exit\n"
        "status; run the same command again to go on (the sweep keeps what it measured).\n\n"
        "Options:\n"
@@ -125,6 +126,10 @@ static int run(int argc, char **argv)
           av[5] = "--routine", av[6] = name, av[7] = "--atomics", av[8] = det ? "deterministic" : "any", av[9] = NULL;
           stages[nstages++] = av;
         }
+        char **av = argvs[nstages]; /* the rules' regret at sizes no stage sampled */
+        av[0] = "validate", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--device", av[4] = dev;
+        av[5] = "--routine", av[6] = name, av[7] = NULL;
+        stages[nstages++] = av;
       }
     }
   }

@@ -1978,6 +1978,16 @@ static void migrate_shipped(const char *name)
   /* every table: the same rows, the same values in its old columns (ids
    * included), as many rows */
   read_tables(p, after, 16, &na);
+  /* version 6 adds the two validation tables, empty; none other is added
+   * or lost */
+  int added = 0;
+  for (int i = 0; i < na; i++)
+    if (!strcmp(after[i].name, "validation_run") || !strcmp(after[i].name, "validation_time")) {
+      cr_assert_eq(after[i].rows, 0, "%s: %s has rows", name, after[i].name);
+      memmove(&after[i], &after[i + 1], sizeof *after * (size_t)(na - i - 1));
+      na--, i--, added++;
+    }
+  cr_assert_eq(added, 2, "the validation tables of version 6");
   cr_assert_eq(na, nb, "no table added or lost");
   sqlite3 *c = raw_open(p, SQLITE_OPEN_READONLY);
   for (int i = 0; i < nb; i++) {
@@ -2308,4 +2318,51 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
   sqlite3 *c = raw_open(p, SQLITE_OPEN_READWRITE);
   cr_assert_neq(sqlite3_exec(c, "UPDATE fit SET atomics = 'some'", NULL, NULL, NULL), SQLITE_OK);
   sqlite3_close(c);
+}
+
+/* Schema 6: a validation run and its times, stored whole or not at all. */
+Test(db, validation_runs_are_stored_and_checked)
+{
+  char p[256];
+  path_of(p, "val.db");
+  db *d = fresh(p);
+  db_candidate c = point("lu", 128, 4, 1, 0);
+  long long cid;
+  OK(db_put_candidate(d, &c, &cid));
+  c.id = cid, c.status = DB_VALID;
+  OK(db_set_candidate_result(d, &c));
+  db_fit f = fit_of(32, 9000, 0.01);
+  db_rule r[1] = { rule_of(32, 9000, DB_KERNEL_CANDIDATE, cid, 5) };
+  OK(db_put_fit(d, &f, NULL, 0, r, 1));
+  db_validation v = { .fit_id = f.id, .seed = 18446744073709551615ull, .regret_median = 1.0, .regret_p90 = 1.02,
+                      .regret_max = 1.1 };
+  db_validation_time t[3] = {
+    { .n = 100, .kernel = DB_KERNEL_CANDIDATE, .candidate_id = cid, .median_us = 3.5, .predicted_us = 3.4, .chosen = 1 },
+    { .n = 100, .kernel = DB_KERNEL_CUBLAS, .median_us = 5.25, .predicted_us = NAN, .chosen = 0 },
+    { .n = 7000, .kernel = DB_KERNEL_CUBLAS_ATOMICS, .median_us = 90, .predicted_us = 88, .chosen = 0 },
+  };
+  OK(db_put_validation(d, &v, t, 3));
+  cr_assert_gt(v.id, 0);
+  /* refusals leave nothing */
+  db_validation bad = v;
+  bad.regret_p90 = 0.9;
+  cr_assert_eq(db_put_validation(d, &bad, t, 3), SYMV_INVALID_VALUE, "regrets out of order");
+  bad = v;
+  bad.fit_id = f.id + 100;
+  cr_assert_eq(db_put_validation(d, &bad, t, 3), SYMV_NOT_FOUND, "a run of no fit");
+  db_validation_time bt = t[0];
+  bt.candidate_id = 0;
+  cr_assert_eq(db_put_validation(d, &v, &bt, 1), SYMV_INVALID_VALUE, "a candidate time without a candidate");
+  bt = t[1];
+  snprintf(bt.kernel, sizeof bt.kernel, "magma");
+  cr_assert_eq(db_put_validation(d, &v, &bt, 1), SYMV_INVALID_VALUE, "an unknown kernel");
+  bt = t[1];
+  bt.median_us = 0;
+  cr_assert_eq(db_put_validation(d, &v, &bt, 1), SYMV_INVALID_VALUE, "a time of 0");
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM validation_run"), 1);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM validation_time"), 3);
+  cr_assert_eq(raw_int(p, "SELECT seed FROM validation_run"), -1, "the seed's 64 bits, stored as SQLite's integer");
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM validation_time WHERE predicted_us IS NULL"), 1);
+  cr_assert_eq(raw_int(p, "SELECT sum(chosen) FROM validation_time"), 1);
 }

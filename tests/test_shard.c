@@ -10,7 +10,11 @@
  *  - `symvtune sweep --shard` and `symvtune merge`: the merged shards equal a
  *    whole sweep; the shipped H200 database split into shards and merged
  *    back is the same; foreign, overlapping, incomplete and tampered sets are
- *    refused.
+ *    refused;
+ *  - `symvtune validate` with the stand-in worker, whose times are known:
+ *    regret 1 where the rules name the fastest kernel, the exact ratio
+ *    where they are made to name another, random sizes none of them a dense
+ *    sample and the same for the same seed, the run stored.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -539,4 +543,88 @@ Test(merge, the_shipped_h200_database_split_into_shards_and_merged_is_the_same, 
   cr_assert_eq(rc, 1, "%s", out);
   cr_assert_not_null(strstr(out, "K = 2"), "%s", out);
   free(c), free(sp), free(shard);
+}
+
+/* ---- validate --------------------------------------------------------------- */
+
+/* The fake worker's times are base(n) x f(candidate): the fastest kernel is
+ * the same at every n, and a fit of them is exact. */
+Test(validate, regret_is_measured_at_unsampled_sizes_and_stored, .init = setup, .fini = teardown, .timeout = 60)
+{
+  char db[128];
+  snprintf(db, sizeof db, "%s/v.db", dir);
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu,panel", "--sizes",
+                                                   "256,2048", "--jobs", "0", "--quiet", NULL}), 0, "%s", out);
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "fit", "--db", db, NULL}), 0, "%s", out);
+  char *const val[] = {"symvtune", "validate", "--db", db, "--sizes", "12", "--seed", "5", NULL};
+  cr_assert_eq(run_all(out, sizeof out, val), 0, "%s", out);
+  cr_assert_not_null(strstr(out, "seed 5"), "%s", out);
+  cr_assert_not_null(strstr(out, "median 1.000, 90th percentile 1.000, max 1.000; 0 of them"), "%s", out);
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 1);
+  cr_assert_eq(count_rows(db, "SELECT count(DISTINCT n) FROM validation_time"), 12);
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_time WHERE chosen = 1"), 12, "one chosen per size");
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_time v WHERE EXISTS (SELECT 1 FROM measurement m "
+                              "WHERE m.n = v.n AND m.stage = 'dense')"), 0, "a validation size was a dense sample");
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_time WHERE n < 32 OR n > 32768"), 0);
+  long long kernels = count_rows(db, "SELECT count(*) FROM fit_curve WHERE fit_id = (SELECT id FROM fit WHERE "
+                                     "atomics = 'any' ORDER BY id DESC LIMIT 1)");
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_time"), 12 * kernels, "every kernel at every size");
+
+  /* the same seed, the same sizes */
+  cr_assert_eq(run_all(out, sizeof out, val), 0, "%s", out);
+  cr_assert_eq(count_rows(db, "SELECT count(DISTINCT n) FROM validation_time"), 12, "the second run's sizes differ");
+
+  /* rules made to name a slower champion of the fit: its time over the
+   * fastest's, exactly, at every size */
+  sqlite3 *c;
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_open_v2(db, &c, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  cr_assert_eq(sqlite3_prepare_v2(c, "SELECT c.id, c.family, c.block_size, c.ux, c.multiplicity, c.mx FROM candidate c "
+                                     "JOIN fit_rule r ON r.candidate_id = c.id JOIN fit f ON f.id = r.fit_id AND "
+                                     "f.atomics = 'any' UNION ALL SELECT c.id, c.family, c.block_size, c.ux, c.multiplicity, c.mx "
+                                     "FROM candidate c JOIN fit_curve v ON v.candidate_id = c.id JOIN fit f ON "
+                                     "f.id = v.fit_id AND f.atomics = 'any'",
+                                  -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(c));
+  char best[64] = "", worst[64] = "";
+  long long worst_id = 0;
+  double fb = 0, fw = 0;
+  for (int row = 0; sqlite3_step(st) == SQLITE_ROW; row++) {
+    char pt[64];
+    snprintf(pt, sizeof pt, "%s:%d,%d,%d,%d", sqlite3_column_text(st, 1), sqlite3_column_int(st, 2),
+             sqlite3_column_int(st, 3), sqlite3_column_int(st, 4), sqlite3_column_int(st, 5));
+    const double f = fake_factor(pt);
+    if (row == 0) snprintf(best, sizeof best, "%s", pt), fb = f;
+    else if (f > fw) snprintf(worst, sizeof worst, "%s", pt), fw = f, worst_id = sqlite3_column_int64(st, 0);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(c);
+  cr_assert(fb > 0 && fw > fb, "the rules' %s (%g) and the slowest lu %s (%g)", best, fb, worst, fw);
+  char sql[256];
+  snprintf(sql, sizeof sql, "UPDATE fit_rule SET candidate_id = %lld WHERE kernel = 'candidate' AND fit_id = (SELECT "
+           "id FROM fit WHERE atomics = 'any' ORDER BY id DESC LIMIT 1)", worst_id);
+  exec_sql(db, sql);
+  char *const val2[] = {"symvtune", "validate", "--db", db, "--sizes", "300,5000", NULL};
+  cr_assert_eq(run_all(out, sizeof out, val2), 0, "%s", out);
+  char want[128];
+  snprintf(want, sizeof want, "median %.3f, 90th percentile %.3f, max %.3f; %d of them", fw / fb, fw / fb, fw / fb,
+           fw / fb > 1.05 ? 2 : 0);
+  cr_assert_not_null(strstr(out, want), "expected '%s' (%s over %s):\n%s", want, worst, best, out);
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 3);
+}
+
+Test(validate, command_line_and_missing_fit, .init = setup, .fini = teardown, .timeout = 30)
+{
+  char db[128];
+  snprintf(db, sizeof db, "%s/none.db", dir);
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "validate", NULL}), 2, "%s", out);
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--seed", "-1", NULL}), 2,
+               "%s", out);
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--atomics", "some", NULL}), 2,
+               "%s", out);
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--sizes", "0", NULL}), 2,
+               "%s", out);
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu", "--sizes",
+                                                   "256", "--jobs", "0", "--quiet", "--no-dense", NULL}), 0, "%s", out);
+  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, NULL}), 4, "%s", out);
+  cr_assert_not_null(strstr(out, "no fit"), "%s", out);
 }
