@@ -309,7 +309,21 @@ static const struct migration migrations[] = {
     "  predicted_us REAL,\n"
     "  chosen INTEGER NOT NULL CHECK (chosen IN (0, 1)),\n"
     "  CHECK ((kernel = 'candidate') = (candidate_id IS NOT NULL))\n"
-    ");\n",
+    ");\n"
+    /* for people at the sqlite3 prompt: every fit's rules, the latest fit
+     * of each (routine, uplo, hot, atomics) first, kernels by name */
+    "CREATE VIEW v_rules AS\n"
+    "  SELECT f.routine, f.atomics, f.uplo, f.hot, f.id AS fit_id, f.created,\n"
+    "    f.id = (SELECT max(g.id) FROM fit g WHERE g.routine = f.routine AND\n"
+    "            g.uplo = f.uplo AND g.hot = f.hot AND g.atomics = f.atomics) AS latest,\n"
+    "    r.n_start, r.n_end,\n"
+    "    CASE r.kernel WHEN 'candidate' THEN c.family || ':' || c.block_size || ','\n"
+    "      || c.ux || ',' || c.multiplicity || ',' || c.mx\n"
+    "      WHEN 'cublas' THEN 'cuBLAS' ELSE 'cuBLAS-atomics' END AS kernel,\n"
+    "    r.candidate_id, r.predicted_us, r.predicted_gain\n"
+    "  FROM fit f JOIN fit_rule r ON r.fit_id = f.id\n"
+    "  LEFT JOIN candidate c ON c.id = r.candidate_id\n"
+    "  ORDER BY f.routine, f.atomics, latest DESC, f.id DESC, r.n_start;\n",
     { "validation_run", "validation_time", NULL }, { NULL } },
 };
 

@@ -2304,6 +2304,11 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
   cr_assert_not_null(strstr(db_errmsg(d), "deterministic"), "%s", db_errmsg(d));
   close_ok(d);
 
+  /* the view for people: each class's latest rules, kernels by name */
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM v_rules WHERE latest AND atomics = 'deterministic'"), 3);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM v_rules WHERE latest AND atomics = 'any' AND kernel LIKE 'pipe:128,%'"), 1);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM v_rules WHERE kernel = 'cuBLAS-atomics'"), 1);
+
   /* a file edited so that a deterministic rule names pipe is refused */
   char sql[256];
   snprintf(sql, sizeof sql, "UPDATE fit_rule SET candidate_id = %lld WHERE fit_id = %lld AND n_start = 701", id[1], det.id);
