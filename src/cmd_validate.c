@@ -197,6 +197,15 @@ static int run(int argc, char **argv)
   }
   if (det && fit_deterministic_view(&all, &view)) goto out;
   fit_set *s = det ? &view : &all;
+  for (size_t j = 0; j < nrules; j++) /* the rules choose among the fit's kernels: a file says otherwise */
+    if (curve_of_rule(s, &rules[j]) < 0) {
+      char label[64];
+      fit_label(rules[j].kernel, &rules[j].cand, label, sizeof label);
+      fprintf(stderr, "symvtune validate: fit %lld's rule n %d..%d names %s, which the fit has no curve of (a "
+              "damaged or hand-edited database; run `symvtune fit` again)\n", fit.id, rules[j].n_start,
+              rules[j].n_end, label);
+      goto out;
+    }
 
   if (nsizes == 0) {
     int sampled[4096], nsampled = 0;

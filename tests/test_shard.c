@@ -610,6 +610,14 @@ Test(validate, regret_is_measured_at_unsampled_sizes_and_stored, .init = setup, 
            fw / fb > 1.05 ? 2 : 0);
   cr_assert_not_null(strstr(out, want), "expected '%s' (%s over %s):\n%s", want, worst, best, out);
   cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 3);
+
+  /* rules that name a kernel the fit has no curve of are refused, nothing run */
+  exec_sql(db, "UPDATE fit_rule SET candidate_id = (SELECT max(id) FROM candidate WHERE status = 'valid' AND id NOT IN "
+               "(SELECT candidate_id FROM fit_curve WHERE candidate_id IS NOT NULL)) WHERE kernel = 'candidate' AND "
+               "fit_id = (SELECT id FROM fit WHERE atomics = 'any' ORDER BY id DESC LIMIT 1)");
+  cr_assert_eq(run_all(out, sizeof out, val2), 4, "%s", out);
+  cr_assert_not_null(strstr(out, "which the fit has no curve of"), "%s", out);
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 3);
 }
 
 Test(validate, command_line_and_missing_fit, .init = setup, .fini = teardown, .timeout = 30)
