@@ -10,6 +10,7 @@
 #include <string.h>
 #include "../db/db.h"
 #include "cli.h"
+#include "config.h"
 #include "routine.h"
 #include "fit.h"
 #include "params.h"
@@ -29,7 +30,9 @@ static void help(void)
        "  --db FILE   the database (required; opened read-only)\n"
        CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
        "  --atomics C the rule set of --json and --at: any (default) or deterministic\n"
-       "  --json      print a JSON document instead: {\"fit\": {id, created, uplo, hot, lo, hi,\n"
+       "  --json      print a JSON document instead: {\"format\": 1, \"symvtune\": version,\n"
+       "              \"schema\": the database's schema version, \"device\": {name, cc_major,\n"
+       "              cc_minor, sm_count} or null, \"fit\": {id, created, uplo, hot, lo, hi,\n"
        "              threshold, method, atomics}, \"rules\": [{n_start, n_end, kernel, label, candidate\n"
        "              (id, family, block_size, ux, multiplicity, mx; null for cuBLAS),\n"
        "              predicted_us, predicted_gain}, ...]}\n"
@@ -65,9 +68,23 @@ static void json_number(FILE *f, double x)
   else fputs("null", f);
 }
 
-static void print_json(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules)
+/* Version of the JSON document's layout: raised when a field changes
+ * meaning or goes away (new fields keep it). */
+#define RULES_JSON_FORMAT 1
+
+static void print_json(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules, const db_device *dev)
 {
-  fprintf(f, "{\n  \"fit\": {\"id\": %lld, \"created\": ", fit->id);
+  fprintf(f, "{\n  \"format\": %d, \"symvtune\": \"%s\", \"schema\": %d,\n  \"device\": ", RULES_JSON_FORMAT,
+          PACKAGE_VERSION, DB_SCHEMA_VERSION);
+  if (dev) {
+    fputs("{\"name\": ", f);
+    json_string(f, dev->name);
+    fprintf(f, ", \"cc_major\": %d, \"cc_minor\": %d, \"sm_count\": %d},\n", dev->cc_major, dev->cc_minor,
+            dev->sm_count);
+  } else {
+    fputs("null,\n", f);
+  }
+  fprintf(f, "  \"fit\": {\"id\": %lld, \"created\": ", fit->id);
   json_string(f, fit->created);
   fprintf(f, ", \"uplo\": \"%c\", \"hot\": %s, \"lo\": %d, \"hi\": %d, \"threshold\": ",
           fit->uplo == 'U' ? 'U' : 'L', fit->hot ? "true" : "false", fit->lo, fit->hi);
@@ -208,7 +225,9 @@ static int run(int argc, char **argv)
     return SYMV_EXIT_ERROR;
   }
   int status = SYMV_EXIT_OK;
-  if (json) print_json(stdout, &fit, rules, nrules);
+  db_device dev;
+  const int have_dev = json && db_get_device(d, &dev) == 0;
+  if (json) print_json(stdout, &fit, rules, nrules, have_dev ? &dev : NULL);
   else if (nat) status = print_at(d, &fit, rules, nrules, at, nat);
   else {
     fit_print_rules(stdout, &fit, rules, nrules);
