@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cli.c - argument parsing shared by the subcommands (cli.h). */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,6 +89,32 @@ int cli_parse_routines(const char *cmd, const char *s, int sel[SYMV_ROUTINE_COUN
 {
   char err[256];
   if (symv_routine_parse_list(s, sel, err, sizeof err)) return cli_usage_error(cmd, "--routine %s", err);
+  return 0;
+}
+
+int cli_parse_routine(const char *cmd, const char *s, symv_routine *out)
+{
+  if (symv_routine_parse(s, out)) return cli_usage_error(cmd, "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", s);
+  return 0;
+}
+
+int cli_parse_atomics(const char *cmd, const char *s, int *deterministic)
+{
+  if (strcmp(s, "any") && strcmp(s, "deterministic"))
+    return cli_usage_error(cmd, "invalid --atomics '%s' (any or deterministic)", s);
+  *deterministic = !strcmp(s, "deterministic");
+  return 0;
+}
+
+int cli_parse_seed(const char *cmd, const char *s, unsigned long long *out)
+{
+  /* strtoull takes "-1" for 2^64 - 1 and skips leading blanks: a seed is digits only */
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (!isdigit((unsigned char)s[0]) || *end || errno == ERANGE)
+    return cli_usage_error(cmd, "invalid --seed '%s' (expected an integer in 0..%llu)", s, (unsigned long long)ULLONG_MAX);
+  *out = v;
   return 0;
 }
 

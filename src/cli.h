@@ -47,6 +47,24 @@ int cli_parse_int_list(const char *cmd, const char *option, const char *s, long 
  *  on error prints the usage message and returns nonzero. */
 int cli_parse_routines(const char *cmd, const char *s, int sel[SYMV_ROUTINE_COUNT]);
 
+/** cli_parse_routine: --routine of a command that works on one routine at
+ *  a time: *out = the routine named s (core/routine.h); else prints
+ *  "symvtune CMD: invalid --routine 'S' (one of ...)" and the help hint,
+ *  and returns SYMV_EXIT_USAGE. */
+int cli_parse_routine(const char *cmd, const char *s, symv_routine *out);
+
+/** cli_parse_atomics: --atomics, the rule set of cuBLAS's atomics mode:
+ *  *deterministic = 1 for "deterministic" (CUBLAS_ATOMICS_NOT_ALLOWED, the
+ *  default mode), 0 for "any" (CUBLAS_ATOMICS_ALLOWED); anything else is a
+ *  usage error as above, SYMV_EXIT_USAGE. */
+int cli_parse_atomics(const char *cmd, const char *s, int *deterministic);
+
+/** cli_parse_seed: --seed, a 64-bit unsigned integer that starts with a
+ *  digit (strtoull with base 0: decimal, or 0x hexadecimal; no sign, no
+ *  blanks, nothing past 2^64 - 1); else a usage error as above,
+ *  SYMV_EXIT_USAGE. */
+int cli_parse_seed(const char *cmd, const char *s, unsigned long long *out);
+
 /** cli_each_routine: lets a command that works on one routine take
  *  --routine LIST. If argv's --routine (or --routine=) names several
  *  routines (a list, or all), runs `run` once per routine in canonical

@@ -268,17 +268,14 @@ static int run(int argc, char **argv)
       break;
     case 'H': hot = 1; break;
     case 'r':
-      if (symv_routine_parse(optarg, &routine))
-        return cli_usage_error("bench", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      if (cli_parse_routine("bench", optarg, &routine)) return SYMV_EXIT_USAGE;
       break;
     case 'b':
       if (cli_parse_int("bench", "--batches", optarg, 1, 999, &batches)) return SYMV_EXIT_USAGE;
       break;
     case 'p': png = optarg; break;
     case 'A':
-      if (strcmp(optarg, "any") && strcmp(optarg, "deterministic"))
-        return cli_usage_error("bench", "invalid --atomics '%s' (any or deterministic)", optarg);
-      det = !strcmp(optarg, "deterministic");
+      if (cli_parse_atomics("bench", optarg, &det)) return SYMV_EXIT_USAGE;
       break;
     case 'd':
       if (cli_parse_int("bench", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;

@@ -348,16 +348,9 @@ static int run(int argc, char **argv)
     case 't':
       if (cli_parse_double("check", "--tol", optarg, 1e-3, 1e12, &tol)) return SYMV_EXIT_USAGE;
       break;
-    case 'S': {
-      /* strtoull takes "-1" for 2^64 - 1 and skips leading blanks: a seed is digits only */
-      char *end;
-      errno = 0;
-      seed = strtoull(optarg, &end, 0);
-      if (!isdigit((unsigned char)optarg[0]) || *end || errno == ERANGE)
-        return cli_usage_error("check", "invalid --seed '%s' (expected an integer in 0..%llu)", optarg,
-                               (unsigned long long)ULLONG_MAX);
+    case 'S':
+      if (cli_parse_seed("check", optarg, &seed)) return SYMV_EXIT_USAGE;
       break;
-    }
     case 'd':
       if (cli_parse_int("check", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
       break;

@@ -93,8 +93,7 @@ static int run(int argc, char **argv)
     switch (c) {
     case 'D': path = optarg; break;
     case 'r':
-      if (symv_routine_parse(optarg, &routine))
-        return cli_usage_error("fit", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      if (cli_parse_routine("fit", optarg, &routine)) return SYMV_EXIT_USAGE;
       break;
     case 't':
       if (cli_parse_double("fit", "--threshold", optarg, 0, 0.999999, &threshold)) return SYMV_EXIT_USAGE;

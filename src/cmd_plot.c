@@ -264,13 +264,10 @@ static int run(int argc, char **argv)
     switch (c) {
     case 'D': path = optarg; break;
     case 'r':
-      if (symv_routine_parse(optarg, &routine))
-        return cli_usage_error("plot", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      if (cli_parse_routine("plot", optarg, &routine)) return SYMV_EXIT_USAGE;
       break;
     case 'A':
-      if (strcmp(optarg, "any") && strcmp(optarg, "deterministic"))
-        return cli_usage_error("plot", "invalid --atomics '%s' (any or deterministic)", optarg);
-      det = !strcmp(optarg, "deterministic");
+      if (cli_parse_atomics("plot", optarg, &det)) return SYMV_EXIT_USAGE;
       break;
     case 'o': out = optarg; break;
     case 'h': help(); return SYMV_EXIT_OK;

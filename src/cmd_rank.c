@@ -155,8 +155,7 @@ static int run(int argc, char **argv)
     switch (c) {
     case 'D': path = optarg; break;
     case 'r':
-      if (symv_routine_parse(optarg, &routine))
-        return cli_usage_error("rank", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      if (cli_parse_routine("rank", optarg, &routine)) return SYMV_EXIT_USAGE;
       break;
     case 's':
       if (cli_parse_int_list("rank", "--sizes", optarg, 1, 1 << 24, ns, MAX_SIZES, &nsizes)) return SYMV_EXIT_USAGE;

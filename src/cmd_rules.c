@@ -188,14 +188,12 @@ static int run(int argc, char **argv)
     switch (c) {
     case 'D': path = optarg; break;
     case 'r':
-      if (symv_routine_parse(optarg, &routine))
-        return cli_usage_error("rules", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      if (cli_parse_routine("rules", optarg, &routine)) return SYMV_EXIT_USAGE;
       break;
     case 'j': json = 1; break;
     case 'A':
-      if (strcmp(optarg, "any") && strcmp(optarg, "deterministic"))
-        return cli_usage_error("rules", "invalid --atomics '%s' (any or deterministic)", optarg);
-      deterministic = !strcmp(optarg, "deterministic"), class_given = 1;
+      if (cli_parse_atomics("rules", optarg, &deterministic)) return SYMV_EXIT_USAGE;
+      class_given = 1;
       break;
     case 'a':
       if (cli_parse_int_list("rules", "--at", optarg, 1, 1 << 30, at, 256, &nat)) return SYMV_EXIT_USAGE;

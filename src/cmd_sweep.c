@@ -329,8 +329,7 @@ static int run(int argc, char **argv)
       break;
     case 'H': o.hot = 1; break;
     case 'r':
-      if (symv_routine_parse(optarg, &o.routine))
-        return cli_usage_error("sweep", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      if (cli_parse_routine("sweep", optarg, &o.routine)) return SYMV_EXIT_USAGE;
       break;
     case 'b':
       if (cli_parse_int("sweep", "--batches", optarg, 1, 999, &o.batches)) return SYMV_EXIT_USAGE;

@@ -105,8 +105,7 @@ static int run(int argc, char **argv)
       break;
     case 'H': hot = 1; break;
     case 'r':
-      if (symv_routine_parse(optarg, &routine))
-        return cli_usage_error("time", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      if (cli_parse_routine("time", optarg, &routine)) return SYMV_EXIT_USAGE;
       break;
     case 'b':
       if (cli_parse_int("time", "--batches", optarg, 1, 999, &batches)) return SYMV_EXIT_USAGE;

@@ -120,8 +120,7 @@ static int run(int argc, char **argv)
     switch (c) {
     case 'D': path = optarg; break;
     case 'r':
-      if (symv_routine_parse(optarg, &routine))
-        return cli_usage_error("validate", "invalid --routine '%s' (one of " SYMV_ROUTINE_NAMES ")", optarg);
+      if (cli_parse_routine("validate", optarg, &routine)) return SYMV_EXIT_USAGE;
       break;
     case 's':
       if (!strchr(optarg, ',')) {
@@ -130,18 +129,12 @@ static int run(int argc, char **argv)
         return SYMV_EXIT_USAGE;
       }
       break;
-    case 'S': {
-      char *end = NULL;
-      if (!*optarg || *optarg == '-' || *optarg == ' ' || (seed = strtoull(optarg, &end, 10), *end))
-        return cli_usage_error("validate", "invalid --seed '%s' (expected an integer in 0..%llu)", optarg,
-                               (unsigned long long)-1);
+    case 'S':
+      if (cli_parse_seed("validate", optarg, &seed)) return SYMV_EXIT_USAGE;
       seeded = 1;
       break;
-    }
     case 'A':
-      if (strcmp(optarg, "any") && strcmp(optarg, "deterministic"))
-        return cli_usage_error("validate", "invalid --atomics '%s' (any or deterministic)", optarg);
-      det = !strcmp(optarg, "deterministic");
+      if (cli_parse_atomics("validate", optarg, &det)) return SYMV_EXIT_USAGE;
       break;
     case 'd':
       if (cli_parse_int("validate", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
