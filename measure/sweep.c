@@ -40,6 +40,33 @@ static int worker_send(sweep_worker *w, const char *fmt, ...)
   return 0;
 }
 
+/* Lines of a worker that are already read, without waiting: 1 and the line
+ * in out when there is one, else 0. */
+static int worker_take_line(sweep_worker *w, char *out, size_t outlen)
+{
+  char *nl = memchr(w->buf, '\n', w->len);
+  if (!nl) return 0;
+  size_t k = (size_t)(nl - w->buf);
+  size_t c = k < outlen - 1 ? k : outlen - 1;
+  memcpy(out, w->buf, c);
+  out[c] = 0;
+  memmove(w->buf, nl + 1, w->len - k - 1);
+  w->len -= k + 1;
+  return 1;
+}
+
+/* One read of what the worker has written (call when poll says so).
+ * Returns 0, or SYMV_IO at end of file (the worker is gone). */
+static int worker_fill(sweep_worker *w)
+{
+  if (w->len == sizeof w->buf) w->len = 0; /* an absurdly long line: drop it */
+  ssize_t k = read(w->from, w->buf + w->len, sizeof w->buf - w->len);
+  if (k < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
+  if (k <= 0) return SYMV_IO;
+  w->len += (size_t)k;
+  return 0;
+}
+
 /* Next line from the worker into out (without the newline). Returns 0, or
  * SYMV_TIMEOUT after timeout_s seconds without a line, SYMV_IO at end of
  * file, SYMV_INTERRUPTED when *interrupted is set. */
@@ -47,28 +74,14 @@ static int worker_line(sweep_worker *w, char *out, size_t outlen, double timeout
 {
   double deadline = symv_now() + timeout_s;
   for (;;) {
-    char *nl = memchr(w->buf, '\n', w->len);
-    if (nl) {
-      size_t k = (size_t)(nl - w->buf);
-      size_t c = k < outlen - 1 ? k : outlen - 1;
-      memcpy(out, w->buf, c);
-      out[c] = 0;
-      memmove(w->buf, nl + 1, w->len - k - 1);
-      w->len -= k + 1;
-      return 0;
-    }
+    if (worker_take_line(w, out, outlen)) return 0;
     if (interrupted && *interrupted) return SYMV_INTERRUPTED;
     double left = deadline - symv_now();
     if (left <= 0) return SYMV_TIMEOUT;
     struct pollfd pfd = {w->from, POLLIN, 0};
     int r = poll(&pfd, 1, left > 0.25 ? 250 : (int)(left * 1000) + 1);
     if (r < 0 && errno != EINTR) return SYMV_IO;
-    if (r <= 0) continue;
-    if (w->len == sizeof w->buf) w->len = 0; /* an absurdly long line: drop it */
-    ssize_t k = read(w->from, w->buf + w->len, sizeof w->buf - w->len);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return SYMV_IO;
-    w->len += (size_t)k;
+    if (r > 0 && worker_fill(w)) return SYMV_IO;
   }
 }
 
@@ -400,33 +413,6 @@ static db_reason reason_of(const char *name)
   for (int r = 1; r < DB_REASON_COUNT; r++)
     if (!strcmp(name, db_reason_name(r))) return (db_reason)r;
   return DB_REASON_LAUNCH;
-}
-
-/* Lines of a worker that are already read, without waiting: 1 and the line
- * in out when there is one, else 0. */
-static int worker_take_line(sweep_worker *w, char *out, size_t outlen)
-{
-  char *nl = memchr(w->buf, '\n', w->len);
-  if (!nl) return 0;
-  size_t k = (size_t)(nl - w->buf);
-  size_t c = k < outlen - 1 ? k : outlen - 1;
-  memcpy(out, w->buf, c);
-  out[c] = 0;
-  memmove(w->buf, nl + 1, w->len - k - 1);
-  w->len -= k + 1;
-  return 1;
-}
-
-/* One read of what the worker has written (call when poll says so).
- * Returns 0, or SYMV_IO at end of file (the worker is gone). */
-static int worker_fill(sweep_worker *w)
-{
-  if (w->len == sizeof w->buf) w->len = 0; /* an absurdly long line: drop it */
-  ssize_t k = read(w->from, w->buf + w->len, sizeof w->buf - w->len);
-  if (k < 0 && (errno == EINTR || errno == EAGAIN)) return 0;
-  if (k <= 0) return SYMV_IO;
-  w->len += (size_t)k;
-  return 0;
 }
 
 /* Waits up to a second for a worker whose output ended to exit, then kills
