@@ -30,7 +30,7 @@ tests_test_kernels_LDADD = $(TEST_CORE_LIBS)
 AM_TESTS_ENVIRONMENT = CRITERION_VERBOSITY_LEVEL=1; export CRITERION_VERBOSITY_LEVEL;
 
 CRITERION_TESTS += tests/test_space
-tests_test_space_SOURCES = tests/test_space.c tests/test_util.c tests/test_util.h
+tests_test_space_SOURCES = tests/test_space.c tests/test_device.h tests/test_util.c tests/test_util.h
 tests_test_space_CFLAGS = $(TEST_CFLAGS)
 tests_test_space_LDADD = $(TEST_CORE_LIBS)
 
@@ -92,7 +92,7 @@ tests_test_install_LDADD = $(TEST_CORE_LIBS)
 check_PROGRAMS += tests/fake_worker tests/test_shard
 TESTS += tests/test_shard
 tests_fake_worker_SOURCES = tests/fake_worker.c
-tests_test_shard_SOURCES = tests/test_shard.c tests/test_util.c tests/test_util.h
+tests_test_shard_SOURCES = tests/test_shard.c tests/test_device.h tests/test_util.c tests/test_util.h
 tests_test_shard_CFLAGS = $(TEST_CFLAGS)
 tests_test_shard_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 tests_test_shard_LDADD = $(TEST_CORE_LIBS)

@@ -2247,6 +2247,17 @@ Test(db, writers_refuse_values_past_the_limits)
   close_ok(d);
 }
 
+/* A dsymv candidate of the given parameters, stored and marked valid; its id. */
+static long long valid_point(db *d, const char *family, int b, int ux, int m, int mx)
+{
+  db_candidate c = point(family, b, ux, m, mx);
+  long long id;
+  OK(db_put_candidate(d, &c, &id));
+  c.id = id, c.status = DB_VALID;
+  OK(db_set_candidate_result(d, &c));
+  return id;
+}
+
 /* Schema 5: a fit's atomics class. A deterministic fit names only cuBLAS
  * with atomics off and candidates of deterministic families, on writing and
  * on reading (a file edited to say otherwise is corrupt); each class has its
@@ -2258,13 +2269,7 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
   db *d = fresh(p);
   long long id[3];
   const char *fam[3] = { "lu", "pipe", "panel" };
-  for (int i = 0; i < 3; i++) {
-    db_candidate c = point(fam[i], 128, 2 + 2 * i, 1, 0);
-    OK(db_put_candidate(d, &c, &id[i]));
-    c.id = id[i];
-    c.status = DB_VALID;
-    OK(db_set_candidate_result(d, &c));
-  }
+  for (int i = 0; i < 3; i++) id[i] = valid_point(d, fam[i], 128, 2 + 2 * i, 1, 0);
   db_fit any = fit_of(32, 9000, 0.01);
   db_rule ar[2] = { rule_of(32, 4000, DB_KERNEL_CANDIDATE, id[1], 5),
                     rule_of(4001, 9000, DB_KERNEL_CUBLAS_ATOMICS, 0, 300) };
@@ -2331,11 +2336,7 @@ Test(db, validation_runs_are_stored_and_checked)
   char p[256];
   path_of(p, "val.db");
   db *d = fresh(p);
-  db_candidate c = point("lu", 128, 4, 1, 0);
-  long long cid;
-  OK(db_put_candidate(d, &c, &cid));
-  c.id = cid, c.status = DB_VALID;
-  OK(db_set_candidate_result(d, &c));
+  const long long cid = valid_point(d, "lu", 128, 4, 1, 0);
   db_fit f = fit_of(32, 9000, 0.01);
   db_rule r[1] = { rule_of(32, 9000, DB_KERNEL_CANDIDATE, cid, 5) };
   OK(db_put_fit(d, &f, NULL, 0, r, 1));

@@ -925,6 +925,15 @@ Test(fit, a_range_between_samples_or_past_cublas_is_fitted_to_it)
   free(out), free(err);
 }
 
+/* Runs SQL on the database file (a hand edit, a damaged file). */
+static void tamper_sql(const char *path, const char *sql)
+{
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(path, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(s));
+  sqlite3_close(s);
+}
+
 /* A stored fit range that no sampling justifies (a damaged or hand-edited
  * database) is refused before the curves' tables are allocated: on 1..2^26
  * they would take 512 MiB a curve. */
@@ -941,13 +950,9 @@ Test(fit, rules_at_refuses_a_fit_range_too_large_to_tabulate, .timeout = 60)
   char *out, *err;
   cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
   free(out), free(err);
-  sqlite3 *s;
-  cr_assert_eq(sqlite3_open(p, &s), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(s, "UPDATE fit SET lo = 1, hi = 67108864;"
-                               "UPDATE fit_rule SET n_start = 1 WHERE n_start = 32;"
-                               "UPDATE fit_rule SET n_end = 67108864 WHERE n_end = 32768", NULL, NULL, NULL),
-               SQLITE_OK, "%s", sqlite3_errmsg(s));
-  sqlite3_close(s);
+  tamper_sql(p, "UPDATE fit SET lo = 1, hi = 67108864;"
+                "UPDATE fit_rule SET n_start = 1 WHERE n_start = 32;"
+                "UPDATE fit_rule SET n_end = 67108864 WHERE n_end = 32768");
   int st = symvtune(&out, &err, NULL, "rules", "--db", p, "--at", "100", NULL);
   cr_assert_eq(st, 4, "seed %llu: exit %d:\n%s", seed, st, err);
   cr_assert_not_null(strstr(err, "1..67108864"), "seed %llu: %s", seed, err);
@@ -965,14 +970,6 @@ Test(fit, rules_at_refuses_a_fit_range_too_large_to_tabulate, .timeout = 60)
 }
 
 /* ---- Text from the file -------------------------------------------------------- */
-
-static void tamper_sql(const char *path, const char *sql)
-{
-  sqlite3 *s;
-  cr_assert_eq(sqlite3_open(path, &s), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(s));
-  sqlite3_close(s);
-}
 
 /* Escape sequences and control bytes a database holds are printed escaped,
  * in tables and in error messages, never raw to the terminal. */

@@ -29,27 +29,15 @@
 #include "shard.h"
 #include "space.h"
 #include "symv_error.h"
+#include "test_device.h"
 #include "test_util.h"
 
-/* An H100/H200-like device (sm_90 limits), as in test_space.c. */
-static symv_device_info hopper(void)
-{
-  symv_device_info d = {0};
-  snprintf(d.name, sizeof d.name, "test GPU");
-  d.cc_major = 9, d.sm_count = 132;
-  d.smem_per_sm = 233472, d.smem_per_block = 49152, d.smem_per_block_optin = 232448;
-  d.smem_reserved_per_block = 1024;
-  d.regs_per_sm = 65536, d.regs_per_block = 65536;
-  d.max_blocks_per_sm = 32, d.max_threads_per_sm = 2048, d.max_threads_per_block = 1024;
-  d.l2_bytes = 50 << 20;
-  return d;
-}
 
 static void whole_space(int wide, symv_params **sp, long *n)
 {
   symv_space_opts o = {{0}, wide};
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = symv_family_tunable((symv_family)f);
-  symv_device_info d = hopper();
+  symv_device_info d = test_hopper();
   cr_assert_eq(symv_space_enumerate(&o, &d, sp, n), 0);
 }
 
@@ -162,38 +150,6 @@ static void setup(void)
 
 static void teardown(void) { test_rmtree(dir); }
 
-/* Runs symvtune with args (a NULL-terminated list after "symvtune"),
- * stdout and stderr together into out; returns the exit status. */
-static int run_all(char *out, size_t len, char *const args[])
-{
-  char bin[4200];
-  const char *env = getenv("SYMVTUNE_BIN");
-  snprintf(bin, sizeof bin, "%s", env ? env : "");
-  if (!env) {
-    snprintf(bin, sizeof bin, "%s/../src/symvtune", exe_dir);
-    if (access(bin, X_OK)) snprintf(bin, sizeof bin, "%s/symvtune", exe_dir);
-  }
-  int p[2];
-  cr_assert_eq(pipe(p), 0);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(p[1], 1), dup2(p[1], 2);
-    close(p[0]);
-    execv(bin, args);
-    _exit(126);
-  }
-  close(p[1]);
-  size_t n = 0;
-  ssize_t k;
-  while (n < len - 1 && (k = read(p[0], out + n, len - 1 - n)) > 0) n += (size_t)k;
-  out[n] = 0;
-  char drain[4096];
-  while (read(p[0], drain, sizeof drain) > 0) {}
-  close(p[0]);
-  int status;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
 
 #define FAKE_SWEEP(db, ...)                                                                                       \
   (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu", "--sizes", "256,2048", "--jobs", "0",         \
@@ -217,11 +173,11 @@ Test(devices, two_gpus_share_the_work_a_dying_and_a_hanging_worker_are_restarted
   snprintf(two, sizeof two, "%s/two.db", dir);
   snprintf(state, sizeof state, "%s/died", dir);
   snprintf(log, sizeof log, "%s/log", dir);
-  int rc = run_all(out, sizeof out, FAKE_SWEEP(one, "--no-dense"));
+  int rc = run_symvtune_all(out, sizeof out, FAKE_SWEEP(one, "--no-dense"));
   cr_assert_eq(rc, 0, "%s", out);
   setenv("FAKE_DIE_DEVICE", "1", 1), setenv("FAKE_DIE_AFTER", "4", 1), setenv("FAKE_STATE", state, 1);
   setenv("FAKE_HANG", "lu:128,8,2,0", 1), setenv("FAKE_US", "300", 1);
-  rc = run_all(out, sizeof out, FAKE_SWEEP(two, "--no-dense", "--devices", "0,1", "--timeout", "1"));
+  rc = run_symvtune_all(out, sizeof out, FAKE_SWEEP(two, "--no-dense", "--devices", "0,1", "--timeout", "1"));
   unsetenv("FAKE_DIE_DEVICE"), unsetenv("FAKE_DIE_AFTER"), unsetenv("FAKE_STATE"), unsetenv("FAKE_HANG"), unsetenv("FAKE_US");
   cr_assert_eq(rc, 0, "%s", out);
   cr_assert_eq(access(state, F_OK), 0, "the worker on GPU 1 never reached its 4th candidate:\n%s", out);
@@ -282,7 +238,7 @@ Test(devices, gpus_of_two_models_are_refused_together, .init = setup, .fini = te
   char path[128];
   snprintf(path, sizeof path, "%s/mixed.db", dir);
   setenv("FAKE_NAME_1", "NVIDIA A100-SXM4-80GB", 1);
-  int rc = run_all(out, sizeof out, FAKE_SWEEP(path, "--devices", "0,1"));
+  int rc = run_symvtune_all(out, sizeof out, FAKE_SWEEP(path, "--devices", "0,1"));
   unsetenv("FAKE_NAME_1");
   cr_assert_eq(rc, 4, "%s", out);
   cr_assert_not_null(strstr(out, "one GPU model"), "%s", out);
@@ -292,7 +248,7 @@ Test(devices, gpus_of_two_models_are_refused_together, .init = setup, .fini = te
   cr_assert_eq(db_count_candidates(d, NULL, NULL, &c), 0);
   cr_assert_eq(c.total, 0, "candidates recorded by a refused sweep");
   db_close(d);
-  cr_assert_eq(run_all(out, sizeof out, FAKE_SWEEP(path, "--devices", "0,0")), 2, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, FAKE_SWEEP(path, "--devices", "0,0")), 2, "%s", out);
 }
 
 /* ---- shards and merge ------------------------------------------------------ */
@@ -308,7 +264,7 @@ static void sweep_shards(char p[3][128])
   for (int k = 0; k < 3; k++) {
     char sh[8];
     snprintf(sh, sizeof sh, "%d/3", k);
-    int rc = run_all(out, sizeof out, FAKE_SWEEP(p[k], "--shard", sh));
+    int rc = run_symvtune_all(out, sizeof out, FAKE_SWEEP(p[k], "--shard", sh));
     cr_assert_eq(rc, 0, "shard %d: %s", k, out);
   }
 }
@@ -342,7 +298,7 @@ Test(merge, shards_merged_equal_a_whole_sweep_and_the_merged_database_goes_on_to
   sweep_shards(p);
   snprintf(whole, sizeof whole, "%s/whole.db", dir);
   snprintf(merged, sizeof merged, "%s/merged.db", dir);
-  cr_assert_eq(run_all(out, sizeof out, FAKE_SWEEP(whole, "--no-dense")), 0, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, FAKE_SWEEP(whole, "--no-dense")), 0, "%s", out);
   long long parts = 0;
   for (int k = 0; k < 3; k++) {
     long long c = count_rows(p[k], "SELECT count(*) FROM candidate");
@@ -351,7 +307,7 @@ Test(merge, shards_merged_equal_a_whole_sweep_and_the_merged_database_goes_on_to
     parts += c;
   }
   cr_assert_eq(parts, count_rows(whole, "SELECT count(*) FROM candidate"));
-  int rc = run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", merged, p[2], p[0], p[1], "--check-complete", NULL});
+  int rc = run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", merged, p[2], p[0], p[1], "--check-complete", NULL});
   cr_assert_eq(rc, 0, "%s", out);
   /* the same candidates with the same fate and the same timings (the fake worker's are exact) */
   static const char *const q[] = {
@@ -365,7 +321,7 @@ Test(merge, shards_merged_equal_a_whole_sweep_and_the_merged_database_goes_on_to
     cr_assert_eq(count_rows(merged, q[i]), count_rows(whole, q[i]), "%s", q[i]);
   cr_assert_eq(count_rows(merged, "SELECT count(*) FROM shard"), 3);
   /* pending 0: sweeping the merged database is its dense stage */
-  rc = run_all(out, sizeof out, FAKE_SWEEP(merged, "--top", "3"));
+  rc = run_symvtune_all(out, sizeof out, FAKE_SWEEP(merged, "--top", "3"));
   cr_assert_eq(rc, 0, "%s", out);
   cr_assert_geq(count_rows(merged, "SELECT count(DISTINCT candidate_id) FROM measurement WHERE stage = 'dense'"), 3);
   cr_assert_eq(count_rows(merged, "SELECT count(*) FROM candidate WHERE status = 'pending'"), 0);
@@ -387,24 +343,24 @@ Test(merge, foreign_overlapping_incomplete_and_tampered_sets_are_refused_and_lea
     {(char *[]){"symvtune", "merge", "--db", m, p[0], p[1], p[2], p[1], NULL}, "shard 1/3 is in both"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    int rc = run_all(out, sizeof out, cases[i].args);
+    int rc = run_symvtune_all(out, sizeof out, cases[i].args);
     cr_assert_eq(rc, 1, "case %zu: %s", i, out);
     cr_assert_not_null(strstr(out, cases[i].says), "case %zu: %s", i, out);
     cr_assert_neq(access(m, F_OK), 0, "case %zu left %s", i, m);
   }
   /* --incomplete takes the two, once each */
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], p[2], "--incomplete", NULL}), 0, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], p[2], "--incomplete", NULL}), 0, "%s", out);
   unlink(m);
   /* another space (other sizes) */
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", other, "--families", "lu", "--sizes",
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", other, "--families", "lu", "--sizes",
                                                    "256", "--jobs", "0", "--quiet", "--shard", "1/3", NULL}), 0, "%s", out);
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], other, p[2], NULL}), 1, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], other, p[2], NULL}), 1, "%s", out);
   cr_assert_not_null(strstr(out, "not one sweep"), "%s", out);
   /* another GPU model */
   setenv("FAKE_NAME_0", "NVIDIA A100-SXM4-80GB", 1);
-  cr_assert_eq(run_all(out, sizeof out, FAKE_SWEEP(foreign, "--shard", "1/3")), 0, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, FAKE_SWEEP(foreign, "--shard", "1/3")), 0, "%s", out);
   unsetenv("FAKE_NAME_0");
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], foreign, p[2], NULL}), 1, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], foreign, p[2], NULL}), 1, "%s", out);
   cr_assert_not_null(strstr(out, "two GPU models"), "%s", out);
   cr_assert_neq(access(m, F_OK), 0);
   /* a shard that lost a candidate: the set no longer makes up its space */
@@ -413,7 +369,7 @@ Test(merge, foreign_overlapping_incomplete_and_tampered_sets_are_refused_and_lea
   cr_assert_eq(system(lost), 0);
   snprintf(lost, sizeof lost, "%s/lost.db", dir);
   exec_sql(lost, "DELETE FROM candidate WHERE id = (SELECT max(id) FROM candidate)");
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], lost, p[2], NULL}), 1, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], lost, p[2], NULL}), 1, "%s", out);
   cr_assert_not_null(strstr(out, "not the space"), "%s", out);
   /* a candidate of shard 2 measured in shard 1's file too */
   exec_sql(lost, "INSERT INTO candidate (routine, family, block_size, ux, multiplicity, mx, status) "
@@ -423,12 +379,12 @@ Test(merge, foreign_overlapping_incomplete_and_tampered_sets_are_refused_and_lea
            "status) SELECT routine, family, block_size, ux, multiplicity, mx, status FROM two.candidate "
            "WHERE status = 'valid' LIMIT 1", p[2]);
   exec_sql(lost, sql);
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], lost, p[2], NULL}), 1, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], lost, p[2], NULL}), 1, "%s", out);
   cr_assert_not_null(strstr(out, "measured in both"), "%s", out);
   cr_assert_neq(access(m, F_OK), 0);
   /* a shard's database takes no other shard, nor a whole sweep */
-  cr_assert_eq(run_all(out, sizeof out, FAKE_SWEEP(p[1], "--shard", "2/3")), 4, "%s", out);
-  cr_assert_eq(run_all(out, sizeof out, FAKE_SWEEP(p[1], "--no-dense")), 4, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, FAKE_SWEEP(p[1], "--shard", "2/3")), 4, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, FAKE_SWEEP(p[1], "--no-dense")), 4, "%s", out);
 }
 
 /* The shipped H200 database (DSYMV), cut into 4 shards by the partition,
@@ -504,7 +460,7 @@ Test(merge, the_shipped_h200_database_split_into_shards_and_merged_is_the_same, 
   }
   char merged[160];
   snprintf(merged, sizeof merged, "%s/h200-merged.db", dir);
-  int rc = run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", merged, part[3], part[1], part[0], part[2], NULL});
+  int rc = run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", merged, part[3], part[1], part[0], part[2], NULL});
   cr_assert_eq(rc, 0, "%s", out);
   static const char *const q[] = {
     "SELECT count(*) FROM candidate WHERE " H200_PART,
@@ -539,7 +495,7 @@ Test(merge, the_shipped_h200_database_split_into_shards_and_merged_is_the_same, 
   db_close(src);
   /* the same four with one left out: refused */
   unlink(merged);
-  rc = run_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", merged, part[3], part[1], part[0], NULL});
+  rc = run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", merged, part[3], part[1], part[0], NULL});
   cr_assert_eq(rc, 1, "%s", out);
   cr_assert_not_null(strstr(out, "K = 2"), "%s", out);
   free(c), free(sp), free(shard);
@@ -553,11 +509,11 @@ Test(validate, regret_is_measured_at_unsampled_sizes_and_stored, .init = setup, 
 {
   char db[128];
   snprintf(db, sizeof db, "%s/v.db", dir);
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu,panel", "--sizes",
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu,panel", "--sizes",
                                                    "256,2048", "--jobs", "0", "--quiet", NULL}), 0, "%s", out);
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "fit", "--db", db, NULL}), 0, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "fit", "--db", db, NULL}), 0, "%s", out);
   char *const val[] = {"symvtune", "validate", "--db", db, "--sizes", "12", "--seed", "5", NULL};
-  cr_assert_eq(run_all(out, sizeof out, val), 0, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, val), 0, "%s", out);
   cr_assert_not_null(strstr(out, "seed 5"), "%s", out);
   cr_assert_not_null(strstr(out, "median 1.000, 90th percentile 1.000, max 1.000; 0 of them"), "%s", out);
   cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 1);
@@ -571,7 +527,7 @@ Test(validate, regret_is_measured_at_unsampled_sizes_and_stored, .init = setup, 
   cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_time"), 12 * kernels, "every kernel at every size");
 
   /* the same seed, the same sizes */
-  cr_assert_eq(run_all(out, sizeof out, val), 0, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, val), 0, "%s", out);
   cr_assert_eq(count_rows(db, "SELECT count(DISTINCT n) FROM validation_time"), 12, "the second run's sizes differ");
 
   /* rules made to name a slower champion of the fit: its time over the
@@ -604,7 +560,7 @@ Test(validate, regret_is_measured_at_unsampled_sizes_and_stored, .init = setup, 
            "id FROM fit WHERE atomics = 'any' ORDER BY id DESC LIMIT 1)", worst_id);
   exec_sql(db, sql);
   char *const val2[] = {"symvtune", "validate", "--db", db, "--sizes", "300,5000", NULL};
-  cr_assert_eq(run_all(out, sizeof out, val2), 0, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, val2), 0, "%s", out);
   char want[128];
   snprintf(want, sizeof want, "median %.3f, 90th percentile %.3f, max %.3f; %d of them", fw / fb, fw / fb, fw / fb,
            fw / fb > 1.05 ? 2 : 0);
@@ -615,7 +571,7 @@ Test(validate, regret_is_measured_at_unsampled_sizes_and_stored, .init = setup, 
   exec_sql(db, "UPDATE fit_rule SET candidate_id = (SELECT max(id) FROM candidate WHERE status = 'valid' AND id NOT IN "
                "(SELECT candidate_id FROM fit_curve WHERE candidate_id IS NOT NULL)) WHERE kernel = 'candidate' AND "
                "fit_id = (SELECT id FROM fit WHERE atomics = 'any' ORDER BY id DESC LIMIT 1)");
-  cr_assert_eq(run_all(out, sizeof out, val2), 4, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, val2), 4, "%s", out);
   cr_assert_not_null(strstr(out, "which the fit has no curve of"), "%s", out);
   cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 3);
 }
@@ -624,15 +580,15 @@ Test(validate, command_line_and_missing_fit, .init = setup, .fini = teardown, .t
 {
   char db[128];
   snprintf(db, sizeof db, "%s/none.db", dir);
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "validate", NULL}), 2, "%s", out);
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--seed", "-1", NULL}), 2,
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", NULL}), 2, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--seed", "-1", NULL}), 2,
                "%s", out);
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--atomics", "some", NULL}), 2,
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--atomics", "some", NULL}), 2,
                "%s", out);
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--sizes", "0", NULL}), 2,
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--sizes", "0", NULL}), 2,
                "%s", out);
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu", "--sizes",
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu", "--sizes",
                                                    "256", "--jobs", "0", "--quiet", "--no-dense", NULL}), 0, "%s", out);
-  cr_assert_eq(run_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, NULL}), 4, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, NULL}), 4, "%s", out);
   cr_assert_not_null(strstr(out, "no fit"), "%s", out);
 }

@@ -11,26 +11,14 @@
 #include <unistd.h>
 #include "routine.h"
 #include "space.h"
+#include "test_device.h"
 #include "test_util.h"
 #include "symv_error.h"
 
-/* An H100/H200-like device (sm_90 limits). */
-static symv_device_info hopper(void)
-{
-  symv_device_info d = {0};
-  snprintf(d.name, sizeof d.name, "test GPU");
-  d.cc_major = 9, d.sm_count = 132;
-  d.smem_per_sm = 233472, d.smem_per_block = 49152, d.smem_per_block_optin = 232448;
-  d.smem_reserved_per_block = 1024;
-  d.regs_per_sm = 65536, d.regs_per_block = 65536;
-  d.max_blocks_per_sm = 32, d.max_threads_per_sm = 2048, d.max_threads_per_block = 1024;
-  d.l2_bytes = 50 << 20;
-  return d;
-}
 
 Test(space, the_papers_atomic_space_has_16000_points)
 {
-  symv_device_info d = hopper();
+  symv_device_info d = test_hopper();
   symv_space_opts o = {{0}, 0};
   o.family[SYMV_FAMILY_ATOMIC] = 1;
   cr_assert_eq(symv_space_count(&o, &d), 16000);
@@ -54,7 +42,7 @@ Test(space, the_papers_atomic_space_has_16000_points)
 
 Test(space, default_and_wide_counts_follow_the_device)
 {
-  symv_device_info d = hopper();
+  symv_device_info d = test_hopper();
   symv_space_opts o = {{0}, 0};
   o.family[SYMV_FAMILY_ATOMIC] = o.family[SYMV_FAMILY_LU] = o.family[SYMV_FAMILY_ATOMIC_RED] = 1;
   o.family[SYMV_FAMILY_ATOMIC_W] = o.family[SYMV_FAMILY_PANEL] = o.family[SYMV_FAMILY_PIPE] = 1;
@@ -70,7 +58,7 @@ Test(space, default_and_wide_counts_follow_the_device)
 
 Test(space, static_filter_drops_what_cannot_fit)
 {
-  symv_device_info d = hopper();
+  symv_device_info d = test_hopper();
   char why[256];
   symv_params ok = {SYMV_FAMILY_ATOMIC, 128, 16, 8, 0};
   cr_assert_eq(symv_static_filter(&ok, &d, why, sizeof why), 0);
@@ -147,7 +135,7 @@ Test(time_cli, bad_options_are_usage_errors)
 
 Test(space, each_family_alone_counts_its_own_points)
 {
-  symv_device_info d = hopper();
+  symv_device_info d = test_hopper();
   const long want[SYMV_FAMILY_COUNT] = {[SYMV_FAMILY_ATOMIC] = 16000, [SYMV_FAMILY_LU] = 120,
                                         [SYMV_FAMILY_ATOMIC_RED] = 336, [SYMV_FAMILY_ATOMIC_W] = 336,
                                         [SYMV_FAMILY_PANEL] = 256, [SYMV_FAMILY_PIPE] = 144};
@@ -162,7 +150,7 @@ Test(space, each_family_alone_counts_its_own_points)
  * do not, in the smallest carveout that does it (the rest stays L1). */
 Test(space, multiplicity_takes_the_smallest_carveout_that_enforces_it)
 {
-  symv_device_info d = hopper();
+  symv_device_info d = test_hopper();
   const int statics[] = {0, 256, 3000, 20000};
   for (size_t s = 0; s < sizeof statics / sizeof *statics; s++)
     for (int m = 1; m <= d.max_blocks_per_sm; m++) {
@@ -228,7 +216,7 @@ Test(space, pipe_tiles_are_the_blocks_that_touch_the_triangle)
  * the shared memory the static filter and the loader size MULTIPLICITY with. */
 Test(space, pipe_pipeline_counts_in_shared_memory)
 {
-  symv_device_info d = hopper();
+  symv_device_info d = test_hopper();
   char why[256];
   const symv_params p = {SYMV_FAMILY_PIPE, 256, 64, 2, 0}; /* CPT 16: 2 x 17 x 256 x 8 bytes */
   cr_assert_eq(symv_pipe_smem(&p), 2L * 17 * 256 * 8);
@@ -249,7 +237,7 @@ Test(space, pipe_pipeline_counts_in_shared_memory)
  * blocks an SM for ZHEMV (2 x 2 x 17 x 256 x 16 bytes > 228 KB). */
 Test(space, every_routine_scales_shared_memory_by_its_element)
 {
-  symv_device_info d = hopper();
+  symv_device_info d = test_hopper();
   symv_space_opts o = {{0}, 0};
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = symv_family_tunable((symv_family)f);
   symv_params *v;

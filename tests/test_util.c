@@ -15,7 +15,11 @@
 
 /* Runs symvtune (built next to the tests) with args; returns its exit status
  * and captures stderr into err. */
-int run_symvtune(char *err, size_t errlen, char *const args[])
+/* run_symvtune and run_symvtune_all: out gets the program's standard error,
+ * and its standard output too when both is nonzero (else that goes to
+ * /dev/null); what does not fit is read and dropped, so that the program
+ * never blocks on a full pipe. */
+static int run_symvtune_into(char *out, size_t len, char *const args[], int both)
 {
   char path[4096];
   const char *bin = getenv("SYMVTUNE_BIN");
@@ -33,22 +37,32 @@ int run_symvtune(char *err, size_t errlen, char *const args[])
   pid_t pid = fork();
   if (pid == 0) {
     dup2(pipefd[1], 2);
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
+    if (both) {
+      dup2(pipefd[1], 1);
+    } else {
+      int devnull = open("/dev/null", O_WRONLY);
+      dup2(devnull, 1);
+    }
     close(pipefd[0]);
     execv(bin, args);
     _exit(126);
   }
   close(pipefd[1]);
-  size_t len = 0;
+  size_t n = 0;
   ssize_t k;
-  while ((k = read(pipefd[0], err + len, errlen - 1 - len)) > 0) len += (size_t)k;
-  err[len] = 0;
+  while (n < len - 1 && (k = read(pipefd[0], out + n, len - 1 - n)) > 0) n += (size_t)k;
+  out[n] = 0;
+  char drain[4096];
+  while (read(pipefd[0], drain, sizeof drain) > 0) {}
   close(pipefd[0]);
   int status;
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
+
+int run_symvtune(char *err, size_t errlen, char *const args[]) { return run_symvtune_into(err, errlen, args, 0); }
+
+int run_symvtune_all(char *out, size_t len, char *const args[]) { return run_symvtune_into(out, len, args, 1); }
 
 
 static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)

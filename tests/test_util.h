@@ -12,6 +12,10 @@
  *  Returns its exit status, 128 if it died of a signal. */
 int run_symvtune(char *err, size_t errlen, char *const args[]);
 
+/** run_symvtune_all: run_symvtune with standard output and standard error
+ *  together into out (len bytes, NUL-terminated; the rest is dropped). */
+int run_symvtune_all(char *out, size_t len, char *const args[]);
+
 /** test_rmtree: removes dir and everything below it (rm -rf); NULL or ""
  *  is a no-op. */
 void test_rmtree(const char *dir);
