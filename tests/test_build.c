@@ -655,17 +655,7 @@ Test(build, replaces_only_a_folder_of_its_own)
 /* Runs a command's run function with output to a log; exit status. */
 static int run_cmd(const symv_command *cmd, char **av, int ac, char **text)
 {
-  char log[512];
-  in_dir(log, "cmd.log");
-  unlink(log);
-  fflush(stdout), fflush(stderr);
-  int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), o1 = dup(1), o2 = dup(2);
-  dup2(fd, 1), dup2(fd, 2), close(fd);
-  int status = cmd->run(ac, av);
-  fflush(stdout), fflush(stderr);
-  dup2(o1, 1), dup2(o2, 2), close(o1), close(o2);
-  *text = fix_slurp(log);
-  return status;
+  return test_run_in_process(cmd->run, ac, av, dir, text, text);
 }
 
 Test(build, usage_of_build_bench_and_tune)

@@ -123,22 +123,12 @@ static int run_command(int argc, const char *const *argv, const char *gnuplot, c
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
     if (!strcmp(cmds[i]->name, argv[0])) cmd = cmds[i];
   cr_assert_not_null(cmd, "no command %s", argv[0]);
-  char po[256], pe[256], *av[32];
+  char *av[32];
   for (int i = 0; i < argc && i < 31; i++) av[i] = (char *)argv[i];
   av[argc] = NULL;
-  fflush(stdout), fflush(stderr);
-  int fo = open(path_of(po, "stdout.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  int fe = open(path_of(pe, "stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  cr_assert(fo >= 0 && fe >= 0);
-  int o1 = dup(1), o2 = dup(2);
-  dup2(fo, 1), dup2(fe, 2), close(fo), close(fe);
   if (gnuplot) setenv("SYMVTUNE_GNUPLOT", gnuplot, 1);
-  int st = cmd->run(argc, av);
-  fflush(stdout), fflush(stderr);
-  dup2(o1, 1), dup2(o2, 2), close(o1), close(o2);
+  int st = test_run_in_process(cmd->run, argc, av, dir, out, err);
   unsetenv("SYMVTUNE_GNUPLOT");
-  if (out) *out = slurp(po, NULL);
-  if (err) *err = slurp(pe, NULL);
   return st;
 }
 

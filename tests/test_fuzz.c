@@ -67,24 +67,13 @@ static char *in_dir(char *buf, const char *name)
  * its standard error in *err (free() it). */
 static int run_cmd(char *const *args, char **err)
 {
-  char po[512], pe[512], *av[16];
+  char *av[16];
   int ac = 0;
   while (args[ac] && ac < 15) av[ac] = args[ac], ac++;
   av[ac] = NULL;
   const symv_command *cmd = cli_lookup(av[0]);
   cr_assert_not_null(cmd);
-  fflush(stdout), fflush(stderr);
-  int fo = open(in_dir(po, "out.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  int fe = open(in_dir(pe, "err.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  cr_assert(fo >= 0 && fe >= 0);
-  int o1 = dup(1), o2 = dup(2);
-  dup2(fo, 1), dup2(fe, 2), close(fo), close(fe);
-  int st = cmd->run(ac, av);
-  fflush(stdout), fflush(stderr);
-  dup2(o1, 1), dup2(o2, 2), close(o1), close(o2);
-  *err = (char *)test_slurp(pe, NULL);
-  if (!*err) *err = strdup("");
-  return st;
+  return test_run_in_process(cmd->run, ac, av, dir, NULL, err);
 }
 
 static void sql(sqlite3 *s, const char *q)

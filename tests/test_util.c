@@ -118,3 +118,29 @@ unsigned char *test_slurp(const char *path, long *len)
   fclose(f);
   return buf;
 }
+
+int test_run_in_process(int (*run)(int, char **), int argc, char **argv, const char *dir, char **out, char **err)
+{
+  char po[4200], pe[4200];
+  const int together = out && out == err;
+  snprintf(po, sizeof po, "%s/cmd-out.txt", dir);
+  snprintf(pe, sizeof pe, "%s/cmd-err.txt", dir);
+  fflush(stdout), fflush(stderr);
+  int fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  int fe = together ? dup(fo) : open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  cr_assert(fo >= 0 && fe >= 0);
+  int o1 = dup(1), o2 = dup(2);
+  dup2(fo, 1), dup2(fe, 2), close(fo), close(fe);
+  int st = run(argc, argv);
+  fflush(stdout), fflush(stderr);
+  dup2(o1, 1), dup2(o2, 2), close(o1), close(o2);
+  if (out) {
+    *out = (char *)test_slurp(po, NULL);
+    if (!*out) *out = strdup("");
+  }
+  if (err && !together) {
+    *err = (char *)test_slurp(pe, NULL);
+    if (!*err) *err = strdup("");
+  }
+  return st;
+}

@@ -24,6 +24,14 @@ void test_rmtree(const char *dir);
  *  *len bytes; free() it); NULL if it cannot be read. */
 unsigned char *test_slurp(const char *path, long *len);
 
+/** test_run_in_process: runs a command's entry run(argc, argv) (argv[0]
+ *  the command's name, argv[argc] NULL) in this process, its standard
+ *  output and standard error sent to files in dir and read back into *out
+ *  and *err (malloc'ed, "" if empty; free() them; either may be NULL). With
+ *  out == err both streams go, interleaved, into the one text. Returns the
+ *  command's exit status. */
+int test_run_in_process(int (*run)(int, char **), int argc, char **argv, const char *dir, char **out, char **err);
+
 /* Seedable random numbers for tests (splitmix64: the same on every
  * platform): test_rng_next a 64-bit word, test_rng_unit uniform in [0, 1),
  * test_rng_int uniform in lo..hi, test_rng_normal standard normal
