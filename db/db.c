@@ -2078,11 +2078,7 @@ static int is_candidate_kernel(const char *kernel)
 }
 
 /* The checks of db_put_fit that need no database. */
-/* 1 if a rule of kernel `kernel` (a DB_KERNEL_ name) and candidate family
- * `family` may serve a deterministic fit: cuBLAS with atomics off, or a
- * candidate of a family whose results are bitwise reproducible
- * (core/params.c). */
-static int rule_is_deterministic(const char *kernel, const char *family)
+int db_kernel_deterministic(const char *kernel, const char *family)
 {
   if (!strcmp(kernel, DB_KERNEL_CUBLAS)) return 1;
   if (!is_candidate_kernel(kernel)) return 0;
@@ -2130,7 +2126,7 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
     if (is_candidate_kernel(r->kernel) && r->cand.id < 1)
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu names candidate %lld",
                      fn, i, r->cand.id);
-    if (fit->deterministic && !is_candidate_kernel(r->kernel) && !rule_is_deterministic(r->kernel, ""))
+    if (fit->deterministic && !is_candidate_kernel(r->kernel) && !db_kernel_deterministic(r->kernel, ""))
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu of a deterministic fit "
                      "names %s, whose results are not bitwise reproducible", fn, i, r->kernel);
     if (!(isfinite(r->predicted_us) && r->predicted_us > 0) ||
@@ -2166,7 +2162,7 @@ static int check_fit_candidate(db *d, long long id, const char *routine,
     status = db_fail(d, SYMV_INVALID_VALUE, "db_put_fit: %s names candidate "
                      "%lld, which is %s's, not the fit's routine %s", who, id,
                      theirs, routine);
-  if (status == 0 && deterministic && !rule_is_deterministic(DB_KERNEL_CANDIDATE, family))
+  if (status == 0 && deterministic && !db_kernel_deterministic(DB_KERNEL_CANDIDATE, family))
     status = db_fail(d, SYMV_INVALID_VALUE, "db_put_fit: %s of a deterministic fit "
                      "names candidate %lld of family %s, whose results are not bitwise "
                      "reproducible", who, id, family);
@@ -2408,7 +2404,7 @@ int db_latest_fit_class(db *d, const char *routine, char uplo, int hot, int dete
   status = db_read_latest_fit(d, routine, uplo, hot, deterministic != 0, fit);
   if (status == 0) status = db_read_rules(d, fit, rules, nrules);
   for (size_t i = 0; status == 0 && fit->deterministic && i < *nrules; i++)
-    if (!rule_is_deterministic((*rules)[i].kernel, (*rules)[i].cand.family))
+    if (!db_kernel_deterministic((*rules)[i].kernel, (*rules)[i].cand.family))
       status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld is deterministic, but its rule %zu "
                        "(n %d..%d) names a kernel whose results are not bitwise reproducible",
                        fit->id, i + 1, (*rules)[i].n_start, (*rules)[i].n_end);

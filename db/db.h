@@ -544,6 +544,15 @@ typedef struct db_fit {
 int db_rules_tile(int lo, int hi, const db_rule *rules, size_t n, char *err, size_t errlen);
 
 /*
+ * db_kernel_deterministic: 1 if kernel `kernel` (a DB_KERNEL_ name; for
+ * DB_KERNEL_CANDIDATE, of family `family`) gives bitwise reproducible
+ * results, as a deterministic fit requires: cuBLAS with atomics off, or a
+ * candidate of a family the registry calls deterministic (core/params.c);
+ * else 0 (cuBLAS with atomics, other families, an unknown name).
+ */
+int db_kernel_deterministic(const char *kernel, const char *family);
+
+/*
  * db_put_fit: store a fit of fit->routine with its curves and rules in one
  * transaction (call it outside db_begin); fit->id and fit->created are set.
  * Rules must cover fit->lo..fit->hi with no gap and no overlap, in order; a
@@ -611,7 +620,7 @@ const char *db_routine_name(int index);
 typedef struct {
   long long id;              /* row id, set by db_put_validation */
   long long fit_id;          /* the fit whose rules were judged */
-  unsigned long long seed;   /* of the random sizes (stored as a 64-bit integer) */
+  unsigned long long seed;   /* of the random sizes, 0 for sizes given (stored as a 64-bit integer) */
   double regret_median;      /* over the sizes */
   double regret_p90;         /* 90th percentile (nearest rank) */
   double regret_max;

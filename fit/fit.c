@@ -328,10 +328,7 @@ int fit_deterministic_view(const fit_set *s, fit_set *view)
   if (!view->curve) return SYMV_NO_MEMORY;
   for (size_t i = 0; i < s->ncurves; i++) {
     const fit_curve *c = &s->curve[i];
-    symv_family f;
-    int keep = fit_is_cublas(c) ? !strcmp(c->kernel, DB_KERNEL_CUBLAS)
-                                : symv_family_parse(c->cand.family, &f) == 0 && symv_family_get(f)->deterministic;
-    if (keep) view->curve[view->ncurves++] = *c;
+    if (db_kernel_deterministic(c->kernel, c->cand.family)) view->curve[view->ncurves++] = *c;
   }
   return 0;
 }
@@ -434,6 +431,7 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
 void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules)
 {
   char created[4 * sizeof fit->created], method[4 * sizeof fit->method];  /* the file's text, escaped */
+  if (fit->deterministic) fprintf(f, "%s\n", FIT_DETERMINISTIC_TITLE);
   fprintf(f, "Rules of fit %lld (%s): uplo %c, %s, n %d..%d, threshold %g%%\n", fit->id,
           symv_escape(fit->created, created, sizeof created), fit->uplo, fit->hot ? "hot" : "cold", fit->lo, fit->hi,
           100 * fit->threshold);

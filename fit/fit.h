@@ -65,6 +65,7 @@
 #include <stdio.h>
 #include "../db/db.h"
 #include "../dspline/rules.h"
+#include "params.h"
 
 #define FIT_GRID_PER_EFOLD 512   /* grid points per unit of ln n (n x e) */
 #define FIT_OUTLIER_SIGMAS 4.0   /* residuals beyond this many robust sigmas are outliers */
@@ -214,10 +215,17 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
  */
 void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size);
 
+/* The line that names a deterministic fit's rules for people. */
+#define FIT_DETERMINISTIC_TITLE                                                                                  \
+  "Deterministic rules (for handles in cuBLAS's default atomics mode, CUBLAS_ATOMICS_NOT_ALLOWED: families "  \
+  SYMV_DETERMINISTIC_FAMILIES " and cuBLAS without atomics)"
+
 /*
  * fit_print_rules: the rules as a table in the manner of the paper's
  * Table 5: kernel, N range (inclusive), predicted time (us) at the
- * interval's geometric middle and gain over the faster cuBLAS mode there.
+ * interval's geometric middle and gain over the faster cuBLAS mode there
+ * (over cuBLAS without atomics for a deterministic fit, which
+ * FIT_DETERMINISTIC_TITLE heads).
  */
 void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules);
 

@@ -206,8 +206,7 @@ static int run(int argc, char **argv)
     rc = fit_select(&det, threshold, margin, &drules, &ndrules, &bad_n);
     if (rc == 0) rc = fit_store(d, &det, threshold, method, drules, ndrules, &fit);
     if (rc == 0) {
-      printf("\nDeterministic rules (for handles in cuBLAS's default atomics mode, CUBLAS_ATOMICS_NOT_ALLOWED: "
-             "families %s and cuBLAS without atomics)\n", SYMV_DETERMINISTIC_FAMILIES);
+      printf("\n");
       fit_print_rules(stdout, &fit, drules, ndrules);
     } else {
       fprintf(stderr, "symvtune fit: the deterministic rules: %s\n",

@@ -234,10 +234,11 @@ static int run(int argc, char **argv)
       db_rule *drules = NULL;
       size_t ndrules = 0;
       rc = db_latest_fit_class(d, symv_routine_name(routine), 'L', 0, 1, &dfit, &drules, &ndrules, NULL, NULL);
-      printf("\nDeterministic rules (for handles in cuBLAS's default atomics mode, CUBLAS_ATOMICS_NOT_ALLOWED: "
-             "families %s and cuBLAS without atomics)\n", SYMV_DETERMINISTIC_FAMILIES);
+      printf("\n");
       if (rc == 0) fit_print_rules(stdout, &dfit, drules, ndrules);
-      else if (rc == SYMV_NOT_FOUND) printf("  none stored: libsymv runs cuBLAS for such handles ('symvtune fit' makes them)\n");
+      else if (rc == SYMV_NOT_FOUND)
+        printf("%s\n  none stored: libsymv runs cuBLAS for such handles ('symvtune fit' makes them)\n",
+               FIT_DETERMINISTIC_TITLE);
       else {
         fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
         status = SYMV_EXIT_ERROR;

@@ -200,7 +200,8 @@ static int run(int argc, char **argv)
       goto out;
     }
 
-  if (nsizes == 0) {
+  const int drawn = nsizes == 0; /* no list given: the seed chose the sizes */
+  if (drawn) {
     int sampled[4096], nsampled = 0;
     for (size_t i = 0; i < all.ncurves; i++)
       for (int q = 0; q < all.curve[i].nsamples && nsampled < 4096; q++) sampled[nsampled++] = all.curve[i].n[q];
@@ -322,7 +323,7 @@ static int run(int argc, char **argv)
   qsort(reg, (size_t)m, sizeof *reg, symv_cmp_double);
   for (int i = 0; i < mp; i++) perr[i] = fabs(perr[i]);
   qsort(perr, (size_t)mp, sizeof *perr, symv_cmp_double);
-  db_validation v = {.fit_id = fit.id, .seed = seeded || nsizes ? seed : 0, .regret_median = quantile(reg, m, 0.5),
+  db_validation v = {.fit_id = fit.id, .seed = drawn ? seed : 0, .regret_median = quantile(reg, m, 0.5),
                      .regret_p90 = quantile(reg, m, 0.9), .regret_max = reg[m - 1]};
   printf("\nregret (chosen / fastest) over %d sizes: median %.3f, 90th percentile %.3f, max %.3f; %d of them "
          "lose more than 5%%\n", m, v.regret_median, v.regret_p90, v.regret_max, over);
