@@ -281,6 +281,74 @@ Test(doctor, a_libsymv_from_another_path_than_expected_is_found, .init = need_tr
   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s: exit %d", cmd, WEXITSTATUS(rc));
 }
 
+/* A stand-in for the cuBLAS of another CUDA major version (libcublas.so.99, a major no toolkit has):
+ * what the program calls, with the SONAME of that version. */
+static const char fake_cublas_src[] =
+  "int cublasGetProperty(int type, int *value) { (void)type; *value = 99; return 0; }\n"
+  "int cublasDsymv_v2(void) { return 7; }\n";
+
+Test(doctor, a_program_of_another_cuda_major_version_is_found, .init = need_tree)
+{
+  char dir[1024], src[1024], prog[1024], exe[1024], pc[1024], cmd[6144], *text;
+  at(dir, "fake99");
+  cr_assert_eq(mkdir(dir, 0755), 0);
+  FILE *f = fopen(at(src, "fake99/fake.c"), "w");
+  cr_assert_not_null(f);
+  fputs(fake_cublas_src, f);
+  fclose(f);
+  f = fopen(at(prog, "major.c"), "w");
+  cr_assert_not_null(f);
+  fputs(prog_src, f);
+  fclose(f);
+  at(exe, "major");
+  at(pc, "prefix/lib/pkgconfig");
+  /* the program: libsymv's flags, but its -lcublas found first in fake99 */
+  snprintf(cmd, sizeof cmd,
+           "cc -shared -fPIC -Wl,-soname,libcublas.so.99 -o '%s/libcublas.so.99' '%s' && "
+           "ln -s libcublas.so.99 '%s/libcublas.so' && "
+           "cc -std=gnu11 -o '%s' '%s' -L'%s' -Wl,-rpath,'%s' $(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv)",
+           dir, src, dir, exe, prog, dir, dir, pc);
+  cr_assert_eq(sh(cmd, "major.build.log", &text), 0, "%s\n%s", cmd, text);
+  free(text);
+  snprintf(cmd, sizeof cmd, "LC_ALL=C readelf -d '%s' | grep -q 'Shared library: \\[libcublas.so.99\\]'", exe);
+  cr_assert_eq(system(cmd), 0, "the program was meant to need libcublas.so.99: %s", cmd);
+  char *args[] = {"--", exe, NULL};
+  int rc = doctor(out, sizeof out, args);
+  cr_assert_eq(rc, DOCTOR_CUDA_MAJOR, "exit %d:\n%s", rc, out);
+  cr_assert_not_null(strstr(out, "needs libcublas.so.99; libsymv"), "%s", out);
+  cr_assert_not_null(strstr(out, "was built against libcublas.so."), "%s", out);
+  cr_assert_not_null(strstr(out, "two cuBLAS major versions are loaded"), "%s", out);
+}
+
+/* A program of the legacy API (cublas.h), linked right: its cublasDsymv
+ * is not a name libsymv stands in for. It refers to it without calling it
+ * (no cublasInit): the binding is made at load time all the same. */
+static const char legacy_src[] =
+  "#include <cublas.h>\n"
+  "int main(int argc, char **argv)\n{\n  (void)argv;\n"
+  "  if (argc > 99) cublasDsymv('L', 4, 1.0, 0, 4, 0, 1, 0.0, 0, 1);\n"
+  "  return 0;\n}\n";
+
+Test(doctor, a_program_of_the_legacy_api_is_told_libsymv_does_not_replace_it, .init = need_tree)
+{
+  char src[1024], exe[1024], pc[1024], cmd[4096], *text;
+  FILE *f = fopen(at(src, "legacy.c"), "w");
+  cr_assert_not_null(f);
+  fputs(legacy_src, f);
+  fclose(f);
+  at(exe, "legacy");
+  at(pc, "prefix/lib/pkgconfig");
+  snprintf(cmd, sizeof cmd, "cc -std=gnu11 -o '%s' '%s' $(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv)", exe,
+           src, pc);
+  cr_assert_eq(sh(cmd, "legacy.build.log", &text), 0, "%s\n%s", cmd, text);
+  free(text);
+  char *args[] = {"--", exe, NULL};
+  int rc = doctor(out, sizeof out, args);
+  cr_assert_eq(rc, DOCTOR_OTHER_API, "exit %d:\n%s", rc, out);
+  cr_assert_not_null(strstr(out, "cublasDsymv -> "), "%s", out);
+  cr_assert_not_null(strstr(out, "the legacy API, which libsymv does not replace"), "%s", out);
+}
+
 Test(doctor, a_program_without_the_routines_has_nothing_to_judge)
 {
   char *args[] = {"--", "/bin/true", NULL};
