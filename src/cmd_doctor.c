@@ -538,8 +538,11 @@ static void print_needed(const char *obj, const elf_dyn *e)
   if (*e->runpath) printf("  %s RUNPATH: %s\n", obj, e->runpath);
 }
 
+static const char *const info_name[SYMV_INFO_ROUTINES] = {"ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv"};
+
 /* libsymv's report of itself (symvGetInfo), loaded here on its own
- * (RTLD_LOCAL); 0, or -1 with why printed. */
+ * (RTLD_LOCAL), printed, and unloaded: *info keeps its numbers, its
+ * strings are NULL. 0, or -1 with why printed. */
 static int lib_info(const char *path, symvInfo *info)
 {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -549,12 +552,20 @@ static int lib_info(const char *path, symvInfo *info)
   }
   cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo");
   int rc = get && get(info) == CUBLAS_STATUS_SUCCESS ? 0 : -1;
-  if (rc) printf("  (it has no symvGetInfo: a libsymv older than this symvtune)\n");
-  /* the strings are the library's: it stays loaded while the doctor runs */
+  if (rc) {
+    printf("  (it has no symvGetInfo: a libsymv older than this symvtune)\n");
+  } else {
+    printf("  version %s, rules tuned on %s (sm_%d%d, %d SMs), kernels for %s; this machine's GPU: %s\n",
+           info->version, info->tuned_gpu, info->tuned_cc_major, info->tuned_cc_minor, info->tuned_sm_count,
+           info->arch, info->device < 0 ? "none" : info->device_matched == 1 ? "the tuned one" : "another one");
+    printf("  rules (any / deterministic):");
+    for (int i = 0; i < SYMV_INFO_ROUTINES; i++) printf(" %s %d/%d", info_name[i], info->rules[i], info->det_rules[i]);
+    printf("\n");
+    info->version = info->tuned_gpu = info->arch = NULL; /* the library's, gone with it */
+  }
+  dlclose(h);
   return rc;
 }
-
-static const char *const info_name[SYMV_INFO_ROUTINES] = {"ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv"};
 
 /* The symvInfo index of routine r. */
 static int info_index(symv_routine r)
@@ -726,15 +737,7 @@ static int run(int argc, char **argv)
   if (*symv_real) {
     printf("\nlibsymv %s\n", symv_real);
     if (lib_major >= 0) printf("  built against libcublas.so.%d\n", lib_major);
-    if (lib_info(symv_real, &info) == 0) {
-      have_info = 1;
-      printf("  version %s, rules tuned on %s (sm_%d%d, %d SMs), kernels for %s; this machine's GPU: %s\n",
-             info.version, info.tuned_gpu, info.tuned_cc_major, info.tuned_cc_minor, info.tuned_sm_count, info.arch,
-             info.device < 0 ? "none" : info.device_matched == 1 ? "the tuned one" : "another one");
-      printf("  rules (any / deterministic):");
-      for (int i = 0; i < SYMV_INFO_ROUTINES; i++) printf(" %s %d/%d", info_name[i], info.rules[i], info.det_rules[i]);
-      printf("\n");
-    }
+    have_info = lib_info(symv_real, &info) == 0;
   }
   printf("\ncalls libsymv logged (SYMV_LOG):");
   if (ncalls <= 0) printf(" none%s\n", symv_path ? " (the program made no SYMV/HEMV call in this run)" : "");

@@ -349,6 +349,95 @@ Test(doctor, a_program_of_the_legacy_api_is_told_libsymv_does_not_replace_it, .i
   cr_assert_not_null(strstr(out, "the legacy API, which libsymv does not replace"), "%s", out);
 }
 
+/* A stand-in libsymv.so.0 for the verdicts that rest on the log (a real
+ * call needs a GPU): its cublasDsymv_v2 appends the line FAKE_SYMV_LINE
+ * to SYMV_LOG_FILE, as libsymv logs a call, and its symvGetInfo reports 3
+ * 'any' rules and 1 deterministic rule of dsymv for an H200. The program
+ * is linked to it with -lsymv before -lcublas, so the binding is real. */
+static const char fake_symv_src[] =
+  "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"symv.h\"\n"
+  "cublasStatus_t cublasDsymv_v2(cublasHandle_t h, cublasFillMode_t uplo, int n, const double *alpha,\n"
+  "                              const double *A, int lda, const double *x, int incx, const double *beta,\n"
+  "                              double *y, int incy)\n{\n"
+  "  (void)h, (void)uplo, (void)n, (void)alpha, (void)A, (void)lda, (void)x, (void)incx, (void)beta, (void)y, (void)incy;\n"
+  "  const char *p = getenv(\"SYMV_LOG_FILE\"), *l = getenv(\"FAKE_SYMV_LINE\");\n"
+  "  FILE *f = p && l ? fopen(p, \"a\") : NULL;\n"
+  "  if (f) fprintf(f, \"%s\\n\", l), fclose(f);\n"
+  "  return CUBLAS_STATUS_SUCCESS;\n}\n"
+  "cublasStatus_t symvGetInfo(symvInfo *info)\n{\n"
+  "  memset(info, 0, sizeof *info);\n"
+  "  info->version = \"0.1.0\", info->tuned_gpu = \"NVIDIA H200\", info->arch = \"sm_90\";\n"
+  "  info->tuned_cc_major = 9, info->tuned_sm_count = 132;\n"
+  "  info->rules[SYMV_INFO_DSYMV] = 3, info->det_rules[SYMV_INFO_DSYMV] = 1, info->device = -1;\n"
+  "  info->device_matched = -1;\n  return CUBLAS_STATUS_SUCCESS;\n}\n";
+
+/* Builds the stand-in and a program linked to it, once; the program's path in exe. */
+static void build_fake(char *exe)
+{
+  char dir[1024], src[1024], prog[1024], inc[1024], pc[1024], cmd[8192], *text;
+  at(dir, "fakesymv");
+  at(exe, "fake_prog");
+  if (fix_exists(exe)) return;
+  cr_assert_eq(mkdir(dir, 0755), 0);
+  FILE *f = fopen(at(src, "fakesymv/fake.c"), "w");
+  cr_assert_not_null(f);
+  fputs(fake_symv_src, f);
+  fclose(f);
+  f = fopen(at(prog, "fake_prog.c"), "w");
+  cr_assert_not_null(f);
+  fputs(prog_src, f);
+  fclose(f);
+  at(inc, "prefix/include");
+  at(pc, "prefix/lib/pkgconfig");
+  snprintf(cmd, sizeof cmd,
+           "CF=$(PKG_CONFIG_PATH='%s' pkg-config --cflags libsymv) && L=$(PKG_CONFIG_PATH='%s' pkg-config --libs-only-L libsymv) && "
+           "cc -std=gnu11 -shared -fPIC -Wl,-soname,libsymv.so.0 -I'%s' $CF -o '%s/libsymv.so.0' '%s' $L -lcublas && "
+           "ln -s libsymv.so.0 '%s/libsymv.so' && "
+           "cc -std=gnu11 -Wl,--no-as-needed -o '%s' '%s' $CF -L'%s' -Wl,-rpath,'%s' -lsymv $L -lcublas",
+           pc, pc, inc, dir, src, dir, exe, prog, dir, dir);
+  cr_assert_eq(sh(cmd, "fake.build.log", &text), 0, "%s\n%s", cmd, text);
+  free(text);
+}
+
+/* Runs the doctor on the stand-in's program with FAKE_SYMV_LINE = line. */
+static int doctor_fake(const char *line)
+{
+  char exe[1024];
+  build_fake(exe);
+  setenv("FAKE_SYMV_LINE", line, 1);
+  char *args[] = {"--", exe, NULL};
+  int rc = doctor(out, sizeof out, args);
+  unsetenv("FAKE_SYMV_LINE");
+  return rc;
+}
+
+Test(doctor, the_logged_reasons_give_the_verdict, .init = need_tree)
+{
+  static const struct {
+    const char *line, *want;
+    int status;
+  } cases[] = {
+    {"libsymv: dsymv n=1000 uplo=L lda=1000 incx=1 incy=1: dsymv_pipe_b256_u32_x0 (rule n 803..32768) -> "
+     "CUBLAS_STATUS_SUCCESS (0) wisdom=none", "1 ran a libsymv kernel", 0},
+    {"libsymv: dsymv n=1000 uplo=L lda=1000 incx=1 incy=1: cuBLAS (rule n 803..32768) -> CUBLAS_STATUS_SUCCESS (0)",
+     "its rules chose cuBLAS at every size called", 0},
+    {"libsymv: dsymv n=1000 uplo=L lda=1000 incx=1 incy=1: cuBLAS (fallback: device 0 is not the NVIDIA H200 "
+     "(sm_90, 132 SMs) the rules were tuned on) -> CUBLAS_STATUS_SUCCESS (0)", "fix: tune on this GPU", DOCTOR_NO_RULES},
+    {"libsymv: dsymv n=1000 uplo=L lda=1000 incx=1 incy=1: cuBLAS (untuned routine: the database had no fit of dsymv) "
+     "-> CUBLAS_STATUS_SUCCESS (0)", "has no rules for", DOCTOR_NO_RULES},
+    {"libsymv: dsymv n=1000 uplo=L lda=1000 incx=1 incy=1: cuBLAS (deterministic rule n 32..4000) -> "
+     "CUBLAS_STATUS_SUCCESS (0)", "cublasSetAtomicsMode(handle,", DOCTOR_ATOMICS},
+    {"libsymv: dsymv n=1000 uplo=L lda=1000 incx=1 incy=1: cuBLAS (untuned routine: the database had no "
+     "deterministic fit of dsymv) -> CUBLAS_STATUS_SUCCESS (0)", "CUBLAS_ATOMICS_NOT_ALLOWED", DOCTOR_ATOMICS},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    int rc = doctor_fake(cases[i].line);
+    cr_assert_eq(rc, cases[i].status, "case %zu: exit %d, not %d:\n%s", i, rc, cases[i].status, out);
+    cr_assert_not_null(strstr(out, cases[i].want), "case %zu: no '%s' in:\n%s", i, cases[i].want, out);
+    cr_assert_not_null(strstr(out, "dsymv: 1 call, n 1000..1000"), "case %zu:\n%s", i, out);
+  }
+}
+
 Test(doctor, a_program_without_the_routines_has_nothing_to_judge)
 {
   char *args[] = {"--", "/bin/true", NULL};
