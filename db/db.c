@@ -325,6 +325,65 @@ static const struct migration migrations[] = {
     "  LEFT JOIN candidate c ON c.id = r.candidate_id\n"
     "  ORDER BY f.routine, f.atomics, latest DESC, f.id DESC, r.n_start;\n",
     { "validation_run", "validation_time", NULL }, { NULL } },
+
+  /* v7: bench runs (`symvtune bench --db`): the library measured (its path
+   * and what symvGetInfo says of it), the GPU and the handle's atomics
+   * mode; per size, libsymv's time beside both cuBLAS modes' and the host
+   * BLAS's, in microseconds. */
+  { "CREATE TABLE bench_run (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  created TEXT NOT NULL,\n"
+    "  symvtune TEXT NOT NULL,\n"
+    "  lib_path TEXT NOT NULL CHECK (length(lib_path) > 0),\n"
+    "  lib_version TEXT NOT NULL,\n"
+    "  lib_tuned_gpu TEXT NOT NULL,\n"
+    "  lib_arch TEXT NOT NULL,\n"
+    "  atomics TEXT NOT NULL CHECK (atomics IN ('any', 'deterministic')),\n"
+    "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"
+    "  batches INTEGER NOT NULL CHECK (batches >= 1),\n"
+    "  device TEXT NOT NULL CHECK (length(device) > 0),\n"
+    "  cc_major INTEGER NOT NULL CHECK (cc_major >= 1),\n"
+    "  cc_minor INTEGER NOT NULL CHECK (cc_minor >= 0),\n"
+    "  sm_count INTEGER NOT NULL CHECK (sm_count >= 1),\n"
+    "  copy_gbs REAL CHECK (copy_gbs IS NULL OR copy_gbs > 0),\n"
+    "  complete INTEGER NOT NULL CHECK (complete IN (0, 1))\n"
+    ");\n"
+    "CREATE TABLE bench_result (\n"
+    "  run_id INTEGER NOT NULL REFERENCES bench_run (id) ON DELETE CASCADE,\n"
+    "  routine TEXT NOT NULL " ROUTINE_CHECK ",\n"
+    "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"
+    "  n INTEGER NOT NULL CHECK (n > 0),\n"
+    "  kernel TEXT NOT NULL,\n"
+    "  libsymv_us REAL NOT NULL CHECK (libsymv_us > 0),\n"
+    "  cublas_us REAL NOT NULL CHECK (cublas_us > 0),\n"
+    "  cublas_atomics_us REAL NOT NULL CHECK (cublas_atomics_us > 0),\n"
+    "  openblas_us REAL CHECK (openblas_us IS NULL OR openblas_us > 0),\n"
+    "  floor_us REAL CHECK (floor_us IS NULL OR floor_us > 0),\n"
+    "  residual REAL CHECK (residual IS NULL OR residual >= 0),\n"
+    "  pct_copy REAL CHECK (pct_copy IS NULL OR pct_copy >= 0),\n"
+    "  PRIMARY KEY (run_id, routine, uplo, n)\n"
+    ");\n"
+    /* for people at the sqlite3 prompt: every bench, the latest run of each
+     * (routine, atomics, uplo, hot, device) marked; x_ columns are the
+     * other's time over libsymv's (> 1: libsymv faster); speedup is over
+     * the cuBLAS mode the atomics class is judged against (the faster one
+     * for 'any', the one without atomics for 'deterministic') */
+    "CREATE VIEW v_bench AS\n"
+    "  SELECT b.routine, r.atomics, b.uplo, r.hot, r.device, r.id AS run_id, r.created,\n"
+    "    r.id = (SELECT max(q.id) FROM bench_run q JOIN bench_result c ON c.run_id = q.id\n"
+    "            WHERE c.routine = b.routine AND c.uplo = b.uplo AND q.atomics = r.atomics\n"
+    "            AND q.hot = r.hot AND q.device = r.device) AS latest,\n"
+    "    b.n, b.kernel, b.libsymv_us, b.cublas_us, b.cublas_atomics_us, b.openblas_us,\n"
+    "    round(b.cublas_us / b.libsymv_us, 3) AS x_cublas,\n"
+    "    round(b.cublas_atomics_us / b.libsymv_us, 3) AS x_cublas_atomics,\n"
+    "    round(b.openblas_us / b.libsymv_us, 3) AS x_openblas,\n"
+    "    round(CASE r.atomics WHEN 'deterministic' THEN b.cublas_us\n"
+    "      ELSE min(b.cublas_us, b.cublas_atomics_us) END / b.libsymv_us, 3) AS speedup,\n"
+    "    round(b.libsymv_us / b.floor_us, 3) AS x_floor, b.pct_copy, b.residual,\n"
+    "    r.lib_path, r.lib_version, r.lib_tuned_gpu, r.symvtune\n"
+    "  FROM bench_run r JOIN bench_result b ON b.run_id = r.id\n"
+    "  ORDER BY b.routine, r.atomics, b.uplo, r.hot, latest DESC, r.id DESC, b.n;\n",
+    { "bench_run", "bench_result", NULL }, { NULL } },
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == DB_SCHEMA_VERSION,
@@ -2496,5 +2555,103 @@ int db_put_validation(db *d, db_validation *v, const db_validation_time *t, size
   }
   if ((status = db_commit(d))) return status;
   v->id = id;
+  return 0;
+}
+
+/* ---- Bench runs (schema version 7) ------------------------------------------ */
+
+/* 1 if the string field s (size bytes) is terminated, and not empty unless
+ * empty_ok. */
+static int field_ok(const char *s, size_t size, int empty_ok)
+{
+  const size_t l = strnlen(s, size);
+  return l < size && (empty_ok || l > 0);
+}
+
+/* x > 0 and finite; or, where missing_ok, NAN (stored NULL). */
+static int positive_or_nan(double x, int missing_ok)
+{
+  return (isfinite(x) && x > 0) || (missing_ok && isnan(x));
+}
+
+int db_put_bench(db *d, db_bench_run *run, const db_bench_result *r, size_t nr)
+{
+  static const char fn[] = "db_put_bench";
+  if (!run || (nr > 0 && !r))
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: NULL argument", fn);
+  if (!field_ok(run->symvtune, sizeof run->symvtune, 0) || !field_ok(run->lib_path, sizeof run->lib_path, 0) ||
+      !field_ok(run->lib_version, sizeof run->lib_version, 1) ||
+      !field_ok(run->lib_tuned_gpu, sizeof run->lib_tuned_gpu, 1) ||
+      !field_ok(run->lib_arch, sizeof run->lib_arch, 1) || !field_ok(run->device, sizeof run->device, 0))
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: an empty or unterminated name (symvtune version, library path, "
+                   "device)", fn);
+  if ((run->deterministic != 0 && run->deterministic != 1) || (run->hot != 0 && run->hot != 1) ||
+      run->batches < 1 || run->cc_major < 1 || run->cc_minor < 0 || run->sm_count < 1 ||
+      !(isnan(run->copy_gbs) || (isfinite(run->copy_gbs) && run->copy_gbs >= 0)) ||
+      (run->complete != 0 && run->complete != 1))
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: bad run (atomics %d, hot %d, batches %d, sm_%d%d, %d SMs, copy "
+                   "%g GB/s, complete %d)", fn, run->deterministic, run->hot, run->batches, run->cc_major,
+                   run->cc_minor, run->sm_count, run->copy_gbs, run->complete);
+  for (size_t i = 0; i < nr; i++) {
+    const db_bench_result *b = &r[i];
+    int status = field_ok(b->routine, sizeof b->routine, 0) ? check_routine(d, fn, b->routine, 0)
+                 : db_fail(d, SYMV_INVALID_VALUE, "%s: result %zu: an unterminated routine", fn, i);
+    if (status) return status;
+    if ((b->uplo != 'L' && b->uplo != 'U') || b->n < 1 || b->n > DB_N_MAX ||
+        !field_ok(b->kernel, sizeof b->kernel, 0) || !positive_or_nan(b->libsymv_us, 0) ||
+        !positive_or_nan(b->cublas_us, 0) || !positive_or_nan(b->cublas_atomics_us, 0) ||
+        !positive_or_nan(b->openblas_us, 1) || !positive_or_nan(b->floor_us, 1) ||
+        !(isnan(b->residual) || (isfinite(b->residual) && b->residual >= 0)) ||
+        !(isnan(b->pct_copy) || (isfinite(b->pct_copy) && b->pct_copy >= 0)))
+      return db_fail(d, SYMV_INVALID_VALUE, "%s: result %zu (uplo 0x%02x, n %d, kernel '%.63s', %g, %g, %g, %g, "
+                     "%g us, residual %g, %g%% of copy) is out of range", fn, i, (unsigned char)b->uplo, b->n,
+                     b->kernel, b->libsymv_us, b->cublas_us, b->cublas_atomics_us, b->openblas_us, b->floor_us,
+                     b->residual, b->pct_copy);
+    for (size_t j = 0; j < i; j++)
+      if (r[j].n == b->n && r[j].uplo == b->uplo && !strcmp(r[j].routine, b->routine))
+        return db_fail(d, SYMV_INVALID_VALUE, "%s: results %zu and %zu are both %s, uplo %c, n = %d", fn, j, i,
+                       b->routine, b->uplo, b->n);
+  }
+  if (!sqlite3_get_autocommit(d->conn))
+    return db_fail(d, SYMV_DB, "%s: called inside a transaction", fn);
+  int status = db_begin(d);
+  if (status) return status;
+  const double copy = run->copy_gbs > 0 ? run->copy_gbs : NAN;
+  status = db_exec(d, "INSERT INTO bench_run",
+                   "INSERT INTO bench_run (created, symvtune, lib_path, lib_version, lib_tuned_gpu, lib_arch, "
+                   "atomics, hot, batches, device, cc_major, cc_minor, sm_count, copy_gbs, complete) "
+                   "VALUES (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   "ttttttiitiiiDi", run->symvtune, run->lib_path, run->lib_version, run->lib_tuned_gpu,
+                   run->lib_arch, run->deterministic ? "deterministic" : "any", run->hot, run->batches, run->device,
+                   run->cc_major, run->cc_minor, run->sm_count, copy, run->complete);
+  const long long id = status ? 0 : sqlite3_last_insert_rowid(d->conn);
+  for (size_t i = 0; status == 0 && i < nr; i++) {
+    const db_bench_result *b = &r[i];
+    status = db_exec(d, "INSERT INTO bench_result",
+                     "INSERT INTO bench_result (run_id, routine, uplo, n, kernel, libsymv_us, cublas_us, "
+                     "cublas_atomics_us, openblas_us, floor_us, residual, pct_copy) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     "ItcitdddDDDD", id, b->routine, b->uplo, b->n, b->kernel, b->libsymv_us, b->cublas_us,
+                     b->cublas_atomics_us, b->openblas_us, b->floor_us, b->residual, b->pct_copy);
+  }
+  char created[sizeof run->created] = "";
+  if (status == 0) {
+    static const char what[] = "SELECT created FROM bench_run";
+    sqlite3_stmt *st;
+    int row = 0;
+    status = db_query(d, &st, what, "SELECT created FROM bench_run WHERE id = ?", "I", id);
+    if (status == 0) {
+      status = db_next(d, st, what, &row);
+      if (status == 0 && row) status = col_text(d, st, 0, created, sizeof created, what);
+      status = db_end(d, st, what, status);
+    }
+  }
+  if (status) {
+    db_rollback(d);
+    return status;
+  }
+  if ((status = db_commit(d))) return status;
+  run->id = id;
+  snprintf(run->created, sizeof run->created, "%s", created);
   return 0;
 }

@@ -35,10 +35,10 @@
 /* Schema version this program writes (PRAGMA user_version). Version 4
  * keys candidates, baselines and fits by routine; version 5 gives each fit
  * an atomics class ('any' or 'deterministic'); version 6 adds validation
- * runs (`symvtune validate`); db_open migrates a file of
- * version 1 to 4 (rows of 3 and earlier become routine "dsymv", fits of 4
- * and earlier class 'any'). */
-#define DB_SCHEMA_VERSION 6
+ * runs (`symvtune validate`); version 7 adds bench runs (`symvtune bench
+ * --db`); db_open migrates a file of version 1 to 6 (rows of 3 and earlier
+ * become routine "dsymv", fits of 4 and earlier class 'any'). */
+#define DB_SCHEMA_VERSION 7
 
 /* Limits of the integers a database holds, beside those of a candidate
  * (core/params.h: SYMV_BLOCK_SIZE_MAX, SYMV_UX_MAX, SYMV_MULTIPLICITY_MAX;
@@ -645,5 +645,54 @@ typedef struct {
  * Nothing is stored on error.
  */
 int db_put_validation(db *d, db_validation *v, const db_validation_time *t, size_t nt);
+
+/* ---- Bench runs (schema version 7) ---------------------------------------- */
+
+/* One run of `symvtune bench`: a generated library timed next to cuBLAS on
+ * one GPU. The library is named by its path and by what its symvGetInfo
+ * says (symv.h); fields it could not say are "". */
+typedef struct {
+  long long id;              /* row id, set by db_put_bench */
+  char created[32];          /* UTC ISO-8601 timestamp, set by db_put_bench */
+  char symvtune[32];         /* version of the symvtune that measured (PACKAGE_VERSION) */
+  char lib_path[1024];       /* the library measured, as loaded (DIR/lib/libsymv.so); not empty */
+  char lib_version[32];      /* symvInfo.version, "0.1.0" */
+  char lib_tuned_gpu[256];   /* symvInfo.tuned_gpu: the GPU its rules were tuned on */
+  char lib_arch[16];         /* symvInfo.arch, "sm_90" */
+  int deterministic;         /* the handle's atomics mode: 1 CUBLAS_ATOMICS_NOT_ALLOWED (the library's
+                                deterministic rules), 0 CUBLAS_ATOMICS_ALLOWED (its 'any' rules) */
+  int hot;                   /* 1: A kept in L2 (one copy); 0: cold, rotated copies */
+  int batches;               /* timed batches per measurement, >= 1 */
+  char device[256];          /* the GPU measured on, cudaDeviceProp.name; not empty */
+  int cc_major, cc_minor;    /* its compute capability (major >= 1) */
+  int sm_count;              /* its streaming multiprocessors (>= 1) */
+  double copy_gbs;           /* device-to-device copy rate measured in the run, GB/s; NAN or 0: none (NULL) */
+  int complete;              /* 1: every size asked for was measured; 0: the run stopped early */
+} db_bench_run;
+
+/* One size of a bench run. Times are medians per call, microseconds. */
+typedef struct {
+  char routine[DB_ROUTINE_SIZE]; /* "dsymv", ... */
+  char uplo;                 /* 'L' or 'U' */
+  int n;                     /* matrix order, elements, 1..DB_N_MAX */
+  char kernel[64];           /* what libsymv ran (symvLastKernel): a kernel's name, "cublas", "cublas_atomics" */
+  double libsymv_us;         /* libsymv, > 0 */
+  double cublas_us;          /* cuBLAS with atomics off, > 0 */
+  double cublas_atomics_us;  /* cuBLAS with atomics on, > 0 */
+  double openblas_us;        /* the host BLAS (OpenBLAS or LAPACK), > 0; NAN: not measured (NULL) */
+  double floor_us;           /* the read-only floor kernel, > 0; NAN: not run (NULL) */
+  double residual;           /* libsymv's y against cuBLAS's, scaled (>= 0); NAN: unknown (NULL) */
+  double pct_copy;           /* libsymv's matrix traffic over the copy rate, % (>= 0); NAN: unknown (NULL) */
+} db_bench_result;
+
+/*
+ * db_put_bench: stores run *run with its nr results in one transaction
+ * (call it outside db_begin); run->id and run->created are set. Two
+ * results of one run may not share (routine, uplo, n).
+ * Errors: SYMV_INVALID_VALUE (NULL argument, an empty or unterminated
+ * string, values out of the ranges above, an unknown routine, a repeated
+ * size), SYMV_DB (a failed write). Nothing is stored on error.
+ */
+int db_put_bench(db *d, db_bench_run *run, const db_bench_result *r, size_t nr);
 
 #endif

@@ -26,7 +26,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "../db/db.h"
+#include "bench_json.h"
 #include "cli.h"
+#include "compile.h"
+#include "symv.h"
 #include "util.h"
 #include "config.h"
 #include "gpu.h"
@@ -121,10 +125,51 @@ static void help(void)
        "                 deterministic (cuBLAS's default CUBLAS_ATOMICS_NOT_ALLOWED: libsymv runs\n"
        "                 its deterministic rules; speed-up over cuBLAS without atomics, the mode\n"
        "                 such a caller gets)\n"
+       "  --db FILE      store the run in FILE (created if missing; a database belongs to one GPU,\n"
+       "                 and one of another GPU is refused): tables bench_run (when, this version,\n"
+       "                 the library's path and what its symvGetInfo says, atomics mode, GPU) and\n"
+       "                 bench_result (per n: libsymv's kernel and time, both cuBLAS modes', the\n"
+       "                 host BLAS's, the floor's, residual, % of copy); the view v_bench adds\n"
+       "                 the ratios. Stored at the end, also when a size failed (complete = 0)\n"
+       "  --json         print a JSON document on stdout instead of the table, which goes to\n"
+       "                 stderr as the run goes: {\"format\": 1, \"symvtune\": version, \"schema\",\n"
+       "                 \"device\": {name, cc_major, cc_minor, sm_count}, \"routine\", \"uplo\",\n"
+       "                 \"atomics\", \"hot\", \"batches\", \"copy_gbs\", \"library\": {path, version,\n"
+       "                 tuned_gpu, arch}, \"complete\", \"run_id\" (with --db, else null), \"results\":\n"
+       "                 [{n, kernel, libsymv_us, cublas_us, cublas_atomics_us, openblas_us, floor_us,\n"
+       "                 gflops, pct_copy, speedup, x_floor, residual, correct}, ...], \"summary\":\n"
+       "                 {slower_at, speedup_geomean_500_4096, least_pct_copy_8192,\n"
+       "                 x_floor_geomean_500_4096}}\n"
        "  --help         this text\n"
-       "Exit status: 0, 1 if libsymv's result is wrong, 2 usage, 3 no GPU, 4 library, CUDA or\n"
-       "cuBLAS error.");
+       "Exit status: 0, 1 if libsymv's result is wrong, 2 usage, 3 no GPU, 4 library, CUDA,\n"
+       "cuBLAS or database error.");
 }
+
+/* --json: the real stdout while the table goes to stderr (-1: no --json);
+ * --db: the database the run goes into (NULL: none). Both belong to one
+ * call of bench() and are put back, and closed, by run(). */
+static int json_fd = -1;
+static db *bench_db;
+
+/* The db_device fingerprint of the GPU measured on, as sweep records it. */
+static void device_fingerprint(const symv_device_info *d, double copy_gbs, db_device *out)
+{
+  memset(out, 0, sizeof *out);
+  snprintf(out->name, sizeof out->name, "%s", d->name);
+  out->cc_major = d->cc_major, out->cc_minor = d->cc_minor, out->sm_count = d->sm_count;
+  out->l2_bytes = (long long)d->l2_bytes;
+  out->mem_clock_khz = d->mem_clock_khz, out->bus_width_bits = d->bus_width_bits;
+  out->smem_per_sm = (int)d->smem_per_sm, out->smem_per_block_optin = (int)d->smem_per_block_optin;
+  out->regs_per_sm = d->regs_per_sm, out->max_blocks_per_sm = d->max_blocks_per_sm;
+  out->max_threads_per_sm = d->max_threads_per_sm;
+  out->driver_version = d->driver_version, out->runtime_version = d->runtime_version;
+  int nv = symv_nvrtc_version();
+  out->nvrtc_major = nv / 1000, out->nvrtc_minor = nv % 1000 / 10;
+  out->copy_gbs = copy_gbs > 0 ? copy_gbs : 0;
+}
+
+static int store(void *lib, const char *path, const symv_device_info *dev, double copy, const bench_row *rows,
+                 int nrows, int nsizes, symv_routine routine, char uplo, int hot, int batches, int det);
 
 static double now_s(void)
 {
@@ -236,19 +281,18 @@ static int plot(symv_routine r, const char *png, const bench_row *rows, int nrow
   return 0;
 }
 
-static int run(int argc, char **argv)
+static int bench(int argc, char **argv)
 {
-  int each;
-  if (cli_each_routine("bench", argc, argv, run, &each)) return each;
   static const struct option opts[] = {{"lib", required_argument, 0, 'l'},    {"sizes", required_argument, 0, 's'},
                                        {"uplo", required_argument, 0, 'u'},   {"hot", no_argument, 0, 'H'},
                                        {"batches", required_argument, 0, 'b'}, {"png", required_argument, 0, 'p'},
                                        {"device", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
                                        {"routine", required_argument, 0, 'r'}, {"atomics", required_argument, 0, 'A'},
+                                       {"db", required_argument, 0, 'D'},     {"json", no_argument, 0, 'j'},
                                        {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
-  const char *libdir = NULL, *png = NULL;
-  int sizes[MAX_SIZES], nsizes = 0, hot = 0, batches = 7, device = 0, c, det = 0;
+  const char *libdir = NULL, *png = NULL, *dbpath = NULL;
+  int sizes[MAX_SIZES], nsizes = 0, hot = 0, batches = 7, device = 0, c, det = 0, json = 0;
   char uplo = 'L';
   optind = 0;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -280,6 +324,11 @@ static int run(int argc, char **argv)
     case 'd':
       if (cli_parse_int("bench", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
       break;
+    case 'D':
+      if (!*optarg) return cli_usage_error("bench", "--db needs a file name");
+      dbpath = optarg;
+      break;
+    case 'j': json = 1; break;
     case 'h': help(); return SYMV_EXIT_OK;
     default: return cli_usage_error("bench", "unknown option");
     }
@@ -292,6 +341,16 @@ static int run(int argc, char **argv)
               cli_refuse_overwrite("bench", "--png", png, "the library", path) ||
                   cli_refuse_overwrite("bench", "--png's script", gp, "the library", path)))
     return SYMV_EXIT_USAGE;
+  if (dbpath && png && (cli_refuse_overwrite("bench", "--png", png, "the database", dbpath) ||
+                        cli_refuse_overwrite("bench", "--png's script", gp, "the database", dbpath)))
+    return SYMV_EXIT_USAGE;
+  if (json) { /* the table to stderr, the document to the real stdout at the end */
+    fflush(stdout);
+    if ((json_fd = dup(1)) < 0 || dup2(2, 1) < 0) {
+      fprintf(stderr, "symvtune bench: --json: %s\n", strerror(errno));
+      return SYMV_EXIT_ERROR;
+    }
+  }
   if (nsizes == 0) {
     nsizes = (int)(sizeof default_sizes / sizeof *default_sizes);
     memcpy(sizes, default_sizes, sizeof default_sizes);
@@ -322,6 +381,21 @@ static int run(int argc, char **argv)
     }
     fprintf(stderr, "symvtune bench: device %d: %s %s\n", device, symv_strerror(rc), symv_cuda_error_text());
     return rc == SYMV_INVALID_VALUE ? SYMV_EXIT_USAGE : SYMV_EXIT_ERROR;
+  }
+  if (dbpath) { /* opened once there is a GPU, before anything is measured; a database is one GPU */
+    db_device fp;
+    device_fingerprint(&dev, 0, &fp);
+    if (db_open(&bench_db, dbpath, DB_CREATE)) {
+      fprintf(stderr, "symvtune bench: %s\n", db_errmsg(bench_db));
+      dlclose(lib);
+      return SYMV_EXIT_ERROR;
+    }
+    if (db_check_device(bench_db, &fp, 0)) {
+      fprintf(stderr, "symvtune bench: --db: %s\n", db_errmsg(bench_db));
+      dlclose(lib);
+      return SYMV_EXIT_ERROR;
+    }
+    if (*db_warning(bench_db)) fprintf(stderr, "symvtune bench: --db: %s\n", db_warning(bench_db));
   }
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
@@ -477,8 +551,94 @@ static int run(int argc, char **argv)
   if (status == SYMV_EXIT_FAIL) printf("  WRONG RESULTS: libsymv differs from cuBLAS beyond %g\n", TOL);
   if (png && nrows > 0 && plot(routine, png, rows, nrows, dev.name, uplo, hot) && status == SYMV_EXIT_OK)
     status = SYMV_EXIT_ERROR;
+  if ((bench_db || json) && rows && store(lib, path, &dev, copy, rows, nrows, nsizes, routine, uplo, hot, batches,
+                                           det) && status != SYMV_EXIT_ERROR)
+    status = SYMV_EXIT_ERROR;
   free(rows);
   dlclose(lib);
+  return status;
+}
+
+/* The end of a run with --db or --json: the run as the database keeps it
+ * (the library named by its real path and its symvGetInfo), stored in
+ * bench_db when there is one, and written as the document of --json to
+ * the real stdout. 0, or -1 with a message. */
+static int store(void *lib, const char *path, const symv_device_info *dev, double copy, const bench_row *rows,
+                 int nrows, int nsizes, symv_routine routine, char uplo, int hot, int batches, int det)
+{
+  db_bench_run run = {.deterministic = det, .hot = hot, .batches = batches, .cc_major = dev->cc_major,
+                      .cc_minor = dev->cc_minor, .sm_count = dev->sm_count, .copy_gbs = copy > 0 ? copy : NAN,
+                      .complete = nrows == nsizes};
+  snprintf(run.symvtune, sizeof run.symvtune, "%s", PACKAGE_VERSION);
+  char real[PATH_MAX];
+  snprintf(run.lib_path, sizeof run.lib_path, "%.1023s", realpath(path, real) ? real : path);
+  snprintf(run.device, sizeof run.device, "%s", dev->name);
+  cublasStatus_t (*get_info)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(lib, "symvGetInfo");
+  symvInfo info;
+  if (get_info && get_info(&info) == CUBLAS_STATUS_SUCCESS) { /* a library older than symvGetInfo: "" */
+    snprintf(run.lib_version, sizeof run.lib_version, "%s", info.version ? info.version : "");
+    snprintf(run.lib_tuned_gpu, sizeof run.lib_tuned_gpu, "%s", info.tuned_gpu ? info.tuned_gpu : "");
+    snprintf(run.lib_arch, sizeof run.lib_arch, "%s", info.arch ? info.arch : "");
+  }
+  db_bench_result *res = calloc((size_t)nrows + 1, sizeof *res);
+  if (!res) {
+    fprintf(stderr, "symvtune bench: %s\n", symv_strerror(SYMV_NO_MEMORY));
+    return -1;
+  }
+  for (int i = 0; i < nrows; i++) {
+    const bench_row *b = &rows[i];
+    db_bench_result *o = &res[i];
+    snprintf(o->routine, sizeof o->routine, "%s", symv_routine_name(routine));
+    o->uplo = uplo, o->n = b->n;
+    snprintf(o->kernel, sizeof o->kernel, "%s", *b->kernel ? b->kernel : "none");
+    o->libsymv_us = b->us[0], o->cublas_us = b->us[1], o->cublas_atomics_us = b->us[2];
+    o->openblas_us = b->us[3] > 0 ? b->us[3] : NAN;
+    o->floor_us = b->floor_us > 0 ? b->floor_us : NAN;
+    o->residual = b->resid >= 0 ? b->resid : NAN;
+    o->pct_copy = b->pct_copy >= 0 ? b->pct_copy : NAN;
+  }
+  int rc = 0;
+  if (bench_db) {
+    if (db_put_bench(bench_db, &run, res, (size_t)nrows)) {
+      fprintf(stderr, "symvtune bench: --db: the run could not be stored: %s\n", db_errmsg(bench_db));
+      rc = -1;
+    } else {
+      printf("stored in the database as bench run %lld (select * from v_bench where run_id = %lld)\n", run.id,
+             run.id);
+    }
+  }
+  if (json_fd >= 0) {
+    int fd = dup(json_fd);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+      fprintf(stderr, "symvtune bench: --json: %s\n", strerror(errno));
+      if (fd >= 0) close(fd);
+      rc = -1;
+    } else {
+      bench_json_write(f, &run, res, (size_t)nrows, TOL);
+      if (fclose(f)) {
+        fprintf(stderr, "symvtune bench: --json: cannot write the output\n");
+        rc = -1;
+      }
+    }
+  }
+  free(res);
+  return rc;
+}
+
+static int run(int argc, char **argv)
+{
+  int each;
+  if (cli_each_routine("bench", argc, argv, run, &each)) return each;
+  int status = bench(argc, argv);
+  if (json_fd >= 0) { /* stdout back */
+    fflush(stdout);
+    dup2(json_fd, 1);
+    close(json_fd);
+    json_fd = -1;
+  }
+  if (bench_db && db_close(bench_db) && status == SYMV_EXIT_OK) status = SYMV_EXIT_ERROR;
+  bench_db = NULL;
   return status;
 }
 

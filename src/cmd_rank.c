@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "routine.h"
 #include "fit.h"
+#include "json.h"
 #include "sweep.h"
 #include "symv_error.h"
 
@@ -41,6 +42,14 @@ static void help(void)
        "  --top T         survivors by points (default 10)\n"
        "  --uplo L|U      stored triangle of the measurements (default L)\n"
        "  --hot           the measurements with A resident in L2 (default: cold)\n"
+       "  --json          print a JSON document instead: {\"format\": 1, \"symvtune\": version,\n"
+       "                  \"schema\": the database's schema version, \"device\": {name, cc_major,\n"
+       "                  cc_minor, sm_count} or null, \"routine\", \"uplo\", \"hot\", \"points_k\",\n"
+       "                  \"top\", \"valid_candidates\", \"sizes\": [n, ...], \"cublas_us\": [the faster\n"
+       "                  cuBLAS mode's time at each size, or null], \"candidates\": [{rank, id, family,\n"
+       "                  block_size, ux, multiplicity, mx, label, points, survivor, speedup: [the\n"
+       "                  faster cuBLAS mode's time / the candidate's at each size, or null]}, ...]}\n"
+       "                  listing the same candidates as the table, best first\n"
        "  --help          this text\n"
        "Exit status: 0, 2 usage, 4 database error or no sweep-stage measurements.");
 }
@@ -137,6 +146,57 @@ static void print_ranking(const db_times *tt, const sieve_result *r, const doubl
   printf(".\n");
 }
 
+/* Version of the JSON document's layout (see json.h: json_head). */
+#define RANK_JSON_FORMAT 1
+
+/* --json: the ranking print_ranking shows, as one document. */
+static void print_json(FILE *f, const db_times *tt, const sieve_result *r, const double *cub, int K, int T,
+                       const char *routine, char uplo, int hot, const db_device *dev)
+{
+  const int S = (int)tt->nsizes;
+  fputs("{\n  ", f);
+  json_head(f, RANK_JSON_FORMAT, dev ? dev->name : NULL, dev ? dev->cc_major : 0, dev ? dev->cc_minor : 0,
+            dev ? dev->sm_count : 0);
+  fputs("  \"routine\": ", f);
+  json_string(f, routine);
+  fprintf(f, ", \"uplo\": \"%c\", \"hot\": %s, \"points_k\": %d, \"top\": %d, \"valid_candidates\": %zu,\n",
+          uplo, hot ? "true" : "false", K, T, tt->ncand);
+  fputs("  \"sizes\": [", f);
+  for (int s = 0; s < S; s++) fprintf(f, "%s%d", s ? ", " : "", tt->n[s]);
+  fputs("],\n  \"cublas_us\": [", f);
+  for (int s = 0; s < S; s++) {
+    if (s) fputs(", ", f);
+    json_number(f, cub[s]);
+  }
+  fputs("],\n  \"candidates\": [", f);
+  int *survivor = calloc((size_t)tt->ncand + 1, sizeof *survivor);
+  for (int i = 0; survivor && i < r->nsurvivors; i++) survivor[r->survivors[i]] = 1;
+  int listed = 0;
+  for (int q = 0; q < r->ncand; q++) {
+    const int c = r->order[q], surv = survivor ? survivor[c] : 0;
+    if (!(r->points[c] > 0) && !surv) continue;
+    const db_candidate *k = &tt->cand[c];
+    char label[64];
+    fit_label(DB_KERNEL_CANDIDATE, k, label, sizeof label);
+    fprintf(f, "%s\n    {\"rank\": %d, \"id\": %lld, \"family\": ", listed++ ? "," : "", q + 1, k->id);
+    json_string(f, k->family);
+    fprintf(f, ", \"block_size\": %d, \"ux\": %d, \"multiplicity\": %d, \"mx\": %d, \"label\": ", k->block_size,
+            k->ux, k->multiplicity, k->mx);
+    json_string(f, label);
+    fputs(", \"points\": ", f);
+    json_number(f, r->points[c]);
+    fprintf(f, ", \"survivor\": %s, \"speedup\": [", surv ? "true" : "false");
+    for (int s = 0; s < S; s++) {
+      const double t = tt->median_us[(size_t)c * (size_t)S + (size_t)s];
+      if (s) fputs(", ", f);
+      json_number(f, t > 0 && cub[s] > 0 ? cub[s] / t : NAN);
+    }
+    fputs("]}", f);
+  }
+  free(survivor);
+  fputs("\n  ]\n}\n", f);
+}
+
 static int run(int argc, char **argv)
 {
   int each;
@@ -145,10 +205,10 @@ static int run(int argc, char **argv)
     {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'},       {"sizes", required_argument, 0, 's'},
     {"points-k", required_argument, 0, 'K'}, {"top", required_argument, 0, 'T'},
     {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
-    {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    {"help", no_argument, 0, 'h'},           {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL;
-  int ns[MAX_SIZES], nsizes = 0, K = SIEVE_DEFAULT_K, T = SIEVE_DEFAULT_T, hot = 0, c;
+  int ns[MAX_SIZES], nsizes = 0, K = SIEVE_DEFAULT_K, T = SIEVE_DEFAULT_T, hot = 0, c, json = 0;
   char uplo = 'L';
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -171,6 +231,7 @@ static int run(int argc, char **argv)
       uplo = optarg[0];
       break;
     case 'H': hot = 1; break;
+    case 'j': json = 1; break;
     case 'h': help(); return SYMV_EXIT_OK;
     default: return cli_usage_error("rank", "unknown option");
     }
@@ -219,8 +280,18 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune rank: no valid candidate has sweep-stage measurements at the sizes given\n");
     goto out;
   }
-  print_ranking(&tt, &r, cub, K, T, uplo, hot);
+  if (json) {
+    db_device dev;
+    const int have_dev = db_get_device(d, &dev) == 0;
+    print_json(stdout, &tt, &r, cub, K, T, symv_routine_name(routine), uplo, hot, have_dev ? &dev : NULL);
+  } else {
+    print_ranking(&tt, &r, cub, K, T, uplo, hot);
+  }
   status = SYMV_EXIT_OK;
+  if (fflush(stdout) || ferror(stdout)) {
+    fprintf(stderr, "symvtune rank: cannot write the output\n");
+    status = SYMV_EXIT_ERROR;
+  }
 out:
   sieve_free(&r);
   db_times_free(&tt);

@@ -30,9 +30,10 @@ static void help(void)
        "  2. symvtune fit --db FILE --routine R     d-spline fits and dispatch rules\n"
        "     (1 and 2 for each routine)\n"
        "  3. symvtune build --db FILE --out DIR     one DIR/lib/libsymv.so of every fitted routine\n"
-       "  4. symvtune bench --lib DIR --routine R --atomics any|deterministic\n"
+       "  4. symvtune bench --lib DIR --routine R --atomics any|deterministic --db FILE\n"
        "                                            libsymv against cuBLAS and OpenBLAS, each routine, with a\n"
-       "                                            handle that allowed atomics and one in cuBLAS's default\n"
+       "                                            handle that allowed atomics and one in cuBLAS's default;\n"
+       "                                            the runs stored in FILE (view v_bench)\n"
        "  5. symvtune validate --db FILE --routine R   the rules' regret at 50 sizes no stage sampled\n"
        "and prints the wall time of each stage. A stage that fails stops the job with its exit\n"
        "status; run the same command again to go on (the sweep keeps what it measured).\n\n"
@@ -97,7 +98,7 @@ static int run(int argc, char **argv)
   char dev[16];
   snprintf(dev, sizeof dev, "%d", device);
   /* argv of each stage; argv[0] is the command's name, as main() passes it */
-  static char *argvs[NSTAGES][10];
+  static char *argvs[NSTAGES][12];
   char **stages[NSTAGES];
   int nstages = 0;
   for (int pass = 0; pass < 3; pass++) { /* sweep and fit of each routine; build; bench of each */
@@ -123,7 +124,8 @@ static int run(int argc, char **argv)
         for (int det = 0; det < 2; det++) {
           char **av = argvs[nstages];
           av[0] = "bench", av[1] = "--lib", av[2] = (char *)out, av[3] = "--device", av[4] = dev;
-          av[5] = "--routine", av[6] = name, av[7] = "--atomics", av[8] = det ? "deterministic" : "any", av[9] = NULL;
+          av[5] = "--routine", av[6] = name, av[7] = "--atomics", av[8] = det ? "deterministic" : "any";
+          av[9] = "--db", av[10] = (char *)dbpath, av[11] = NULL; /* the bench runs go into the database */
           stages[nstages++] = av;
         }
         char **av = argvs[nstages]; /* the rules' regret at sizes no stage sampled */

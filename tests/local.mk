@@ -96,3 +96,15 @@ tests_test_shard_SOURCES = tests/test_shard.c tests/test_device.h tests/test_uti
 tests_test_shard_CFLAGS = $(TEST_CFLAGS)
 tests_test_shard_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 tests_test_shard_LDADD = $(TEST_CORE_LIBS)
+
+# `symvtune doctor` (tests/test_doctor.c): programs linked to a library
+# built once per run (nvcc; no GPU) the right way and two wrong ways, judged
+# from their real bindings; the parsers of the log and the bindings; the
+# documents of rank --json and bench --json (read with jq). Its GPU tests
+# (bench --json --db, a program that really calls) skip without a GPU.
+CRITERION_TESTS += tests/test_doctor
+tests_test_doctor_SOURCES = tests/test_doctor.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
+tests_test_doctor_CFLAGS = $(TEST_CFLAGS)
+tests_test_doctor_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS) -DSYMVTUNE_BIN='"$(abs_top_builddir)/src/symvtune"'
+tests_test_doctor_LDADD = $(TEST_CORE_LIBS)
+EXTRA_tests_test_doctor_DEPENDENCIES = src/symvtune$(EXEEXT)

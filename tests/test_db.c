@@ -1978,16 +1978,17 @@ static void migrate_shipped(const char *name)
   /* every table: the same rows, the same values in its old columns (ids
    * included), as many rows */
   read_tables(p, after, 16, &na);
-  /* version 6 adds the two validation tables, empty; none other is added
-   * or lost */
+  /* version 6 adds the two validation tables, version 7 the two bench
+   * tables, all empty; none other is added or lost */
   int added = 0;
   for (int i = 0; i < na; i++)
-    if (!strcmp(after[i].name, "validation_run") || !strcmp(after[i].name, "validation_time")) {
+    if (!strcmp(after[i].name, "validation_run") || !strcmp(after[i].name, "validation_time") ||
+        !strcmp(after[i].name, "bench_run") || !strcmp(after[i].name, "bench_result")) {
       cr_assert_eq(after[i].rows, 0, "%s: %s has rows", name, after[i].name);
       memmove(&after[i], &after[i + 1], sizeof *after * (size_t)(na - i - 1));
       na--, i--, added++;
     }
-  cr_assert_eq(added, 2, "the validation tables of version 6");
+  cr_assert_eq(added, 4, "the validation tables of version 6 and the bench tables of version 7");
   cr_assert_eq(na, nb, "no table added or lost");
   sqlite3 *c = raw_open(p, SQLITE_OPEN_READONLY);
   for (int i = 0; i < nb; i++) {
@@ -2371,4 +2372,195 @@ Test(db, validation_runs_are_stored_and_checked)
   cr_assert_eq(raw_int(p, "SELECT seed FROM validation_run"), -1, "the seed's 64 bits, stored as SQLite's integer");
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM validation_time WHERE predicted_us IS NULL"), 1);
   cr_assert_eq(raw_int(p, "SELECT sum(chosen) FROM validation_time"), 1);
+}
+
+/* ---- Bench runs (schema version 7) ------------------------------------------ */
+
+/* A plausible bench run of the H100 and its result at n. */
+static db_bench_run bench_run_of(int deterministic)
+{
+  db_bench_run r = { .deterministic = deterministic, .hot = 0, .batches = 7, .cc_major = 9, .cc_minor = 0,
+                     .sm_count = 132, .copy_gbs = 2950.5, .complete = 1 };
+  snprintf(r.symvtune, sizeof r.symvtune, "0.1.0");
+  snprintf(r.lib_path, sizeof r.lib_path, "/opt/libsymv/lib/libsymv.so");
+  snprintf(r.lib_version, sizeof r.lib_version, "0.1.0");
+  snprintf(r.lib_tuned_gpu, sizeof r.lib_tuned_gpu, "NVIDIA H100 80GB HBM3");
+  snprintf(r.lib_arch, sizeof r.lib_arch, "sm_90");
+  snprintf(r.device, sizeof r.device, "NVIDIA H100 80GB HBM3");
+  return r;
+}
+
+static db_bench_result bench_result_of(const char *routine, int n, double lib, double cub, double cuba)
+{
+  db_bench_result b = { .uplo = 'L', .n = n, .libsymv_us = lib, .cublas_us = cub, .cublas_atomics_us = cuba,
+                        .openblas_us = 40 * lib, .floor_us = 0.8 * lib, .residual = 0.125, .pct_copy = 61.5 };
+  snprintf(b.routine, sizeof b.routine, "%s", routine);
+  snprintf(b.kernel, sizeof b.kernel, "%s_pipe_b256_u32_x0", routine);
+  return b;
+}
+
+Test(db, bench_runs_are_stored_with_a_view_for_people)
+{
+  char p[256];
+  path_of(p, "bench.db");
+  db *d = fresh(p);
+  db_bench_run run = bench_run_of(0);
+  db_bench_result b[3] = { bench_result_of("dsymv", 500, 4.0, 9.0, 6.0), bench_result_of("dsymv", 4096, 40.0, 66.0, 70.0),
+                           bench_result_of("dsymv", 32768, 2000.0, 1990.0, 2010.0) };
+  b[1].openblas_us = NAN, b[1].floor_us = NAN; /* not measured: NULL */
+  snprintf(b[2].kernel, sizeof b[2].kernel, "cublas");
+  OK(db_put_bench(d, &run, b, 3));
+  cr_assert_gt(run.id, 0);
+  cr_assert_eq(strlen(run.created), 20, "created: '%s'", run.created);
+  db_bench_run det = bench_run_of(1);
+  db_bench_result db1 = bench_result_of("zhemv", 1000, 10.0, 20.0, 12.0);
+  OK(db_put_bench(d, &det, &db1, 1));
+  db_bench_run again = bench_run_of(0); /* a later run of the same: the latest */
+  db_bench_result b2 = bench_result_of("dsymv", 500, 5.0, 9.0, 6.0);
+  OK(db_put_bench(d, &again, &b2, 1));
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 7);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM bench_run"), 3);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM bench_result"), 5);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM bench_result WHERE openblas_us IS NULL AND floor_us IS NULL"), 1);
+  /* the view: ratios are the other's time over libsymv's; the speed-up is
+   * over the faster cuBLAS mode for 'any', over cuBLAS without atomics for
+   * 'deterministic' */
+  cr_assert_eq(raw_int(p, "SELECT x_cublas * 1000 FROM v_bench WHERE run_id = 1 AND n = 500"), 2250);
+  cr_assert_eq(raw_int(p, "SELECT x_cublas_atomics * 1000 FROM v_bench WHERE run_id = 1 AND n = 500"), 1500);
+  cr_assert_eq(raw_int(p, "SELECT speedup * 1000 FROM v_bench WHERE run_id = 1 AND n = 500"), 1500);
+  cr_assert_eq(raw_int(p, "SELECT speedup * 1000 FROM v_bench WHERE run_id = 1 AND n = 4096"), 1650);
+  cr_assert_eq(raw_int(p, "SELECT x_openblas * 1000 FROM v_bench WHERE run_id = 1 AND n = 500"), 40000);
+  cr_assert_eq(raw_int(p, "SELECT x_openblas IS NULL FROM v_bench WHERE run_id = 1 AND n = 4096"), 1);
+  cr_assert_eq(raw_int(p, "SELECT x_floor * 1000 FROM v_bench WHERE run_id = 1 AND n = 500"), 1250);
+  cr_assert_eq(raw_int(p, "SELECT speedup * 1000 FROM v_bench WHERE routine = 'zhemv'"), 2000,
+               "deterministic: over cuBLAS without atomics, though cuBLAS with atomics is faster");
+  cr_assert_eq(raw_int(p, "SELECT atomics = 'deterministic' FROM v_bench WHERE routine = 'zhemv'"), 1);
+  cr_assert_eq(raw_int(p, "SELECT kernel = 'cublas' FROM v_bench WHERE n = 32768"), 1);
+  /* the latest run of (dsymv, any, L, cold, H100) is the third; the first is not */
+  cr_assert_eq(raw_int(p, "SELECT run_id FROM v_bench WHERE routine = 'dsymv' AND latest"), 3);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM v_bench WHERE run_id = 1 AND latest"), 0);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM v_bench WHERE routine = 'zhemv' AND latest"), 1);
+  cr_assert_eq(raw_int(p, "SELECT lib_path = '/opt/libsymv/lib/libsymv.so' AND lib_tuned_gpu LIKE '%H100%' "
+                          "FROM v_bench LIMIT 1"), 1);
+}
+
+Test(db, bad_bench_runs_are_refused_and_leave_nothing)
+{
+  char p[256];
+  path_of(p, "bench-bad.db");
+  db *d = fresh(p);
+  const db_bench_run good = bench_run_of(0);
+  const db_bench_result ok = bench_result_of("dsymv", 500, 4.0, 9.0, 6.0);
+  struct {
+    const char *what;
+    db_bench_run run;
+    db_bench_result res[2];
+    size_t nres;
+  } bad[16];
+  int nb = 0;
+#define BAD_RUN(desc, field, value) \
+  bad[nb] = (typeof(bad[0])){desc, good, {ok, ok}, 1}, bad[nb].run.field = value, nb++
+#define BAD_RESULT(desc, field, value) \
+  bad[nb] = (typeof(bad[0])){desc, good, {ok, ok}, 1}, bad[nb].res[0].field = value, nb++
+  BAD_RUN("no batches", batches, 0);
+  BAD_RUN("an atomics class of 2", deterministic, 2);
+  BAD_RUN("no SMs", sm_count, 0);
+  BAD_RUN("a negative copy rate", copy_gbs, -1.0);
+  BAD_RUN("an empty device name", device[0], 0);
+  BAD_RUN("an empty library path", lib_path[0], 0);
+  BAD_RESULT("n = 0", n, 0);
+  BAD_RESULT("uplo X", uplo, 'X');
+  BAD_RESULT("a time of 0", libsymv_us, 0.0);
+  BAD_RESULT("cuBLAS not measured", cublas_us, NAN);
+  BAD_RESULT("a negative residual", residual, -1.0);
+  BAD_RESULT("an unknown routine", routine[0], 'q');
+  BAD_RESULT("no kernel", kernel[0], 0);
+  bad[nb] = (typeof(bad[0])){"one size twice", good, {ok, ok}, 2}, nb++;
+  for (int i = 0; i < nb; i++) {
+    int rc = db_put_bench(d, &bad[i].run, bad[i].res, bad[i].nres);
+    cr_assert_eq(rc, SYMV_INVALID_VALUE, "%s: %s (%s)", bad[i].what, symv_errname(rc), db_errmsg(d));
+    cr_assert_not_null(strstr(db_errmsg(d), "db_put_bench"), "%s: %s", bad[i].what, db_errmsg(d));
+  }
+#undef BAD_RUN
+#undef BAD_RESULT
+  /* a run with no result (a bench stopped before its first size) is kept */
+  db_bench_run empty = good;
+  empty.complete = 0;
+  OK(db_put_bench(d, &empty, NULL, 0));
+  OK(db_begin(d));
+  db_bench_run in_tx = good;
+  cr_assert_eq(db_put_bench(d, &in_tx, &ok, 1), SYMV_DB, "inside a transaction");
+  OK(db_rollback(d));
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM bench_run"), 1);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM bench_result"), 0);
+}
+
+/* A version 6 file: what this program writes, less the step of version 7
+ * (the same statements as the released version 6 made). */
+static void make_v6(const char *p)
+{
+  db *d = fresh(p);
+  const long long cid = valid_point(d, "lu", 128, 4, 1, 0);
+  db_fit f = fit_of(32, 9000, 0.01);
+  db_rule r[1] = { rule_of(32, 9000, DB_KERNEL_CANDIDATE, cid, 5) };
+  OK(db_put_fit(d, &f, NULL, 0, r, 1));
+  db_validation v = { .fit_id = f.id, .seed = 7, .regret_median = 1.0, .regret_p90 = 1.0, .regret_max = 1.2 };
+  db_validation_time t = { .n = 100, .kernel = DB_KERNEL_CANDIDATE, .candidate_id = cid, .median_us = 3.5,
+                           .predicted_us = 3.4, .chosen = 1 };
+  OK(db_put_validation(d, &v, &t, 1));
+  close_ok(d);
+  raw_exec(p, "PRAGMA journal_mode = DELETE; DROP VIEW v_bench; DROP TABLE bench_result; DROP TABLE bench_run; "
+              "PRAGMA user_version = 6;");
+}
+
+Test(db, version_6_database_is_migrated_to_7_keeping_its_data)
+{
+  char p[256];
+  path_of(p, "v6.db");
+  make_v6(p);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 6);
+  const long long cands = raw_int(p, "SELECT count(*) FROM candidate"), fits = raw_int(p, "SELECT count(*) FROM fit");
+  /* read-only: migrated in memory, the file untouched, and the bench tables there to read */
+  db *d = open_ok(p, DB_READONLY);
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), 6, "a read-only open does not migrate the file");
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'bench%'"), 0);
+  /* a writable open migrates it for good */
+  d = open_ok(p, 0);
+  db_bench_run run = bench_run_of(0);
+  db_bench_result b = bench_result_of("dsymv", 1000, 10.0, 20.0, 12.0);
+  OK(db_put_bench(d, &run, &b, 1));
+  close_ok(d);
+  cr_assert_eq(raw_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM candidate"), cands);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM fit"), fits);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM validation_run"), 1, "the validation run of version 6 is kept");
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM v_rules"), 1, "the view of version 6 is kept");
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM v_bench"), 1);
+  cr_assert_eq(raw_int(p, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+}
+
+Test(db, a_newer_or_foreign_version_7_file_is_refused_untouched)
+{
+  char p[256], q[256], r[256];
+  /* one version past this program's, with tables it does not know */
+  path_of(p, "v8.db");
+  close_ok(fresh(p));
+  raw_exec(p, "PRAGMA journal_mode = DELETE; CREATE TABLE bench_gpu (x); PRAGMA user_version = 8;");
+  assert_refused(p, 0, SYMV_DB_VERSION, "newer");
+  assert_refused(p, DB_READONLY, SYMV_DB_VERSION, "newer");
+  /* a version 7 file of another application */
+  path_of(q, "foreign7.db");
+  close_ok(fresh(q));
+  raw_exec(q, "PRAGMA journal_mode = DELETE; PRAGMA application_id = 42;");
+  assert_refused(q, 0, SYMV_DB_CORRUPT, NULL);
+  /* a version 7 file that lacks a bench table, or claims version 6 with them */
+  path_of(r, "damaged7.db");
+  close_ok(fresh(r));
+  raw_exec(r, "PRAGMA journal_mode = DELETE; DROP VIEW v_bench; DROP TABLE bench_result;");
+  assert_refused(r, 0, SYMV_DB_CORRUPT, "missing");
+  raw_exec(q, "PRAGMA application_id = 1398361430; PRAGMA user_version = 6;"); /* "SYMV", one version back */
+  assert_refused(q, 0, SYMV_DB_CORRUPT, "unexpected table 'bench_");
 }
