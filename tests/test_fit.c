@@ -318,20 +318,27 @@ static db_rule *latest_rules(const char *path, int lo, int hi, size_t *nrules, d
 
 /* ---- The fit, end to end ------------------------------------------------------- */
 
-Test(fit, rules_follow_the_true_winners_and_ignore_spikes)
+/* Both methods of choosing the rules (the default, regret; merge without a
+ * margin, `--select merge --margin 0`) on one synthetic database. */
+static void rules_follow_the_true_winners(int regret)
 {
   char p[256];
   dense_db x;
-  make_dense_db(path_of(p, "dense.db"), &x);
+  make_dense_db(path_of(p, regret ? "dense-regret.db" : "dense-merge.db"), &x);
   char *out, *err;
-  int st = symvtune(&out, &err, NULL, "fit", "--db", p, "--margin", "0", NULL); /* accuracy of the choice itself; the margin has its own test */
+  int st = regret ? symvtune(&out, &err, NULL, "fit", "--db", p, NULL)
+                  : symvtune(&out, &err, NULL, "fit", "--db", p, "--select", "merge", "--margin", "0", NULL); /* accuracy of the choice itself; the margin has its own test */
   cr_assert_eq(st, 0, "seed %llu: symvtune fit: exit %d\n%s%s", seed, st, out, err);
   cr_assert_not_null(strstr(out, "Rules of fit"), "seed %llu:\n%s", seed, out);
+  cr_assert_not_null(strstr(out, regret ? "selected by regret, interval cost" : "selected by merge, threshold"),
+                     "seed %llu:\n%s", seed, out);
+  cr_assert_not_null(strstr(out, "predicted regret"), "seed %llu:\n%s", seed, out);
 
   size_t nr;
   db_fit fit;
   db_rule *r = latest_rules(p, 32, 32768, &nr, &fit);
-  cr_assert_eq(fit.threshold, FIT_DEFAULT_THRESHOLD);
+  cr_assert_eq(fit.threshold, regret ? 0.0 : FIT_DEFAULT_THRESHOLD);
+  cr_assert_eq(strncmp(fit.method, regret ? FIT_SELECT_REGRET : FIT_SELECT_MERGE, 5), 0, "method %s", fit.method);
   size_t i = 0;
   int checked[NKERNELS] = {0};
   for (int n = 32; n <= 32768; n++) {
@@ -365,6 +372,63 @@ Test(fit, rules_follow_the_true_winners_and_ignore_spikes)
                   "cuBLAS", seed, i, r[i].predicted_gain);
   }
   free(r), free(out), free(err);
+}
+
+Test(fit, rules_follow_the_true_winners_and_ignore_spikes) { rules_follow_the_true_winners(1); }
+Test(fit, merged_rules_follow_the_true_winners_and_ignore_spikes) { rules_follow_the_true_winners(0); }
+
+/* The shipped H100 sweep of six routines (tests/data/sweep6-h100.db.xz),
+ * fitted as `symvtune fit` does: for every routine with dense samples and
+ * both rule sets, the rules chosen by regret are predicted to lose less
+ * than those of the merge method (threshold 1%, margin 5%), on the mean
+ * over ln n and at the worst n, and the targets of the method (mean regret
+ * <= 1.005, worst <= 1.05) hold for the prediction. */
+Test(fit, regret_rules_beat_merged_rules_on_the_shipped_h100_sweep, .timeout = 300)
+{
+  char xz[1024], p[256], cmd[1400];
+  snprintf(xz, sizeof xz, "%s/sweep6-h100.db.xz", SYMV_TEST_DATA);
+  if (access(xz, R_OK)) cr_skip_test("no %s", xz);
+  snprintf(cmd, sizeof cmd, "xz -dc '%s' > '%s'", xz, path_of(p, "six.db"));
+  if (system(cmd)) cr_skip_test("xz could not unpack %s", xz);
+  db *d = NULL;
+  cr_assert_eq(db_open(&d, p, DB_READONLY), 0, "%s", db_errmsg(d));
+  int fitted = 0;
+  for (int ri = 0; ri < DB_ROUTINE_COUNT; ri++) {
+    fit_set s;
+    int rc = fit_load(d, db_routine_name(ri), 'L', 0, &s);
+    if (rc == SYMV_NOT_FOUND) continue;
+    OK(rc);
+    int lo, hi, clo, chi;
+    OK(fit_sampled_range(&s, &lo, &hi));
+    OK(fit_cublas_range(&s, &clo, &chi));
+    OK(fit_compute(&s, lo > clo ? lo : clo, hi < chi ? hi : chi, 0));
+    for (int det = 0; det < 2; det++) {
+      fit_set view;
+      OK(fit_deterministic_view(&s, &view));
+      const fit_set *v = det ? &view : &s;
+      db_rule *rr, *rm;
+      size_t nrr, nrm;
+      double mr, xr, mm, xm;
+      OK(fit_select_regret(v, RULES_DEFAULT_INTERVAL_COST, &rr, &nrr, NULL));
+      OK(fit_select(v, FIT_DEFAULT_THRESHOLD, FIT_DEFAULT_MARGIN, &rm, &nrm, NULL));
+      OK(fit_predicted_regret(v, rr, nrr, &mr, &xr, NULL));
+      OK(fit_predicted_regret(v, rm, nrm, &mm, &xm, NULL));
+      cr_log_info("%s %s: regret rules %zu, mean %.4f, max %.4f; merged rules %zu, mean %.4f, max %.4f",
+                  db_routine_name(ri), det ? "deterministic" : "any", nrr, mr, xr, nrm, mm, xm);
+      cr_assert_lt(mr, mm, "%s %s: mean predicted regret %.5f, merged %.5f", db_routine_name(ri),
+                   det ? "deterministic" : "any", mr, mm);
+      cr_assert_leq(xr, xm, "%s %s: worst predicted regret %.5f, merged %.5f", db_routine_name(ri),
+                    det ? "deterministic" : "any", xr, xm);
+      cr_assert_leq(mr, 1.005, "%s: mean %.5f", db_routine_name(ri), mr);
+      cr_assert_leq(xr, 1.05, "%s: max %.5f", db_routine_name(ri), xr);
+      cr_assert_leq(nrr, 12, "%s: %zu rules", db_routine_name(ri), nrr);
+      free(rr), free(rm), free(view.curve);
+    }
+    fit_set_free(&s);
+    fitted++;
+  }
+  db_close(d);
+  cr_assert_geq(fitted, 3, "only %d routines of the shipped sweep have dense samples", fitted);
 }
 
 /* The deterministic rules, for handles in cuBLAS's default atomics mode:
