@@ -377,6 +377,64 @@ static void rules_follow_the_true_winners(int regret)
 Test(fit, rules_follow_the_true_winners_and_ignore_spikes) { rules_follow_the_true_winners(1); }
 Test(fit, merged_rules_follow_the_true_winners_and_ignore_spikes) { rules_follow_the_true_winners(0); }
 
+/* uplo U: without its dense samples, fit says that U is served with L's
+ * rules and stores no U fit; with them (here lu timed 30% faster than
+ * cuBLAS at every n, unlike L), a fit of its own, from its own samples. */
+Test(fit, uplo_u_is_fitted_from_its_own_samples_where_there_are_some)
+{
+  char p[256];
+  dense_db x;
+  make_dense_db(path_of(p, "upper.db"), &x);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  cr_assert_not_null(strstr(out, "No dense samples of uplo U: libsymv serves uplo U with the rules of L"), "%s", out);
+  free(out), free(err);
+  db *d = NULL;
+  cr_assert_eq(db_open(&d, p, 0), 0);
+  db_fit fit;
+  db_rule *r;
+  size_t nr;
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'U', 0, &fit, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  int ns[128], nn = dense_sizes(ns);
+  OK(db_begin(d));
+  for (int i = 0; i < nn; i++) {
+    double t = truth(&x.m[K_CUBLAS], ns[i]) * exp(x.noise * rng_gauss());
+    db_measurement m = meas(ns[i], DB_STAGE_DENSE, t);
+    m.uplo = 'U';
+    OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &m));
+    m = meas(ns[i], DB_STAGE_DENSE, t / 1.3);
+    m.uplo = 'U';
+    OK(db_put_measurement(d, x.id[K_LU], &m));
+  }
+  OK(db_commit(d));
+  db_close(d);
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  cr_assert_not_null(strstr(out, "Uplo U, from its own dense samples"), "%s", out);
+  cr_assert_null(strstr(out, "No dense samples of uplo U"), "%s", out);
+  free(out), free(err);
+  cr_assert_eq(db_open(&d, p, DB_READONLY), 0);
+  for (int det = 0; det < 2; det++) {
+    OK(db_latest_fit_class(d, "dsymv", 'U', 0, det, &fit, &r, &nr, NULL, NULL));
+    cr_assert_eq(fit.uplo, 'U');
+    cr_assert_eq(nr, 1, "seed %llu: %zu rules for U, where lu is fastest everywhere", seed, nr);
+    cr_assert_eq(r[0].cand.id, x.id[K_LU], "seed %llu: U's rule names %s", seed, r[0].kernel);
+    free(r);
+  }
+  /* L's rules are still L's: cuBLAS first, not lu */
+  OK(db_latest_fit(d, "dsymv", 'L', 0, &fit, &r, &nr, NULL, NULL));
+  cr_assert_eq(fit.uplo, 'L');
+  cr_assert_geq(nr, 3);
+  cr_assert_str_eq(r[0].kernel, DB_KERNEL_CUBLAS);
+  free(r);
+  db_close(d);
+  /* --uplo U without U samples is an error that says what libsymv does */
+  char q[256];
+  make_dense_db(path_of(q, "lower-only.db"), &x);
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", q, "--uplo", "U", NULL), SYMV_EXIT_ERROR);
+  cr_assert_not_null(strstr(err, "libsymv serves uplo U with the rules of L"), "%s", err);
+  free(out), free(err);
+}
+
 /* The shipped H100 sweep of six routines (tests/data/sweep6-h100.db.xz),
  * fitted as `symvtune fit` does: for every routine with dense samples and
  * both rule sets, the rules chosen by regret are predicted to lose less
