@@ -656,6 +656,137 @@ Test(fit, plot_writes_a_png, .timeout = 60)
   free(img), free(out), free(err);
 }
 
+/* Counts the lines of path that contain `what` (0 if it cannot be read). */
+static int count_lines(const char *path, const char *what)
+{
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[4096];
+  int k = 0;
+  while (fgets(line, sizeof line, f)) k += strstr(line, what) != NULL;
+  fclose(f);
+  return k;
+}
+
+/* The figure's script and data (plot --script DIR), with the floor and a
+ * validation run in the database and without; the format follows --out's
+ * extension, and where gnuplot is installed each format's file begins with
+ * its magic bytes. */
+Test(fit, plot_script_holds_rules_floor_and_validation_and_the_format_follows_the_extension, .timeout = 120)
+{
+  char p[256], fig[256], sdir[256], f[400];
+  dense_db x;
+  make_dense_db(path_of(p, "figure.db"), &x);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  free(out), free(err);
+  size_t nr;
+  db_fit fit;
+  db_rule *r = latest_rules(p, 32, 32768, &nr, &fit);
+
+  /* no gnuplot: the script and data are kept all the same, then the error */
+  path_of(sdir, "script-plain");
+  cr_assert_eq(symvtune(&out, &err, "", "plot", "--db", p, "--out", path_of(fig, "fig.svg"), "--script", sdir, NULL),
+               4, "%s", err);
+  cr_assert_not_null(strstr(err, "gnuplot was not found"), "%s", err);
+  free(out), free(err);
+  snprintf(f, sizeof f, "%s/plot.gp", sdir);
+  cr_assert_eq(count_lines(f, "set terminal svg"), 1);
+  cr_assert_eq(count_lines(f, "set output \"plot.svg\""), 1);
+  cr_assert_eq(count_lines(f, "set logscale xy"), 1, "time on log axes");
+  cr_assert_eq(count_lines(f, "set arrow from"), (int)nr - 1, "one boundary per rule past the first");
+  for (size_t i = 0; i < nr; i++) { /* each interval labelled with its kernel */
+    char label[96], want[128];
+    fit_label(r[i].kernel, &r[i].cand, label, sizeof label);
+    snprintf(want, sizeof want, "set label \"%s\" at %.6g,", label, sqrt((double)r[i].n_start * r[i].n_end));
+    cr_assert_eq(count_lines(f, want), 1, "seed %llu: no label '%s' for rule %zu", seed, want, i);
+  }
+  cr_assert_eq(count_lines(f, "floor.dat"), 0, "no floor in the database, none drawn");
+  cr_assert_eq(count_lines(f, "validation.dat"), 0, "no validation run, none drawn");
+  cr_assert_eq(count_lines(f, "envelope.dat"), 1);
+  snprintf(f, sizeof f, "%s/curves.dat", sdir);
+  cr_assert_eq(count_lines(f, "# "), 5, "seed %llu: five kernels fitted, five curves", seed);
+
+  /* the floor (baseline rows "floor", dense stage) and a validation run */
+  db *d = NULL;
+  cr_assert_eq(db_open(&d, p, 0), 0);
+  int ns[128], nn = dense_sizes(ns), nfloor = 0;
+  OK(db_begin(d));
+  for (int i = 0; i < nn; i += 2, nfloor++) {
+    db_measurement m = meas(ns[i], DB_STAGE_DENSE, 0.5 * truth(&x.m[K_CUBLAS], ns[i]));
+    OK(db_put_baseline(d, "dsymv", "floor", &m));
+  }
+  OK(db_commit(d));
+  static const int vn[3] = {100, 1000, 10000};
+  db_validation_time vt[6];
+  memset(vt, 0, sizeof vt);
+  for (int i = 0; i < 3; i++) {
+    vt[2 * i].n = vt[2 * i + 1].n = vn[i];
+    snprintf(vt[2 * i].kernel, sizeof vt[2 * i].kernel, "%s", DB_KERNEL_CUBLAS);
+    vt[2 * i].median_us = 10.0 * (i + 1);
+    snprintf(vt[2 * i + 1].kernel, sizeof vt[2 * i + 1].kernel, "%s", DB_KERNEL_CANDIDATE);
+    vt[2 * i + 1].candidate_id = x.id[K_LU];
+    vt[2 * i + 1].median_us = 8.0 * (i + 1) * (i == 2 ? 2 : 1); /* lu faster at 100 and 1000, slower at 10000 */
+    vt[2 * i].predicted_us = vt[2 * i + 1].predicted_us = NAN;
+    vt[2 * i + 1].chosen = 1;
+  }
+  db_validation v = {.fit_id = fit.id, .seed = 7, .regret_median = 1, .regret_p90 = 1, .regret_max = 1.6};
+  OK(db_put_validation(d, &v, vt, 6));
+  db_close(d);
+  path_of(sdir, "script-all");
+  cr_assert_eq(symvtune(&out, &err, "", "plot", "--db", p, "--out", path_of(fig, "fig.PDF"), "--script", sdir, NULL),
+               4, "%s", err);
+  free(out), free(err);
+  snprintf(f, sizeof f, "%s/plot.gp", sdir);
+  cr_assert_eq(count_lines(f, "set terminal pdfcairo"), 1, "the extension, in capitals");
+  cr_assert_eq(count_lines(f, "floor.dat"), 1);
+  cr_assert_eq(count_lines(f, "validation.dat"), 2, "chosen and fastest");
+  snprintf(f, sizeof f, "%s/floor.dat", sdir);
+  cr_assert_eq(count_lines(f, " "), nfloor, "every floor sample");
+  snprintf(f, sizeof f, "%s/validation.dat", sdir);
+  cr_assert_eq(count_lines(f, "100 8 8"), 1, "n, chosen, fastest at 100");
+  cr_assert_eq(count_lines(f, "1000 16 16"), 1);
+  cr_assert_eq(count_lines(f, "10000 48 30"), 1);
+  /* --speedup: over the faster cuBLAS mode; the validation points over the
+   * cuBLAS time measured in the run */
+  path_of(sdir, "script-speedup");
+  cr_assert_eq(symvtune(&out, &err, "", "plot", "--db", p, "--out", fig, "--speedup", "--script", sdir, NULL), 4);
+  free(out), free(err);
+  snprintf(f, sizeof f, "%s/plot.gp", sdir);
+  cr_assert_eq(count_lines(f, "set logscale xy"), 0);
+  cr_assert_eq(count_lines(f, "set logscale x"), 1);
+  cr_assert_eq(count_lines(f, "speed-up over the faster cuBLAS mode"), 1);
+  snprintf(f, sizeof f, "%s/validation.dat", sdir);
+  cr_assert_eq(count_lines(f, "100 1.25 1.25"), 1);
+  cr_assert_eq(count_lines(f, "10000 0.625 1"), 1);
+  free(r);
+
+  /* formats by extension: unknown ones refused before anything is read */
+  cr_assert_eq(symvtune(&out, &err, NULL, "plot", "--db", p, "--out", path_of(fig, "fig.jpg"), NULL), 2);
+  cr_assert_not_null(strstr(err, "unknown extension .jpg"), "%s", err);
+  free(out), free(err);
+  cr_assert_eq(symvtune(&out, &err, NULL, "plot", "--db", p, "--out", path_of(fig, "figure"), NULL), 2);
+  cr_assert_not_null(strstr(err, "unknown extension (none)"), "%s", err);
+  free(out), free(err);
+  if (!GNUPLOT_PATH[0]) cr_skip_test("gnuplot was not found by configure");
+  static const struct { const char *name, *magic; size_t len; } fmts[] = {
+    {"fig.png", "\x89PNG\r\n\x1a\n", 8}, {"fig.pdf", "%PDF-", 5}, {"fig.svg", "<?xml", 5}};
+  for (int i = 0; i < 3; i++) {
+    int st = symvtune(&out, &err, NULL, "plot", "--db", p, "--out", path_of(fig, fmts[i].name), NULL);
+    if (st && strstr(err, "no pdfcairo")) { /* a gnuplot without cairo: said so */
+      free(out), free(err);
+      continue;
+    }
+    cr_assert_eq(st, 0, "seed %llu: plot --out %s: exit %d\n%s%s", seed, fmts[i].name, st, out, err);
+    cr_assert_not_null(strstr(out, ", the floor, a validation run"), "%s", out);
+    long len;
+    char *img = slurp(fig, &len);
+    cr_assert(len > 1000 && !memcmp(img, fmts[i].magic, fmts[i].len), "%s is not a %s file (%ld bytes)", fig,
+              fmts[i].name + 4, len);
+    free(img), free(out), free(err);
+  }
+}
+
 /* plot --out never names its own database (the file itself, through a
  * symbolic link, or its -wal file): refused with exit 2 before anything is
  * written, the database unchanged; and an image is written whole beside
@@ -873,7 +1004,7 @@ Test(fit, command_line_errors)
   expect_error(2, "--db FILE is required", "rank", NULL);
   expect_error(2, "--db FILE is required", "rules", "--json", NULL);
   expect_error(2, "--db FILE is required", "plot", "--out", "x.png", NULL);
-  expect_error(2, "--out FILE.png is required", "plot", "--db", p, NULL);
+  expect_error(2, "--out FIGURE (.png, .pdf or .svg) is required", "plot", "--db", p, NULL);
   expect_error(2, "invalid --threshold 'abc'", "fit", "--db", p, "--threshold", "abc", NULL);
   expect_error(2, "invalid --threshold '1'", "fit", "--db", p, "--threshold", "1", NULL);
   expect_error(2, "invalid --lo '0'", "fit", "--db", p, "--lo", "0", NULL);
