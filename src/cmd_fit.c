@@ -97,6 +97,7 @@ typedef struct {
   double alpha;              /* 0: GCV */
   int lo, hi;                /* 0: the samples' range */
   int hot;
+  int printed;               /* a fit was printed already (a blank line before the next) */
 } fit_args;
 
 /* The rules of s by the method of a (fit_select_regret or fit_select). */
@@ -138,7 +139,7 @@ static void method_text(const fit_args *a, char *buf, size_t size)
 /* Fits (uplo) of a and stores both rule sets. Returns an exit status;
  * SYMV_NOT_FOUND when there are no dense samples of uplo, after saying so
  * unless quiet_missing. */
-static int fit_one(const fit_args *a, db *d, char uplo, int quiet_missing)
+static int fit_one(fit_args *a, db *d, char uplo, int quiet_missing)
 {
   const char *path = a->path, *rname = symv_routine_name(a->routine);
   int status = SYMV_EXIT_ERROR, hot = a->hot;
@@ -181,7 +182,7 @@ static int fit_one(const fit_args *a, db *d, char uplo, int quiet_missing)
     fprintf(stderr, "symvtune fit: fitting the curves over %d..%d: %s\n", lo, hi, symv_strerror(rc));
     goto out;
   }
-  if (uplo == 'U') printf("Uplo U, from its own dense samples\n");
+  if (uplo == 'U') printf("%sUplo U, from its own dense samples\n", a->printed ? "\n" : "");
   print_curves(&s, lo, hi, a->alpha);
   int bad_n = 0;
   rc = choose(a, &s, &rules, &nrules, &bad_n);
@@ -227,6 +228,7 @@ static int fit_one(const fit_args *a, db *d, char uplo, int quiet_missing)
     free(drules);
   }
   if (rc == 0) status = SYMV_EXIT_OK;
+  a->printed = 1;
 out:
   free(rules);
   fit_set_free(&s);
@@ -305,16 +307,22 @@ static int run(int argc, char **argv)
     db_close(d);
     return SYMV_EXIT_ERROR;
   }
-  int status = fit_one(&a, d, uplo ? uplo : 'L', 0);
-  if (status == SYMV_NOT_FOUND) status = SYMV_EXIT_ERROR;
-  if (status == SYMV_EXIT_OK && !uplo) { /* U too, where it was sampled */
-    printf("\n");
-    int su = fit_one(&a, d, 'U', 1);
-    if (su == SYMV_NOT_FOUND)
-      printf("No dense samples of uplo U: libsymv serves uplo U with the rules of L\n");
+  int status;
+  if (uplo) {
+    status = fit_one(&a, d, uplo, 0);
+  } else { /* L, and U where it was sampled (a database swept with --uplo U has only U) */
+    status = fit_one(&a, d, 'L', 1);
+    int su = status == SYMV_EXIT_OK || status == SYMV_NOT_FOUND ? fit_one(&a, d, 'U', 1) : SYMV_EXIT_ERROR;
+    if (status == SYMV_NOT_FOUND && su == SYMV_NOT_FOUND)
+      status = fit_one(&a, d, 'L', 0); /* neither: the message of L */
+    else if (status == SYMV_NOT_FOUND)
+      status = su;
+    else if (su == SYMV_NOT_FOUND)
+      printf("\nNo dense samples of uplo U: libsymv serves uplo U with the rules of L\n");
     else if (su != SYMV_EXIT_OK)
       status = su;
   }
+  if (status == SYMV_NOT_FOUND) status = SYMV_EXIT_ERROR;
   db_close(d);
   return status;
 }

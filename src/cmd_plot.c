@@ -131,21 +131,6 @@ static void plot_span(FILE *f, const plot_input *in, const fit_curve *c, int fir
   }
 }
 
-/* The colour of a family: one each, fixed, so that figures of several
- * routines agree; families not listed share a hashed one of the rest. */
-static const char *plot_family_color(const char *family)
-{
-  static const struct { const char *family, *color; } known[] = {
-    {"atomic", "#1f77b4"}, {"atomic_red", "#ff7f0e"}, {"atomic_w", "#2ca02c"},
-    {"lu", "#d62728"},     {"panel", "#9467bd"},      {"pipe", "#8c564b"}};
-  static const char *const others[] = {"#e377c2", "#17becf", "#bcbd22", "#393b79"};
-  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-    if (!strcmp(family, known[i].family)) return known[i].color;
-  unsigned h = 0;
-  for (const char *p = family; *p; p++) h = h * 31 + (unsigned char)*p;
-  return others[h % (sizeof others / sizeof *others)];
-}
-
 /* The line style of curve i of s: colour by family, dash type and point
  * type by its place among the family's curves drawn. */
 static void plot_style(const fit_set *s, size_t i, char *buf, size_t size)
@@ -164,7 +149,7 @@ static void plot_style(const fit_set *s, size_t i, char *buf, size_t size)
     rank += !strcmp(s->curve[j].kernel, DB_KERNEL_CANDIDATE) && s->curve[j].alpha > 0 &&
             !strcmp(s->curve[j].cand.family, c->cand.family);
   static const int pts[] = {7, 5, 9, 11, 13, 15};
-  snprintf(buf, size, "lc rgb \"%s\" dt %d pt %d", plot_family_color(c->cand.family), 1 + rank % 5,
+  snprintf(buf, size, "lc rgb \"%s\" dt %d pt %d", gp_family_color(c->cand.family), 1 + rank % 5,
            pts[rank % 6]);
 }
 
@@ -274,20 +259,7 @@ static int plot_write(const char *dir, const plot_input *in, const gp_format *fm
                         : "time per call (us)");
     /* the rules: a dotted line at each boundary, each interval labelled
      * with its kernel in its family's colour at its geometric middle */
-    for (size_t i = 0; i < in->nrules; i++) {
-      const db_rule *r = &in->rules[i];
-      char label[100], safe[100];
-      fit_label(r->kernel, &r->cand, label, sizeof label);
-      gp_text(safe, sizeof safe, label);
-      const char *color = !strcmp(r->kernel, DB_KERNEL_CUBLAS) ? "#000000"
-                          : !strcmp(r->kernel, DB_KERNEL_CUBLAS_ATOMICS) ? "#555555"
-                                                                         : plot_family_color(r->cand.family);
-      if (i > 0)
-        fprintf(gp, "set arrow from %g, graph 0 to %g, graph 1 nohead dt 3 lw 1 lc rgb \"#555555\" back\n",
-                r->n_start - 0.5, r->n_start - 0.5);
-      fprintf(gp, "set label \"%s\" at %.6g, graph 0.98 rotate by 90 right font \",8\" tc rgb \"%s\" front\n", safe,
-              sqrt((double)r->n_start * r->n_end), color);
-    }
+    gp_rule_marks(gp, in->rules, in->nrules);
     if (in->speedup) fprintf(gp, "set arrow from graph 0, first 1 to graph 1, first 1 nohead lw 1 lc rgb \"#000000\" back\n");
     fprintf(gp, "plot");
     int idx = 0;

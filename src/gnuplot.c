@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,7 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../db/db.h"
 #include "config.h"
+#include "fit.h"
 #include "util.h"
 
 static const gp_format gp_formats[] = {
@@ -195,4 +198,39 @@ void gp_cleanup(const char *dir, const char *const *names, size_t n)
   snprintf(p, sizeof p, "%s/gnuplot.log", dir);
   unlink(p);
   rmdir(dir);
+}
+
+const char *gp_family_color(const char *family)
+{
+  static const struct { const char *family, *color; } known[] = {
+    {"atomic", "#1f77b4"}, {"atomic_red", "#ff7f0e"}, {"atomic_w", "#2ca02c"},
+    {"lu", "#d62728"},     {"panel", "#9467bd"},      {"pipe", "#8c564b"}};
+  static const char *const others[] = {"#e377c2", "#17becf", "#bcbd22", "#393b79"};
+  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+    if (!strcmp(family, known[i].family)) return known[i].color;
+  unsigned h = 0;
+  for (const char *p = family; *p; p++) h = h * 31 + (unsigned char)*p;
+  return others[h % (sizeof others / sizeof *others)];
+}
+
+const char *gp_kernel_color(const char *kernel, const char *family)
+{
+  if (!strcmp(kernel, DB_KERNEL_CUBLAS)) return "#000000";
+  if (!strcmp(kernel, DB_KERNEL_CUBLAS_ATOMICS)) return "#777777";
+  return gp_family_color(family);
+}
+
+void gp_rule_marks(FILE *gp, const db_rule *rules, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    const db_rule *r = &rules[i];
+    char label[100], safe[100];
+    fit_label(r->kernel, &r->cand, label, sizeof label);
+    gp_text(safe, sizeof safe, label);
+    if (i > 0)
+      fprintf(gp, "set arrow from %g, graph 0 to %g, graph 1 nohead dt 3 lw 1 lc rgb \"#555555\" back\n",
+              r->n_start - 0.5, r->n_start - 0.5);
+    fprintf(gp, "set label \"%s\" at %.6g, graph 0.98 rotate by 90 right font \",8\" tc rgb \"%s\" front\n", safe,
+            sqrt((double)r->n_start * r->n_end), gp_kernel_color(r->kernel, r->cand.family));
+  }
 }

@@ -67,4 +67,23 @@ int gp_keep(const char *cmd, const char *dir, const char *const *names, size_t n
  * gp_draw may have left, and dir itself; nothing when dir is "". */
 void gp_cleanup(const char *dir, const char *const *names, size_t n);
 
+/* gp_family_color: the colour ("#rrggbb") of a kernel family in every
+ * figure, fixed so that figures of several routines agree: one each for
+ * the families of the tuning space, the rest share a few by a hash of the
+ * name. */
+const char *gp_family_color(const char *family);
+
+/* gp_kernel_color: the colour of a kernel (a DB_KERNEL_ name; the family
+ * for a candidate): black for cuBLAS, grey for cuBLAS with atomics, else
+ * gp_family_color(family). */
+const char *gp_kernel_color(const char *kernel, const char *family);
+
+struct db_rule;
+
+/* gp_rule_marks: writes to the script a dotted vertical line at each
+ * boundary between rules[0..n) and each interval's kernel as a label at
+ * its geometric middle, rotated, at the top of the graph, in its kernel's
+ * colour (text reduced by gp_text). */
+void gp_rule_marks(FILE *gp, const struct db_rule *rules, size_t n);
+
 #endif
