@@ -389,6 +389,11 @@ Test(fit, uplo_u_is_fitted_from_its_own_samples_where_there_are_some)
   cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
   cr_assert_not_null(strstr(out, "No dense samples of uplo U: libsymv serves uplo U with the rules of L"), "%s", out);
   free(out), free(err);
+  cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, "--uplo", "U", NULL), 0, "seed %llu: %s", seed, err);
+  cr_assert_not_null(strstr(out, "No fit of uplo U (no dense samples of U): libsymv serves uplo U with the rules of L"),
+                     "%s", out);
+  cr_assert_not_null(strstr(out, "uplo L, cold"), "%s", out);
+  free(out), free(err);
   db *d = NULL;
   cr_assert_eq(db_open(&d, p, 0), 0);
   db_fit fit;
@@ -411,6 +416,11 @@ Test(fit, uplo_u_is_fitted_from_its_own_samples_where_there_are_some)
   cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
   cr_assert_not_null(strstr(out, "Uplo U, from its own dense samples"), "%s", out);
   cr_assert_null(strstr(out, "No dense samples of uplo U"), "%s", out);
+  free(out), free(err);
+  cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, "--uplo", "U", NULL), 0, "seed %llu: %s", seed, err);
+  cr_assert_null(strstr(out, "No fit of uplo U"), "%s", out);
+  cr_assert_not_null(strstr(out, "uplo U, cold, n 32..32768, selected by regret, interval cost 0.002"), "%s", out);
+  cr_assert_null(strstr(out, "uplo L"), "%s", out);
   free(out), free(err);
   cr_assert_eq(db_open(&d, p, DB_READONLY), 0);
   for (int det = 0; det < 2; det++) {
