@@ -260,7 +260,8 @@ static int plot_write(const char *dir, const plot_input *in, const gp_format *fm
     /* the rules: a dotted line at each boundary, each interval labelled
      * with its kernel in its family's colour at its geometric middle */
     gp_rule_marks(gp, in->rules, in->nrules);
-    if (in->speedup) fprintf(gp, "set arrow from graph 0, first 1 to graph 1, first 1 nohead lw 1 lc rgb \"#000000\" back\n");
+    if (in->speedup)
+      fprintf(gp, "set arrow from graph 0, first 1 to graph 1, first 1 nohead lw 1 lc rgb \"#000000\" back\n");
     fprintf(gp, "plot");
     int idx = 0;
     for (size_t i = 0; i < s->ncurves; i++) {
@@ -316,7 +317,8 @@ static int run(int argc, char **argv)
       if (cli_parse_atomics("plot", optarg, &det)) return SYMV_EXIT_USAGE;
       break;
     case 'u':
-      if (strcmp(optarg, "L") && strcmp(optarg, "U")) return cli_usage_error("plot", "invalid --uplo '%s' (L or U)", optarg);
+      if (strcmp(optarg, "L") && strcmp(optarg, "U"))
+        return cli_usage_error("plot", "invalid --uplo '%s' (L or U)", optarg);
       uplo = optarg[0];
       break;
     case 'S': speedup = 1; break;
@@ -356,7 +358,7 @@ static int run(int argc, char **argv)
   db_fit fit;
   db_rule *rules = NULL;
   db_fit_curve *curves = NULL;
-  db_measurement *floor = NULL;
+  db_measurement *floor_samples = NULL;
   db_validation run;
   db_validation_time *vt = NULL;
   size_t nrules = 0, ncurves = 0, nfloor = 0, nvt = 0;
@@ -399,7 +401,8 @@ static int run(int argc, char **argv)
     }
   }
   /* the floor, where another stage measured it; the latest validation run */
-  if ((rc = db_baseline_measurements(d, fit.routine, "floor", DB_STAGE_DENSE, fit.uplo, fit.hot, &floor, &nfloor))) {
+  if ((rc = db_baseline_measurements(d, fit.routine, "floor", DB_STAGE_DENSE, fit.uplo, fit.hot, &floor_samples,
+                                     &nfloor))) {
     fprintf(stderr, "symvtune plot: reading the floor's samples: %s\n", db_errmsg(d));
     goto out;
   }
@@ -415,7 +418,7 @@ static int run(int argc, char **argv)
   if (gp_workdir("plot", dir, sizeof dir)) goto out;
   errno = 0;
   plot_input in = {.routine = routine, .s = det ? &view : &s, .fit = &fit, .rules = rules, .nrules = nrules,
-                   .dev = &dev, .floor = floor, .nfloor = nfloor, .run = have_run ? &run : NULL, .vt = vt,
+                   .dev = &dev, .floor = floor_samples, .nfloor = nfloor, .run = have_run ? &run : NULL, .vt = vt,
                    .nvt = nvt, .speedup = speedup};
   rc = plot_write(dir, &in, fmt);
   if (rc == -2) {
@@ -439,7 +442,7 @@ out:
   gp_cleanup(dir, plot_files, sizeof plot_files / sizeof *plot_files);
   free(view.curve);
   fit_set_free(&s);
-  free(rules), free(curves), free(floor), free(vt);
+  free(rules), free(curves), free(floor_samples), free(vt);
   db_close(d);
   return status;
 }

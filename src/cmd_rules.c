@@ -197,7 +197,8 @@ static int run(int argc, char **argv)
       break;
     case 'j': json = 1; break;
     case 'u':
-      if (strcmp(optarg, "L") && strcmp(optarg, "U")) return cli_usage_error("rules", "invalid --uplo '%s' (L or U)", optarg);
+      if (strcmp(optarg, "L") && strcmp(optarg, "U"))
+        return cli_usage_error("rules", "invalid --uplo '%s' (L or U)", optarg);
       uplo = optarg[0];
       break;
     case 'A':

@@ -289,7 +289,10 @@ static int draw_regret(const char *out, const gp_format *fmt, const fit_set *s, 
     gp_rule_marks(gp, rules, nrules);
     fprintf(gp, "plot");
     const char *sep = "";
-    if (npred) fprintf(gp, " \"predicted.dat\" using 1:2 with lines lw 1.5 lc rgb \"#888888\" title \"predicted by the fit\""), sep = ",";
+    if (npred) {
+      fprintf(gp, " \"predicted.dat\" using 1:2 with lines lw 1.5 lc rgb \"#888888\" title \"predicted by the fit\"");
+      sep = ",";
+    }
     if (npoints)
       fprintf(gp, "%s \\\n  \"regret.dat\" using 1:2:3 with points pt 7 ps 1.2 lc rgb variable "
                   "title \"measured (colour: the chosen kernel's family)\"", sep);
