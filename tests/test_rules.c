@@ -480,8 +480,9 @@ Test(rules, regret_selection_refuses_bad_input)
   cr_assert_eq(rules_select_regret(t, 2, 1, 2, NULL, &iv, &m), 0);
   /* rules_regret's checks: intervals that do not tile */
   rules_interval gap[2] = {{1, 1, 0}, {3, 3, 1}}, bad[1] = {{1, 2, 5}};
+  double t3[6] = {1.0, 2.0, 3.0, 3.0, 2.0, 1.0}; /* 2 curves on 1..3 */
   cr_assert_eq(rules_regret(t, 2, 1, 2, 1, iv, m, NULL, NULL, NULL), 0);
-  cr_assert_eq(rules_regret(t, 2, 1, 3, 1, gap, 2, NULL, NULL, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(rules_regret(t3, 2, 1, 3, 1, gap, 2, NULL, NULL, NULL), SYMV_INVALID_VALUE);
   cr_assert_eq(rules_regret(t, 2, 1, 2, 1, bad, 1, NULL, NULL, NULL), SYMV_INVALID_VALUE);
   cr_assert_eq(rules_regret(t, 2, 1, 2, 1, NULL, 1, NULL, NULL, NULL), SYMV_INVALID_VALUE);
   free(iv);
