@@ -2655,3 +2655,63 @@ int db_put_bench(db *d, db_bench_run *run, const db_bench_result *r, size_t nr)
   snprintf(run->created, sizeof run->created, "%s", created);
   return 0;
 }
+
+/* row_reader for validation_time rows (db_latest_validation). */
+static int validation_time_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void *ctx)
+{
+  (void)ctx;
+  db_validation_time *e = elem;
+  const long long run = sqlite3_column_int64(st, 6);
+  char who[48];
+  snprintf(who, sizeof who, "validation run %lld", run);
+  int status = col_int(d, st, 0, 1, DB_N_MAX, who, "n", &e->n);
+  if (status == 0) status = col_text(d, st, 1, e->kernel, sizeof e->kernel, what);
+  if (status == 0 && kernel_index(e->kernel, sizeof e->kernel) < 0)
+    status = db_fail(d, SYMV_DB_CORRUPT, "%s: unknown kernel (a damaged or hand-edited database)", who);
+  e->candidate_id = sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 2);
+  e->median_us = sqlite3_column_double(st, 3);
+  e->predicted_us = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
+  if (status == 0) status = col_int(d, st, 5, 0, 1, who, "chosen", &e->chosen);
+  if (status == 0 && !(isfinite(e->median_us) && e->median_us > 0))
+    status = db_fail(d, SYMV_DB_CORRUPT, "%s: a time of %g us at n %d (a damaged or hand-edited database)", who,
+                     e->median_us, e->n);
+  return status;
+}
+
+int db_latest_validation(db *d, long long fit_id, db_validation *v, db_validation_time **t, size_t *nt)
+{
+  static const char what[] = "SELECT FROM validation_run (latest)";
+  if (!v || !t || !nt) return db_fail(d, SYMV_INVALID_VALUE, "db_latest_validation: NULL argument");
+  *t = NULL;
+  *nt = 0;
+  memset(v, 0, sizeof *v);
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what,
+    "SELECT id, seed, regret_median, regret_p90, regret_max FROM validation_run WHERE fit_id = ? "
+    "ORDER BY id DESC LIMIT 1", "I", fit_id);
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  if (status == 0 && !row)
+    status = db_fail(d, SYMV_NOT_FOUND, "fit %lld has no validation run stored (run 'symvtune validate' for it)",
+                     fit_id);
+  if (status == 0) {
+    v->id = sqlite3_column_int64(st, 0);
+    v->fit_id = fit_id;
+    v->seed = (unsigned long long)sqlite3_column_int64(st, 1);
+    v->regret_median = sqlite3_column_double(st, 2);
+    v->regret_p90 = sqlite3_column_double(st, 3);
+    v->regret_max = sqlite3_column_double(st, 4);
+  }
+  status = db_end(d, st, "SELECT FROM validation_run (latest)", status);
+  if (status) return status;
+  static const char what_t[] = "SELECT FROM validation_time";
+  status = db_query(d, &st, what_t,
+    "SELECT n, kernel, candidate_id, median_us, predicted_us, chosen, run_id FROM validation_time "
+    "WHERE run_id = ? ORDER BY n, kernel, candidate_id", "I", v->id);
+  if (status) return status;
+  void *list = NULL;
+  status = db_collect(d, st, what_t, sizeof **t, validation_time_row, NULL, &list, nt);
+  if (status) return status;
+  *t = list;
+  return 0;
+}

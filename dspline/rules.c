@@ -252,3 +252,149 @@ int rules_select(const double *time_us, int ncurves, int lo, int hi,
   opt.threshold = threshold;
   return rules_select_opt(time_us, ncurves, lo, hi, &opt, out, nout);
 }
+
+/* ---- Selection by regret (rules.h) --------------------------------------- */
+
+void rules_regret_options_init(rules_regret_options *opt)
+{
+  opt->interval_cost = RULES_DEFAULT_INTERVAL_COST;
+  opt->log_weight = 1;
+  opt->priority = NULL;
+}
+
+/* w(n) of rules.h: the width of n on a ln n axis, or 1. */
+static double rules_weight(int log_weight, int n)
+{
+  return log_weight ? log1p(1.0 / ((double)n - 0.5)) : 1.0;
+}
+
+/* The checks common to both functions below; *N := hi - lo + 1. */
+static int rules_regret_check(const double *time_us, int ncurves, int lo, int hi, int log_weight, int *N)
+{
+  if (!time_us || ncurves < 1 || hi < lo || (log_weight && lo < 1)) return SYMV_INVALID_VALUE;
+  long long span = (long long)hi - lo + 1;
+  if (span >= 0x7fffffffLL || (double)ncurves * (double)span > (double)(SIZE_MAX / 16)) return SYMV_INVALID_VALUE;
+  *N = (int)span;
+  size_t MN = (size_t)ncurves * (size_t)span;
+  for (size_t q = 0; q < MN; q++)
+    if (rules_available(time_us[q]) && !(time_us[q] > 0.0)) return SYMV_INVALID_VALUE; /* <= 0, -inf */
+  return 0;
+}
+
+/* The least available time at grid index j, or +inf where there is none. */
+static double rules_best(const double *t, int M, int N, int j)
+{
+  double best = INFINITY;
+  for (int c = 0; c < M; c++) {
+    double v = t[(size_t)c * N + j];
+    if (rules_available(v) && v < best) best = v;
+  }
+  return best;
+}
+
+int rules_select_regret(const double *time_us, int ncurves, int lo, int hi, const rules_regret_options *opt,
+                        rules_interval **out, int *nout)
+{
+  rules_regret_options dflt;
+  if (!opt) {
+    rules_regret_options_init(&dflt);
+    opt = &dflt;
+  }
+  int N = 0, M = ncurves;
+  if (!out || !nout || !(opt->interval_cost >= 0.0 && isfinite(opt->interval_cost))) return SYMV_INVALID_VALUE;
+  int rc = rules_regret_check(time_us, ncurves, lo, hi, opt->log_weight, &N);
+  if (rc) return rc;
+  rules_table tb = {.M = M, .N = N, .t = time_us, .priority = opt->priority};
+  const double cost = opt->interval_cost;
+
+  /* D of the previous and current n; switched[j M + c]: 1 when the best
+   * path to (j, c) comes from argmin[j - 1], another candidate */
+  double *prev = malloc((size_t)M * sizeof *prev), *cur = malloc((size_t)M * sizeof *cur);
+  unsigned char *switched = malloc((size_t)M * N);
+  int *argmin = calloc((size_t)N, sizeof *argmin);
+  rules_interval *res = NULL;
+  rc = SYMV_NO_MEMORY;
+  if (!prev || !cur || !switched || !argmin) goto out;
+  for (int j = 0; j < N; j++) {
+    double best = rules_best(time_us, M, N, j);
+    if (best == INFINITY) {
+      rc = SYMV_INVALID_VALUE;
+      goto out;
+    }
+    double w = rules_weight(opt->log_weight, lo + j);
+    int from = j ? argmin[j - 1] : -1;
+    double sw = j ? prev[from] + cost : 0.0;
+    int am = -1;
+    for (int c = 0; c < M; c++) {
+      double v = time_us[(size_t)c * N + j], d = INFINITY;
+      unsigned char s = 0;
+      if (rules_available(v)) {
+        double r = w * (v / best - 1.0);
+        if (j == 0) d = r;
+        else if (prev[c] <= sw) d = prev[c] + r; /* staying wins ties */
+        else d = sw + r, s = 1;
+      }
+      cur[c] = d;
+      switched[(size_t)j * M + c] = s;
+      if (d < INFINITY && (am < 0 || d < cur[am] || (d == cur[am] && rules_ranks_before(&tb, c, am)))) am = c;
+    }
+    argmin[j] = am;
+    double *t = prev;
+    prev = cur, cur = t;
+  }
+
+  /* trace back from the best end: count the intervals, then fill them */
+  int m = 1;
+  for (int j = N - 1, c = argmin[N - 1]; j > 0; j--)
+    if (switched[(size_t)j * M + c]) c = argmin[j - 1], m++;
+  res = malloc((size_t)m * sizeof *res);
+  if (!res) goto out;
+  int i = m - 1, c = argmin[N - 1];
+  res[i].n_end = hi;
+  res[i].cand = c;
+  for (int j = N - 1; j > 0; j--)
+    if (switched[(size_t)j * M + c]) {
+      res[i].n_start = lo + j;
+      c = argmin[j - 1];
+      i--;
+      res[i].n_end = lo + j - 1;
+      res[i].cand = c;
+    }
+  res[0].n_start = lo;
+  *out = res;
+  *nout = m;
+  rc = 0;
+out:
+  free(prev), free(cur), free(switched), free(argmin);
+  return rc;
+}
+
+int rules_regret(const double *time_us, int ncurves, int lo, int hi, int log_weight, const rules_interval *iv, int m,
+                 double *mean, double *max, int *worst_n)
+{
+  int N = 0;
+  int rc = rules_regret_check(time_us, ncurves, lo, hi, log_weight, &N);
+  if (rc) return rc;
+  if (!iv || m < 1 || iv[0].n_start != lo || iv[m - 1].n_end != hi) return SYMV_INVALID_VALUE;
+  for (int i = 0; i < m; i++)
+    if (iv[i].n_start > iv[i].n_end || iv[i].cand < 0 || iv[i].cand >= ncurves ||
+        (i > 0 && iv[i].n_start != iv[i - 1].n_end + 1))
+      return SYMV_INVALID_VALUE;
+  double sum = 0.0, wsum = 0.0, worst = 0.0;
+  int wn = lo;
+  for (int i = 0; i < m; i++)
+    for (int n = iv[i].n_start; n <= iv[i].n_end; n++) {
+      int j = n - lo;
+      double best = rules_best(time_us, ncurves, N, j);
+      if (best == INFINITY) return SYMV_INVALID_VALUE;
+      double v = time_us[(size_t)iv[i].cand * N + j];
+      double g = rules_available(v) ? v / best : INFINITY, w = rules_weight(log_weight, n);
+      sum += w * g;
+      wsum += w;
+      if (g > worst) worst = g, wn = n;
+    }
+  if (mean) *mean = sum / wsum;
+  if (max) *max = worst;
+  if (worst_n) *worst_n = wn;
+  return 0;
+}

@@ -7,6 +7,7 @@
 #include "params.h"
 #include "util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,13 +334,15 @@ int fit_deterministic_view(const fit_set *s, fit_set *view)
   return 0;
 }
 
-int fit_select(const fit_set *s, double threshold, double margin, db_rule **rules, size_t *nrules, int *bad_n)
+/* The checks of fit_select and fit_select_regret and the table both choose
+ * from: *t := the curves' predictions (M x N, us), margin applied to the
+ * candidates, *prio := cuBLAS first (the library's fallback), atomics off
+ * before on, then the curves in order. */
+static int fit_table(const fit_set *s, double margin, double **t_out, int **prio_out, int *bad_n)
 {
-  *rules = NULL;
-  *nrules = 0;
-  if (s->ncurves == 0 || !s->curve[0].pred_us || !(threshold >= 0 && threshold < 1) || !(margin >= 0) ||
-      !isfinite(margin))
-    return SYMV_INVALID_VALUE;
+  *t_out = NULL;
+  *prio_out = NULL;
+  if (s->ncurves == 0 || !s->curve[0].pred_us || !(margin >= 0) || !isfinite(margin)) return SYMV_INVALID_VALUE;
   int lo = s->curve[0].lo, hi = s->curve[0].hi, M = (int)s->ncurves;
   for (int c = 0; c < M; c++)
     if (!s->curve[c].pred_us || s->curve[c].lo != lo || s->curve[c].hi != hi) return SYMV_INVALID_VALUE;
@@ -358,24 +361,25 @@ int fit_select(const fit_set *s, double threshold, double margin, db_rule **rule
     free(t), free(prio);
     return SYMV_NO_MEMORY;
   }
-  /* ties go to cuBLAS (the library's fallback), atomics off first */
   for (int c = 0; c < M; c++) {
     memcpy(t + (size_t)c * N, s->curve[c].pred_us, N * sizeof *t);
-    if (!fit_is_cublas(&s->curve[c]))
+    if (!fit_is_cublas(&s->curve[c]) && margin > 0)
       for (size_t j = 0; j < N; j++) t[(size_t)c * N + j] *= 1.0 + margin; /* NaN stays NaN */
     const char *k = s->curve[c].kernel;
     prio[c] = !strcmp(k, DB_KERNEL_CUBLAS) ? 0 : !strcmp(k, DB_KERNEL_CUBLAS_ATOMICS) ? 1 : 2 + c;
   }
-  rules_options opt;
-  rules_options_init(&opt);
-  opt.threshold = threshold;
-  opt.priority = prio;
-  rules_interval *iv = NULL;
-  int m = 0;
-  int rc = rules_select_opt(t, M, lo, hi, &opt, &iv, &m);
-  db_rule *r = rc ? NULL : calloc((size_t)m, sizeof *r);
-  if (!rc && !r) rc = SYMV_NO_MEMORY;
-  for (int i = 0; !rc && i < m; i++) {
+  *t_out = t;
+  *prio_out = prio;
+  return 0;
+}
+
+/* The rules of intervals iv[0..m) over s's curves (see fit_select). */
+static int fit_rules_of(const fit_set *s, const rules_interval *iv, int m, db_rule **rules, size_t *nrules)
+{
+  int lo = s->curve[0].lo;
+  db_rule *r = calloc((size_t)m, sizeof *r);
+  if (!r) return SYMV_NO_MEMORY;
+  for (int i = 0; i < m; i++) {
     const fit_curve *c = &s->curve[iv[i].cand];
     int mid = (int)lround(sqrt((double)iv[i].n_start * iv[i].n_end));
     if (mid < iv[i].n_start) mid = iv[i].n_start;
@@ -387,14 +391,86 @@ int fit_select(const fit_set *s, double threshold, double margin, db_rule **rule
     r[i].predicted_us = c->pred_us[mid - lo];
     r[i].predicted_gain = fit_cublas_us(s, mid) / r[i].predicted_us;
   }
-  free(iv), free(t), free(prio);
-  if (rc) {
-    free(r);
-    return rc;
-  }
   *rules = r;
   *nrules = (size_t)m;
   return 0;
+}
+
+int fit_select(const fit_set *s, double threshold, double margin, db_rule **rules, size_t *nrules, int *bad_n)
+{
+  *rules = NULL;
+  *nrules = 0;
+  if (!(threshold >= 0 && threshold < 1)) return SYMV_INVALID_VALUE;
+  double *t;
+  int *prio;
+  int rc = fit_table(s, margin, &t, &prio, bad_n);
+  if (rc) return rc;
+  rules_options opt;
+  rules_options_init(&opt);
+  opt.threshold = threshold;
+  opt.priority = prio;
+  rules_interval *iv = NULL;
+  int m = 0;
+  rc = rules_select_opt(t, (int)s->ncurves, s->curve[0].lo, s->curve[0].hi, &opt, &iv, &m);
+  if (!rc) rc = fit_rules_of(s, iv, m, rules, nrules);
+  free(iv), free(t), free(prio);
+  return rc;
+}
+
+int fit_select_regret(const fit_set *s, double interval_cost, db_rule **rules, size_t *nrules, int *bad_n)
+{
+  *rules = NULL;
+  *nrules = 0;
+  if (!(interval_cost >= 0) || !isfinite(interval_cost)) return SYMV_INVALID_VALUE;
+  double *t;
+  int *prio;
+  int rc = fit_table(s, 0.0, &t, &prio, bad_n);
+  if (rc) return rc;
+  rules_regret_options opt;
+  rules_regret_options_init(&opt);
+  opt.interval_cost = interval_cost;
+  opt.priority = prio;
+  rules_interval *iv = NULL;
+  int m = 0;
+  rc = rules_select_regret(t, (int)s->ncurves, s->curve[0].lo, s->curve[0].hi, &opt, &iv, &m);
+  if (!rc) rc = fit_rules_of(s, iv, m, rules, nrules);
+  free(iv), free(t), free(prio);
+  return rc;
+}
+
+/* The index in s of the curve rule r names, -1 if none. */
+static int fit_curve_of_rule(const fit_set *s, const db_rule *r)
+{
+  for (size_t c = 0; c < s->ncurves; c++)
+    if (!strcmp(s->curve[c].kernel, r->kernel) &&
+        (strcmp(r->kernel, DB_KERNEL_CANDIDATE) || s->curve[c].cand.id == r->cand.id))
+      return (int)c;
+  return -1;
+}
+
+int fit_predicted_regret(const fit_set *s, const db_rule *rules, size_t nrules, double *mean, double *max,
+                         int *worst_n)
+{
+  if (s->ncurves == 0 || !s->curve[0].pred_us || !rules || nrules == 0 || nrules > INT_MAX) return SYMV_INVALID_VALUE;
+  int lo = s->curve[0].lo, hi = s->curve[0].hi, M = (int)s->ncurves;
+  for (int c = 0; c < M; c++)
+    if (!s->curve[c].pred_us || s->curve[c].lo != lo || s->curve[c].hi != hi) return SYMV_INVALID_VALUE;
+  size_t N = (size_t)(hi - lo) + 1;
+  rules_interval *iv = malloc(nrules * sizeof *iv);
+  double *t = malloc((size_t)M * N * sizeof *t);
+  int rc = SYMV_NO_MEMORY;
+  if (!iv || !t) goto out;
+  for (int c = 0; c < M; c++) memcpy(t + (size_t)c * N, s->curve[c].pred_us, N * sizeof *t);
+  rc = SYMV_INVALID_VALUE;
+  for (size_t i = 0; i < nrules; i++) {
+    iv[i].n_start = rules[i].n_start;
+    iv[i].n_end = rules[i].n_end;
+    if ((iv[i].cand = fit_curve_of_rule(s, &rules[i])) < 0) goto out;
+  }
+  rc = rules_regret(t, M, lo, hi, 1, iv, (int)nrules, mean, max, worst_n);
+out:
+  free(iv), free(t);
+  return rc;
 }
 
 int fit_store(db *d, const fit_set *s, double threshold, const char *method, const db_rule *rules,
@@ -432,9 +508,17 @@ void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nr
 {
   char created[4 * sizeof fit->created], method[4 * sizeof fit->method];  /* the file's text, escaped */
   if (fit->deterministic) fprintf(f, "%s\n", FIT_DETERMINISTIC_TITLE);
-  fprintf(f, "Rules of fit %lld (%s): uplo %c, %s, n %d..%d, threshold %g%%\n", fit->id,
+  char sel[sizeof fit->method];
+  size_t k = strcspn(fit->method, ";");
+  if ((!strncmp(fit->method, FIT_SELECT_REGRET, strlen(FIT_SELECT_REGRET)) ||
+       !strncmp(fit->method, FIT_SELECT_MERGE, strlen(FIT_SELECT_MERGE))) && k < sizeof sel)
+    snprintf(sel, sizeof sel, "selected by %.*s", (int)k, fit->method);
+  else
+    snprintf(sel, sizeof sel, "threshold %g%%", 100 * fit->threshold);
+  char esel[4 * sizeof sel];
+  fprintf(f, "Rules of fit %lld (%s): uplo %c, %s, n %d..%d, %s\n", fit->id,
           symv_escape(fit->created, created, sizeof created), fit->uplo, fit->hot ? "hot" : "cold", fit->lo, fit->hi,
-          100 * fit->threshold);
+          symv_escape(sel, esel, sizeof esel));
   if (fit->method[0]) fprintf(f, "  method: %s\n", symv_escape(fit->method, method, sizeof method));
   fprintf(f, "  %-34s %-26s %14s %16s\n", "Kernel/candidate", "N range", "predicted us", "gain vs cuBLAS");
   for (size_t i = 0; i < nrules; i++) {

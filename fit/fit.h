@@ -73,6 +73,8 @@
 #define FIT_MAX_REJECT 0.1       /* at most this fraction of a curve's samples is dropped */
 #define FIT_DEFAULT_THRESHOLD RULES_DEFAULT_THRESHOLD /* 1% predicted gain (rules.h) */
 #define FIT_DEFAULT_MARGIN 0.05  /* a candidate must be predicted 5% faster than cuBLAS to replace it */
+#define FIT_SELECT_REGRET "regret" /* fit_select_regret: the method text of a fit begins with it */
+#define FIT_SELECT_MERGE "merge"   /* fit_select: the same */
 #define FIT_MAX_GRID (1 << 25)   /* most predicted times fit_compute keeps (curves x n), 256 MiB */
 
 /* One kernel's dense samples and, once computed, its fitted curve. */
@@ -200,6 +202,38 @@ double fit_cublas_us(const fit_set *s, int n);
 int fit_select(const fit_set *s, double threshold, double margin, db_rule **rules, size_t *nrules, int *bad_n);
 
 /*
+ * fit_select_regret: the dispatch rules for the computed curves of s over
+ * their grid lo..hi, chosen by rules_select_regret (rules.h): the intervals
+ * of least predicted regret (the chosen kernel's predicted time over the
+ * least predicted time at each n, integrated over ln n) plus interval_cost
+ * per interval past the first (>= 0; RULES_DEFAULT_INTERVAL_COST). cuBLAS,
+ * both modes, is one more curve and there is no margin: a candidate of ours
+ * is chosen wherever its predicted gain pays for its interval, a cuBLAS
+ * mode wherever it is predicted fastest; prediction errors between samples
+ * are as likely either way, and a margin trades them for a regret that is
+ * certain. Exact ties go to cuBLAS (atomics off first), then to the earlier
+ * curve. Rules' predicted_us and predicted_gain as fit_select's; *rules is
+ * malloc'ed (free()).
+ * Errors: SYMV_INVALID_VALUE (curves not computed or not on one grid,
+ * interval_cost negative or not finite), SYMV_NOT_FOUND (as fit_select;
+ * *bad_n, which may be NULL, is set), SYMV_NO_MEMORY.
+ */
+int fit_select_regret(const fit_set *s, double interval_cost, db_rule **rules, size_t *nrules, int *bad_n);
+
+/*
+ * fit_predicted_regret: the regret the computed curves of s predict for
+ * rules[0..nrules) (which must tile the curves' grid lo..hi and name
+ * kernels of s): *mean := the mean over ln n of t_chosen(n) / t_best(n),
+ * t_best the least predicted time of any curve of s at n; *max := its
+ * largest value, at n = *worst_n (each pointer may be NULL). Errors:
+ * SYMV_INVALID_VALUE (curves not computed, rules that do not tile or name a
+ * kernel s has no curve of, an n where no curve is predicted),
+ * SYMV_NO_MEMORY.
+ */
+int fit_predicted_regret(const fit_set *s, const db_rule *rules, size_t nrules, double *mean, double *max,
+                         int *worst_n);
+
+/*
  * fit_store: stores the fit of s (its curves that were fitted, and `rules`)
  * with db_put_fit; fit->uplo, hot, lo, hi and deterministic come from s, threshold and method
  * from the arguments; fit->id and created are set. Errors: as db_put_fit,
@@ -225,7 +259,10 @@ void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size
  * Table 5: kernel, N range (inclusive), predicted time (us) at the
  * interval's geometric middle and gain over the faster cuBLAS mode there
  * (over cuBLAS without atomics for a deterministic fit, which
- * FIT_DETERMINISTIC_TITLE heads).
+ * FIT_DETERMINISTIC_TITLE heads). The heading names how the rules were
+ * selected: the first clause of the method text where it begins with
+ * FIT_SELECT_REGRET or FIT_SELECT_MERGE, else (fits made before) the
+ * threshold.
  */
 void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules);
 

@@ -27,30 +27,44 @@ static void help(void)
          "in FILE. Each curve is a d-spline (discrete smoothing spline) of ln(time) over a grid\n"
          "uniform in ln n; its alpha is chosen by generalized cross-validation, and a lone sample\n"
          "beyond %g robust standard deviations is dropped as an outlier. Every kernel's predicted\n"
-         "time is evaluated at every n of the range; at each n the fastest is chosen, cuBLAS\n"
-         "included, so no rule names a kernel predicted slower than cuBLAS except across an\n"
-         "interval merged away by the threshold. Intervals whose kernel gains less than the\n"
-         "threshold over a neighbour (predicted time summed over the interval) are merged into\n"
-         "the neighbour. Prints the curves and the rules.\n\n"
+         "time is evaluated at every n of the range, cuBLAS's two modes among them.\n\n"
+         "The rules (--select regret, the default) are the intervals of n, each with its kernel,\n"
+         "that minimise exactly the predicted regret (the chosen kernel's predicted time over the\n"
+         "least predicted time at n, less 1) integrated over ln n, plus the interval cost for each\n"
+         "interval past the first: a kernel takes an interval wherever its predicted gain there pays\n"
+         "for it, cuBLAS included, with no margin (dynamic programming over n and kernel). With\n"
+         "--select merge, the fastest kernel at each n is taken (a candidate only where it is\n"
+         "predicted faster than cuBLAS by the margin) and intervals whose kernel gains less than\n"
+         "the threshold over a neighbour are merged into it. Both rule sets, 'any' and\n"
+         "'deterministic', are chosen so. Prints the curves, the rules and their predicted regret.\n\n"
+         "Without --uplo, the samples of uplo L are fitted, and those of uplo U as well where the\n"
+         "database has dense samples of U (a fit of their own); where it has none, libsymv serves\n"
+         "uplo U with the rules of L.\n\n"
          "Options:\n"
          "  --db FILE        the database (required; opened for writing)\n"
          CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
-         "  --threshold F    least relative gain that keeps an interval, a fraction in [0, 1)\n"
-         "                   (default %g, i.e. %g%%)\n"
-         "  --margin F       a candidate replaces cuBLAS only where it is predicted faster by more\n"
-         "                   than F (default %g): predictions between samples are good to a few\n"
-         "                   percent, and libsymv must not lose to cuBLAS\n"
+         "  --select M       how the rules are chosen: regret (default) or merge; --threshold or\n"
+         "                   --margin without --select means merge\n"
+         "  --interval-cost X  --select regret: the price of each interval past the first, in\n"
+         "                   regret x ln n (default %g: an interval must gain 1%% over a fifth\n"
+         "                   of an e-fold of n, or 9%% over n = 1860..2261); 0: the fastest\n"
+         "                   kernel at every n\n"
+         "  --threshold F    --select merge: least relative gain that keeps an interval, a\n"
+         "                   fraction in [0, 1) (default %g, i.e. %g%%)\n"
+         "  --margin F       --select merge: a candidate replaces cuBLAS only where it is\n"
+         "                   predicted faster by more than F (default %g)\n"
          "  --lo N, --hi N   the range of n the rules cover (default: the range of the dense\n"
          "                   samples); any n, sampled or not: a range past cuBLAS's samples is\n"
          "                   cut to them, with a message (the rules need its time at every n)\n"
-         "  --uplo L|U       stored triangle of the samples (default L)\n"
+         "  --uplo L|U       fit the samples of this stored triangle only (default: L, and U\n"
+         "                   where it was sampled)\n"
          "  --hot            the samples timed with A resident in L2 (default: cold)\n"
          "  --alpha A        fixed d-spline smoothing weight instead of GCV's choice (> 0; on the\n"
          "                   grid of %d points per unit of ln n; larger is smoother)\n"
          "  --help           this text\n"
          "Exit status: 0, 2 usage, 4 database error or missing dense data.\n",
-         FIT_OUTLIER_SIGMAS, FIT_DEFAULT_THRESHOLD, 100 * FIT_DEFAULT_THRESHOLD, FIT_DEFAULT_MARGIN,
-         FIT_GRID_PER_EFOLD);
+         FIT_OUTLIER_SIGMAS, RULES_DEFAULT_INTERVAL_COST, FIT_DEFAULT_THRESHOLD, 100 * FIT_DEFAULT_THRESHOLD,
+         FIT_DEFAULT_MARGIN, FIT_GRID_PER_EFOLD);
 }
 
 static void print_curves(const fit_set *s, int lo, int hi, double alpha)
@@ -73,73 +87,73 @@ static void print_curves(const fit_set *s, int lo, int hi, double alpha)
   }
 }
 
-static int run(int argc, char **argv)
-{
-  int each;
-  if (cli_each_routine("fit", argc, argv, run, &each)) return each;
-  static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"threshold", required_argument, 0, 't'}, {"margin", required_argument, 0, 'm'},
-    {"lo", required_argument, 0, 'l'}, {"hi", required_argument, 0, 'i'},
-    {"uplo", required_argument, 0, 'u'}, {"hot", no_argument, 0, 'H'},
-    {"alpha", required_argument, 0, 'a'}, {"help", no_argument, 0, 'h'},
-    {0, 0, 0, 0}};
-  symv_routine routine = SYMV_DSYMV;
-  const char *path = NULL;
-  double threshold = FIT_DEFAULT_THRESHOLD, alpha = 0, margin = FIT_DEFAULT_MARGIN;
-  int lo = 0, hi = 0, hot = 0, c;
-  char uplo = 'L';
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (c) {
-    case 'D': path = optarg; break;
-    case 'r':
-      if (cli_parse_routine("fit", optarg, &routine)) return SYMV_EXIT_USAGE;
-      break;
-    case 't':
-      if (cli_parse_double("fit", "--threshold", optarg, 0, 0.999999, &threshold)) return SYMV_EXIT_USAGE;
-      break;
-    case 'm':
-      if (cli_parse_double("fit", "--margin", optarg, 0, 10, &margin)) return SYMV_EXIT_USAGE;
-      break;
-    case 'l':
-      if (cli_parse_int("fit", "--lo", optarg, 1, FIT_N_MAX, &lo)) return SYMV_EXIT_USAGE;
-      break;
-    case 'i':
-      if (cli_parse_int("fit", "--hi", optarg, 1, FIT_N_MAX, &hi)) return SYMV_EXIT_USAGE;
-      break;
-    case 'u':
-      if (strcmp(optarg, "L") && strcmp(optarg, "U")) return cli_usage_error("fit", "invalid --uplo '%s' (L or U)", optarg);
-      uplo = optarg[0];
-      break;
-    case 'H': hot = 1; break;
-    case 'a':
-      if (cli_parse_double("fit", "--alpha", optarg, 1e-12, 1e15, &alpha)) return SYMV_EXIT_USAGE;
-      break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("fit", "unknown option");
-    }
-  }
-  if (optind < argc) return cli_usage_error("fit", "unexpected argument '%s'", argv[optind]);
-  if (!path) return cli_usage_error("fit", "--db FILE is required");
-  if (lo && hi && lo > hi) return cli_usage_error("fit", "--lo %d is above --hi %d", lo, hi);
+/* What the command line asked for. */
+typedef struct {
+  const char *path;          /* the database */
+  symv_routine routine;
+  int regret;                /* 1: --select regret, 0: merge */
+  double interval_cost;      /* --select regret */
+  double threshold, margin;  /* --select merge */
+  double alpha;              /* 0: GCV */
+  int lo, hi;                /* 0: the samples' range */
+  int hot;
+  int printed;               /* a fit was printed already (a blank line before the next) */
+} fit_args;
 
-  db *d = NULL;
-  int rc = db_open(&d, path, 0);
-  if (rc) {
-    fprintf(stderr, "symvtune fit: %s\n", db_errmsg(d));
-    db_close(d);
-    return SYMV_EXIT_ERROR;
-  }
-  int status = SYMV_EXIT_ERROR;
+/* The rules of s by the method of a (fit_select_regret or fit_select). */
+static int choose(const fit_args *a, const fit_set *s, db_rule **rules, size_t *nrules, int *bad_n)
+{
+  return a->regret ? fit_select_regret(s, a->interval_cost, rules, nrules, bad_n)
+                   : fit_select(s, a->threshold, a->margin, rules, nrules, bad_n);
+}
+
+/* The predicted regret of rules over s, with the other method's for
+ * comparison, one line. */
+static void print_regret(const fit_args *a, const fit_set *s, const db_rule *rules, size_t nrules)
+{
+  double mean, max, omean = NAN, omax = NAN;
+  int worst;
+  if (fit_predicted_regret(s, rules, nrules, &mean, &max, &worst)) return;
+  fit_args other = *a;
+  other.regret = !a->regret;
+  db_rule *orules = NULL;
+  size_t norules = 0;
+  if (choose(&other, s, &orules, &norules, NULL) == 0) fit_predicted_regret(s, orules, norules, &omean, &omax, NULL);
+  free(orules);
+  printf("  predicted regret (chosen / fastest predicted): mean over ln n %.4f, max %.4f at n = %d; %s rules: "
+         "%zu, mean %.4f, max %.4f\n", mean, max, worst, other.regret ? "regret" : "merge", norules, omean, omax);
+}
+
+/* The method text stored with the fit (db_fit.method, 255 bytes). */
+static void method_text(const fit_args *a, char *buf, size_t size)
+{
+  char sel[96], alpha[48];
+  if (a->regret) snprintf(sel, sizeof sel, "%s, interval cost %g", FIT_SELECT_REGRET, a->interval_cost);
+  else snprintf(sel, sizeof sel, "%s, threshold %g, margin %g over cuBLAS", FIT_SELECT_MERGE, a->threshold, a->margin);
+  if (a->alpha > 0) snprintf(alpha, sizeof alpha, "alpha fixed at %g", a->alpha);
+  else snprintf(alpha, sizeof alpha, "alpha by modified GCV");
+  snprintf(buf, size, "%s; d-spline of ln(time) on a ln(n) grid of %d points per unit, %s; lone outliers beyond %g "
+           "robust sigma dropped", sel, FIT_GRID_PER_EFOLD, alpha, FIT_OUTLIER_SIGMAS);
+}
+
+/* Fits (uplo) of a and stores both rule sets. Returns an exit status;
+ * SYMV_NOT_FOUND when there are no dense samples of uplo, after saying so
+ * unless quiet_missing. */
+static int fit_one(fit_args *a, db *d, char uplo, int quiet_missing)
+{
+  const char *path = a->path, *rname = symv_routine_name(a->routine);
+  int status = SYMV_EXIT_ERROR, hot = a->hot;
   fit_set s = {0};
   db_rule *rules = NULL;
   size_t nrules = 0;
-  rc = fit_load(d, symv_routine_name(routine), uplo, hot, &s);
+  int rc = fit_load(d, rname, uplo, hot, &s);
   if (rc == SYMV_NOT_FOUND) {
-    fprintf(stderr, "symvtune fit: %s has no dense-stage measurements of %s for uplo %c, %s (run 'symvtune sweep "
-            "--db %s --routine %s%s%s' through its dense stage first)\n", path, symv_routine_name(routine), uplo,
-            hot ? "hot" : "cold", path, symv_routine_name(routine), uplo == 'U' ? " --uplo U" : "", hot ? " --hot" : "");
-    goto out;
+    if (!quiet_missing)
+      fprintf(stderr, "symvtune fit: %s has no dense-stage measurements of %s for uplo %c, %s (run 'symvtune sweep "
+              "--db %s --routine %s%s%s' through its dense stage first%s)\n", path, rname, uplo, hot ? "hot" : "cold",
+              path, rname, uplo == 'U' ? " --uplo U" : "", hot ? " --hot" : "",
+              uplo == 'U' ? "; without them libsymv serves uplo U with the rules of L" : "");
+    return SYMV_NOT_FOUND;
   }
   if (rc) {
     fprintf(stderr, "symvtune fit: reading the dense samples: %s\n",
@@ -148,8 +162,8 @@ static int run(int argc, char **argv)
   }
   int slo, shi, clo = 0, chi = 0;
   fit_sampled_range(&s, &slo, &shi);
-  int want_lo = lo ? lo : slo, want_hi = hi ? hi : shi;
-  lo = want_lo, hi = want_hi;
+  int want_lo = a->lo ? a->lo : slo, want_hi = a->hi ? a->hi : shi;
+  int lo = want_lo, hi = want_hi;
   /* Rules need cuBLAS's time at every n: no rule reaches past its samples.
    * Bounds between samples are fine (fit_curve_compute). */
   if (fit_cublas_range(&s, &clo, &chi) == 0) {
@@ -164,13 +178,14 @@ static int run(int argc, char **argv)
             want_lo, want_hi, slo, shi, clo, chi);
     goto out;
   }
-  if ((rc = fit_compute(&s, lo, hi, alpha))) {
+  if ((rc = fit_compute(&s, lo, hi, a->alpha))) {
     fprintf(stderr, "symvtune fit: fitting the curves over %d..%d: %s\n", lo, hi, symv_strerror(rc));
     goto out;
   }
-  print_curves(&s, lo, hi, alpha);
+  if (uplo == 'U') printf("%sUplo U, from its own dense samples\n", a->printed ? "\n" : "");
+  print_curves(&s, lo, hi, a->alpha);
   int bad_n = 0;
-  rc = fit_select(&s, threshold, margin, &rules, &nrules, &bad_n);
+  rc = choose(a, &s, &rules, &nrules, &bad_n);
   if (rc == SYMV_NOT_FOUND) {
     fprintf(stderr, "symvtune fit: no %s is predicted at n = %d: the range %d..%d must lie within the sampled "
             "range of cuBLAS (the dense samples cover %d..%d)\n",
@@ -181,15 +196,9 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune fit: choosing the rules: %s\n", symv_strerror(rc));
     goto out;
   }
-  char method[256];
-  if (alpha > 0)
-    snprintf(method, sizeof method, "d-spline of ln(time) on a ln(n) grid of %d points per unit, alpha fixed at "
-             "%g; lone outliers beyond %g robust sigma dropped; margin %g over cuBLAS", FIT_GRID_PER_EFOLD, alpha,
-             FIT_OUTLIER_SIGMAS, margin);
-  else
-    snprintf(method, sizeof method, "d-spline of ln(time) on a ln(n) grid of %d points per unit, alpha by "
-             "modified GCV; lone outliers beyond %g robust sigma dropped; margin %g over cuBLAS", FIT_GRID_PER_EFOLD,
-             FIT_OUTLIER_SIGMAS, margin);
+  char method[sizeof ((db_fit *)0)->method];
+  method_text(a, method, sizeof method);
+  const double threshold = a->regret ? 0.0 : a->threshold; /* the merge method's; none for regret */
   db_fit fit;
   if ((rc = fit_store(d, &s, threshold, method, rules, nrules, &fit))) {
     fprintf(stderr, "symvtune fit: storing the fit: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
@@ -197,17 +206,19 @@ static int run(int argc, char **argv)
   }
   printf("\n");
   fit_print_rules(stdout, &fit, rules, nrules);
+  print_regret(a, &s, rules, nrules);
   /* the rules for cuBLAS's default atomics mode: deterministic kernels and
    * cuBLAS without atomics only (libsymv follows the handle's mode) */
   fit_set det;
   db_rule *drules = NULL;
   size_t ndrules = 0;
   if ((rc = fit_deterministic_view(&s, &det)) == 0) {
-    rc = fit_select(&det, threshold, margin, &drules, &ndrules, &bad_n);
+    rc = choose(a, &det, &drules, &ndrules, &bad_n);
     if (rc == 0) rc = fit_store(d, &det, threshold, method, drules, ndrules, &fit);
     if (rc == 0) {
       printf("\n");
       fit_print_rules(stdout, &fit, drules, ndrules);
+      print_regret(a, &det, drules, ndrules);
     } else {
       fprintf(stderr, "symvtune fit: the deterministic rules: %s\n",
               rc == SYMV_NOT_FOUND || rc == SYMV_INVALID_VALUE || rc == SYMV_NO_MEMORY ? symv_strerror(rc)
@@ -217,9 +228,101 @@ static int run(int argc, char **argv)
     free(drules);
   }
   if (rc == 0) status = SYMV_EXIT_OK;
+  a->printed = 1;
 out:
   free(rules);
   fit_set_free(&s);
+  return status;
+}
+
+static int run(int argc, char **argv)
+{
+  int each;
+  if (cli_each_routine("fit", argc, argv, run, &each)) return each;
+  static const struct option opts[] = {
+    {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"threshold", required_argument, 0, 't'}, {"margin", required_argument, 0, 'm'},
+    {"lo", required_argument, 0, 'l'}, {"hi", required_argument, 0, 'i'},
+    {"uplo", required_argument, 0, 'u'}, {"hot", no_argument, 0, 'H'},
+    {"alpha", required_argument, 0, 'a'}, {"select", required_argument, 0, 's'},
+    {"interval-cost", required_argument, 0, 'c'}, {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0}};
+  fit_args a = {.routine = SYMV_DSYMV, .regret = 1, .interval_cost = RULES_DEFAULT_INTERVAL_COST,
+                .threshold = FIT_DEFAULT_THRESHOLD, .margin = FIT_DEFAULT_MARGIN};
+  int c, merge_opt = 0, regret_opt = 0, selected = 0;
+  char uplo = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'D': a.path = optarg; break;
+    case 'r':
+      if (cli_parse_routine("fit", optarg, &a.routine)) return SYMV_EXIT_USAGE;
+      break;
+    case 's':
+      if (strcmp(optarg, FIT_SELECT_REGRET) && strcmp(optarg, FIT_SELECT_MERGE))
+        return cli_usage_error("fit", "invalid --select '%s' (regret or merge)", optarg);
+      a.regret = !strcmp(optarg, FIT_SELECT_REGRET);
+      selected = 1;
+      break;
+    case 'c':
+      if (cli_parse_double("fit", "--interval-cost", optarg, 0, 1e6, &a.interval_cost)) return SYMV_EXIT_USAGE;
+      regret_opt = 1;
+      break;
+    case 't':
+      if (cli_parse_double("fit", "--threshold", optarg, 0, 0.999999, &a.threshold)) return SYMV_EXIT_USAGE;
+      merge_opt = 1;
+      break;
+    case 'm':
+      if (cli_parse_double("fit", "--margin", optarg, 0, 10, &a.margin)) return SYMV_EXIT_USAGE;
+      merge_opt = 1;
+      break;
+    case 'l':
+      if (cli_parse_int("fit", "--lo", optarg, 1, FIT_N_MAX, &a.lo)) return SYMV_EXIT_USAGE;
+      break;
+    case 'i':
+      if (cli_parse_int("fit", "--hi", optarg, 1, FIT_N_MAX, &a.hi)) return SYMV_EXIT_USAGE;
+      break;
+    case 'u':
+      if (strcmp(optarg, "L") && strcmp(optarg, "U")) return cli_usage_error("fit", "invalid --uplo '%s' (L or U)", optarg);
+      uplo = optarg[0];
+      break;
+    case 'H': a.hot = 1; break;
+    case 'a':
+      if (cli_parse_double("fit", "--alpha", optarg, 1e-12, 1e15, &a.alpha)) return SYMV_EXIT_USAGE;
+      break;
+    case 'h': help(); return SYMV_EXIT_OK;
+    default: return cli_usage_error("fit", "unknown option");
+    }
+  }
+  if (optind < argc) return cli_usage_error("fit", "unexpected argument '%s'", argv[optind]);
+  if (!a.path) return cli_usage_error("fit", "--db FILE is required");
+  if (a.lo && a.hi && a.lo > a.hi) return cli_usage_error("fit", "--lo %d is above --hi %d", a.lo, a.hi);
+  if (!selected && merge_opt && !regret_opt) a.regret = 0; /* the options of merge ask for merge */
+  if (a.regret && merge_opt) return cli_usage_error("fit", "--threshold and --margin go with --select merge");
+  if (!a.regret && regret_opt) return cli_usage_error("fit", "--interval-cost goes with --select regret");
+
+  db *d = NULL;
+  int rc = db_open(&d, a.path, 0);
+  if (rc) {
+    fprintf(stderr, "symvtune fit: %s\n", db_errmsg(d));
+    db_close(d);
+    return SYMV_EXIT_ERROR;
+  }
+  int status;
+  if (uplo) {
+    status = fit_one(&a, d, uplo, 0);
+  } else { /* L, and U where it was sampled (a database swept with --uplo U has only U) */
+    status = fit_one(&a, d, 'L', 1);
+    int su = status == SYMV_EXIT_OK || status == SYMV_NOT_FOUND ? fit_one(&a, d, 'U', 1) : SYMV_EXIT_ERROR;
+    if (status == SYMV_NOT_FOUND && su == SYMV_NOT_FOUND)
+      status = fit_one(&a, d, 'L', 0); /* neither: the message of L */
+    else if (status == SYMV_NOT_FOUND)
+      status = su;
+    else if (su == SYMV_NOT_FOUND)
+      printf("\nNo dense samples of uplo U: libsymv serves uplo U with the rules of L\n");
+    else if (su != SYMV_EXIT_OK)
+      status = su;
+  }
+  if (status == SYMV_NOT_FOUND) status = SYMV_EXIT_ERROR;
   db_close(d);
   return status;
 }

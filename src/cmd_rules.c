@@ -18,18 +18,22 @@
 
 static void help(void)
 {
-  puts("Usage: symvtune rules --db FILE [--atomics any|deterministic] [--json | --at LIST]\n"
+  puts("Usage: symvtune rules --db FILE [--atomics any|deterministic] [--uplo L|U] [--json | --at LIST]\n"
        "Prints the dispatch rules of the latest fit stored by `symvtune fit`: for each interval\n"
        "of n, the kernel to run (a candidate FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX, or cuBLAS),\n"
        "its predicted time at the interval's geometric middle and the gain over the faster\n"
        "cuBLAS mode there. A fit has two rule sets: 'any' (every kernel and both cuBLAS modes:\n"
        "what libsymv runs for a handle in CUBLAS_ATOMICS_ALLOWED) and 'deterministic' (the\n"
        "families " SYMV_DETERMINISTIC_FAMILIES " and cuBLAS without atomics, bitwise reproducible: what it runs for\n"
-       "the default CUBLAS_ATOMICS_NOT_ALLOWED); the table shows both. Reads FILE only.\n\n"
+       "the default CUBLAS_ATOMICS_NOT_ALLOWED); the table shows both, and its heading how the\n"
+       "rules were selected (by regret with its interval cost, or by merging with its\n"
+       "threshold). Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE   the database (required; opened read-only)\n"
        CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
        "  --atomics C the rule set of --json and --at: any (default) or deterministic\n"
+       "  --uplo L|U  the rules of this stored triangle (default L); where U has no fit of its\n"
+       "              own, L's, which libsymv serves U with (said so)\n"
        "  --json      print a JSON document instead: {\"format\": 1, \"symvtune\": version,\n"
        "              \"schema\": the database's schema version, \"device\": {name, cc_major,\n"
        "              cc_minor, sm_count} or null, \"fit\": {id, created, uplo, hot, lo, hi,\n"
@@ -178,11 +182,12 @@ static int run(int argc, char **argv)
   if (cli_each_routine("rules", argc, argv, run, &each)) return each;
   static const struct option opts[] = {{"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
                                        {"at", required_argument, 0, 'a'},  {"help", no_argument, 0, 'h'},
-                                       {"atomics", required_argument, 0, 'A'},
+                                       {"atomics", required_argument, 0, 'A'}, {"uplo", required_argument, 0, 'u'},
                                        {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL;
   int json = 0, c, at[256], nat = 0, deterministic = 0, class_given = 0;
+  char uplo = 'L';
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
@@ -191,6 +196,11 @@ static int run(int argc, char **argv)
       if (cli_parse_routine("rules", optarg, &routine)) return SYMV_EXIT_USAGE;
       break;
     case 'j': json = 1; break;
+    case 'u':
+      if (strcmp(optarg, "L") && strcmp(optarg, "U"))
+        return cli_usage_error("rules", "invalid --uplo '%s' (L or U)", optarg);
+      uplo = optarg[0];
+      break;
     case 'A':
       if (cli_parse_atomics("rules", optarg, &deterministic)) return SYMV_EXIT_USAGE;
       class_given = 1;
@@ -216,7 +226,13 @@ static int run(int argc, char **argv)
   db_fit fit;
   db_rule *rules = NULL;
   size_t nrules = 0;
-  rc = db_latest_fit_class(d, symv_routine_name(routine), 'L', 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
+  rc = db_latest_fit_class(d, symv_routine_name(routine), uplo, 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
+  if (rc == SYMV_NOT_FOUND && uplo == 'U') { /* what libsymv serves U with */
+    fprintf(json ? stderr : stdout, "No fit of uplo U (no dense samples of U): libsymv serves uplo U with the rules "
+            "of L\n");
+    uplo = 'L';
+    rc = db_latest_fit_class(d, symv_routine_name(routine), uplo, 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
+  }
   if (rc) {
     fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     db_close(d);
@@ -233,7 +249,7 @@ static int run(int argc, char **argv)
       db_fit dfit;
       db_rule *drules = NULL;
       size_t ndrules = 0;
-      rc = db_latest_fit_class(d, symv_routine_name(routine), 'L', 0, 1, &dfit, &drules, &ndrules, NULL, NULL);
+      rc = db_latest_fit_class(d, symv_routine_name(routine), uplo, 0, 1, &dfit, &drules, &ndrules, NULL, NULL);
       printf("\n");
       if (rc == 0) fit_print_rules(stdout, &dfit, drules, ndrules);
       else if (rc == SYMV_NOT_FOUND)

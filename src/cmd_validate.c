@@ -8,7 +8,12 @@
  * the chosen kernel's time over the least time measured there. Prints each
  * size, the regret's median, 90th percentile and maximum, and the error of
  * the fit's prediction for the chosen kernel; stores the run in the
- * database (schema 6: validation_run, validation_time).
+ * database (schema 6: validation_run, validation_time). --uplo U times the
+ * kernels on the upper triangle: against U's own fit where there is one,
+ * else against L's rules, which libsymv then serves U with (such a run is
+ * printed and drawn, not stored: the tables name the fit, not the
+ * triangle). --png draws the regret over n (gnuplot.h); --stored draws and
+ * prints the latest stored run instead of measuring (no GPU).
  */
 #include <getopt.h>
 #include <math.h>
@@ -19,6 +24,7 @@
 #include "../db/db.h"
 #include "cli.h"
 #include "fit.h"
+#include "gnuplot.h"
 #include "params.h"
 #include "reference.h"
 #include "routine.h"
@@ -32,7 +38,7 @@
 static void help(void)
 {
   puts("Usage: symvtune validate --db FILE [OPTIONS]\n"
-       "Judges the latest fit's rules (uplo L, cold, as build ships them) at sizes no stage\n"
+       "Judges the latest fit's rules (cold; uplo L unless --uplo U) at sizes no stage\n"
        "sampled: at each, times in one run the kernel the rules choose and every kernel the fit\n"
        "chose from (its densely sampled champions and cuBLAS), on the GPU present. Prints per\n"
        "size the chosen kernel, the fastest one and the regret (chosen time / fastest time),\n"
@@ -47,11 +53,21 @@ static void help(void)
        "  --seed S         seed of the random sizes (default: from the clock; printed)\n"
        "  --atomics C      the rule set judged: any (default: every kernel and both cuBLAS\n"
        "                   modes) or deterministic (lu, panel, cuBLAS without atomics)\n"
+       "  --uplo L|U       the stored triangle timed (default L); U is judged against the fit of\n"
+       "                   U's own samples where there is one, else against the rules of L, which\n"
+       "                   libsymv serves U with (that run is printed and drawn, not stored)\n"
+       "  --png FIGURE     draw the regret over n (log axis) of the run, with the rules'\n"
+       "                   boundaries and the regret the fit predicted, into FIGURE: .png, .pdf\n"
+       "                   or .svg after its extension (gnuplot); --out FIGURE is the same\n"
+       "  --stored         measure nothing (no GPU): print and draw the latest stored run of\n"
+       "                   the latest fit\n"
        "  --device N       CUDA device (default 0)\n"
        "  --timeout S      seconds a kernel may run without answering (default 20)\n"
        "  --allow-foreign  accept a database made on a different GPU\n"
        "  --help           this text\n"
-       "Exit status: 0, 2 usage, 3 no GPU, 4 database or system error.");
+       "Environment: SYMVTUNE_GNUPLOT names the gnuplot program of --png.\n"
+       "Exit status: 0, 2 usage, 3 no GPU, 4 database or system error (gnuplot missing or failing\n"
+       "included).");
 }
 
 /* xorshift64 of the random sizes */
@@ -101,6 +117,199 @@ static double quantile(const double *v, int m, double q)
   return v[k < 0 ? 0 : k >= m ? m - 1 : k];
 }
 
+/* The kernel of s named by (kernel, candidate id), -1 if none. */
+static int curve_of(const fit_set *s, const char *kernel, long long cand_id)
+{
+  for (size_t c = 0; c < s->ncurves; c++)
+    if (!strcmp(s->curve[c].kernel, kernel) && (strcmp(kernel, DB_KERNEL_CANDIDATE) || s->curve[c].cand.id == cand_id))
+      return (int)c;
+  return -1;
+}
+
+/* The rule of n (the first or last beyond the range). */
+static const db_rule *rule_of(const db_rule *rules, size_t nrules, int n)
+{
+  const db_rule *r = &rules[nrules - 1];
+  for (size_t j = 0; j < nrules; j++)
+    if (n >= rules[j].n_start && n <= rules[j].n_end) r = &rules[j];
+  if (n < rules[0].n_start) r = &rules[0];
+  return r;
+}
+
+/* The predicted time of curve k of s at n, NaN where there is none. */
+static double predicted(const fit_set *s, int k, int n)
+{
+  const fit_curve *c = k >= 0 ? &s->curve[k] : NULL;
+  return c && c->pred_us && n >= c->lo && n <= c->hi ? c->pred_us[n - c->lo] : NAN;
+}
+
+/*
+ * Prints, for each size of the run vt[0..nvt) (sorted by n), the chosen
+ * kernel, the fastest, the regret and the prediction's error, then the
+ * summary into *v (regret median, p90, max). Sizes of ns[0..nsizes) absent
+ * from the run are printed as not measured. Returns the sizes with a
+ * regret, 0 if none (or out of memory: a message).
+ */
+static int report(const fit_set *s, const db_rule *rules, size_t nrules, const db_validation_time *vt, size_t nvt,
+                  const int *ns, int nsizes, db_validation *v)
+{
+  printf("\n%8s %-26s %10s %-26s %10s %8s %12s %8s\n", "n", "chosen (rules)", "us", "fastest", "us", "regret",
+         "predicted us", "error");
+  const size_t cap = nvt + (size_t)nsizes + 1;
+  double *reg = malloc(sizeof *reg * cap), *perr = malloc(sizeof *perr * cap);
+  int m = 0, mp = 0, over = 0;
+  if (!reg || !perr) {
+    fprintf(stderr, "symvtune validate: %s\n", symv_strerror(SYMV_NO_MEMORY));
+    free(reg), free(perr);
+    return 0;
+  }
+  size_t i = 0;
+  for (int q = 0; i < nvt || q < nsizes;) {
+    /* the next n: of the run, or a size it lacks */
+    int n = i < nvt ? vt[i].n : ns[q];
+    if (q < nsizes && ns[q] < n) n = ns[q];
+    while (q < nsizes && ns[q] <= n) q++;
+    const db_rule *r = rule_of(rules, nrules, n);
+    char lc[64], lb[64] = "-";
+    fit_label(r->kernel, &r->cand, lc, sizeof lc);
+    double tc = NAN, tb = INFINITY;
+    for (; i < nvt && vt[i].n == n; i++) {
+      if (vt[i].chosen) tc = vt[i].median_us;
+      if (vt[i].median_us < tb) {
+        tb = vt[i].median_us;
+        const int k = curve_of(s, vt[i].kernel, vt[i].candidate_id);
+        if (k >= 0) snprintf(lb, sizeof lb, "%s", s->curve[k].label);
+        else fit_label(vt[i].kernel, NULL, lb, sizeof lb);
+      }
+    }
+    if (!(tc > 0) || tb == INFINITY) {
+      printf("%8d %-26s %10s %-26s (not measured)\n", n, lc, "-", lb);
+      continue;
+    }
+    const double pc = predicted(s, curve_of(s, r->kernel, r->cand.id), n), g = tc / tb;
+    reg[m++] = g;
+    over += g > 1.05;
+    if (pc > 0) perr[mp++] = fabs(pc / tc - 1);
+    printf("%8d %-26s %10.2f %-26s %10.2f %8.3f %12.2f %7.1f%%%s\n", n, lc, tc, lb, tb, g, pc, 100 * (pc / tc - 1),
+           g > 1.05 ? "  >5%" : "");
+  }
+  if (m) {
+    qsort(reg, (size_t)m, sizeof *reg, symv_cmp_double);
+    qsort(perr, (size_t)mp, sizeof *perr, symv_cmp_double);
+    v->regret_median = quantile(reg, m, 0.5);
+    v->regret_p90 = quantile(reg, m, 0.9);
+    v->regret_max = reg[m - 1];
+    printf("\nregret (chosen / fastest) over %d sizes: median %.3f, 90th percentile %.3f, max %.3f; %d of them "
+           "lose more than 5%%\n", m, v->regret_median, v->regret_p90, v->regret_max, over);
+    if (mp) printf("prediction error of the chosen kernel: median %.1f%%, max %.1f%% (|predicted / measured - 1|)\n",
+                   100 * quantile(perr, mp, 0.5), 100 * perr[mp - 1]);
+  }
+  free(reg), free(perr);
+  return m;
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+  const db_validation_time *x = a, *y = b;
+  return (x->n > y->n) - (x->n < y->n);
+}
+
+/*
+ * Draws the regret over n of the run vt[0..nvt) into `out` (format fmt):
+ * the measured regret at each size, coloured by the chosen kernel's family;
+ * the regret the fit's curves s predict for the rules, between the sizes;
+ * the targets 1.005 and 1.05; the rules' boundaries. title: what was
+ * judged. 0, or -1 after a message.
+ */
+static int draw_regret(const char *out, const gp_format *fmt, const fit_set *s, const db_fit *fit,
+                       const db_rule *rules, size_t nrules, const db_validation_time *vt, size_t nvt,
+                       const char *title)
+{
+  static const char *const files[] = {"regret.dat", "predicted.dat", "plot.gp"};
+  char dir[4096], p[4200];
+  if (gp_workdir("validate", dir, sizeof dir)) return -1;
+  snprintf(p, sizeof p, "%s/regret.dat", dir);
+  FILE *fr = fopen(p, "w");
+  snprintf(p, sizeof p, "%s/predicted.dat", dir);
+  FILE *fp = fopen(p, "w");
+  snprintf(p, sizeof p, "%s/plot.gp", dir);
+  FILE *gp = fopen(p, "w");
+  int ok = fr && fp && gp, npoints = 0, npred = 0;
+  /* measured: n, regret, the chosen kernel's colour as 0xRRGGBB */
+  for (size_t i = 0; ok && i < nvt;) {
+    size_t j = i;
+    double tc = NAN, tb = INFINITY;
+    const char *color = "#000000";
+    for (; j < nvt && vt[j].n == vt[i].n; j++) {
+      if (vt[j].median_us < tb) tb = vt[j].median_us;
+      if (vt[j].chosen) {
+        tc = vt[j].median_us;
+        const int k = curve_of(s, vt[j].kernel, vt[j].candidate_id);
+        color = gp_kernel_color(vt[j].kernel, k >= 0 ? s->curve[k].cand.family : "");
+      }
+    }
+    if (tc > 0 && tb < INFINITY) {
+      fprintf(fr, "%d %.8g %ld\n", vt[i].n, tc / tb, strtol(color + 1, NULL, 16));
+      npoints++;
+    }
+    i = j;
+  }
+  /* predicted: t_chosen / t_best of the curves, log-spaced n */
+  for (int q = 0, prev = 0; ok && q <= 600 && fit->hi > fit->lo; q++) {
+    const int n = (int)lround(fit->lo * pow((double)fit->hi / fit->lo, q / 600.0));
+    if (n <= prev) continue;
+    prev = n;
+    const db_rule *r = rule_of(rules, nrules, n);
+    double tc = predicted(s, curve_of(s, r->kernel, r->cand.id), n), tb = INFINITY;
+    for (size_t k = 0; k < s->ncurves; k++) {
+      const double t = predicted(s, (int)k, n);
+      if (t > 0 && t < tb) tb = t;
+    }
+    if (tc > 0 && tb < INFINITY) fprintf(fp, "%d %.8g\n", n, tc / tb), npred++;
+  }
+  if (ok) {
+    char safe[400];
+    gp_text(safe, sizeof safe, title);
+    fprintf(gp, "# symvtune validate: generated script, run in its own directory: gnuplot plot.gp\n");
+    gp_terminal(gp, fmt, 1300, 700);
+    fprintf(gp, "set title \"%s\"\n"
+                "set logscale x\n"
+                "set xrange [%d:%d]\n"
+                "set yrange [0.99:*]\n"
+                "set grid xtics ytics mxtics lc rgb \"#dddddd\"\n"
+                "set key inside left top opaque box\n"
+                "set rmargin 8\n"
+                "set xlabel \"n (matrix order)\"\n"
+                "set ylabel \"regret: chosen kernel's time / fastest kernel's time\"\n"
+                "set arrow from graph 0, first 1.005 to graph 1, first 1.005 nohead dt 2 lc rgb \"#2ca02c\" back\n"
+                "set arrow from graph 0, first 1.05 to graph 1, first 1.05 nohead dt 2 lc rgb \"#d62728\" back\n"
+                "set label \"1.005\" at graph 1.005, first 1.005 left font \",8\" tc rgb \"#2ca02c\"\n"
+                "set label \"1.05\" at graph 1.005, first 1.05 left font \",8\" tc rgb \"#d62728\"\n",
+            safe, fit->lo, fit->hi);
+    gp_rule_marks(gp, rules, nrules);
+    fprintf(gp, "plot");
+    const char *sep = "";
+    if (npred) {
+      fprintf(gp, " \"predicted.dat\" using 1:2 with lines lw 1.5 lc rgb \"#888888\" title \"predicted by the fit\"");
+      sep = ",";
+    }
+    if (npoints)
+      fprintf(gp, "%s \\\n  \"regret.dat\" using 1:2:3 with points pt 7 ps 1.2 lc rgb variable "
+                  "title \"measured (colour: the chosen kernel's family)\"", sep);
+    if (!npred && !npoints) fprintf(gp, " 1 title \"no size measured\"");
+    fprintf(gp, "\n");
+  }
+  FILE *all[3] = {fr, fp, gp};
+  for (int i = 0; i < 3; i++)
+    if (all[i] && (ferror(all[i]) | fclose(all[i]))) ok = 0;
+  int rc = -1;
+  if (!ok) fprintf(stderr, "symvtune validate: cannot write the figure's data in %s\n", dir);
+  else rc = gp_draw("validate", gp_program(), dir, fmt, out);
+  if (rc == 0) printf("wrote %s: regret at %d sizes\n", out, npoints);
+  gp_cleanup(dir, files, sizeof files / sizeof *files);
+  return rc;
+}
+
 static int run(int argc, char **argv)
 {
   int each;
@@ -108,11 +317,14 @@ static int run(int argc, char **argv)
   static const struct option opts[] = {
     {"db", required_argument, 0, 'D'},      {"routine", required_argument, 0, 'r'}, {"sizes", required_argument, 0, 's'},
     {"seed", required_argument, 0, 'S'},    {"atomics", required_argument, 0, 'A'}, {"device", required_argument, 0, 'd'},
-    {"timeout", required_argument, 0, 't'}, {"allow-foreign", no_argument, 0, 'F'}, {"help", no_argument, 0, 'h'},
-    {0, 0, 0, 0}};
+    {"timeout", required_argument, 0, 't'}, {"allow-foreign", no_argument, 0, 'F'}, {"uplo", required_argument, 0, 'u'},
+    {"png", required_argument, 0, 'p'},     {"out", required_argument, 0, 'p'},     {"stored", no_argument, 0, 'T'},
+    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
-  const char *path = NULL;
+  const char *path = NULL, *figure = NULL;
   int ns[MAX_SIZES], nsizes = 0, want = DEFAULT_SIZES, det = 0, device = 0, allow_foreign = 0, c, seeded = 0;
+  int stored = 0, sizes_given = 0;
+  char uplo = 'L';
   double timeout = 20;
   unsigned long long seed = 0;
   optind = 1;
@@ -123,6 +335,7 @@ static int run(int argc, char **argv)
       if (cli_parse_routine("validate", optarg, &routine)) return SYMV_EXIT_USAGE;
       break;
     case 's':
+      sizes_given = 1;
       if (!strchr(optarg, ',')) {
         if (cli_parse_int("validate", "--sizes", optarg, 1, MAX_SIZES, &want)) return SYMV_EXIT_USAGE;
       } else if (cli_parse_int_list("validate", "--sizes", optarg, 1, DB_N_MAX, ns, MAX_SIZES, &nsizes)) {
@@ -142,6 +355,13 @@ static int run(int argc, char **argv)
     case 't':
       if (cli_parse_double("validate", "--timeout", optarg, 1, 3600, &timeout)) return SYMV_EXIT_USAGE;
       break;
+    case 'u':
+      if (strcmp(optarg, "L") && strcmp(optarg, "U"))
+        return cli_usage_error("validate", "invalid --uplo '%s' (L or U)", optarg);
+      uplo = optarg[0];
+      break;
+    case 'p': figure = optarg; break;
+    case 'T': stored = 1; break;
     case 'F': allow_foreign = 1; break;
     case 'h': help(); return SYMV_EXIT_OK;
     default: return cli_usage_error("validate", "unknown option");
@@ -149,10 +369,24 @@ static int run(int argc, char **argv)
   }
   if (optind < argc) return cli_usage_error("validate", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("validate", "--db FILE is required");
+  const gp_format *fmt = NULL;
+  if (figure) {
+    if (!*figure) return cli_usage_error("validate", "--png needs a file name");
+    if (cli_refuse_overwrite("validate", "--png", figure, "the database", path)) return SYMV_EXIT_USAGE;
+    if (!(fmt = gp_format_of(figure))) {
+      const char *dot = strrchr(figure, '.');
+      char ext[64];
+      symv_escape(dot && !strchr(dot, '/') ? dot : "(none)", ext, sizeof ext);
+      return cli_usage_error("validate", "--png %s: unknown extension %s: the format follows it, " GP_EXTENSIONS,
+                             figure, ext);
+    }
+  }
+  if (stored && (sizes_given || seeded))
+    return cli_usage_error("validate", "--stored measures nothing: --sizes and --seed do not go with it");
   if (!seeded) seed = (unsigned long long)time(NULL) * 6364136223846793005ull + 1442695040888963407ull;
 
   db *d = NULL;
-  int rc = db_open(&d, path, 0), status = SYMV_EXIT_ERROR;
+  int rc = db_open(&d, path, stored ? DB_READONLY : 0), status = SYMV_EXIT_ERROR;
   if (rc) {
     fprintf(stderr, "symvtune validate: %s\n", db_errmsg(d));
     db_close(d);
@@ -167,11 +401,17 @@ static int run(int argc, char **argv)
   db_validation_time *vt = NULL;
   sweep_worker w = {0};
   const char *rname = symv_routine_name(routine);
-  if ((rc = db_latest_fit_class(d, rname, 'L', 0, det, &fit, &rules, &nrules, &curves, &ncurves))) {
+  rc = db_latest_fit_class(d, rname, uplo, 0, det, &fit, &rules, &nrules, &curves, &ncurves);
+  const int l_for_u = rc == SYMV_NOT_FOUND && uplo == 'U'; /* no fit of U: libsymv serves U with L's rules */
+  if (l_for_u) rc = db_latest_fit_class(d, rname, 'L', 0, det, &fit, &rules, &nrules, &curves, &ncurves);
+  if (rc) {
     fprintf(stderr, "symvtune validate: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     goto out;
   }
-  if ((rc = fit_load(d, rname, 'L', 0, &all))) {
+  if (l_for_u)
+    printf("validate %s: no fit of uplo U: judging the rules of L (fit %lld), which libsymv serves U with, on the "
+           "upper triangle\n", rname, fit.id);
+  if ((rc = fit_load(d, rname, fit.uplo, 0, &all))) {
     fprintf(stderr, "symvtune validate: reading the dense samples: %s\n",
             rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     goto out;
@@ -199,6 +439,29 @@ static int run(int argc, char **argv)
               rules[j].n_end, label);
       goto out;
     }
+  char title[300];
+  snprintf(title, sizeof title, "%s: regret of the %s rules of fit %lld (uplo %c)%s", symv_routine_get(routine)->blas,
+           det ? "deterministic" : "any", fit.id, fit.uplo, l_for_u ? " timed on uplo U" : "");
+
+  if (stored) { /* the latest stored run: no GPU */
+    db_validation v;
+    size_t nvt = 0;
+    if ((rc = db_latest_validation(d, fit.id, &v, &vt, &nvt))) {
+      fprintf(stderr, "symvtune validate: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
+      goto out;
+    }
+    printf("validate %s: stored run %lld of fit %lld (%s rules)%s\n", rname, v.id, fit.id,
+           det ? "deterministic" : "any", l_for_u ? "; a run on uplo U is never stored: this one is of L" : "");
+    db_validation sum = v;
+    report(s, rules, nrules, vt, nvt, NULL, 0, &sum);
+    char r2[160];
+    snprintf(r2, sizeof r2, ", run %lld: median %.3f, 90th percentile %.3f, max %.3f", v.id, sum.regret_median,
+             sum.regret_p90, sum.regret_max);
+    strncat(title, r2, sizeof title - strlen(title) - 1);
+    if (figure && draw_regret(figure, fmt, s, &fit, rules, nrules, vt, nvt, title)) goto out;
+    status = SYMV_EXIT_OK;
+    goto out;
+  }
 
   const int drawn = nsizes == 0; /* no list given: the seed chose the sizes */
   if (drawn) {
@@ -209,6 +472,11 @@ static int run(int argc, char **argv)
     printf("validate %s: %d sizes log-uniform in %d..%d, none a dense sample (seed %llu)\n", rname, nsizes, fit.lo,
            fit.hi, seed);
   } else {
+    for (int i = 1; i < nsizes; i++) /* ascending, for the report */
+      for (int j = i; j > 0 && ns[j - 1] > ns[j]; j--) {
+        const int x = ns[j];
+        ns[j] = ns[j - 1], ns[j - 1] = x;
+      }
     printf("validate %s: %d sizes given\n", rname, nsizes);
   }
   if (nsizes == 0) {
@@ -223,7 +491,7 @@ static int run(int argc, char **argv)
     goto out;
   }
 
-  sweep_opts o = {.routine = routine, .device = device, .uplo = 'L', .hot = 0, .batches = 5,
+  sweep_opts o = {.routine = routine, .device = device, .uplo = uplo, .hot = 0, .batches = 5,
                   .tol = SYMV_RESIDUAL_TOL, .timeout_s = timeout, .prune = 0, .jobs = 0, .quiet = 1};
   if ((rc = sweep_worker_start(&w, &o))) {
     fprintf(stderr, "symvtune validate: %s\n", rc == SYMV_NO_DEVICE ? "no CUDA GPU here" : symv_strerror(rc));
@@ -236,8 +504,8 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune validate: %s\n", db_errmsg(d));
     goto out;
   }
-  printf("%s (fit %lld, %s rules: %zu; %d kernels timed at each size)\n", fp.name, fit.id,
-         det ? "deterministic" : "any", nrules, K);
+  printf("%s (fit %lld, %s rules: %zu; %d kernels timed at each size, uplo %c)\n", fp.name, fit.id,
+         det ? "deterministic" : "any", nrules, K, uplo);
   for (int k = 0; k < K; k++) {
     const fit_curve *fc = &s->curve[k];
     char what[96], err[512];
@@ -268,40 +536,10 @@ static int run(int argc, char **argv)
     }
   }
 
-  /* regret at each size */
-  printf("\n%8s %-26s %10s %-26s %10s %8s %12s %8s\n", "n", "chosen (rules)", "us", "fastest", "us", "regret",
-         "predicted us", "error");
-  double *reg = malloc(sizeof *reg * (size_t)nsizes), *perr = malloc(sizeof *perr * (size_t)nsizes);
-  int m = 0, mp = 0, over = 0;
+  /* every time measured, the chosen kernel marked, then the regret */
   size_t nvt = 0;
-  for (int i = 0; reg && perr && i < nsizes; i++) {
-    const int n = ns[i];
-    const db_rule *r = &rules[nrules - 1];
-    for (size_t j = 0; j < nrules; j++)
-      if (n >= rules[j].n_start && n <= rules[j].n_end) r = &rules[j];
-    if (n < rules[0].n_start) r = &rules[0];
-    const int ck = curve_of_rule(s, r);
-    int best = -1;
-    for (int k = 0; k < K; k++) {
-      const double v = t[(size_t)k * nsizes + i];
-      if (v > 0 && (best < 0 || v < t[(size_t)best * nsizes + i])) best = k;
-    }
-    const double tc = ck >= 0 ? t[(size_t)ck * nsizes + i] : NAN;
-    const double pc = ck >= 0 && s->curve[ck].pred_us && n >= s->curve[ck].lo && n <= s->curve[ck].hi
-                          ? s->curve[ck].pred_us[n - s->curve[ck].lo] : NAN;
-    char lc[64], lb[64];
-    fit_label(r->kernel, &r->cand, lc, sizeof lc);
-    snprintf(lb, sizeof lb, "%s", best >= 0 ? s->curve[best].label : "-");
-    if (!(tc > 0) || best < 0) {
-      printf("%8d %-26s %10s %-26s (not measured)\n", n, lc, "-", lb);
-      continue;
-    }
-    const double tb = t[(size_t)best * nsizes + i], g = tc / tb;
-    reg[m++] = g;
-    over += g > 1.05;
-    if (pc > 0) perr[mp++] = pc / tc - 1;
-    printf("%8d %-26s %10.2f %-26s %10.2f %8.3f %12.2f %7.1f%%%s\n", n, lc, tc, lb, tb, g, pc, 100 * (pc / tc - 1),
-           g > 1.05 ? "  >5%" : "");
+  for (int i = 0; i < nsizes; i++) {
+    const int n = ns[i], ck = curve_of_rule(s, rule_of(rules, nrules, n));
     for (int k = 0; k < K; k++) {
       const double v = t[(size_t)k * nsizes + i];
       if (!(v > 0)) continue;
@@ -310,31 +548,34 @@ static int run(int argc, char **argv)
       snprintf(e->kernel, sizeof e->kernel, "%s", s->curve[k].kernel);
       e->candidate_id = strcmp(s->curve[k].kernel, DB_KERNEL_CANDIDATE) ? 0 : s->curve[k].cand.id;
       e->median_us = v;
-      e->predicted_us = s->curve[k].pred_us && n >= s->curve[k].lo && n <= s->curve[k].hi
-                            ? s->curve[k].pred_us[n - s->curve[k].lo] : NAN;
+      e->predicted_us = predicted(s, k, n);
       e->chosen = k == ck;
     }
   }
-  if (!reg || !perr || m == 0) {
-    fprintf(stderr, "symvtune validate: %s\n", m == 0 ? "no size was measured" : symv_strerror(SYMV_NO_MEMORY));
-    free(reg), free(perr);
+  qsort(vt, nvt, sizeof *vt, cmp_time); /* by n, each n's rows together, as report reads them */
+  db_validation v = {.fit_id = fit.id, .seed = drawn ? seed : 0};
+  if (report(s, rules, nrules, vt, nvt, ns, nsizes, &v) == 0) {
+    fprintf(stderr, "symvtune validate: no size was measured\n");
     goto out;
   }
-  qsort(reg, (size_t)m, sizeof *reg, symv_cmp_double);
-  for (int i = 0; i < mp; i++) perr[i] = fabs(perr[i]);
-  qsort(perr, (size_t)mp, sizeof *perr, symv_cmp_double);
-  db_validation v = {.fit_id = fit.id, .seed = drawn ? seed : 0, .regret_median = quantile(reg, m, 0.5),
-                     .regret_p90 = quantile(reg, m, 0.9), .regret_max = reg[m - 1]};
-  printf("\nregret (chosen / fastest) over %d sizes: median %.3f, 90th percentile %.3f, max %.3f; %d of them "
-         "lose more than 5%%\n", m, v.regret_median, v.regret_p90, v.regret_max, over);
-  if (mp) printf("prediction error of the chosen kernel: median %.1f%%, max %.1f%% (|predicted / measured - 1|)\n",
-                 100 * quantile(perr, mp, 0.5), 100 * perr[mp - 1]);
-  free(reg), free(perr);
-  if ((rc = db_put_validation(d, &v, vt, nvt))) {
-    fprintf(stderr, "symvtune validate: storing the run: %s\n", db_errmsg(d));
-    goto out;
+  if (l_for_u) {
+    printf("not stored: the run judged fit %lld (uplo L) on uplo U, and a stored run names only its fit\n", fit.id);
+  } else {
+    if ((rc = db_put_validation(d, &v, vt, nvt))) {
+      fprintf(stderr, "symvtune validate: storing the run: %s\n", db_errmsg(d));
+      goto out;
+    }
+    printf("stored as validation run %lld in %s\n", v.id, path);
   }
-  printf("stored as validation run %lld in %s\n", v.id, path);
+  char r2[200];
+  if (l_for_u)
+    snprintf(r2, sizeof r2, ": median %.3f, 90th percentile %.3f, max %.3f", v.regret_median, v.regret_p90,
+             v.regret_max);
+  else
+    snprintf(r2, sizeof r2, ", run %lld: median %.3f, 90th percentile %.3f, max %.3f", v.id, v.regret_median,
+             v.regret_p90, v.regret_max);
+  strncat(title, r2, sizeof title - strlen(title) - 1);
+  if (figure && draw_regret(figure, fmt, s, &fit, rules, nrules, vt, nvt, title)) goto out;
   status = SYMV_EXIT_OK;
 out:
   sweep_worker_stop(&w);

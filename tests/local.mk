@@ -65,7 +65,7 @@ tests_test_libsymv_LDFLAGS = -rdynamic
 CRITERION_TESTS += tests/test_fit
 tests_test_fit_SOURCES = tests/test_fit.c tests/test_util.c tests/test_util.h
 tests_test_fit_CFLAGS = $(TEST_CFLAGS)
-tests_test_fit_CPPFLAGS = $(AM_CPPFLAGS) -DSYMVTUNE_BIN='"$(abs_top_builddir)/src/symvtune"'
+tests_test_fit_CPPFLAGS = $(AM_CPPFLAGS) -DSYMVTUNE_BIN='"$(abs_top_builddir)/src/symvtune"' -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 tests_test_fit_LDADD = $(TEST_CORE_LIBS)
 EXTRA_tests_test_fit_DEPENDENCIES = src/symvtune$(EXEEXT)
 

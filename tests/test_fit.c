@@ -318,20 +318,27 @@ static db_rule *latest_rules(const char *path, int lo, int hi, size_t *nrules, d
 
 /* ---- The fit, end to end ------------------------------------------------------- */
 
-Test(fit, rules_follow_the_true_winners_and_ignore_spikes)
+/* Both methods of choosing the rules (the default, regret; merge without a
+ * margin, `--select merge --margin 0`) on one synthetic database. */
+static void rules_follow_the_true_winners(int regret)
 {
   char p[256];
   dense_db x;
-  make_dense_db(path_of(p, "dense.db"), &x);
+  make_dense_db(path_of(p, regret ? "dense-regret.db" : "dense-merge.db"), &x);
   char *out, *err;
-  int st = symvtune(&out, &err, NULL, "fit", "--db", p, "--margin", "0", NULL); /* accuracy of the choice itself; the margin has its own test */
+  int st = regret ? symvtune(&out, &err, NULL, "fit", "--db", p, NULL)
+                  : symvtune(&out, &err, NULL, "fit", "--db", p, "--select", "merge", "--margin", "0", NULL); /* accuracy of the choice itself; the margin has its own test */
   cr_assert_eq(st, 0, "seed %llu: symvtune fit: exit %d\n%s%s", seed, st, out, err);
   cr_assert_not_null(strstr(out, "Rules of fit"), "seed %llu:\n%s", seed, out);
+  cr_assert_not_null(strstr(out, regret ? "selected by regret, interval cost" : "selected by merge, threshold"),
+                     "seed %llu:\n%s", seed, out);
+  cr_assert_not_null(strstr(out, "predicted regret"), "seed %llu:\n%s", seed, out);
 
   size_t nr;
   db_fit fit;
   db_rule *r = latest_rules(p, 32, 32768, &nr, &fit);
-  cr_assert_eq(fit.threshold, FIT_DEFAULT_THRESHOLD);
+  cr_assert_eq(fit.threshold, regret ? 0.0 : FIT_DEFAULT_THRESHOLD);
+  cr_assert_eq(strncmp(fit.method, regret ? FIT_SELECT_REGRET : FIT_SELECT_MERGE, 5), 0, "method %s", fit.method);
   size_t i = 0;
   int checked[NKERNELS] = {0};
   for (int n = 32; n <= 32768; n++) {
@@ -365,6 +372,131 @@ Test(fit, rules_follow_the_true_winners_and_ignore_spikes)
                   "cuBLAS", seed, i, r[i].predicted_gain);
   }
   free(r), free(out), free(err);
+}
+
+Test(fit, rules_follow_the_true_winners_and_ignore_spikes) { rules_follow_the_true_winners(1); }
+Test(fit, merged_rules_follow_the_true_winners_and_ignore_spikes) { rules_follow_the_true_winners(0); }
+
+/* uplo U: without its dense samples, fit says that U is served with L's
+ * rules and stores no U fit; with them (here lu timed 30% faster than
+ * cuBLAS at every n, unlike L), a fit of its own, from its own samples. */
+Test(fit, uplo_u_is_fitted_from_its_own_samples_where_there_are_some)
+{
+  char p[256];
+  dense_db x;
+  make_dense_db(path_of(p, "upper.db"), &x);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  cr_assert_not_null(strstr(out, "No dense samples of uplo U: libsymv serves uplo U with the rules of L"), "%s", out);
+  free(out), free(err);
+  cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, "--uplo", "U", NULL), 0, "seed %llu: %s", seed, err);
+  cr_assert_not_null(strstr(out, "No fit of uplo U (no dense samples of U): libsymv serves uplo U with the rules of L"),
+                     "%s", out);
+  cr_assert_not_null(strstr(out, "uplo L, cold"), "%s", out);
+  free(out), free(err);
+  db *d = NULL;
+  cr_assert_eq(db_open(&d, p, 0), 0);
+  db_fit fit;
+  db_rule *r;
+  size_t nr;
+  cr_assert_eq(db_latest_fit(d, "dsymv", 'U', 0, &fit, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  int ns[128], nn = dense_sizes(ns);
+  OK(db_begin(d));
+  for (int i = 0; i < nn; i++) {
+    double t = truth(&x.m[K_CUBLAS], ns[i]) * exp(x.noise * rng_gauss());
+    db_measurement m = meas(ns[i], DB_STAGE_DENSE, t);
+    m.uplo = 'U';
+    OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &m));
+    m = meas(ns[i], DB_STAGE_DENSE, t / 1.3);
+    m.uplo = 'U';
+    OK(db_put_measurement(d, x.id[K_LU], &m));
+  }
+  OK(db_commit(d));
+  db_close(d);
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  cr_assert_not_null(strstr(out, "Uplo U, from its own dense samples"), "%s", out);
+  cr_assert_null(strstr(out, "No dense samples of uplo U"), "%s", out);
+  free(out), free(err);
+  cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, "--uplo", "U", NULL), 0, "seed %llu: %s", seed, err);
+  cr_assert_null(strstr(out, "No fit of uplo U"), "%s", out);
+  cr_assert_not_null(strstr(out, "uplo U, cold, n 32..32768, selected by regret, interval cost 0.002"), "%s", out);
+  cr_assert_null(strstr(out, "uplo L"), "%s", out);
+  free(out), free(err);
+  cr_assert_eq(db_open(&d, p, DB_READONLY), 0);
+  for (int det = 0; det < 2; det++) {
+    OK(db_latest_fit_class(d, "dsymv", 'U', 0, det, &fit, &r, &nr, NULL, NULL));
+    cr_assert_eq(fit.uplo, 'U');
+    cr_assert_eq(nr, 1, "seed %llu: %zu rules for U, where lu is fastest everywhere", seed, nr);
+    cr_assert_eq(r[0].cand.id, x.id[K_LU], "seed %llu: U's rule names %s", seed, r[0].kernel);
+    free(r);
+  }
+  /* L's rules are still L's: cuBLAS first, not lu */
+  OK(db_latest_fit(d, "dsymv", 'L', 0, &fit, &r, &nr, NULL, NULL));
+  cr_assert_eq(fit.uplo, 'L');
+  cr_assert_geq(nr, 3);
+  cr_assert_str_eq(r[0].kernel, DB_KERNEL_CUBLAS);
+  free(r);
+  db_close(d);
+  /* --uplo U without U samples is an error that says what libsymv does */
+  char q[256];
+  make_dense_db(path_of(q, "lower-only.db"), &x);
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", q, "--uplo", "U", NULL), SYMV_EXIT_ERROR);
+  cr_assert_not_null(strstr(err, "libsymv serves uplo U with the rules of L"), "%s", err);
+  free(out), free(err);
+}
+
+/* The shipped H100 sweep of six routines (tests/data/sweep6-h100.db.xz),
+ * fitted as `symvtune fit` does: for every routine with dense samples and
+ * both rule sets, the rules chosen by regret are predicted to lose less
+ * than those of the merge method (threshold 1%, margin 5%), on the mean
+ * over ln n and at the worst n, and the targets of the method (mean regret
+ * <= 1.005, worst <= 1.05) hold for the prediction. */
+Test(fit, regret_rules_beat_merged_rules_on_the_shipped_h100_sweep, .timeout = 300)
+{
+  char xz[1024], p[256], cmd[1400];
+  snprintf(xz, sizeof xz, "%s/sweep6-h100.db.xz", SYMV_TEST_DATA);
+  if (access(xz, R_OK)) cr_skip_test("no %s", xz);
+  snprintf(cmd, sizeof cmd, "xz -dc '%s' > '%s'", xz, path_of(p, "six.db"));
+  if (system(cmd)) cr_skip_test("xz could not unpack %s", xz);
+  db *d = NULL;
+  cr_assert_eq(db_open(&d, p, DB_READONLY), 0, "%s", db_errmsg(d));
+  int fitted = 0;
+  for (int ri = 0; ri < DB_ROUTINE_COUNT; ri++) {
+    fit_set s;
+    int rc = fit_load(d, db_routine_name(ri), 'L', 0, &s);
+    if (rc == SYMV_NOT_FOUND) continue;
+    OK(rc);
+    int lo, hi, clo, chi;
+    OK(fit_sampled_range(&s, &lo, &hi));
+    OK(fit_cublas_range(&s, &clo, &chi));
+    OK(fit_compute(&s, lo > clo ? lo : clo, hi < chi ? hi : chi, 0));
+    for (int det = 0; det < 2; det++) {
+      fit_set view;
+      OK(fit_deterministic_view(&s, &view));
+      const fit_set *v = det ? &view : &s;
+      db_rule *rr, *rm;
+      size_t nrr, nrm;
+      double mr, xr, mm, xm;
+      OK(fit_select_regret(v, RULES_DEFAULT_INTERVAL_COST, &rr, &nrr, NULL));
+      OK(fit_select(v, FIT_DEFAULT_THRESHOLD, FIT_DEFAULT_MARGIN, &rm, &nrm, NULL));
+      OK(fit_predicted_regret(v, rr, nrr, &mr, &xr, NULL));
+      OK(fit_predicted_regret(v, rm, nrm, &mm, &xm, NULL));
+      cr_log_info("%s %s: regret rules %zu, mean %.4f, max %.4f; merged rules %zu, mean %.4f, max %.4f",
+                  db_routine_name(ri), det ? "deterministic" : "any", nrr, mr, xr, nrm, mm, xm);
+      cr_assert_lt(mr, mm, "%s %s: mean predicted regret %.5f, merged %.5f", db_routine_name(ri),
+                   det ? "deterministic" : "any", mr, mm);
+      cr_assert_leq(xr, xm, "%s %s: worst predicted regret %.5f, merged %.5f", db_routine_name(ri),
+                    det ? "deterministic" : "any", xr, xm);
+      cr_assert_leq(mr, 1.005, "%s: mean %.5f", db_routine_name(ri), mr);
+      cr_assert_leq(xr, 1.05, "%s: max %.5f", db_routine_name(ri), xr);
+      cr_assert_leq(nrr, 12, "%s: %zu rules", db_routine_name(ri), nrr);
+      free(rr), free(rm), free(view.curve);
+    }
+    fit_set_free(&s);
+    fitted++;
+  }
+  db_close(d);
+  cr_assert_geq(fitted, 3, "only %d routines of the shipped sweep have dense samples", fitted);
 }
 
 /* The deterministic rules, for handles in cuBLAS's default atomics mode:
@@ -532,6 +664,137 @@ Test(fit, plot_writes_a_png, .timeout = 60)
   cr_assert_gt(len, 1000);
   cr_assert_eq(memcmp(img, "\x89PNG\r\n\x1a\n", 8), 0, "not a PNG");
   free(img), free(out), free(err);
+}
+
+/* Counts the lines of path that contain `what` (0 if it cannot be read). */
+static int count_lines(const char *path, const char *what)
+{
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[4096];
+  int k = 0;
+  while (fgets(line, sizeof line, f)) k += strstr(line, what) != NULL;
+  fclose(f);
+  return k;
+}
+
+/* The figure's script and data (plot --script DIR), with the floor and a
+ * validation run in the database and without; the format follows --out's
+ * extension, and where gnuplot is installed each format's file begins with
+ * its magic bytes. */
+Test(fit, plot_script_holds_rules_floor_and_validation_and_the_format_follows_the_extension, .timeout = 120)
+{
+  char p[256], fig[256], sdir[256], f[400];
+  dense_db x;
+  make_dense_db(path_of(p, "figure.db"), &x);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  free(out), free(err);
+  size_t nr;
+  db_fit fit;
+  db_rule *r = latest_rules(p, 32, 32768, &nr, &fit);
+
+  /* no gnuplot: the script and data are kept all the same, then the error */
+  path_of(sdir, "script-plain");
+  cr_assert_eq(symvtune(&out, &err, "", "plot", "--db", p, "--out", path_of(fig, "fig.svg"), "--script", sdir, NULL),
+               4, "%s", err);
+  cr_assert_not_null(strstr(err, "gnuplot was not found"), "%s", err);
+  free(out), free(err);
+  snprintf(f, sizeof f, "%s/plot.gp", sdir);
+  cr_assert_eq(count_lines(f, "set terminal svg"), 1);
+  cr_assert_eq(count_lines(f, "set output \"plot.svg\""), 1);
+  cr_assert_eq(count_lines(f, "set logscale xy"), 1, "time on log axes");
+  cr_assert_eq(count_lines(f, "set arrow from"), (int)nr - 1, "one boundary per rule past the first");
+  for (size_t i = 0; i < nr; i++) { /* each interval labelled with its kernel */
+    char label[96], want[128];
+    fit_label(r[i].kernel, &r[i].cand, label, sizeof label);
+    snprintf(want, sizeof want, "set label \"%s\" at %.6g,", label, sqrt((double)r[i].n_start * r[i].n_end));
+    cr_assert_eq(count_lines(f, want), 1, "seed %llu: no label '%s' for rule %zu", seed, want, i);
+  }
+  cr_assert_eq(count_lines(f, "floor.dat"), 0, "no floor in the database, none drawn");
+  cr_assert_eq(count_lines(f, "validation.dat"), 0, "no validation run, none drawn");
+  cr_assert_eq(count_lines(f, "envelope.dat"), 1);
+  snprintf(f, sizeof f, "%s/curves.dat", sdir);
+  cr_assert_eq(count_lines(f, "# "), 5, "seed %llu: five kernels fitted, five curves", seed);
+
+  /* the floor (baseline rows "floor", dense stage) and a validation run */
+  db *d = NULL;
+  cr_assert_eq(db_open(&d, p, 0), 0);
+  int ns[128], nn = dense_sizes(ns), nfloor = 0;
+  OK(db_begin(d));
+  for (int i = 0; i < nn; i += 2, nfloor++) {
+    db_measurement m = meas(ns[i], DB_STAGE_DENSE, 0.5 * truth(&x.m[K_CUBLAS], ns[i]));
+    OK(db_put_baseline(d, "dsymv", "floor", &m));
+  }
+  OK(db_commit(d));
+  static const int vn[3] = {100, 1000, 10000};
+  db_validation_time vt[6];
+  memset(vt, 0, sizeof vt);
+  for (int i = 0; i < 3; i++) {
+    vt[2 * i].n = vt[2 * i + 1].n = vn[i];
+    snprintf(vt[2 * i].kernel, sizeof vt[2 * i].kernel, "%s", DB_KERNEL_CUBLAS);
+    vt[2 * i].median_us = 10.0 * (i + 1);
+    snprintf(vt[2 * i + 1].kernel, sizeof vt[2 * i + 1].kernel, "%s", DB_KERNEL_CANDIDATE);
+    vt[2 * i + 1].candidate_id = x.id[K_LU];
+    vt[2 * i + 1].median_us = 8.0 * (i + 1) * (i == 2 ? 2 : 1); /* lu faster at 100 and 1000, slower at 10000 */
+    vt[2 * i].predicted_us = vt[2 * i + 1].predicted_us = NAN;
+    vt[2 * i + 1].chosen = 1;
+  }
+  db_validation v = {.fit_id = fit.id, .seed = 7, .regret_median = 1, .regret_p90 = 1, .regret_max = 1.6};
+  OK(db_put_validation(d, &v, vt, 6));
+  db_close(d);
+  path_of(sdir, "script-all");
+  cr_assert_eq(symvtune(&out, &err, "", "plot", "--db", p, "--out", path_of(fig, "fig.PDF"), "--script", sdir, NULL),
+               4, "%s", err);
+  free(out), free(err);
+  snprintf(f, sizeof f, "%s/plot.gp", sdir);
+  cr_assert_eq(count_lines(f, "set terminal pdfcairo"), 1, "the extension, in capitals");
+  cr_assert_eq(count_lines(f, "floor.dat"), 1);
+  cr_assert_eq(count_lines(f, "validation.dat"), 2, "chosen and fastest");
+  snprintf(f, sizeof f, "%s/floor.dat", sdir);
+  cr_assert_eq(count_lines(f, " "), nfloor, "every floor sample");
+  snprintf(f, sizeof f, "%s/validation.dat", sdir);
+  cr_assert_eq(count_lines(f, "100 8 8"), 1, "n, chosen, fastest at 100");
+  cr_assert_eq(count_lines(f, "1000 16 16"), 1);
+  cr_assert_eq(count_lines(f, "10000 48 30"), 1);
+  /* --speedup: over the faster cuBLAS mode; the validation points over the
+   * cuBLAS time measured in the run */
+  path_of(sdir, "script-speedup");
+  cr_assert_eq(symvtune(&out, &err, "", "plot", "--db", p, "--out", fig, "--speedup", "--script", sdir, NULL), 4);
+  free(out), free(err);
+  snprintf(f, sizeof f, "%s/plot.gp", sdir);
+  cr_assert_eq(count_lines(f, "set logscale xy"), 0);
+  cr_assert_eq(count_lines(f, "set logscale x"), 1);
+  cr_assert_eq(count_lines(f, "speed-up over the faster cuBLAS mode"), 1);
+  snprintf(f, sizeof f, "%s/validation.dat", sdir);
+  cr_assert_eq(count_lines(f, "100 1.25 1.25"), 1);
+  cr_assert_eq(count_lines(f, "10000 0.625 1"), 1);
+  free(r);
+
+  /* formats by extension: unknown ones refused before anything is read */
+  cr_assert_eq(symvtune(&out, &err, NULL, "plot", "--db", p, "--out", path_of(fig, "fig.jpg"), NULL), 2);
+  cr_assert_not_null(strstr(err, "unknown extension .jpg"), "%s", err);
+  free(out), free(err);
+  cr_assert_eq(symvtune(&out, &err, NULL, "plot", "--db", p, "--out", path_of(fig, "figure"), NULL), 2);
+  cr_assert_not_null(strstr(err, "unknown extension (none)"), "%s", err);
+  free(out), free(err);
+  if (!GNUPLOT_PATH[0]) cr_skip_test("gnuplot was not found by configure");
+  static const struct { const char *name, *magic; size_t len; } fmts[] = {
+    {"fig.png", "\x89PNG\r\n\x1a\n", 8}, {"fig.pdf", "%PDF-", 5}, {"fig.svg", "<?xml", 5}};
+  for (int i = 0; i < 3; i++) {
+    int st = symvtune(&out, &err, NULL, "plot", "--db", p, "--out", path_of(fig, fmts[i].name), NULL);
+    if (st && strstr(err, "no pdfcairo")) { /* a gnuplot without cairo: said so */
+      free(out), free(err);
+      continue;
+    }
+    cr_assert_eq(st, 0, "seed %llu: plot --out %s: exit %d\n%s%s", seed, fmts[i].name, st, out, err);
+    cr_assert_not_null(strstr(out, ", the floor, a validation run"), "%s", out);
+    long len;
+    char *img = slurp(fig, &len);
+    cr_assert(len > 1000 && !memcmp(img, fmts[i].magic, fmts[i].len), "%s is not a %s file (%ld bytes)", fig,
+              fmts[i].name + 4, len);
+    free(img), free(out), free(err);
+  }
 }
 
 /* plot --out never names its own database (the file itself, through a
@@ -751,7 +1014,7 @@ Test(fit, command_line_errors)
   expect_error(2, "--db FILE is required", "rank", NULL);
   expect_error(2, "--db FILE is required", "rules", "--json", NULL);
   expect_error(2, "--db FILE is required", "plot", "--out", "x.png", NULL);
-  expect_error(2, "--out FILE.png is required", "plot", "--db", p, NULL);
+  expect_error(2, "--out FIGURE (.png, .pdf or .svg) is required", "plot", "--db", p, NULL);
   expect_error(2, "invalid --threshold 'abc'", "fit", "--db", p, "--threshold", "abc", NULL);
   expect_error(2, "invalid --threshold '1'", "fit", "--db", p, "--threshold", "1", NULL);
   expect_error(2, "invalid --lo '0'", "fit", "--db", p, "--lo", "0", NULL);

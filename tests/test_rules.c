@@ -256,3 +256,234 @@ Test(rules, refuses_bad_input)
   cr_assert_eq(rules_select_opt(t, 2, 1, 2, NULL, &iv, &m), 0);
   free(iv);
 }
+
+/* ---- Selection by regret ------------------------------------------------- */
+
+/* The objective of rules.h, computed here from the definition: the chosen
+ * candidate ch[j] at each n = lo + j, a switch wherever it changes. */
+static double objective(const double *t, int M, int N, int lo, const int *ch, double cost, int log_weight)
+{
+  double sum = 0;
+  for (int j = 0; j < N; j++) {
+    double best = INFINITY;
+    for (int c = 0; c < M; c++)
+      if (available(t[(size_t)c * N + j]) && t[(size_t)c * N + j] < best) best = t[(size_t)c * N + j];
+    double v = t[(size_t)ch[j] * N + j];
+    if (!available(v)) return INFINITY;
+    double w = log_weight ? log((lo + j + 0.5) / (lo + j - 0.5)) : 1.0;
+    sum += w * (v / best - 1.0);
+    if (j > 0 && ch[j] != ch[j - 1]) sum += cost;
+  }
+  return sum;
+}
+
+/* Random curves for the regret tests: M x N, some points unavailable (NaN
+ * or +inf), at least one candidate available at every n. */
+static void random_curves(uint64_t *x, double *t, int M, int N)
+{
+  for (int c = 0; c < M; c++) {
+    double base = 5.0 + 20.0 * test_rng_unit(x), slope = 2.0 * (test_rng_unit(x) - 0.5);
+    for (int j = 0; j < N; j++) {
+      t[(size_t)c * N + j] = base * (1.0 + 0.5 * slope * j / N) + 0.3 * base * test_rng_unit(x);
+      if (test_rng_unit(x) < 0.1) t[(size_t)c * N + j] = test_rng_unit(x) < 0.5 ? NAN : INFINITY;
+    }
+  }
+  for (int j = 0; j < N; j++) {
+    int any = 0;
+    for (int c = 0; c < M; c++) any |= available(t[(size_t)c * N + j]);
+    if (!any) t[(size_t)test_rng_int(x, 0, M - 1) * N + j] = 9.0;
+  }
+}
+
+/* Against brute force: every assignment of a candidate to each n (a
+ * partition into intervals, each with its candidate, is one of them; an
+ * assignment whose neighbours repeat a candidate is that partition with no
+ * extra switch), so the least objective over them is the optimum. */
+Test(rules, regret_selection_is_optimal_against_brute_force)
+{
+  uint64_t seed = test_fresh_seed(), x = seed;
+  for (int trial = 0; trial < 300; trial++) {
+    int M = test_rng_int(&x, 1, 4), N = test_rng_int(&x, 1, M <= 2 ? 10 : M == 3 ? 8 : 6);
+    int lo = test_rng_int(&x, 1, 3000), hi = lo + N - 1;
+    double t[4 * 10];
+    random_curves(&x, t, M, N);
+    rules_regret_options opt;
+    rules_regret_options_init(&opt);
+    int pick = test_rng_int(&x, 0, 3);
+    opt.interval_cost = pick == 0 ? 0.0 : pick == 1 ? 0.3 * test_rng_unit(&x) : 3e-4 * test_rng_unit(&x);
+    opt.log_weight = test_rng_unit(&x) < 0.5;
+    int prio[4] = {3, 1, 2, 0};
+    opt.priority = test_rng_unit(&x) < 0.5 ? prio : NULL;
+    rules_interval *iv = NULL;
+    int m = -1;
+    cr_assert_eq(rules_select_regret(t, M, lo, hi, &opt, &iv, &m), 0, "seed %llu trial %d",
+                 (unsigned long long)seed, trial);
+    check_cover(iv, m, t, M, lo, hi, (unsigned long long)seed, trial);
+    int ch[10];
+    for (int i = 0; i < m; i++)
+      for (int n = iv[i].n_start; n <= iv[i].n_end; n++) ch[n - lo] = iv[i].cand;
+    double got = objective(t, M, N, lo, ch, opt.interval_cost, opt.log_weight);
+    /* every assignment, counted in base M */
+    double best = INFINITY;
+    int a[10] = {0};
+    for (;;) {
+      double v = objective(t, M, N, lo, a, opt.interval_cost, opt.log_weight);
+      if (v < best) best = v;
+      int j = 0;
+      while (j < N && ++a[j] == M) a[j++] = 0;
+      if (j == N) break;
+    }
+    cr_assert(isfinite(best), "seed %llu trial %d", (unsigned long long)seed, trial);
+    cr_assert_leq(got, best + 1e-12 * (1 + fabs(best)),
+                  "seed %llu trial %d: objective %.17g, brute force %.17g (M %d, N %d, cost %g, log %d)",
+                  (unsigned long long)seed, trial, got, best, M, N, opt.interval_cost, opt.log_weight);
+    free(iv);
+  }
+}
+
+/* Larger random cases: the guarantees of rules.h, no candidate unavailable
+ * where chosen, the fastest at every n when intervals cost nothing, and
+ * never more objective than the merge method's rules or one interval. */
+Test(rules, regret_selection_properties_on_random_curves)
+{
+  uint64_t seed = test_fresh_seed(), x = seed;
+  for (int trial = 0; trial < 200; trial++) {
+    int M = test_rng_int(&x, 1, 6), N = test_rng_int(&x, 1, 600), lo = test_rng_int(&x, 1, 20000);
+    int hi = lo + N - 1;
+    double *t = malloc((size_t)M * N * sizeof *t);
+    int *ch = malloc((size_t)N * sizeof *ch);
+    random_curves(&x, t, M, N);
+    rules_regret_options opt;
+    rules_regret_options_init(&opt);
+    int free_switch = test_rng_unit(&x) < 0.3;
+    opt.interval_cost = free_switch ? 0.0 : 0.05 * test_rng_unit(&x);
+    opt.log_weight = test_rng_unit(&x) < 0.5;
+    rules_interval *iv = NULL, *mv = NULL;
+    int m = -1, mm = -1;
+    cr_assert_eq(rules_select_regret(t, M, lo, hi, &opt, &iv, &m), 0, "seed %llu trial %d",
+                 (unsigned long long)seed, trial);
+    check_cover(iv, m, t, M, lo, hi, (unsigned long long)seed, trial);
+    for (int i = 0; i < m; i++)
+      for (int n = iv[i].n_start; n <= iv[i].n_end; n++) {
+        ch[n - lo] = iv[i].cand;
+        if (free_switch)
+          for (int c = 0; c < M; c++) {
+            double v = t[(size_t)c * N + (n - lo)];
+            cr_assert(!available(v) || v >= t[(size_t)iv[i].cand * N + (n - lo)],
+                      "seed %llu trial %d: at %d candidate %d beats the chosen %d", (unsigned long long)seed, trial,
+                      n, c, iv[i].cand);
+          }
+      }
+    double got = objective(t, M, N, lo, ch, opt.interval_cost, opt.log_weight);
+    cr_assert_eq(rules_select(t, M, lo, hi, 0.01, &mv, &mm), 0);
+    for (int i = 0; i < mm; i++)
+      for (int n = mv[i].n_start; n <= mv[i].n_end; n++) ch[n - lo] = mv[i].cand;
+    double merged = objective(t, M, N, lo, ch, opt.interval_cost, opt.log_weight);
+    cr_assert_leq(got, merged + 1e-9 * (1 + merged), "seed %llu trial %d: %.17g above the merge method's %.17g",
+                  (unsigned long long)seed, trial, got, merged);
+    /* rules_regret agrees with the definition: at zero cost the objective
+     * is the weighted sum of regret - 1 */
+    double mean, max;
+    int wn;
+    cr_assert_eq(rules_regret(t, M, lo, hi, opt.log_weight, iv, m, &mean, &max, &wn), 0);
+    cr_assert_geq(mean, 1.0);
+    cr_assert_geq(max, mean - 1e-12);
+    cr_assert(wn >= lo && wn <= hi);
+    for (int i = 0; i < m; i++)
+      for (int n = iv[i].n_start; n <= iv[i].n_end; n++) ch[n - lo] = iv[i].cand;
+    double wsum = 0;
+    for (int n = lo; n <= hi; n++) wsum += opt.log_weight ? log((n + 0.5) / (n - 0.5)) : 1.0;
+    double plain = objective(t, M, N, lo, ch, 0.0, opt.log_weight);
+    cr_assert_float_eq(mean, 1.0 + plain / wsum, 1e-9 * mean, "seed %llu trial %d", (unsigned long long)seed,
+                       trial);
+    free(iv), free(mv), free(t), free(ch);
+  }
+}
+
+/* The case of issue 17: B is 9% faster than A over 1860..2261 only; the
+ * merge method with its 1% threshold keeps it, but not when B's edge is
+ * split by noise into short runs; the regret method keeps B over its whole
+ * range, and drops a one-wide 5% spike of C at n = 700 (it gains 5% of
+ * 1/700 of an e-fold, far less than the interval cost). */
+Test(rules, regret_selection_follows_a_real_winner_and_ignores_a_spike)
+{
+  enum { L0 = 500, H0 = 4000, W = H0 - L0 + 1 };
+  static double t[3 * W];
+  for (int n = L0; n <= H0; n++) {
+    double a = 3.0 + 1e-6 * n * n;
+    int in = n >= 1860 && n <= 2261;
+    t[n - L0] = a;
+    t[W + n - L0] = in ? 0.91 * a : 1.2 * a;
+    t[2 * W + n - L0] = n == 700 ? 0.95 * a : 1.3 * a;
+  }
+  rules_interval *iv;
+  int m;
+  cr_assert_eq(rules_select_regret(t, 3, L0, H0, NULL, &iv, &m), 0);
+  const int want[][3] = {{L0, 1859, 0}, {1860, 2261, 1}, {2262, H0, 0}};
+  expect(iv, m, want, 3);
+  double mean, max;
+  int wn;
+  cr_assert_eq(rules_regret(t, 3, L0, H0, 1, iv, m, &mean, &max, &wn), 0);
+  cr_assert_float_eq(max, 1 / 0.95, 1e-12, "worst regret %g at %d", max, wn);
+  cr_assert_eq(wn, 700);
+  free(iv);
+  /* a price above what B saves (9% x ln(2261.5 / 1859.5) = 0.0176) for each
+   * of its two switches leaves A alone */
+  rules_regret_options opt;
+  rules_regret_options_init(&opt);
+  opt.interval_cost = 0.01;
+  cr_assert_eq(rules_select_regret(t, 3, L0, H0, &opt, &iv, &m), 0);
+  const int one[][3] = {{L0, H0, 0}};
+  expect(iv, m, one, 1);
+  free(iv);
+  /* ties: the better priority */
+  double same[4] = {2.0, 2.0, 2.0, 2.0};
+  int prio[2] = {1, 0};
+  opt.priority = prio;
+  cr_assert_eq(rules_select_regret(same, 2, 10, 11, &opt, &iv, &m), 0);
+  const int tie[][3] = {{10, 11, 1}};
+  expect(iv, m, tie, 1);
+  free(iv);
+}
+
+Test(rules, regret_selection_refuses_bad_input)
+{
+  double t[4] = {1.0, 2.0, 2.0, 1.0};
+  double zero[4] = {1.0, 0.0, 2.0, 1.0}, minf[4] = {1.0, -INFINITY, 2.0, 1.0}, hole[4] = {1.0, NAN, 2.0, INFINITY};
+  rules_interval *iv;
+  int m;
+  rules_regret_options opt;
+  rules_regret_options_init(&opt);
+  cr_assert_eq(rules_select_regret(t, 2, 1, 2, &opt, &iv, &m), 0);
+  const int two[][3] = {{1, 1, 0}, {2, 2, 1}};
+  expect(iv, m, two, 2); /* 50% regret at n = 2 costs more than 0.002 */
+  free(iv);
+  cr_assert_eq(rules_select_regret(NULL, 2, 1, 2, &opt, &iv, &m), SYMV_INVALID_VALUE);
+  cr_assert_eq(rules_select_regret(t, 2, 1, 2, &opt, NULL, &m), SYMV_INVALID_VALUE);
+  cr_assert_eq(rules_select_regret(t, 2, 1, 2, &opt, &iv, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(rules_select_regret(t, 0, 1, 2, &opt, &iv, &m), SYMV_INVALID_VALUE);
+  cr_assert_eq(rules_select_regret(t, 2, 2, 1, &opt, &iv, &m), SYMV_INVALID_VALUE);
+  cr_assert_eq(rules_select_regret(t, 2, 0, 1, &opt, &iv, &m), SYMV_INVALID_VALUE); /* n = 0 on a ln n axis */
+  cr_assert_eq(rules_select_regret(zero, 2, 1, 2, &opt, &iv, &m), SYMV_INVALID_VALUE);
+  cr_assert_eq(rules_select_regret(minf, 2, 1, 2, &opt, &iv, &m), SYMV_INVALID_VALUE);
+  cr_assert_eq(rules_select_regret(hole, 2, 1, 2, &opt, &iv, &m), SYMV_INVALID_VALUE);
+  opt.interval_cost = -0.1;
+  cr_assert_eq(rules_select_regret(t, 2, 1, 2, &opt, &iv, &m), SYMV_INVALID_VALUE);
+  opt.interval_cost = NAN;
+  cr_assert_eq(rules_select_regret(t, 2, 1, 2, &opt, &iv, &m), SYMV_INVALID_VALUE);
+  opt.interval_cost = INFINITY;
+  cr_assert_eq(rules_select_regret(t, 2, 1, 2, &opt, &iv, &m), SYMV_INVALID_VALUE);
+  opt.interval_cost = 0.0;
+  opt.log_weight = 0;
+  cr_assert_eq(rules_select_regret(t, 2, 0, 1, &opt, &iv, &m), 0); /* n = 0 is fine with w(n) = 1 */
+  free(iv);
+  cr_assert_eq(rules_select_regret(t, 2, 1, 2, NULL, &iv, &m), 0);
+  /* rules_regret's checks: intervals that do not tile */
+  rules_interval gap[2] = {{1, 1, 0}, {3, 3, 1}}, bad[1] = {{1, 2, 5}};
+  double t3[6] = {1.0, 2.0, 3.0, 3.0, 2.0, 1.0}; /* 2 curves on 1..3 */
+  cr_assert_eq(rules_regret(t, 2, 1, 2, 1, iv, m, NULL, NULL, NULL), 0);
+  cr_assert_eq(rules_regret(t3, 2, 1, 3, 1, gap, 2, NULL, NULL, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(rules_regret(t, 2, 1, 2, 1, bad, 1, NULL, NULL, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(rules_regret(t, 2, 1, 2, 1, NULL, 1, NULL, NULL, NULL), SYMV_INVALID_VALUE);
+  free(iv);
+}

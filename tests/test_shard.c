@@ -14,7 +14,9 @@
  *  - `symvtune validate` with the stand-in worker, whose times are known:
  *    regret 1 where the rules name the fastest kernel, the exact ratio
  *    where they are made to name another, random sizes none of them a dense
- *    sample and the same for the same seed, the run stored.
+ *    sample and the same for the same seed, the run stored; uplo U judged
+ *    against its own fit or, without one, against L's rules (not stored);
+ *    the regret drawn (--png) from a run and from the stored run.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -25,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "../db/db.h"
+#include "config.h"
 #include "routine.h"
 #include "shard.h"
 #include "space.h"
@@ -590,5 +593,96 @@ Test(validate, command_line_and_missing_fit, .init = setup, .fini = teardown, .t
   cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu", "--sizes",
                                                    "256", "--jobs", "0", "--quiet", "--no-dense", NULL}), 0, "%s", out);
   cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, NULL}), 4, "%s", out);
+  cr_assert_not_null(strstr(out, "no fit"), "%s", out);
+}
+
+/* 1 if the file at path begins with the n bytes magic. */
+static int has_magic(const char *path, const char *magic, size_t n)
+{
+  char head[16] = {0};
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  size_t got = fread(head, 1, n, f);
+  fclose(f);
+  return got == n && !memcmp(head, magic, n);
+}
+
+/* uplo U without a fit of its own: L's rules judged on the upper triangle,
+ * printed, not stored; --png draws a run, --stored the latest stored run
+ * without measuring; bad figure names refused before anything runs. */
+Test(validate, uplo_u_against_l_rules_and_the_regret_drawn, .init = setup, .fini = teardown, .timeout = 90)
+{
+  char db[128], fig[160], fig2[160];
+  snprintf(db, sizeof db, "%s/v.db", dir);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu,panel", "--sizes",
+                                                   "256,2048", "--jobs", "0", "--quiet", NULL}), 0, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "fit", "--db", db, NULL}), 0, "%s", out);
+  cr_assert_not_null(strstr(out, "libsymv serves uplo U with the rules of L"), "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--uplo", "U", "--sizes",
+                                                   "6", "--seed", "3", NULL}), 0, "%s", out);
+  cr_assert_not_null(strstr(out, "no fit of uplo U: judging the rules of L"), "%s", out);
+  cr_assert_not_null(strstr(out, "uplo U)"), "%s", out);
+  cr_assert_not_null(strstr(out, "median 1.000, 90th percentile 1.000, max 1.000; 0 of them"), "%s", out);
+  cr_assert_not_null(strstr(out, "not stored"), "%s", out);
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 0);
+
+  /* refused before anything runs */
+  snprintf(fig, sizeof fig, "%s/regret.gif", dir);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--png", fig, NULL}), 2,
+               "%s", out);
+  cr_assert_not_null(strstr(out, "unknown extension .gif"), "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--png", db, NULL}), 2,
+               "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--stored", "--sizes", "4",
+                                                   NULL}), 2, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--uplo", "X", NULL}), 2,
+               "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--stored", NULL}), 4,
+               "%s", out);
+  cr_assert_not_null(strstr(out, "no validation run stored"), "%s", out);
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 0);
+
+  /* a run drawn as it is measured, then the stored one without measuring */
+  snprintf(fig, sizeof fig, "%s/regret.svg", dir);
+  snprintf(fig2, sizeof fig2, "%s/stored.png", dir);
+  char *const val[] = {"symvtune", "validate", "--db", db, "--sizes", "8", "--seed", "5", "--png", fig, NULL};
+  char *const again[] = {"symvtune", "validate", "--db", db, "--stored", "--out", fig2, NULL};
+  int st = run_symvtune_all(out, sizeof out, val);
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 1, "the run is stored before it is drawn");
+  if (!GNUPLOT_PATH[0]) {
+    cr_assert_eq(st, 4, "%s", out);
+    cr_assert_not_null(strstr(out, "gnuplot was not found"), "%s", out);
+    cr_skip_test("gnuplot was not found by configure");
+  }
+  cr_assert_eq(st, 0, "%s", out);
+  cr_assert_not_null(strstr(out, "wrote "), "%s", out);
+  cr_assert(has_magic(fig, "<?xml", 5), "%s is not an SVG file", fig);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, again), 0, "%s", out);
+  cr_assert_not_null(strstr(out, "stored run 1 of fit"), "%s", out);
+  cr_assert_not_null(strstr(out, "median 1.000, 90th percentile 1.000, max 1.000; 0 of them"), "%s", out);
+  cr_assert(has_magic(fig2, "\x89PNG\r\n\x1a\n", 8), "%s is not a PNG file", fig2);
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 1, "--stored measures and stores nothing");
+}
+
+/* A database swept on the upper triangle: fit makes U's rules from its own
+ * samples, and validate --uplo U judges them and stores the run. */
+Test(validate, uplo_u_with_its_own_fit_is_stored, .init = setup, .fini = teardown, .timeout = 60)
+{
+  char db[128];
+  snprintf(db, sizeof db, "%s/u.db", dir);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu,panel", "--sizes",
+                                                   "256,2048", "--jobs", "0", "--quiet", "--uplo", "U", NULL}), 0, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "fit", "--db", db, NULL}), 0, "%s", out);
+  cr_assert_not_null(strstr(out, "Uplo U, from its own dense samples"), "%s", out);
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM fit WHERE uplo = 'U'"), 2, "both rule sets of U");
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM fit WHERE uplo = 'L'"), 0);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--uplo", "U", "--sizes",
+                                                   "5", "--seed", "2", NULL}), 0, "%s", out);
+  cr_assert_null(strstr(out, "judging the rules of L"), "%s", out);
+  cr_assert_not_null(strstr(out, "stored as validation run"), "%s", out);
+  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run r JOIN fit f ON f.id = r.fit_id WHERE f.uplo = 'U'"), 1);
+  /* L has no fit here: said so */
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--sizes", "5", NULL}), 4,
+               "%s", out);
   cr_assert_not_null(strstr(out, "no fit"), "%s", out);
 }
