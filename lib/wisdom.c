@@ -310,7 +310,7 @@ static int parse_set(reader *r, const char *text, size_t len, size_t *pos, symv_
     if ((rc = word_int32(r, r->word[2], "n_end", 1, SYMV_WISDOM_N_MAX, &ru.n_end))) return rc;
     if (ru.n_start != next_n)
       return fail(r, "rule n %d..%d: %s (the rules must tile %d..%d in order; expected it to start at %d)",
-                  ru.n_start, ru.n_end, ru.n_start < next_n ? "an overlap or out of order" : "a gap", s->lo, s->hi,
+                  ru.n_start, ru.n_end, ru.n_start < next_n ? "an overlap or out of order" : "a gap or out of order", s->lo, s->hi,
                   next_n);
     if (ru.n_end < ru.n_start || ru.n_end > s->hi)
       return fail(r, "rule n %d..%d is empty or ends beyond hi %d", ru.n_start, ru.n_end, s->hi);

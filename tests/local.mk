@@ -96,3 +96,11 @@ tests_test_shard_SOURCES = tests/test_shard.c tests/test_device.h tests/test_uti
 tests_test_shard_CFLAGS = $(TEST_CFLAGS)
 tests_test_shard_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 tests_test_shard_LDADD = $(TEST_CORE_LIBS)
+
+# Wisdom files (lib/wisdom.c, compiled in from the source libsymv compiles),
+# `symvtune export` and the --wisdom library without a GPU (tests/test_wisdom.c).
+CRITERION_TESTS += tests/test_wisdom
+tests_test_wisdom_SOURCES = tests/test_wisdom.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h lib/wisdom.c
+tests_test_wisdom_CFLAGS = $(TEST_CFLAGS)
+tests_test_wisdom_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
+tests_test_wisdom_LDADD = $(TEST_CORE_LIBS)
