@@ -572,8 +572,9 @@ static void wisdom_load(void)
   }
 }
 
-/* The first accepted file whose fingerprint is d's, or NULL. */
-static const wisdom_file *wisdom_match(const symv_device_info *d)
+/* The first accepted file whose fingerprint is d's, or NULL; then, if
+ * dev >= 0, each file is told with what differs. */
+static const wisdom_file *wisdom_match(const symv_device_info *d, int dev)
 {
   symv_wisdom_device wd;
   memset(&wd, 0, sizeof wd);
@@ -584,6 +585,11 @@ static const wisdom_file *wisdom_match(const symv_device_info *d)
   for (int i = 0; i < nwfiles; i++) {
     char why[300];
     if (wfiles[i].ok && symv_wisdom_match(&wfiles[i].w, &wd, why, sizeof why)) return &wfiles[i];
+  }
+  for (int i = 0; dev >= 0 && i < nwfiles; i++) {
+    char why[300];
+    if (wfiles[i].ok && !symv_wisdom_match(&wfiles[i].w, &wd, why, sizeof why))
+      wisdom_tell("device %d: %s does not match: %s", dev, wfiles[i].path, why);
   }
   return NULL;
 }
@@ -603,7 +609,7 @@ static void wisdom_device_setup(int dev, device_entry *e)
     return;
   }
   const symv_device_info *d = &e->info;
-  const wisdom_file *f = wisdom_match(d);
+  const wisdom_file *f = wisdom_match(d, dev);
   if (!f) {
     wisdom_tell("device %d: no accepted file (%d of %d) is of a %s (sm_%d%d, %d SMs, L2 %zu bytes): its calls go to "
                 "cuBLAS", dev, nwaccepted, nwfiles, d->name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes);

@@ -141,7 +141,8 @@ static void help(void)
        "  --wisdom-dir PATH  its system folder of wisdom files, an absolute path (default: the\n"
        "                 library's own folder's ../share/symv, i.e. DIR/share/symv, wherever DIR is moved)\n"
        "  --out DIR      where to write: created, or replaced whole once the library is built\n"
-       "                 (an existing DIR may hold only a previous build: src, obj, lib, include)\n"
+       "                 (an existing DIR may hold only a previous build: src, obj, lib, include,\n"
+       "                 and share, the site's wisdom files, which the new DIR keeps)\n"
        "  --nvcc PATH    nvcc to use (default: $NVCC, $CUDA_HOME/bin/nvcc, nvcc in PATH,\n"
        "                 /usr/local/cuda/bin/nvcc)\n"
        "  --arch sm_XY   GPU architecture: the database's device's (the default, e.g. sm_90),\n"
@@ -1055,7 +1056,25 @@ static const char *cuda_root_of(const char *nvcc, char *out, size_t len)
  * if it holds nothing but what build writes and not the database.
  */
 
-static const char *const build_entries[] = {"src", "obj", "lib", "include"};
+static const char *const build_entries[] = {"src", "obj", "lib", "include", "share"};
+
+/* DIR/share (the wisdom files a site dropped into a --wisdom library's
+ * system folder, DIR/share/symv) is the site's, not build's: a new build
+ * takes it over from the old DIR. Moves from/share to to/share if there is
+ * one; 0, or -1 with a message printed. */
+static int carry_share(const char *from, const char *to)
+{
+  char a[PATH_MAX + 16], b[PATH_MAX + 16];
+  struct stat st;
+  snprintf(a, sizeof a, "%s/share", from);
+  snprintf(b, sizeof b, "%s/share", to);
+  if (lstat(a, &st) && errno == ENOENT) return 0;
+  if (rename(a, b)) {
+    fprintf(stderr, "symvtune build: cannot keep %s (moving it to %s): %s\n", a, b, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
 
 /* The database's identity and whether a walk met it (nftw passes no user
  * data). */
@@ -1232,6 +1251,10 @@ static int install(const char *work, const char *abs, const char *out, const cha
     symv_rmtree(stage);
     return -1;
   }
+  if (carry_share(abs, stage)) {
+    symv_rmtree(stage);
+    return -1;
+  }
 #ifdef RENAME_EXCHANGE
   if (renameat2(AT_FDCWD, stage, AT_FDCWD, abs, RENAME_EXCHANGE) == 0) {
     if (symv_rmtree(stage)) fprintf(stderr, "symvtune build: warning: the old build left in %s: %s\n", stage, strerror(errno));
@@ -1242,18 +1265,21 @@ static int install(const char *work, const char *abs, const char *out, const cha
   snprintf(old, sizeof old, "%s/.symvtune-old-XXXXXX", parent);
   if (!mkdtemp(old)) {
     fprintf(stderr, "symvtune build: cannot create a folder in %s: %s\n", parent, strerror(errno));
+    carry_share(stage, abs); /* the site's files back where they were */
     symv_rmtree(stage);
     return -1;
   }
   if (rename(abs, old)) {
     fprintf(stderr, "symvtune build: cannot move the old %s aside: %s\n", abs, strerror(errno));
     rmdir(old);
+    carry_share(stage, abs);
     symv_rmtree(stage);
     return -1;
   }
   if (rename(stage, abs)) {
     fprintf(stderr, "symvtune build: cannot rename %s to %s: %s\n", stage, abs, strerror(errno));
     rename(old, abs);
+    carry_share(stage, abs);
     symv_rmtree(stage);
     return -1;
   }

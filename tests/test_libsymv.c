@@ -1119,6 +1119,10 @@ Test(libsymv, wisdom_library_sends_a_gpu_of_no_file_to_cublas, .init = need_gpu,
   char *text = fix_slurp(logpath);
   cr_assert_not_null(text);
   cr_assert_not_null(strstr(text, "libsymv: wisdom device 0: no accepted file"), "%s", text);
+  char want[700];
+  snprintf(want, sizeof want, "libsymv: wisdom device 0: %s does not match: sm_count %d, not 1%d\n", foreign,
+           dev.sm_count, dev.sm_count);
+  cr_assert_not_null(strstr(text, want), "no '%s' in\n%s", want, text);
   cr_assert_not_null(strstr(text, ": cuBLAS (fallback: device 0 matches no wisdom file) -> CUBLAS_STATUS_SUCCESS (0) "
                                   "wisdom=none\n"), "%s", text);
   free(text);

@@ -757,11 +757,12 @@ Test(wisdom, library_reads_its_search_path, .timeout = 300)
 }
 
 /* Without --wisdom-dir the system folder is DIR/share/symv beside the
- * library, found where the library is, so that the tree can move. */
+ * library, found where the library is, so that the tree can move; a new
+ * build of DIR keeps DIR/share. */
 Test(wisdom, library_system_folder_follows_the_library, .timeout = 300)
 {
   if (!have_nvcc()) cr_skip_test("no nvcc: no library to build");
-  char db[512], out[512], moved[512], good[512], p[1024], log[512], *t;
+  char db[512], out[512], moved[512], good[1024], p[1024], log[512], *t;
   fixture_db(db);
   const char *args[] = {"--wisdom", "--out", in_dir(out, "wlib"), "--nvcc", FIX_NVCC};
   cr_assert_eq(fix_build(in_dir(log, "build.log"), args, 5), 0, "build --wisdom: %s", (t = fix_slurp(log)) ? t : "");
@@ -786,4 +787,12 @@ Test(wisdom, library_system_folder_follows_the_library, .timeout = 300)
   cr_assert_eq(info.wisdom_files, 1, "%s", info.wisdom_report);
   cr_assert_eq(info.wisdom_accepted, 1, "%s", info.wisdom_report);
   dlclose(h);
+  /* built again over the moved tree: the site's wisdom files are kept */
+  const char *again[] = {"--wisdom", "--out", moved, "--nvcc", FIX_NVCC};
+  cr_assert_eq(fix_build(log, again, 5), 0, "build --wisdom again: %s", (t = fix_slurp(log)) ? t : "");
+  cr_assert(fix_exists(good), "the rebuild lost %s", good);
+  symv_wisdom w;
+  char err[512];
+  cr_assert_eq(symv_wisdom_read(good, &w, err, sizeof err), 0, "%s", err);
+  symv_wisdom_free(&w);
 }
