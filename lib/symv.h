@@ -9,7 +9,11 @@
  * A call picks its kernel by n from the rules symvtune fitted for its
  * routine on the tuned GPU (one of its own candidates, or cuBLAS with
  * atomics off or on); a routine that was not tuned, and every call on a GPU
- * of another name, compute capability or SM count, goes to cuBLAS. The
+ * of another name, compute capability or SM count, goes to cuBLAS. A
+ * library built with `symvtune build --wisdom` has no rules of its own: it
+ * reads wisdom files ($SYMV_WISDOM, then its system folder DIR/share/symv)
+ * at run time and on each GPU uses the file of that GPU model (man
+ * symv-wisdom(5)). The
  * library also exports the six cuBLAS entry points itself, so that a
  * program linked with -lsymv before -lcublas (or run with
  * LD_PRELOAD=libsymv.so) gets them without a change. man libsymv(3) has
@@ -151,7 +155,8 @@ typedef struct {
   int wisdom_accepted;        /* of them, those accepted */
   const char *wisdom_report;  /* what became of each, one line each: "PATH: accepted: GPU (sm_XY, N SMs), K rule
                                  sets", "PATH: refused: WHY", "skipped ENTRY: WHY", and of each device looked at
-                                 and each kernel refused; "" if nothing */
+                                 and each kernel refused (lines are added as devices and kernels are first
+                                 used); "" if nothing */
   const char *wisdom_matched; /* the file whose rules serve the current device; NULL if none matches (its calls
                                  go to cuBLAS). The tuned_* fields, arch, rules, n_lo, n_hi, det_rules and
                                  candidates are then that file's (0 and "" when none) */
