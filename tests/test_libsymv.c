@@ -1044,8 +1044,11 @@ Test(libsymv, wisdom_library_runs_the_rules_of_this_gpus_file, .init = need_gpu,
   wisdom_for_this_gpu(name, wpath);
   snprintf(name, sizeof name, "foreign-%d", (int)getpid());
   wisdom_edited(wpath, "device.name ", "device.name Not ", name, foreign);
-  char files[1100];
-  snprintf(files, sizeof files, "%s:%s", foreign, wpath); /* the foreign one first: matched by fingerprint, not order */
+  char files[1700], second[512];
+  snprintf(name, sizeof name, "second-%d", (int)getpid());
+  wisdom_edited(wpath, "symv-wisdom 1\n", "symv-wisdom 1\n# the same GPU again: the first file wins\n", name, second);
+  /* the foreign one first: matched by fingerprint, not order; of two that match, the first */
+  snprintf(files, sizeof files, "%s:%s:%s", foreign, wpath, second);
   dsymv_fn fn;
   last_fn last;
   snprintf(name, sizeof name, "wlog-%d", (int)getpid());
@@ -1055,8 +1058,8 @@ Test(libsymv, wisdom_library_runs_the_rules_of_this_gpus_file, .init = need_gpu,
   symvInfo info;
   cr_assert_eq(get(&info), CUBLAS_STATUS_SUCCESS);
   cr_assert_eq(info.wisdom, 1);
-  cr_assert_eq(info.wisdom_files, 2, "%s", info.wisdom_report);
-  cr_assert_eq(info.wisdom_accepted, 2, "%s", info.wisdom_report);
+  cr_assert_eq(info.wisdom_files, 3, "%s", info.wisdom_report);
+  cr_assert_eq(info.wisdom_accepted, 3, "%s", info.wisdom_report);
   cr_assert_eq(info.device, 0);
   cr_assert_eq(info.device_matched, 1, "%s", info.wisdom_report);
   cr_assert_not_null(info.wisdom_matched);
