@@ -174,9 +174,12 @@ static int split(reader *r, int n_min, int n_max)
     s = sp + 1;
     if (*s == ' ' || !*s) return fail(r, "two spaces in a row");
   }
-  if (r->nwords < n_min || r->nwords > n_max)
-    return fail(r, "'%s' takes %d%s%d value%s, not %d", r->word[0], n_min - 1, n_max > n_min ? " to " : "",
-                n_max > n_min ? n_max - 1 : -1, n_max - 1 == 1 ? "" : "s", r->nwords - 1);
+  if (r->nwords < n_min || r->nwords > n_max) {
+    char want[32];
+    if (n_max > n_min) snprintf(want, sizeof want, "%d to %d values", n_min - 1, n_max - 1);
+    else snprintf(want, sizeof want, "%d value%s", n_min - 1, n_min - 1 == 1 ? "" : "s");
+    return fail(r, "'%.40s' takes %s, not %d", r->word[0], want, r->nwords - 1);
+  }
   return 0;
 }
 
@@ -192,7 +195,7 @@ static int key_is(const reader *r, const char *key)
 static int expect_key(reader *r, const char *text, size_t len, size_t *pos, const char *key, int textual)
 {
   int rc = next_line(r, text, len, pos);
-  if (rc < 0 || rc == SYMV_INVALID_VALUE) return rc;
+  if (rc < 0) return rc;
   if (rc == 0) return fail(r, "the file ends before '%s': it is cut short", key);
   if (!key_is(r, key)) {
     char first[48];
@@ -294,7 +297,7 @@ static int parse_set(reader *r, const char *text, size_t len, size_t *pos, symv_
   int next_n = s->lo;
   for (;;) {
     rc = next_line(r, text, len, pos);
-    if (rc == SYMV_INVALID_VALUE) return rc;
+    if (rc < 0) return rc;
     if (rc == 0) return fail(r, "the file ends inside the %s %s rules: it is cut short", symv_routine_name(ro),
                              det ? "deterministic" : "any");
     if (key_is(r, "end")) {
@@ -418,7 +421,7 @@ int symv_wisdom_parse(const char *text, size_t len, symv_wisdom *w, char *err, s
     goto out;
   for (;;) {
     rc = next_line(r, text, len, &pos);
-    if (rc == SYMV_INVALID_VALUE) goto out;
+    if (rc < 0) goto out;
     if (rc == 0) {
       rc = fail(r, "no 'end-of-wisdom': the file is cut short");
       goto out;

@@ -225,6 +225,9 @@ static const bad_case bad_cases[] = {
   {"end-of-wisdom\n", "", "no 'end-of-wisdom'"},
   {"end-of-wisdom\n", "end-of-wisdom", "no newline at the end"},
   {"end\nend-of-wisdom\n", "end-of-wisdom\n", "expected 'rule' or 'end'"},
+  {"rules zhemv any", "rules zhemv any extra", "'rules' takes 2 values, not 3"},
+  {"rule 2339 32768 cublas 172.7 1", "rule 2339 32768 cublas 172.7", "'rule' takes 5 to 7 values, not 4"},
+  {"db.schema 6", "db.schema", "'db.schema' takes 1 value, not 0"},
 };
 
 static char *mutate(const char *from, const char *to, size_t *len)
