@@ -64,5 +64,9 @@ extern const symv_table_rule symv_table_rules[];           /* each routine's in 
 extern const int symv_table_nrules;                        /* all routines' */
 extern const symv_table_routine symv_table_routines[SYMV_ROUTINE_COUNT]; /* indexed by symv_routine */
 extern const symv_table_info symv_table_device;
+/* A --wisdom library's system folder of wisdom files (build --wisdom-dir);
+ * "": LIBDIR/../share/symv beside the library. Unused by a library with
+ * rules compiled in. */
+extern const char symv_table_wisdom_dir[];
 
 #endif

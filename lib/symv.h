@@ -9,7 +9,11 @@
  * A call picks its kernel by n from the rules symvtune fitted for its
  * routine on the tuned GPU (one of its own candidates, or cuBLAS with
  * atomics off or on); a routine that was not tuned, and every call on a GPU
- * of another name, compute capability or SM count, goes to cuBLAS. The
+ * of another name, compute capability or SM count, goes to cuBLAS. A
+ * library built with `symvtune build --wisdom` has no rules of its own: it
+ * reads wisdom files ($SYMV_WISDOM, then its system folder DIR/share/symv)
+ * at run time and on each GPU uses the file of that GPU model (man
+ * symv-wisdom(5)). The
  * library also exports the six cuBLAS entry points itself, so that a
  * program linked with -lsymv before -lcublas (or run with
  * LD_PRELOAD=libsymv.so) gets them without a change. man libsymv(3) has
@@ -143,6 +147,20 @@ typedef struct {
   int device;                 /* the current CUDA device, -1 if there is none (no GPU, no driver) */
   int device_matched;         /* 1: it is the tuned GPU (name, compute capability, SM count), so the rules
                                  apply; 0: another GPU, every call goes to cuBLAS; -1: no device to look at */
+  /* since 0.1 with symvGetInfo_v2 (what symvGetInfo names): wisdom files */
+  int wisdom;                 /* 1: a library built with `symvtune build --wisdom`, whose rules come from the
+                                 wisdom files it reads at run time; 0: rules compiled in (the fields below are
+                                 0, "" or NULL) */
+  int wisdom_files;           /* files the search path offered ($SYMV_WISDOM, then wisdom_dir) */
+  int wisdom_accepted;        /* of them, those accepted */
+  const char *wisdom_report;  /* what became of each, one line each: "PATH: accepted: GPU (sm_XY, N SMs), K rule
+                                 sets", "PATH: refused: WHY", "skipped ENTRY: WHY", and of each device looked at
+                                 and each kernel refused (lines are added as devices and kernels are first
+                                 used); "" if nothing */
+  const char *wisdom_matched; /* the file whose rules serve the current device; NULL if none matches (its calls
+                                 go to cuBLAS). The tuned_* fields, arch, rules, n_lo, n_hi, det_rules and
+                                 candidates are then that file's (0 and "" when none) */
+  const char *wisdom_dir;     /* the system folder, searched after $SYMV_WISDOM */
 } symvInfo;
 
 /**
@@ -151,12 +169,20 @@ typedef struct {
  * span; its deterministic rules apart), and whether the current CUDA device is that GPU. The strings are
  * the library's own and stay valid while it is loaded. Looks at the current
  * device (cudaGetDevice, and its properties on the first look) but prepares
- * nothing and needs no GPU: with none, device is -1.
+ * nothing and needs no GPU: with none, device is -1. A --wisdom library
+ * reads its wisdom files (once) and reports what became of them, the file
+ * the current device matches, and that file's GPU and rules.
+ *
+ * symvGetInfo is a macro for symvGetInfo_v2, as cuBLAS names its _v2
+ * entry points: a program built against the older symv.h, whose symvInfo
+ * ends at device_matched, calls the library's symvGetInfo, which fills that
+ * much only.
  *
  * Returns CUBLAS_STATUS_SUCCESS, or CUBLAS_STATUS_INVALID_VALUE for a NULL
  * info. Thread-safe.
  */
-SYMV_API cublasStatus_t symvGetInfo(symvInfo *info);
+SYMV_API cublasStatus_t symvGetInfo_v2(symvInfo *info);
+#define symvGetInfo symvGetInfo_v2
 
 #ifdef __cplusplus
 }

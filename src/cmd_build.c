@@ -106,6 +106,9 @@ typedef struct {
   build_kernel kernels[MAX_CANDS];
   int nkernels;
   char arch[16];                     /* "sm_90" */
+  int wisdom;                        /* 1: --wisdom: no rules compiled in; wisdom files read at run time */
+  char wisdom_dir[PATH_MAX];         /* --wisdom-dir: the library's system folder of wisdom files ("": its own
+                                        LIBDIR/../share/symv) */
 } build_plan;
 
 static const char *const family_enum[SYMV_FAMILY_COUNT] = {"SYMV_FAMILY_ATOMIC", "SYMV_FAMILY_LU",
@@ -116,6 +119,7 @@ static const char *const family_enum[SYMV_FAMILY_COUNT] = {"SYMV_FAMILY_ATOMIC",
 static void help(void)
 {
   puts("Usage: symvtune build --db FILE --out DIR [OPTIONS]\n"
+       "       symvtune build --wisdom --out DIR [--wisdom-dir PATH] [OPTIONS]\n"
        "Generates libsymv, drop-ins for cuBLAS's SYMV and HEMV routines on the GPU the database\n"
        "was measured on, from the latest fit of each routine in FILE (see `symvtune fit`): writes\n"
        "the kernel sources, one .cu per chosen kernel, a dispatch table and the runtime under\n"
@@ -126,10 +130,19 @@ static void help(void)
        "validated first; a bad one\n"
        "stops the build before anything is written. All is compiled in a private temporary\n"
        "folder and then takes DIR's place in one rename: a build that fails leaves DIR as it was.\n\n"
+       "With --wisdom, no rules are compiled in: the library reads wisdom files (`symvtune export`) at\n"
+       "run time, from $SYMV_WISDOM and then its system folder, and on each GPU uses the file of that\n"
+       "GPU model; the kernels its rules name are compiled there on first use by NVRTC, from the\n"
+       "sources this program compiles, with its options, and cached (as symvtune caches them). One\n"
+       "such library serves every GPU model a site has wisdom for (man libsymv(3), symv-wisdom(5)).\n\n"
        "Options:\n"
        "  --db FILE      the database (read only; needs a fit)\n"
+       "  --wisdom       build the wisdom-driven library instead (no --db, no --arch)\n"
+       "  --wisdom-dir PATH  its system folder of wisdom files, an absolute path (default: the\n"
+       "                 library's own folder's ../share/symv, i.e. DIR/share/symv, wherever DIR is moved)\n"
        "  --out DIR      where to write: created, or replaced whole once the library is built\n"
-       "                 (an existing DIR may hold only a previous build: src, obj, lib, include)\n"
+       "                 (an existing DIR may hold only a previous build: src, obj, lib, include,\n"
+       "                 and share, the site's wisdom files, which the new DIR keeps)\n"
        "  --nvcc PATH    nvcc to use (default: $NVCC, $CUDA_HOME/bin/nvcc, nvcc in PATH,\n"
        "                 /usr/local/cuda/bin/nvcc)\n"
        "  --arch sm_XY   GPU architecture: the database's device's (the default, e.g. sm_90),\n"
@@ -495,9 +508,13 @@ static int write_table(const build_plan *pl, const char *dir, const char *cmd)
   char path[PATH_MAX + 128];
   sbuf b = {0};
   sb_printf(&b, "/* " GENERATED "%s */\n/* " SPDX " */\n", cmd);
-  sb_printf(&b, "/* Dispatch table of libsymv (lib/libsymv_table.h), %d candidates in %d kernels, for sm_%d%d with %d "
-                "SMs:\n",
-            pl->ncands, pl->nkernels, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
+  if (pl->wisdom)
+    sb_printf(&b, "/* Dispatch table of a libsymv built with --wisdom (lib/libsymv_table.h): no rules; they come\n"
+                  " * from the wisdom files the library reads at run time (lib/wisdom.h).\n");
+  else
+    sb_printf(&b, "/* Dispatch table of libsymv (lib/libsymv_table.h), %d candidates in %d kernels, for sm_%d%d with %d "
+                  "SMs:\n",
+              pl->ncands, pl->nkernels, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
   for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
     const build_routine *rt = &pl->rt[symv_routine_order(i)];
     const build_routine *dt = &pl->det[symv_routine_order(i)];
@@ -506,7 +523,7 @@ static int write_table(const build_plan *pl, const char *dir, const char *cmd)
                 "%d rules\n", symv_routine_name(symv_routine_order(i)), rt->fit.id, rt->fit.uplo,
                 rt->fit.hot ? "hot" : "cold", rt->fit.lo, rt->fit.hi, rt->nrules, dt->have ? "fit " : "none (cuBLAS) ",
                 dt->have ? dt->fit.id : 0LL, dt->nrules);
-    else sb_printf(&b, " * %s: not tuned (cuBLAS)\n", symv_routine_name(symv_routine_order(i)));
+    else if (!pl->wisdom) sb_printf(&b, " * %s: not tuned (cuBLAS)\n", symv_routine_name(symv_routine_order(i)));
   }
   sb_printf(&b, " */\n");
   sb_printf(&b, "#include \"libsymv_table.h\"\n\n");
@@ -554,7 +571,46 @@ static int write_table(const build_plan *pl, const char *dir, const char *cmd)
   sb_printf(&b, "const symv_table_info symv_table_device = {\"");
   sb_c_string(&b, pl->dev.name);
   sb_printf(&b, "\", %d, %d, %d, \"%s\"};\n", pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count, pl->arch);
+  sb_printf(&b, "\n/* the system folder of wisdom files (a --wisdom library's; \"\": LIBDIR/../share/symv) */\n"
+                "const char symv_table_wisdom_dir[] = \"");
+  sb_c_string(&b, pl->wisdom_dir);
+  sb_printf(&b, "\";\n");
   snprintf(path, sizeof path, "%s/src/symv_table.c", dir);
+  int rc = b.failed ? -1 : write_text(path, b.s);
+  free(b.s);
+  return rc;
+}
+
+/* src/kernel_sources.c of a --wisdom library: the kernel sources NVRTC
+ * compiles there (gpu/kernel_sources.h), the very text this program
+ * compiles and the wisdom files' "sources" fingerprint names. */
+static int write_kernel_sources(const char *dir, const char *cmd)
+{
+  char path[PATH_MAX + 128];
+  sbuf b = {0};
+  sb_printf(&b, "/* " GENERATED "%s */\n/* " SPDX " */\n#include \"kernel_sources.h\"\n\n", cmd);
+  sb_printf(&b, "const symv_source symv_sources[] = {\n");
+  for (int i = 0; i < symv_nsources; i++) {
+    sb_printf(&b, "  {\"");
+    sb_c_string(&b, symv_sources[i].name);
+    sb_printf(&b, "\",\n   \"");
+    for (const char *t = symv_sources[i].text; *t;) { /* one literal per line of the source */
+      const char *nl = strchr(t, '\n');
+      size_t l = nl ? (size_t)(nl - t + 1) : strlen(t);
+      char *line = strndup(t, l);
+      if (!line) {
+        b.failed = 1;
+        break;
+      }
+      sb_c_string(&b, line);
+      free(line);
+      t += l;
+      if (*t) sb_printf(&b, "\"\n   \"");
+    }
+    sb_printf(&b, "\"},\n");
+  }
+  sb_printf(&b, "};\nconst int symv_nsources = %d;\n", symv_nsources);
+  snprintf(path, sizeof path, "%s/src/kernel_sources.c", dir);
   int rc = b.failed ? -1 : write_text(path, b.s);
   free(b.s);
   return rc;
@@ -602,11 +658,16 @@ static int write_pc(const build_plan *pl, const char *dir, const char *cuda_root
                 "# against --as-needed and put it before cuBLAS, whose SYMV and HEMV it stands in for.\n");
   sb_printf(&b, "prefix=${pcfiledir}/../..\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\ncudadir=");
   sb_pc_path(&b, cuda_root);
-  sb_printf(&b, "\n\nName: libsymv\nDescription: SYMV and HEMV tuned by symvtune for ");
-  for (const char *c = pl->dev.name; *c; c++) /* the database's text: printable ASCII, no $ or # */
-    sb_printf(&b, "%c", *c >= 0x20 && *c < 0x7f && *c != '$' && *c != '#' ? *c : '?');
-  sb_printf(&b, " (sm_%d%d, %d SMs), drop-ins for cuBLAS's\nVersion: %s\n", pl->dev.cc_major, pl->dev.cc_minor,
-            pl->dev.sm_count, LIB_VERSION);
+  if (pl->wisdom) {
+    sb_printf(&b, "\n\nName: libsymv\nDescription: SYMV and HEMV tuned by symvtune, by the rules of the wisdom "
+                  "files of each GPU model, drop-ins for cuBLAS's\nVersion: %s\n", LIB_VERSION);
+  } else {
+    sb_printf(&b, "\n\nName: libsymv\nDescription: SYMV and HEMV tuned by symvtune for ");
+    for (const char *c = pl->dev.name; *c; c++) /* the database's text: printable ASCII, no $ or # */
+      sb_printf(&b, "%c", *c >= 0x20 && *c < 0x7f && *c != '$' && *c != '#' ? *c : '?');
+    sb_printf(&b, " (sm_%d%d, %d SMs), drop-ins for cuBLAS's\nVersion: %s\n", pl->dev.cc_major, pl->dev.cc_minor,
+              pl->dev.sm_count, LIB_VERSION);
+  }
   sb_printf(&b, "Libs: -L${libdir} -Wl,-rpath,${libdir} " KEEP_LINKED_ON " -lsymv " KEEP_LINKED_OFF
                 " -L${cudadir}/lib64 -lcublas -lcudart\n"
                 "Cflags: -I${includedir} -I${cudadir}/include\n");
@@ -630,12 +691,15 @@ static int write_cmake(const build_plan *pl, const char *dir, const char *cuda_r
   char path[PATH_MAX + 128];
   sbuf b = {0};
   sb_printf(&b, "# " GENERATED "symvtune build\n# " SPDX "\n");
+  char tuned[64];
+  if (pl->wisdom) snprintf(tuned, sizeof tuned, "by the wisdom files of each GPU model");
+  else snprintf(tuned, sizeof tuned, "for sm_%d%d with %d SMs", pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
   sb_printf(&b, "#\n# find_package(symv) gives the imported target symv::symv: libsymv %s, SYMV and HEMV\n"
-                "# tuned for sm_%d%d with %d SMs, drop-ins for cuBLAS's. Linking it links libsymv kept against\n"
+                "# tuned %s, drop-ins for cuBLAS's. Linking it links libsymv kept against\n"
                 "# --as-needed and before cuBLAS (CUDA::cublas, CUDA::cudart of find_package(CUDAToolkit)), so\n"
                 "# that the program's cublas{S,D,C,Z}symv_v2 and cublas{C,Z}hemv_v2 calls bind to libsymv.\n"
                 "# Relocatable: every path is found from this file's folder, DIR/lib/cmake/symv.\n",
-            LIB_VERSION, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
+            LIB_VERSION, tuned);
   sb_printf(&b, "if(CMAKE_VERSION VERSION_LESS 3.17)\n"
                 "  set(symv_FOUND FALSE)\n"
                 "  set(symv_NOT_FOUND_MESSAGE \"symv needs CMake 3.17 or later (FindCUDAToolkit)\")\n"
@@ -843,8 +907,11 @@ static int run_jobs(job *jobs, int n, int par, const char *dir)
   return failed ? -1 : 0;
 }
 
-static const char *const runtime_c[] = {"libsymv.c", "gpu.c", "params.c", "routine.c", "symv_error.c"};
-#define NRUNTIME (int)(sizeof runtime_c / sizeof *runtime_c)
+static const char *const runtime_c[] = {"libsymv.c", "gpu.c",     "params.c", "routine.c",
+                                        "symv_error.c", "compile.c", "util.c",   "wisdom.c"};
+/* the runtime's units: the first five; a --wisdom library's: all (NVRTC, its cache, the wisdom reader) */
+#define NRUNTIME_TABLE 5
+#define NRUNTIME_ALL (int)(sizeof runtime_c / sizeof *runtime_c)
 
 /* The end of a compile job: "-c src -o DIR/obj/base.o", its log in
  * DIR/obj/base.log. */
@@ -863,7 +930,8 @@ static void job_compile_io(job *j, const char *src, const char *dir, const char 
  * symv_private_tmpdir) and links dir/lib/libsymv.so. */
 static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib, int par)
 {
-  const int nj = pl->nkernels + NRUNTIME + 1;
+  const int nrt = pl->wisdom ? NRUNTIME_ALL + 1 : NRUNTIME_TABLE; /* + src/kernel_sources.c */
+  const int nj = pl->nkernels + nrt + 1;
   job *jobs = calloc((size_t)nj + 1, sizeof *jobs);
   if (!jobs) return -1;
   char buf[PATH_MAX + 256];
@@ -882,18 +950,22 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
     job_compile_io(j, buf, dir, name);
     snprintf(j->what, sizeof j->what, "compiling kernel %s", name);
   }
-  for (int i = 0; i <= NRUNTIME; i++, k++) {
+  for (int i = 0; i <= nrt; i++, k++) {
     job *j = &jobs[k];
     char base[64];
-    if (i < NRUNTIME) {
+    if (i < nrt && i < NRUNTIME_ALL) {
       snprintf(base, sizeof base, "%.*s", (int)(strlen(runtime_c[i]) - 2), runtime_c[i]);
       snprintf(buf, sizeof buf, "%s/src/runtime/%s", dir, runtime_c[i]);
+    } else if (i < nrt) {
+      snprintf(base, sizeof base, "kernel_sources");
+      snprintf(buf, sizeof buf, "%s/src/kernel_sources.c", dir);
     } else {
       snprintf(base, sizeof base, "symv_table");
       snprintf(buf, sizeof buf, "%s/src/symv_table.c", dir);
     }
     job_arg(j, nvcc);
     job_words(j, "-x c -O2 -Xcompiler -fPIC,-fvisibility=hidden,-std=gnu11,-Wall");
+    if (pl->wisdom) job_arg(j, "-DSYMV_WISDOM_LIB");
     char inc[PATH_MAX + 64];
     snprintf(inc, sizeof inc, "-I%s/src/runtime", dir);
     job_arg(j, inc);
@@ -914,7 +986,7 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
       snprintf(buf, sizeof buf, "-rpath=%s", cuda_lib);
       job_arg(j, buf);
     }
-    job_words(j, "-lcublas -lcudart -lpthread -ldl");
+    job_words(j, pl->wisdom ? "-lcublas -lnvrtc -lcudart -lpthread -ldl" : "-lcublas -lcudart -lpthread -ldl");
     snprintf(j->log, sizeof j->log, "%s/obj/link.log", dir);
     snprintf(j->what, sizeof j->what, "linking " LIB_REALNAME);
     rc = run_jobs(j, 1, 1, dir);
@@ -984,7 +1056,25 @@ static const char *cuda_root_of(const char *nvcc, char *out, size_t len)
  * if it holds nothing but what build writes and not the database.
  */
 
-static const char *const build_entries[] = {"src", "obj", "lib", "include"};
+static const char *const build_entries[] = {"src", "obj", "lib", "include", "share"};
+
+/* DIR/share (the wisdom files a site dropped into a --wisdom library's
+ * system folder, DIR/share/symv) is the site's, not build's: a new build
+ * takes it over from the old DIR. Moves from/share to to/share if there is
+ * one; 0, or -1 with a message printed. */
+static int carry_share(const char *from, const char *to)
+{
+  char a[PATH_MAX + 16], b[PATH_MAX + 16];
+  struct stat st;
+  snprintf(a, sizeof a, "%s/share", from);
+  snprintf(b, sizeof b, "%s/share", to);
+  if (lstat(a, &st) && errno == ENOENT) return 0;
+  if (rename(a, b)) {
+    fprintf(stderr, "symvtune build: cannot keep %s (moving it to %s): %s\n", a, b, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
 
 /* The database's identity and whether a walk met it (nftw passes no user
  * data). */
@@ -1035,7 +1125,7 @@ static int dir_replaceable(const char *abs, const char *out, const char *dbpath)
   if (rc) return rc;
   static const char *const sidecars[] = {"", "-wal", "-shm", "-journal"};
   walk_ndb = walk_hit = 0;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; *dbpath && i < 4; i++) { /* --wisdom: no database */
     char p[PATH_MAX + 16];
     snprintf(p, sizeof p, "%s%s", dbpath, sidecars[i]);
     if (stat(p, &walk_db[walk_ndb]) == 0) walk_ndb++;
@@ -1161,6 +1251,10 @@ static int install(const char *work, const char *abs, const char *out, const cha
     symv_rmtree(stage);
     return -1;
   }
+  if (carry_share(abs, stage)) {
+    symv_rmtree(stage);
+    return -1;
+  }
 #ifdef RENAME_EXCHANGE
   if (renameat2(AT_FDCWD, stage, AT_FDCWD, abs, RENAME_EXCHANGE) == 0) {
     if (symv_rmtree(stage)) fprintf(stderr, "symvtune build: warning: the old build left in %s: %s\n", stage, strerror(errno));
@@ -1171,18 +1265,21 @@ static int install(const char *work, const char *abs, const char *out, const cha
   snprintf(old, sizeof old, "%s/.symvtune-old-XXXXXX", parent);
   if (!mkdtemp(old)) {
     fprintf(stderr, "symvtune build: cannot create a folder in %s: %s\n", parent, strerror(errno));
+    carry_share(stage, abs); /* the site's files back where they were */
     symv_rmtree(stage);
     return -1;
   }
   if (rename(abs, old)) {
     fprintf(stderr, "symvtune build: cannot move the old %s aside: %s\n", abs, strerror(errno));
     rmdir(old);
+    carry_share(stage, abs);
     symv_rmtree(stage);
     return -1;
   }
   if (rename(stage, abs)) {
     fprintf(stderr, "symvtune build: cannot rename %s to %s: %s\n", stage, abs, strerror(errno));
     rename(old, abs);
+    carry_share(stage, abs);
     symv_rmtree(stage);
     return -1;
   }
@@ -1216,8 +1313,10 @@ static int run(int argc, char **argv)
   static const struct option opts[] = {{"db", required_argument, 0, 'D'},   {"out", required_argument, 0, 'o'},
                                        {"nvcc", required_argument, 0, 'n'}, {"arch", required_argument, 0, 'a'},
                                        {"jobs", required_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
+                                       {"wisdom", no_argument, 0, 'w'}, {"wisdom-dir", required_argument, 0, 'W'},
                                        {0, 0, 0, 0}};
-  const char *dbpath = NULL, *out = NULL, *nvcc_opt = NULL, *arch = NULL;
+  const char *dbpath = NULL, *out = NULL, *nvcc_opt = NULL, *arch = NULL, *wisdom_dir = NULL;
+  int wisdom = 0;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   int jobs = ncpu > 0 ? (int)ncpu : 1, c;
   optind = 0;
@@ -1230,12 +1329,26 @@ static int run(int argc, char **argv)
     case 'j':
       if (cli_parse_int("build", "--jobs", optarg, 1, 256, &jobs)) return SYMV_EXIT_USAGE;
       break;
+    case 'w': wisdom = 1; break;
+    case 'W': wisdom_dir = optarg; break;
     case 'h': help(); return SYMV_EXIT_OK;
     default: return cli_usage_error("build", "unknown option");
     }
   }
   if (optind < argc) return cli_usage_error("build", "unexpected argument '%s'", argv[optind]);
-  if (!dbpath) return cli_usage_error("build", "--db FILE is required");
+  if (wisdom && dbpath)
+    return cli_usage_error("build", "--wisdom takes no --db: its rules come from wisdom files (symvtune export)");
+  if (wisdom && arch)
+    return cli_usage_error("build", "--wisdom takes no --arch: its kernels are compiled at run time for the GPU found");
+  if (!wisdom && wisdom_dir) return cli_usage_error("build", "--wisdom-dir goes with --wisdom");
+  if (wisdom_dir) {
+    int ok = wisdom_dir[0] == '/' && strlen(wisdom_dir) < PATH_MAX - 200;
+    for (const unsigned char *c = (const unsigned char *)wisdom_dir; ok && *c; c++) ok = *c >= 0x20 && *c < 0x7f;
+    if (!ok)
+      return cli_usage_error("build", "--wisdom-dir '%s': expected an absolute path of printable characters",
+                             wisdom_dir);
+  }
+  if (!dbpath && !wisdom) return cli_usage_error("build", "--db FILE is required (or --wisdom)");
   if (!out || !*out) return cli_usage_error("build", "--out DIR is required");
   if (strlen(out) > PATH_MAX - 200 || strpbrk(out, "\n\r"))
     return cli_usage_error("build", "--out: the folder name is too long or holds a line break");
@@ -1251,7 +1364,10 @@ static int run(int argc, char **argv)
   static build_plan pl;
   memset(&pl, 0, sizeof pl);
   char err[1024] = "";
-  int rc = plan_read(dbpath, arch, &pl, err, sizeof err);
+  pl.wisdom = wisdom;
+  if (wisdom_dir) snprintf(pl.wisdom_dir, sizeof pl.wisdom_dir, "%s", wisdom_dir);
+  int rc = wisdom ? 0 : plan_read(dbpath, arch, &pl, err, sizeof err);
+  if (wisdom) dbpath = ""; /* no input to keep DIR from replacing */
   if (rc) {
     fprintf(stderr, "symvtune build: %s: %s; refusing to build\n", dbpath, err);
     plan_free(&pl);
@@ -1263,7 +1379,7 @@ static int run(int argc, char **argv)
   char native[16];
   snprintf(native, sizeof native, "sm_%d%d", pl.dev.cc_major, pl.dev.cc_minor);
   size_t nl = strlen(native);
-  if (arch && (strncmp(arch, native, nl) || (arch[nl] && (arch[nl + 1] || !strchr("af", arch[nl]))))) {
+  if (!wisdom && arch && (strncmp(arch, native, nl) || (arch[nl] && (arch[nl + 1] || !strchr("af", arch[nl]))))) {
     fprintf(stderr, "symvtune build: --arch %s is not the architecture of the GPU %s was tuned on (%s, compute "
                     "capability %d.%d: %s, %sa or %sf); the kernels and their launch are those of that GPU: "
                     "refusing to build\n", arch, dbpath, pl.dev.name, pl.dev.cc_major, pl.dev.cc_minor, native,
@@ -1318,6 +1434,7 @@ static int run(int argc, char **argv)
   if (write_embedded(symv_sources, symv_nsources, work, "src/kernels") ||
       write_embedded(symv_lib_sources, symv_lib_nsources, work, "src/runtime") ||
       write_kernel_units(&pl, work, cmd) || write_table(&pl, work, cmd) || !hdr || write_text(sub, hdr->text) ||
+      (wisdom && write_kernel_sources(work, cmd)) ||
       write_pc(&pl, work, root ? root : "/usr/local/cuda") || write_cmake(&pl, work, root ? root : "/usr/local/cuda")) {
     fprintf(stderr, "symvtune build: no library written; %s left as it was\n", out);
     symv_rmtree(work);
@@ -1325,6 +1442,9 @@ static int run(int argc, char **argv)
     return SYMV_EXIT_ERROR;
   }
   printf("symvtune build:");
+  if (wisdom)
+    printf(" no rules compiled in: wisdom files from $SYMV_WISDOM, then %s%s;", pl.wisdom_dir[0] ? pl.wisdom_dir : out,
+           pl.wisdom_dir[0] ? "" : "/share/symv");
   for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
     const build_routine *rt = &pl.rt[symv_routine_order(i)];
     if (rt->have)
@@ -1332,8 +1452,11 @@ static int run(int argc, char **argv)
              rt->fit.hi, rt->fit.id);
   }
   char devname[4 * sizeof pl.dev.name];  /* the database's text, escaped for the terminal */
-  printf(" %d candidates in %d kernels, for %s (%s, %d SMs)\n", pl.ncands, pl.nkernels,
-         symv_escape(pl.dev.name, devname, sizeof devname), pl.arch, pl.dev.sm_count);
+  if (wisdom)
+    printf(" kernels compiled at run time by NVRTC\n");
+  else
+    printf(" %d candidates in %d kernels, for %s (%s, %d SMs)\n", pl.ncands, pl.nkernels,
+           symv_escape(pl.dev.name, devname, sizeof devname), pl.arch, pl.dev.sm_count);
   printf("compiling with %s, %d jobs, in %s\n", nvcc, jobs, work);
   fflush(stdout);
   if (compile_all(&pl, work, nvcc, libdir, jobs)) {
@@ -1347,7 +1470,7 @@ static int run(int argc, char **argv)
     plan_free(&pl);
     return SYMV_EXIT_ERROR;
   }
-  print_plan(&pl);
+  if (!wisdom) print_plan(&pl);
   printf("wrote %s/lib/" LIB_REALNAME " (and its links " LIB_SONAME ", libsymv.so), %s/include/symv.h, "
          "%s/lib/pkgconfig/libsymv.pc, %s/lib/cmake/symv/symvConfig.cmake\n", abs, abs, abs, abs);
   plan_free(&pl);

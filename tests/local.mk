@@ -108,3 +108,10 @@ tests_test_doctor_CFLAGS = $(TEST_CFLAGS)
 tests_test_doctor_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS) -DSYMVTUNE_BIN='"$(abs_top_builddir)/src/symvtune"'
 tests_test_doctor_LDADD = $(TEST_CORE_LIBS)
 EXTRA_tests_test_doctor_DEPENDENCIES = src/symvtune$(EXEEXT)
+# Wisdom files (lib/wisdom.c, compiled in from the source libsymv compiles),
+# `symvtune export` and the --wisdom library without a GPU (tests/test_wisdom.c).
+CRITERION_TESTS += tests/test_wisdom
+tests_test_wisdom_SOURCES = tests/test_wisdom.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h lib/wisdom.c
+tests_test_wisdom_CFLAGS = $(TEST_CFLAGS)
+tests_test_wisdom_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
+tests_test_wisdom_LDADD = $(TEST_CORE_LIBS)

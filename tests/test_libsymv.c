@@ -17,6 +17,14 @@
  * (and a third on the default stream); the return codes of real cuBLAS; the
  * workspace reused and freed at unload; the fallback to cuBLAS of a foreign
  * GPU and of a kernel that cannot run there, told once with SYMV_VERBOSE.
+ *
+ * The library of `symvtune build --wisdom` (built by the same hook, no GPU
+ * needed): with a GPU, a wisdom file exported from the fixture's database
+ * with this GPU's fingerprint (and the registers NVRTC gives the fixture's
+ * kernels here) drives its calls, checked by symvLastKernel, symvGetInfo,
+ * the log and the residual against OpenBLAS and cuBLAS; a file of another
+ * GPU sends every call to cuBLAS; a kernel whose registers differ from the
+ * file's is refused and its sizes go to cuBLAS.
  */
 #include "libsymv_fixture.h"
 #include <criterion/criterion.h>
@@ -32,6 +40,7 @@
 #include "params.h"
 #include "reference.h"
 #include "routine.h"
+#include "symv.h"
 
 #ifndef SYMV_TEST_CUDA_HOME
 #define SYMV_TEST_CUDA_HOME "/usr/local/cuda"
@@ -94,7 +103,16 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
     if (f) fprintf(f, "fixture: %s\n", err), fclose(f);
     return;
   }
-  if (have_nvcc()) build_into(dir, "fit.db", "lib");
+  if (have_nvcc()) {
+    build_into(dir, "fit.db", "lib");
+    /* the wisdom-driven library; its system folder empty (SYMV_WISDOM names the files) */
+    char out[512], sys[512];
+    snprintf(out, sizeof out, "%s/wlib", dir);
+    snprintf(sys, sizeof sys, "%s/no-system-wisdom", dir);
+    snprintf(log, sizeof log, "%s/wlib.log", dir);
+    const char *args[] = {"--wisdom", "--out", out, "--wisdom-dir", sys, "--nvcc", FIX_NVCC};
+    fix_build(log, args, 7);
+  }
 }
 
 ReportHook(POST_ALL)(struct criterion_global_stats *stats)
@@ -882,4 +900,278 @@ Test(libsymv, default_atomics_mode_gives_the_same_bits_every_call, .init = need_
   cr_assert_str_eq(na.msg, "", "%s", na.msg);
   cr_assert_gt(na.calls, 10, "the noise thread made only %d calls", na.calls);
   cublasDestroy(h);
+}
+
+/* ---- The wisdom-driven library (build --wisdom) --------------------------- */
+
+extern const symv_command cmd_export_entry;
+
+/* The fixture's database with this GPU's whole fingerprint and, for each of
+ * the fixture's candidates, the registers per thread NVRTC gives its kernel
+ * here (what the sweep would have recorded on this GPU), exported to
+ * LIBDIR/NAME.symvw (path in wpath, 512 bytes). */
+static void wisdom_for_this_gpu(const char *name, char *wpath)
+{
+  char src[512], dbp[512], sql[1024];
+  snprintf(src, sizeof src, "%s/fit.db", libdir());
+  snprintf(dbp, sizeof dbp, "%s/%s.db", libdir(), name);
+  cr_assert_eq(fix_copy(src, dbp), 0);
+  sqlite3 *s;
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_open(dbp, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_prepare_v2(s, "UPDATE device SET name = ?, cc_major = ?, cc_minor = ?, sm_count = ?, "
+                                     "l2_bytes = ?, bus_width_bits = ?, smem_per_sm = ?, regs_per_sm = ?",
+                                  -1, &st, NULL), SQLITE_OK);
+  sqlite3_bind_text(st, 1, dev.name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int(st, 2, dev.cc_major);
+  sqlite3_bind_int(st, 3, dev.cc_minor);
+  sqlite3_bind_int(st, 4, dev.sm_count);
+  sqlite3_bind_int64(st, 5, (sqlite3_int64)dev.l2_bytes);
+  sqlite3_bind_int(st, 6, dev.bus_width_bits);
+  sqlite3_bind_int64(st, 7, (sqlite3_int64)dev.smem_per_sm);
+  sqlite3_bind_int(st, 8, dev.regs_per_sm);
+  cr_assert_eq(sqlite3_step(st), SQLITE_DONE, "%s", sqlite3_errmsg(s));
+  sqlite3_finalize(st);
+  db_candidate c[4];
+  fixture_candidates(c);
+  for (int i = 0; i < 4; i++) {
+    symv_params p = {0};
+    cr_assert_eq(symv_family_parse(c[i].family, &p.family), 0);
+    p.block_size = c[i].block_size, p.ux = c[i].ux, p.multiplicity = c[i].multiplicity, p.mx = c[i].mx;
+    symv_cubin cub;
+    symv_kernel k;
+    char why[512];
+    cr_assert_eq(symv_compile(&p, dev.cc_major, dev.cc_minor, &cub, NULL), 0);
+    cr_assert_eq(symv_kernel_load(&p, &cub, &dev, &k, why, sizeof why), 0, "%s", why);
+    snprintf(sql, sizeof sql, "UPDATE candidate SET regs_per_thread = %d WHERE id = %lld", k.regs, c[i].id);
+    symv_kernel_unload(&k);
+    symv_cubin_free(&cub);
+    cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sql);
+  }
+  sqlite3_close(s);
+  snprintf(wpath, 512, "%s/%s.symvw", libdir(), name);
+  char *av[] = {"export", "--db", dbp, "--out", wpath, NULL}, *text;
+  int rc = test_run_in_process(cmd_export_entry.run, 5, av, libdir(), &text, &text);
+  cr_assert_eq(rc, 0, "export: %s", text);
+  free(text);
+}
+
+/* The text of file `path` with its first `from` made `to`, written to
+ * LIBDIR/NAME.symvw (path in out, 512 bytes). */
+static void wisdom_edited(const char *path, const char *from, const char *to, const char *name, char *out)
+{
+  char *text = fix_slurp(path);
+  cr_assert_not_null(text);
+  char *at = strstr(text, from);
+  cr_assert_not_null(at, "no '%s' in %s", from, path);
+  snprintf(out, 512, "%s/%s.symvw", libdir(), name);
+  FILE *f = fopen(out, "w");
+  cr_assert_not_null(f);
+  fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+  cr_assert_eq(fclose(f), 0);
+  free(text);
+}
+
+/* Loads the --wisdom library with SYMV_WISDOM = `files`, the log on into
+ * LIBDIR/NAME.log (path in logpath, 512 bytes) and the kernel cache in
+ * LIBDIR/cache. */
+static void *load_wisdom_lib(const char *files, const char *name, char *logpath, dsymv_fn *fn, last_fn *last)
+{
+  char path[512], cache[512];
+  snprintf(path, sizeof path, "%s/wlib/lib/libsymv.so", libdir());
+  if (!fix_exists(path)) {
+    snprintf(path, sizeof path, "%s/wlib.log", libdir());
+    char *text = fix_slurp(path);
+    cr_assert_fail("the --wisdom library was not built:\n%s", text ? text : "(no log)");
+  }
+  snprintf(logpath, 512, "%s/%s.log", libdir(), name);
+  snprintf(cache, sizeof cache, "%s/cache", libdir());
+  setenv("SYMV_WISDOM", files, 1);
+  setenv("SYMVTUNE_CACHE", cache, 1);
+  setenv("SYMV_LOG", "1", 1);
+  setenv("SYMV_LOG_FILE", logpath, 1);
+  return load(path, fn, NULL, last);
+}
+
+/* One call of fn at n (uplo L, lda n + 2, strides 1 and -2) on handle h,
+ * served by `want`; its residual against OpenBLAS and against cuBLAS. */
+static void call_checked(dsymv_fn fn, last_fn last, cublasHandle_t h, int n, const char *want)
+{
+  static unsigned long long seed;
+  if (!seed) seed = (unsigned long long)time(NULL) * 6364136223846793005ull + 1442695040888963407ull;
+  const int lda = n + 2, incy = -2;
+  const long ylen = span(n, incy);
+  double alpha = 0.75, beta = -0.5;
+  double *A = malloc(sizeof(double) * lda * n), *x = malloc(sizeof(double) * n), *y0 = malloc(sizeof(double) * ylen),
+         *yref = malloc(sizeof(double) * ylen), *ycub = malloc(sizeof(double) * ylen), *y = malloc(sizeof(double) * ylen),
+         *dA, *dx, *dy;
+  cr_assert(A && x && y0 && yref && ycub && y);
+  symv_fill_random(SYMV_DSYMV, A, (long)lda * n, &seed);
+  symv_fill_random(SYMV_DSYMV, x, n, &seed);
+  symv_fill_random(SYMV_DSYMV, y0, ylen, &seed);
+  memcpy(yref, y0, sizeof(double) * ylen);
+  symv_ref(SYMV_DSYMV, 'L', n, &alpha, A, lda, x, 1, &beta, yref, incy);
+  cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * lda * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * ylen), cudaSuccess);
+  cudaMemcpy(dA, A, sizeof(double) * lda * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(dx, x, sizeof(double) * n, cudaMemcpyHostToDevice);
+  cublasHandle_t ref;
+  cr_assert_eq(cublasCreate(&ref), CUBLAS_STATUS_SUCCESS);
+  cudaMemcpy(dy, y0, sizeof(double) * ylen, cudaMemcpyHostToDevice);
+  cr_assert_eq(cublasDsymv(ref, CUBLAS_FILL_MODE_LOWER, n, &alpha, dA, lda, dx, 1, &beta, dy, incy),
+               CUBLAS_STATUS_SUCCESS);
+  cudaMemcpy(ycub, dy, sizeof(double) * ylen, cudaMemcpyDeviceToHost);
+  cublasDestroy(ref);
+  cudaMemcpy(dy, y0, sizeof(double) * ylen, cudaMemcpyHostToDevice);
+  cublasStatus_t st = fn(h, CUBLAS_FILL_MODE_LOWER, n, &alpha, dA, lda, dx, 1, &beta, dy, incy);
+  cr_assert_eq(st, CUBLAS_STATUS_SUCCESS, "n=%d: status %d", n, (int)st);
+  cr_assert_str_eq(last(), want, "n=%d: ran %s, expected %s", n, last(), want);
+  cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "n=%d: %s failed", n, want);
+  cudaMemcpy(y, dy, sizeof(double) * ylen, cudaMemcpyDeviceToHost);
+  double r1 = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, lda, x, 1, &beta, y0, y, yref, incy);
+  double r2 = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, lda, x, 1, &beta, y0, y, ycub, incy);
+  cr_expect(r1 <= 4.0, "n=%d (%s): residual %.3g against OpenBLAS", n, want, r1);
+  cr_expect(r2 <= 4.0, "n=%d (%s): residual %.3g against cuBLAS", n, want, r2);
+  cudaFree(dA), cudaFree(dx), cudaFree(dy);
+  free(A), free(x), free(y0), free(yref), free(ycub), free(y);
+}
+
+Test(libsymv, wisdom_library_runs_the_rules_of_this_gpus_file, .init = need_gpu, .timeout = 600)
+{
+  char wpath[512], foreign[512], logpath[512], name[64];
+  snprintf(name, sizeof name, "match-%d", (int)getpid());
+  wisdom_for_this_gpu(name, wpath);
+  snprintf(name, sizeof name, "foreign-%d", (int)getpid());
+  wisdom_edited(wpath, "device.name ", "device.name Not ", name, foreign);
+  char files[1700], second[512];
+  snprintf(name, sizeof name, "second-%d", (int)getpid());
+  wisdom_edited(wpath, "symv-wisdom 1\n", "symv-wisdom 1\n# the same GPU again: the first file wins\n", name, second);
+  /* the foreign one first: matched by fingerprint, not order; of two that match, the first */
+  snprintf(files, sizeof files, "%s:%s:%s", foreign, wpath, second);
+  dsymv_fn fn;
+  last_fn last;
+  snprintf(name, sizeof name, "wlog-%d", (int)getpid());
+  void *l = load_wisdom_lib(files, name, logpath, &fn, &last);
+  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(l, "symvGetInfo_v2");
+  cr_assert_not_null(get);
+  symvInfo info;
+  cr_assert_eq(get(&info), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(info.wisdom, 1);
+  cr_assert_eq(info.wisdom_files, 3, "%s", info.wisdom_report);
+  cr_assert_eq(info.wisdom_accepted, 3, "%s", info.wisdom_report);
+  cr_assert_eq(info.device, 0);
+  cr_assert_eq(info.device_matched, 1, "%s", info.wisdom_report);
+  cr_assert_not_null(info.wisdom_matched);
+  cr_assert_str_eq(info.wisdom_matched, wpath);
+  cr_assert_str_eq(info.tuned_gpu, dev.name);
+  cr_assert_eq(info.tuned_sm_count, dev.sm_count);
+  cr_assert_eq(info.rules[SYMV_INFO_DSYMV], FIX_NRULES);
+  cr_assert_eq(info.det_rules[SYMV_INFO_DSYMV], FIX_NDET);
+  cr_assert_eq(info.rules[SYMV_INFO_ZHEMV], 0);
+  cr_assert_eq(info.n_lo[SYMV_INFO_DSYMV], FIX_LO);
+  cr_assert_eq(info.n_hi[SYMV_INFO_DSYMV], FIX_HI);
+  cublasHandle_t h, hdet;
+  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasCreate(&hdet), CUBLAS_STATUS_SUCCESS);
+  static const int sizes[] = {100, 1000, 2000, 2900, 3500, 4500};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+    char want[64];
+    expected_kernel_of(0, sizes[i], want, sizeof want);
+    call_checked(fn, last, h, sizes[i], want);
+    expected_kernel_of(1, sizes[i], want, sizeof want);
+    call_checked(fn, last, hdet, sizes[i], want);
+  }
+  cublasDestroy(h), cublasDestroy(hdet);
+  char *text = fix_slurp(logpath);
+  cr_assert_not_null(text);
+  char want[700];
+  snprintf(want, sizeof want, "libsymv: wisdom device 0: %s matches", wpath);
+  cr_assert_not_null(strstr(text, want), "%s", text);
+  snprintf(want, sizeof want, "(rule n 32..300) -> CUBLAS_STATUS_SUCCESS (0) wisdom=%s\n", wpath);
+  cr_assert_not_null(strstr(text, want), "no '%s' in\n%s", want, text);
+  cr_assert_null(strstr(text, "refused"), "%s", text);
+  free(text);
+  dlclose(l);
+}
+
+Test(libsymv, wisdom_library_sends_a_gpu_of_no_file_to_cublas, .init = need_gpu, .timeout = 300)
+{
+  char wpath[512], foreign[512], logpath[512], name[64];
+  snprintf(name, sizeof name, "match2-%d", (int)getpid());
+  wisdom_for_this_gpu(name, wpath);
+  snprintf(name, sizeof name, "foreign2-%d", (int)getpid());
+  wisdom_edited(wpath, "device.sm_count ", "device.sm_count 1", name, foreign); /* 132 -> 1132 SMs: another GPU */
+  dsymv_fn fn;
+  last_fn last;
+  snprintf(name, sizeof name, "wlog2-%d", (int)getpid());
+  void *l = load_wisdom_lib(foreign, name, logpath, &fn, &last);
+  cublasHandle_t h;
+  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  call_checked(fn, last, h, 1000, "cublas"); /* a candidate's rule in the file, which is not of this GPU */
+  cublasDestroy(h);
+  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(l, "symvGetInfo_v2");
+  symvInfo info;
+  cr_assert_eq(get(&info), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(info.wisdom_accepted, 1, "%s", info.wisdom_report);
+  cr_assert_null(info.wisdom_matched);
+  cr_assert_eq(info.device_matched, 0);
+  cr_assert_eq(info.rules[SYMV_INFO_DSYMV], 0);
+  char *text = fix_slurp(logpath);
+  cr_assert_not_null(text);
+  cr_assert_not_null(strstr(text, "libsymv: wisdom device 0: no accepted file"), "%s", text);
+  char want[700];
+  snprintf(want, sizeof want, "libsymv: wisdom device 0: %s does not match: sm_count %d, not 1%d\n", foreign,
+           dev.sm_count, dev.sm_count);
+  cr_assert_not_null(strstr(text, want), "no '%s' in\n%s", want, text);
+  cr_assert_not_null(strstr(text, ": cuBLAS (fallback: device 0 matches no wisdom file) -> CUBLAS_STATUS_SUCCESS (0) "
+                                  "wisdom=none\n"), "%s", text);
+  free(text);
+  dlclose(l);
+}
+
+Test(libsymv, wisdom_library_refuses_a_kernel_of_other_registers, .init = need_gpu, .timeout = 300)
+{
+  char wpath[512], edited[512], logpath[512], name[64];
+  snprintf(name, sizeof name, "regs-%d", (int)getpid());
+  wisdom_for_this_gpu(name, wpath);
+  /* the atomic candidate of 1501..2500: its recorded registers one more than NVRTC gives it here */
+  char *text = fix_slurp(wpath);
+  cr_assert_not_null(text);
+  char *r = strstr(text, "\nrule 1501 2500 ");
+  cr_assert_not_null(r, "%s", text);
+  char line[256], from[300], to[300];
+  snprintf(line, sizeof line, "%.*s", (int)(strchr(r + 1, '\n') - r - 1), r + 1);
+  char *last_sp = strrchr(line, ' ');
+  *last_sp = 0;
+  char *regs_sp = strrchr(line, ' ');
+  int regs = atoi(regs_sp + 1), occ = atoi(last_sp + 1);
+  snprintf(from, sizeof from, "%s %d\n", line, occ);
+  *regs_sp = 0;
+  snprintf(to, sizeof to, "%s %d %d\n", line, regs < 255 ? regs + 1 : regs - 1, occ);
+  free(text);
+  snprintf(name, sizeof name, "regs-edited-%d", (int)getpid());
+  wisdom_edited(wpath, from, to, name, edited);
+  dsymv_fn fn;
+  last_fn last;
+  snprintf(name, sizeof name, "wlog3-%d", (int)getpid());
+  void *l = load_wisdom_lib(edited, name, logpath, &fn, &last);
+  cublasHandle_t h;
+  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  call_checked(fn, last, h, 2000, "cublas");
+  call_checked(fn, last, h, 2100, "cublas"); /* refused once, remembered */
+  char want[64];
+  expected_kernel(1000, want, sizeof want);
+  call_checked(fn, last, h, 1000, want); /* the others still run */
+  cublasDestroy(h);
+  text = fix_slurp(logpath);
+  cr_assert_not_null(text);
+  cr_assert_eq(count(text, " refused: "), 1, "%s", text);
+  cr_assert_not_null(strstr(text, "registers per thread and"), "%s", text);
+  cr_assert_not_null(strstr(text, "(fallback: kernel "), "%s", text);
+  free(text);
+  dlclose(l);
 }
