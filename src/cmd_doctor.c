@@ -412,7 +412,8 @@ static void log_add(routine_log *lg, const doctor_call *c)
     if (strstr(c->why, "deterministic")) lg->untuned_det++;
     else lg->untuned++;
   }
-  if (!strncmp(c->why, "fallback: device", 16) && strstr(c->why, "tuned on")) lg->other_gpu++;
+  if (!strncmp(c->why, "fallback: device", 16) && (strstr(c->why, "tuned on") || strstr(c->why, "no wisdom")))
+    lg->other_gpu++; /* a compiled-in library's other GPU, or a --wisdom library's GPU no file matches */
   if (cublas && !strncmp(c->why, "deterministic rule", 18)) lg->det_cublas++;
   count_in(lg->served, &lg->nserved, &lg->served_more, c->served);
   count_in(lg->why, &lg->nwhy, &lg->why_more, c->why);
@@ -550,7 +551,12 @@ static int lib_info(const char *path, symvInfo *info)
     printf("  (cannot load it here to ask symvGetInfo: %s)\n", dlerror());
     return -1;
   }
-  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo");
+  /* symvGetInfo_v2 fills the whole symvInfo of this symv.h; a library
+   * older than the wisdom files has only symvGetInfo, which fills the
+   * fields before `wisdom` (left zero here). */
+  memset(info, 0, sizeof *info);
+  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo_v2");
+  if (!get) get = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo");
   int rc = get && get(info) == CUBLAS_STATUS_SUCCESS ? 0 : -1;
   if (rc) {
     printf("  (it has no symvGetInfo: a libsymv older than this symvtune)\n");
@@ -561,7 +567,11 @@ static int lib_info(const char *path, symvInfo *info)
     printf("  rules (any / deterministic):");
     for (int i = 0; i < SYMV_INFO_ROUTINES; i++) printf(" %s %d/%d", info_name[i], info->rules[i], info->det_rules[i]);
     printf("\n");
+    if (info->wisdom)
+      printf("  wisdom: %d file(s) offered, %d accepted; this GPU's: %s\n", info->wisdom_files,
+             info->wisdom_accepted, info->wisdom_matched ? info->wisdom_matched : "none (its calls go to cuBLAS)");
     info->version = info->tuned_gpu = info->arch = NULL; /* the library's, gone with it */
+    info->wisdom_report = info->wisdom_matched = info->wisdom_dir = NULL;
   }
   dlclose(h);
   return rc;
@@ -802,7 +812,12 @@ static int run(int argc, char **argv)
   case DOCTOR_NO_RULES:
     printf("the calls reach libsymv, but it has no rules for %s, so they go to cuBLAS\n",
            have_info && info.device >= 0 && info.device_matched == 0 ? "this GPU" : "this GPU or routine");
-    printf("  fix: tune on this GPU (symvtune tune --routine R, or sweep + fit + build), and link the new library\n");
+    if (have_info && info.wisdom)
+      printf("  fix: tune on this GPU (symvtune tune --routine R, or sweep + fit), then symvtune export the rules\n"
+             "       into the library's wisdom folder (%s) or a file named by SYMV_WISDOM\n",
+             "DIR/share/symv");
+    else
+      printf("  fix: tune on this GPU (symvtune tune --routine R, or sweep + fit + build), and link the new library\n");
     break;
   case DOCTOR_ATOMICS:
     printf("the calls reach libsymv, but every one went to cuBLAS: the handle is in cuBLAS's default\n"
