@@ -96,3 +96,10 @@ tests_test_shard_SOURCES = tests/test_shard.c tests/test_device.h tests/test_uti
 tests_test_shard_CFLAGS = $(TEST_CFLAGS)
 tests_test_shard_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 tests_test_shard_LDADD = $(TEST_CORE_LIBS)
+
+# The floor family (gpu/floor.h): shapes, bytes, checksum, NVRTC without a
+# GPU; every shape's checksum and the floor's timing on one.
+CRITERION_TESTS += tests/test_floor
+tests_test_floor_SOURCES = tests/test_floor.c tests/test_device.h tests/test_util.c tests/test_util.h
+tests_test_floor_CFLAGS = $(TEST_CFLAGS)
+tests_test_floor_LDADD = $(TEST_CORE_LIBS)
