@@ -155,20 +155,21 @@ static void print_ranking(const db_times *tt, const sieve_result *r, const doubl
 {
   int S = (int)tt->nsizes;
   printf("Champion ranking of %zu valid candidates, sweep stage, uplo %c, %s; at each size the %d fastest\n"
-         "earn (%d - rank)/%d points. Columns n=...: the faster cuBLAS mode's time / the candidate's time.\n",
+         "earn (%d - rank)/%d points. Columns n=...: the faster cuBLAS mode's time / the candidate's time;\n"
+         "x floor: its dense-stage time over the floor's, geometric mean over the dense sizes.\n",
          tt->ncand, uplo, hot ? "hot" : "cold", K, K + 1, K);
-  printf("   %4s  %-32s %8s %8s", "rank", "candidate (id)", "points", "x floor");
+  printf("   %4s  %-32s %8s", "rank", "candidate (id)", "points");
   for (int s = 0; s < S; s++) {
     char h[24];
     snprintf(h, sizeof h, "n=%d", tt->n[s]);
     printf(" %9s", h);
   }
-  printf("\n");
+  printf(" %8s\n", "x floor");
   char xs[16] = "-";
   if (!isnan(xcub)) snprintf(xs, sizeof xs, "%.2f", xcub);
-  printf("   %4s  %-32s %8s %8s", "", "cuBLAS (faster mode), us", "", xs);
+  printf("   %4s  %-32s %8s", "", "cuBLAS (faster mode), us", "");
   for (int s = 0; s < S; s++) printf(" %9.2f", cub[s]);
-  printf("\n");
+  printf(" %8s\n", xs);
   int *survivor = calloc((size_t)tt->ncand, sizeof *survivor);
   for (int i = 0; survivor && i < r->nsurvivors; i++) survivor[r->survivors[i]] = 1;
   int listed = 0;
@@ -181,13 +182,13 @@ static void print_ranking(const db_times *tt, const sieve_result *r, const doubl
     snprintf(who, sizeof who, "%s (%lld)", label, tt->cand[c].id);
     snprintf(xs, sizeof xs, "-");
     if (!isnan(xf[c])) snprintf(xs, sizeof xs, "%.2f", xf[c]);
-    printf(" %c %4d  %-32s %8.2f %8s", surv ? '*' : ' ', q + 1, who, r->points[c], xs);
+    printf(" %c %4d  %-32s %8.2f", surv ? '*' : ' ', q + 1, who, r->points[c]);
     for (int s = 0; s < S; s++) {
       double t = tt->median_us[(size_t)c * (size_t)S + (size_t)s];
       if (t > 0 && cub[s] > 0) printf(" %9.3f", cub[s] / t);
       else printf(" %9s", "-");
     }
-    printf("\n");
+    printf(" %8s\n", xs);
     listed++;
   }
   free(survivor);
