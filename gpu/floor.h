@@ -5,7 +5,7 @@
  * once takes, over a family of such kernels (kernels/symv_floor.cu),
  * launched and timed as the SYMV kernels are (programmatic dependent
  * launch, CUDA events around back-to-back calls, A rotated among copies
- * larger than twice the L2: timing.h). `symvtune time`, `bench`, `floor`
+ * larger than twice the L2: timing.h). `symvtune time`, `bench`
  * and the sweep's dense stage report a SYMV's time over it.
  *
  * A shape is a symv_params of family floor: BLOCK_SIZE threads per block,

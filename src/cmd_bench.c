@@ -344,13 +344,21 @@ static int run(int argc, char **argv)
          det ? "CUBLAS_ATOMICS_NOT_ALLOWED, cuBLAS's default" : "CUBLAS_ATOMICS_ALLOWED", det ? "deterministic" : "'any'");
   printf("%s: A %s, uplo %c, lda = n, incx = incy = 1, alpha %s, beta %s; %d batches; times per call in us\n\n",
          ri->blas, hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)", uplo, sa, sb, batches);
-  printf("%6s %-28s %9s %9s %9s %10s %8s %6s %8s %8s %8s\n", "n", "libsymv kernel", "libsymv", "cuBLAS", "cuBLAS-a",
-         "OpenBLAS", "GFLOPS", "%copy", "speed-up", "x floor", "resid");
-
   symv_floor_family fam;
   char why[600];
   int have_floor = symv_floor_family_load(&dev, routine, &fam, why, sizeof why) == 0;
-  if (!have_floor) fprintf(stderr, "symvtune bench: the floor family could not be loaded (%s): no 'x floor' column\n", why);
+  if (!have_floor) {
+    symv_floor_family_free(&fam);
+    fprintf(stderr, "symvtune bench: the floor family could not be loaded (%s): '-' for x floor\n", why);
+  } else {
+    symv_timing te;
+    if (symv_floor_empty_time(&fam, batches, &te) == 0)
+      printf("floor: the least time of %d read-only kernels that stream the stored triangle once; an empty\n"
+             "kernel launched the same way takes %.2f us a call\n\n", fam.nshapes, te.median_us);
+  }
+  printf("%6s %-28s %9s %9s %9s %10s %8s %6s %8s %8s %8s\n", "n", "libsymv kernel", "libsymv", "cuBLAS", "cuBLAS-a",
+         "OpenBLAS", "GFLOPS", "%copy", "speed-up", "x floor", "resid");
+
   bench_row *rows = calloc((size_t)nsizes, sizeof *rows);
   int nrows = 0, status = SYMV_EXIT_OK;
   unsigned long long seed = 20240917;

@@ -197,7 +197,10 @@ static int run(int argc, char **argv)
   if (!no_floor) {
     char why[600];
     have_floor = symv_floor_family_load(&dev, routine, &fam, why, sizeof why) == 0;
-    if (!have_floor) fprintf(stderr, "symvtune time: the floor family could not be loaded (%s): no floor\n", why);
+    if (!have_floor) {
+      symv_floor_family_free(&fam);
+      fprintf(stderr, "symvtune time: the floor family could not be loaded (%s): no floor\n", why);
+    }
     else printf("floor family: %d shapes (%d the GPU cannot run)\n", fam.nshapes, fam.dropped);
     if (have_floor && floor_detail) {
       symv_timing te;
