@@ -2,6 +2,7 @@
 /* gpu.c - device limits, candidate loading, workspace, DSYMV launch (gpu.h). */
 #include <ctype.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "gpu.h"
@@ -432,14 +433,33 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   return 0;
 }
 
+long symv_floor_grid(const symv_kernel *k, int n)
+{
+  if (k->p.family != SYMV_FAMILY_FLOOR || n < 1) return 0;
+  const long warps_per_block = k->p.block_size / 32;
+  const long fill = (long)k->sm_count * k->p.multiplicity; /* one full wave */
+  long want;
+  if (k->p.mx == 9) { /* empty */
+    want = fill;
+  } else if (k->p.mx == 8) { /* a warp per column */
+    want = ((long)n + warps_per_block - 1) / warps_per_block;
+  } else { /* pairs of columns x slices of 32 x UX units (kernels/symv_floor.cu) */
+    const long E = symv_routine_get(k->p.routine)->elem_bytes, V = k->p.mx == 1 ? 16 / E : 1;
+    const long per = 32L * k->p.ux, Q = ((n - 1) / V + 4 + per - 1) / per, items = (n + 1L) / 2 * Q;
+    if (items > INT_MAX) return -1;
+    want = (items + warps_per_block - 1) / warps_per_block;
+  }
+  return want < fill ? want : fill;
+}
+
 int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const void *A, int lda, void *out)
 {
-  if (k->p.family != SYMV_FAMILY_FLOOR || n < 1 || lda < n) return SYMV_INVALID_VALUE;
-  const int warps_per_block = k->p.block_size / 32;
-  long want = ((long)n + warps_per_block - 1) / warps_per_block; /* a warp per column at most */
-  long fill = (long)k->sm_count * k->p.multiplicity;             /* one full wave */
-  unsigned grid = (unsigned)(want < fill ? want : fill);
+  const long E = (unsigned)k->p.routine < SYMV_ROUTINE_COUNT ? symv_routine_get(k->p.routine)->elem_bytes : 0;
+  if (k->p.family != SYMV_FAMILY_FLOOR || n < 1 || lda < n || !A || !out || (uintptr_t)A % (uintptr_t)E)
+    return SYMV_INVALID_VALUE;
+  const long grid = symv_floor_grid(k, n);
+  if (grid < 1) return SYMV_INVALID_VALUE;
   long long ld = lda;
   void *args[] = {&n, &A, &ld, &out};
-  return launch_grid(k, dim3_make(grid), stream, args, "cudaLaunchKernelExC(floor)");
+  return launch_grid(k, dim3_make((unsigned)grid), stream, args, "cudaLaunchKernelExC(floor)");
 }

@@ -193,15 +193,27 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
                 const void *alpha, const void *A, int lda, const void *x, int incx,
                 const void *beta, void *y, int incy, int scalars_on_device, int *bad_arg);
 
+/** symv_floor_grid: the blocks a launch of the floor kernel k (family
+ *  floor, kernels/symv_floor.cu) at size n has: one wave of SMs x
+ *  MULTIPLICITY blocks, fewer where its layout (MX) has less work for them.
+ *  It is also how many values the launch writes to `out`. 0 when k is not
+ *  a floor kernel or n < 1; -1 when n is too large for the layout's 32-bit
+ *  work counter. */
+long symv_floor_grid(const symv_kernel *k, int n);
+
 /** symv_floor_launch: launches the floor kernel k (family floor,
  *  kernels/symv_floor.cu), which reads the lower triangle of the n-by-n A
- *  (leading dimension lda >= n, elements of k's routine) once and computes
- *  nothing, over one wave of blocks (SMs x MULTIPLICITY), on `stream`; out
- *  is one device double it may write (whatever the routine); launched as symv_launch launches (programmatic dependent launch
- *  on compute capability 9.0 and later). The time of a DSYMV over this one
- *  is how far it is from the least any kernel that reads the triangle once
- *  needs (../shared/anchors.md).
- *  Errors: SYMV_INVALID_VALUE, SYMV_LAUNCH. */
+ *  (column-major, leading dimension lda >= n, elements of k's routine,
+ *  aligned to the element) once, element (i, j), i >= j, exactly once, and
+ *  computes nothing but a checksum: block b writes to out[b] (device, at
+ *  least symv_floor_grid(k, n) unsigned 64-bit values) the sum of the
+ *  32-bit words it read, so that the sum of out over the grid is
+ *  symv_floor_checksum's (gpu/floor.h). Launched on `stream` as symv_launch
+ *  launches (programmatic dependent launch on compute capability 9.0 and
+ *  later), so that the time of a SYMV over a floor kernel's is how far the
+ *  SYMV is from the least a kernel that reads the triangle once needs.
+ *  Errors: SYMV_INVALID_VALUE (not a floor kernel, n < 1, lda < n, A
+ *  misaligned, n too large), SYMV_LAUNCH. */
 int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const void *A, int lda, void *out);
 
 /** symv_cuda_error_text: "cudaErrorName: description" of the last error seen

@@ -6,5 +6,6 @@ gpu_libgpu_a_SOURCES = \
 	gpu/gpu.c gpu/gpu.h \
 	gpu/compile.c gpu/compile.h gpu/kernel_sources.h \
 	gpu/timing.c gpu/timing.h \
+	gpu/floor.c gpu/floor.h \
 	gpu/cublas_symv.c gpu/cublas_symv.h
 nodist_gpu_libgpu_a_SOURCES = gpu/kernel_sources.c

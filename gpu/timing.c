@@ -198,24 +198,3 @@ out:
   cudaGetLastError();
   return result;
 }
-
-
-int symv_floor_call(void *vctx, int rep, cudaStream_t s)
-{
-  symv_floor_ctx *c = vctx;
-  return symv_floor_launch(c->k, s, c->n, symv_matrix_set_get(c->set, rep), c->n, c->out);
-}
-
-int symv_floor_load(const symv_device_info *dev, symv_routine r, symv_kernel *k)
-{
-  for (int m = 8; m >= 1; m /= 2) {
-    symv_params p = {SYMV_FAMILY_FLOOR, 256, 1, m, 0, r};
-    symv_cubin cb;
-    char why[256];
-    if (symv_compile(&p, dev->cc_major, dev->cc_minor, &cb, NULL)) return SYMV_COMPILE;
-    int rc = symv_kernel_load(&p, &cb, dev, k, why, sizeof why);
-    symv_cubin_free(&cb);
-    if (rc == 0) return 0;
-  }
-  return SYMV_OCCUPANCY;
-}

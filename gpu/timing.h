@@ -96,24 +96,4 @@ void symv_matrix_set_free(symv_matrix_set *s);
  *  "% of copy bandwidth". 0 on error. */
 double symv_copy_bandwidth(size_t bytes);
 
-
-/** symv_floor_load: compiles (NVRTC) and loads the read-only floor kernel
- *  (kernels/symv_floor.cu; launch it with symv_floor_launch, gpu.h) for
- *  `dev` and the element size of routine r: 256 threads per block, as many blocks per SM as fit (8, 4, 2 or 1).
- *  Errors: SYMV_COMPILE, SYMV_OCCUPANCY (no MULTIPLICITY could be loaded). */
-int symv_floor_load(const symv_device_info *dev, symv_routine r, symv_kernel *k);
-
-/** The floor kernel's call (symv_call_fn context): reads copy `rep` of the
- *  set's n-by-n A once with kernel k, see symv_floor_launch (gpu.h). */
-typedef struct {
-  const symv_kernel *k;       /* from symv_floor_load */
-  const symv_matrix_set *set; /* the copies of A, lda = n */
-  int n;                      /* order, elements */
-  void *out;                  /* one device double the kernel may write (any routine) */
-} symv_floor_ctx;
-
-/** symv_floor_call: a symv_call_fn that launches the floor kernel of a
- *  symv_floor_ctx on copy `rep`. Errors as symv_floor_launch. */
-int symv_floor_call(void *ctx, int rep, cudaStream_t stream);
-
 #endif

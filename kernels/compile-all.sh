@@ -82,6 +82,10 @@ pipe symv_pipe.cu 128 32 1
 pipe symv_pipe.cu 64 1 2
 pipe symv_pipe.cu 1024 16 0
 floor symv_floor.cu 256 1 0
+floor symv_floor.cu 128 8 1
+floor symv_floor.cu 512 2 1
+floor symv_floor.cu 256 1 8
+floor symv_floor.cu 32 1 9
 fault symv_fault.cu 128 16 0
 fault symv_fault.cu 128 16 1
 "
@@ -127,6 +131,8 @@ badpipe_ux2 pipe symv_pipe.cu -DSYMV_ROUTINE=csymv -DBLOCK_SIZE=256 -DUX=2 -DMX=
 badpipe_mx3 pipe symv_pipe.cu -DSYMV_ROUTINE=ssymv -DBLOCK_SIZE=128 -DUX=2 -DMX=3 -DSYMV_KERNEL_NAME=k
 badpanel_ux3 panel symv_panel.cu -DSYMV_ROUTINE=chemv -DBLOCK_SIZE=128 -DUX=3 -DMX=0 -DSYMV_KERNEL_NAME=k
 badpanel_mx4 panel symv_panel.cu -DSYMV_ROUTINE=zsymv -DBLOCK_SIZE=128 -DUX=2 -DMX=4 -DSYMV_KERNEL_NAME=k
+badfloor_mx2 floor symv_floor.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=256 -DUX=4 -DMX=2 -DSYMV_KERNEL_NAME=k
+badfloor_ux3 floor symv_floor.cu -DSYMV_ROUTINE=ssymv -DBLOCK_SIZE=256 -DUX=3 -DMX=1 -DSYMV_KERNEL_NAME=k
 badlu_ux3 L+U symv_lu.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=128 -DUX=3 -DMX=0 -DSYMV_KERNEL_NAME=k
 EOF
 

@@ -226,6 +226,52 @@ static int baseline_mode(db *d, sweep_worker *w, const sweep_opts *o, const int 
   return 0;
 }
 
+/* The floor (gpu/floor.h) at the sizes not yet in the database, measured by
+ * w and stored as the baseline "floor" as they come; the winning shapes
+ * are logged, consecutive sizes with the same winner on one line. */
+static int floor_baseline(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, int nsizes, db_stage stage)
+{
+  const char *rname = symv_routine_name(o->routine);
+  char list[8192] = "", line[1024], shape[64] = "", run_shape[64] = "";
+  int len = 0, missing = 0, run_lo = 0, run_hi = 0, run_count = 0;
+  for (int i = 0; i < nsizes; i++) {
+    int found = 0;
+    if (db_has_baseline(d, rname, SWEEP_FLOOR_NAME, ns[i], o->uplo, o->hot, stage, &found)) return SYMV_DB;
+    if (found) continue;
+    len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", missing++ ? "," : "", ns[i]);
+  }
+  if (!missing) return 0;
+  if (worker_send(w, "floor %s %s", db_stage_name(stage), list)) return SYMV_IO;
+  for (;;) {
+    if (worker_line(w, line, sizeof line, 600, NULL)) return SYMV_IO;
+    if (!strcmp(line, "ok")) break;
+    double us = 0;
+    int n = 0;
+    if (sscanf(line, "empty %lf", &us) == 1) {
+      if (!o->quiet) fprintf(stderr, "floor: the empty kernel takes %.2f us a call (launch cost)\n", us);
+      continue;
+    }
+    if (sscanf(line, "shape %d %63s %lf", &n, shape, &us) == 3) continue;
+    if (!strncmp(line, "error", 5)) { /* the worker goes on; so does the dense stage, without the floor */
+      fprintf(stderr, "symvtune: the floor: %s (the dense stage goes on without it)\n", line);
+      return 0;
+    }
+    db_measurement m;
+    if (parse_meas(line, o->routine, &m, o->uplo, o->hot, stage) || db_begin(d) ||
+        db_put_baseline(d, rname, SWEEP_FLOOR_NAME, &m) || db_commit(d)) {
+      fprintf(stderr, "symvtune: baseline %s: %s %s\n", SWEEP_FLOOR_NAME, line, db_errmsg(d));
+      db_rollback(d);
+      return SYMV_IO;
+    }
+    if (run_count && strcmp(shape, run_shape) && !o->quiet)
+      fprintf(stderr, "floor: %s at n = %d..%d (%d sizes)\n", run_shape, run_lo, run_hi, run_count);
+    if (!run_count || strcmp(shape, run_shape)) snprintf(run_shape, sizeof run_shape, "%s", shape), run_lo = m.n, run_count = 0;
+    run_hi = m.n, run_count++;
+  }
+  if (run_count && !o->quiet) fprintf(stderr, "floor: %s at n = %d..%d (%d sizes)\n", run_shape, run_lo, run_hi, run_count);
+  return 0;
+}
+
 int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, const int *ns, int nsizes,
                        double *median_us, char *err, size_t errlen)
 {
@@ -264,7 +310,7 @@ int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, 
     int rc = baseline_mode(d, w, o, ns, nsizes, stage, b);
     if (rc) return rc;
   }
-  return 0;
+  return stage == DB_STAGE_DENSE ? floor_baseline(d, w, o, ns, nsizes, stage) : 0;
 }
 
 int sweep_baselines_each(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, const int *ns, int nsizes,

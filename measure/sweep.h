@@ -75,9 +75,15 @@ void sweep_device_fingerprint(const sweep_worker *w, db_device *out);
 int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, const int *ns, int nsizes,
                        double *median_us, char *err, size_t errlen);
 
+/** SWEEP_FLOOR_NAME: the baseline name of the floor (gpu/floor.h: the least
+ *  time of a read-only kernel streaming A's stored triangle once) at each
+ *  dense size, in the database's baseline table. */
+#define SWEEP_FLOOR_NAME "floor"
+
 /** sweep_baselines: measures cuBLAS (atomics off: "cublas", on:
- *  "cublas_atomics") at the sizes not yet in the database. Errors: SYMV_IO,
- *  SYMV_DB. */
+ *  "cublas_atomics") at the sizes not yet in the database, and, for the
+ *  dense stage, the floor (SWEEP_FLOOR_NAME; the winning shapes logged on
+ *  standard error unless quiet). Errors: SYMV_IO, SYMV_DB. */
 int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, int nsizes, db_stage stage);
 
 /** sweep_baselines_each: sweep_baselines on the first of the nworkers

@@ -19,6 +19,11 @@
  *   cand P STAGE N1:PRUNE1,N2:...      ->  load REGS DYN_SMEM COMPILE_MS
  *                                          meas ... (per n)
  *                                          ok | invalid REASON DETAIL...
+ *   floor STAGE N1,N2,...              ->  empty US          (the empty kernel, once)
+ *                                          shape N SHAPE UNTUNED_US  (per n: the floor's
+ *                                                   winning shape, the untuned kernel's time)
+ *                                          meas N MEDIAN MIN MAX BATCHES CALLS 0  (per n)
+ *                                          ok | error ...
  *   quit
  *
  * R is the routine (core/routine.h) of every candidate and baseline the
@@ -30,7 +35,10 @@
  * the cuBLAS result and the residual's scale), and every candidate is
  * verified at every size against cuBLAS before it is timed. REASON is a
  * db_reason name (resources, occupancy, compile, launch, fault, wrong).
- * After a fault the worker says so and exits with status 3.
+ * floor times the floor family at each n (gpu/floor.h: the least time of a
+ * read-only kernel streaming A's stored triangle; its checksum checked
+ * against the CPU's). After a fault the worker says so and exits with
+ * status 3.
  */
 #ifndef SYMV_WORKER_H
 #define SYMV_WORKER_H

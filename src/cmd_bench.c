@@ -35,6 +35,7 @@
 #include "config.h"
 #include "gpu.h"
 #include "cublas_symv.h"
+#include "floor.h"
 #include "reference.h"
 #include "routine.h"
 #include "symv_error.h"
@@ -88,7 +89,7 @@ typedef struct {
   double resid;     /* libsymv vs cuBLAS, scaled */
   double pct_copy;  /* libsymv's matrix traffic over the copy rate, % */
   double speedup;   /* faster cuBLAS mode's time / libsymv's */
-  double floor_us;  /* the read-only floor kernel (kernels/symv_floor.cu), us; NAN if not run */
+  double floor_us;  /* the floor (gpu/floor.h: the least over the read-only floor family), us; NAN if not run */
 } bench_row;
 
 static const char *const series[4] = {"libsymv", "cuBLAS", "cuBLAS atomics", "OpenBLAS"};
@@ -103,8 +104,9 @@ static void help(void)
        "--hot; the host's time is the median of wall-clock batches. Checks libsymv's y against cuBLAS's (scaled residual). Prints n, the\n"
        "kernel libsymv ran (symvLastKernel), microseconds of each, libsymv's GFLOPS and % of the\n"
        "device-to-device copy rate measured in the same run, the speed-up over the faster cuBLAS\n"
-       "mode, libsymv's time over the floor (a kernel that only reads the lower triangle once,\n"
-       "timed the same way; uplo L only), and a summary against the targets: libsymv <= the\n"
+       "mode, libsymv's time over the floor (the least time over a family of read-only kernels\n"
+       "that stream the stored triangle once, kernels/symv_floor.cu, measured in the same run and\n"
+       "timed the same way), and a summary against the targets: libsymv <= the\n"
        "faster cuBLAS at every n; the geometric-mean speed-up for n in 500..4096; the least % of\n"
        "the copy rate for n >= 8192; libsymv over the floor in 500..4096.\n\n"
        "Options:\n"
@@ -416,13 +418,21 @@ static int bench(int argc, char **argv)
          det ? "CUBLAS_ATOMICS_NOT_ALLOWED, cuBLAS's default" : "CUBLAS_ATOMICS_ALLOWED", det ? "deterministic" : "'any'");
   printf("%s: A %s, uplo %c, lda = n, incx = incy = 1, alpha %s, beta %s; %d batches; times per call in us\n\n",
          ri->blas, hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)", uplo, sa, sb, batches);
+  symv_floor_family fam;
+  char why[600];
+  int have_floor = symv_floor_family_load(&dev, routine, &fam, why, sizeof why) == 0;
+  if (!have_floor) {
+    symv_floor_family_free(&fam);
+    fprintf(stderr, "symvtune bench: the floor family could not be loaded (%s): '-' for x floor\n", why);
+  } else {
+    symv_timing te;
+    if (symv_floor_empty_time(&fam, batches, &te) == 0)
+      printf("floor: the least time of %d read-only kernels that stream the stored triangle once; an empty\n"
+             "kernel launched the same way takes %.2f us a call\n\n", fam.nshapes, te.median_us);
+  }
   printf("%6s %-28s %9s %9s %9s %10s %8s %6s %8s %8s %8s\n", "n", "libsymv kernel", "libsymv", "cuBLAS", "cuBLAS-a",
          "OpenBLAS", "GFLOPS", "%copy", "speed-up", "x floor", "resid");
 
-  symv_kernel floor_k;
-  void *floor_out = NULL;
-  int have_floor = symv_floor_load(&dev, routine, &floor_k) == 0 && cudaMalloc(&floor_out, sizeof(double)) == cudaSuccess;
-  if (!have_floor) fprintf(stderr, "symvtune bench: the floor kernel could not be loaded: no 'x floor' column\n");
   bench_row *rows = calloc((size_t)nsizes, sizeof *rows);
   int nrows = 0, status = SYMV_EXIT_OK;
   unsigned long long seed = 20240917;
@@ -498,17 +508,16 @@ static int bench(int argc, char **argv)
         if (w == 0) snprintf(r->kernel, sizeof r->kernel, "%s", last_kernel());
       }
     r->floor_us = NAN;
-    if (have_floor && uplo == 'L') {
-      symv_floor_ctx fc = {&floor_k, &set, n, floor_out};
-      symv_timing t;
-      if (symv_time(symv_floor_call, &fc, 0, batches, 2.0, 2000, &t) == 0) r->floor_us = t.median_us;
-    }
+    symv_floor_result fr;
+    if (have_floor && symv_floor_measure(&fam, &set, n, batches, 4, &fr) == 0) r->floor_us = fr.us;
     memcpy(ylib, y0, n * E);
     r->us[3] = time_openblas(routine, uplo, n, alpha, A, xh, beta, ylib, batches);
     r->pct_copy = copy > 0 ? 100.0 * symv_gbs(routine, n, r->us[0]) / copy : NAN;
     r->speedup = (det ? r->us[1] : fmin(r->us[1], r->us[2])) / r->us[0];
-    printf("%6d %-28s %9.2f %9.2f %9.2f %10.1f %8.1f %6.1f %8.2f %8.2f %8.2g%s\n", n, r->kernel, r->us[0], r->us[1],
-           r->us[2], r->us[3], symv_gflops(routine, n, r->us[0]), r->pct_copy, r->speedup, r->us[0] / r->floor_us, r->resid,
+    char xf[16] = "-";
+    if (r->floor_us > 0) snprintf(xf, sizeof xf, "%.2f", r->us[0] / r->floor_us);
+    printf("%6d %-28s %9.2f %9.2f %9.2f %10.1f %8.1f %6.1f %8.2f %8s %8.2g%s\n", n, r->kernel, r->us[0], r->us[1],
+           r->us[2], r->us[3], symv_gflops(routine, n, r->us[0]), r->pct_copy, r->speedup, xf, r->resid,
            r->resid <= TOL ? "" : "  WRONG");
     fflush(stdout);
     nrows++;
@@ -519,8 +528,7 @@ static int bench(int argc, char **argv)
     free(A), free(xh), free(y0), free(ylib), free(ycub);
   }
   cublasDestroy(h);
-  if (have_floor) symv_kernel_unload(&floor_k);
-  cudaFree(floor_out);
+  if (have_floor) symv_floor_family_free(&fam);
 
   /* the targets */
   int slower = 0, nmid = 0, nbig = 0, nfloor = 0;
@@ -543,7 +551,7 @@ static int bench(int argc, char **argv)
          nrows - slower, nrows);
   if (nmid) printf("  geometric-mean speed-up, n in 500..4096:       x%.3f over %d sizes\n", exp(logsum / nmid), nmid);
   else printf("  geometric-mean speed-up, n in 500..4096:       no size measured there\n");
-  if (nfloor) printf("  libsymv over the read-only floor, 500..4096:   x%.3f geometric mean over %d sizes\n",
+  if (nfloor) printf("  libsymv over the floor, n in 500..4096:        x%.3f geometric mean over %d sizes\n",
                      exp(logfloor / nfloor), nfloor);
   if (nbig) printf("  least %% of the copy rate, n >= 8192:           %.1f%% over %d sizes\n", minpct, nbig);
   else printf("  least %% of the copy rate, n >= 8192:           no size measured there\n");

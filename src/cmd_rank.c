@@ -3,8 +3,9 @@
  * cmd_rank.c - `symvtune rank`: the champion ranking of the sweep stage
  * (method.md section 4, steps 3-4) as `symvtune sweep` computes it before
  * the dense stage: champion points summed over the representative sizes,
- * each listed candidate's speed against cuBLAS there, and the survivors that
- * the dense stage samples. Read-only; needs no GPU.
+ * each listed candidate's speed against cuBLAS there, its distance from the
+ * floor over the dense stage's sizes, and the survivors that the dense stage
+ * samples. Read-only; needs no GPU.
  */
 #include <getopt.h>
 #include <math.h>
@@ -30,7 +31,10 @@ static void help(void)
        "(K + 1 - rank) / K points; points are summed over the sizes. Each listed candidate\n"
        "(every one that earned points, and the survivors) is shown with its points and, at\n"
        "each size, the faster cuBLAS mode's time divided by its time (> 1: faster than\n"
-       "cuBLAS; '-' where not measured). Survivors, marked '*', are the top T plus the best\n"
+       "cuBLAS; '-' where not measured). Column 'x floor': the geometric mean, over the dense\n"
+       "stage's sizes, of its dense-stage time over the floor measured there (the least time of\n"
+       "a read-only kernel that streams the stored triangle once; 1.00 would be at the floor;\n"
+       "'-' where it has no dense samples or the database no floor). Survivors, marked '*', are the top T plus the best\n"
        "candidate of each family with none among them: the champions `symvtune sweep`\n"
        "samples densely. Reads FILE only.\n\n"
        "Options:\n"
@@ -104,12 +108,64 @@ static int cublas_times(db *d, const char *routine, const int *ns, int nsizes, c
   return 0;
 }
 
-static void print_ranking(const db_times *tt, const sieve_result *r, const double *cub, int K, int T, char uplo,
-                          int hot)
+/* The floor's dense-stage times (baseline SWEEP_FLOOR_NAME), *fl (malloc'ed,
+ * NULL and *nfl = 0 when there are none). */
+static int floor_times(db *d, const char *routine, char uplo, int hot, db_measurement **fl, size_t *nfl)
+{
+  *fl = NULL, *nfl = 0;
+  return db_baseline_measurements(d, routine, SWEEP_FLOOR_NAME, DB_STAGE_DENSE, uplo, hot, fl, nfl);
+}
+
+/* The geometric mean of m's times over the floor's at the sizes both have;
+ * NAN if none. */
+static double over_floor(const db_measurement *m, size_t k, const db_measurement *fl, size_t nfl)
+{
+  double logsum = 0;
+  int cnt = 0;
+  for (size_t j = 0; j < k; j++)
+    for (size_t f = 0; f < nfl; f++)
+      if (fl[f].n == m[j].n && fl[f].median_us > 0 && m[j].median_us > 0)
+        logsum += log(m[j].median_us / fl[f].median_us), cnt++;
+  return cnt ? exp(logsum / cnt) : NAN;
+}
+
+/* x floor of each candidate of tt (xf[c]) and of the faster cuBLAS mode at
+ * each dense size (*xcub), from the dense stage; NAN where none. */
+static int floor_ratios(db *d, const char *routine, const db_times *tt, char uplo, int hot, double *xf, double *xcub)
+{
+  db_measurement *fl = NULL, *m = NULL;
+  size_t nfl = 0, k = 0;
+  for (size_t c = 0; c < tt->ncand; c++) xf[c] = NAN;
+  *xcub = NAN;
+  int rc = floor_times(d, routine, uplo, hot, &fl, &nfl);
+  for (size_t c = 0; !rc && nfl && c < tt->ncand; c++) {
+    rc = db_candidate_measurements(d, tt->cand[c].id, DB_STAGE_DENSE, uplo, hot, &m, &k);
+    if (!rc) xf[c] = over_floor(m, k, fl, nfl);
+    free(m), m = NULL;
+  }
+  /* the faster cuBLAS mode at each size */
+  db_measurement *b[2] = {NULL, NULL};
+  size_t nb[2] = {0, 0};
+  static const char *const names[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
+  for (int i = 0; !rc && nfl && i < 2; i++)
+    rc = db_baseline_measurements(d, routine, names[i], DB_STAGE_DENSE, uplo, hot, &b[i], &nb[i]);
+  if (!rc && nfl) {
+    for (size_t j = 0; j < nb[0]; j++)
+      for (size_t q = 0; q < nb[1]; q++)
+        if (b[1][q].n == b[0][j].n && b[1][q].median_us < b[0][j].median_us) b[0][j].median_us = b[1][q].median_us;
+    *xcub = over_floor(b[0], nb[0], fl, nfl);
+  }
+  free(b[0]), free(b[1]), free(fl);
+  return rc;
+}
+
+static void print_ranking(const db_times *tt, const sieve_result *r, const double *cub, const double *xf,
+                          double xcub, int K, int T, char uplo, int hot)
 {
   int S = (int)tt->nsizes;
   printf("Champion ranking of %zu valid candidates, sweep stage, uplo %c, %s; at each size the %d fastest\n"
-         "earn (%d - rank)/%d points. Columns n=...: the faster cuBLAS mode's time / the candidate's time.\n",
+         "earn (%d - rank)/%d points. Columns n=...: the faster cuBLAS mode's time / the candidate's time;\n"
+         "x floor: its dense-stage time over the floor's, geometric mean over the dense sizes.\n",
          tt->ncand, uplo, hot ? "hot" : "cold", K, K + 1, K);
   printf("   %4s  %-32s %8s", "rank", "candidate (id)", "points");
   for (int s = 0; s < S; s++) {
@@ -117,10 +173,12 @@ static void print_ranking(const db_times *tt, const sieve_result *r, const doubl
     snprintf(h, sizeof h, "n=%d", tt->n[s]);
     printf(" %9s", h);
   }
-  printf("\n");
+  printf(" %8s\n", "x floor");
+  char xs[16] = "-";
+  if (!isnan(xcub)) snprintf(xs, sizeof xs, "%.2f", xcub);
   printf("   %4s  %-32s %8s", "", "cuBLAS (faster mode), us", "");
   for (int s = 0; s < S; s++) printf(" %9.2f", cub[s]);
-  printf("\n");
+  printf(" %8s\n", xs);
   int *survivor = calloc((size_t)tt->ncand, sizeof *survivor);
   for (int i = 0; survivor && i < r->nsurvivors; i++) survivor[r->survivors[i]] = 1;
   int listed = 0;
@@ -131,13 +189,15 @@ static void print_ranking(const db_times *tt, const sieve_result *r, const doubl
     char label[64], who[96];
     fit_label(DB_KERNEL_CANDIDATE, &tt->cand[c], label, sizeof label);
     snprintf(who, sizeof who, "%s (%lld)", label, tt->cand[c].id);
+    snprintf(xs, sizeof xs, "-");
+    if (!isnan(xf[c])) snprintf(xs, sizeof xs, "%.2f", xf[c]);
     printf(" %c %4d  %-32s %8.2f", surv ? '*' : ' ', q + 1, who, r->points[c]);
     for (int s = 0; s < S; s++) {
       double t = tt->median_us[(size_t)c * (size_t)S + (size_t)s];
       if (t > 0 && cub[s] > 0) printf(" %9.3f", cub[s] / t);
       else printf(" %9s", "-");
     }
-    printf("\n");
+    printf(" %8s\n", xs);
     listed++;
   }
   free(survivor);
@@ -150,8 +210,8 @@ static void print_ranking(const db_times *tt, const sieve_result *r, const doubl
 #define RANK_JSON_FORMAT 1
 
 /* --json: the ranking print_ranking shows, as one document. */
-static void print_json(FILE *f, const db_times *tt, const sieve_result *r, const double *cub, int K, int T,
-                       const char *routine, char uplo, int hot, const db_device *dev)
+static void print_json(FILE *f, const db_times *tt, const sieve_result *r, const double *cub, const double *xf,
+                       double xcub, int K, int T, const char *routine, char uplo, int hot, const db_device *dev)
 {
   const int S = (int)tt->nsizes;
   fputs("{\n  ", f);
@@ -168,7 +228,9 @@ static void print_json(FILE *f, const db_times *tt, const sieve_result *r, const
     if (s) fputs(", ", f);
     json_number(f, cub[s]);
   }
-  fputs("],\n  \"candidates\": [", f);
+  fputs("],\n  \"cublas_x_floor\": ", f);
+  json_number(f, xcub);
+  fputs(",\n  \"candidates\": [", f);
   int *survivor = calloc((size_t)tt->ncand + 1, sizeof *survivor);
   for (int i = 0; survivor && i < r->nsurvivors; i++) survivor[r->survivors[i]] = 1;
   int listed = 0;
@@ -185,6 +247,8 @@ static void print_json(FILE *f, const db_times *tt, const sieve_result *r, const
     json_string(f, label);
     fputs(", \"points\": ", f);
     json_number(f, r->points[c]);
+    fputs(", \"x_floor\": ", f);
+    json_number(f, xf[c]);
     fprintf(f, ", \"survivor\": %s, \"speedup\": [", surv ? "true" : "false");
     for (int s = 0; s < S; s++) {
       const double t = tt->median_us[(size_t)c * (size_t)S + (size_t)s];
@@ -249,7 +313,7 @@ static int run(int argc, char **argv)
   int status = SYMV_EXIT_ERROR;
   db_times tt = {0};
   sieve_result r = {0};
-  double cub[MAX_SIZES];
+  double cub[MAX_SIZES], *xf = NULL, xcub = NAN;
   if (nsizes == 0 && (rc = sweep_sizes(d, symv_routine_name(routine), uplo, hot, ns, MAX_SIZES, &nsizes))) {
     if (rc == SYMV_NO_MEMORY)
       fprintf(stderr, "symvtune rank: more than %d sizes with sweep-stage measurements: choose some with --sizes\n",
@@ -280,12 +344,17 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune rank: no valid candidate has sweep-stage measurements at the sizes given\n");
     goto out;
   }
+  xf = malloc(sizeof *xf * (tt.ncand ? tt.ncand : 1));
+  if (!xf || (rc = floor_ratios(d, symv_routine_name(routine), &tt, uplo, hot, xf, &xcub))) {
+    fprintf(stderr, "symvtune rank: %s\n", xf ? db_errmsg(d) : symv_strerror(SYMV_NO_MEMORY));
+    goto out;
+  }
   if (json) {
     db_device dev;
     const int have_dev = db_get_device(d, &dev) == 0;
-    print_json(stdout, &tt, &r, cub, K, T, symv_routine_name(routine), uplo, hot, have_dev ? &dev : NULL);
+    print_json(stdout, &tt, &r, cub, xf, xcub, K, T, symv_routine_name(routine), uplo, hot, have_dev ? &dev : NULL);
   } else {
-    print_ranking(&tt, &r, cub, K, T, uplo, hot);
+    print_ranking(&tt, &r, cub, xf, xcub, K, T, uplo, hot);
   }
   status = SYMV_EXIT_OK;
   if (fflush(stdout) || ferror(stdout)) {
@@ -293,6 +362,7 @@ static int run(int argc, char **argv)
     status = SYMV_EXIT_ERROR;
   }
 out:
+  free(xf);
   sieve_free(&r);
   db_times_free(&tt);
   db_close(d);

@@ -548,7 +548,7 @@ static int run(int argc, char **argv)
     db_candidate *champ = NULL;
     long nchamp = 0;
     if ((rc = sweep_champions(d, o.routine, ns, nsizes, o.uplo, o.hot, kpts, top, &champ, &nchamp)) == 0) {
-      if (!o.quiet) fprintf(stderr, "dense: %ld champions and cuBLAS at %d sizes from %d to %d\n", nchamp, ndense, dn[0], dn[ndense - 1]);
+      if (!o.quiet) fprintf(stderr, "dense: %ld champions, cuBLAS and the floor at %d sizes from %d to %d\n", nchamp, ndense, dn[0], dn[ndense - 1]);
       if ((rc = sweep_baselines(d, &w[0], &o, dn, ndense, DB_STAGE_DENSE)) == 0) {
         symv_progress_start(&prog, "dense", nchamp, o.quiet);
         sweep_stats st2 = {0};

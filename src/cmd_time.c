@@ -3,7 +3,8 @@
  * cmd_time.c - `symvtune time`: times chosen candidates next to cuBLAS
  * (atomics mode off and on) at chosen sizes, in one run, with the sweep's
  * timing discipline (timing.h), and prints ratios against cuBLAS and the
- * fraction of the copy bandwidth measured in the same run.
+ * fraction of the copy bandwidth measured in the same run, and every time
+ * over the floor (gpu/floor.h) measured in the same run.
  */
 #include <cublas_v2.h>
 #include <getopt.h>
@@ -15,6 +16,7 @@
 #include "compile.h"
 #include "gpu.h"
 #include "cublas_symv.h"
+#include "floor.h"
 #include "reference.h"
 #include "routine.h"
 #include "symv_error.h"
@@ -47,6 +49,20 @@ static int call(void *vctx, int rep, cudaStream_t s)
   return symv_launch(c->k, c->ws, s, c->uplo, c->n, c->alpha, A, c->n, c->x, 1, c->beta, c->y, 1, 0, NULL);
 }
 
+/* One row of the table: n, what ran, its time (us), GFLOPS, GB/s of the
+ * matrix's traffic, % of the copy rate, the two speed-ups (NAN: "-"), its
+ * time over the floor fl (NAN: "-"), the residual as text. */
+static void print_row(symv_routine r, int n, const char *what, double us, double copy, double x0, double x1,
+                      double fl, const char *resid)
+{
+  char s0[16] = "-", s1[16] = "-", sf[16] = "-";
+  if (!isnan(x0)) snprintf(s0, sizeof s0, "%.2f", x0);
+  if (!isnan(x1)) snprintf(s1, sizeof s1, "%.2f", x1);
+  if (fl > 0) snprintf(sf, sizeof sf, "%.2f", us / fl);
+  printf("%7d %-24s %10.2f %9.1f %8.1f %6.1f %9s %9s %8s %9s\n", n, what, us, symv_gflops(r, n, us),
+         symv_gbs(r, n, us), copy > 0 ? 100 * symv_gbs(r, n, us) / copy : 0, s0, s1, sf, resid);
+}
+
 static void help(void)
 {
   puts("Usage: symvtune time [OPTIONS]\n"
@@ -55,8 +71,11 @@ static void help(void)
        "CUDA events around batches of back-to-back calls, median of the batches, A rotated among\n"
        "copies larger than twice the L2 cache (cold) unless --hot. Prints microseconds, GFLOPS,\n"
        "GB/s of matrix traffic, % of the device-to-device copy rate measured in the same run,\n"
-       "and the speed-up over each cuBLAS mode (cuBLAS time / candidate time). With uplo L a\n"
-       "row 'floor' times a kernel that only reads the lower triangle once (../shared/anchors.md).\n\n"
+       "and the speed-up over each cuBLAS mode (cuBLAS time / candidate time). The row\n"
+       "'floor:BLOCK_SIZE,UX,MULTIPLICITY,MX' is the floor at that n: the least time over the floor\n"
+       "family, read-only kernels that stream the stored triangle's n(n+1)/2 elements once\n"
+       "(kernels/symv_floor.cu), timed the same way; 'x floor' is each time over it (1.00: at\n"
+       "the floor).\n\n"
        "Options:\n"
        CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
        "  --point P      candidate FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX (repeatable)\n"
@@ -66,6 +85,10 @@ static void help(void)
        "  --batches N    timed batches per measurement (default 7)\n"
        "  --beta B       the calls' beta (default 0.5; 1 and 0 take other paths; its imaginary\n"
        "                 part is 0); alpha is 1 (complex routines: 1 + 0.25i)\n"
+       "  --floor-detail time every floor shape fully (not only the 4 fastest by a probe), and\n"
+       "                 print the untuned floor kernel (floor:256,1,8,8, the floor before the\n"
+       "                 family) and the empty kernel's time a call (what a launch costs)\n"
+       "  --no-floor     measure no floor: no floor row, and '-' for x floor\n"
        "  --device N     CUDA device (default 0)\n"
        "  --help         this text\n"
        "Exit status: 0, 1 if a candidate could not run or was wrong, 2 usage, 3 no GPU, 4 CUDA error.");
@@ -79,10 +102,12 @@ static int run(int argc, char **argv)
                                        {"uplo", required_argument, 0, 'u'},  {"hot", no_argument, 0, 'H'},
                                        {"batches", required_argument, 0, 'b'}, {"device", required_argument, 0, 'd'},
                                        {"beta", required_argument, 0, 'B'},  {"help", no_argument, 0, 'h'},
-                                       {"routine", required_argument, 0, 'r'}, {0, 0, 0, 0}};
+                                       {"routine", required_argument, 0, 'r'}, {"floor-detail", no_argument, 0, 'F'},
+                                       {"no-floor", no_argument, 0, 'N'},      {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
   symv_params pts[MAX_POINTS];
   int npts = 0, sizes[MAX_SIZES] = {1000, 4096, 16384}, nsizes = 3, hot = 0, batches = 7, device = 0, c;
+  int floor_detail = 0, no_floor = 0;
   char uplo = 'L';
   double beta = 0.5;
   optind = 1;
@@ -104,6 +129,8 @@ static int run(int argc, char **argv)
       uplo = (char)(optarg[0] & ~0x20);
       break;
     case 'H': hot = 1; break;
+    case 'F': floor_detail = 1; break;
+    case 'N': no_floor = 1; break;
     case 'r':
       if (cli_parse_routine("time", optarg, &routine)) return SYMV_EXIT_USAGE;
       break;
@@ -121,6 +148,7 @@ static int run(int argc, char **argv)
     }
   }
   if (optind < argc) return cli_usage_error("time", "unexpected argument '%s'", argv[optind]);
+  if (floor_detail && no_floor) return cli_usage_error("time", "--floor-detail and --no-floor exclude each other");
 
   symv_device_info dev;
   int rc = symv_device_query(device, &dev);
@@ -164,16 +192,28 @@ static int run(int argc, char **argv)
   double copy = symv_copy_bandwidth((size_t)1 << 30);
   printf("%s on %s, %d SMs, L2 %.0f MB; copy rate %.0f GB/s (read + write); A %s; uplo %c\n", ri->blas, dev.name,
          dev.sm_count, dev.l2_bytes / 1e6, copy, hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)", uplo);
-  printf("%7s %-24s %10s %9s %8s %6s %9s %9s %9s\n", "n", "kernel", "us", "GFLOPS", "GB/s", "%copy", "x cuBLAS",
-         "x cuBLAS-a", "resid");
+  symv_floor_family fam;
+  int have_floor = 0;
+  if (!no_floor) {
+    char why[600];
+    have_floor = symv_floor_family_load(&dev, routine, &fam, why, sizeof why) == 0;
+    if (!have_floor) {
+      symv_floor_family_free(&fam);
+      fprintf(stderr, "symvtune time: the floor family could not be loaded (%s): no floor\n", why);
+    }
+    else printf("floor family: %d shapes (%d the GPU cannot run)\n", fam.nshapes, fam.dropped);
+    if (have_floor && floor_detail) {
+      symv_timing te;
+      if (symv_floor_empty_time(&fam, batches, &te) == 0)
+        printf("empty kernel (floor:32,1,1,9, launched as the others, back to back): %.2f us a call\n", te.median_us);
+    }
+  }
+  printf("%7s %-24s %10s %9s %8s %6s %9s %9s %8s %9s\n", "n", "kernel", "us", "GFLOPS", "GB/s", "%copy", "x cuBLAS",
+         "x cuBLAS-a", "x floor", "resid");
 
   cublasHandle_t h;
   if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return SYMV_EXIT_ERROR;
   symv_workspace ws = {0};
-  symv_kernel floor_k;
-  void *floor_out = NULL;
-  int have_floor = uplo == 'L' && symv_floor_load(&dev, routine, &floor_k) == 0 &&
-                   cudaMalloc(&floor_out, sizeof(double)) == cudaSuccess;
   unsigned long long seed = 12345;
   for (int si = 0; si < nsizes && status != SYMV_EXIT_ERROR; si++) {
     const int n = sizes[si];
@@ -203,7 +243,21 @@ static int run(int argc, char **argv)
                    .beta = betas, .uplo = uplo};
     /* the result of one call from the same y, for the residual column */
     scale = symv_residual_scale(routine, uplo, n, alpha, A, n, xh, 1, betas, yh, 1);
-    double base[2] = {0, 0};
+    double base[2] = {0, 0}, fl = NAN;
+    if (have_floor) {
+      symv_floor_result fr;
+      char label[48];
+      if ((rc = symv_floor_measure(&fam, &set, n, batches, floor_detail ? 0 : 4, &fr))) {
+        fprintf(stderr, "symvtune time: the floor at n = %d: %s %s\n", n, symv_strerror(rc), symv_cuda_error_text());
+        status = SYMV_EXIT_ERROR;
+        goto next;
+      }
+      fl = fr.us;
+      symv_params_format(&fam.k[fr.shape].p, label, sizeof label);
+      print_row(routine, n, label, fl, copy, NAN, NAN, fl, "-");
+      if (floor_detail && fam.untuned >= 0)
+        print_row(routine, n, "floor-untuned", fr.untuned_us, copy, NAN, NAN, fl, "-");
+    }
     for (int mode = 0; mode < 2; mode++) {
       symv_timing t;
       cublasSetAtomicsMode(h, mode ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED);
@@ -219,10 +273,8 @@ static int run(int argc, char **argv)
         break;
       }
       base[mode] = t.median_us;
-      printf("%7d %-24s %10.2f %9.1f %8.1f %6.1f %9.2f %9.2f %9s\n", n, mode ? "cuBLAS-atomics" : "cuBLAS",
-             t.median_us, symv_gflops(routine, n, t.median_us), symv_gbs(routine, n, t.median_us),
-             copy > 0 ? 100 * symv_gbs(routine, n, t.median_us) / copy : 0, base[0] / t.median_us,
-             mode ? 1.0 : NAN, "-");
+      print_row(routine, n, mode ? "cuBLAS-atomics" : "cuBLAS", t.median_us, copy, base[0] / t.median_us,
+                mode ? 1.0 : NAN, fl, "-");
     }
     for (int i = 0; i < npts && status != SYMV_EXIT_ERROR; i++) {
       if (!loaded[i]) continue;
@@ -246,19 +298,9 @@ static int run(int argc, char **argv)
         status = SYMV_EXIT_ERROR;
         break;
       }
-      printf("%7d %-24s %10.2f %9.1f %8.1f %6.1f %9.2f %9.2f %9.2g\n", n, label, t.median_us,
-             symv_gflops(routine, n, t.median_us), symv_gbs(routine, n, t.median_us),
-             copy > 0 ? 100 * symv_gbs(routine, n, t.median_us) / copy : 0, base[0] / t.median_us,
-             base[1] / t.median_us,
-             resid);
-    }
-    if (have_floor && status != SYMV_EXIT_ERROR) {
-      symv_floor_ctx fc = {&floor_k, &set, n, floor_out};
-      symv_timing t;
-      if (symv_time(symv_floor_call, &fc, 0, batches, 2.0, 2000, &t) == 0)
-        printf("%7d %-24s %10.2f %9s %8.1f %6.1f %9.2f %9.2f %9s\n", n, "floor", t.median_us, "-",
-               symv_gbs(routine, n, t.median_us), copy > 0 ? 100 * symv_gbs(routine, n, t.median_us) / copy : 0,
-               base[0] / t.median_us, base[1] / t.median_us, "-");
+      char rs[16];
+      snprintf(rs, sizeof rs, "%.2g", resid);
+      print_row(routine, n, label, t.median_us, copy, base[0] / t.median_us, base[1] / t.median_us, fl, rs);
     }
   next:
     free(scale);
@@ -269,7 +311,7 @@ static int run(int argc, char **argv)
   for (int i = 0; i < npts; i++)
     if (loaded[i]) symv_kernel_unload(&ks[i]);
   symv_workspace_free(&ws);
-  if (have_floor) symv_kernel_unload(&floor_k), cudaFree(floor_out);
+  if (have_floor) symv_floor_family_free(&fam);
   cublasDestroy(h);
   return status;
 }

@@ -11,6 +11,7 @@
 #include "compile.h"
 #include "gpu.h"
 #include "cublas_symv.h"
+#include "floor.h"
 #include "reference.h"
 #include "routine.h"
 #include "symv_error.h"
@@ -27,6 +28,7 @@ typedef struct {
   void *yref;          /* host: cuBLAS's y := alpha*A*x + beta*y0 */
   double *scale;       /* host: residual denominators (reference.h) */
   void *yhost;         /* host scratch */
+  uint64_t floor_sum;  /* symv_floor_checksum of A: what a floor kernel must read */
 } size_data;
 
 static struct {
@@ -42,6 +44,8 @@ static struct {
   size_data sizes[MAX_SIZES];
   int nsizes;
   unsigned long long seed;
+  symv_floor_family floor; /* loaded by the first floor command */
+  int floor_loaded;
 } W;
 
 /* The scalars of every timed call: alpha = 1, beta = 0.5 (complex
@@ -133,6 +137,7 @@ static size_data *size_get(int n)
   sync_or_die(symv_routine_get(W.routine)->cublas);
   cudaMemcpy(s->yref, s->y, n * E, cudaMemcpyDeviceToHost);
   s->scale = symv_residual_scale(W.routine, W.uplo, n, W.alpha, A, n, xh, 1, W.beta, y0, 1);
+  s->floor_sum = symv_floor_checksum(W.routine, n, A, n);
   free(A), free(xh), free(y0);
   if (!s->scale) return NULL;
   W.nsizes++;
@@ -248,6 +253,74 @@ static void cmd_base(char *args)
   say("ok");
 }
 
+/* The floor (gpu/floor.h) at each size: the empty kernel's time once,
+ * then for each n the winning shape and the untuned kernel's time, and the
+ * winner's timing as a meas line (RESID 0: its checksum and the untuned
+ * kernel's were checked against the CPU's). */
+static void cmd_floor(char *args)
+{
+  char stage[16], list[8192], why[600];
+  int ns[MAX_SIZES];
+  double prune[MAX_SIZES];
+  if (sscanf(args, "%15s %8191s", stage, list) != 2) {
+    say("error usage: floor STAGE SIZES");
+    return;
+  }
+  int k = parse_sizes(list, ns, prune, MAX_SIZES);
+  if (k < 1) {
+    say("error bad sizes");
+    return;
+  }
+  if (!W.floor_loaded) {
+    int rc = symv_floor_family_load(&W.dev, W.routine, &W.floor, why, sizeof why);
+    if (rc) {
+      symv_floor_family_free(&W.floor);
+      say("error the floor family: %s", why);
+      return;
+    }
+    W.floor_loaded = 1;
+  }
+  symv_timing te;
+  if (symv_floor_empty_time(&W.floor, W.batches, &te)) {
+    say("error the empty kernel: %s", symv_cuda_error_text());
+    return;
+  }
+  sync_or_die("empty kernel");
+  say("empty %.6g", te.median_us);
+  for (int i = 0; i < k; i++) {
+    size_data *s = size_get(ns[i]);
+    if (!s) {
+      say("error cannot set up n=%d: %s", ns[i], symv_cuda_error_text());
+      return;
+    }
+    symv_floor_result fr;
+    int rc = symv_floor_measure(&W.floor, &s->set, s->n, W.batches, 4, &fr);
+    sync_or_die("floor timing");
+    for (int c = 0; !rc && c < 2; c++) {
+      const int sh = c ? W.floor.untuned : fr.shape;
+      uint64_t sum = 0;
+      if (sh < 0) continue;
+      rc = symv_floor_run_checksum(&W.floor.k[sh], s->n, symv_matrix_set_get(&s->set, 0), s->n, W.floor.out, &sum);
+      if (!rc && sum != s->floor_sum) {
+        char label[48];
+        symv_params_format(&W.floor.k[sh].p, label, sizeof label);
+        say("error %s read a checksum of %llu at n=%d, not %llu", label, (unsigned long long)sum, s->n,
+            (unsigned long long)s->floor_sum);
+        return;
+      }
+    }
+    if (rc) {
+      say("error the floor at n=%d: %s %s", s->n, symv_strerror(rc), symv_cuda_error_text());
+      return;
+    }
+    char label[48];
+    symv_params_format(&W.floor.k[fr.shape].p, label, sizeof label);
+    say("shape %d %s %.6g", s->n, label, fr.untuned_us);
+    say("meas %d %.6g %.6g %.6g %d %d 0", s->n, fr.us, fr.t.min_us, fr.t.max_us, fr.t.batches, fr.t.calls);
+  }
+  say("ok");
+}
+
 static void cmd_cand(char *args)
 {
   char point[64], stage[16], list[8192], why[512] = "";
@@ -325,6 +398,8 @@ static int run(int argc, char **argv)
       cmd_base(args);
     } else if (!strcmp(line, "cand")) {
       cmd_cand(args);
+    } else if (!strcmp(line, "floor")) {
+      cmd_floor(args);
     } else {
       say("error unknown command '%s'", line);
     }

@@ -7,7 +7,8 @@
  * made-up times that depend only on the candidate, n and the device number:
  * t = (2 + n^2 E / 2 / 3000e3) x f(candidate) x (1 + FAKE_SLOW x device)
  * microseconds, f in [0.6, 1.6) from a hash of the parameters (cuBLAS: 1,
- * with atomics 1.05). Environment:
+ * with atomics 1.05; the floor: 0.5, always the shape floor:256,4,8,1).
+ * Environment:
  *   FAKE_NAME_<D>     the name device D reports (default NVIDIA H100 80GB HBM3)
  *   FAKE_SLOW         relative slowness per device number (default 0.01)
  *   FAKE_US           microseconds each candidate takes (default 0)
@@ -83,6 +84,21 @@ int main(void)
         continue;
       }
       meas(list, strcmp(name, "cublas_atomics") ? 1.0 : 1.05);
+      say("ok");
+    } else if (!strncmp(line, "floor ", 6)) {
+      char stage[16], list[8192];
+      if (sscanf(line + 6, "%15s %8191s", stage, list) != 2) {
+        say("error usage: floor");
+        continue;
+      }
+      say("empty 2.5");
+      /* a shape line before each meas line, as the worker's */
+      for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const int n = atoi(tok);
+        const double t = base_us(n) * 0.5;
+        printf("shape %d floor:256,4,8,1 %.6g\n", n, t * 1.2);
+        printf("meas %d %.6g %.6g %.6g %d %d 0\n", n, t, t * 0.99, t * 1.01, 5, 100);
+      }
       say("ok");
     } else if (!strncmp(line, "cand ", 5)) {
       char point[64], stage[16], list[8192];

@@ -115,3 +115,9 @@ tests_test_wisdom_SOURCES = tests/test_wisdom.c tests/libsymv_fixture.h tests/te
 tests_test_wisdom_CFLAGS = $(TEST_CFLAGS)
 tests_test_wisdom_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
 tests_test_wisdom_LDADD = $(TEST_CORE_LIBS)
+# The floor family (gpu/floor.h): shapes, bytes, checksum, NVRTC without a
+# GPU; every shape's checksum and the floor's timing on one.
+CRITERION_TESTS += tests/test_floor
+tests_test_floor_SOURCES = tests/test_floor.c tests/test_device.h tests/test_util.c tests/test_util.h
+tests_test_floor_CFLAGS = $(TEST_CFLAGS)
+tests_test_floor_LDADD = $(TEST_CORE_LIBS)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 #include "compile.h"
+#include "floor.h"
 #include "gpu.h"
 #include "reference.h"
 #include "routine.h"
@@ -384,15 +385,16 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
 Test(kernels, the_probe_agrees_with_the_full_timing, .init = need_gpu, .timeout = 120)
 {
   const int n = 256;
-  symv_kernel k;
-  cr_assert_eq(symv_floor_load(&dev, SYMV_DSYMV, &k), 0);
-  double *A = malloc(sizeof(double) * n * n), *out;
+  symv_floor_family f;
+  char why[600];
+  cr_assert_eq(symv_floor_family_load(&dev, SYMV_DSYMV, &f, why, sizeof why), 0, "%s", why);
+  cr_assert_geq(f.untuned, 0);
+  double *A = malloc(sizeof(double) * n * n);
   unsigned long long s = seed0();
   symv_fill_random(SYMV_DSYMV, A, (long)n * n, &s);
   symv_matrix_set set;
   cr_assert_eq(symv_matrix_set_create(&set, sizeof(double), A, n, n, 4), 0);
-  cr_assert_eq(cudaMalloc((void **)&out, sizeof(double)), cudaSuccess);
-  symv_floor_ctx fc = {&k, &set, n, out};
+  symv_floor_ctx fc = {&f.k[f.untuned], &set, n, n, f.out}; /* the untuned floor kernel, as before the family */
   symv_timing full, probe;
   for (int round = 0; round < 3; round++) { /* the worst of three probes */
     cr_assert_eq(symv_time(symv_floor_call, &fc, 0, 5, 1.0, 2000, &full), 0);
@@ -400,8 +402,7 @@ Test(kernels, the_probe_agrees_with_the_full_timing, .init = need_gpu, .timeout 
     cr_expect(probe.median_us < 1.3 * full.median_us && probe.median_us > 0.4 * full.median_us,
               "probe %.2f us a call, full timing %.2f us", probe.median_us, full.median_us);
   }
-  cudaFree(out);
   symv_matrix_set_free(&set);
-  symv_kernel_unload(&k);
+  symv_floor_family_free(&f);
   free(A);
 }

@@ -328,6 +328,28 @@ Test(merge, shards_merged_equal_a_whole_sweep_and_the_merged_database_goes_on_to
   cr_assert_eq(rc, 0, "%s", out);
   cr_assert_geq(count_rows(merged, "SELECT count(DISTINCT candidate_id) FROM measurement WHERE stage = 'dense'"), 3);
   cr_assert_eq(count_rows(merged, "SELECT count(*) FROM candidate WHERE status = 'pending'"), 0);
+  /* the floor at every dense size, stored as the baseline "floor" (the
+   * stand-in's floor is half its cuBLAS time) */
+  long long ndense = count_rows(merged, "SELECT count(*) FROM baseline WHERE name = 'cublas' AND stage = 'dense'");
+  cr_assert_gt(ndense, 50);
+  cr_assert_eq(count_rows(merged, "SELECT count(*) FROM baseline f JOIN baseline c ON c.n = f.n AND c.stage = f.stage "
+                                  "AND c.uplo = f.uplo AND c.hot = f.hot AND c.routine = f.routine "
+                                  "WHERE f.name = 'floor' AND c.name = 'cublas' AND f.stage = 'dense' "
+                                  "AND abs(f.median_us - 0.5 * c.median_us) <= 1e-5 * c.median_us"),
+               ndense);
+  /* rank: each survivor's x floor, its dense time over the floor's: twice its factor */
+  rc = run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "rank", "--db", merged, "--top", "3", NULL});
+  cr_assert_eq(rc, 0, "%s", out);
+  int checked = 0;
+  for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+    char point[64];
+    double xf;
+    const char *last = strrchr(line, ' '); /* x floor: the last column */
+    if (sscanf(line, " * %*d %63s", point) != 1 || !last || sscanf(last, "%lf", &xf) != 1) continue;
+    cr_assert(fabs(xf - 2 * fake_factor(point)) <= 0.0051, "%s: x floor %.2f, not %.2f", point, xf, 2 * fake_factor(point));
+    checked++;
+  }
+  cr_assert_geq(checked, 3, "rank listed no survivor with its x floor");
 }
 
 Test(merge, foreign_overlapping_incomplete_and_tampered_sets_are_refused_and_leave_no_file, .init = setup,
