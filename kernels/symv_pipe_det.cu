@@ -134,17 +134,26 @@ static __device__ __forceinline__ void symv_pdet_tile_sums(const symv_t *buf, co
   rsum[cg][r] = rsv;
 }
 
+/* Loads in flight per thread when a row block is summed: 128 bytes of
+ * elements (64 from BLOCK_SIZE 512 on, whose threads have fewer registers),
+ * at least 8 bytes each. A row block near the end holds ns partial sums a
+ * row, read by BLOCK_SIZE/64 threads; those loads, not arithmetic, are what
+ * the summing costs, and they come when every block ends at once. */
+#define SYMV_PDET_BATCH ((BLOCK_SIZE >= 512 ? 64 : 128) / (sizeof(symv_t) < 8 ? 8 : (int)sizeof(symv_t)))
+
 /* s + *addr(k) for k = k0, k0 + step, ... (< k1), added in that order,
- * loaded 8 at a time from L2 (other blocks stored them in this call). */
+ * SYMV_PDET_BATCH loads at a time from L2 (other blocks stored them in this
+ * call). */
 template <class F>
 static __device__ __forceinline__ symv_t symv_pdet_sum(symv_t s, long k0, long k1, int step, F addr)
 {
-  for (long k = k0; k < k1; k += 8L * step) {
-    symv_t v[8];
+  for (long k = k0; k < k1; k += (long)SYMV_PDET_BATCH * step) {
+    symv_t v[SYMV_PDET_BATCH];
 #pragma unroll
-    for (int u = 0; u < 8; u++) v[u] = k + (long)u * step < k1 ? symv_ldcg(addr(k + (long)u * step)) : symv_zero();
+    for (int u = 0; u < SYMV_PDET_BATCH; u++)
+      v[u] = k + (long)u * step < k1 ? symv_ldcg(addr(k + (long)u * step)) : symv_zero();
 #pragma unroll
-    for (int u = 0; u < 8; u++)
+    for (int u = 0; u < SYMV_PDET_BATCH; u++)
       if (k + (long)u * step < k1) s = symv_add(s, v[u]);
   }
   return s;
@@ -290,6 +299,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     }
     __syncthreads();
     const int nd = ndone;
+    if (nd) __threadfence(); /* every reader too, as symv_lu.cu's: after the arrivals, before the loads */
     for (int d = 0; d < nd; d++) symv_pdet_row_block(done[d], n, nb, ns, G, ntiles, R, C, y, incy, alpha, beta, rsum);
     __syncthreads(); /* done and ndone are read */
   }
