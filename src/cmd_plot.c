@@ -54,7 +54,7 @@ static void help(void)
        "  --out FILE   the PNG to write (required; replaced whole if it exists; never\n"
        "               the database or its -wal, -shm or -journal file)\n"
        "  --atomics C  the rule set drawn: any (default: every kernel, both cuBLAS modes) or\n"
-       "               deterministic (lu, panel and cuBLAS without atomics: what libsymv runs\n"
+       "               deterministic (" SYMV_DETERMINISTIC_FAMILIES " and cuBLAS without atomics: what libsymv runs\n"
        "               for handles in cuBLAS's default atomics mode; only those curves drawn)\n"
        "  --help       this text\n"
        "Environment: SYMVTUNE_GNUPLOT names the gnuplot program (default: the one configure\n"

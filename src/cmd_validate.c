@@ -46,7 +46,7 @@ static void help(void)
        "                   sample (default 50), or a comma-separated list of n\n"
        "  --seed S         seed of the random sizes (default: from the clock; printed)\n"
        "  --atomics C      the rule set judged: any (default: every kernel and both cuBLAS\n"
-       "                   modes) or deterministic (lu, panel, cuBLAS without atomics)\n"
+       "                   modes) or deterministic (" SYMV_DETERMINISTIC_FAMILIES ", cuBLAS without atomics)\n"
        "  --device N       CUDA device (default 0)\n"
        "  --timeout S      seconds a kernel may run without answering (default 20)\n"
        "  --allow-foreign  accept a database made on a different GPU\n"
