@@ -19,6 +19,7 @@ static const symv_family_info families[SYMV_FAMILY_COUNT] = {
     [SYMV_FAMILY_ATOMIC_W] = {"atomic_w", "symv_w.cu", 1, 0},
     [SYMV_FAMILY_PANEL] = {"panel", "symv_panel.cu", 1, 1},
     [SYMV_FAMILY_PIPE] = {"pipe", "symv_pipe.cu", 1, 0},
+    [SYMV_FAMILY_PIPE_DET] = {"pipe_det", "symv_pipe_det.cu", 1, 1},
 };
 
 const symv_family_info *symv_family_get(symv_family f)
@@ -34,6 +35,11 @@ const char *symv_family_name(symv_family f)
 int symv_family_tunable(symv_family f)
 {
   return (unsigned)f < SYMV_FAMILY_COUNT && families[f].tunable;
+}
+
+int symv_family_pipelined(symv_family f)
+{
+  return f == SYMV_FAMILY_PIPE || f == SYMV_FAMILY_PIPE_DET;
 }
 
 int symv_family_parse(const char *s, symv_family *out)
@@ -61,11 +67,16 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
   else if (p->family == SYMV_FAMILY_LU && 32 % p->ux) what = "UX of the L+U family (1, 2, 4, 8, 16 or 32)", v = p->ux;
   else if (p->family == SYMV_FAMILY_PANEL && 32 % p->ux) what = "UX of the panel family (1, 2, 4, 8, 16 or 32)", v = p->ux;
   else if (p->family == SYMV_FAMILY_PANEL && p->mx > 3) what = "MX of the panel family (0..3)", v = p->mx;
-  else if (p->family == SYMV_FAMILY_PIPE && (p->block_size < 64 || (p->block_size & (p->block_size - 1))))
-    what = "BLOCK_SIZE of the pipe family (64, 128, 256, 512 or 1024)", v = p->block_size;
-  else if (p->family == SYMV_FAMILY_PIPE && ((p->ux & (p->ux - 1)) || p->ux < p->block_size / 64))
-    what = "UX of the pipe family (a power of two, at least BLOCK_SIZE/64)", v = p->ux;
-  else if (p->family == SYMV_FAMILY_PIPE && p->mx > 2) what = "MX of the pipe family (0..2)", v = p->mx;
+  else if (symv_family_pipelined(p->family) && (p->block_size < 64 || (p->block_size & (p->block_size - 1))))
+    what = p->family == SYMV_FAMILY_PIPE ? "BLOCK_SIZE of the pipe family (64, 128, 256, 512 or 1024)"
+                                         : "BLOCK_SIZE of the pipe_det family (64, 128, 256, 512 or 1024)",
+    v = p->block_size;
+  else if (symv_family_pipelined(p->family) && ((p->ux & (p->ux - 1)) || p->ux < p->block_size / 64))
+    what = p->family == SYMV_FAMILY_PIPE ? "UX of the pipe family (a power of two, at least BLOCK_SIZE/64)"
+                                         : "UX of the pipe_det family (a power of two, at least BLOCK_SIZE/64)",
+    v = p->ux;
+  else if (symv_family_pipelined(p->family) && p->mx > 2)
+    what = p->family == SYMV_FAMILY_PIPE ? "MX of the pipe family (0..2)" : "MX of the pipe_det family (0..2)", v = p->mx;
   if (!what) return 0;
   if (err) snprintf(err, errlen, "invalid %s: %d", what, v);
   return SYMV_INVALID_VALUE;

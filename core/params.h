@@ -12,11 +12,14 @@
  *               panel and column panel, kernels/symv_panel.cu
  *   pipe        persistent blocks stream tiles of 64 rows x UX columns
  *               through a cp.async shared-memory pipeline, kernels/symv_pipe.cu
+ *   pipe_det    pipe without atomics on data: sums into a workspace, each
+ *               row block summed in a fixed order by the block that
+ *               completes it, kernels/symv_pipe_det.cu
  * Parameters (all families): BLOCK_SIZE threads per block, UX columns per
- * block (panel: rows of y per block; pipe: columns per tile), MULTIPLICITY
- * thread blocks resident per SM (a launch setting, enforced through dynamic
- * shared memory), MX load order (kernels/symv_mx.h; panel: its schedule,
- * 0..3; pipe: pipeline stages - 2, 0..2).
+ * block (panel: rows of y per block; pipe, pipe_det: columns per tile),
+ * MULTIPLICITY thread blocks resident per SM (a launch setting, enforced
+ * through dynamic shared memory), MX load order (kernels/symv_mx.h; panel:
+ * its schedule, 0..3; pipe, pipe_det: pipeline stages - 2, 0..2).
  * BLOCK_SIZE, UX, MX and the family select the compiled code.
  */
 #ifndef SYMV_PARAMS_H
@@ -33,6 +36,7 @@ typedef enum {
   SYMV_FAMILY_ATOMIC_W = 5,
   SYMV_FAMILY_PANEL = 6,
   SYMV_FAMILY_PIPE = 7,
+  SYMV_FAMILY_PIPE_DET = 8,
   SYMV_FAMILY_COUNT
 } symv_family;
 
@@ -77,7 +81,7 @@ typedef struct {
 const symv_family_info *symv_family_get(symv_family f);
 
 /** symv_family_name: "atomic", "lu", "atomic_red", "fault", "floor",
- *  "atomic_w", "panel" or "pipe". */
+ *  "atomic_w", "panel", "pipe" or "pipe_det". */
 const char *symv_family_name(symv_family f);
 
 /** symv_family_tunable: nonzero for the families of the tuning space and of
@@ -89,13 +93,19 @@ int symv_family_tunable(symv_family f);
  *  accepts, in enum order, for messages and --help texts (a literal, so that
  *  it joins other literals; tests/test_params.c checks it against the
  *  table). */
-#define SYMV_TUNABLE_FAMILIES "atomic, lu, atomic_red, atomic_w, panel, pipe"
+#define SYMV_TUNABLE_FAMILIES "atomic, lu, atomic_red, atomic_w, panel, pipe, pipe_det"
 
 /** SYMV_DETERMINISTIC_FAMILIES: the names of the tunable families whose
  *  results are bitwise reproducible run after run (symv_family_info
  *  .deterministic), in enum order, for messages (tests/test_params.c checks
  *  it against the table). */
-#define SYMV_DETERMINISTIC_FAMILIES "lu, panel"
+#define SYMV_DETERMINISTIC_FAMILIES "lu, panel, pipe_det"
+
+/** symv_family_pipelined: nonzero for the two families of the cp.async tile
+ *  pipeline, pipe and pipe_det (kernels/symv_pipe.cuh), which share their
+ *  parameters' constraints, their pipeline's shared memory and their tile
+ *  numbering. */
+int symv_family_pipelined(symv_family f);
 
 /** symv_family_parse: the family named `s`; SYMV_INVALID_VALUE if none. */
 int symv_family_parse(const char *s, symv_family *out);

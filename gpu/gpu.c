@@ -206,9 +206,23 @@ long symv_pipe_tiles(int n, int ux)
   return symv_pipe_tiles_before((n + ux - 1) / ux, (n + 63) / 64, ux); /* all the strips */
 }
 
+long symv_pipe_grid(const symv_params *p, int n, int sm_count)
+{
+  const long tiles = symv_family_pipelined(p->family) ? symv_pipe_tiles(n, p->ux) : 0;
+  const long full = (long)(sm_count > 0 ? sm_count : 1) * p->multiplicity;
+  return tiles < full ? tiles : full;
+}
+
+long symv_pipe_det_partials(int n, int ux, long grid)
+{
+  const long tiles = symv_pipe_tiles(n, ux);
+  if (tiles < 1 || grid < 1 || grid > tiles) return 0;
+  return tiles * 64 + (grid + (n + ux - 1) / ux - 1) * ux; /* R, then C (kernels/symv_pipe_det.cu) */
+}
+
 long symv_pipe_smem(const symv_params *p)
 {
-  if (p->family != SYMV_FAMILY_PIPE) return 0;
+  if (!symv_family_pipelined(p->family)) return 0;
   const int cg = p->block_size / 64, cpt = cg > 0 ? p->ux / cg : 0; /* columns per thread */
   return (long)(p->mx + 2) * (cpt + 1) * p->block_size * (long)symv_routine_get(p->routine)->elem_bytes;
 }
@@ -245,15 +259,36 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
     /* no workspace */
   } else if (p->family == SYMV_FAMILY_PIPE) {
     *gate = 1 + (size_t)(sm_count > 0 ? sm_count : 1) * (size_t)p->multiplicity; /* count, a claim per block */
+  } else if (p->family == SYMV_FAMILY_PIPE_DET) {
+    /* the tiles' row sums and the blocks' column sums (scratch), and a ticket per row block of 64 (zero) */
+    *P = (size_t)symv_pipe_det_partials(n, p->ux, symv_pipe_grid(p, n, sm_count));
+    *sync = ((size_t)n + 63) / 64;
   } else {
     *w = (size_t)n;
     *sync = 2 * nseg;
   }
 }
 
+/* Grows the region *ptr of *cap elements of `elem` bytes to hold `need`
+ * (with headroom), zeroed on `stream` if `zero`. The old region is freed
+ * once the stream is idle. Not while the stream is being captured into a
+ * graph (cudaStreamSynchronize and cudaMalloc are not allowed there, and
+ * the captured kernels would keep the old pointer): that is refused with
+ * SYMV_CUDA, and a message saying to make one call of that size before
+ * the capture, which leaves the workspace large enough. */
 static int grow(void **ptr, size_t *cap, size_t need, size_t elem, int zero, cudaStream_t stream)
 {
   if (need <= *cap) return 0;
+  enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+    cudaGetLastError(); /* this query's own error: the calls below report theirs */
+  } else if (capture != cudaStreamCaptureStatusNone) {
+    snprintf(last_error, sizeof last_error,
+             "the workspace must grow to %zu bytes while the stream is being captured: make one call of this n "
+             "(or larger) on this stream before the capture",
+             need * elem);
+    return SYMV_CUDA;
+  }
   size_t want = need + need / 4 + 256; /* headroom: fewer reallocations as n grows */
   if (*ptr) {
     CUDA_TRY(cudaStreamSynchronize(stream), SYMV_CUDA);
@@ -401,6 +436,7 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   unsigned long long target = 0;
   int ntiles = 0;
   void *args_pipe[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->gate, &target, &ntiles};
+  void *args_pipe_det[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->P, &ws->sync, &ntiles};
   void **args = args_atomic;
   unsigned grid = (unsigned)nblk;
   unsigned gridy = 1;
@@ -425,6 +461,14 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     grid = (unsigned)(tiles < full ? tiles : full);
     target = ws->gate_target + grid;
     args = args_pipe;
+  } else if (k->p.family == SYMV_FAMILY_PIPE_DET) {
+    /* as pipe: SMs x MULTIPLICITY persistent blocks, at most one per tile;
+     * the workspace was sized for this grid (ws_needs) */
+    const long tiles = symv_pipe_tiles(n, k->p.ux);
+    if (tiles > INT_MAX) return SYMV_INVALID_VALUE;
+    ntiles = (int)tiles;
+    grid = (unsigned)symv_pipe_grid(&k->p, n, k->sm_count);
+    args = args_pipe_det;
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;

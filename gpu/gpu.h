@@ -75,19 +75,33 @@ typedef struct {
  *  was 1.465 with n/12, 1.451 (n/8), 1.437 and 1.409 (n/16), 1.380 (n/24). */
 int symv_tile_groups(int n, int ux, int block_size);
 
-/** symv_pipe_tiles: tiles of the pipe kernel (kernels/symv_pipe.cu) at size
+/** symv_pipe_tiles: tiles of the pipe and pipe_det kernels
+ *  (kernels/symv_pipe.cu, symv_pipe_det.cu) at size
  *  n: 64-row blocks of the lower triangle by column strips of UX columns,
  *  strip j holding row blocks floor(j*UX/64) .. ceil(n/64)-1, counted in
  *  closed form as the kernel numbers them. 0 for n < 1 or UX not a divisor
  *  of 64. */
 long symv_pipe_tiles(int n, int ux);
 
-/** symv_pipe_smem: the dynamic shared memory the pipe kernel needs for its
- *  pipeline (MX + 2 stages of (CPT + 1) x BLOCK_SIZE elements of the
- *  candidate's routine, CPT = UX /
- *  (BLOCK_SIZE/64) columns per thread), bytes; 0 for
- *  the other families, whose dynamic shared memory only pads for
- *  MULTIPLICITY. */
+/** symv_pipe_grid: the blocks a pipe or pipe_det candidate p is launched
+ *  with at size n on a GPU of sm_count SMs: SMs x MULTIPLICITY persistent
+ *  blocks, fewer when there are fewer tiles (one tile at least each). 0
+ *  for the other families. */
+long symv_pipe_grid(const symv_params *p, int n, int sm_count);
+
+/** symv_pipe_det_partials: the elements of the pipe_det kernel's workspace
+ *  P (kernels/symv_pipe_det.cu) at size n with UX columns per tile and
+ *  `grid` blocks: T x 64 row sums of the T tiles, then (grid + ns - 1) x UX
+ *  column sums, ns = ceil(n/UX) strips (a block's column sums of a strip
+ *  go to slot block + strip). 0 when n < 1, UX does not divide 64, or grid
+ *  is not in 1..T. */
+long symv_pipe_det_partials(int n, int ux, long grid);
+
+/** symv_pipe_smem: the dynamic shared memory the pipe and pipe_det kernels
+ *  need for their pipeline (MX + 2 stages of (CPT + 1) x BLOCK_SIZE
+ *  elements of the candidate's routine, CPT = UX / (BLOCK_SIZE/64) columns
+ *  per thread), bytes; 0 for the other families, whose dynamic shared
+ *  memory only pads for MULTIPLICITY. */
 long symv_pipe_smem(const symv_params *p);
 
 /** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at
@@ -134,11 +148,15 @@ int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_
 void symv_kernel_unload(symv_kernel *k);
 
 /** Reusable device workspace for one stream: regions that every successful
- *  call leaves zero (w, sync, cnt) and a scratch region (P). */
+ *  call leaves zero (w, sync, cnt) and a scratch region (P). It grows (never
+ *  shrinks) to the largest need seen; growing waits for the stream, and is
+ *  refused (SYMV_CUDA) while the stream is being captured into a graph:
+ *  one call of the largest n before the capture avoids that. */
 typedef struct {
   void *w;          /* zero between calls: atomic family's w (elements of the call's routine) */
-  int *sync;        /* zero between calls: mutexes and counters */
-  void *P;          /* scratch: L+U partial sums of a column split (any contents) */
+  int *sync;        /* zero between calls: mutexes and counters (pipe_det: a ticket per row block) */
+  void *P;          /* scratch: L+U partial sums of a column split, pipe_det's row and column sums (any
+                       contents) */
   unsigned long long *state; /* atomic_red's y-segment states, zeroed once */
   unsigned long long epoch;  /* atomic_red's call counter (kernels/symv_red.cu) */
   unsigned long long *cnt;   /* zero between calls: atomic_w's segment counters (kernels/symv_w.cu) */
@@ -151,7 +169,8 @@ typedef struct {
 
 /** symv_workspace_reserve: grows ws (on `stream`) to what candidate p needs
  *  at size n on a GPU of sm_count SMs, zeroing new zero-regions.
- *  Errors: SYMV_CUDA (allocation). */
+ *  Errors: SYMV_CUDA (allocation, or growth during stream capture;
+ *  symv_cuda_error_text says which). */
 int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, int sm_count, cudaStream_t stream);
 
 /** symv_lu_splits: the column split S of the L+U kernel (kernels/symv_lu.cu)
@@ -188,7 +207,8 @@ int symv_check_args(char uplo, int n, int lda, int incx, int incy);
  *  the program's own that follows, launched so too, must wait likewise, as
  *  that feature asks; one launched normally waits for this one as usual).
  *  Errors: SYMV_INVALID_VALUE (nothing touched; *bad_arg, if non-NULL, gets
- *  the position from symv_check_args), SYMV_CUDA (allocation), SYMV_LAUNCH. */
+ *  the position from symv_check_args), SYMV_CUDA (allocation, or a
+ *  workspace that must grow during stream capture), SYMV_LAUNCH. */
 int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, char uplo, int n,
                 const void *alpha, const void *A, int lda, const void *x, int incx,
                 const void *beta, void *y, int incy, int scalars_on_device, int *bad_arg);

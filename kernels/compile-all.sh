@@ -58,8 +58,8 @@ fi
 
 routines="ssymv dsymv csymv zsymv chemv zhemv"
 # family source BLOCK_SIZE UX MX (points inside each family's constraints:
-# pipe: BLOCK_SIZE a power of two 64..1024, UX a power of two >= BLOCK_SIZE/64,
-# MX 0..2; panel: UX divides 32, MX 0..3; lu: UX divides 32; all: BLOCK_SIZE
+# pipe, pipe_det: BLOCK_SIZE a power of two 64..1024, UX a power of two >=
+# BLOCK_SIZE/64, MX 0..2; panel: UX divides 32, MX 0..3; lu: UX divides 32; all: BLOCK_SIZE
 # a multiple of 32 in 32..1024, UX 1..64, MX 0..9)
 points="
 atomic symv_atomic.cu 128 16 0
@@ -81,6 +81,11 @@ pipe symv_pipe.cu 256 64 0
 pipe symv_pipe.cu 128 32 1
 pipe symv_pipe.cu 64 1 2
 pipe symv_pipe.cu 1024 16 0
+pipe_det symv_pipe_det.cu 256 64 0
+pipe_det symv_pipe_det.cu 128 32 1
+pipe_det symv_pipe_det.cu 64 1 2
+pipe_det symv_pipe_det.cu 1024 16 0
+pipe_det symv_pipe_det.cu 512 16 2
 floor symv_floor.cu 256 1 0
 floor symv_floor.cu 128 8 1
 floor symv_floor.cu 512 2 1
@@ -129,6 +134,9 @@ cat >>"$list" <<EOF
 badpipe_bs96 pipe symv_pipe.cu -DSYMV_ROUTINE=zhemv -DBLOCK_SIZE=96 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
 badpipe_ux2 pipe symv_pipe.cu -DSYMV_ROUTINE=csymv -DBLOCK_SIZE=256 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
 badpipe_mx3 pipe symv_pipe.cu -DSYMV_ROUTINE=ssymv -DBLOCK_SIZE=128 -DUX=2 -DMX=3 -DSYMV_KERNEL_NAME=k
+badpipedet_bs96 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=96 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
+badpipedet_ux2 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=zhemv -DBLOCK_SIZE=256 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
+badpipedet_mx3 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=chemv -DBLOCK_SIZE=128 -DUX=2 -DMX=3 -DSYMV_KERNEL_NAME=k
 badpanel_ux3 panel symv_panel.cu -DSYMV_ROUTINE=chemv -DBLOCK_SIZE=128 -DUX=3 -DMX=0 -DSYMV_KERNEL_NAME=k
 badpanel_mx4 panel symv_panel.cu -DSYMV_ROUTINE=zsymv -DBLOCK_SIZE=128 -DUX=2 -DMX=4 -DSYMV_KERNEL_NAME=k
 badfloor_mx2 floor symv_floor.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=256 -DUX=4 -DMX=2 -DSYMV_KERNEL_NAME=k

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * symv_pipe.h - the tile numbering of the pipe family (kernels/symv_pipe.cu),
- * shared by the kernel and the host (symv_pipe_tiles, src/gpu.c), so that
- * both count the same tiles by the same formula.
+ * symv_pipe.h - the tile numbering of the pipe families (kernels/symv_pipe.cu,
+ * kernels/symv_pipe_det.cu), shared by the kernels and the host
+ * (symv_pipe_tiles, gpu/gpu.c; tests/test_space.c), so that all count the
+ * same tiles by the same formulas.
  *
  * The lower triangle of an n x n matrix is cut into tiles of 64 rows by UX
  * columns (UX a divisor of 64); column strip j holds the row blocks
@@ -26,6 +27,29 @@ SYMV_PIPE_FN long symv_pipe_tiles_before(long J, long nb, int ux)
 {
   const long q = 64 / ux, a = J / q, b = J % q;
   return J * nb - (q * a * (a - 1) / 2 + b * a);
+}
+
+/** symv_pipe_block_of: the block whose share holds tile t when G blocks
+ *  share T tiles as the pipe kernels share them (block b: tiles
+ *  floor(b*T/G) .. floor((b+1)*T/G) - 1): the largest b with
+ *  floor(b*T/G) <= t, i.e. floor(((t+1)*G - 1) / T). 0 <= t < T, G <= T. */
+SYMV_PIPE_FN long symv_pipe_block_of(long t, long G, long T)
+{
+  return ((t + 1) * G - 1) / T;
+}
+
+/** symv_pipe_det_expect: what row block I's ticket counts in the pipe_det
+ *  kernel (kernels/symv_pipe_det.cu) before its rows can be summed, with
+ *  nb row blocks, ns strips of ux columns (ux divides 64, q = 64/ux strips
+ *  per row block): one per tile of row block I (strips 0 .. min(ns,
+ *  (I+1)q) - 1, the row sums) plus, for each strip J of row block I's own
+ *  columns (J = Iq .. min(ns, (I+1)q) - 1), the tiles of strip J (nb - I
+ *  each: a block leaving strip J counts the tiles it summed there, so the
+ *  strip's column sums count nb - I in all). */
+SYMV_PIPE_FN long symv_pipe_det_expect(long I, long nb, long ns, int ux)
+{
+  const long q = 64 / ux, end = ns < (I + 1) * q ? ns : (I + 1) * q;
+  return end + (end - I * q) * (nb - I);
 }
 
 #endif

@@ -48,6 +48,7 @@ static void axes(symv_family f, int wide, const symv_device_info *d, axis ax[4])
     ax[3] = (axis){0, 3, 1, {0}, 0};
     break;
   case SYMV_FAMILY_PIPE: /* UX: columns per tile; MX: pipeline stages - 2; MULTIPLICITY: the grid per SM */
+  case SYMV_FAMILY_PIPE_DET: /* the same space: the two differ only in where the sums go */
     ax[0] = wide ? (axis){0, 0, 1, {64, 128, 256, 512, 1024}, 5} : (axis){0, 0, 1, {64, 128, 256, 512}, 4};
     ax[1] = (axis){0, 0, 1, {16, 32, 64}, 3};
     ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 3, 4}, 4};
@@ -112,6 +113,8 @@ int symv_static_smem(const symv_params *p)
     return nw * p->ux * d;
   case SYMV_FAMILY_PIPE: /* rsum[CG][64], csum[NW][CPT], 16-byte aligned; the pipeline is dynamic (symv_pipe_smem) */
     return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16;
+  case SYMV_FAMILY_PIPE_DET: /* pipe's, and ndone (an int, padded to 16 bytes) */
+    return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16 + 16;
   default:
     return 0;
   }
@@ -120,7 +123,10 @@ int symv_static_smem(const symv_params *p)
 int symv_static_filter(const symv_params *p, const symv_device_info *d, char *why, int len)
 {
   long need = (long)p->multiplicity * (symv_static_smem(p) + symv_pipe_smem(p) + (long)d->smem_reserved_per_block);
-  if (p->multiplicity > d->max_blocks_per_sm)
+  if (symv_family_pipelined(p->family) && d->cc_major < 8)
+    snprintf(why, len, "the %s family's cp.async copies need compute capability 8.0, not %d.%d",
+             symv_family_name(p->family), d->cc_major, d->cc_minor);
+  else if (p->multiplicity > d->max_blocks_per_sm)
     snprintf(why, len, "MULTIPLICITY %d > %d blocks per SM", p->multiplicity, d->max_blocks_per_sm);
   else if (p->block_size > d->max_threads_per_block)
     snprintf(why, len, "BLOCK_SIZE %d > %d threads per block", p->block_size, d->max_threads_per_block);

@@ -9,8 +9,12 @@
  *               MX 0..9: 8 x 25 x 8 x 10 = 16,000 points (the paper's)
  *   lu          BLOCK_SIZE 32, 64, 128, 256, 512; UX 4, 8, 16, 32;
  *               MULTIPLICITY 1, 2, 4; MX 0, 2: 120 points
- *   atomic_red  BLOCK_SIZE 32, 64, 128, 256; UX 8..32 step 4;
- *               MULTIPLICITY 1, 2, 3, 4, 6, 8; MX 0, 1: 336 points
+ *   atomic_red, atomic_w  BLOCK_SIZE 32, 64, 128, 256; UX 8..32 step 4;
+ *               MULTIPLICITY 1, 2, 3, 4, 6, 8; MX 0, 1: 336 points each
+ *   panel       BLOCK_SIZE 64, 128, 256, 512; UX 2, 4, 8, 16;
+ *               MULTIPLICITY 1, 2, 4, 8; MX 0..3: 256 points
+ *   pipe, pipe_det  BLOCK_SIZE 64, 128, 256, 512; UX 16, 32, 64;
+ *               MULTIPLICITY 1..4; MX 0..2: 144 points each
  * Wide space (--wide), where the GPU allows: MULTIPLICITY up to the GPU's
  * blocks per SM (32 on Hopper) and BLOCK_SIZE up to 512 for atomic and
  * atomic_red (up to 1024 for lu), the rest as above.
@@ -45,8 +49,10 @@ int symv_static_smem(const symv_params *p);
  *  without compiling; else SYMV_RESOURCES with the reason in why:
  *  MULTIPLICITY above the blocks an SM takes, MULTIPLICITY x BLOCK_SIZE
  *  above the threads an SM takes, BLOCK_SIZE above the threads a block may
- *  have, or MULTIPLICITY x (static shared memory + the pipe family's
- *  pipeline (symv_pipe_smem) + reserved) above the SM's shared memory.
+ *  have, MULTIPLICITY x (static shared memory + the pipe families'
+ *  pipeline (symv_pipe_smem) + reserved) above the SM's shared memory, or
+ *  a pipe or pipe_det point on a GPU below compute capability 8.0 (their
+ *  cp.async copies).
  *  Registers are checked after compiling (occupancy API). */
 int symv_static_filter(const symv_params *p, const symv_device_info *d, char *why, int len);
 

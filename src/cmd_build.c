@@ -114,7 +114,8 @@ typedef struct {
 static const char *const family_enum[SYMV_FAMILY_COUNT] = {"SYMV_FAMILY_ATOMIC", "SYMV_FAMILY_LU",
                                                            "SYMV_FAMILY_ATOMIC_RED", "SYMV_FAMILY_FAULT",
                                                            "SYMV_FAMILY_FLOOR", "SYMV_FAMILY_ATOMIC_W",
-                                                           "SYMV_FAMILY_PANEL", "SYMV_FAMILY_PIPE"};
+                                                           "SYMV_FAMILY_PANEL", "SYMV_FAMILY_PIPE",
+                                                           "SYMV_FAMILY_PIPE_DET"};
 
 static void help(void)
 {

@@ -58,7 +58,7 @@ static void help(void)
        "  --out FIGURE   the figure to write (required; replaced whole if it exists; never\n"
        "                 the database or its -wal, -shm or -journal file)\n"
        "  --atomics C    the rule set drawn: any (default: every kernel, both cuBLAS modes) or\n"
-       "                 deterministic (lu, panel and cuBLAS without atomics: what libsymv runs\n"
+       "                 deterministic (" SYMV_DETERMINISTIC_FAMILIES " and cuBLAS without atomics: what libsymv runs\n"
        "                 for handles in cuBLAS's default atomics mode; only those curves drawn)\n"
        "  --uplo L|U     the fit of this stored triangle (default L)\n"
        "  --speedup      draw the speed-up over the faster cuBLAS mode's fitted curve (over\n"

@@ -305,6 +305,7 @@ static int run(int argc, char **argv)
   symv_space_opts so = {{0}, 0};
   so.family[SYMV_FAMILY_ATOMIC] = so.family[SYMV_FAMILY_LU] = so.family[SYMV_FAMILY_ATOMIC_RED] = 1;
   so.family[SYMV_FAMILY_ATOMIC_W] = so.family[SYMV_FAMILY_PANEL] = so.family[SYMV_FAMILY_PIPE] = 1;
+  so.family[SYMV_FAMILY_PIPE_DET] = 1;
   sweep_opts o = {.device = 0, .uplo = 'L', .hot = 0, .batches = 5, .tol = SYMV_RESIDUAL_TOL, .timeout_s = 20, .prune = 2.0,
                   .max_attempts = 3, .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .quiet = 0};
   int ns[MAX_SIZES], nsizes = 0, limit = 0, allow_foreign = 0, c;

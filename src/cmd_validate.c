@@ -52,7 +52,7 @@ static void help(void)
        "                   sample (default 50), or a comma-separated list of n\n"
        "  --seed S         seed of the random sizes (default: from the clock; printed)\n"
        "  --atomics C      the rule set judged: any (default: every kernel and both cuBLAS\n"
-       "                   modes) or deterministic (lu, panel, cuBLAS without atomics)\n"
+       "                   modes) or deterministic (" SYMV_DETERMINISTIC_FAMILIES ", cuBLAS without atomics)\n"
        "  --uplo L|U       the stored triangle timed (default L); U is judged against the fit of\n"
        "                   U's own samples where there is one, else against the rules of L, which\n"
        "                   libsymv serves U with (that run is printed and drawn, not stored)\n"

@@ -303,6 +303,64 @@ Test(build, builds_the_rules_symvtune_fit_chose, .timeout = 600)
   free(table);
 }
 
+/* A deterministic fit that runs pipe_det (the deterministic pipe family):
+ * build writes its candidate into the table as SYMV_FAMILY_PIPE_DET, in the
+ * deterministic rules, and nvcc compiles its unit with the tuner's flags. */
+Test(build, deterministic_rules_may_run_pipe_det, .timeout = 600)
+{
+  need_nvcc();
+  char dbpath[512], out[512], p[1024], err[512], *text;
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "pdet.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  db *d = NULL;
+  cr_assert_eq(db_open(&d, dbpath, 0), 0);
+  db_candidate c = {.block_size = 256, .ux = 64, .multiplicity = 2, .mx = 0};
+  snprintf(c.routine, sizeof c.routine, "dsymv");
+  snprintf(c.family, sizeof c.family, "pipe_det");
+  long long id;
+  cr_assert_eq(db_put_candidate(d, &c, &id), 0, "%s", db_errmsg(d));
+  c.id = id, c.status = DB_VALID;
+  cr_assert_eq(db_set_candidate_result(d, &c), 0, "%s", db_errmsg(d));
+  db_rule r[2];
+  memset(r, 0, sizeof r);
+  r[0].n_start = FIX_LO, r[0].n_end = 2000, r[0].cand = c, r[0].predicted_us = 9, r[0].predicted_gain = 1.5;
+  snprintf(r[0].kernel, sizeof r[0].kernel, "%s", DB_KERNEL_CANDIDATE);
+  r[1].n_start = 2001, r[1].n_end = FIX_HI, r[1].predicted_us = 30, r[1].predicted_gain = 1;
+  snprintf(r[1].kernel, sizeof r[1].kernel, "%s", DB_KERNEL_CUBLAS);
+  db_fit det = {.routine = "dsymv", .uplo = 'L', .hot = 0, .lo = FIX_LO, .hi = FIX_HI, .threshold = 0.01,
+                .deterministic = 1};
+  snprintf(det.method, sizeof det.method, "test: pipe_det");
+  cr_assert_eq(db_put_fit(d, &det, NULL, 0, r, 2), 0, "%s", db_errmsg(d));
+  db_close(d);
+
+  cr_assert_eq(build(dbpath, in_dir(out, "lib"), NULL, &text), 0, "build failed:\n%s", text);
+  free(text);
+  char *table = read_table(out);
+  snprintf(p, sizeof p, "{SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0, (symv_routine)%d}, \"dsymv_pipe_det_b256_u64_x0\"",
+           (int)SYMV_DSYMV);
+  const char *row = strstr(table, p), *tag = row ? strstr(row, "/* ") : NULL;
+  cr_assert(row && tag, "no pipe_det candidate row %s:\n%s", p, table);
+  char rule[64];
+  snprintf(rule, sizeof rule, "{%d, 2000, %d}", FIX_LO, atoi(tag + 3)); /* the rule names that row */
+  cr_assert_not_null(strstr(table, rule), "no deterministic rule %s:\n%s", rule, table);
+  cr_assert_not_null(strstr(table, "{2001, 4000, SYMV_RULE_CUBLAS}"), "the deterministic cuBLAS rule:\n%s", table);
+  free(table);
+  const symv_params prm = {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0};
+  char defines[256], line[300];
+  const char *source;
+  symv_compile_defines(&prm, defines, sizeof defines, &source);
+  snprintf(p, sizeof p, "%s/src/dsymv_pipe_det_b256_u64_x0.cu", out);
+  char *unit = fix_slurp(p);
+  cr_assert_not_null(unit, "no unit %s", p);
+  snprintf(line, sizeof line, " *   %s */", defines);
+  cr_assert_not_null(strstr(unit, line), "%s lacks the flags '%s':\n%s", p, defines, unit);
+  cr_assert_not_null(strstr(unit, "#include \"symv_pipe_det.cu\"\n"), "%s", unit);
+  free(unit);
+  snprintf(p, sizeof p, "%s/obj/dsymv_pipe_det_b256_u64_x0.o", out);
+  cr_assert(fix_exists(p), "pipe_det's unit was not compiled");
+  snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
+  cr_assert(fix_exists(p));
+}
+
 Test(build, device_name_becomes_an_escaped_c_string, .timeout = 300)
 {
   need_nvcc();

@@ -33,6 +33,7 @@ Test(compile, every_family_compiles_for_sm90_and_is_cached, .init = setup, .fini
     {SYMV_FAMILY_FLOOR, 256, 1, 8, 0}, {SYMV_FAMILY_ATOMIC_W, 64, 16, 8, 1}, {SYMV_FAMILY_ATOMIC_W, 96, 11, 2, 4},
     {SYMV_FAMILY_PANEL, 256, 4, 4, 3}, {SYMV_FAMILY_PANEL, 64, 16, 2, 0},
     {SYMV_FAMILY_PIPE, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE, 1024, 16, 1, 2},
+    {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_DET, 1024, 16, 1, 2}, {SYMV_FAMILY_PIPE_DET, 64, 1, 1, 1},
   };
   for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
     symv_cubin a, b;
@@ -75,6 +76,31 @@ Test(compile, bad_parameters_and_architecture_are_rejected, .init = setup, .fini
   cr_assert_eq(symv_compile(&p, 9, 0, &c, NULL), SYMV_INVALID_VALUE);
   p.block_size = 128;
   cr_assert_eq(symv_compile(&p, 1, 0, &c, NULL), SYMV_INVALID_VALUE);
+}
+
+/* The deterministic pipe family, for every routine, through NVRTC as the
+ * tuner compiles it: the entry point carries the routine and the family,
+ * and sm_80 (the first with cp.async) compiles too. */
+Test(compile, pipe_det_compiles_for_every_routine, .init = setup, .fini = teardown, .timeout = 120)
+{
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+    const symv_params p = {SYMV_FAMILY_PIPE_DET, r % 2 ? 128 : 256, r % 2 ? 32 : 64, 2, r % 3, (symv_routine)r};
+    symv_cubin c;
+    char *log = NULL, name[64];
+    int rc = symv_compile(&p, r == 5 ? 8 : 9, 0, &c, &log);
+    cr_assert_eq(rc, 0, "routine %d: %s: %s", r, symv_strerror(rc), log ? log : "");
+    cr_assert(is_elf(&c));
+    symv_kernel_name(&p, name, sizeof name);
+    cr_assert_str_eq(c.name, name);
+    cr_assert_not_null(strstr(c.name, "_pipe_det_b"), "%s", c.name);
+    symv_cubin_free(&c);
+    free(log);
+  }
+  const symv_params p = {SYMV_FAMILY_PIPE_DET, 128, 32, 1, 1};
+  const char *src;
+  char buf[256];
+  symv_compile_defines(&p, buf, sizeof buf, &src);
+  cr_assert_str_eq(src, "symv_pipe_det.cu");
 }
 
 Test(compile, defines_name_the_source)

@@ -2331,6 +2331,42 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
   sqlite3_close(c);
 }
 
+/* pipe_det, pipe's deterministic twin, may appear in a deterministic fit,
+ * its rules and its curves, with no change of schema; pipe may not. */
+Test(db, pipe_det_is_a_deterministic_kernel)
+{
+  cr_assert(db_kernel_deterministic(DB_KERNEL_CANDIDATE, "pipe_det"));
+  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, "pipe"));
+  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, "pipe_de"));
+  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CUBLAS_ATOMICS, "pipe_det"));
+  char p[256];
+  path_of(p, "pipe_det.db");
+  db *d = fresh(p);
+  const long long lu = valid_point(d, "lu", 128, 4, 1, 0), pd = valid_point(d, "pipe_det", 256, 64, 2, 0),
+                  pipe = valid_point(d, "pipe", 256, 64, 2, 0);
+  db_fit det = fit_of(32, 9000, 0.01);
+  det.deterministic = 1;
+  db_fit_curve cv[2] = { { .kernel = DB_KERNEL_CANDIDATE, .candidate_id = lu, .alpha = 3, .nsamples = 9 },
+                         { .kernel = DB_KERNEL_CANDIDATE, .candidate_id = pd, .alpha = 3, .nsamples = 9 } };
+  db_rule r[3] = { rule_of(32, 700, DB_KERNEL_CANDIDATE, lu, 3), rule_of(701, 8000, DB_KERNEL_CANDIDATE, pd, 9),
+                   rule_of(8001, 9000, DB_KERNEL_CUBLAS, 0, 300) };
+  OK(db_put_fit(d, &det, cv, 2, r, 3));
+  r[1] = rule_of(701, 8000, DB_KERNEL_CANDIDATE, pipe, 9);
+  db_fit bad = det;
+  cr_assert_eq(db_put_fit(d, &bad, NULL, 0, r, 3), SYMV_INVALID_VALUE, "pipe in a deterministic fit");
+  close_ok(d);
+  d = open_ok(p, DB_READONLY);
+  db_fit f;
+  db_rule *got;
+  size_t nr;
+  OK(db_latest_fit_class(d, "dsymv", 'L', 0, 1, &f, &got, &nr, NULL, NULL));
+  cr_assert(f.id == det.id && f.deterministic && nr == 3);
+  cr_assert_str_eq(got[1].cand.family, "pipe_det");
+  cr_assert_eq(got[1].cand.id, pd);
+  free(got);
+  close_ok(d);
+}
+
 /* Schema 6: a validation run and its times, stored whole or not at all. */
 Test(db, validation_runs_are_stored_and_checked)
 {

@@ -543,6 +543,83 @@ Test(fit, deterministic_rules_choose_among_reproducible_kernels_only)
   free(r), free(out), free(err);
 }
 
+/* pipe_det, the deterministic twin of pipe, enters the deterministic rules
+ * (and pipe, which adds with atomics, never does): a database of both
+ * cuBLAS modes, lu, pipe and pipe_det, where pipe_det runs 8% behind pipe
+ * and ahead of lu and cuBLAS from a few hundred up. The deterministic rules
+ * name pipe_det wherever it is truly 5% faster than lu and cuBLAS without
+ * atomics, and only lu, pipe_det or cuBLAS without atomics anywhere; the
+ * 'any' rules name pipe, not its slower twin, where pipe is clearly best. */
+Test(fit, pipe_det_enters_the_deterministic_rules)
+{
+  enum { C, CA, LU, PIPE, PDET, NK };
+  static const char *const name[NK] = {"cuBLAS", "cuBLAS-atomics", "lu", "pipe", "pipe_det"};
+  model m[NK] = {{3.0, 2000, 200, 1}, {8.0, 5200, 3000, 1}, {4.0, 3000, 100, 1}, {3.5, 6000, 300, 1},
+                 {3.5, 6000, 300, 1.08}};
+  for (int k = 0; k < NK; k++) m[k].t0 *= 1 + 0.04 * (rng_unit() - 0.5), m[k].bw *= 1 + 0.04 * (rng_unit() - 0.5);
+  m[PDET].t0 = m[PIPE].t0, m[PDET].bw = m[PIPE].bw;
+  char p[256];
+  path_of(p, "pipe_det.db");
+  db *d = fresh(p);
+  long long id[NK] = {0};
+  OK(db_begin(d));
+  id[LU] = add_candidate(d, "lu", 64, 32, 4, 0, DB_VALID);
+  id[PIPE] = add_candidate(d, "pipe", 256, 64, 2, 0, DB_VALID);
+  id[PDET] = add_candidate(d, "pipe_det", 256, 64, 2, 0, DB_VALID);
+  int ns[128], nn = dense_sizes(ns);
+  for (int i = 0; i < nn; i++)
+    for (int k = 0; k < NK; k++) {
+      db_measurement me = meas(ns[i], DB_STAGE_DENSE, truth(&m[k], ns[i]) * exp(0.005 * rng_gauss()));
+      if (k == C) OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &me));
+      else if (k == CA) OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS_ATOMICS, &me));
+      else OK(db_put_measurement(d, id[k], &me));
+    }
+  OK(db_commit(d));
+  cr_assert_eq(db_close(d), 0);
+
+  char *out, *err;
+  int st = symvtune(&out, &err, NULL, "fit", "--db", p, "--margin", "0", NULL);
+  cr_assert_eq(st, 0, "seed %llu: symvtune fit: exit %d\n%s%s", seed, st, out, err);
+  cr_assert_eq(db_open(&d, p, DB_READONLY), 0);
+  for (int det = 0; det < 2; det++) {
+    db_fit fit;
+    db_rule *r;
+    size_t nr, i = 0;
+    OK(db_latest_fit_class(d, "dsymv", 'L', 0, det, &fit, &r, &nr, NULL, NULL));
+    cr_assert(fit.deterministic == det && fit.lo == 32 && fit.hi == 32768);
+    int checked = 0;
+    for (int n = 32; n <= 32768; n++) {
+      while (r[i].n_end < n) i++;
+      int k = !strcmp(r[i].kernel, DB_KERNEL_CUBLAS) ? C : !strcmp(r[i].kernel, DB_KERNEL_CUBLAS_ATOMICS) ? CA : -1;
+      for (int q = LU; q < NK && k < 0; q++)
+        if (r[i].cand.id == id[q]) k = q;
+      cr_assert(k >= 0, "seed %llu: rule %d..%d names an unknown kernel", seed, r[i].n_start, r[i].n_end);
+      if (det)
+        cr_assert(k == C || k == LU || k == PDET, "seed %llu: deterministic rule %d..%d names %s\n%s", seed,
+                  r[i].n_start, r[i].n_end, name[k], out);
+      /* the truly fastest of the kernels this rule set may use, if 5% ahead of the rest */
+      int best = -1;
+      double t1 = INFINITY, t2 = INFINITY;
+      for (int q = 0; q < NK; q++) {
+        if (det && (q == CA || q == PIPE)) continue;
+        const double t = truth(&m[q], n);
+        if (t < t1) t2 = t1, t1 = t, best = q;
+        else if (t < t2) t2 = t;
+      }
+      if (t2 / t1 - 1 < 0.05) continue;
+      cr_assert_eq(k, best, "seed %llu: %s rules: at n = %d %s is %.1f%% ahead, but rule %d..%d names %s\n%s", seed,
+                   det ? "deterministic" : "'any'", n, name[best], 100 * (t2 / t1 - 1), r[i].n_start, r[i].n_end,
+                   name[k], out);
+      checked += best == (det ? PDET : PIPE);
+    }
+    cr_assert_gt(checked, 5000, "seed %llu: %s is clearly best at only %d sizes", seed, name[det ? PDET : PIPE], checked);
+    free(r);
+  }
+  db_close(d);
+  cr_assert_not_null(strstr(out, "pipe_det:256,64,2,0"), "seed %llu: the deterministic rules as printed:\n%s", seed, out);
+  free(out), free(err);
+}
+
 Test(fit, rules_print_as_a_table_and_as_json)
 {
   char p[256];

@@ -103,6 +103,9 @@ static const symv_params sample[] = {
   {SYMV_FAMILY_PANEL, 256, 4, 4, 0}, {SYMV_FAMILY_PANEL, 64, 2, 8, 1}, {SYMV_FAMILY_PANEL, 128, 8, 2, 2}, {SYMV_FAMILY_PANEL, 96, 16, 2, 3},
   /* pipe: tiles of 16, 32 and 64 columns, 1 to 16 columns per thread, 2 to 4 stages */
   {SYMV_FAMILY_PIPE, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE, 512, 32, 1, 1}, {SYMV_FAMILY_PIPE, 64, 16, 4, 2}, {SYMV_FAMILY_PIPE, 1024, 16, 1, 0},
+  /* pipe_det: the same tiles; one to many blocks per strip, several strips per block */
+  {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_DET, 512, 32, 1, 1}, {SYMV_FAMILY_PIPE_DET, 64, 16, 4, 2},
+  {SYMV_FAMILY_PIPE_DET, 128, 4, 3, 0},
 };
 #define NSAMPLE (int)(sizeof sample / sizeof *sample)
 
@@ -323,6 +326,32 @@ Test(kernels, pipe_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gp
   symv_workspace_free(&ws);
 }
 
+/* pipe_det's blocks never wait for one another: told of four times the
+ * SMs, it launches four times the blocks the GPU holds at once, and the
+ * result is right (and the bits of a second run the same), every row
+ * block's ticket back at zero after each call, for each beta. */
+Test(kernels, pipe_det_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gpu, .timeout = 120)
+{
+  unsigned long long seed = seed0();
+  symv_kernel k = load((symv_params){SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0});
+  symv_kernel big = k;
+  big.sm_count = 4 * k.sm_count; /* n = 4096: 2080 tiles, 8 x SMs blocks */
+  symv_workspace ws = {0};
+  const double betas[] = {0.5, 0.0, 1.0};
+  for (int c = 0; c < 3; c++) {
+    double r = run_case(&big, &ws, c == 1 ? 'U' : 'L', 4096, 4099, 1, c == 2 ? -2 : 1, 1.5, betas[c], c == 1, &seed);
+    cr_assert(r >= 0 && r < 4.0, "beta %g: residual %g (seed %llu)", betas[c], r, seed);
+    int *sy = malloc(sizeof *sy * (ws.sync_len + 1));
+    cudaMemcpy(sy, ws.sync, sizeof *sy * ws.sync_len, cudaMemcpyDeviceToHost);
+    for (size_t i = 0; i < ws.sync_len; i++) cr_assert_eq(sy[i], 0, "beta %g: ticket %zu = %d after the call", betas[c], i, sy[i]);
+    free(sy);
+  }
+  double r = run_case(&k, &ws, 'L', 1500, 1500, 1, 1, -0.5, 2.0, 0, &seed); /* the usual grid, same workspace */
+  cr_assert(r >= 0 && r < 4.0, "after: residual %g (seed %llu)", r, seed);
+  symv_kernel_unload(&k);
+  symv_workspace_free(&ws);
+}
+
 /* Under programmatic dependent launch a call's grid may start while the
  * previous call's is still running; it must wait for that one's result
  * all the same. Two calls back to back on one stream and one workspace,
@@ -333,7 +362,8 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
   const int n = 3000;
   const symv_params pts[] = {{SYMV_FAMILY_PANEL, 256, 4, 4, 0}, {SYMV_FAMILY_PIPE, 256, 64, 2, 0},
                              {SYMV_FAMILY_PIPE, 64, 16, 4, 2},  {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},
-                             {SYMV_FAMILY_LU, 128, 16, 1, 0},   {SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3}};
+                             {SYMV_FAMILY_LU, 128, 16, 1, 0},   {SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3},
+                             {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}};
   double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *t = calloc(n, sizeof(double));
   double *y0 = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *yref = malloc(sizeof(double) * n);
   double *dA, *dx, *dt, *dy, one = 1.0, zero = 0.0, half = 0.5;

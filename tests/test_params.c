@@ -43,7 +43,8 @@ Test(mx, out_of_range_is_rejected)
 
 Test(params, format_parse_round_trip)
 {
-  const char *in[] = {"atomic:128,16,4,0", "lu:64,8,1,3", "atomic_red:256,32,2,9", "panel:256,4,8,3", "pipe:512,16,1,2"};
+  const char *in[] = {"atomic:128,16,4,0", "lu:64,8,1,3", "atomic_red:256,32,2,9", "panel:256,4,8,3", "pipe:512,16,1,2",
+                      "pipe_det:256,64,2,0", "pipe_det:64,1,4,2"};
   for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
     symv_params p;
     char buf[64];
@@ -59,7 +60,8 @@ Test(params, malformed_and_out_of_range_are_errors)
                        "gemv:128,16,4,0", "atomic:100,16,4,0", "atomic:0,16,4,0", "atomic:128,0,4,0",
                        "atomic:128,65,4,0", "lu:64,5,1,0", "atomic:128,16,0,0", "atomic:128,16,4,10", "atomic:2048,16,4,0",
                        "panel:256,6,4,0", "panel:256,4,4,4", "pipe:96,16,1,0", "pipe:256,2,1,0", "pipe:256,48,1,0",
-                       "pipe:256,64,1,3"};
+                       "pipe:256,64,1,3", "pipe_det:96,16,1,0", "pipe_det:256,2,1,0", "pipe_det:256,48,1,0",
+                       "pipe_det:256,64,1,3", "pipe_det:32,16,1,0", "pipe-det:256,64,1,0", "pipe_de:256,64,1,0"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     symv_params p;
     char err[128] = "";
@@ -128,4 +130,42 @@ Test(params, deterministic_family_list_matches_the_table)
       strcat(want, symv_family_name((symv_family)f));
     }
   cr_assert_str_eq(SYMV_DETERMINISTIC_FAMILIES, want);
+}
+
+/* pipe_det: the deterministic twin of pipe. It is tunable and deterministic
+ * (so the fit may put it in the rule set of cuBLAS's default atomics mode),
+ * pipe is not deterministic; the two share their constraints, and each
+ * names itself in the message that refuses a point. */
+Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
+{
+  symv_family f;
+  cr_assert_eq(symv_family_parse("pipe_det", &f), 0);
+  cr_assert_eq(f, SYMV_FAMILY_PIPE_DET);
+  const symv_family_info *fi = symv_family_get(f);
+  cr_assert_not_null(fi);
+  cr_assert_str_eq(fi->source, "symv_pipe_det.cu");
+  cr_assert(fi->tunable && fi->deterministic);
+  cr_assert_not(symv_family_get(SYMV_FAMILY_PIPE)->deterministic, "pipe adds with atomics");
+  cr_assert(symv_family_pipelined(SYMV_FAMILY_PIPE) && symv_family_pipelined(SYMV_FAMILY_PIPE_DET));
+  cr_assert_not(symv_family_pipelined(SYMV_FAMILY_PANEL));
+  /* every point pipe takes, pipe_det takes, and no other */
+  for (int bs = 32; bs <= 1024; bs += 32)
+    for (int ux = 1; ux <= 64; ux++)
+      for (int mx = 0; mx < 10; mx++) {
+        symv_params a = {SYMV_FAMILY_PIPE, bs, ux, 1, mx}, b = a;
+        b.family = SYMV_FAMILY_PIPE_DET;
+        cr_assert_eq(symv_params_check(&a, NULL, 0) == 0, symv_params_check(&b, NULL, 0) == 0, "%d,%d,%d", bs, ux, mx);
+      }
+  symv_params p;
+  char err[128] = "";
+  cr_assert_eq(symv_params_parse("pipe_det:256,2,1,0", &p, err, sizeof err), SYMV_INVALID_VALUE);
+  cr_assert_not_null(strstr(err, "UX of the pipe_det family"), "%s", err);
+  cr_assert_eq(symv_params_parse("pipe_det:96,16,1,0", &p, err, sizeof err), SYMV_INVALID_VALUE);
+  cr_assert_not_null(strstr(err, "BLOCK_SIZE of the pipe_det family"), "%s", err);
+  cr_assert_eq(symv_params_parse("pipe:256,64,1,3", &p, err, sizeof err), SYMV_INVALID_VALUE);
+  cr_assert_not_null(strstr(err, "MX of the pipe family"), "%s", err);
+  p = (symv_params){SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0, SYMV_ZHEMV};
+  char name[64];
+  symv_kernel_name(&p, name, sizeof name);
+  cr_assert_str_eq(name, "zhemv_pipe_det_b256_u64_x0");
 }

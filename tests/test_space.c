@@ -12,6 +12,7 @@
 #include "routine.h"
 #include "space.h"
 #include "test_device.h"
+#include "../kernels/symv_pipe.h"
 #include "test_util.h"
 #include "symv_error.h"
 
@@ -46,14 +47,15 @@ Test(space, default_and_wide_counts_follow_the_device)
   symv_space_opts o = {{0}, 0};
   o.family[SYMV_FAMILY_ATOMIC] = o.family[SYMV_FAMILY_LU] = o.family[SYMV_FAMILY_ATOMIC_RED] = 1;
   o.family[SYMV_FAMILY_ATOMIC_W] = o.family[SYMV_FAMILY_PANEL] = o.family[SYMV_FAMILY_PIPE] = 1;
-  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336 + 256 + 144);
+  o.family[SYMV_FAMILY_PIPE_DET] = 1;
+  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336 + 256 + 144 + 144);
   o.wide = 1;
   /* atomic: BLOCK_SIZE 32..512 (16) x UX 25 x MULTIPLICITY 1..32 x MX 10 */
   long atomic_wide = 16L * 25 * 32 * 10;
   long lu_wide = 6L * 4 * 32 * 2, red_wide = 5L * 7 * 32 * 2, panel_wide = 5L * 4 * 32 * 4, pipe_wide = 5L * 3 * 32 * 3;
-  cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + 2 * red_wide + panel_wide + pipe_wide);
+  cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + 2 * red_wide + panel_wide + 2 * pipe_wide);
   d.max_blocks_per_sm = 16; /* an older GPU: the wide space shrinks with it */
-  cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + 2 * red_wide + panel_wide + pipe_wide) / 2);
+  cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + 2 * red_wide + panel_wide + 2 * pipe_wide) / 2);
 }
 
 Test(space, static_filter_drops_what_cannot_fit)
@@ -138,7 +140,8 @@ Test(space, each_family_alone_counts_its_own_points)
   symv_device_info d = test_hopper();
   const long want[SYMV_FAMILY_COUNT] = {[SYMV_FAMILY_ATOMIC] = 16000, [SYMV_FAMILY_LU] = 120,
                                         [SYMV_FAMILY_ATOMIC_RED] = 336, [SYMV_FAMILY_ATOMIC_W] = 336,
-                                        [SYMV_FAMILY_PANEL] = 256, [SYMV_FAMILY_PIPE] = 144};
+                                        [SYMV_FAMILY_PANEL] = 256, [SYMV_FAMILY_PIPE] = 144,
+                                        [SYMV_FAMILY_PIPE_DET] = 144};
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
     symv_space_opts o = {{0}, 0};
     o.family[f] = 1;
@@ -228,6 +231,103 @@ Test(space, pipe_pipeline_counts_in_shared_memory)
   const symv_params big = {SYMV_FAMILY_PIPE, 512, 64, 4, 2}; /* 4 x 147 KB */
   cr_assert_eq(symv_static_filter(&big, &d, why, sizeof why), SYMV_RESOURCES);
   cr_assert_not_null(strstr(why, "shared memory"), "%s", why);
+  /* pipe_det streams tiles through the same pipeline */
+  symv_params pd = p, qd = q, bigd = big;
+  pd.family = qd.family = bigd.family = SYMV_FAMILY_PIPE_DET;
+  cr_assert_eq(symv_pipe_smem(&pd), symv_pipe_smem(&p));
+  cr_assert_eq(symv_pipe_smem(&qd), symv_pipe_smem(&q));
+  cr_assert_gt(symv_static_smem(&pd), symv_static_smem(&p)); /* and a counter of its own */
+  cr_assert_eq(symv_static_filter(&pd, &d, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(symv_static_filter(&bigd, &d, why, sizeof why), SYMV_RESOURCES);
+}
+
+/* cp.async came with compute capability 8.0: the two pipe families are
+ * dropped below it, with the reason, and kept from it on. */
+Test(space, pipe_families_need_compute_capability_8)
+{
+  symv_device_info d = test_hopper();
+  char why[256];
+  const symv_params pts[] = {{SYMV_FAMILY_PIPE, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}};
+  for (int i = 0; i < 2; i++) {
+    d.cc_major = 7, d.cc_minor = 5;
+    cr_assert_eq(symv_static_filter(&pts[i], &d, why, sizeof why), SYMV_RESOURCES);
+    cr_assert_not_null(strstr(why, "compute capability 8.0"), "%s", why);
+    cr_assert_not_null(strstr(why, symv_family_name(pts[i].family)), "%s", why);
+    d.cc_major = 8, d.cc_minor = 0;
+    cr_assert_eq(symv_static_filter(&pts[i], &d, why, sizeof why), 0, "%s", why);
+  }
+  const symv_params panel = {SYMV_FAMILY_PANEL, 256, 4, 4, 3};
+  d.cc_major = 7;
+  cr_assert_eq(symv_static_filter(&panel, &d, why, sizeof why), 0, "%s", why);
+}
+
+/* The bookkeeping of the pipe_det kernel (kernels/symv_pipe_det.cu), against
+ * a brute-force walk of its tiles: G blocks take tiles [b*T/G, (b+1)*T/G)
+ * of the column-major numbering. Checked, for sizes and grids from one
+ * tile per block to many strips per block:
+ *  - symv_pipe_block_of names the block whose share holds each tile;
+ *  - the column-sum slots b + J of the (block, strip) pairs are distinct
+ *    and within the workspace symv_pipe_det_partials sizes;
+ *  - what arrives on each row block's ticket (1 per tile of the row block,
+ *    and per block and strip of the row block's columns, the block's tiles
+ *    of that strip) adds up to symv_pipe_det_expect, the ticket's target;
+ *  - the tile the summing block reads for row block I and strip J
+ *    (symv_pipe_tiles_before(J) + I - floor(J*UX/64)) is tile (I, J). */
+Test(space, pipe_det_bookkeeping_matches_its_tiles)
+{
+  const int sizes[] = {1, 63, 64, 65, 200, 1000, 2049, 4099};
+  const int uxs[] = {1, 4, 16, 32, 64};
+  const long grids[] = {1, 2, 7, 132, 264, 528, 100000};
+  for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
+    for (size_t u = 0; u < sizeof uxs / sizeof *uxs; u++)
+      for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
+        const int n = sizes[a], ux = uxs[u], nb = (n + 63) / 64, ns = (n + ux - 1) / ux, q = 64 / ux;
+        const long T = symv_pipe_tiles(n, ux);
+        const symv_params p = {SYMV_FAMILY_PIPE_DET, 64, ux, 1, 0};
+        const long G = symv_pipe_grid(&p, n, (int)grids[g]); /* one block an SM */
+        cr_assert(G >= 1 && G <= T && G <= grids[g], "n %d UX %d: grid %ld of %ld tiles", n, ux, G, T);
+        int *tI = malloc(sizeof *tI * (size_t)T), *tJ = malloc(sizeof *tJ * (size_t)T);
+        long *got = calloc((size_t)nb, sizeof *got);
+        const long nslots = G + ns - 1;
+        char *used = calloc((size_t)nslots, 1);
+        cr_assert(tI && tJ && got && used);
+        long k = 0;
+        for (int J = 0; J < ns; J++)
+          for (int I = J * ux / 64; I < nb; I++) tI[k] = I, tJ[k] = J, k++;
+        cr_assert_eq(k, T);
+        for (long b = 0; b < G; b++) {
+          const long t0 = b * T / G, t1 = (b + 1) * T / G;
+          cr_assert_lt(t0, t1, "block %ld has no tile", b);
+          long here = 0;
+          for (long t = t0; t < t1; t++) {
+            cr_assert_eq(symv_pipe_block_of(t, G, T), b, "n %d UX %d G %ld: tile %ld", n, ux, G, t);
+            got[tI[t]]++; /* its row sums */
+            here++;
+            if (t + 1 == t1 || tJ[t + 1] != tJ[t]) { /* leaves strip tJ[t]: its column sums */
+              const long slot = b + tJ[t];
+              cr_assert(slot < nslots && !used[slot], "n %d UX %d G %ld: slot %ld", n, ux, G, slot);
+              used[slot] = 1;
+              got[tJ[t] / q] += here;
+              here = 0;
+            }
+          }
+        }
+        for (int I = 0; I < nb; I++) {
+          cr_assert_eq(got[I], symv_pipe_det_expect(I, nb, ns, ux), "n %d UX %d G %ld: row block %d", n, ux, G, I);
+          for (int J = 0; J < ns && J < (I + 1) * q; J++) {
+            const long t = symv_pipe_tiles_before(J, nb, ux) + I - J / q;
+            cr_assert(t >= 0 && t < T && tI[t] == I && tJ[t] == J, "n %d UX %d: tile (%d, %d)", n, ux, I, J);
+          }
+        }
+        cr_assert_eq(symv_pipe_det_partials(n, ux, G), T * 64 + nslots * ux);
+        free(tI), free(tJ), free(got), free(used);
+      }
+  cr_assert_eq(symv_pipe_det_partials(0, 64, 1), 0);
+  cr_assert_eq(symv_pipe_det_partials(100, 48, 1), 0);
+  cr_assert_eq(symv_pipe_det_partials(100, 64, 0), 0);
+  cr_assert_eq(symv_pipe_det_partials(100, 64, 4), 0, "more blocks than tiles");
+  const symv_params other = {SYMV_FAMILY_PANEL, 256, 4, 4, 3};
+  cr_assert_eq(symv_pipe_grid(&other, 1000, 132), 0);
 }
 
 /* Every routine's space, from the registry: the element size scales every

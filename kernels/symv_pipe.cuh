@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * symv_pipe.cuh - what the two pipe families share (kernels/symv_pipe.cu,
+ * atomic; kernels/symv_pipe_det.cu, deterministic): their parameters'
+ * constraints and derived sizes (column groups, columns per thread,
+ * pipeline stages), the cp.async copies that stream a tile of 64 rows x UX
+ * columns into shared memory, the transposing butterfly of the column sums,
+ * and the tile numbering. The two kernels read and sum a tile alike and
+ * differ in where the sums go (atomicAdd into y, or a workspace summed in a
+ * fixed order). These pieces were moved here from symv_pipe.cu as they
+ * were: the pipe kernels' machine code is unchanged by the move.
+ *
+ * Included after symv_common.cuh (symv_t, BLOCK_SIZE, UX, MX) and
+ * symv_pipe.h (symv_pipe_tiles_before).
+ */
+#ifndef SYMV_PIPE_CUH
+#define SYMV_PIPE_CUH
+
+#if BLOCK_SIZE % 64 != 0 || (BLOCK_SIZE & (BLOCK_SIZE - 1)) != 0
+#error "BLOCK_SIZE of the pipe family (and pipe_det) must be a power of two, 64..1024"
+#endif
+#if (UX & (UX - 1)) != 0 || UX < BLOCK_SIZE / 64
+#error "UX of the pipe family (and pipe_det) must be a power of two, at least BLOCK_SIZE/64"
+#endif
+#if MX > 2
+#error "MX of the pipe family (and pipe_det) is 0..2 (pipeline stages - 2)"
+#endif
+#define SYMV_PIPE_CG (BLOCK_SIZE / 64)   /* column groups of 64 threads */
+#define SYMV_PIPE_CPT (UX / SYMV_PIPE_CG) /* columns per thread */
+#define SYMV_PIPE_S (MX + 2)
+
+typedef unsigned long long symv_ull;
+
+/* asynchronous copy of one element (sizeof(symv_t) = 4, 8 or 16 bytes, all
+ * sizes cp.async.ca takes) global -> shared; zero-fills when !ok (nothing
+ * read: source size 0) */
+static __device__ __forceinline__ void symv_cp_elem(symv_t *dst, const symv_t *src, bool ok)
+{
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d), "l"(src), "n"((int)sizeof(symv_t)),
+               "r"(ok ? (int)sizeof(symv_t) : 0)
+               : "memory");
+}
+static __device__ __forceinline__ void symv_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void symv_cp_wait()
+{
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* Transposing butterfly, one step of H: lanes with bit H set keep the upper
+ * half of v[0..2H-1] and send the lower, the others the reverse; afterwards
+ * v[k] (k < H) is the pair's sum of column k + (lane & H). */
+template <int N, int H> struct symv_pipe_tr {
+  static __device__ __forceinline__ void run(symv_t (&v)[N], int lane)
+  {
+    const bool up = lane & H;
+#pragma unroll
+    for (int k = 0; k < H; k++) {
+      const symv_t lo = v[k], hi = v[k + H];
+      v[k] = symv_add(up ? hi : lo, symv_shfl_xor(up ? lo : hi, H));
+    }
+    symv_pipe_tr<N, H / 2>::run(v, lane);
+  }
+};
+template <int N> struct symv_pipe_tr<N, 0> {
+  static __device__ __forceinline__ void run(symv_t (&)[N], int) {}
+};
+
+/* tile number t (column-major) -> (row block I, strip J) */
+static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, int &I, int &J)
+{
+  int lo = 0, hi = ns - 1; /* largest J with tiles-before(J) <= t */
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (symv_pipe_tiles_before(mid, nb, UX) <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  J = lo;
+  I = (int)((long)J * UX / 64 + (t - symv_pipe_tiles_before(J, nb, UX)));
+}
+
+#endif

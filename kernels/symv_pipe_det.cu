@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * symv_pipe_det.cu - kernel family "pipe_det": the pipe kernel
+ * (kernels/symv_pipe.cu) without atomics on data, so that the same inputs
+ * give the same bits run after run (cuBLAS's default atomics mode,
+ * CUBLAS_ATOMICS_NOT_ALLOWED), in one launch and with no block ever
+ * waiting for another.
+ *
+ *          strip J
+ *          |<-UX->|
+ *          |\     |     Tiles, shares and the pipeline are pipe's: tiles of
+ *   row    | \    |     64 rows by UX columns numbered down each column
+ *   block I|==\===|     strip, SMs x MULTIPLICITY persistent blocks, block b
+ *          |===\==|     streaming tiles [b*T/G, (b+1)*T/G) through MX + 2
+ *          |====\=|     cp.async stages (kernels/symv_pipe.cuh), the same
+ *          |=====\|     arithmetic per tile.
+ *
+ * What differs is where the sums go. Workspace P (elements, any contents
+ * between calls):
+ *   R[k*64 + r]       tile k's row sum of its row r (pipe adds it to y)
+ *   C[(b + J)*UX + c] block b's column sum of column J*UX + c over its
+ *                     tiles of strip J (pipe adds it to y on leaving J).
+ *                     The pairs (b, J) of a block and a strip it has tiles
+ *                     in form a staircase along the numbering (each step
+ *                     moves to the next block, the next strip or both), so
+ *                     b + J names each pair once: G + ns - 1 slots.
+ * and ticket[I], one per row block, zero between calls. After its last
+ * tile a block stores its last column sums, fences (every thread, as in
+ * symv_lu.cu) and counts what it stored: 1 on ticket[I] per tile (I, J),
+ * and its tiles of strip J on the ticket of the row block holding strip
+ * J's columns. A row block's ticket reaches symv_pipe_det_expect
+ * (kernels/symv_pipe.h) with the last of its sums stored; the block whose
+ * arrival took it there resets it to zero and writes the 64 rows:
+ *
+ *   y(i) := alpha * (sum over strips J of R[tile (I, J), row i],
+ *                    then sum over blocks b of C[(b + J_i)*UX + c_i])
+ *           + beta * y(i)
+ *
+ * in that order, whoever sums it (threads of column group g take the
+ * strips and blocks g, g + CG, ...; the groups' sums are added in g
+ * order). Every partial sum is a fixed function of n, UX, the grid and the
+ * data, and so is y: the same bits on every run on a GPU of the same SM
+ * count (the grid is SMs x MULTIPLICITY), as cuBLAS promises its default
+ * mode's. y is read (beta != 0) and written once per element, by that
+ * block: nothing scales y ahead of the additions, so pipe's gate is not
+ * needed. alpha = 0 scales y and reads neither A nor x.
+ *
+ * The arrivals come after a block's last tile, not tile by tile: the tile
+ * loop then has no fence and no atomic (a fence while a block's copies are
+ * in flight stalls it, kernels/symv_pipe.cu), only pipe's two barriers,
+ * and a block fences once. Row blocks are then summed at the ends of the
+ * shares, by the blocks that arrive last for them (about n/64 row blocks
+ * over G blocks that end together); nothing waits and nothing is added in
+ * a second launch.
+ *
+ * Traffic over pipe's: R holds T x 64 elements, about 1/UX of the
+ * triangle's, written once and read once (L2 holds much of it); C holds
+ * (G + ns - 1) x UX.
+ *
+ * Parameters as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE a power of two,
+ * 64..1024; UX a power of two, at least BLOCK_SIZE/64; MX = pipeline
+ * stages - 2, 0..2; MULTIPLICITY blocks per SM = the grid's. Dynamic
+ * shared memory: the pipeline's, as pipe (symv_pipe_smem, gpu/gpu.c).
+ * Workspace: P of T*64 + (G + ns - 1)*UX elements, ticket of ceil(n/64)
+ * unsigned ints (symv_pipe_det_partials, gpu/gpu.c). Every routine
+ * (SYMV_ROUTINE): symv_mirror for the column sums, symv_diag for the
+ * diagonal, as in pipe.
+ */
+#include "symv_common.cuh"
+#include "symv_pipe.h"
+#include "symv_pipe.cuh"
+
+/* The next three are pipe's tile loop, statement for statement, as
+ * functions (pipe keeps them inline: as functions they changed its
+ * register allocation, and its code is the one measured). */
+
+/* Issues the cp.async copies of tile (iI, iJ) into stage buffer buf
+ * (CPT + 1 rows of BLOCK_SIZE elements: this thread's CPT elements of row
+ * iI*64 + r, zero-filled where not stored or past n, then x(row)) and
+ * moves (iI, iJ) on to the next tile of the numbering (nb row blocks); t
+ * is threadIdx.x, r = t mod 64. */
+static __device__ __forceinline__ void symv_pdet_issue(symv_t *buf, int &iI, int &iJ, int t, int nb, int n,
+                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                                       const symv_t *__restrict__ x, symv_ll incx)
+{
+  const int r = t & 63, cg = t >> 6;
+  const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
+  const symv_t *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs;
+#pragma unroll
+  for (int k = 0; k < SYMV_PIPE_CPT; k++)
+    symv_cp_elem(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
+  symv_cp_elem(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
+  if (++iI == nb) iJ++, iI = (int)((long)iJ * UX / 64);
+}
+
+/* xc[kk] := x(j0 + kk), j0 = Js*UX + (column group)*CPT: this thread's
+ * CPT columns of strip Js (0 past n); t is threadIdx.x. */
+static __device__ __forceinline__ void symv_pdet_load_xc(symv_t (&xc)[SYMV_PIPE_CPT], int Js, int t, int n,
+                                                         const symv_t *__restrict__ x, symv_ll incx)
+{
+  const int j0 = Js * UX + (t >> 6) * SYMV_PIPE_CPT;
+#pragma unroll
+  for (int kk = 0; kk < SYMV_PIPE_CPT; kk++)
+    xc[kk] = (j0 + kk < n) ? symv_ldg(x + (symv_ll)(j0 + kk) * incx) : symv_zero();
+}
+
+/* The sums of tile (I, J), whose copies are in buf (symv_pdet_issue): this
+ * thread's share of row I*64 + r's sum, its CPT columns against xc, into
+ * rsum[cg][r]; and the column sums (the mirrored elements times x(row),
+ * summed over each warp's 32 rows by the transposing butterfly) into
+ * csum[w][c], c < CPT: warp w's sum of column J*UX + (w/2)*CPT + c. The
+ * diagonal counts once, in the row sum, as symv_diag; the column sums take
+ * symv_mirror of the elements strictly below it. t is threadIdx.x. The
+ * caller synchronises before reading rsum and csum. */
+static __device__ __forceinline__ void symv_pdet_tile_sums(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT], int I,
+                                                           int J, int t, symv_t (*rsum)[64],
+                                                           symv_t (*csum)[SYMV_PIPE_CPT])
+{
+  const int r = t & 63, cg = t >> 6, lane = t & 31, w = t >> 5;
+  const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
+  const symv_t xr = buf[SYMV_PIPE_CPT * BLOCK_SIZE + t];
+  const bool below = I * 64 >= (J + 1) * UX; /* no element on or above the diagonal */
+  symv_t rsv = symv_zero(), cp[SYMV_PIPE_CPT];
+#pragma unroll
+  for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) {
+    const symv_t a = buf[kk * BLOCK_SIZE + t]; /* 0 where not stored (zero-filled) */
+    rsv = symv_fma_rn(!below && j0 + kk == i ? symv_diag(a) : a, xc[kk], rsv);
+    cp[kk] = (below || j0 + kk < i) ? symv_mul(symv_mirror(a), xr) : symv_zero();
+  }
+  symv_pipe_tr<SYMV_PIPE_CPT, SYMV_PIPE_CPT / 2>::run(cp, lane);
+#pragma unroll
+  for (int h = SYMV_PIPE_CPT; h < 32; h *= 2) cp[0] = symv_add(cp[0], symv_shfl_xor(cp[0], h));
+  if (lane < SYMV_PIPE_CPT) csum[w][lane] = cp[0]; /* lane holds column lane mod CPT of its group */
+  rsum[cg][r] = rsv;
+}
+
+/* Loads in flight per thread when a row block is summed: 128 bytes of
+ * elements (64 from BLOCK_SIZE 512 on, whose threads have fewer registers),
+ * at least 8 bytes each. A row block near the end holds ns partial sums a
+ * row, read by BLOCK_SIZE/64 threads; those loads, not arithmetic, are what
+ * the summing costs, and they come when every block ends at once. */
+#define SYMV_PDET_BATCH ((BLOCK_SIZE >= 512 ? 64 : 128) / (sizeof(symv_t) < 8 ? 8 : (int)sizeof(symv_t)))
+
+/* s + *addr(k) for k = k0, k0 + step, ... (< k1), added in that order,
+ * SYMV_PDET_BATCH loads at a time from L2 (other blocks stored them in this
+ * call). */
+template <class F>
+static __device__ __forceinline__ symv_t symv_pdet_sum(symv_t s, long k0, long k1, int step, F addr)
+{
+  for (long k = k0; k < k1; k += (long)SYMV_PDET_BATCH * step) {
+    symv_t v[SYMV_PDET_BATCH];
+#pragma unroll
+    for (int u = 0; u < SYMV_PDET_BATCH; u++)
+      v[u] = k + (long)u * step < k1 ? symv_ldcg(addr(k + (long)u * step)) : symv_zero();
+#pragma unroll
+    for (int u = 0; u < SYMV_PDET_BATCH; u++)
+      if (k + (long)u * step < k1) s = symv_add(s, v[u]);
+  }
+  return s;
+}
+
+/* Row block I, rows i = I*64 + r < n: y(i) := alpha * (row i's sums over
+ * the strips, then column i's sums over the blocks of its strip) + beta *
+ * y(i), in the fixed order of the header. T tiles, G blocks, nb row
+ * blocks, ns strips; R and C the workspace's two parts; cbuf CG x 64
+ * elements of shared memory, which the caller may still be reading when
+ * this starts. Called by every thread of the block (barriers). */
+static __device__ void symv_pdet_row_block(int I, int n, int nb, int ns, long G, long T, const symv_t *R,
+                                           const symv_t *C, symv_t *y, symv_ll incy, symv_t alpha, symv_t beta,
+                                           symv_t (*cbuf)[64])
+{
+  const int t = threadIdx.x, r = t & 63, g = t >> 6, q = 64 / UX;
+  const int i = I * 64 + r;
+  symv_t s = symv_zero();
+  if (i < n) {
+    const int end = min(ns, (I + 1) * q); /* the strips with a tile in row block I */
+    s = symv_pdet_sum(s, g, end, SYMV_PIPE_CG,
+                      [&](long J) { return R + (symv_pipe_tiles_before(J, nb, UX) + I - J / q) * 64 + r; });
+    const int J = i / UX;                             /* column i's strip: tiles [a, e) */
+    const long a = symv_pipe_tiles_before(J, nb, UX), e = a + (nb - J / q);
+    const long b0 = symv_pipe_block_of(a, G, T), b1 = symv_pipe_block_of(e - 1, G, T);
+    s = symv_pdet_sum(s, b0 + g, b1 + 1, SYMV_PIPE_CG, [&](long b) { return C + (b + J) * UX + (i - J * UX); });
+  }
+  __syncthreads(); /* cbuf's readers are done */
+  cbuf[g][r] = s;
+  __syncthreads();
+  if (t < 64 && i < n) {
+    symv_t v = cbuf[0][t];
+#pragma unroll
+    for (int h = 1; h < SYMV_PIPE_CG; h++) v = symv_add(v, cbuf[h][t]);
+    symv_store_y(y, incy, i, alpha, v, beta);
+  }
+}
+
+/* Adds `amount` to row block I's ticket; true for the one arrival of the
+ * call that takes it to symv_pipe_det_expect, which then resets it to zero
+ * for the next call (no other arrival of this call touches it again) and
+ * fences, so that its block's loads of the row block's sums follow every
+ * other arrival. The caller's stores were fenced before a barrier that
+ * precedes this (symv_lu.cu's pattern). */
+static __device__ __forceinline__ bool symv_pdet_arrive(unsigned *ticket, int I, unsigned amount, int nb, int ns)
+{
+  const unsigned expect = (unsigned)symv_pipe_det_expect(I, nb, ns, UX);
+  if (atomicAdd(ticket + I, amount) + amount != expect) return false;
+  ticket[I] = 0;
+  __threadfence();
+  return true;
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
+SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
+                 const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
+                 symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
+                 symv_t *P, unsigned *ticket, int ntiles)
+{
+  extern __shared__ symv_t symv_pipe_buf[];   /* S stages x (CPT + 1) x BLOCK_SIZE elements */
+  __shared__ symv_t rsum[SYMV_PIPE_CG][64];   /* a tile's row sums by column group; then the summing's scratch */
+  __shared__ symv_t csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
+  __shared__ int ndone;                       /* row blocks this block's arrivals completed (listed in done) */
+  const int t = threadIdx.x;
+  const int G = gridDim.x;
+  SYMV_ENTER();
+  if (symv_is_zero(alpha)) {
+    symv_scale_y(n, y, incy, beta);
+    return;
+  }
+
+  const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX, q = 64 / UX;
+  /* the host launches at most ntiles blocks: every share holds a tile */
+  const int t0 = (int)((long)blockIdx.x * ntiles / G), t1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
+  symv_t *const R = P, *const C = P + (symv_ll)ntiles * 64;
+  int I, J;
+  symv_pipe_tile(t0, nb, ns, I, J);
+  const int J0 = J; /* the first strip of this block's share */
+  int iI = I, iJ = J; /* the next tile to issue */
+  auto issue = [&](int stage) {
+    symv_pdet_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+  };
+#pragma unroll
+  for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
+    if (t0 + s < t1) issue(s);
+    symv_cp_commit();
+  }
+
+  symv_t xc[SYMV_PIPE_CPT];
+  int curJ = J;
+  symv_pdet_load_xc(xc, J, t, n, x, incx);
+  symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
+  for (int k = t0; k < t1; k++) {
+    if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
+    symv_cp_commit();
+    symv_cp_wait<SYMV_PIPE_S - 1>();
+    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
+    if (J != curJ) { /* strip curJ's column sums, block blockIdx.x's share of them */
+      if (t < UX && curJ * UX + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
+      cacc = symv_zero();
+      curJ = J;
+      symv_pdet_load_xc(xc, J, t, n, x, incx);
+    }
+    symv_pdet_tile_sums(buf, xc, I, J, t, rsum, csum);
+    __syncthreads();
+    symv_t vr = symv_zero();
+    if (t < 64) {
+#pragma unroll
+      for (int g = 0; g < SYMV_PIPE_CG; g++) vr = symv_add(vr, rsum[g][t]);
+    }
+    if (t < UX) { /* column t: group g's two warps */
+      const int g = t / SYMV_PIPE_CPT, c = t % SYMV_PIPE_CPT;
+      cacc = symv_add(cacc, symv_add(csum[2 * g][c], csum[2 * g + 1][c]));
+    }
+    __syncthreads(); /* rsum and csum are free for the next tile */
+    if (t < 64 && I * 64 + t < n) symv_stcg(R + (symv_ll)k * 64 + t, vr);
+    if (++I == nb) J++, I = J / q;
+  }
+  if (t < UX && curJ * UX + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
+
+  /* The arrivals: every thread's stores fenced, then, BLOCK_SIZE at a
+   * time, thread j counts tile t0 + base + j's row sums and the column
+   * sums of strip J0 + base + j (its tiles of that strip); the row blocks
+   * completed go to a list in the pipeline's buffer (all its copies have
+   * landed), and the block sums each. */
+  int *const done = (int *)symv_pipe_buf;
+  symv_cp_wait<0>();
+  __threadfence();
+  const int nstrips = curJ - J0 + 1;
+  for (int base = 0; base < t1 - t0 || base < nstrips; base += BLOCK_SIZE) {
+    if (t == 0) ndone = 0;
+    __syncthreads(); /* the fences of every thread (first round); ndone and the list are free */
+    if (base + t < t1 - t0) {
+      int Ik, Jk;
+      symv_pipe_tile(t0 + base + t, nb, ns, Ik, Jk);
+      if (symv_pdet_arrive(ticket, Ik, 1, nb, ns)) done[atomicAdd(&ndone, 1)] = Ik;
+    }
+    if (base + t < nstrips) {
+      const int Js = J0 + base + t;
+      const long a = symv_pipe_tiles_before(Js, nb, UX), e = a + (nb - Js / q);
+      const unsigned mine = (unsigned)(min((long)t1, e) - max((long)t0, a));
+      if (symv_pdet_arrive(ticket, Js / q, mine, nb, ns)) done[atomicAdd(&ndone, 1)] = Js / q;
+    }
+    __syncthreads();
+    const int nd = ndone;
+    if (nd) __threadfence(); /* every reader too, as symv_lu.cu's: after the arrivals, before the loads */
+    for (int d = 0; d < nd; d++) symv_pdet_row_block(done[d], n, nb, ns, G, ntiles, R, C, y, incy, alpha, beta, rsum);
+    __syncthreads(); /* done and ndone are read */
+  }
+}
