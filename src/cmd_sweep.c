@@ -250,6 +250,7 @@ typedef struct {
   int sizes;              /* distinct n sampled by any of them */
   long measurements;      /* samples (kernel x n) */
   long long calls;        /* timed calls behind them: batches x calls per batch */
+  double timed_s;         /* the GPU time of those calls, seconds (median x calls) */
 } dense_data;
 
 static void dense_data_free(dense_data *dd)
@@ -308,6 +309,7 @@ static int dense_load(db *d, const sweep_opts *o, const db_candidate *champ, lon
         all[nall++] = m[i].n;
         dd->measurements++;
         dd->calls += (long long)m[i].batches * m[i].calls_per_batch;
+        dd->timed_s += 1e-6 * m[i].median_us * m[i].batches * m[i].calls_per_batch;
       }
     dd->c[k] = (adaptive_curve){n, us, j};
     free(m);
@@ -376,9 +378,14 @@ static int dense_adaptive(db *d, sweep_worker *w, const sweep_opts *o, const db_
   /* what an earlier run left: complete it before planning */
   int ntodo = 0;
   if (!rc && !(rc = dense_load(d, o, champ, nchamp, ao.lo, ao.hi, &dd))) {
-    for (int k = 0; k < dd.ncurves; k++)
-      for (int i = 0; i < dd.c[k].nsamples && ntodo <= MAX_DENSE; i++) next[ntodo++] = dd.c[k].n[i];
-    ntodo = sort_unique(next, ntodo < MAX_DENSE ? ntodo : MAX_DENSE);
+    int *all = malloc(sizeof *all * (size_t)(dd.measurements + 1)), nall = 0;
+    if (!all) rc = SYMV_NO_MEMORY;
+    for (int k = 0; all && k < dd.ncurves; k++)
+      for (int i = 0; i < dd.c[k].nsamples; i++) all[nall++] = dd.c[k].n[i];
+    if (all) nall = sort_unique(all, nall);
+    /* more than MAX_DENSE sizes: an earlier grid stage; the planner counts them all */
+    for (int i = 0; i < nall && ntodo < MAX_DENSE; i++) next[ntodo++] = all[i];
+    free(all);
     if (ntodo && !o->quiet) fprintf(stderr, "dense: %d sizes already sampled: completing them first\n", ntodo);
     dense_data_free(&dd);
   }
@@ -421,12 +428,11 @@ static int dense_adaptive(db *d, sweep_worker *w, const sweep_opts *o, const db_
 
 /* The dense stage's part of the summary: sizes, rounds, timed calls. */
 static void dense_summary(int mode, const dense_data *before, const dense_data *after, int ngrid, const dense_report *rep,
-                          const int *grid)
+                          int lo, int hi)
 {
-  printf("\n  dense stage (%s): %d sizes from %d to %d", mode == DENSE_GRID ? "grid" : "adaptive", after->sizes, grid[0],
-         grid[ngrid - 1]);
+  printf("\n  dense stage (%s): %d sizes from %d to %d", mode == DENSE_GRID ? "grid" : "adaptive", after->sizes, lo, hi);
   if (mode == DENSE_ADAPTIVE) {
-    printf(" (the grid: %d) in %d rounds", ngrid, rep->rounds);
+    printf(" (the grid: %d) in %d round%s", ngrid, rep->rounds, rep->rounds == 1 ? "" : "s");
     if (rep->stop && !strcmp(rep->stop, "target"))
       printf("; stopped at the target, predicted regret bound %.2f%%", 100 * (rep->bound - 1));
     else if (rep->stop)
@@ -434,9 +440,9 @@ static void dense_summary(int mode, const dense_data *before, const dense_data *
              "budget spent" : !strcmp(rep->stop, "lattice") ? "no size left" : rep->stop, 100 * (rep->bound - 1),
              rep->worst_n);
   }
-  printf("\n  timed: %ld measurements (%d kernels x sizes), %lld timed calls; this run: %ld measurements, %lld calls\n",
-         after->measurements, after->ncurves, after->calls, after->measurements - before->measurements,
-         after->calls - before->calls);
+  printf("\n  timed: %ld measurements (%d kernels x sizes), %lld timed calls, %.1f s of GPU time in them; this run: %ld "
+         "measurements, %lld calls, %.1f s\n", after->measurements, after->ncurves, after->calls, after->timed_s,
+         after->measurements - before->measurements, after->calls - before->calls, after->timed_s - before->timed_s);
 }
 
 /* What a database already holds must agree with --shard: a shard's file
@@ -802,8 +808,9 @@ static int run(int argc, char **argv)
           said = rc == SYMV_INVALID_VALUE;
         }
         if ((!rc || rc == SYMV_INTERRUPTED) && !dense_load(d, &o, champ, nchamp, lo, hi, &after))
-          dense_summary(dense_mode, &before, &after, ngrid, &rep, grid);
+          dense_summary(dense_mode, &before, &after, ngrid, &rep, lo, hi);
       }
+      if (rc == SYMV_DB) fprintf(stderr, "symvtune sweep: dense stage: %s\n", db_errmsg(d));
       dense_data_free(&before), dense_data_free(&after);
     }
     free(champ);
