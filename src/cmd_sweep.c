@@ -434,7 +434,8 @@ static void dense_summary(int mode, const dense_data *before, const dense_data *
   if (mode == DENSE_ADAPTIVE) {
     printf(" (the grid: %d) in %d round%s", ngrid, rep->rounds, rep->rounds == 1 ? "" : "s");
     if (rep->stop && !strcmp(rep->stop, "target"))
-      printf("; stopped at the target, predicted regret bound %.2f%%", 100 * (rep->bound - 1));
+      printf("; stopped: no unsampled size's predicted regret bound above the target (largest, %.2f%%, at n = %d)",
+             100 * (rep->bound - 1), rep->worst_n);
     else if (rep->stop)
       printf("; stopped: %s, predicted regret bound %.2f%% (largest at n = %d)", !strcmp(rep->stop, "budget") ?
              "budget spent" : !strcmp(rep->stop, "lattice") ? "no size left" : rep->stop, 100 * (rep->bound - 1),
