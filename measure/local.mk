@@ -7,6 +7,7 @@ measure_libmeasure_a_SOURCES = \
 	measure/space.c measure/space.h \
 	measure/sweep.c measure/sweep.h measure/worker.h \
 	measure/shard.c measure/shard.h \
+	measure/adaptive.c measure/adaptive.h \
 	measure/reference.c measure/reference.h
 # the CPU reference fills and scales the sweep's largest sizes with OpenMP threads
 measure_libmeasure_a_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)

@@ -612,8 +612,21 @@ int sweep_measure(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, con
           symv_progress_update(prog, prog->done + 1, NULL);
           continue;
         }
-        int attempts = 0;
-        if (db_start_attempt(d, c.id, &attempts)) {
+        /* A candidate that stopped the sweep while measured: counted once per
+         * stage, as the adaptive dense stage deals each champion once a round;
+         * a champion with dense samples already ran in this stage. */
+        int attempts = 0, counted = 1;
+        if (stage == DB_STAGE_DENSE) {
+          db_measurement *ml = NULL;
+          size_t cnt = 0;
+          if (db_candidate_measurements(d, c.id, stage, o->uplo, o->hot, &ml, &cnt)) {
+            rc = SYMV_DB;
+            break;
+          }
+          free(ml);
+          counted = cnt == 0;
+        }
+        if (counted && db_start_attempt(d, c.id, &attempts)) {
           rc = SYMV_DB;
           break;
         }

@@ -108,7 +108,11 @@ int sweep_baselines_each(db *d, sweep_worker *w, int nworkers, const sweep_opts 
  *  everyone's come from the database's baselines), the database's times of
  *  earlier runs, and what it measured itself. A worker that faults, dies or
  *  hangs (o->timeout_s without a line) has its candidate recorded invalid
- *  and is restarted on its GPU; one that cannot be restarted gets no more
+ *  and is restarted on its GPU; one dealt out more than o->max_attempts
+ *  times without a result (each time the whole sweep stopped while it was
+ *  measured) is recorded invalid (fault), a dense-stage attempt counted only
+ *  while the candidate has no dense sample (the adaptive dense stage deals
+ *  each champion once per round); one that cannot be restarted gets no more
  *  work, and the others go on. Stops early, with everything measured so
  *  far committed, when *interrupted becomes nonzero.
  *  Errors: SYMV_INTERRUPTED, SYMV_IO (no worker left), SYMV_DB,

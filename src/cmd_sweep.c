@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "../db/db.h"
 #include "../sieve/sieve.h"
+#include "adaptive.h"
 #include "cli.h"
 #include "gpu.h"
 #include "reference.h"
@@ -94,8 +95,18 @@ static void help(void)
        "  --top T           champions sampled densely after the sweep: the top T by champion\n"
        "                    points (default 10) plus the best of each family with none there\n"
        "  --points-k K      the K fastest at each size earn points, (K+1-rank)/K (default 25)\n"
-       "  --dense-sizes L   sizes of the dense sampling (default: 24 per decade from 32 to\n"
-       "                    32768, or less where the GPU's memory is smaller)\n"
+       "  --dense MODE      how the dense stage picks its sizes: adaptive (default) starts from\n"
+       "                    8 sizes per decade and adds sizes in rounds where the fitted curves\n"
+       "                    of the best kernels are close and uncertain, until the predicted\n"
+       "                    regret bound is under --dense-target or --dense-budget sizes are\n"
+       "                    timed; grid times every size of the grid (--dense-sizes)\n"
+       "  --dense-sizes L   the grid (default: 24 per decade from 32 to 32768, or less where the\n"
+       "                    GPU's memory is smaller); given alone it implies --dense grid; with\n"
+       "                    --dense adaptive, the sizes adaptive sampling may choose from\n"
+       "  --dense-target F  adaptive: stop when the predicted regret bound (the time of the\n"
+       "                    chosen kernel over the best's, if each fitted curve is off by its\n"
+       "                    uncertainty) is at most 1 + F at every size (default 0.01)\n"
+       "  --dense-budget N  adaptive: at most N sizes in all (default: half the grid's)\n"
        "  --no-dense        stop after the sweep stage\n"
        "  --shard K/N       sweep only shard K (0..N-1) of the space, cut by kernel code and\n"
        "                    expected cost, the same way on every run and machine; implies\n"
@@ -226,6 +237,215 @@ static void sizes_text(const int *ns, int nsizes, char *buf, size_t len)
   for (int i = 0; i < nsizes && k < len; i++) k += (size_t)snprintf(buf + k, len - k, "%s%d", i ? "," : "", ns[i]);
 }
 
+/* ---- the dense stage ------------------------------------------------------ */
+
+enum { DENSE_GRID, DENSE_ADAPTIVE }; /* --dense */
+
+/* What the dense stage holds of this sweep's kernels (the champions and both
+ * cuBLAS modes) over lo..hi: each kernel's samples, for the planner, and
+ * the totals, for the summary. */
+typedef struct {
+  int ncurves;            /* nchamp + 2: cublas, cublas_atomics, then the champions */
+  adaptive_curve *c;      /* [ncurves]; c[k].n, c[k].us malloc'ed */
+  int sizes;              /* distinct n sampled by any of them */
+  long measurements;      /* samples (kernel x n) */
+  long long calls;        /* timed calls behind them: batches x calls per batch */
+  double timed_s;         /* the GPU time of those calls, seconds (median x calls) */
+} dense_data;
+
+static void dense_data_free(dense_data *dd)
+{
+  for (int k = 0; dd->c && k < dd->ncurves; k++) free((void *)dd->c[k].n), free((void *)dd->c[k].us);
+  free(dd->c);
+  memset(dd, 0, sizeof *dd);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorts n[0..k) and drops repeats; returns the new count. */
+static int sort_unique(int *n, int k)
+{
+  qsort(n, (size_t)k, sizeof *n, cmp_int);
+  int w = 0;
+  for (int i = 0; i < k; i++)
+    if (w == 0 || n[i] != n[w - 1]) n[w++] = n[i];
+  return w;
+}
+
+/* Reads the dense samples of both cuBLAS modes and the nchamp champions at
+ * (o->uplo, o->hot) within lo..hi into *dd (release with dense_data_free).
+ * Errors: SYMV_DB, SYMV_NO_MEMORY (dd is then empty). */
+static int dense_load(db *d, const sweep_opts *o, const db_candidate *champ, long nchamp, int lo, int hi, dense_data *dd)
+{
+  static const char *const base[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
+  memset(dd, 0, sizeof *dd);
+  dd->ncurves = (int)nchamp + 2;
+  dd->c = calloc((size_t)dd->ncurves, sizeof *dd->c);
+  int *all = NULL, nall = 0, rc = dd->c ? 0 : SYMV_NO_MEMORY;
+  for (int k = 0; k < dd->ncurves && !rc; k++) {
+    db_measurement *m = NULL;
+    size_t cnt = 0;
+    if (k < 2 ? db_baseline_measurements(d, symv_routine_name(o->routine), base[k], DB_STAGE_DENSE, o->uplo, o->hot, &m, &cnt)
+              : db_candidate_measurements(d, champ[k - 2].id, DB_STAGE_DENSE, o->uplo, o->hot, &m, &cnt)) {
+      rc = SYMV_DB;
+      break;
+    }
+    int *n = malloc(sizeof *n * (cnt + 1)), *grown = realloc(all, sizeof *all * ((size_t)nall + cnt + 1));
+    double *us = malloc(sizeof *us * (cnt + 1));
+    if (grown) all = grown;
+    if (!n || !us || !grown) {
+      free(n), free(us), free(m);
+      rc = SYMV_NO_MEMORY;
+      break;
+    }
+    int j = 0;
+    for (size_t i = 0; i < cnt; i++)
+      if (m[i].n >= lo && m[i].n <= hi) {
+        n[j] = m[i].n, us[j++] = m[i].median_us;
+        all[nall++] = m[i].n;
+        dd->measurements++;
+        dd->calls += (long long)m[i].batches * m[i].calls_per_batch;
+        dd->timed_s += 1e-6 * m[i].median_us * m[i].batches * m[i].calls_per_batch;
+      }
+    dd->c[k] = (adaptive_curve){n, us, j};
+    free(m);
+  }
+  if (!rc) dd->sizes = sort_unique(all, nall);
+  free(all);
+  if (rc) dense_data_free(dd);
+  return rc;
+}
+
+/* What the dense stage did, for the summary. */
+typedef struct {
+  int rounds;             /* planning rounds that timed new sizes (adaptive) */
+  const char *stop;       /* why the planner stopped (adaptive_state.stop) */
+  double bound;           /* its last predicted regret bound (ratio), NAN if none */
+  int worst_n;            /* where */
+} dense_report;
+
+/* Times the champions and cuBLAS at the sizes of todo[0..ntodo) that each
+ * lacks (on the first GPU alone: the fit compares these curves with each
+ * other), with a progress bar labelled label. */
+static int dense_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_candidate *champ, long nchamp,
+                         const int *todo, int ntodo, const char *label, sweep_stats *st)
+{
+  int rc = sweep_baselines(d, &w[0], o, todo, ntodo, DB_STAGE_DENSE);
+  if (rc) return rc;
+  symv_progress prog;
+  symv_progress_start(&prog, label, nchamp, o->quiet);
+  sweep_stats st2 = {0};
+  rc = sweep_measure(d, w, 1, o, NULL, champ, nchamp, todo, ntodo, DB_STAGE_DENSE, &interrupted, &st2, &prog);
+  symv_progress_finish(&prog);
+  st->measure_s += st2.measure_s;
+  return rc;
+}
+
+/* The adaptive dense stage (measure/adaptive.h): the planner's start set,
+ * then its batches, each timed for every champion and both cuBLAS modes,
+ * until it stops. The sizes are chosen from the samples in the database
+ * alone, so a resumed run first completes the sizes some kernel lacks, then
+ * plans from there as the interrupted run would have. grid[0..ngrid) is
+ * ascending; explicit: it is the lattice to choose from (--dense-sizes),
+ * else only its range is used. Errors: as sweep_measure, SYMV_INVALID_VALUE
+ * (a budget smaller than the start set: reported here). */
+static int dense_adaptive(db *d, sweep_worker *w, const sweep_opts *o, const db_candidate *champ, long nchamp,
+                          const int *grid, int ngrid, int explicit, double target, int budget, sweep_stats *st,
+                          dense_report *rep)
+{
+  adaptive_opts ao;
+  adaptive_opts_init(&ao, grid[0], grid[ngrid - 1]);
+  if (explicit) ao.lattice = grid, ao.nlattice = ngrid;
+  ao.target = target;
+  ao.max_sizes = budget ? budget : ngrid / 2 > 2 ? ngrid / 2 : 2;
+  int nstart = 0, *next = malloc(sizeof *next * (size_t)(MAX_DENSE + 1));
+  int *tried = malloc(sizeof *tried * (size_t)(MAX_DENSE + 1)), ntried = 0;
+  dense_data dd = {0};
+  int rc = next && tried ? adaptive_start(&ao, next, MAX_DENSE + 1, &nstart) : SYMV_NO_MEMORY;
+  if (!rc && nstart > ao.max_sizes) {
+    fprintf(stderr, "symvtune sweep: --dense-budget %d is smaller than the adaptive start set (%d sizes from %d to %d)\n",
+            ao.max_sizes, nstart, ao.lo, ao.hi);
+    rc = SYMV_INVALID_VALUE;
+  }
+  if (!rc && !o->quiet)
+    fprintf(stderr, "dense: %ld champions and cuBLAS, adaptive sizes from %d to %d: %d to start, at most %d in all "
+            "(the grid has %d), until the predicted regret bound is at most %.3g%%\n", nchamp, ao.lo, ao.hi, nstart,
+            ao.max_sizes, ngrid, 100 * target);
+  /* what an earlier run left: complete it before planning */
+  int ntodo = 0;
+  if (!rc && !(rc = dense_load(d, o, champ, nchamp, ao.lo, ao.hi, &dd))) {
+    int *all = malloc(sizeof *all * (size_t)(dd.measurements + 1)), nall = 0;
+    if (!all) rc = SYMV_NO_MEMORY;
+    for (int k = 0; all && k < dd.ncurves; k++)
+      for (int i = 0; i < dd.c[k].nsamples; i++) all[nall++] = dd.c[k].n[i];
+    if (all) nall = sort_unique(all, nall);
+    /* more than MAX_DENSE sizes: an earlier grid stage; the planner counts them all */
+    for (int i = 0; i < nall && ntodo < MAX_DENSE; i++) next[ntodo++] = all[i];
+    free(all);
+    if (ntodo && !o->quiet) fprintf(stderr, "dense: %d sizes already sampled: completing them first\n", ntodo);
+    dense_data_free(&dd);
+  }
+  char label[32] = "dense";
+  while (!rc) {
+    if (ntodo && (rc = dense_measure(d, w, o, champ, nchamp, next, ntodo, label, st))) break;
+    for (int i = 0; i < ntodo && ntried < MAX_DENSE; i++) tried[ntried++] = next[i];
+    ntried = sort_unique(tried, ntried);
+    if ((rc = dense_load(d, o, champ, nchamp, ao.lo, ao.hi, &dd))) break;
+    adaptive_state as;
+    rc = adaptive_next(&ao, dd.c, dd.ncurves, next, MAX_DENSE + 1, &ntodo, &as);
+    dense_data_free(&dd);
+    if (rc) break;
+    rep->bound = as.bound, rep->worst_n = as.worst_n, rep->stop = as.stop;
+    if (!ntodo) break;
+    /* a size where nothing could be timed stays unsampled: not again */
+    int fresh = 0;
+    for (int i = 0; i < ntodo; i++) fresh += !bsearch(&next[i], tried, (size_t)ntried, sizeof *tried, cmp_int);
+    if (!fresh) {
+      fprintf(stderr, "symvtune sweep: dense: no kernel could be timed at n = %d; the adaptive stage stops there\n", next[0]);
+      rep->stop = "untimable sizes";
+      break;
+    }
+    rep->rounds++;
+    snprintf(label, sizeof label, "dense %d", rep->rounds);
+    if (!o->quiet) {
+      char list[2048];
+      sizes_text(next, ntodo, list, sizeof list);
+      if (as.starting)
+        fprintf(stderr, "dense: round %d: the start set, %d sizes: %s\n", rep->rounds, ntodo, list);
+      else
+        fprintf(stderr, "dense: round %d: %d sizes (%d sampled so far; predicted regret bound %.2f%%, largest at n = %d, "
+                "%d crossings of the best kernel): %s\n", rep->rounds, ntodo, as.nsampled, 100 * (as.bound - 1),
+                as.worst_n, as.crossings, list);
+    }
+  }
+  free(next), free(tried);
+  return rc;
+}
+
+/* The dense stage's part of the summary: sizes, rounds, timed calls. */
+static void dense_summary(int mode, const dense_data *before, const dense_data *after, int ngrid, const dense_report *rep,
+                          int lo, int hi)
+{
+  printf("\n  dense stage (%s): %d sizes from %d to %d", mode == DENSE_GRID ? "grid" : "adaptive", after->sizes, lo, hi);
+  if (mode == DENSE_ADAPTIVE) {
+    printf(" (the grid: %d) in %d round%s", ngrid, rep->rounds, rep->rounds == 1 ? "" : "s");
+    if (rep->stop && !strcmp(rep->stop, "target"))
+      printf("; stopped: no unsampled size's predicted regret bound above the target (largest, %.2f%%, at n = %d)",
+             100 * (rep->bound - 1), rep->worst_n);
+    else if (rep->stop)
+      printf("; stopped: %s, predicted regret bound %.2f%% (largest at n = %d)", !strcmp(rep->stop, "budget") ?
+             "budget spent" : !strcmp(rep->stop, "lattice") ? "no size left" : rep->stop, 100 * (rep->bound - 1),
+             rep->worst_n);
+  }
+  printf("\n  timed: %ld measurements (%d kernels x sizes), %lld timed calls, %.1f s of GPU time in them; this run: %ld "
+         "measurements, %lld calls, %.1f s\n", after->measurements, after->ncurves, after->calls, after->timed_s,
+         after->measurements - before->measurements, after->calls - before->calls, after->timed_s - before->timed_s);
+}
+
 /* What a database already holds must agree with --shard: a shard's file
  * holds that shard of that space and nothing else; a whole sweep is not
  * continued in a shard's file, nor a shard in a whole sweep's. For a shard,
@@ -300,6 +520,8 @@ static int run(int argc, char **argv)
     {"top", required_argument, 0, 'P'},      {"points-k", required_argument, 0, 'K'},
     {"dense-sizes", required_argument, 0, 'S'}, {"no-dense", no_argument, 0, 'N'},
     {"shard", required_argument, 0, 'k'},    {"devices", required_argument, 0, 'V'},
+    {"dense", required_argument, 0, 'M'},    {"dense-target", required_argument, 0, 'G'},
+    {"dense-budget", required_argument, 0, 'B'},
     {0, 0, 0, 0}};
   const char *path = NULL;
   symv_space_opts so = {{0}, 0};
@@ -312,6 +534,9 @@ static int run(int argc, char **argv)
   int top = SIEVE_DEFAULT_T, kpts = SIEVE_DEFAULT_K, dense = 1, dn[MAX_DENSE], ndense = 0;
   int shard_k = 0, shard_n = 0; /* --shard K/N; shard_n 0: the whole space */
   int said = 0;                  /* the error is already reported */
+  int dense_mode = -1;           /* --dense: DENSE_GRID, DENSE_ADAPTIVE; -1: not given */
+  double dense_target = ADAPTIVE_DEFAULT_TARGET;
+  int dense_budget = 0;          /* 0: half the grid's sizes */
   int devs[MAX_DEVICES], ndev = 0, all_devices = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -367,6 +592,17 @@ static int run(int argc, char **argv)
         return SYMV_EXIT_USAGE;
       break;
     case 'N': dense = 0; break;
+    case 'M':
+      if (!strcmp(optarg, "adaptive")) dense_mode = DENSE_ADAPTIVE;
+      else if (!strcmp(optarg, "grid")) dense_mode = DENSE_GRID;
+      else return cli_usage_error("sweep", "invalid --dense '%s' (adaptive or grid)", optarg);
+      break;
+    case 'G':
+      if (cli_parse_double("sweep", "--dense-target", optarg, 0, 0.99, &dense_target)) return SYMV_EXIT_USAGE;
+      break;
+    case 'B':
+      if (cli_parse_int("sweep", "--dense-budget", optarg, 2, MAX_DENSE, &dense_budget)) return SYMV_EXIT_USAGE;
+      break;
     case 'k':
       if (sweep_shard_parse(optarg, &shard_k, &shard_n))
         return cli_usage_error("sweep", "invalid --shard '%s' (K/N with 0 <= K < N <= %d)", optarg, SWEEP_SHARDS_MAX);
@@ -385,6 +621,11 @@ static int run(int argc, char **argv)
   }
   if (optind < argc) return cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("sweep", "--db FILE is required");
+  if (dense_mode < 0) dense_mode = ndense ? DENSE_GRID : DENSE_ADAPTIVE;
+  if (dense_mode == DENSE_GRID && dense_budget)
+    return cli_usage_error("sweep", "--dense-budget is for --dense adaptive (the grid times all its sizes)");
+  if (dense_mode == DENSE_ADAPTIVE && ndense == 1)
+    return cli_usage_error("sweep", "--dense adaptive needs at least two --dense-sizes");
   if (nsizes == 0) {
     nsizes = (int)(sizeof default_sizes / sizeof *default_sizes);
     memcpy(ns, default_sizes, sizeof default_sizes);
@@ -541,6 +782,7 @@ static int run(int argc, char **argv)
    * the range (method.md section 4, steps 3-5) */
   db_counts cnt;
   if (!rc && dense && !db_count_candidates(d, symv_routine_name(o.routine), NULL, &cnt) && cnt.by_status[DB_PENDING] == 0) {
+    int explicit_grid = ndense > 0;
     if (ndense == 0) {
       int hi = 32768;
       while (hi > 1024 && (double)hi * hi * symv_routine_get(o.routine)->elem_bytes > 0.2 * (double)w[0].dev.global_mem) hi /= 2;
@@ -548,16 +790,30 @@ static int run(int argc, char **argv)
     }
     db_candidate *champ = NULL;
     long nchamp = 0;
-    if ((rc = sweep_champions(d, o.routine, ns, nsizes, o.uplo, o.hot, kpts, top, &champ, &nchamp)) == 0) {
-      if (!o.quiet) fprintf(stderr, "dense: %ld champions, cuBLAS and the floor at %d sizes from %d to %d\n", nchamp, ndense, dn[0], dn[ndense - 1]);
-      if ((rc = sweep_baselines(d, &w[0], &o, dn, ndense, DB_STAGE_DENSE)) == 0) {
-        symv_progress_start(&prog, "dense", nchamp, o.quiet);
-        sweep_stats st2 = {0};
-        /* on the first GPU alone: the fit compares these curves with each other */
-        rc = sweep_measure(d, w, 1, &o, NULL, champ, nchamp, dn, ndense, DB_STAGE_DENSE, &interrupted, &st2, &prog);
-        symv_progress_finish(&prog);
-        st.measure_s += st2.measure_s;
+    int grid[MAX_DENSE];
+    memcpy(grid, dn, sizeof *dn * (size_t)ndense);
+    int ngrid = dense_mode == DENSE_ADAPTIVE ? sort_unique(grid, ndense) : ndense;
+    if (dense_mode == DENSE_ADAPTIVE && ngrid < 2) {
+      fprintf(stderr, "symvtune sweep: --dense adaptive needs two different --dense-sizes\n");
+      rc = SYMV_INVALID_VALUE, said = 1;
+    } else if ((rc = sweep_champions(d, o.routine, ns, nsizes, o.uplo, o.hot, kpts, top, &champ, &nchamp)) == 0) {
+      int lo = dn[0], hi = dn[0];
+      for (int i = 0; i < ndense; i++) lo = dn[i] < lo ? dn[i] : lo, hi = dn[i] > hi ? dn[i] : hi;
+      dense_data before = {0}, after = {0};
+      dense_report rep = {0, NULL, NAN, 0};
+      if ((rc = dense_load(d, &o, champ, nchamp, lo, hi, &before)) == 0) {
+        if (dense_mode == DENSE_GRID) {
+          if (!o.quiet) fprintf(stderr, "dense: %ld champions, cuBLAS and the floor at %d sizes from %d to %d\n", nchamp, ndense, lo, hi);
+          rc = dense_measure(d, w, &o, champ, nchamp, dn, ndense, "dense", &st);
+        } else {
+          rc = dense_adaptive(d, w, &o, champ, nchamp, grid, ngrid, explicit_grid, dense_target, dense_budget, &st, &rep);
+          said = rc == SYMV_INVALID_VALUE;
+        }
+        if ((!rc || rc == SYMV_INTERRUPTED) && !dense_load(d, &o, champ, nchamp, lo, hi, &after))
+          dense_summary(dense_mode, &before, &after, ngrid, &rep, lo, hi);
       }
+      if (rc == SYMV_DB) fprintf(stderr, "symvtune sweep: dense stage: %s\n", db_errmsg(d));
+      dense_data_free(&before), dense_data_free(&after);
     }
     free(champ);
   }

@@ -121,3 +121,10 @@ CRITERION_TESTS += tests/test_floor
 tests_test_floor_SOURCES = tests/test_floor.c tests/test_device.h tests/test_util.c tests/test_util.h
 tests_test_floor_CFLAGS = $(TEST_CFLAGS)
 tests_test_floor_LDADD = $(TEST_CORE_LIBS)
+# The adaptive dense stage's planner (measure/adaptive.h) on synthetic curves
+# and on the dense samples of the shipped databases: no GPU.
+CRITERION_TESTS += tests/test_adaptive
+tests_test_adaptive_SOURCES = tests/test_adaptive.c tests/test_util.c tests/test_util.h
+tests_test_adaptive_CFLAGS = $(TEST_CFLAGS)
+tests_test_adaptive_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
+tests_test_adaptive_LDADD = $(TEST_CORE_LIBS)

@@ -3,7 +3,10 @@
  * GPU tests of `symvtune sweep` (skipped without a GPU): a candidate that
  * faults and one that hangs are recorded as such while the sweep goes on,
  * an interrupted sweep resumes without measuring anything twice, and
- * pruning drops only candidates that are really slower.
+ * pruning drops only candidates that are really slower. Without a GPU,
+ * with the stand-in worker (tests/fake_worker.c): the dense stage's two
+ * modes, adaptive and grid, their timed calls counted, and an adaptive
+ * stage that lost some of its samples resuming to the same sizes.
  */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sqlite3.h>
 #include <unistd.h>
 #include "../db/db.h"
 #include "gpu.h"
@@ -191,4 +195,162 @@ Test(sweep, pruned_candidates_are_really_slower_than_the_best, .init = setup, .f
   free(list);
   db_close(dp);
   db_close(df);
+}
+
+/* ---- the dense stage, with the stand-in worker (no GPU) -------------------- */
+
+static char fdir[64];
+
+static void fake_setup(void)
+{
+  char exe[4096], fake[4200];
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 64);
+  cr_assert(k > 0);
+  exe[k] = 0;
+  *strrchr(exe, '/') = 0;
+  snprintf(fake, sizeof fake, "%s/fake_worker", exe);
+  cr_assert_eq(access(fake, X_OK), 0, "%s not built", fake);
+  setenv("SYMVTUNE_WORKER", fake, 1);
+  snprintf(fdir, sizeof fdir, "%s/symvtune-dense-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+  cr_assert_not_null(mkdtemp(fdir));
+}
+
+static void fake_teardown(void) { test_rmtree(fdir); }
+
+/* The first column of the first row of sql on the database at path. */
+static long long query(const char *path, const char *sql)
+{
+  sqlite3 *s;
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  cr_assert_eq(sqlite3_prepare_v2(s, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(s));
+  cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+  long long v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(s);
+  return v;
+}
+
+static void exec_sql(const char *path, const char *sql)
+{
+  sqlite3 *s;
+  char *err = NULL;
+  cr_assert_eq(sqlite3_open(path, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, &err), SQLITE_OK, "%s", err ? err : "");
+  sqlite3_close(s);
+}
+
+/* Dense-stage samples (kernel x n, candidates and cuBLAS), the timed calls
+ * behind them, and their distinct sizes. */
+#define DENSE_ROWS                                                                                                 \
+  "SELECT (SELECT count(*) FROM measurement WHERE stage = 'dense') + (SELECT count(*) FROM baseline WHERE stage = " \
+  "'dense')"
+#define DENSE_CALLS                                                                                                \
+  "SELECT (SELECT total(batches * calls_per_batch) FROM measurement WHERE stage = 'dense') + (SELECT "              \
+  "total(batches * calls_per_batch) FROM baseline WHERE stage = 'dense')"
+#define DENSE_SIZES "SELECT count(DISTINCT n) FROM baseline WHERE stage = 'dense'"
+#define DENSE_SUM "SELECT total(n * (candidate_id % 7 + 1)) FROM measurement WHERE stage = 'dense'"
+
+#define FAKE_DENSE(db, ...)                                                                                        \
+  (char *[]){"symvtune", "sweep", "--db", db, "--families", "lu", "--sizes", "256,2048", "--jobs", "0", "--top", "3", \
+             __VA_ARGS__, NULL}
+
+static char fout[1 << 16];
+
+Test(dense, adaptive_times_at_most_half_the_grids_calls, .init = fake_setup, .fini = fake_teardown, .timeout = 120)
+{
+  char g[128], a[128];
+  snprintf(g, sizeof g, "%s/grid.db", fdir);
+  snprintf(a, sizeof a, "%s/adaptive.db", fdir);
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(g, "--dense", "grid")), 0, "%s", fout);
+  cr_assert_not_null(strstr(fout, "dense stage (grid): 74 sizes from 32 to 32768"), "%s", fout);
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--quiet")), 0, "%s", fout);
+  cr_assert_not_null(strstr(fout, "dense stage (adaptive): "), "%s", fout);
+  cr_assert_not_null(strstr(fout, "(the grid: 74)"), "%s", fout);
+  long long grows = query(g, DENSE_ROWS), arows = query(a, DENSE_ROWS);
+  long long gcalls = query(g, DENSE_CALLS), acalls = query(a, DENSE_CALLS);
+  long long gsizes = query(g, DENSE_SIZES), asizes = query(a, DENSE_SIZES);
+  cr_log_info("grid: %lld sizes, %lld samples, %lld calls; adaptive: %lld sizes, %lld samples, %lld calls\n", gsizes,
+              grows, gcalls, asizes, arows, acalls);
+  cr_assert_eq(gsizes, 74);
+  cr_assert_eq(grows, 74 * 5, "3 champions and both cuBLAS modes at every size: %lld", grows);
+  cr_assert_geq(asizes, 20, "the start set is 8 sizes per decade: %lld", asizes);
+  cr_assert_leq(2 * asizes, gsizes);
+  cr_assert_eq(arows, asizes * 5, "every kernel at every size the planner chose");
+  cr_assert_leq(2 * arows, grows);
+  cr_assert_leq(2 * acalls, gcalls);
+  /* the summary counts what the database holds */
+  char want[128];
+  snprintf(want, sizeof want, "timed: %lld measurements (5 kernels x sizes), %lld timed calls, ", arows, acalls);
+  cr_assert_not_null(strstr(fout, want), "no '%s' in %s", want, fout);
+  /* the fit takes the adaptive samples as it takes the grid's */
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, (char *[]){"symvtune", "fit", "--db", a, NULL}), 0, "%s", fout);
+}
+
+Test(dense, an_adaptive_stage_that_lost_samples_resumes_to_the_same_sizes, .init = fake_setup, .fini = fake_teardown,
+     .timeout = 120)
+{
+  char a[128];
+  snprintf(a, sizeof a, "%s/adaptive.db", fdir);
+  /* a target of 0 spends the whole budget: rounds after the start set */
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--dense-target", "0", "--dense-budget", "30")), 0,
+               "%s", fout);
+  cr_assert_not_null(strstr(fout, "dense: round 2: "), "%s", fout);
+  long long rows = query(a, DENSE_ROWS), sizes = query(a, DENSE_SIZES), sum = query(a, DENSE_SUM);
+  cr_assert_eq(sizes, 30);
+  /* as if interrupted in its last round: one champion lacks the largest
+   * sizes added after the start set, and no kernel has the very last one */
+  exec_sql(a, "DELETE FROM measurement WHERE stage = 'dense' AND n IN (SELECT n FROM baseline WHERE stage = 'dense' "
+              "AND name = 'cublas' ORDER BY n DESC LIMIT 3) AND candidate_id = (SELECT min(candidate_id) FROM "
+              "measurement WHERE stage = 'dense')");
+  cr_assert_lt(query(a, DENSE_ROWS), rows);
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--dense-target", "0", "--dense-budget", "30")), 0,
+               "%s", fout);
+  cr_assert_not_null(strstr(fout, "already sampled: completing them first"), "%s", fout);
+  cr_assert_eq(query(a, DENSE_ROWS), rows, "%s", fout);
+  cr_assert_eq(query(a, DENSE_SIZES), sizes);
+  cr_assert_eq(query(a, DENSE_SUM), sum, "the same kernels at the same sizes");
+  /* a size added by the planner lost everywhere: planned again, the same */
+  exec_sql(a, "CREATE TEMP TABLE gone AS SELECT max(n) AS n FROM baseline WHERE stage = 'dense' AND n < 32000;"
+              "DELETE FROM measurement WHERE stage = 'dense' AND n IN (SELECT n FROM gone);"
+              "DELETE FROM baseline WHERE stage = 'dense' AND n IN (SELECT n FROM gone)");
+  cr_assert_eq(query(a, DENSE_SIZES), sizes - 1);
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--dense-target", "0", "--dense-budget", "30")), 0,
+               "%s", fout);
+  cr_assert_eq(query(a, DENSE_SIZES), sizes, "%s", fout);
+  cr_assert_eq(query(a, DENSE_ROWS), rows);
+  cr_assert_eq(query(a, DENSE_SUM), sum, "%s", fout);
+}
+
+Test(dense, options_are_checked, .init = fake_setup, .fini = fake_teardown, .timeout = 60)
+{
+  char a[128];
+  snprintf(a, sizeof a, "%s/x.db", fdir);
+  static const struct {
+    const char *opt, *val, *msg;
+  } bad[] = {
+    {"--dense", "dense", "invalid --dense 'dense' (adaptive or grid)"},
+    {"--dense-target", "-0.1", "--dense-target"},
+    {"--dense-target", "1", "--dense-target"},
+    {"--dense-budget", "1", "--dense-budget"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    int rc = run_symvtune_all(fout, sizeof fout, (char *[]){"symvtune", "sweep", "--db", a, (char *)bad[i].opt,
+                                                           (char *)bad[i].val, NULL});
+    cr_expect_eq(rc, 2, "%s %s: exit %d", bad[i].opt, bad[i].val, rc);
+    cr_expect_not_null(strstr(fout, bad[i].msg), "%s %s: %s", bad[i].opt, bad[i].val, fout);
+  }
+  int rc = run_symvtune_all(fout, sizeof fout, (char *[]){"symvtune", "sweep", "--db", a, "--dense", "grid",
+                                                         "--dense-budget", "20", NULL});
+  cr_expect_eq(rc, 2, "%s", fout);
+  cr_expect_not_null(strstr(fout, "--dense-budget is for --dense adaptive"), "%s", fout);
+  cr_expect_neq(access(a, F_OK), 0, "a usage error created %s", a);
+  /* a budget below the start set: said before any dense timing */
+  rc = run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--dense-budget", "10"));
+  cr_expect_eq(rc, 4, "%s", fout);
+  cr_expect_not_null(strstr(fout, "--dense-budget 10 is smaller than the adaptive start set"), "%s", fout);
+  cr_expect_eq(query(a, DENSE_ROWS), 0);
+  /* help names the modes */
+  cr_expect_eq(run_symvtune_all(fout, sizeof fout, (char *[]){"symvtune", "sweep", "--help", NULL}), 0);
+  cr_expect_not_null(strstr(fout, "--dense MODE"), "%s", fout);
 }

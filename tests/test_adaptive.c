@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests of the adaptive dense stage's planner (measure/adaptive.h), no GPU:
+ *  - synthetic curves with known crossings (smooth, noisy, a step like a
+ *    new wave of thread blocks, a kernel unavailable above some n): fed
+ *    with samples of the synthetic functions, the planner must place every
+ *    crossing of the fastest curve, as the fit predicts it from the planned
+ *    samples, within 3% of the true n, using at most half the grid's sizes;
+ *  - the dense samples of the shipped databases (six routines of the H100;
+ *    of the H200 too with SYMV_TEST_SLOW set) replayed: the planner picks
+ *    among the grid's sizes, at most half of them, and the rules fitted to
+ *    what it picked (both rule sets, as `symvtune fit` makes them) must
+ *    keep their regret at the sizes it left out at median <= 1.005 and max
+ *    <= 1.05, or, where sampling every other grid size instead misses 1.05
+ *    too, within 6% of that (the H200's csymv: 1.22 against 1.17);
+ *  - the same samples give the same sizes; bad arguments are refused.
+ */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../db/db.h"
+#include "../fit/fit.h"
+#include "adaptive.h"
+#include "symv_error.h"
+#include "test_util.h"
+
+#define LO 32
+#define HI 32768
+#define MAXC 8
+#define MAXS 1024
+
+/* ---- synthetic curves ----------------------------------------------------- */
+
+/* A synthetic kernel: t(n) in microseconds, NaN where it cannot run. */
+typedef struct {
+  double launch;   /* us */
+  double rate;     /* elements^2 per us */
+  double bend;     /* extra factor (1 + bend / (1 + (n / knee)^2)): slower at small n */
+  double knee;
+  int step_n;      /* from this n on, times (1 + step): a new wave of blocks (0: none) */
+  double step;
+  int max_n;       /* unavailable above (0: never) */
+} synth;
+
+static double synth_us(const synth *s, int n)
+{
+  if (s->max_n && n > s->max_n) return NAN;
+  double t = s->launch + (double)n * n / s->rate;
+  if (s->knee > 0) t *= 1 + s->bend / (1 + ((double)n / s->knee) * ((double)n / s->knee));
+  if (s->step_n && n >= s->step_n) t *= 1 + s->step;
+  return t;
+}
+
+/* The fastest curve at n, by the functions themselves (-1 if none). */
+static int synth_best(const synth *s, int nc, int n)
+{
+  int b = -1;
+  for (int k = 0; k < nc; k++) {
+    double t = synth_us(&s[k], n);
+    if (!isnan(t) && (b < 0 || t < synth_us(&s[b], n))) b = k;
+  }
+  return b;
+}
+
+/* The samples of nc curves, as the dense stage stores them. */
+typedef struct {
+  int n[MAXC][MAXS];
+  double us[MAXC][MAXS];
+  int count[MAXC];
+  int sizes;       /* distinct sizes timed */
+  int rounds;
+} samples;
+
+static void curves_of(const samples *sm, int nc, adaptive_curve *c)
+{
+  for (int k = 0; k < nc; k++) c[k] = (adaptive_curve){sm->n[k], sm->us[k], sm->count[k]};
+}
+
+/* Runs the planner to its end on the synthetic curves, each sample off by a
+ * relative normal noise of sd `noise` (seeded). Returns the stop reason. */
+static const char *plan_synth(const adaptive_opts *o, const synth *s, int nc, double noise, uint64_t seed,
+                              samples *sm)
+{
+  memset(sm, 0, sizeof *sm);
+  adaptive_curve c[MAXC];
+  int next[MAXS], nn = 0;
+  adaptive_state st;
+  for (;;) {
+    curves_of(sm, nc, c);
+    int rc = adaptive_next(o, c, nc, next, MAXS, &nn, &st);
+    cr_assert_eq(rc, 0, "adaptive_next: %s", symv_strerror(rc));
+    if (nn == 0) return st.stop;
+    sm->rounds++;
+    cr_assert_lt(sm->rounds, 200, "the planner does not stop");
+    for (int i = 0; i < nn; i++) {
+      for (int k = 0; k < nc; k++) {
+        double t = synth_us(&s[k], next[i]);
+        if (isnan(t)) continue;
+        sm->n[k][sm->count[k]] = next[i];
+        sm->us[k][sm->count[k]++] = t * (1 + noise * test_rng_normal(&seed));
+      }
+      sm->sizes++;
+    }
+  }
+}
+
+/* The true crossings of the fastest curve in lo..hi: the first n of each new
+ * winner, into x; their number is returned. */
+static int true_crossings(const synth *s, int nc, int lo, int hi, int *x, int max)
+{
+  int k = 0, prev = synth_best(s, nc, lo);
+  for (int n = lo + 1; n <= hi; n++) {
+    int b = synth_best(s, nc, n);
+    if (b != prev && k < max) x[k++] = n;
+    prev = b;
+  }
+  return k;
+}
+
+/* The crossings of the fastest curve as the fit predicts it from the
+ * samples (fit_curve_compute of every curve over lo..hi). */
+static int fitted_crossings(const samples *sm, int nc, int lo, int hi, int *x, int max)
+{
+  fit_curve fc[MAXC];
+  memset(fc, 0, sizeof fc);
+  for (int k = 0; k < nc; k++) {
+    /* ascending n, as the database gives them */
+    int order[MAXS];
+    for (int i = 0; i < sm->count[k]; i++) order[i] = i;
+    for (int i = 1; i < sm->count[k]; i++)
+      for (int j = i; j > 0 && sm->n[k][order[j - 1]] > sm->n[k][order[j]]; j--) {
+        int t = order[j];
+        order[j] = order[j - 1], order[j - 1] = t;
+      }
+    fc[k].n = malloc(sizeof(int) * MAXS);
+    fc[k].us = malloc(sizeof(double) * MAXS);
+    fc[k].rejected = calloc(MAXS, 1);
+    for (int i = 0; i < sm->count[k]; i++) fc[k].n[i] = sm->n[k][order[i]], fc[k].us[i] = sm->us[k][order[i]];
+    fc[k].nsamples = sm->count[k];
+    cr_assert_eq(fit_curve_compute(&fc[k], lo, hi, 0), 0);
+  }
+  int cnt = 0, prev = -1;
+  for (int n = lo; n <= hi; n++) {
+    int b = -1;
+    for (int k = 0; k < nc; k++) {
+      double t = fc[k].pred_us[n - lo];
+      if (!isnan(t) && (b < 0 || t < fc[b].pred_us[n - lo])) b = k;
+    }
+    if (prev >= 0 && b != prev && cnt < max) x[cnt++] = n;
+    prev = b;
+  }
+  for (int k = 0; k < nc; k++) free(fc[k].n), free(fc[k].us), free(fc[k].rejected), free(fc[k].pred_us);
+  return cnt;
+}
+
+/* The grid the sweep samples without the planner over LO..HI: 74 sizes. */
+static int grid_sizes(void)
+{
+  int k = 0, prev = 0;
+  for (int j = 0;; j++) {
+    int n = (int)floor(LO * pow(10.0, j / 24.0) + 0.5);
+    if (n > HI) break;
+    if (n != prev) k++, prev = n;
+  }
+  return k + (prev != HI);
+}
+
+/* Every true crossing is matched by a fitted one within tol (relative), and
+ * no fitted crossing lies farther than tol from a true one. */
+static void check_crossings(const char *what, const synth *s, int nc, const samples *sm, double tol)
+{
+  int tx[32], fx[32];
+  int nt = true_crossings(s, nc, LO, HI, tx, 32), nf = fitted_crossings(sm, nc, LO, HI, fx, 32);
+  cr_assert_gt(nt, 0, "%s: the test's curves must cross", what);
+  char list[512] = "";
+  for (int i = 0, l = 0; i < nf; i++) l += snprintf(list + l, sizeof list - (size_t)l, " %d", fx[i]);
+  for (int i = 0; i < nt; i++) {
+    double best = INFINITY;
+    for (int j = 0; j < nf; j++) best = fmin(best, fabs((double)fx[j] / tx[i] - 1));
+    cr_expect_leq(best, tol, "%s: the crossing at n = %d is found %.1f%% off (fitted crossings:%s; %d sizes)", what,
+                  tx[i], 100 * best, list, sm->sizes);
+  }
+  for (int j = 0; j < nf; j++) {
+    double best = INFINITY;
+    for (int i = 0; i < nt; i++) best = fmin(best, fabs((double)fx[j] / tx[i] - 1));
+    cr_expect_leq(best, tol, "%s: a crossing at n = %d that the curves do not have (%d true ones)", what, fx[j], nt);
+  }
+  int half = grid_sizes() / 2;
+  cr_expect_leq(sm->sizes, half, "%s: %d sizes, more than half the grid's %d", what, sm->sizes, 2 * half);
+  cr_log_info("%s: %d sizes in %d rounds, %d crossings (%s)\n", what, sm->sizes, sm->rounds, nt, list);
+}
+
+/* Three kernels in the manner of the real ones: a small-n kernel of low
+ * launch cost, one of higher bandwidth, and cuBLAS between them. */
+static const synth smooth3[3] = {
+  {3.0, 1400, 0.0, 0, 0, 0, 0},     /* low launch cost, lower rate */
+  {6.0, 2600, 0.3, 900, 0, 0, 0},   /* higher rate, slow start */
+  {4.5, 1900, 0.0, 0, 0, 0, 0},     /* in between */
+};
+
+Test(adaptive, smooth_curves_crossings_found_within_3_percent_with_half_the_sizes)
+{
+  adaptive_opts o;
+  adaptive_opts_init(&o, LO, HI);
+  samples *sm = malloc(sizeof *sm);
+  const char *why = plan_synth(&o, smooth3, 3, 0, 1, sm);
+  cr_assert_not_null(why);
+  check_crossings("smooth", smooth3, 3, sm, 0.03);
+  free(sm);
+}
+
+Test(adaptive, noisy_samples_crossings_found_within_3_percent)
+{
+  adaptive_opts o;
+  adaptive_opts_init(&o, LO, HI);
+  samples *sm = malloc(sizeof *sm);
+  uint64_t seed = test_fresh_seed();
+  cr_log_info("seed %llu (SYMV_TEST_SEED to replay)\n", (unsigned long long)seed);
+  /* 0.3% noise, as the median of five timed batches has on a quiet GPU */
+  plan_synth(&o, smooth3, 3, 0.003, seed, sm);
+  check_crossings("noisy", smooth3, 3, sm, 0.03);
+  free(sm);
+}
+
+Test(adaptive, a_step_of_one_curve_is_found)
+{
+  /* the second kernel's time jumps 10% at n = 5000 (a new wave of blocks):
+   * above it the third kernel wins, up to where the second wins again */
+  synth s[3] = {smooth3[0], smooth3[1], smooth3[2]};
+  s[1].step_n = 5000, s[1].step = 0.10;
+  s[2] = (synth){5.0, 2500, 0.3, 900, 0, 0, 0};
+  adaptive_opts o;
+  adaptive_opts_init(&o, LO, HI);
+  samples *sm = malloc(sizeof *sm);
+  plan_synth(&o, s, 3, 0, 7, sm);
+  check_crossings("step", s, 3, sm, 0.03);
+  free(sm);
+}
+
+Test(adaptive, a_kernel_unavailable_above_some_n_is_followed_to_its_end)
+{
+  /* the fastest kernel at large n cannot run above 7000 (resources) */
+  synth s[3] = {smooth3[0], smooth3[1], smooth3[2]};
+  s[1].max_n = 7000;
+  adaptive_opts o;
+  adaptive_opts_init(&o, LO, HI);
+  samples *sm = malloc(sizeof *sm);
+  plan_synth(&o, s, 3, 0, 3, sm);
+  /* the fit cannot know it past its last sample: it must lie within 3% */
+  int last = 0;
+  for (int i = 0; i < sm->count[1]; i++)
+    if (sm->n[1][i] > last) last = sm->n[1][i];
+  cr_expect_geq(last, 7000 / 1.03, "the unavailable kernel's last sample is at %d, its end at 7000", last);
+  /* the crossings below its end are found as for the others */
+  s[1].max_n = 0;
+  int tx[8];
+  int nt = true_crossings(s, 3, LO, 7000, tx, 8);
+  cr_assert_gt(nt, 0);
+  int fx[32], nf = fitted_crossings(sm, 3, LO, HI, fx, 32);
+  for (int i = 0; i < nt; i++) {
+    double best = INFINITY;
+    for (int j = 0; j < nf; j++) best = fmin(best, fabs((double)fx[j] / tx[i] - 1));
+    cr_expect_leq(best, 0.03, "the crossing at %d is found %.1f%% off", tx[i], 100 * best);
+  }
+  cr_expect_leq(sm->sizes, grid_sizes() / 2);
+  free(sm);
+}
+
+Test(adaptive, the_same_samples_give_the_same_sizes)
+{
+  adaptive_opts o;
+  adaptive_opts_init(&o, LO, HI);
+  samples *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+  plan_synth(&o, smooth3, 3, 0.003, 11, a);
+  plan_synth(&o, smooth3, 3, 0.003, 11, b);
+  cr_assert_eq(a->sizes, b->sizes);
+  cr_assert_eq(a->rounds, b->rounds);
+  for (int k = 0; k < 3; k++) {
+    cr_assert_eq(a->count[k], b->count[k]);
+    cr_assert_eq(memcmp(a->n[k], b->n[k], sizeof(int) * (size_t)a->count[k]), 0);
+  }
+  /* the samples in another order: the same next sizes */
+  adaptive_curve c[3], r[3];
+  curves_of(a, 3, c);
+  int rn[3][MAXS];
+  double rus[3][MAXS];
+  for (int k = 0; k < 3; k++) {
+    for (int i = 0; i < a->count[k]; i++) rn[k][i] = a->n[k][a->count[k] - 1 - i], rus[k][i] = a->us[k][a->count[k] - 1 - i];
+    r[k] = (adaptive_curve){rn[k], rus[k], a->count[k]};
+  }
+  o.max_sizes = 1000, o.target = 0;
+  int x[MAXS], y[MAXS], nx, ny;
+  cr_assert_eq(adaptive_next(&o, c, 3, x, MAXS, &nx, NULL), 0);
+  cr_assert_eq(adaptive_next(&o, r, 3, y, MAXS, &ny, NULL), 0);
+  cr_assert_gt(nx, 0);
+  cr_assert_eq(nx, ny);
+  cr_assert_eq(memcmp(x, y, sizeof(int) * (size_t)nx), 0);
+  free(a), free(b);
+}
+
+Test(adaptive, start_set_then_resumed_where_a_round_was_cut)
+{
+  adaptive_opts o;
+  adaptive_opts_init(&o, LO, HI);
+  int start[64], ns = 0;
+  cr_assert_eq(adaptive_start(&o, start, 64, &ns), 0);
+  cr_assert_eq(start[0], LO);
+  cr_assert_eq(start[ns - 1], HI);
+  cr_assert_eq(ns, 25, "8 per decade over 3 decades and both ends: %d", ns);
+  for (int i = 1; i < ns; i++) {
+    double r = (double)start[i] / start[i - 1];
+    cr_assert(r > 1.2 && r < 1.5, "start sizes %d, %d", start[i - 1], start[i]);
+  }
+  /* no samples: the start set */
+  int out[MAXS], nn;
+  adaptive_state st;
+  adaptive_curve none[2] = {{NULL, NULL, 0}, {NULL, NULL, 0}};
+  cr_assert_eq(adaptive_next(&o, none, 2, out, MAXS, &nn, &st), 0);
+  cr_assert_eq(nn, ns);
+  cr_assert(st.starting);
+  cr_assert_eq(memcmp(out, start, sizeof(int) * (size_t)ns), 0);
+  /* half of it sampled (by one curve only): the other half */
+  int n1[32];
+  double us1[32];
+  for (int i = 0; i < ns / 2; i++) n1[i] = start[2 * i], us1[i] = synth_us(&smooth3[0], start[2 * i]);
+  adaptive_curve part[2] = {{n1, us1, ns / 2}, {NULL, NULL, 0}};
+  cr_assert_eq(adaptive_next(&o, part, 2, out, MAXS, &nn, &st), 0);
+  cr_assert_eq(nn, ns - ns / 2);
+  int expect[32], ne = 0;
+  for (int i = 0; i < ns; i++)
+    if (i % 2 || i >= 2 * (ns / 2)) expect[ne++] = start[i];
+  cr_assert_eq(nn, ne);
+  cr_assert_eq(memcmp(out, expect, sizeof(int) * (size_t)ne), 0);
+  cr_assert_eq(st.nsampled, ns / 2);
+}
+
+Test(adaptive, bad_arguments_are_refused)
+{
+  adaptive_opts o;
+  adaptive_opts_init(&o, LO, HI);
+  int out[MAXS], nn = -1;
+  adaptive_curve c[1] = {{NULL, NULL, 0}};
+  cr_assert_eq(adaptive_next(NULL, c, 1, out, MAXS, &nn, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(adaptive_next(&o, NULL, 1, out, MAXS, &nn, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(adaptive_next(&o, c, 0, out, MAXS, &nn, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(adaptive_next(&o, c, 1, NULL, MAXS, &nn, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(adaptive_next(&o, c, 1, out, MAXS, NULL, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(adaptive_next(&o, c, 1, out, 3, &nn, NULL), SYMV_INVALID_VALUE, "out too small for the start set");
+  adaptive_curve neg[1] = {{NULL, NULL, -1}};
+  cr_assert_eq(adaptive_next(&o, neg, 1, out, MAXS, &nn, NULL), SYMV_INVALID_VALUE);
+  adaptive_curve nul[1] = {{NULL, NULL, 3}};
+  cr_assert_eq(adaptive_next(&o, nul, 1, out, MAXS, &nn, NULL), SYMV_INVALID_VALUE);
+  struct {
+    const char *what;
+    adaptive_opts o;
+  } bad[9];
+  for (int i = 0; i < 9; i++) bad[i].o = o;
+  bad[0].what = "lo 0", bad[0].o.lo = 0;
+  bad[1].what = "hi <= lo", bad[1].o.hi = LO;
+  bad[2].what = "batch 0", bad[2].o.batch = 0;
+  bad[3].what = "target < 0", bad[3].o.target = -0.01;
+  bad[4].what = "target NaN", bad[4].o.target = NAN;
+  bad[5].what = "start 0 per decade", bad[5].o.start_per_decade = 0;
+  bad[6].what = "lattice 0 per decade", bad[6].o.lattice_per_decade = 0;
+  bad[7].what = "budget smaller than the start set", bad[7].o.max_sizes = 10;
+  static const int unsorted[] = {LO, 100, 90, HI};
+  bad[8].what = "lattice not ascending", bad[8].o.lattice = unsorted, bad[8].o.nlattice = 4;
+  for (int i = 0; i < 9; i++) {
+    cr_expect_eq(adaptive_next(&bad[i].o, c, 1, out, MAXS, &nn, NULL), SYMV_INVALID_VALUE, "%s", bad[i].what);
+    cr_expect_eq(nn, 0, "%s", bad[i].what);
+  }
+  static const int nohi[] = {LO, 100, 1000};
+  o.lattice = nohi, o.nlattice = 3;
+  cr_expect_eq(adaptive_start(&o, out, MAXS, &nn), SYMV_INVALID_VALUE, "a lattice must end at hi");
+}
+
+/* ---- the shipped databases, replayed --------------------------------------- */
+
+/* The grid of a loaded set: every size any curve was sampled at. */
+static int grid_of(const fit_set *full, int *grid)
+{
+  int ng = 0;
+  for (size_t k = 0; k < full->ncurves; k++)
+    for (int i = 0; i < full->curve[k].nsamples; i++) {
+      int n = full->curve[k].n[i], j = 0;
+      while (j < ng && grid[j] < n) j++;
+      if (j < ng && grid[j] == n) continue;
+      memmove(grid + j + 1, grid + j, sizeof *grid * (size_t)(ng - j));
+      grid[j] = n, ng++;
+    }
+  return ng;
+}
+
+/* The measured time of curve k of full at n, NaN if none. */
+static double measured(const fit_curve *c, int n)
+{
+  for (int i = 0; i < c->nsamples; i++)
+    if (c->n[i] == n) return c->us[i];
+  return NAN;
+}
+
+/* The rules (both sets: any, deterministic) fitted as `symvtune fit` does to
+ * the samples of full at the sizes with picked[j] set, and their regret at
+ * the grid sizes with eval[j] set: the chosen kernel's measured time over
+ * the fastest measured one of the set, into r; their number is returned. */
+static int rules_regret(const fit_set *full, const int *grid, int ng, const unsigned char *picked,
+                        const unsigned char *eval, double *r)
+{
+  size_t nc = full->ncurves;
+  fit_set s = *full;
+  s.curve = calloc(nc, sizeof *s.curve);
+  for (size_t k = 0; k < nc; k++) {
+    const fit_curve *f = &full->curve[k];
+    fit_curve *c = &s.curve[k];
+    *c = *f;
+    c->n = malloc(sizeof *c->n * (size_t)(f->nsamples + 1));
+    c->us = malloc(sizeof *c->us * (size_t)(f->nsamples + 1));
+    c->rejected = calloc((size_t)f->nsamples + 1, 1);
+    c->pred_us = NULL;
+    c->nsamples = 0;
+    for (int i = 0; i < f->nsamples; i++)
+      for (int j = 0; j < ng; j++)
+        if (grid[j] == f->n[i] && picked[j]) c->n[c->nsamples] = f->n[i], c->us[c->nsamples++] = f->us[i];
+  }
+  int lo, hi, nr = 0;
+  cr_assert_eq(fit_cublas_range(&s, &lo, &hi), 0);
+  cr_assert_eq(fit_compute(&s, lo, hi, 0), 0);
+  for (int det = 0; det < 2; det++) {
+    fit_set view = s;
+    if (det) cr_assert_eq(fit_deterministic_view(&s, &view), 0);
+    db_rule *rules = NULL;
+    size_t nrules = 0;
+    cr_assert_eq(fit_select(&view, FIT_DEFAULT_THRESHOLD, FIT_DEFAULT_MARGIN, &rules, &nrules, NULL), 0);
+    for (int j = 0; j < ng; j++) {
+      if (!eval[j] || grid[j] < lo || grid[j] > hi) continue;
+      size_t ri = 0;
+      while (rules[ri].n_end < grid[j]) ri++;
+      double chosen = NAN, best = INFINITY;
+      for (size_t k = 0; k < view.ncurves; k++) {
+        const fit_curve *fc = &view.curve[k];
+        double t = NAN;
+        for (size_t q = 0; q < nc; q++)
+          if (!strcmp(full->curve[q].label, fc->label)) t = measured(&full->curve[q], grid[j]);
+        if (isnan(t)) continue;
+        best = fmin(best, t);
+        if (!strcmp(fc->kernel, rules[ri].kernel) &&
+            (strcmp(fc->kernel, DB_KERNEL_CANDIDATE) || fc->cand.id == rules[ri].cand.id))
+          chosen = t;
+      }
+      if (!isnan(chosen)) r[nr++] = chosen / best;
+    }
+    free(rules);
+    if (det) free(view.curve);
+  }
+  for (size_t k = 0; k < nc; k++) free(s.curve[k].n), free(s.curve[k].us), free(s.curve[k].rejected), free(s.curve[k].pred_us);
+  free(s.curve);
+  return nr;
+}
+
+/* Feeds the planner (with the grid as its lattice and half the grid as its
+ * budget) from the samples of full until it stops; picked[j] set for every
+ * grid size it asked for. Returns their number. */
+static int replay(const fit_set *full, const int *grid, int ng, unsigned char *picked)
+{
+  adaptive_opts o;
+  adaptive_opts_init(&o, grid[0], grid[ng - 1]);
+  o.lattice = grid, o.nlattice = ng;
+  o.max_sizes = ng / 2;
+  size_t nc = full->ncurves;
+  adaptive_curve *c = calloc(nc, sizeof *c);
+  int *cn = calloc(nc * MAXS, sizeof *cn);
+  double *cus = calloc(nc * MAXS, sizeof *cus);
+  int next[MAXS], nn, npicked = 0;
+  memset(picked, 0, (size_t)ng);
+  for (;;) {
+    for (size_t k = 0; k < nc; k++) {
+      c[k] = (adaptive_curve){cn + k * MAXS, cus + k * MAXS, 0};
+      for (int i = 0; i < full->curve[k].nsamples; i++)
+        for (int j = 0; j < ng; j++)
+          if (picked[j] && grid[j] == full->curve[k].n[i])
+            cn[k * MAXS + (size_t)c[k].nsamples] = grid[j], cus[k * MAXS + (size_t)c[k].nsamples++] = full->curve[k].us[i];
+    }
+    cr_assert_eq(adaptive_next(&o, c, (int)nc, next, MAXS, &nn, NULL), 0);
+    if (!nn) break;
+    for (int i = 0; i < nn; i++)
+      for (int j = 0; j < ng; j++)
+        if (grid[j] == next[i]) {
+          cr_assert(!picked[j], "%d asked for twice", next[i]);
+          picked[j] = 1, npicked++;
+        }
+  }
+  free(c), free(cn), free(cus);
+  return npicked;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median_of(double *r, int n)
+{
+  qsort(r, (size_t)n, sizeof *r, cmp_double);
+  return n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
+}
+
+Test(adaptive, shipped_databases_replayed_regret_within_target_at_half_the_sizes, .timeout = 600)
+{
+  /* the H200's too with SYMV_TEST_SLOW set (a minute more) */
+  static const char *const gpus[] = {"h100", "h200"};
+  int ngpu = getenv("SYMV_TEST_SLOW") ? 2 : 1;
+  char dir[] = "/tmp/symvtune-adaptive-XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  for (int g = 0; g < ngpu; g++) {
+    char xz[1024], path[256], cmd[2048];
+    snprintf(xz, sizeof xz, "%s/sweep6-%s.db.xz", SYMV_TEST_DATA, gpus[g]);
+    if (access(xz, R_OK)) {
+      test_rmtree(dir);
+      cr_skip_test("no %s", xz);
+    }
+    snprintf(path, sizeof path, "%s/%s.db", dir, gpus[g]);
+    snprintf(cmd, sizeof cmd, "xz -dc '%s' > '%s'", xz, path);
+    if (system(cmd)) {
+      test_rmtree(dir);
+      cr_skip_test("xz could not unpack %s", xz);
+    }
+    db *d = NULL;
+    cr_assert_eq(db_open(&d, path, DB_READONLY), 0);
+    for (int ro = 0; ro < 6; ro++) {
+      const char *name = db_routine_name(ro);
+      fit_set full;
+      int rc = fit_load(d, name, 'L', 0, &full);
+      if (rc == SYMV_NOT_FOUND) continue;
+      cr_assert_eq(rc, 0, "%s %s: %s", gpus[g], name, db_errmsg(d));
+      int grid[MAXS], ng = grid_of(&full, grid);
+      unsigned char picked[MAXS], left[MAXS], half[MAXS], nothalf[MAXS];
+      int sizes = replay(&full, grid, ng, picked);
+      for (int j = 0; j < ng; j++) left[j] = !picked[j], half[j] = j % 2 == 0 || j == ng - 1, nothalf[j] = !half[j];
+      double ra[2 * MAXS], rh[2 * MAXS];
+      int na = rules_regret(&full, grid, ng, picked, left, ra);
+      int nh = rules_regret(&full, grid, ng, half, nothalf, rh);
+      double ma = median_of(ra, na), mh = median_of(rh, nh);
+      char list[1024] = "";
+      for (int j = 0, l = 0; j < ng && l < (int)sizeof list - 8; j++)
+        if (picked[j]) l += snprintf(list + l, sizeof list - (size_t)l, "%s%d", l ? "," : "", grid[j]);
+      cr_log_info("%s %s: %d of %d sizes; regret at the %d left out, both rule sets: median %.4f max %.4f; every "
+                  "other size instead: median %.4f max %.4f; sizes %s\n", gpus[g], name, sizes, ng, ng - sizes, ma,
+                  ra[na - 1], mh, rh[nh - 1], list);
+      cr_expect_leq(2 * sizes, ng, "%s %s: %d of %d sizes", gpus[g], name, sizes, ng);
+      cr_expect_leq(ma, 1.005, "%s %s: median regret %.4f", gpus[g], name, ma);
+      /* the max: 1.05, or where sampling every other size misses that too,
+       * no worse than it by more than 6% (a kernel's lone slow size is found
+       * only by timing it: the full grid's own rules reach 1.06-1.52 at
+       * sizes they sampled; which lone sizes either plan misses, and how
+       * the rules fall there, moves such a maximum by a few percent) */
+      cr_expect_leq(ra[na - 1], fmax(1.05, rh[nh - 1] + 0.06), "%s %s: max regret %.4f, every other size's %.4f",
+                    gpus[g], name, ra[na - 1], rh[nh - 1]);
+      fit_set_free(&full);
+    }
+    db_close(d);
+  }
+  test_rmtree(dir);
+}
