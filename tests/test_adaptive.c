@@ -407,7 +407,7 @@ static double measured(const fit_curve *c, int n)
  * the samples of full at the sizes with picked[j] set, and their regret at
  * the grid sizes with eval[j] set: the chosen kernel's measured time over
  * the fastest measured one of the set, into r; their number is returned. */
-static int rules_regret(const fit_set *full, const int *grid, int ng, const unsigned char *picked,
+static int replay_regret(const fit_set *full, const int *grid, int ng, const unsigned char *picked,
                         const unsigned char *eval, double *r)
 {
   size_t nc = full->ncurves;
@@ -542,8 +542,8 @@ Test(adaptive, shipped_databases_replayed_regret_within_target_at_half_the_sizes
       int sizes = replay(&full, grid, ng, picked);
       for (int j = 0; j < ng; j++) left[j] = !picked[j], half[j] = j % 2 == 0 || j == ng - 1, nothalf[j] = !half[j];
       double ra[2 * MAXS], rh[2 * MAXS];
-      int na = rules_regret(&full, grid, ng, picked, left, ra);
-      int nh = rules_regret(&full, grid, ng, half, nothalf, rh);
+      int na = replay_regret(&full, grid, ng, picked, left, ra);
+      int nh = replay_regret(&full, grid, ng, half, nothalf, rh);
       double ma = median_of(ra, na), mh = median_of(rh, nh);
       char list[1024] = "";
       for (int j = 0, l = 0; j < ng && l < (int)sizeof list - 8; j++)

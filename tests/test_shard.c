@@ -331,7 +331,7 @@ Test(merge, shards_merged_equal_a_whole_sweep_and_the_merged_database_goes_on_to
   /* the floor at every dense size, stored as the baseline "floor" (the
    * stand-in's floor is half its cuBLAS time) */
   long long ndense = count_rows(merged, "SELECT count(*) FROM baseline WHERE name = 'cublas' AND stage = 'dense'");
-  cr_assert_gt(ndense, 50);
+  cr_assert_geq(ndense, 20); /* the adaptive dense stage: at least its start set */
   cr_assert_eq(count_rows(merged, "SELECT count(*) FROM baseline f JOIN baseline c ON c.n = f.n AND c.stage = f.stage "
                                   "AND c.uplo = f.uplo AND c.hot = f.hot AND c.routine = f.routine "
                                   "WHERE f.name = 'floor' AND c.name = 'cublas' AND f.stage = 'dense' "
