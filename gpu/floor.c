@@ -99,6 +99,14 @@ int symv_floor_family_load(const symv_device_info *d, symv_routine r, symv_floor
   char why[512] = "";
   for (int i = 0; i < ns; i++) {
     rc = load_shape(&shapes[i], d, cache, cached, &ncached, &f->k[f->nshapes], why, sizeof why);
+    if ((rc == SYMV_OCCUPANCY || rc == SYMV_RESOURCES) && shapes[i].mx == SYMV_FLOOR_WARP_COLUMN &&
+        shapes[i].multiplicity > 1) {
+      /* the untuned kernel as it always ran: the most blocks per SM that load (8, 4, 2, 1) */
+      shapes[i].multiplicity /= 2;
+      i--;
+      rc = 0;
+      continue;
+    }
     if (rc == SYMV_OCCUPANCY || rc == SYMV_RESOURCES) {
       f->dropped++;
       rc = 0;

@@ -105,7 +105,7 @@ tests_test_shard_LDADD = $(TEST_CORE_LIBS)
 CRITERION_TESTS += tests/test_doctor
 tests_test_doctor_SOURCES = tests/test_doctor.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
 tests_test_doctor_CFLAGS = $(TEST_CFLAGS)
-tests_test_doctor_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS) -DSYMVTUNE_BIN='"$(abs_top_builddir)/src/symvtune"'
+tests_test_doctor_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
 tests_test_doctor_LDADD = $(TEST_CORE_LIBS)
 EXTRA_tests_test_doctor_DEPENDENCIES = src/symvtune$(EXEEXT)
 # Wisdom files (lib/wisdom.c, compiled in from the source libsymv compiles),

@@ -26,10 +26,8 @@
 #include "doctor.h"
 #include "gpu.h"
 #include "symv.h"
+#include "test_util.h"
 
-#ifndef SYMVTUNE_BIN
-#error "SYMVTUNE_BIN (the program) must be defined"
-#endif
 
 extern const symv_command cmd_fit_entry, cmd_rank_entry;
 
@@ -275,7 +273,7 @@ Test(doctor, a_libsymv_from_another_path_than_expected_is_found, .init = need_tr
   cr_assert_eq(rc, DOCTOR_OTHER_PATH, "exit %d:\n%s", rc, out);
   cr_assert_not_null(strstr(out, "not the library of --lib"), "%s", out);
   /* with the copy first in the search, the same program is right */
-  snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH='%s/lib' '%s' doctor --lib '%s' '%s' > /dev/null 2>&1", b, SYMVTUNE_BIN, b,
+  snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH='%s/lib' '%s' doctor --lib '%s' '%s' > /dev/null 2>&1", b, test_symvtune_path(), b,
            exe);
   rc = system(cmd);
   cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s: exit %d", cmd, WEXITSTATUS(rc));
@@ -658,7 +656,7 @@ Test(gpu, bench_stores_its_run_and_prints_its_document, .init = need_tree, .time
   at(db, "bench.db");
   at(doc, "bench-gpu.json");
   snprintf(cmd, sizeof cmd, "'%s' bench --lib '%s' --sizes 256,1000,2000 --batches 3 --json --db '%s' > '%s'",
-           SYMVTUNE_BIN, at(pre, "prefix"), db, doc);
+           test_symvtune_path(), at(pre, "prefix"), db, doc);
   int rc = sh(cmd, "bench-gpu.log", &text);
   cr_assert_eq(rc, 0, "%s: exit %d\n%s", cmd, rc, text);
   free(text);

@@ -19,19 +19,24 @@
  * and its standard output too when both is nonzero (else that goes to
  * /dev/null); what does not fit is read and dropped, so that the program
  * never blocks on a full pipe. */
+const char *test_symvtune_path(void)
+{
+  static char path[4096];
+  const char *bin = getenv("SYMVTUNE_BIN");
+  if (bin) return bin;
+  /* ../src/symvtune from the test program's folder (the build tree), or beside it (a bundle) */
+  ssize_t k = readlink("/proc/self/exe", path, sizeof path - 32);
+  cr_assert(k > 0);
+  path[k] = 0;
+  char *dir_end = strrchr(path, '/');
+  strcpy(dir_end, "/../src/symvtune");
+  if (access(path, X_OK)) strcpy(dir_end, "/symvtune");
+  return path;
+}
+
 static int run_symvtune_into(char *out, size_t len, char *const args[], int both)
 {
-  char path[4096];
-  const char *bin = getenv("SYMVTUNE_BIN");
-  if (!bin) { /* ../src/symvtune from the test program's folder (the build tree), or beside it (a bundle) */
-    ssize_t k = readlink("/proc/self/exe", path, sizeof path - 32);
-    cr_assert(k > 0);
-    path[k] = 0;
-    char *dir_end = strrchr(path, '/');
-    strcpy(dir_end, "/../src/symvtune");
-    if (access(path, X_OK)) strcpy(dir_end, "/symvtune");
-    bin = path;
-  }
+  const char *bin = test_symvtune_path();
   int pipefd[2];
   cr_assert_eq(pipe(pipefd), 0);
   pid_t pid = fork();

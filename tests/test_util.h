@@ -5,6 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/** test_symvtune_path: the symvtune program the tests run: $SYMVTUNE_BIN,
+ *  else ../src/symvtune from the test program's folder (the build tree),
+ *  else symvtune beside it (a bundle of programs). A static buffer. */
+const char *test_symvtune_path(void);
+
 /** run_symvtune: runs the symvtune program (SYMVTUNE_BIN, else ../src/symvtune
  *  relative to the test program, else symvtune beside it) with args (argv,
  *  NULL-terminated, args[0] = "symvtune"), standard output discarded,
