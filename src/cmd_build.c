@@ -79,6 +79,11 @@ typedef struct {
   char name[64];        /* symv_kernel_name */
   char defines[256];    /* symv_compile_defines */
   const char *source;   /* kernel file, e.g. "symv_red.cu" */
+  int maxreg;           /* registers per thread the tuner's build of it used (the least over its
+                           candidates; 0: unknown): nvcc gets -maxrregcount=maxreg, so that the
+                           library's build is never given fewer blocks per SM than the tuner measured
+                           (nvcc and NVRTC may allocate differently: pipe_det:512,64,2,0 of DSYMV,
+                           64 or fewer with NVRTC, 75 with nvcc, one block per SM instead of two) */
 } build_kernel;
 
 /* A rule, validated. */
@@ -193,7 +198,8 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
 }
 
 /* Index of candidate p in the plan, added (with its kernel) if new. */
-static int plan_add_candidate(build_plan *pl, const symv_params *p, long long id, char *err, size_t errlen)
+static int plan_add_candidate(build_plan *pl, const symv_params *p, long long id, int regs, char *err,
+                              size_t errlen)
 {
   for (int i = 0; i < pl->ncands; i++)
     if (!memcmp(&pl->cands[i].p, p, sizeof *p)) return i;
@@ -214,6 +220,7 @@ static int plan_add_candidate(build_plan *pl, const symv_params *p, long long id
       return SYMV_INVALID_VALUE;
     }
   }
+  if (regs > 0 && (pl->kernels[k].maxreg == 0 || regs < pl->kernels[k].maxreg)) pl->kernels[k].maxreg = regs;
   build_cand *c = &pl->cands[pl->ncands];
   c->p = *p, c->id = id, c->kernel = k;
   return pl->ncands++;
@@ -308,7 +315,7 @@ static int check_rules(build_plan *pl, symv_routine ro, build_routine *rt, const
         snprintf(err, errlen, "rule %zu (n %d..%d): %s", i + 1, ri->n_start, ri->n_end, why);
         return rc;
       }
-      if ((rc = plan_add_candidate(pl, &p, ri->cand.id, err, errlen)) < 0) return rc;
+      if ((rc = plan_add_candidate(pl, &p, ri->cand.id, ri->cand.regs_per_thread, err, errlen)) < 0) return rc;
       b->kernel = rc;
     } else {
       snprintf(err, errlen, "rule %zu (n %d..%d): unknown kernel (expected %s, %s or %s)", i + 1, ri->n_start,
@@ -492,8 +499,10 @@ static int write_kernel_units(const build_plan *pl, const char *dir, const char 
         symv_params_format(&pl->cands[c].p, label, sizeof label);
         sb_printf(&b, " %s (id %lld)", label, pl->cands[c].id);
       }
-    sb_printf(&b, ",\n * compiled with the flags the tuner gave NVRTC (symv_compile_defines):\n *   %s */\n",
-              bk->defines);
+    sb_printf(&b, ",\n * compiled with the flags the tuner gave NVRTC (symv_compile_defines):\n *   %s", bk->defines);
+    if (bk->maxreg > 0)
+      sb_printf(&b, "\n * and -maxrregcount=%d, the registers per thread of the tuner's build", bk->maxreg);
+    sb_printf(&b, " */\n");
     sb_printf(&b, "#include \"%s\"\n", bk->source);
     snprintf(path, sizeof path, "%s/src/%s.cu", dir, bk->name);
     int rc = b.failed ? -1 : write_text(path, b.s);
@@ -947,6 +956,10 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
     snprintf(buf, sizeof buf, "-I%s/src/kernels", dir);
     job_arg(j, buf);
     job_words(j, pl->kernels[i].defines);
+    if (pl->kernels[i].maxreg > 0) {
+      snprintf(buf, sizeof buf, "-maxrregcount=%d", pl->kernels[i].maxreg);
+      job_arg(j, buf);
+    }
     snprintf(buf, sizeof buf, "%s/src/%s.cu", dir, name);
     job_compile_io(j, buf, dir, name);
     snprintf(j->what, sizeof j->what, "compiling kernel %s", name);

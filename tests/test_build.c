@@ -159,8 +159,16 @@ Test(build, generates_library_from_real_database, .timeout = 600)
     snprintf(p, sizeof p, "%s/src/%s.cu", out, name);
     char *unit = fix_slurp(p);
     cr_assert_not_null(unit, "no unit %s", p);
-    snprintf(line, sizeof line, " *   %s */", defines);
+    snprintf(line, sizeof line, " *   %s", defines);
     cr_assert_not_null(strstr(unit, line), "%s lacks the flags '%s':\n%s", p, defines, unit);
+    /* nvcc is held to the registers of the tuner's build (at most this candidate's) */
+    if (c[i].regs_per_thread > 0) {
+      const char *mr = strstr(unit, "-maxrregcount=");
+      cr_assert_not_null(mr, "%s: no register cap, the tuner's build used %d:\n%s", p, c[i].regs_per_thread, unit);
+      const int cap = atoi(mr + strlen("-maxrregcount="));
+      cr_assert(cap > 0 && cap <= c[i].regs_per_thread, "%s: cap %d, the tuner's build used %d", p, cap,
+                c[i].regs_per_thread);
+    }
     snprintf(line, sizeof line, "#include \"%s\"\n", source);
     cr_assert_not_null(strstr(unit, line), "%s does not include %s", p, source);
     cr_assert_eq(strncmp(unit, first, 60), 0);
