@@ -2,7 +2,7 @@
 /*
  * params.h - candidates: one point of a kernel family's tuning space.
  *
- * Families (method.md sections 2, 3, 7):
+ * Families (doc/method.md sections 2, 3, 7):
  *   atomic      the atomic-mutex kernel, kernels/symv_atomic.cu
  *   atomic_red  the lock-free variant (atomicAdd into y), kernels/symv_red.cu
  *   atomic_w    lock-free atomics into a workspace w, y written by the last

@@ -162,7 +162,7 @@ static const struct migration migrations[] = {
     ");\n",
     { "sweep_run", NULL }, { NULL } },
 
-  /* v3: fits (method.md section 4 steps 6-8): the d-spline curves of the
+  /* v3: fits (doc/method.md section 4 steps 6-8): the d-spline curves of the
    * dense samples and the dispatch rules chosen from them. A rule or curve
    * names a candidate (candidate_id) or a cuBLAS mode (candidate_id NULL). */
   { "CREATE TABLE fit (\n"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dspline.c - discrete smoothing spline (method.md section 5), see dspline.h.
+ * dspline.c - discrete smoothing spline (doc/method.md section 5), see dspline.h.
  *
  * The matrix A = E^T E + alpha^2 D^T D is kept in LAPACK's lower band storage
  * with kd = 2, column-major, ldab = 3: A(i, j), j <= i <= j + 2, lives in

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dspline.h - the discrete smoothing spline (d-spline) of method.md section 5.
+ * dspline.h - the discrete smoothing spline (d-spline) of doc/method.md section 5.
  *
  * On the integer grid n = lo..hi (N = hi - lo + 1 points) the d-spline is the
  * vector f = (f(lo), ..., f(hi)) that minimises
@@ -14,7 +14,7 @@
  * solved by a banded Cholesky factorisation (LAPACK dpbsv, kd = 2), O(N), then
  * improved by iterative refinement (dpbtrs), because the matrix grows
  * ill-conditioned (about 16 alpha^2 N / k) for strong smoothing.
- * Reference: Tanaka et al.'s d-spline as restated in method.md section 5.
+ * Reference: Tanaka et al.'s d-spline as restated in doc/method.md section 5.
  *
  * Several samples at one position are allowed: least squares averages them.
  * The module fits whatever values the caller gives (GFLOPS, microseconds):
@@ -52,7 +52,7 @@ typedef struct {
  * Errors: SYMV_INVALID_VALUE (NULL pointer, hi < lo, k < 2, fewer than two
  * distinct positions, a position outside lo..hi, non-finite y, alpha not
  * finite or <= 0), SYMV_NO_MEMORY, SYMV_NUMERIC (LAPACKE_dpbsv info != 0).
- * Method: method.md section 5; LAPACK dpbsv ('L', kd = 2) plus two steps of
+ * Method: doc/method.md section 5; LAPACK dpbsv ('L', kd = 2) plus two steps of
  * iterative refinement with dpbtrs.
  */
 int dspline_fit(int lo, int hi, const int *s, const double *y, int k,

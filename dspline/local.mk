@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# dspline: plain C, no CUDA. The d-spline fit (method.md section 5) and the
+# dspline: plain C, no CUDA. The d-spline fit (doc/method.md section 5) and the
 # selection rules built from the fitted curves (section 4 step 7).
 noinst_LIBRARIES += dspline/libdspline.a
 dspline_libdspline_a_SOURCES = \

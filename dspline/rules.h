@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rules.h - from fitted curves to selection rules (method.md section 4 step 7,
+ * rules.h - from fitted curves to selection rules (doc/method.md section 4 step 7,
  * with the interval clean-up motivated in section 5).
  *
  * Input: M curves, the estimated time in microseconds of each candidate at

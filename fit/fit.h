@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fit.h - the fit stage (method.md section 4, steps 6-8): from the dense
+ * fit.h - the fit stage (doc/method.md section 4, steps 6-8): from the dense
  * samples in the database to a predicted time of every kernel at every n,
  * and from those predictions to dispatch rules. Plain C, no GPU; used by
  * `symvtune fit`, `rules` and `plot`.
@@ -11,7 +11,7 @@
  * it is predicted fastest.
  *
  * What is fitted: y = ln(t), t the median time in microseconds, as a
- * d-spline (method.md section 5, dspline.h) over a grid uniform in ln n,
+ * d-spline (doc/method.md section 5, dspline.h) over a grid uniform in ln n,
  * FIT_GRID_PER_EFOLD points per unit of ln n, with alpha chosen by GCV
  * unless given. Why:
  *  - The samples span 3 us to 2 ms. Timing noise is relative, so ln t has
@@ -40,7 +40,7 @@
  *    other sign or less than a quarter of its size (a spike pulls the
  *    curve toward itself; at a real step of the curve the neighbours lie on
  *    the same side). At most FIT_MAX_REJECT of the samples go. This is the
- *    paper's one-wide rule born of one noisy sample (method.md section 5);
+ *    paper's one-wide rule born of one noisy sample (doc/method.md section 5);
  *    a real feature seen at one sample only cannot be placed between the
  *    samples anyway.
  * The curve is then evaluated at every integer n by linear interpolation in
@@ -180,7 +180,7 @@ double fit_cublas_us(const fit_set *s, int n);
 
 /*
  * fit_select: the dispatch rules for the computed curves of s over their
- * grid lo..hi (method.md section 4 step 7): rules_select_opt on the
+ * grid lo..hi (doc/method.md section 4 step 7): rules_select_opt on the
  * predicted times, with the threshold (a fraction in [0, 1), e.g.
  * FIT_DEFAULT_THRESHOLD) and ties going to cuBLAS, then to the earlier curve.
  * Each rule's predicted_us is its kernel's prediction at the interval's

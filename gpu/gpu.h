@@ -106,7 +106,7 @@ long symv_pipe_smem(const symv_params *p);
 
 /** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at
  *  most `multiplicity` blocks of a kernel with `static_smem` bytes reside on
- *  one SM of `d` (method.md section 2), and in *carveout_pct (if non-NULL)
+ *  one SM of `d` (doc/method.md section 2), and in *carveout_pct (if non-NULL)
  *  the shared-memory carveout to ask for, in percent of smem_per_sm. The
  *  carveout is the smallest capacity an SM can be set to (8, 16, 32, 64,
  *  100, ... KB), and of at least min_pct percent, in which M blocks fit and

@@ -4,8 +4,8 @@
  * CUDA events around batches of back-to-back calls on one stream, after a
  * warm-up; the median batch is reported with the fastest and slowest. For
  * "cold" timings A is rotated among enough copies to exceed twice the L2
- * cache, so no call finds its matrix in L2 (method.md section 7,
- * ../shared/anchors.md); "hot" timings reuse one copy.
+ * cache, so no call finds its matrix in L2 (doc/method.md section 7);
+ * "hot" timings reuse one copy.
  */
 #ifndef SYMV_TIMING_H
 #define SYMV_TIMING_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_atomic.cu - kernel family "atomic": the atomic-mutex SYMV of
- * Imamura et al. (method.md section 2), y := alpha*A*x + beta*y.
+ * Imamura et al. (doc/method.md section 2), y := alpha*A*x + beta*y.
  *
  *            c0      c0+UX                   column block b = blockIdx.x
  *            |<-UX->|                        owns columns c0..c0+UX-1

@@ -68,7 +68,7 @@ static __device__ void symv_scale_y(int n, symv_t *y, symv_ll incy, symv_t beta)
 }
 
 /*
- * One row of one column block (the inner loop of method.md section 1), in
+ * One row of one column block (the inner loop of doc/method.md section 1), in
  * two steps so that a kernel can issue a row's loads before it waits for
  * anything else (symv_row does both at once).
  * symv_row_load: thread's row i (c0 <= i < n) against the block's columns

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * symv_lu.cu - kernel family "L+U" (method.md section 3): no atomics, no
+ * symv_lu.cu - kernel family "L+U" (doc/method.md section 3): no atomics, no
  * mutex, no workspace, one launch, bitwise reproducible; the small-n family.
  *
  * A = L + D + U. Block b owns the 32 rows i0 = 32b .. i0+31, lane l row

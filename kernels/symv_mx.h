@@ -4,7 +4,7 @@
  *
  * A thread of the atomic kernel issues UX strided loads a(i, c0+k), one per
  * column k of its block's UX columns. MX picks the order of those loads
- * (method.md section 2, [paper] Table 2): the k-th load issued reads column
+ * (doc/method.md section 2, [paper] Table 2): the k-th load issued reads column
  * symv_mx_index(MX, UX, k). The paper fixed 10 orders without naming them;
  * ours, each a permutation of 0..UX-1 for every UX >= 1:
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_red.cu - kernel family "atomic_red": the lock-free variant of the
- * atomic kernel (method.md section 7), y := alpha*A*x + beta*y in one launch
+ * atomic kernel (doc/method.md section 7), y := alpha*A*x + beta*y in one launch
  * with no workspace but a small per-segment state array.
  *
  *          c0   c0+UX

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_w.cu - kernel family "atomic_w": lock-free atomics into a workspace
- * w, y written by the last tile to add to it (method.md section 7),
+ * w, y written by the last tile to add to it (doc/method.md section 7),
  * y := alpha*A*x + beta*y in one launch with no waiting anywhere.
  *
  * Tiles are cut as in the atomic_red family (kernels/symv_red.cu), with one

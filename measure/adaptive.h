@@ -9,7 +9,7 @@
  * every n and the rules choose among them. A fixed grid (24 sizes per
  * decade) spends most of its samples where one kernel wins by far; the
  * paper proposes, and leaves to future work, to add samples where the
- * estimate is least certain (method.md section 5, "the incremental form of
+ * estimate is least certain (doc/method.md section 5, "the incremental form of
  * d-spline"). The planner does that, in rounds:
  *
  *  1. Start: round(decades x start_per_decade) equal steps in ln n from lo
@@ -26,7 +26,7 @@
  *     (the even-numbered and the odd-numbered ones, each with the first and
  *     the last, at f's smoothing width): where the curve bends or steps
  *     between samples the halves disagree (a coarser fit checking the fine
- *     one, cf. the incremental d-spline of method.md section 5); the
+ *     one, cf. the incremental d-spline of doc/method.md section 5); the
  *     distance term covers what no fit can see, such as a step between two
  *     samples where a new wave of thread blocks starts.
  *  3. Predicted regret bound at n: with b the curve predicted fastest and c

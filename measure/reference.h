@@ -44,7 +44,7 @@ double *symv_residual_scale(symv_routine r, char uplo, int n, const void *alpha,
 double symv_residual_scaled(symv_routine r, int n, int incy, const double *scale, const void *y, const void *yref);
 
 /** symv_residual: the scaled residual of a computed y against a reference
- *  yref (../shared/style.md):
+ *  yref, scaled as LAPACK's test routines scale theirs:
  *     max_i |y_i - yref_i| / (n eps (|alpha| (|A||x|)_i + |beta| |y0_i|))
  *  as symv_residual_scale defines it. A correct result is O(1) or below; a
  *  wrong one is O(1/eps). Denominators of 0 (alpha = 0 and beta = 0) use 1

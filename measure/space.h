@@ -4,7 +4,7 @@
  * from the GPU's limits, and the filter that drops, before compiling, the
  * points the GPU cannot run at all.
  *
- * Default space (method.md section 2, [paper] Table 2, plus our families):
+ * Default space (doc/method.md section 2, [paper] Table 2, plus our families):
  *   atomic      BLOCK_SIZE 32..256 step 32, UX 8..32, MULTIPLICITY 1..8,
  *               MX 0..9: 8 x 25 x 8 x 10 = 16,000 points (the paper's)
  *   lu          BLOCK_SIZE 32, 64, 128, 256, 512; UX 4, 8, 16, 32;

@@ -121,7 +121,7 @@ int sweep_measure(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, con
                   const db_candidate *cands, long ncand, const int *ns, int nsizes, db_stage stage,
                   volatile int *interrupted, sweep_stats *st, symv_progress *prog);
 
-/** sweep_rank: the champion ranking behind sweep_champions (method.md
+/** sweep_rank: the champion ranking behind sweep_champions (doc/method.md
  *  section 4, steps 3-4): the sweep-stage median times (microseconds) of
  *  every valid candidate of routine ro at the nsizes sizes ns (db_time_table, NAN where
  *  not measured) into *tt, and sieve_rank's points, order and survivors
@@ -132,7 +132,7 @@ int sweep_measure(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, con
  *  SYMV_NO_MEMORY, SYMV_INVALID_VALUE; on error nothing is left allocated. */
 int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_times *tt, sieve_result *r);
 
-/** sweep_champions: the champions of the sweep stage (method.md section 4,
+/** sweep_champions: the champions of the sweep stage (doc/method.md section 4,
  *  steps 3-4): valid candidates ranked by champion points over the sizes ns
  *  (sieve_rank with K, T), the top T plus the best L+U candidate, in rank
  *  order, as a malloc'd array. Errors: SYMV_NOT_FOUND (nothing valid),

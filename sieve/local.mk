@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # sieve: plain C, no CUDA. Champion ranking of the candidates measured at a
-# few sizes (method.md section 4 steps 3-4).
+# few sizes (doc/method.md section 4 steps 3-4).
 noinst_LIBRARIES += sieve/libsieve.a
 sieve_libsieve_a_SOURCES = sieve/sieve.c sieve/sieve.h
 

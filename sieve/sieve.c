@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sieve.c - champion ranking (method.md section 4, steps 3-4), see sieve.h.
+ * sieve.c - champion ranking (doc/method.md section 4, steps 3-4), see sieve.h.
  *
  * Points are accumulated as integers, sum of (K + 1 - r), and divided by K at
  * the end, so equal point totals compare equal whatever the order of sizes.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sieve.h - champion ranking: which candidates deserve dense measurement
- * (method.md section 4, steps 3 and 4).
+ * (doc/method.md section 4, steps 3 and 4).
  *
  * Input: the time in microseconds of every candidate at a few representative
  * sizes, row-major C x S: time_us[c * S + j] for candidate c at size j. A time
@@ -12,7 +12,7 @@
  * first; equal times are ranked by candidate index (lower first), so the
  * ranking is deterministic. Rank r = 1..K earns (K + 1 - r) / K points, rank
  * r > K none: the winner gets 1, the K-th 1/K. This is one reading of the
- * paper's "points by rank/25 to the top 25" (K = 25; method.md section 4
+ * paper's "points by rank/25 to the top 25" (K = 25; doc/method.md section 4
  * step 3). Points are summed over sizes.
  *
  * Order: by points, more first; ties by the number of sizes at which the
@@ -25,7 +25,7 @@
  * once (T = 10 in the paper, step 4), plus, for every kernel family with no
  * candidate among those T, its first candidate of the order (measured at
  * least once), in order. The paper adds the best L+U candidate this way
- * (method.md section 3: L+U wins for small n on every GPU of the paper, so
+ * (doc/method.md section 3: L+U wins for small n on every GPU of the paper, so
  * it is always measured densely); we extend the rule to every family, since
  * each family of ours wins a range of n of its own, and points summed over
  * sizes favour the family that wins at the most representative sizes.

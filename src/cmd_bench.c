@@ -8,7 +8,7 @@
  * twice the L2 unless --hot; here the better of ROUNDS rounds taken in
  * turn, so that none of the three always goes first), and checks libsymv's result against cuBLAS by
  * the scaled residual (reference.h). The copy bandwidth that "% of copy"
- * refers to is measured in the same run (../shared/anchors.md).
+ * refers to is measured in the same run.
  *
  * The closing summary holds the issue's targets: libsymv no slower than the
  * faster cuBLAS mode at every n; the geometric-mean speed-up over that mode
@@ -46,7 +46,7 @@
 #define ROUNDS 2 /* rounds of libsymv, cuBLAS, cuBLAS atomics at each n */
 
 /* Default sizes: geometric, about sqrt(2) apart, 32..32768, with the round
- * sizes of the targets and anchors.md, and (apart from the ends) none of
+ * sizes of the targets, and (apart from the ends) none of
  * the sweep's dense samples (24 per decade from 32), so the bench also
  * judges the fit between its samples. */
 static const int default_sizes[] = {32,   64,   128,  256,  500,   724,   1000,  1448,  2000,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_build.c - `symvtune build`: turns the latest fit's rules in a database
- * into the generated library DIR/lib/libsymv.so (method.md section 4 step
+ * into the generated library DIR/lib/libsymv.so (doc/method.md section 4 step
  * 8: the paper emits its rules as code; so does this).
  *
  * What it writes under DIR:

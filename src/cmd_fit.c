@@ -2,7 +2,7 @@
 /*
  * cmd_fit.c - `symvtune fit`: d-spline curves of every densely sampled
  * kernel, cuBLAS included, and the dispatch rules chosen from them
- * (method.md section 4, steps 6-8; the method of fitting is in fit.h),
+ * (doc/method.md section 4, steps 6-8; the method of fitting is in fit.h),
  * stored in the database for `symvtune rules`, `plot` and `build`.
  * Needs no GPU.
  */

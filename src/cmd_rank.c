@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_rank.c - `symvtune rank`: the champion ranking of the sweep stage
- * (method.md section 4, steps 3-4) as `symvtune sweep` computes it before
+ * (doc/method.md section 4, steps 3-4) as `symvtune sweep` computes it before
  * the dense stage: champion points summed over the representative sizes,
  * each listed candidate's speed against cuBLAS there, its distance from the
  * floor over the dense stage's sizes, and the survivors that the dense stage

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_sweep.c - `symvtune sweep`: measure the whole tuning space on the GPU
- * present into an SQLite database (method.md section 4, steps 1-2):
+ * present into an SQLite database (doc/method.md section 4, steps 1-2):
  * enumerate, filter what cannot run, compile in parallel, verify every
  * candidate at every size against cuBLAS, time the valid ones and cuBLAS
  * (atomics off and on) at the representative sizes. Resumable: rerun the
@@ -779,7 +779,7 @@ static int run(int argc, char **argv)
   summary(d, o.routine, w, ndev, btimes, &st, ns, nsizes, o.uplo, o.hot, symv_now() - t_start);
 
   /* dense stage: rank by champion points, then sample the champions across
-   * the range (method.md section 4, steps 3-5) */
+   * the range (doc/method.md section 4, steps 3-5) */
   db_counts cnt;
   if (!rc && dense && !db_count_candidates(d, symv_routine_name(o.routine), NULL, &cnt) && cnt.by_status[DB_PENDING] == 0) {
     int explicit_grid = ndense > 0;

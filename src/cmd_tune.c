@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_tune.c - `symvtune tune`: the whole job for the GPU present in one
- * command (method.md section 4): sweep (resumable), fit, build, bench, each
+ * command (doc/method.md section 4): sweep (resumable), fit, build, bench, each
  * stage by calling that subcommand's run function from the command table
  * with a constructed argv, as if typed: for each routine asked for, its
  * sweep and fit; then one build of a library of them all; then a bench of
