@@ -244,10 +244,10 @@ static void exec_sql(const char *path, const char *sql)
  * behind them, and their distinct sizes. */
 #define DENSE_ROWS                                                                                                 \
   "SELECT (SELECT count(*) FROM measurement WHERE stage = 'dense') + (SELECT count(*) FROM baseline WHERE stage = " \
-  "'dense')"
+  "'dense' AND name <> 'floor')"
 #define DENSE_CALLS                                                                                                \
   "SELECT (SELECT total(batches * calls_per_batch) FROM measurement WHERE stage = 'dense') + (SELECT "              \
-  "total(batches * calls_per_batch) FROM baseline WHERE stage = 'dense')"
+  "total(batches * calls_per_batch) FROM baseline WHERE stage = 'dense' AND name <> 'floor')"
 #define DENSE_SIZES "SELECT count(DISTINCT n) FROM baseline WHERE stage = 'dense'"
 #define DENSE_SUM "SELECT total(n * (candidate_id % 7 + 1)) FROM measurement WHERE stage = 'dense'"
 
