@@ -260,9 +260,8 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
   } else if (p->family == SYMV_FAMILY_PIPE) {
     *gate = 1 + (size_t)(sm_count > 0 ? sm_count : 1) * (size_t)p->multiplicity; /* count, a claim per block */
   } else if (p->family == SYMV_FAMILY_PIPE_DET) {
-    /* the tiles' row sums and the blocks' column sums (scratch), and a ticket per row block of 64 (zero) */
+    /* the tiles' row sums and the blocks' column sums (scratch; phase 1 sums them) */
     *P = (size_t)symv_pipe_det_partials(n, p->ux, symv_pipe_grid(p, n, sm_count));
-    *sync = ((size_t)n + 63) / 64;
   } else {
     *w = (size_t)n;
     *sync = 2 * nseg;
@@ -357,8 +356,9 @@ int symv_tile_groups(int n, int ux, int block_size)
   return g < 1 ? 1 : g;
 }
 
-/* Launches k's grid g on `stream` with args: k's block and dynamic shared
- * memory, and programmatic dependent launch where the GPU has it, so that
+/* Launches k's grid g on `stream` with args: k's block and `smem` bytes
+ * of dynamic shared memory (k->dyn_smem but where a kernel's phase needs
+ * none), and programmatic dependent launch where the GPU has it, so that
  * the grid may start while the stream's previous one finishes (every
  * kernel waits for that one first: symv_grid_dependency,
  * kernels/symv_common.cuh). The launch's own error is the one returned
@@ -367,7 +367,7 @@ int symv_tile_groups(int n, int ux, int block_size)
  * (a cudaGetLastError there costs 0.3 us of host time a call, a tenth of a
  * launch-bound call's, and would report, and clear, an error of the
  * program's own). */
-static int launch_grid(const symv_kernel *k, dim3 g, cudaStream_t stream, void **args, const char *what)
+static int launch_grid(const symv_kernel *k, dim3 g, size_t smem, cudaStream_t stream, void **args, const char *what)
 {
   cudaLaunchConfig_t cfg;
   cudaLaunchAttribute attr;
@@ -375,7 +375,7 @@ static int launch_grid(const symv_kernel *k, dim3 g, cudaStream_t stream, void *
   memset(&attr, 0, sizeof attr);
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
-  cfg.gridDim = g, cfg.blockDim = dim3_make(k->p.block_size), cfg.dynamicSmemBytes = k->dyn_smem;
+  cfg.gridDim = g, cfg.blockDim = dim3_make(k->p.block_size), cfg.dynamicSmemBytes = smem;
   cfg.stream = stream, cfg.attrs = &attr, cfg.numAttrs = k->pdl ? 1 : 0;
   cudaError_t e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
   if (e == cudaSuccess) return 0;
@@ -434,9 +434,10 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   void *args_w[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->w, &ws->cnt, &nblk_arg, &groups};
   void *args_panel[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db};
   unsigned long long target = 0;
-  int ntiles = 0;
+  int ntiles = 0, det_grid = 0, det_phase = 0;
   void *args_pipe[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->gate, &target, &ntiles};
-  void *args_pipe_det[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->P, &ws->sync, &ntiles};
+  void *args_pipe_det[] = {&n,  &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->P, &ntiles, &det_grid,
+                           &det_phase};
   void **args = args_atomic;
   unsigned grid = (unsigned)nblk;
   unsigned gridy = 1;
@@ -462,18 +463,27 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     target = ws->gate_target + grid;
     args = args_pipe;
   } else if (k->p.family == SYMV_FAMILY_PIPE_DET) {
-    /* as pipe: SMs x MULTIPLICITY persistent blocks, at most one per tile;
-     * the workspace was sized for this grid (ws_needs) */
+    /* phase 0 as pipe: SMs x MULTIPLICITY persistent blocks, at most one
+     * per tile; the workspace was sized for this grid (ws_needs) */
     const long tiles = symv_pipe_tiles(n, k->p.ux);
     if (tiles > INT_MAX) return SYMV_INVALID_VALUE;
     ntiles = (int)tiles;
     grid = (unsigned)symv_pipe_grid(&k->p, n, k->sm_count);
+    det_grid = (int)grid;
     args = args_pipe_det;
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;
-  if ((rc = launch_grid(k, g3, stream, args, "cudaLaunchKernelExC"))) return rc;
+  if ((rc = launch_grid(k, g3, k->dyn_smem, stream, args, "cudaLaunchKernelExC"))) return rc;
   if (k->p.family == SYMV_FAMILY_PIPE) ws->gate_target = target; /* its chunks will all be counted */
+  if (k->p.family == SYMV_FAMILY_PIPE_DET && !(!scalars_on_device && symv_scalar_is_zero(r, a))) {
+    /* phase 1: a block per row block of 64 sums phase 0's partial sums and
+     * writes y (kernels/symv_pipe_det.cu); no pipeline, so no dynamic shared
+     * memory. alpha = 0 (known here): phase 0 scaled y, nothing to add. */
+    det_phase = 1;
+    if ((rc = launch_grid(k, dim3_make((unsigned)((n + 63) / 64)), 0, stream, args, "cudaLaunchKernelExC(phase 1)")))
+      return rc;
+  }
   return 0;
 }
 
@@ -505,5 +515,5 @@ int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const vo
   if (grid < 1) return SYMV_INVALID_VALUE;
   long long ld = lda;
   void *args[] = {&n, &A, &ld, &out};
-  return launch_grid(k, dim3_make((unsigned)grid), stream, args, "cudaLaunchKernelExC(floor)");
+  return launch_grid(k, dim3_make((unsigned)grid), k->dyn_smem, stream, args, "cudaLaunchKernelExC(floor)");
 }

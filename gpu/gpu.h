@@ -91,7 +91,7 @@ long symv_pipe_grid(const symv_params *p, int n, int sm_count);
 
 /** symv_pipe_det_partials: the elements of the pipe_det kernel's workspace
  *  P (kernels/symv_pipe_det.cu) at size n with UX columns per tile and
- *  `grid` blocks: T x 64 row sums of the T tiles, then (grid + ns - 1) x UX
+ *  `grid` blocks in its phase 0 (phase 1 sums them): T x 64 row sums of the T tiles, then (grid + ns - 1) x UX
  *  column sums, ns = ceil(n/UX) strips (a block's column sums of a strip
  *  go to slot block + strip). 0 when n < 1, UX does not divide 64, or grid
  *  is not in 1..T. */
@@ -154,7 +154,7 @@ void symv_kernel_unload(symv_kernel *k);
  *  one call of the largest n before the capture avoids that. */
 typedef struct {
   void *w;          /* zero between calls: atomic family's w (elements of the call's routine) */
-  int *sync;        /* zero between calls: mutexes and counters (pipe_det: a ticket per row block) */
+  int *sync;        /* zero between calls: mutexes and counters */
   void *P;          /* scratch: L+U partial sums of a column split, pipe_det's row and column sums (any
                        contents) */
   unsigned long long *state; /* atomic_red's y-segment states, zeroed once */
@@ -200,7 +200,10 @@ int symv_check_args(char uplo, int n, int lda, int incx, int incy);
  *  in reference BLAS), all device pointers. alpha, beta point to host
  *  memory, or to device memory when scalars_on_device is nonzero. n = 0:
  *  returns at once. alpha = 0: A and x are not read; beta = 0: y is not
- *  read. HEMV: the imaginary part of A's diagonal is not read. Asynchronous.
+ *  read. HEMV: the imaginary part of A's diagonal is not read. Asynchronous:
+ *  one launch, two for pipe_det (its phase 0 streams A into partial sums,
+ *  its phase 1 sums them in a fixed order and writes y; alpha = 0 in host
+ *  pointer mode: phase 0 alone).
  *  On compute capability 9.0 and later the kernel is launched with
  *  programmatic dependent launch: it may start while the stream's previous
  *  kernel finishes, and waits for it before touching memory (a kernel of

@@ -38,18 +38,4 @@ SYMV_PIPE_FN long symv_pipe_block_of(long t, long G, long T)
   return ((t + 1) * G - 1) / T;
 }
 
-/** symv_pipe_det_expect: what row block I's ticket counts in the pipe_det
- *  kernel (kernels/symv_pipe_det.cu) before its rows can be summed, with
- *  nb row blocks, ns strips of ux columns (ux divides 64, q = 64/ux strips
- *  per row block): one per tile of row block I (strips 0 .. min(ns,
- *  (I+1)q) - 1, the row sums) plus, for each strip J of row block I's own
- *  columns (J = Iq .. min(ns, (I+1)q) - 1), the tiles of strip J (nb - I
- *  each: a block leaving strip J counts the tiles it summed there, so the
- *  strip's column sums count nb - I in all). */
-SYMV_PIPE_FN long symv_pipe_det_expect(long I, long nb, long ns, int ux)
-{
-  const long q = 64 / ux, end = ns < (I + 1) * q ? ns : (I + 1) * q;
-  return end + (end - I * q) * (nb - I);
-}
-
 #endif

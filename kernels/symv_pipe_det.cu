@@ -3,8 +3,8 @@
  * symv_pipe_det.cu - kernel family "pipe_det": the pipe kernel
  * (kernels/symv_pipe.cu) without atomics on data, so that the same inputs
  * give the same bits run after run (cuBLAS's default atomics mode,
- * CUBLAS_ATOMICS_NOT_ALLOWED), in one launch and with no block ever
- * waiting for another.
+ * CUBLAS_ATOMICS_NOT_ALLOWED), in two launches of this one kernel (phase
+ * 0 streams, phase 1 sums) and with no block ever waiting for another.
  *
  *          strip J
  *          |<-UX->|
@@ -15,8 +15,8 @@
  *          |====\=|     cp.async stages (kernels/symv_pipe.cuh), the same
  *          |=====\|     arithmetic per tile.
  *
- * What differs is where the sums go. Workspace P (elements, any contents
- * between calls):
+ * What differs is where the sums go. Phase 0 (grid G, the streaming)
+ * writes them to workspace P (elements, any contents between calls):
  *   R[k*64 + r]       tile k's row sum of its row r (pipe adds it to y)
  *   C[(b + J)*UX + c] block b's column sum of column J*UX + c over its
  *                     tiles of strip J (pipe adds it to y on leaving J).
@@ -24,34 +24,39 @@
  *                     in form a staircase along the numbering (each step
  *                     moves to the next block, the next strip or both), so
  *                     b + J names each pair once: G + ns - 1 slots.
- * and ticket[I], one per row block, zero between calls. After its last
- * tile a block stores its last column sums, fences (every thread, as in
- * symv_lu.cu) and counts what it stored: 1 on ticket[I] per tile (I, J),
- * and its tiles of strip J on the ticket of the row block holding strip
- * J's columns. A row block's ticket reaches symv_pipe_det_expect
- * (kernels/symv_pipe.h) with the last of its sums stored; the block whose
- * arrival took it there resets it to zero and writes the 64 rows:
+ * and nothing else: no ticket, no fence, no atomic. Phase 1 (grid nb =
+ * ceil(n/64), launched right after on the same stream, gpu/gpu.c) gives
+ * row block I to block I, which waits for phase 0 to finish (SYMV_ENTER:
+ * griddepcontrol.wait under programmatic dependent launch, where phase 0's
+ * blocks let it launch as they start, so that it is resident and waiting
+ * while they stream; the stream's order otherwise) and writes
  *
  *   y(i) := alpha * (sum over strips J of R[tile (I, J), row i],
  *                    then sum over blocks b of C[(b + J_i)*UX + c_i])
  *           + beta * y(i)
  *
- * in that order, whoever sums it (threads of column group g take the
- * strips and blocks g, g + CG, ...; the groups' sums are added in g
- * order). Every partial sum is a fixed function of n, UX, the grid and the
- * data, and so is y: the same bits on every run on a GPU of the same SM
- * count (the grid is SMs x MULTIPLICITY), as cuBLAS promises its default
- * mode's. y is read (beta != 0) and written once per element, by that
- * block: nothing scales y ahead of the additions, so pipe's gate is not
- * needed. alpha = 0 scales y and reads neither A nor x.
+ * in that order (threads of column group g take the strips and blocks g,
+ * g + CG, ...; the groups' sums are added in g order). Every partial sum
+ * is a fixed function of n, UX, the grid and the data, and so is y: the
+ * same bits on every run on a GPU of the same SM count (the grid is SMs x
+ * MULTIPLICITY), as cuBLAS promises its default mode's. y is read (beta !=
+ * 0) and written once per element, in phase 1: nothing scales y ahead of
+ * the additions, so pipe's gate is not needed. alpha = 0: phase 0 scales y
+ * and reads neither A nor x, phase 1 does nothing.
  *
- * The arrivals come after a block's last tile, not tile by tile: the tile
- * loop then has no fence and no atomic (a fence while a block's copies are
- * in flight stalls it, kernels/symv_pipe.cu), only pipe's two barriers,
- * and a block fences once. Row blocks are then summed at the ends of the
- * shares, by the blocks that arrive last for them (about n/64 row blocks
- * over G blocks that end together); nothing waits and nothing is added in
- * a second launch.
+ * Why two phases: in one launch (the previous version) a row block could
+ * be summed only once all its tiles were, and row block I has a tile in
+ * every strip J <= I, which every block's share reaches last: nearly every
+ * row block completed at the very end, and the few blocks that completed
+ * them read the T x 64 row sums (n/UX a row) alone, a tail growing as
+ * n^2/UX (2.9x pipe's time at n = 16,384 on an H100). Phase 1 reads them
+ * with the whole GPU, 64 consecutive rows of a tile per load (coalesced),
+ * SYMV_PDET_BATCH loads in flight per thread. One kernel with a phase
+ * argument rather than two kernels: a candidate stays one entry point,
+ * so its loading, registers and occupancy checks, the NVRTC cache, the
+ * library compiled by nvcc and its wisdom files (which record one
+ * function's registers) are the other families'; phase 1's code was in
+ * the kernel before (its summing) and adds no registers.
  *
  * Traffic over pipe's: R holds T x 64 elements, about 1/UX of the
  * triangle's, written once and read once (L2 holds much of it); C holds
@@ -59,10 +64,10 @@
  *
  * Parameters as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE a power of two,
  * 64..1024; UX a power of two, at least BLOCK_SIZE/64; MX = pipeline
- * stages - 2, 0..2; MULTIPLICITY blocks per SM = the grid's. Dynamic
- * shared memory: the pipeline's, as pipe (symv_pipe_smem, gpu/gpu.c).
- * Workspace: P of T*64 + (G + ns - 1)*UX elements, ticket of ceil(n/64)
- * unsigned ints (symv_pipe_det_partials, gpu/gpu.c). Every routine
+ * stages - 2, 0..2; MULTIPLICITY blocks per SM = phase 0's grid. Dynamic
+ * shared memory: the pipeline's in phase 0, as pipe (symv_pipe_smem,
+ * gpu/gpu.c), none in phase 1. Workspace: P of T*64 + (G + ns - 1)*UX
+ * elements (symv_pipe_det_partials, gpu/gpu.c). Every routine
  * (SYMV_ROUTINE): symv_mirror for the column sums, symv_diag for the
  * diagonal, as in pipe.
  */
@@ -134,16 +139,15 @@ static __device__ __forceinline__ void symv_pdet_tile_sums(const symv_t *buf, co
   rsum[cg][r] = rsv;
 }
 
-/* Loads in flight per thread when a row block is summed: 128 bytes of
- * elements (64 from BLOCK_SIZE 512 on, whose threads have fewer registers),
- * at least 8 bytes each. A row block near the end holds ns partial sums a
- * row, read by BLOCK_SIZE/64 threads; those loads, not arithmetic, are what
- * the summing costs, and they come when every block ends at once. */
+/* Loads in flight per thread when a row block is summed (phase 1): 128
+ * bytes of elements (64 from BLOCK_SIZE 512 on, whose threads have fewer
+ * registers), at least 8 bytes each. A row block holds up to ns partial
+ * sums a row, read by BLOCK_SIZE/64 threads; those loads, not arithmetic,
+ * are what the summing costs. */
 #define SYMV_PDET_BATCH ((BLOCK_SIZE >= 512 ? 64 : 128) / (sizeof(symv_t) < 8 ? 8 : (int)sizeof(symv_t)))
 
 /* s + *addr(k) for k = k0, k0 + step, ... (< k1), added in that order,
- * SYMV_PDET_BATCH loads at a time from L2 (other blocks stored them in this
- * call). */
+ * SYMV_PDET_BATCH loads at a time (phase 0 stored them, past L1). */
 template <class F>
 static __device__ __forceinline__ symv_t symv_pdet_sum(symv_t s, long k0, long k1, int step, F addr)
 {
@@ -163,8 +167,8 @@ static __device__ __forceinline__ symv_t symv_pdet_sum(symv_t s, long k0, long k
  * the strips, then column i's sums over the blocks of its strip) + beta *
  * y(i), in the fixed order of the header. T tiles, G blocks, nb row
  * blocks, ns strips; R and C the workspace's two parts; cbuf CG x 64
- * elements of shared memory, which the caller may still be reading when
- * this starts. Called by every thread of the block (barriers). */
+ * elements of shared memory. Called by every thread of the block
+ * (barriers). */
 static __device__ void symv_pdet_row_block(int I, int n, int nb, int ns, long G, long T, const symv_t *R,
                                            const symv_t *C, symv_t *y, symv_ll incy, symv_t alpha, symv_t beta,
                                            symv_t (*cbuf)[64])
@@ -192,46 +196,32 @@ static __device__ void symv_pdet_row_block(int I, int n, int nb, int ns, long G,
   }
 }
 
-/* Adds `amount` to row block I's ticket; true for the one arrival of the
- * call that takes it to symv_pipe_det_expect, which then resets it to zero
- * for the next call (no other arrival of this call touches it again) and
- * fences, so that its block's loads of the row block's sums follow every
- * other arrival. The caller's stores were fenced before a barrier that
- * precedes this (symv_lu.cu's pattern). */
-static __device__ __forceinline__ bool symv_pdet_arrive(unsigned *ticket, int I, unsigned amount, int nb, int ns)
-{
-  const unsigned expect = (unsigned)symv_pipe_det_expect(I, nb, ns, UX);
-  if (atomicAdd(ticket + I, amount) + amount != expect) return false;
-  ticket[I] = 0;
-  __threadfence();
-  return true;
-}
-
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
                  const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
                  symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
-                 symv_t *P, unsigned *ticket, int ntiles)
+                 symv_t *P, int ntiles, int G, int phase)
 {
-  extern __shared__ symv_t symv_pipe_buf[];   /* S stages x (CPT + 1) x BLOCK_SIZE elements */
-  __shared__ symv_t rsum[SYMV_PIPE_CG][64];   /* a tile's row sums by column group; then the summing's scratch */
+  extern __shared__ symv_t symv_pipe_buf[];   /* S stages x (CPT + 1) x BLOCK_SIZE elements (phase 0) */
+  __shared__ symv_t rsum[SYMV_PIPE_CG][64];   /* a tile's row sums by column group; phase 1's scratch */
   __shared__ symv_t csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
-  __shared__ int ndone;                       /* row blocks this block's arrivals completed (listed in done) */
   const int t = threadIdx.x;
-  const int G = gridDim.x;
   SYMV_ENTER();
+  const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX, q = 64 / UX;
+  symv_t *const R = P, *const C = P + (symv_ll)ntiles * 64;
+  if (phase) { /* phase 1: row block blockIdx.x (grid nb), phase 0 of grid G done */
+    if (!symv_is_zero(alpha)) symv_pdet_row_block(blockIdx.x, n, nb, ns, G, ntiles, R, C, y, incy, alpha, beta, rsum);
+    return;
+  }
   if (symv_is_zero(alpha)) {
     symv_scale_y(n, y, incy, beta);
     return;
   }
 
-  const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX, q = 64 / UX;
-  /* the host launches at most ntiles blocks: every share holds a tile */
+  /* the host launches G = gridDim.x <= ntiles blocks: every share holds a tile */
   const int t0 = (int)((long)blockIdx.x * ntiles / G), t1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
-  symv_t *const R = P, *const C = P + (symv_ll)ntiles * 64;
   int I, J;
   symv_pipe_tile(t0, nb, ns, I, J);
-  const int J0 = J; /* the first strip of this block's share */
   int iI = I, iJ = J; /* the next tile to issue */
   auto issue = [&](int stage) {
     symv_pdet_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
@@ -273,34 +263,5 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     if (++I == nb) J++, I = J / q;
   }
   if (t < UX && curJ * UX + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
-
-  /* The arrivals: every thread's stores fenced, then, BLOCK_SIZE at a
-   * time, thread j counts tile t0 + base + j's row sums and the column
-   * sums of strip J0 + base + j (its tiles of that strip); the row blocks
-   * completed go to a list in the pipeline's buffer (all its copies have
-   * landed), and the block sums each. */
-  int *const done = (int *)symv_pipe_buf;
-  symv_cp_wait<0>();
-  __threadfence();
-  const int nstrips = curJ - J0 + 1;
-  for (int base = 0; base < t1 - t0 || base < nstrips; base += BLOCK_SIZE) {
-    if (t == 0) ndone = 0;
-    __syncthreads(); /* the fences of every thread (first round); ndone and the list are free */
-    if (base + t < t1 - t0) {
-      int Ik, Jk;
-      symv_pipe_tile(t0 + base + t, nb, ns, Ik, Jk);
-      if (symv_pdet_arrive(ticket, Ik, 1, nb, ns)) done[atomicAdd(&ndone, 1)] = Ik;
-    }
-    if (base + t < nstrips) {
-      const int Js = J0 + base + t;
-      const long a = symv_pipe_tiles_before(Js, nb, UX), e = a + (nb - Js / q);
-      const unsigned mine = (unsigned)(min((long)t1, e) - max((long)t0, a));
-      if (symv_pdet_arrive(ticket, Js / q, mine, nb, ns)) done[atomicAdd(&ndone, 1)] = Js / q;
-    }
-    __syncthreads();
-    const int nd = ndone;
-    if (nd) __threadfence(); /* every reader too, as symv_lu.cu's: after the arrivals, before the loads */
-    for (int d = 0; d < nd; d++) symv_pdet_row_block(done[d], n, nb, ns, G, ntiles, R, C, y, incy, alpha, beta, rsum);
-    __syncthreads(); /* done and ndone are read */
-  }
+  symv_cp_wait<0>(); /* no copy outlives the block */
 }

@@ -262,17 +262,19 @@ Test(space, pipe_families_need_compute_capability_8)
 }
 
 /* The bookkeeping of the pipe_det kernel (kernels/symv_pipe_det.cu), against
- * a brute-force walk of its tiles: G blocks take tiles [b*T/G, (b+1)*T/G)
- * of the column-major numbering. Checked, for sizes and grids from one
- * tile per block to many strips per block:
+ * a brute-force walk of its tiles: G blocks of phase 0 take tiles
+ * [b*T/G, (b+1)*T/G) of the column-major numbering. Checked, for sizes and
+ * grids from one tile per block to many strips per block:
  *  - symv_pipe_block_of names the block whose share holds each tile;
  *  - the column-sum slots b + J of the (block, strip) pairs are distinct
  *    and within the workspace symv_pipe_det_partials sizes;
- *  - what arrives on each row block's ticket (1 per tile of the row block,
- *    and per block and strip of the row block's columns, the block's tiles
- *    of that strip) adds up to symv_pipe_det_expect, the ticket's target;
- *  - the tile the summing block reads for row block I and strip J
- *    (symv_pipe_tiles_before(J) + I - floor(J*UX/64)) is tile (I, J). */
+ *  - phase 1 reads, for each row block I, every partial sum phase 0 wrote
+ *    for its rows and nothing else: the row sums of tile (I, J) for each
+ *    strip J with a tile in row block I, at symv_pipe_tiles_before(J) + I
+ *    - floor(J*UX/64), and the column sums of the blocks
+ *    symv_pipe_block_of(a) .. symv_pipe_block_of(e - 1) (strip J's tiles
+ *    [a, e)), exactly the blocks that wrote slot b + J for each strip J of
+ *    row block I's columns. */
 Test(space, pipe_det_bookkeeping_matches_its_tiles)
 {
   const int sizes[] = {1, 63, 64, 65, 200, 1000, 2049, 4099};
@@ -287,10 +289,12 @@ Test(space, pipe_det_bookkeeping_matches_its_tiles)
         const long G = symv_pipe_grid(&p, n, (int)grids[g]); /* one block an SM */
         cr_assert(G >= 1 && G <= T && G <= grids[g], "n %d UX %d: grid %ld of %ld tiles", n, ux, G, T);
         int *tI = malloc(sizeof *tI * (size_t)T), *tJ = malloc(sizeof *tJ * (size_t)T);
-        long *got = calloc((size_t)nb, sizeof *got);
         const long nslots = G + ns - 1;
-        char *used = calloc((size_t)nslots, 1);
-        cr_assert(tI && tJ && got && used);
+        long *writer = malloc(sizeof *writer * (size_t)nslots); /* the block that wrote each column-sum slot */
+        long *lo = malloc(sizeof *lo * (size_t)ns), *hi = malloc(sizeof *hi * (size_t)ns); /* strip J's writers */
+        cr_assert(tI && tJ && writer && lo && hi);
+        for (long s = 0; s < nslots; s++) writer[s] = -1;
+        for (int J = 0; J < ns; J++) lo[J] = -1, hi[J] = -2;
         long k = 0;
         for (int J = 0; J < ns; J++)
           for (int I = J * ux / 64; I < nb; I++) tI[k] = I, tJ[k] = J, k++;
@@ -298,29 +302,35 @@ Test(space, pipe_det_bookkeeping_matches_its_tiles)
         for (long b = 0; b < G; b++) {
           const long t0 = b * T / G, t1 = (b + 1) * T / G;
           cr_assert_lt(t0, t1, "block %ld has no tile", b);
-          long here = 0;
           for (long t = t0; t < t1; t++) {
             cr_assert_eq(symv_pipe_block_of(t, G, T), b, "n %d UX %d G %ld: tile %ld", n, ux, G, t);
-            got[tI[t]]++; /* its row sums */
-            here++;
             if (t + 1 == t1 || tJ[t + 1] != tJ[t]) { /* leaves strip tJ[t]: its column sums */
               const long slot = b + tJ[t];
-              cr_assert(slot < nslots && !used[slot], "n %d UX %d G %ld: slot %ld", n, ux, G, slot);
-              used[slot] = 1;
-              got[tJ[t] / q] += here;
-              here = 0;
+              cr_assert(slot < nslots && writer[slot] < 0, "n %d UX %d G %ld: slot %ld", n, ux, G, slot);
+              writer[slot] = b;
+              if (lo[tJ[t]] < 0)
+                lo[tJ[t]] = b;
+              else
+                cr_assert_eq(b, hi[tJ[t]] + 1, "n %d UX %d G %ld: strip %d's writers skip a block", n, ux, G, tJ[t]);
+              hi[tJ[t]] = b;
             }
           }
         }
         for (int I = 0; I < nb; I++) {
-          cr_assert_eq(got[I], symv_pipe_det_expect(I, nb, ns, ux), "n %d UX %d G %ld: row block %d", n, ux, G, I);
-          for (int J = 0; J < ns && J < (I + 1) * q; J++) {
+          for (int J = 0; J < ns && J < (I + 1) * q; J++) { /* the row sums phase 1 reads */
             const long t = symv_pipe_tiles_before(J, nb, ux) + I - J / q;
             cr_assert(t >= 0 && t < T && tI[t] == I && tJ[t] == J, "n %d UX %d: tile (%d, %d)", n, ux, I, J);
           }
+          for (int J = I * q; J < ns && J < (I + 1) * q; J++) { /* the column sums phase 1 reads */
+            const long a0 = symv_pipe_tiles_before(J, nb, ux), e = a0 + (nb - J / q);
+            const long b0 = symv_pipe_block_of(a0, G, T), b1 = symv_pipe_block_of(e - 1, G, T);
+            cr_assert(b0 == lo[J] && b1 == hi[J], "n %d UX %d G %ld: strip %d read from blocks %ld..%ld, written by %ld..%ld",
+                      n, ux, G, J, b0, b1, lo[J], hi[J]);
+            for (long b = b0; b <= b1; b++) cr_assert_eq(writer[b + J], b, "n %d UX %d G %ld: slot %ld", n, ux, G, b + J);
+          }
         }
         cr_assert_eq(symv_pipe_det_partials(n, ux, G), T * 64 + nslots * ux);
-        free(tI), free(tJ), free(got), free(used);
+        free(tI), free(tJ), free(writer), free(lo), free(hi);
       }
   cr_assert_eq(symv_pipe_det_partials(0, 64, 1), 0);
   cr_assert_eq(symv_pipe_det_partials(100, 48, 1), 0);
