@@ -424,12 +424,18 @@ Test(kernels, the_probe_agrees_with_the_full_timing, .init = need_gpu, .timeout 
   cr_assert_eq(symv_matrix_set_create(&set, sizeof(double), A, n, n, 4), 0);
   symv_floor_ctx fc = {&f.k[f.untuned], &set, n, n, f.out}; /* the untuned floor kernel, as before the family */
   symv_timing full, probe;
+  double least_full = INFINITY, least_probe = INFINITY;
   for (int round = 0; round < 3; round++) { /* the worst of three probes */
     cr_assert_eq(symv_time(symv_floor_call, &fc, 0, 5, 1.0, 2000, &full), 0);
     cr_assert_eq(symv_time_probe(symv_floor_call, &fc, 0, symv_probe_warm(full.median_us), symv_probe_calls(full.median_us), &probe), 0);
-    cr_expect(probe.median_us < 1.3 * full.median_us && probe.median_us > 0.4 * full.median_us,
-              "probe %.2f us a call, full timing %.2f us", probe.median_us, full.median_us);
+    cr_expect(probe.median_us < 1.3 * full.median_us, "probe %.2f us a call, full timing %.2f us", probe.median_us,
+              full.median_us);
+    least_full = fmin(least_full, full.median_us), least_probe = fmin(least_probe, probe.median_us);
   }
+  /* and not absurdly faster: against the least full timing of the three (a
+   * GPU still raising its clocks has read one full timing at 7.0 us where
+   * the others read 3.6) */
+  cr_expect(least_probe > 0.4 * least_full, "probe %.2f us a call, full timing %.2f us", least_probe, least_full);
   symv_matrix_set_free(&set);
   symv_floor_family_free(&f);
   free(A);
