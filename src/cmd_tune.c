@@ -175,4 +175,4 @@ static int run(int argc, char **argv)
   return status;
 }
 
-const symv_command cmd_tune_entry = {"tune", "sweep, fit, build and bench in one command for the GPU present", run};
+const symv_command cmd_tune_entry = {"tune", "sweep, fit, build, bench and validate in one command for the GPU present", run};

@@ -29,7 +29,8 @@ static void usage(FILE *f)
 {
   fprintf(f,
           "Usage: symvtune COMMAND [OPTIONS]\n"
-          "Empirical autotuner for DSYMV (y := alpha*A*x + beta*y, A symmetric) on NVIDIA GPUs.\n\n"
+          "Empirical autotuner for SYMV and HEMV (y := alpha*A*x + beta*y, A symmetric or Hermitian;\n"
+          "SSYMV, DSYMV, CSYMV, ZSYMV, CHEMV, ZHEMV) on NVIDIA GPUs.\n\n"
           "Commands:\n");
   for (int i = 0; symv_commands[i]; i++) fprintf(f, "  %-10s %s\n", symv_commands[i]->name, symv_commands[i]->summary);
   fprintf(f, "\n'symvtune COMMAND --help' describes a command's options; man symvtune(1) has the details.\n");
