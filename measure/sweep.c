@@ -164,7 +164,11 @@ fail:
 
 void sweep_device_fingerprint(const sweep_worker *w, db_device *out)
 {
-  const symv_device_info *d = &w->dev;
+  sweep_fingerprint_of(&w->dev, w->copy_gbs, out);
+}
+
+void sweep_fingerprint_of(const symv_device_info *d, double copy_gbs, db_device *out)
+{
   memset(out, 0, sizeof *out);
   snprintf(out->name, sizeof out->name, "%s", d->name);
   out->cc_major = d->cc_major, out->cc_minor = d->cc_minor, out->sm_count = d->sm_count;
@@ -176,7 +180,7 @@ void sweep_device_fingerprint(const sweep_worker *w, db_device *out)
   out->driver_version = d->driver_version, out->runtime_version = d->runtime_version;
   int nv = symv_nvrtc_version();
   out->nvrtc_major = nv / 1000, out->nvrtc_minor = nv % 1000 / 10;
-  out->copy_gbs = w->copy_gbs;
+  out->copy_gbs = copy_gbs;
 }
 
 /* "meas N MEDIAN MIN MAX BATCHES CALLS RESID" */

@@ -64,6 +64,11 @@ void sweep_worker_stop(sweep_worker *w);
 /** sweep_device_fingerprint: the db_device of the worker's GPU. */
 void sweep_device_fingerprint(const sweep_worker *w, db_device *out);
 
+/** sweep_fingerprint_of: the db_device of GPU d as the sweep records it
+ *  (its limits, the driver, runtime and NVRTC versions), with copy rate
+ *  copy_gbs (GB/s; 0: not measured). */
+void sweep_fingerprint_of(const symv_device_info *d, double copy_gbs, db_device *out);
+
 /** sweep_worker_times: has worker w time one kernel at the nsizes sizes ns,
  *  nothing stored: `what` is "base cublas", "base cublas_atomics" or
  *  "cand P" (P as symv_params_format writes it; the worker compiles it,

@@ -34,6 +34,7 @@
 #include "util.h"
 #include "config.h"
 #include "gpu.h"
+#include "sweep.h"
 #include "cublas_symv.h"
 #include "floor.h"
 #include "reference.h"
@@ -152,23 +153,6 @@ static void help(void)
  * call of bench() and are put back, and closed, by run(). */
 static int json_fd = -1;
 static db *bench_db;
-
-/* The db_device fingerprint of the GPU measured on, as sweep records it. */
-static void device_fingerprint(const symv_device_info *d, double copy_gbs, db_device *out)
-{
-  memset(out, 0, sizeof *out);
-  snprintf(out->name, sizeof out->name, "%s", d->name);
-  out->cc_major = d->cc_major, out->cc_minor = d->cc_minor, out->sm_count = d->sm_count;
-  out->l2_bytes = (long long)d->l2_bytes;
-  out->mem_clock_khz = d->mem_clock_khz, out->bus_width_bits = d->bus_width_bits;
-  out->smem_per_sm = (int)d->smem_per_sm, out->smem_per_block_optin = (int)d->smem_per_block_optin;
-  out->regs_per_sm = d->regs_per_sm, out->max_blocks_per_sm = d->max_blocks_per_sm;
-  out->max_threads_per_sm = d->max_threads_per_sm;
-  out->driver_version = d->driver_version, out->runtime_version = d->runtime_version;
-  int nv = symv_nvrtc_version();
-  out->nvrtc_major = nv / 1000, out->nvrtc_minor = nv % 1000 / 10;
-  out->copy_gbs = copy_gbs > 0 ? copy_gbs : 0;
-}
 
 static int store(void *lib, const char *path, const symv_device_info *dev, double copy, const bench_row *rows,
                  int nrows, int nsizes, symv_routine routine, char uplo, int hot, int batches, int det);
@@ -386,7 +370,7 @@ static int bench(int argc, char **argv)
   }
   if (dbpath) { /* opened once there is a GPU, before anything is measured; a database is one GPU */
     db_device fp;
-    device_fingerprint(&dev, 0, &fp);
+    sweep_fingerprint_of(&dev, 0, &fp);
     if (db_open(&bench_db, dbpath, DB_CREATE)) {
       fprintf(stderr, "symvtune bench: %s\n", db_errmsg(bench_db));
       dlclose(lib);

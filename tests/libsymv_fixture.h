@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "../db/db.h"
 #include "cli.h"
@@ -119,6 +120,19 @@ static char *fix_slurp(const char *path)
   fclose(f);
   if (s) s[len] = 0;
   return s;
+}
+
+/* Runs cmd through the shell, its stdout and stderr into the file log;
+ * returns its exit status (-1 if it did not exit), the output in *text
+ * (malloc'ed, "" if the log cannot be read). Needs <sys/wait.h>. */
+static inline int fix_sh(const char *cmd, const char *log, char **text)
+{
+  char full[8192];
+  snprintf(full, sizeof full, "(%s) > '%s' 2>&1", cmd, log);
+  int rc = system(full);
+  *text = fix_slurp(log);
+  if (!*text) *text = strdup("");
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 /* Picks the fixture's candidates from the database: c[0], c[1] two valid

@@ -95,12 +95,8 @@ static void need_tree(void)
  * its exit status (-1 if it did not exit), the output in *text. */
 static int sh(const char *cmd, const char *log, char **text)
 {
-  char full[8192], p[1024];
-  snprintf(full, sizeof full, "(%s) > '%s' 2>&1", cmd, at(p, log));
-  int rc = system(full);
-  *text = fix_slurp(p);
-  if (!*text) *text = strdup("");
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  char p[1024];
+  return fix_sh(cmd, at(p, log), text);
 }
 
 /* A program written against cuBLAS alone: cublasGetProperty (which libsymv
