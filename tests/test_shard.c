@@ -272,28 +272,6 @@ static void sweep_shards(char p[3][128])
   }
 }
 
-static long long count_rows(const char *path, const char *sql)
-{
-  sqlite3 *s;
-  sqlite3_stmt *st;
-  cr_assert_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  cr_assert_eq(sqlite3_prepare_v2(s, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(s));
-  cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-  long long v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(s);
-  return v;
-}
-
-static void exec_sql(const char *path, const char *sql)
-{
-  sqlite3 *s;
-  cr_assert_eq(sqlite3_open(path, &s), SQLITE_OK);
-  char *err = NULL;
-  cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, &err), SQLITE_OK, "%s", err ? err : "");
-  sqlite3_close(s);
-}
-
 Test(merge, shards_merged_equal_a_whole_sweep_and_the_merged_database_goes_on_to_the_dense_stage, .init = setup,
      .fini = teardown, .timeout = 60)
 {
@@ -304,12 +282,12 @@ Test(merge, shards_merged_equal_a_whole_sweep_and_the_merged_database_goes_on_to
   cr_assert_eq(run_symvtune_all(out, sizeof out, FAKE_SWEEP(whole, "--no-dense")), 0, "%s", out);
   long long parts = 0;
   for (int k = 0; k < 3; k++) {
-    long long c = count_rows(p[k], "SELECT count(*) FROM candidate");
+    long long c = test_sql_int(p[k], "SELECT count(*) FROM candidate");
     cr_assert_gt(c, 30, "shard %d holds %lld candidates", k, c);
-    cr_assert_eq(count_rows(p[k], "SELECT count(*) FROM measurement WHERE stage = 'dense'"), 0, "a shard ran the dense stage");
+    cr_assert_eq(test_sql_int(p[k], "SELECT count(*) FROM measurement WHERE stage = 'dense'"), 0, "a shard ran the dense stage");
     parts += c;
   }
-  cr_assert_eq(parts, count_rows(whole, "SELECT count(*) FROM candidate"));
+  cr_assert_eq(parts, test_sql_int(whole, "SELECT count(*) FROM candidate"));
   int rc = run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", merged, p[2], p[0], p[1], "--check-complete", NULL});
   cr_assert_eq(rc, 0, "%s", out);
   /* the same candidates with the same fate and the same timings (the fake worker's are exact) */
@@ -321,18 +299,18 @@ Test(merge, shards_merged_equal_a_whole_sweep_and_the_merged_database_goes_on_to
     "SELECT total(m.median_us * c.block_size + c.ux) FROM measurement m JOIN candidate c ON c.id = m.candidate_id",
   };
   for (size_t i = 0; i < sizeof q / sizeof *q; i++)
-    cr_assert_eq(count_rows(merged, q[i]), count_rows(whole, q[i]), "%s", q[i]);
-  cr_assert_eq(count_rows(merged, "SELECT count(*) FROM shard"), 3);
+    cr_assert_eq(test_sql_int(merged, q[i]), test_sql_int(whole, q[i]), "%s", q[i]);
+  cr_assert_eq(test_sql_int(merged, "SELECT count(*) FROM shard"), 3);
   /* pending 0: sweeping the merged database is its dense stage */
   rc = run_symvtune_all(out, sizeof out, FAKE_SWEEP(merged, "--top", "3"));
   cr_assert_eq(rc, 0, "%s", out);
-  cr_assert_geq(count_rows(merged, "SELECT count(DISTINCT candidate_id) FROM measurement WHERE stage = 'dense'"), 3);
-  cr_assert_eq(count_rows(merged, "SELECT count(*) FROM candidate WHERE status = 'pending'"), 0);
+  cr_assert_geq(test_sql_int(merged, "SELECT count(DISTINCT candidate_id) FROM measurement WHERE stage = 'dense'"), 3);
+  cr_assert_eq(test_sql_int(merged, "SELECT count(*) FROM candidate WHERE status = 'pending'"), 0);
   /* the floor at every dense size, stored as the baseline "floor" (the
    * stand-in's floor is half its cuBLAS time) */
-  long long ndense = count_rows(merged, "SELECT count(*) FROM baseline WHERE name = 'cublas' AND stage = 'dense'");
+  long long ndense = test_sql_int(merged, "SELECT count(*) FROM baseline WHERE name = 'cublas' AND stage = 'dense'");
   cr_assert_geq(ndense, 20); /* the adaptive dense stage: at least its start set */
-  cr_assert_eq(count_rows(merged, "SELECT count(*) FROM baseline f JOIN baseline c ON c.n = f.n AND c.stage = f.stage "
+  cr_assert_eq(test_sql_int(merged, "SELECT count(*) FROM baseline f JOIN baseline c ON c.n = f.n AND c.stage = f.stage "
                                   "AND c.uplo = f.uplo AND c.hot = f.hot AND c.routine = f.routine "
                                   "WHERE f.name = 'floor' AND c.name = 'cublas' AND f.stage = 'dense' "
                                   "AND abs(f.median_us - 0.5 * c.median_us) <= 1e-5 * c.median_us"),
@@ -393,17 +371,17 @@ Test(merge, foreign_overlapping_incomplete_and_tampered_sets_are_refused_and_lea
   snprintf(lost, sizeof lost, "cp %s %s/lost.db", p[1], dir);
   cr_assert_eq(system(lost), 0);
   snprintf(lost, sizeof lost, "%s/lost.db", dir);
-  exec_sql(lost, "DELETE FROM candidate WHERE id = (SELECT max(id) FROM candidate)");
+  test_sql_exec(lost, "DELETE FROM candidate WHERE id = (SELECT max(id) FROM candidate)");
   cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], lost, p[2], NULL}), 1, "%s", out);
   cr_assert_not_null(strstr(out, "not the space"), "%s", out);
   /* a candidate of shard 2 measured in shard 1's file too */
-  exec_sql(lost, "INSERT INTO candidate (routine, family, block_size, ux, multiplicity, mx, status) "
+  test_sql_exec(lost, "INSERT INTO candidate (routine, family, block_size, ux, multiplicity, mx, status) "
                  "SELECT routine, family, block_size, ux, multiplicity, mx, 'valid' FROM candidate LIMIT 0");
   char sql[600];
   snprintf(sql, sizeof sql, "ATTACH '%s' AS two; INSERT INTO candidate (routine, family, block_size, ux, multiplicity, mx, "
            "status) SELECT routine, family, block_size, ux, multiplicity, mx, status FROM two.candidate "
            "WHERE status = 'valid' LIMIT 1", p[2]);
-  exec_sql(lost, sql);
+  test_sql_exec(lost, sql);
   cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, p[0], lost, p[2], NULL}), 1, "%s", out);
   cr_assert_not_null(strstr(out, "measured in both"), "%s", out);
   cr_assert_neq(access(m, F_OK), 0);
@@ -498,7 +476,7 @@ Test(merge, the_shipped_h200_database_split_into_shards_and_merged_is_the_same, 
     "SELECT CAST(total(regs_per_thread * block_size + length(detail)) AS INTEGER) FROM candidate WHERE " H200_PART,
   };
   for (size_t i = 0; i < sizeof q / sizeof *q; i++)
-    cr_assert_eq(count_rows(merged, q[i]), count_rows(SYMV_TEST_DATA "/sweep-h200.db", q[i]), "%s", q[i]);
+    cr_assert_eq(test_sql_int(merged, q[i]), test_sql_int(SYMV_TEST_DATA "/sweep-h200.db", q[i]), "%s", q[i]);
   /* every candidate's fate and timings, one by one */
   db *m;
   cr_assert_eq(db_open(&m, merged, DB_READONLY), 0);
@@ -541,19 +519,19 @@ Test(validate, regret_is_measured_at_unsampled_sizes_and_stored, .init = setup, 
   cr_assert_eq(run_symvtune_all(out, sizeof out, val), 0, "%s", out);
   cr_assert_not_null(strstr(out, "seed 5"), "%s", out);
   cr_assert_not_null(strstr(out, "median 1.000, 90th percentile 1.000, max 1.000; 0 of them"), "%s", out);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 1);
-  cr_assert_eq(count_rows(db, "SELECT count(DISTINCT n) FROM validation_time"), 12);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_time WHERE chosen = 1"), 12, "one chosen per size");
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_time v WHERE EXISTS (SELECT 1 FROM measurement m "
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), 1);
+  cr_assert_eq(test_sql_int(db, "SELECT count(DISTINCT n) FROM validation_time"), 12);
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_time WHERE chosen = 1"), 12, "one chosen per size");
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_time v WHERE EXISTS (SELECT 1 FROM measurement m "
                               "WHERE m.n = v.n AND m.stage = 'dense')"), 0, "a validation size was a dense sample");
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_time WHERE n < 32 OR n > 32768"), 0);
-  long long kernels = count_rows(db, "SELECT count(*) FROM fit_curve WHERE fit_id = (SELECT id FROM fit WHERE "
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_time WHERE n < 32 OR n > 32768"), 0);
+  long long kernels = test_sql_int(db, "SELECT count(*) FROM fit_curve WHERE fit_id = (SELECT id FROM fit WHERE "
                                      "atomics = 'any' ORDER BY id DESC LIMIT 1)");
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_time"), 12 * kernels, "every kernel at every size");
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_time"), 12 * kernels, "every kernel at every size");
 
   /* the same seed, the same sizes */
   cr_assert_eq(run_symvtune_all(out, sizeof out, val), 0, "%s", out);
-  cr_assert_eq(count_rows(db, "SELECT count(DISTINCT n) FROM validation_time"), 12, "the second run's sizes differ");
+  cr_assert_eq(test_sql_int(db, "SELECT count(DISTINCT n) FROM validation_time"), 12, "the second run's sizes differ");
 
   /* rules made to name a slower champion of the fit: its time over the
    * fastest's, exactly, at every size */
@@ -583,22 +561,22 @@ Test(validate, regret_is_measured_at_unsampled_sizes_and_stored, .init = setup, 
   char sql[256];
   snprintf(sql, sizeof sql, "UPDATE fit_rule SET candidate_id = %lld WHERE kernel = 'candidate' AND fit_id = (SELECT "
            "id FROM fit WHERE atomics = 'any' ORDER BY id DESC LIMIT 1)", worst_id);
-  exec_sql(db, sql);
+  test_sql_exec(db, sql);
   char *const val2[] = {"symvtune", "validate", "--db", db, "--sizes", "300,5000", NULL};
   cr_assert_eq(run_symvtune_all(out, sizeof out, val2), 0, "%s", out);
   char want[128];
   snprintf(want, sizeof want, "median %.3f, 90th percentile %.3f, max %.3f; %d of them", fw / fb, fw / fb, fw / fb,
            fw / fb > 1.05 ? 2 : 0);
   cr_assert_not_null(strstr(out, want), "expected '%s' (%s over %s):\n%s", want, worst, best, out);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 3);
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), 3);
 
   /* rules that name a kernel the fit has no curve of are refused, nothing run */
-  exec_sql(db, "UPDATE fit_rule SET candidate_id = (SELECT max(id) FROM candidate WHERE status = 'valid' AND id NOT IN "
+  test_sql_exec(db, "UPDATE fit_rule SET candidate_id = (SELECT max(id) FROM candidate WHERE status = 'valid' AND id NOT IN "
                "(SELECT candidate_id FROM fit_curve WHERE candidate_id IS NOT NULL)) WHERE kernel = 'candidate' AND "
                "fit_id = (SELECT id FROM fit WHERE atomics = 'any' ORDER BY id DESC LIMIT 1)");
   cr_assert_eq(run_symvtune_all(out, sizeof out, val2), 4, "%s", out);
   cr_assert_not_null(strstr(out, "which the fit has no curve of"), "%s", out);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 3);
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), 3);
 }
 
 Test(validate, command_line_and_missing_fit, .init = setup, .fini = teardown, .timeout = 30)
@@ -646,7 +624,7 @@ Test(validate, uplo_u_against_l_rules_and_the_regret_drawn, .init = setup, .fini
   cr_assert_not_null(strstr(out, "uplo U)"), "%s", out);
   cr_assert_not_null(strstr(out, "median 1.000, 90th percentile 1.000, max 1.000; 0 of them"), "%s", out);
   cr_assert_not_null(strstr(out, "not stored"), "%s", out);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 0);
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), 0);
 
   /* refused before anything runs */
   snprintf(fig, sizeof fig, "%s/regret.gif", dir);
@@ -662,7 +640,7 @@ Test(validate, uplo_u_against_l_rules_and_the_regret_drawn, .init = setup, .fini
   cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--stored", NULL}), 4,
                "%s", out);
   cr_assert_not_null(strstr(out, "no validation run stored"), "%s", out);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 0);
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), 0);
 
   /* a run drawn as it is measured, then the stored one without measuring */
   snprintf(fig, sizeof fig, "%s/regret.svg", dir);
@@ -670,7 +648,7 @@ Test(validate, uplo_u_against_l_rules_and_the_regret_drawn, .init = setup, .fini
   char *const val[] = {"symvtune", "validate", "--db", db, "--sizes", "8", "--seed", "5", "--png", fig, NULL};
   char *const again[] = {"symvtune", "validate", "--db", db, "--stored", "--out", fig2, NULL};
   int st = run_symvtune_all(out, sizeof out, val);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 1, "the run is stored before it is drawn");
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), 1, "the run is stored before it is drawn");
   if (!GNUPLOT_PATH[0]) {
     cr_assert_eq(st, 4, "%s", out);
     cr_assert_not_null(strstr(out, "gnuplot was not found"), "%s", out);
@@ -683,7 +661,7 @@ Test(validate, uplo_u_against_l_rules_and_the_regret_drawn, .init = setup, .fini
   cr_assert_not_null(strstr(out, "stored run 1 of fit"), "%s", out);
   cr_assert_not_null(strstr(out, "median 1.000, 90th percentile 1.000, max 1.000; 0 of them"), "%s", out);
   cr_assert(has_magic(fig2, "\x89PNG\r\n\x1a\n", 8), "%s is not a PNG file", fig2);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run"), 1, "--stored measures and stores nothing");
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), 1, "--stored measures and stores nothing");
 }
 
 /* A database swept on the upper triangle: fit makes U's rules from its own
@@ -696,13 +674,13 @@ Test(validate, uplo_u_with_its_own_fit_is_stored, .init = setup, .fini = teardow
                                                    "256,2048", "--jobs", "0", "--quiet", "--uplo", "U", NULL}), 0, "%s", out);
   cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "fit", "--db", db, NULL}), 0, "%s", out);
   cr_assert_not_null(strstr(out, "Uplo U, from its own dense samples"), "%s", out);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM fit WHERE uplo = 'U'"), 2, "both rule sets of U");
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM fit WHERE uplo = 'L'"), 0);
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM fit WHERE uplo = 'U'"), 2, "both rule sets of U");
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM fit WHERE uplo = 'L'"), 0);
   cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--uplo", "U", "--sizes",
                                                    "5", "--seed", "2", NULL}), 0, "%s", out);
   cr_assert_null(strstr(out, "judging the rules of L"), "%s", out);
   cr_assert_not_null(strstr(out, "stored as validation run"), "%s", out);
-  cr_assert_eq(count_rows(db, "SELECT count(*) FROM validation_run r JOIN fit f ON f.id = r.fit_id WHERE f.uplo = 'U'"), 1);
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run r JOIN fit f ON f.id = r.fit_id WHERE f.uplo = 'U'"), 1);
   /* L has no fit here: said so */
   cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--sizes", "5", NULL}), 4,
                "%s", out);

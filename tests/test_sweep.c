@@ -217,29 +217,6 @@ static void fake_setup(void)
 
 static void fake_teardown(void) { test_rmtree(fdir); }
 
-/* The first column of the first row of sql on the database at path. */
-static long long query(const char *path, const char *sql)
-{
-  sqlite3 *s;
-  sqlite3_stmt *st;
-  cr_assert_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-  cr_assert_eq(sqlite3_prepare_v2(s, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(s));
-  cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-  long long v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(s);
-  return v;
-}
-
-static void exec_sql(const char *path, const char *sql)
-{
-  sqlite3 *s;
-  char *err = NULL;
-  cr_assert_eq(sqlite3_open(path, &s), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, &err), SQLITE_OK, "%s", err ? err : "");
-  sqlite3_close(s);
-}
-
 /* Dense-stage samples (kernel x n, candidates and cuBLAS), the timed calls
  * behind them, and their distinct sizes. */
 #define DENSE_ROWS                                                                                                 \
@@ -267,9 +244,9 @@ Test(dense, adaptive_times_at_most_half_the_grids_calls, .init = fake_setup, .fi
   cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--quiet")), 0, "%s", fout);
   cr_assert_not_null(strstr(fout, "dense stage (adaptive): "), "%s", fout);
   cr_assert_not_null(strstr(fout, "(the grid: 74)"), "%s", fout);
-  long long grows = query(g, DENSE_ROWS), arows = query(a, DENSE_ROWS);
-  long long gcalls = query(g, DENSE_CALLS), acalls = query(a, DENSE_CALLS);
-  long long gsizes = query(g, DENSE_SIZES), asizes = query(a, DENSE_SIZES);
+  long long grows = test_sql_int(g, DENSE_ROWS), arows = test_sql_int(a, DENSE_ROWS);
+  long long gcalls = test_sql_int(g, DENSE_CALLS), acalls = test_sql_int(a, DENSE_CALLS);
+  long long gsizes = test_sql_int(g, DENSE_SIZES), asizes = test_sql_int(a, DENSE_SIZES);
   cr_log_info("grid: %lld sizes, %lld samples, %lld calls; adaptive: %lld sizes, %lld samples, %lld calls\n", gsizes,
               grows, gcalls, asizes, arows, acalls);
   cr_assert_eq(gsizes, 74);
@@ -296,30 +273,30 @@ Test(dense, an_adaptive_stage_that_lost_samples_resumes_to_the_same_sizes, .init
   cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--dense-target", "0", "--dense-budget", "30")), 0,
                "%s", fout);
   cr_assert_not_null(strstr(fout, "dense: round 2: "), "%s", fout);
-  long long rows = query(a, DENSE_ROWS), sizes = query(a, DENSE_SIZES), sum = query(a, DENSE_SUM);
+  long long rows = test_sql_int(a, DENSE_ROWS), sizes = test_sql_int(a, DENSE_SIZES), sum = test_sql_int(a, DENSE_SUM);
   cr_assert_eq(sizes, 30);
   /* as if interrupted in its last round: one champion lacks the largest
    * sizes added after the start set, and no kernel has the very last one */
-  exec_sql(a, "DELETE FROM measurement WHERE stage = 'dense' AND n IN (SELECT n FROM baseline WHERE stage = 'dense' "
+  test_sql_exec(a, "DELETE FROM measurement WHERE stage = 'dense' AND n IN (SELECT n FROM baseline WHERE stage = 'dense' "
               "AND name = 'cublas' ORDER BY n DESC LIMIT 3) AND candidate_id = (SELECT min(candidate_id) FROM "
               "measurement WHERE stage = 'dense')");
-  cr_assert_lt(query(a, DENSE_ROWS), rows);
+  cr_assert_lt(test_sql_int(a, DENSE_ROWS), rows);
   cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--dense-target", "0", "--dense-budget", "30")), 0,
                "%s", fout);
   cr_assert_not_null(strstr(fout, "already sampled: completing them first"), "%s", fout);
-  cr_assert_eq(query(a, DENSE_ROWS), rows, "%s", fout);
-  cr_assert_eq(query(a, DENSE_SIZES), sizes);
-  cr_assert_eq(query(a, DENSE_SUM), sum, "the same kernels at the same sizes");
+  cr_assert_eq(test_sql_int(a, DENSE_ROWS), rows, "%s", fout);
+  cr_assert_eq(test_sql_int(a, DENSE_SIZES), sizes);
+  cr_assert_eq(test_sql_int(a, DENSE_SUM), sum, "the same kernels at the same sizes");
   /* a size added by the planner lost everywhere: planned again, the same */
-  exec_sql(a, "CREATE TEMP TABLE gone AS SELECT max(n) AS n FROM baseline WHERE stage = 'dense' AND n < 32000;"
+  test_sql_exec(a, "CREATE TEMP TABLE gone AS SELECT max(n) AS n FROM baseline WHERE stage = 'dense' AND n < 32000;"
               "DELETE FROM measurement WHERE stage = 'dense' AND n IN (SELECT n FROM gone);"
               "DELETE FROM baseline WHERE stage = 'dense' AND n IN (SELECT n FROM gone)");
-  cr_assert_eq(query(a, DENSE_SIZES), sizes - 1);
+  cr_assert_eq(test_sql_int(a, DENSE_SIZES), sizes - 1);
   cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--dense-target", "0", "--dense-budget", "30")), 0,
                "%s", fout);
-  cr_assert_eq(query(a, DENSE_SIZES), sizes, "%s", fout);
-  cr_assert_eq(query(a, DENSE_ROWS), rows);
-  cr_assert_eq(query(a, DENSE_SUM), sum, "%s", fout);
+  cr_assert_eq(test_sql_int(a, DENSE_SIZES), sizes, "%s", fout);
+  cr_assert_eq(test_sql_int(a, DENSE_ROWS), rows);
+  cr_assert_eq(test_sql_int(a, DENSE_SUM), sum, "%s", fout);
 }
 
 Test(dense, options_are_checked, .init = fake_setup, .fini = fake_teardown, .timeout = 60)
@@ -349,7 +326,7 @@ Test(dense, options_are_checked, .init = fake_setup, .fini = fake_teardown, .tim
   rc = run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--dense-budget", "10"));
   cr_expect_eq(rc, 4, "%s", fout);
   cr_expect_not_null(strstr(fout, "--dense-budget 10 is smaller than the adaptive start set"), "%s", fout);
-  cr_expect_eq(query(a, DENSE_ROWS), 0);
+  cr_expect_eq(test_sql_int(a, DENSE_ROWS), 0);
   /* help names the modes */
   cr_expect_eq(run_symvtune_all(fout, sizeof fout, (char *[]){"symvtune", "sweep", "--help", NULL}), 0);
   cr_expect_not_null(strstr(fout, "--dense MODE"), "%s", fout);

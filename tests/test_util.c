@@ -2,6 +2,7 @@
 /* test_util.c - helpers shared by the tests: running the symvtune program, removing temporary folders. */
 #define _GNU_SOURCE /* nftw flags */
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include <fcntl.h>
 #include <math.h>
 #include <time.h>
@@ -148,4 +149,26 @@ int test_run_in_process(int (*run)(int, char **), int argc, char **argv, const c
     if (!*err) *err = strdup("");
   }
   return st;
+}
+
+long long test_sql_int(const char *path, const char *sql)
+{
+  sqlite3 *s;
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  cr_assert_eq(sqlite3_prepare_v2(s, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(s));
+  cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+  long long v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(s);
+  return v;
+}
+
+void test_sql_exec(const char *path, const char *sql)
+{
+  sqlite3 *s;
+  char *err = NULL;
+  cr_assert_eq(sqlite3_open(path, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, &err), SQLITE_OK, "%s", err ? err : "");
+  sqlite3_close(s);
 }

@@ -50,4 +50,12 @@ double test_rng_normal(uint64_t *x);
  *  a failure (tests print the seed they used). */
 uint64_t test_fresh_seed(void);
 
+/** test_sql_int: the first column of the first row of sql on the SQLite
+ *  database at path, opened read-only; fails the test where it cannot. */
+long long test_sql_int(const char *path, const char *sql);
+
+/** test_sql_exec: runs sql (statements) on the database at path; fails the
+ *  test on an error, with SQLite's message. */
+void test_sql_exec(const char *path, const char *sql);
+
 #endif
