@@ -25,7 +25,6 @@
 #include "test_device.h"
 #include "test_util.h"
 
-static const symv_routine all_routines[] = {SYMV_SSYMV, SYMV_DSYMV, SYMV_CSYMV, SYMV_ZSYMV, SYMV_CHEMV, SYMV_ZHEMV};
 /* the element sizes of the BLAS types: REAL, DOUBLE PRECISION, COMPLEX, COMPLEX*16 */
 static const int elem_of[] = {[SYMV_SSYMV] = 4, [SYMV_DSYMV] = 8, [SYMV_CSYMV] = 8,
                               [SYMV_ZSYMV] = 16, [SYMV_CHEMV] = 8, [SYMV_ZHEMV] = 16};
@@ -34,8 +33,8 @@ Test(floor, the_shapes_are_valid_distinct_and_within_the_device)
 {
   symv_device_info hopper = test_hopper(), small = test_hopper();
   small.max_threads_per_sm = 1536, small.max_blocks_per_sm = 16; /* as compute capability 8.6 */
-  for (size_t r = 0; r < sizeof all_routines / sizeof *all_routines; r++) {
-    const symv_routine ro = all_routines[r];
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) { /* every routine of the registry */
+    const symv_routine ro = symv_routine_order(r);
     symv_params sh[SYMV_FLOOR_MAX_SHAPES];
     int n = symv_floor_shapes(NULL, ro, sh, SYMV_FLOOR_MAX_SHAPES);
     cr_assert_eq(n, elem_of[ro] == 16 ? 37 : 45, "%s: %d shapes", symv_routine_name(ro), n);
@@ -74,11 +73,11 @@ Test(floor, the_shapes_are_valid_distinct_and_within_the_device)
 Test(floor, the_bytes_of_the_triangle)
 {
   static const int ns[] = {1, 2, 3, 1000, 46341, 65536};
-  for (size_t r = 0; r < sizeof all_routines / sizeof *all_routines; r++)
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) /* every routine of the registry */
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
-      const long long n = ns[i], want = n * (n + 1) / 2 * elem_of[all_routines[r]];
-      cr_assert_eq(symv_floor_bytes(all_routines[r], ns[i]), want, "%s n=%lld",
-                   symv_routine_name(all_routines[r]), n);
+      const long long n = ns[i], want = n * (n + 1) / 2 * elem_of[symv_routine_order(r)];
+      cr_assert_eq(symv_floor_bytes(symv_routine_order(r), ns[i]), want, "%s n=%lld",
+                   symv_routine_name(symv_routine_order(r)), n);
     }
   cr_assert_eq(symv_floor_bytes(SYMV_DSYMV, 1), 8);
   cr_assert_eq(symv_floor_bytes(SYMV_ZHEMV, 46341), 17180276976ll); /* 46341 * 46342 / 2 * 16: past 2^32 */
@@ -93,8 +92,8 @@ Test(floor, the_bytes_of_the_triangle)
 Test(floor, the_checksum_counts_the_triangle_only)
 {
   uint64_t seed = test_fresh_seed();
-  for (size_t r = 0; r < sizeof all_routines / sizeof *all_routines; r++) {
-    const symv_routine ro = all_routines[r];
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) { /* every routine of the registry */
+    const symv_routine ro = symv_routine_order(r);
     const int E = elem_of[ro];
     const int n = test_rng_int(&seed, 1, 70), lda = n + test_rng_int(&seed, 0, 5);
     const size_t words = (size_t)lda * n * E / 4;
@@ -168,8 +167,8 @@ Test(floor, every_shape_reads_exactly_the_triangle, .init = need_gpu, .timeout =
   } cases[] = {{1, 1, 0}, {2, 3, 1}, {7, 9, 1}, {31, 31, 0}, {64, 64, 0}, {65, 70, 3},
                {100, 101, 1}, {257, 257, 2}, {1000, 1003, 1}, {2049, 2049, 0}};
   uint64_t seed = test_fresh_seed();
-  for (size_t r = 0; r < sizeof all_routines / sizeof *all_routines; r++) {
-    const symv_routine ro = all_routines[r];
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) { /* every routine of the registry */
+    const symv_routine ro = symv_routine_order(r);
     const size_t E = (size_t)elem_of[ro];
     symv_floor_family f;
     char why[600];
