@@ -4,8 +4,9 @@
  * stage sampled. At random sizes (log-uniform over the fit's range, seeded,
  * none of them a dense sample) the kernel the rules choose, every kernel
  * the fit chose from (its dense champions and the cuBLAS modes of its
- * class) are timed in one run by the sweep's worker; regret at a size is
- * the chosen kernel's time over the least time measured there. Prints each
+ * class) are timed in one run by the sweep's worker, in --rounds rounds of
+ * different order, each time the least of its rounds' medians; regret at a
+ * size is the chosen kernel's time over the least time measured there. Prints each
  * size, the regret's median, 90th percentile and maximum, and the error of
  * the fit's prediction for the chosen kernel; stores the run in the
  * database (schema 6: validation_run, validation_time). --uplo U times the
@@ -51,6 +52,10 @@ static void help(void)
        "  --sizes N|LIST   N random sizes, log-uniform over the fit's range, none a dense\n"
        "                   sample (default 50), or a comma-separated list of n\n"
        "  --seed S         seed of the random sizes (default: from the clock; printed)\n"
+       "  --rounds R       times every kernel at every size R times (1..10, default 3), in a\n"
+       "                   different order each round, and keeps the least of the R medians, so\n"
+       "                   that a disturbance of a few seconds is not judged as a kernel's time;\n"
+       "                   prints how many times varied by more than 5% between rounds\n"
        "  --atomics C      the rule set judged: any (default: every kernel and both cuBLAS\n"
        "                   modes) or deterministic (" SYMV_DETERMINISTIC_FAMILIES ", cuBLAS without atomics)\n"
        "  --uplo L|U       the stored triangle timed (default L); U is judged against the fit of\n"
@@ -319,11 +324,11 @@ static int run(int argc, char **argv)
     {"seed", required_argument, 0, 'S'},    {"atomics", required_argument, 0, 'A'}, {"device", required_argument, 0, 'd'},
     {"timeout", required_argument, 0, 't'}, {"allow-foreign", no_argument, 0, 'F'}, {"uplo", required_argument, 0, 'u'},
     {"png", required_argument, 0, 'p'},     {"out", required_argument, 0, 'p'},     {"stored", no_argument, 0, 'T'},
-    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    {"rounds", required_argument, 0, 'R'},  {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL, *figure = NULL;
   int ns[MAX_SIZES], nsizes = 0, want = DEFAULT_SIZES, det = 0, device = 0, allow_foreign = 0, c, seeded = 0;
-  int stored = 0, sizes_given = 0;
+  int stored = 0, sizes_given = 0, rounds = 3, rounds_given = 0;
   char uplo = 'L';
   double timeout = 20;
   unsigned long long seed = 0;
@@ -361,6 +366,10 @@ static int run(int argc, char **argv)
       uplo = optarg[0];
       break;
     case 'p': figure = optarg; break;
+    case 'R':
+      if (cli_parse_int("validate", "--rounds", optarg, 1, 10, &rounds)) return SYMV_EXIT_USAGE;
+      rounds_given = 1;
+      break;
     case 'T': stored = 1; break;
     case 'F': allow_foreign = 1; break;
     case 'h': help(); return SYMV_EXIT_OK;
@@ -381,8 +390,8 @@ static int run(int argc, char **argv)
                              figure, ext);
     }
   }
-  if (stored && (sizes_given || seeded))
-    return cli_usage_error("validate", "--stored measures nothing: --sizes and --seed do not go with it");
+  if (stored && (sizes_given || seeded || rounds_given))
+    return cli_usage_error("validate", "--stored measures nothing: --sizes, --seed and --rounds do not go with it");
   if (!seeded) seed = (unsigned long long)time(NULL) * 6364136223846793005ull + 1442695040888963407ull;
 
   db *d = NULL;
@@ -504,37 +513,88 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune validate: %s\n", db_errmsg(d));
     goto out;
   }
-  printf("%s (fit %lld, %s rules: %zu; %d kernels timed at each size, uplo %c)\n", fp.name, fit.id,
-         det ? "deterministic" : "any", nrules, K, uplo);
-  for (int k = 0; k < K; k++) {
-    const fit_curve *fc = &s->curve[k];
-    char what[96], err[512];
-    if (!strcmp(fc->kernel, DB_KERNEL_CANDIDATE)) {
-      symv_params p;
-      if (sweep_params_of(&fc->cand, &p)) {
-        for (int i = 0; i < nsizes; i++) t[(size_t)k * nsizes + i] = NAN;
-        continue;
+  printf("%s (fit %lld, %s rules: %zu; %d kernels timed at each size, uplo %c; %d round%s)\n", fp.name, fit.id,
+         det ? "deterministic" : "any", nrules, K, uplo, rounds, rounds > 1 ? "s" : "");
+  /* rounds: every kernel at every size once a round, the kernels in a
+   * rotated order and the sizes ascending, then descending; a time is the
+   * least of its rounds' medians, so that a disturbance lasting the seconds
+   * one kernel's sizes take (seen on an H100: a kernel reading 1.5-4x its
+   * usual time over a run of sizes, the others not) is not judged as the
+   * kernel's */
+  double *tr = malloc(sizeof *tr * (size_t)nsizes), *hi = malloc(sizeof *hi * (size_t)K * (size_t)nsizes);
+  int *order = malloc(sizeof *order * (size_t)nsizes), *dead = calloc((size_t)K, sizeof *dead);
+  if (!tr || !hi || !order || !dead) {
+    fprintf(stderr, "symvtune validate: %s\n", symv_strerror(SYMV_NO_MEMORY));
+    free(tr), free(hi), free(order), free(dead);
+    goto out;
+  }
+  for (size_t q = 0; q < (size_t)K * (size_t)nsizes; q++) t[q] = NAN, hi[q] = NAN;
+  int lost = 0;
+  fflush(stdout); /* the header before the rounds' progress on stderr */
+  for (int round = 0; round < rounds && !lost; round++) {
+    if (rounds > 1) fprintf(stderr, "validate %s: round %d of %d\n", rname, round + 1, rounds);
+    for (int i = 0; i < nsizes; i++) order[i] = round % 2 ? ns[nsizes - 1 - i] : ns[i];
+    for (int q = 0; q < K && !lost; q++) {
+      const int k = (q + round * K / rounds) % K;
+      if (dead[k]) continue;
+      const fit_curve *fc = &s->curve[k];
+      char what[96], err[512];
+      if (!strcmp(fc->kernel, DB_KERNEL_CANDIDATE)) {
+        symv_params p;
+        if (sweep_params_of(&fc->cand, &p)) {
+          dead[k] = 1;
+          continue;
+        }
+        char pt[64];
+        symv_params_format(&p, pt, sizeof pt);
+        snprintf(what, sizeof what, "cand %s", pt);
+      } else {
+        snprintf(what, sizeof what, "base %s", fc->kernel);
       }
-      char pt[64];
-      symv_params_format(&p, pt, sizeof pt);
-      snprintf(what, sizeof what, "cand %s", pt);
-    } else {
-      snprintf(what, sizeof what, "base %s", fc->kernel);
-    }
-    rc = sweep_worker_times(&w, &o, what, ns, nsizes, t + (size_t)k * nsizes, err, sizeof err);
-    if (rc) {
-      char label[96];
-      fprintf(stderr, "symvtune validate: %s: %s\n", symv_escape(fc->label, label, sizeof label),
-              rc == SYMV_INVALID_VALUE ? err : rc == SYMV_TIMEOUT ? "no answer within its time limit" : "the worker died");
-      if (rc != SYMV_INVALID_VALUE) { /* a fresh worker for the others */
-        sweep_worker_stop(&w);
-        if (sweep_worker_start(&w, &o)) {
-          fprintf(stderr, "symvtune validate: cannot restart the worker\n");
-          goto out;
+      rc = sweep_worker_times(&w, &o, what, order, nsizes, tr, err, sizeof err);
+      for (int i = 0; i < nsizes; i++) { /* tr is in the round's order */
+        const int at = round % 2 ? nsizes - 1 - i : i;
+        double *lo = &t[(size_t)k * nsizes + at], *up = &hi[(size_t)k * nsizes + at];
+        if (!(tr[i] > 0)) continue;
+        if (!(*lo > 0) || tr[i] < *lo) *lo = tr[i];
+        if (!(*up > 0) || tr[i] > *up) *up = tr[i];
+      }
+      if (rc) {
+        char label[96];
+        dead[k] = 1; /* what it measured stands; no more rounds of it */
+        fprintf(stderr, "symvtune validate: %s: %s\n", symv_escape(fc->label, label, sizeof label),
+                rc == SYMV_INVALID_VALUE ? err : rc == SYMV_TIMEOUT ? "no answer within its time limit" : "the worker died");
+        if (rc != SYMV_INVALID_VALUE) { /* a fresh worker for the others */
+          sweep_worker_stop(&w);
+          if (sweep_worker_start(&w, &o)) {
+            fprintf(stderr, "symvtune validate: cannot restart the worker\n");
+            lost = 1;
+          }
         }
       }
     }
   }
+  free(tr), free(order), free(dead);
+  if (lost) {
+    free(hi);
+    goto out;
+  }
+  if (rounds > 1) { /* how much the rounds disagreed: the timing noise the least of them hides */
+    int var = 0, cnt = 0, wk = -1, wi = -1;
+    double worst = 1;
+    for (int k = 0; k < K; k++)
+      for (int i = 0; i < nsizes; i++) {
+        const double lo = t[(size_t)k * nsizes + i], up = hi[(size_t)k * nsizes + i];
+        if (!(lo > 0 && up > 0)) continue;
+        cnt++, var += up / lo > 1.05;
+        if (up / lo > worst) worst = up / lo, wk = k, wi = i;
+      }
+    printf("timing: the least of %d rounds' medians; %d of %d times varied by more than 5%% between rounds", rounds,
+           var, cnt);
+    if (wk >= 0) printf(" (most: %s at n = %d, x%.2f)", s->curve[wk].label, ns[wi], worst);
+    printf("\n");
+  }
+  free(hi);
 
   /* every time measured, the chosen kernel marked, then the regret */
   size_t nvt = 0;

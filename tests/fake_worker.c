@@ -18,6 +18,10 @@
  *                     FAKE_DIE_AFTER-th candidate, once: it leaves the file
  *                     FAKE_STATE so that its successor does not
  *   FAKE_HANG         a candidate (FAMILY:B,U,M,X) on which it stops answering
+ *   FAKE_DISTURB      the K-th candidate command this worker answers reports
+ *                     three times its times at every size (a disturbance:
+ *                     something else slowing the GPU for as long as one
+ *                     candidate's sizes take)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -119,7 +123,8 @@ int main(void)
         if (f) fclose(f);
         kill(getpid(), SIGKILL);
       }
-      meas(list, 0.6 + (h % 1000) / 1000.0);
+      const char *dk = getenv("FAKE_DISTURB");
+      meas(list, (0.6 + (h % 1000) / 1000.0) * (dk && handled == atoi(dk) ? 3 : 1));
       say("ok");
     } else {
       say("error unknown command");
