@@ -190,7 +190,7 @@ int symv_floor_measure(symv_floor_family *f, const symv_matrix_set *set, int n, 
     const int i = pr[j].i;
     if (j >= keep && i != f->untuned) continue;
     symv_floor_ctx c = {&f->k[i], set, n, n, f->out};
-    if ((rc = symv_time(symv_floor_call, &c, 0, batches, 2.0, 2000, &t))) return rc;
+    if ((rc = (f->held ? symv_time_held : symv_time)(symv_floor_call, &c, 0, batches, 2.0, 2000, &t))) return rc;
     res->timed++;
     if (i == f->untuned) res->untuned_us = t.median_us;
     if (res->shape < 0 || t.median_us < res->us) res->us = t.median_us, res->shape = i, res->t = t;
@@ -203,7 +203,7 @@ int symv_floor_empty_time(symv_floor_family *f, int batches, symv_timing *t)
   /* the empty kernel reads nothing: any aligned address will do for A */
   symv_matrix_set one = {f->out, 0, 1};
   symv_floor_ctx c = {&f->empty, &one, 1, 1, f->out};
-  return symv_time(symv_floor_call, &c, 0, batches, 2.0, 2000, t);
+  return (f->held ? symv_time_held : symv_time)(symv_floor_call, &c, 0, batches, 2.0, 2000, t);
 }
 
 int symv_floor_run_checksum(const symv_kernel *k, int n, const void *A, int lda, void *out, uint64_t *sum)

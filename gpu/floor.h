@@ -66,6 +66,8 @@ typedef struct {
   symv_kernel empty;                    /* the empty kernel (MX 9), floor:32,1,1,9 */
   void *out;                            /* device: one uint64_t per block of the largest grid */
   size_t out_len;                       /* values out holds */
+  int held;                             /* 1: timed by symv_time_held (the sweep's worker), 0 (as
+                                           loaded): by symv_time (bench, time) */
 } symv_floor_family;
 
 /** symv_floor_family_load: compiles (NVRTC, cached as every candidate) and

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "symv_error.h"
 #include "compile.h"
 #include "timing.h"
@@ -26,6 +27,14 @@ static void CUDART_CB hold_wait(void *p)
   pthread_mutex_unlock(&h->mu);
 }
 
+/* monotonic clock, seconds */
+static double wall_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void hold_open(hold *h)
 {
   pthread_mutex_lock(&h->mu);
@@ -37,9 +46,11 @@ static void hold_open(hold *h)
 /* Elapsed ms of `calls` calls starting at rep0. With a hold h, the stream
  * first waits on h while `warm` untimed calls and the timed ones after
  * them are queued, so that the host's queuing is not timed; the
- * hold opens on every path, since the stream must drain before h goes. */
+ * hold opens on every path, since the stream must drain before h goes.
+ * host_us (may be NULL): the host's time to queue one of the timed calls,
+ * microseconds. */
 static int run_batch(symv_call_fn fn, void *ctx, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, int rep0,
-                     int calls, hold *h, int warm, float *ms)
+                     int calls, hold *h, int warm, float *ms, double *host_us)
 {
   int rc = 0;
   if (h) {
@@ -47,7 +58,9 @@ static int run_batch(symv_call_fn fn, void *ctx, cudaStream_t s, cudaEvent_t e0,
     for (int w = 0; !rc && w < warm; w++) rc = fn(ctx, rep0++, s); /* untimed: the first calls after a pause are slower */
   }
   if (!rc && cudaEventRecord(e0, s) != cudaSuccess) rc = SYMV_CUDA;
+  const double q0 = wall_s();
   for (int r = 0; !rc && r < calls; r++) rc = fn(ctx, rep0 + r, s);
+  if (host_us) *host_us = (wall_s() - q0) * 1e6 / calls;
   if (!rc && cudaEventRecord(e1, s) != cudaSuccess) rc = SYMV_CUDA;
   if (h) {
     hold_open(h);
@@ -59,8 +72,11 @@ static int run_batch(symv_call_fn fn, void *ctx, cudaStream_t s, cudaEvent_t e0,
   return rc;
 }
 
-int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
-              symv_timing *out)
+/* symv_time and symv_time_held: held, each batch is queued behind a hold
+ * (with `warm` untimed calls first), at most SYMV_HELD_MAX_CALLS calls, and
+ * its time per call is the larger of the GPU's and the host's queuing */
+static int time_batches(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
+                        int held, symv_timing *out)
 {
   cudaEvent_t e0, e1;
   if (batches < 1 || batches > 1000) return SYMV_INVALID_VALUE;
@@ -72,8 +88,11 @@ int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, doub
   double *t = malloc(sizeof(double) * (size_t)batches);
   int rc = t ? 0 : SYMV_NO_MEMORY, rep = 0;
   float ms = 0;
+  hold h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+  const int warm = held ? SYMV_HELD_WARM_CALLS : 0;
+  if (held && max_calls > SYMV_HELD_MAX_CALLS) max_calls = SYMV_HELD_MAX_CALLS;
   /* warm-up, which also sizes the batches */
-  if (!rc) rc = run_batch(fn, ctx, stream, e0, e1, rep, 3, NULL, 0, &ms);
+  if (!rc) rc = run_batch(fn, ctx, stream, e0, e1, rep, 3, NULL, 0, &ms, NULL);
   rep += 3;
   int calls = 3;
   if (!rc) {
@@ -81,13 +100,17 @@ int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, doub
     calls = per > 0 ? (int)(target_ms / per) : max_calls;
     if (calls < 3) calls = 3;
     if (calls > max_calls) calls = max_calls;
-    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, NULL, 0, &ms);
-    rep += calls;
+    h.open = 0;
+    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, held ? &h : NULL, warm, &ms, NULL);
+    rep += calls + warm;
   }
   for (int b = 0; !rc && b < batches; b++) {
-    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, NULL, 0, &ms);
-    rep += calls;
+    h.open = 0;
+    double host_us = 0;
+    rc = run_batch(fn, ctx, stream, e0, e1, rep, calls, held ? &h : NULL, warm, &ms, &host_us);
+    rep += calls + warm;
     t[b] = ms * 1e3 / calls;
+    if (held && host_us > t[b]) t[b] = host_us; /* calls back to back go at the slower of the two */
   }
   if (!rc) {
     qsort(t, (size_t)batches, sizeof *t, symv_cmp_double);
@@ -98,9 +121,23 @@ int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, doub
     out->calls = calls;
   }
   free(t);
+  pthread_mutex_destroy(&h.mu);
+  pthread_cond_destroy(&h.cv);
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
   return rc;
+}
+
+int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
+              symv_timing *out)
+{
+  return time_batches(fn, ctx, stream, batches, target_ms, max_calls, 0, out);
+}
+
+int symv_time_held(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
+                   symv_timing *out)
+{
+  return time_batches(fn, ctx, stream, batches, target_ms, max_calls, 1, out);
 }
 
 int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int warm, int calls, symv_timing *out)
@@ -114,7 +151,7 @@ int symv_time_probe(symv_call_fn fn, void *ctx, cudaStream_t stream, int warm, i
   }
   hold h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
   float ms = 0;
-  int rc = run_batch(fn, ctx, stream, e0, e1, 0, calls, &h, warm, &ms);
+  int rc = run_batch(fn, ctx, stream, e0, e1, 0, calls, &h, warm, &ms, NULL);
   if (!rc) {
     out->median_us = out->min_us = out->max_us = ms * 1e3 / calls;
     out->batches = 1;

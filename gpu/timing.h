@@ -34,6 +34,33 @@ typedef int (*symv_call_fn)(void *ctx, int rep, cudaStream_t stream);
 int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
               symv_timing *out);
 
+/** SYMV_HELD_MAX_CALLS, SYMV_HELD_WARM_CALLS: the most timed calls of a
+ *  batch of symv_time_held, and the untimed ones before them. A held batch
+ *  is queued whole before the GPU starts it, and a stream takes only so many
+ *  launches unstarted before the host's next launch blocks (which, held,
+ *  would never return): 64 calls, with cuBLAS's up to three kernels a call
+ *  and the warm-up, stay far below that. */
+#define SYMV_HELD_MAX_CALLS 64
+#define SYMV_HELD_WARM_CALLS 8
+
+/** symv_time_held: as symv_time, but each batch (the sizing one too) is
+ *  queued behind a hold (a host function, as symv_time_probe's) together
+ *  with SYMV_HELD_WARM_CALLS untimed calls before it, at most
+ *  SYMV_HELD_MAX_CALLS calls; a batch's time per call is the larger of the
+ *  GPU's (events around the calls, run back to back) and the host's time
+ *  to queue one call (clock around the queuing of the timed calls, the
+ *  GPU held): what calls back to back cost once both go at their own
+ *  pace. Unheld, the two interfere: a call of a few microseconds is timed
+ *  at whatever pace the host keeps while the GPU waits on it, and on an
+ *  H100 every kernel at n <= 500 read 3.9-4.3 us in one stage of a sweep
+ *  and 2.8-3.8 us in another of the same run (validation regret 1.32 at
+ *  n = 34 from it). A kernel launched twice a call (pipe_det) pays its
+ *  two launches' host time here, as a program calling it does. The
+ *  sweep's worker ranks kernels with it; bench and time use symv_time.
+ *  fn must only queue work (as for symv_time_probe). Errors as symv_time. */
+int symv_time_held(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
+                   symv_timing *out);
+
 /** SYMV_PROBE_SHORT_US: a kernel whose one call, launch to synchronization,
  *  took less than this many microseconds is probed with more calls
  *  (symv_probe_calls, symv_probe_warm). */

@@ -173,7 +173,7 @@ static int measure(const symv_kernel *k, size_data *s, double prune_us)
   rc = symv_time_probe(call, &c, 0, symv_probe_warm(verify_us), symv_probe_calls(verify_us), &t);
   if (!rc) sync_or_die("timing");
   if (!rc && !(prune_us > 0 && t.median_us > prune_us)) {
-    rc = symv_time(call, &c, 0, W.batches, 1.0, 2000, &t);
+    rc = symv_time_held(call, &c, 0, W.batches, 1.0, 2000, &t); /* the GPU's time, not the host's pace */
     if (!rc) sync_or_die("timing");
   }
   if (rc) {
@@ -279,6 +279,7 @@ static void cmd_floor(char *args)
       return;
     }
     W.floor_loaded = 1;
+    W.floor.held = 1; /* timed as the candidates it is compared with */
   }
   symv_timing te;
   if (symv_floor_empty_time(&W.floor, W.batches, &te)) {

@@ -10,11 +10,13 @@
  * and the timing probe the sweep prunes on, against the full timing.
  */
 #include <criterion/criterion.h>
+#include <criterion/logging.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "compile.h"
+#include "cublas_symv.h"
 #include "floor.h"
 #include "gpu.h"
 #include "reference.h"
@@ -439,4 +441,80 @@ Test(kernels, the_probe_agrees_with_the_full_timing, .init = need_gpu, .timeout 
   symv_matrix_set_free(&set);
   symv_floor_family_free(&f);
   free(A);
+}
+
+/* cuBLAS's DSYMV as a timed call: with atomics allowed it queues up to three
+ * kernels a call (the scaling of y and two stages). */
+typedef struct {
+  cublasHandle_t h;
+  const symv_matrix_set *set;
+  int n;
+  const double *x;
+  double *y;
+} cublas_ctx;
+
+static int cublas_call(void *vctx, int rep, cudaStream_t st)
+{
+  cublas_ctx *c = vctx;
+  const double one = 1, half = 0.5;
+  cublasSetStream(c->h, st);
+  return symv_cublas(c->h, SYMV_DSYMV, 'L', c->n, &one, symv_matrix_set_get(c->set, rep), c->n, c->x, 1, &half, c->y,
+                     1) == CUBLAS_STATUS_SUCCESS ? 0 : SYMV_CUBLAS;
+}
+
+/* symv_time_held (the larger of the GPU's time and the host's queuing, each
+ * measured without the other) agrees with symv_time, calls queued as the
+ * host goes, within what interference between the two explains; and a held
+ * batch of cuBLAS calls
+ * with atomics (three kernels a call, the most the worker queues) is
+ * queued whole without the host blocking, at a size where the host's
+ * launches set symv_time's pace and at one where the GPU's work does. */
+Test(kernels, held_timing_reads_the_gpu_not_the_host, .init = need_gpu, .timeout = 120)
+{
+  const int sizes[] = {256, 4096};
+  symv_floor_family f;
+  char why[600];
+  cr_assert_eq(symv_floor_family_load(&dev, SYMV_DSYMV, &f, why, sizeof why), 0, "%s", why);
+  cublasHandle_t h;
+  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  for (size_t q = 0; q < sizeof sizes / sizeof *sizes; q++) {
+    const int n = sizes[q];
+    double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *dx, *dy;
+    unsigned long long s = seed0();
+    symv_fill_random(SYMV_DSYMV, A, (long)n * n, &s);
+    symv_fill_random(SYMV_DSYMV, x, n, &s);
+    symv_matrix_set set;
+    cr_assert_eq(symv_matrix_set_create(&set, sizeof(double), A, n, n, 4), 0);
+    cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * n), cudaSuccess);
+    cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * n), cudaSuccess);
+    cudaMemcpy(dx, x, sizeof(double) * n, cudaMemcpyHostToDevice);
+    cudaMemcpy(dy, x, sizeof(double) * n, cudaMemcpyHostToDevice);
+    symv_floor_ctx fc = {&f.k[f.untuned >= 0 ? f.untuned : 0], &set, n, n, f.out};
+    cublas_ctx cc = {h, &set, n, dx, dy};
+    struct {
+      symv_call_fn fn;
+      void *ctx;
+      const char *what;
+    } calls[] = {{symv_floor_call, &fc, "a floor kernel"}, {cublas_call, &cc, "cuBLAS with atomics"}};
+    for (int k = 0; k < 2; k++) {
+      double least_full = INFINITY, least_held = INFINITY;
+      for (int round = 0; round < 3; round++) {
+        symv_timing full, held;
+        cr_assert_eq(symv_time(calls[k].fn, calls[k].ctx, 0, 5, 1.0, 2000, &full), 0);
+        cr_assert_eq(symv_time_held(calls[k].fn, calls[k].ctx, 0, 5, 1.0, 2000, &held), 0, "%s at n = %d", calls[k].what, n);
+        cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+        cr_assert(held.calls >= 3 && held.calls <= SYMV_HELD_MAX_CALLS && held.batches == 5);
+        least_full = fmin(least_full, full.median_us), least_held = fmin(least_held, held.median_us);
+      }
+      cr_expect(least_held < 1.25 * least_full && least_held > 0.5 * least_full,
+                "%s at n = %d: held %.2f us a call, unheld %.2f", calls[k].what, n, least_held, least_full);
+      cr_log_info("%s at n = %d: held %.2f us a call, unheld %.2f\n", calls[k].what, n, least_held, least_full);
+    }
+    symv_matrix_set_free(&set);
+    cudaFree(dx), cudaFree(dy);
+    free(A), free(x);
+  }
+  cublasDestroy(h);
+  symv_floor_family_free(&f);
 }
