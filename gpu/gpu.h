@@ -144,6 +144,11 @@ int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_devic
 int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, int min_carveout_pct,
                         symv_kernel *k, char *err, size_t errlen);
 
+/** symv_kernel_launches: the grids symv_launch launches for one call of k
+ *  with alpha != 0: 2 for pipe_det (its two phases), 1 for every other
+ *  family. A call back to back costs the host that many launches. */
+int symv_kernel_launches(const symv_kernel *k);
+
 /** symv_kernel_unload: releases k's library; safe on a zeroed struct. */
 void symv_kernel_unload(symv_kernel *k);
 

@@ -22,6 +22,8 @@ typedef struct {
   double max_us;    /* slowest batch */
   int batches;      /* number of batches */
   int calls;        /* calls per batch */
+  double host_us;   /* symv_time_held: the least host time to queue one call over the batches,
+                       microseconds; NAN from symv_time and symv_time_probe */
 } symv_timing;
 
 /** Enqueues call number `rep` (0, 1, ...) on `stream`; returns 0 or an error
@@ -46,18 +48,17 @@ int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, doub
 /** symv_time_held: as symv_time, but each batch (the sizing one too) is
  *  queued behind a hold (a host function, as symv_time_probe's) together
  *  with SYMV_HELD_WARM_CALLS untimed calls before it, at most
- *  SYMV_HELD_MAX_CALLS calls; a batch's time per call is the larger of the
- *  GPU's (events around the calls, run back to back) and the host's time
- *  to queue one call (clock around the queuing of the timed calls, the
- *  GPU held): what calls back to back cost once both go at their own
- *  pace. Unheld, the two interfere: a call of a few microseconds is timed
- *  at whatever pace the host keeps while the GPU waits on it, and on an
- *  H100 every kernel at n <= 500 read 3.9-4.3 us in one stage of a sweep
- *  and 2.8-3.8 us in another of the same run (validation regret 1.32 at
- *  n = 34 from it). A kernel launched twice a call (pipe_det) pays its
- *  two launches' host time here, as a program calling it does. The
- *  sweep's worker ranks kernels with it; bench and time use symv_time.
- *  fn must only queue work (as for symv_time_probe). Errors as symv_time. */
+ *  SYMV_HELD_MAX_CALLS calls: the median, least and most are the GPU's time
+ *  a call, the calls run back to back whatever the host's pace, and
+ *  out->host_us the least time the host took to queue one (a clock around
+ *  the queuing of a batch's timed calls, the GPU held). Unheld, the two
+ *  interfere: a call of a few microseconds is timed at whatever pace the
+ *  host keeps, and on an H100 every kernel at n <= 500 read 3.9-4.3 us in
+ *  one stage of a sweep and 2.8-3.8 us in another of the same run
+ *  (validation regret 1.32 at n = 34 from it). The sweep's worker ranks
+ *  kernels with it (and charges the host's launches apart, cmd_worker.c);
+ *  bench and time use symv_time. fn must only queue work (as for
+ *  symv_time_probe). Errors as symv_time. */
 int symv_time_held(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,
                    symv_timing *out);
 
