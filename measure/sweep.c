@@ -277,7 +277,7 @@ static int floor_baseline(db *d, sweep_worker *w, const sweep_opts *o, const int
 }
 
 int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, const int *ns, int nsizes,
-                       double *median_us, char *err, size_t errlen)
+                       double *median_us, long long *calls, char *err, size_t errlen)
 {
   char list[8192] = "", line[1024];
   int len = 0;
@@ -303,6 +303,7 @@ int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, c
     }
     db_measurement m;
     if (parse_meas(line, o->routine, &m, o->uplo, o->hot, DB_STAGE_DENSE)) return SYMV_IO;
+    if (calls) *calls += (long long)m.batches * m.calls_per_batch;
     for (int i = 0; i < nsizes; i++)
       if (ns[i] == m.n) median_us[i] = m.median_us;
   }

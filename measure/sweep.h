@@ -74,11 +74,13 @@ void sweep_fingerprint_of(const symv_device_info *d, double copy_gbs, db_device 
  *  "cand P" (P as symv_params_format writes it; the worker compiles it,
  *  verifies it at each size against cuBLAS, and times it fully). The median
  *  time per call of size ns[i] goes to median_us[i], microseconds (NAN where
- *  none came). Errors: SYMV_INVALID_VALUE (the worker said the candidate is
- *  invalid, or an error: its line in err), SYMV_TIMEOUT (silent past its
- *  limit: restart it), SYMV_IO (it died or talked nonsense: restart it). */
+ *  none came); *calls (may be NULL) grows by the timed calls behind them
+ *  (batches x calls per batch). Errors: SYMV_INVALID_VALUE (the worker said
+ *  the candidate is invalid, or an error: its line in err), SYMV_TIMEOUT
+ *  (silent past its limit: restart it), SYMV_IO (it died or talked nonsense:
+ *  restart it). */
 int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, const int *ns, int nsizes,
-                       double *median_us, char *err, size_t errlen);
+                       double *median_us, long long *calls, char *err, size_t errlen);
 
 /** SWEEP_FLOOR_NAME: the baseline name of the floor (gpu/floor.h: the least
  *  time of a read-only kernel streaming A's stored triangle once) at each

@@ -551,7 +551,7 @@ static int run(int argc, char **argv)
       } else {
         snprintf(what, sizeof what, "base %s", fc->kernel);
       }
-      rc = sweep_worker_times(&w, &o, what, order, nsizes, tr, err, sizeof err);
+      rc = sweep_worker_times(&w, &o, what, order, nsizes, tr, NULL, err, sizeof err);
       for (int i = 0; i < nsizes; i++) { /* tr is in the round's order */
         const int at = round % 2 ? nsizes - 1 - i : i;
         double *lo = &t[(size_t)k * nsizes + at], *up = &hi[(size_t)k * nsizes + at];

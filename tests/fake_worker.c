@@ -19,9 +19,11 @@
  *                     FAKE_STATE so that its successor does not
  *   FAKE_HANG         a candidate (FAMILY:B,U,M,X) on which it stops answering
  *   FAKE_DISTURB      the K-th candidate command this worker answers reports
- *                     three times its times at every size (a disturbance:
- *                     something else slowing the GPU for as long as one
- *                     candidate's sizes take)
+ *                     FAKE_DISTURB_FACTOR (default 3) times its times at
+ *                     every size (a disturbance: something else slowing the
+ *                     GPU for as long as one candidate's sizes take)
+ *   FAKE_DISTURB_DENSE the first K candidate commands of the dense stage
+ *                     read so, each
  */
 #include <signal.h>
 #include <stdio.h>
@@ -63,7 +65,7 @@ static void meas(char *list, double f)
 int main(void)
 {
   char line[16384];
-  static int handled;
+  static int handled, dense_handled;
   while (fgets(line, sizeof line, stdin)) {
     line[strcspn(line, "\n")] = 0;
     if (!strcmp(line, "quit")) break;
@@ -111,6 +113,7 @@ int main(void)
         continue;
       }
       handled++;
+      dense_handled += !strcmp(stage, "dense");
       const char *us = getenv("FAKE_US");
       if (us) usleep((useconds_t)atoi(us));
       if (getenv("FAKE_HANG") && !strcmp(getenv("FAKE_HANG"), point)) pause();
@@ -123,8 +126,9 @@ int main(void)
         if (f) fclose(f);
         kill(getpid(), SIGKILL);
       }
-      const char *dk = getenv("FAKE_DISTURB");
-      meas(list, (0.6 + (h % 1000) / 1000.0) * (dk && handled == atoi(dk) ? 3 : 1));
+      const char *dk = getenv("FAKE_DISTURB"), *dz = getenv("FAKE_DISTURB_DENSE"), *df = getenv("FAKE_DISTURB_FACTOR");
+      const int disturbed = (dk && handled == atoi(dk)) || (dz && !strcmp(stage, "dense") && dense_handled <= atoi(dz));
+      meas(list, (0.6 + (h % 1000) / 1000.0) * (disturbed ? (df ? atof(df) : 3) : 1));
       say("ok");
     } else {
       say("error unknown command");
