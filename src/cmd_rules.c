@@ -10,6 +10,7 @@
 #include <string.h>
 #include "../db/db.h"
 #include "cli.h"
+#include "json.h"
 #include "config.h"
 #include "routine.h"
 #include "fit.h"
@@ -49,45 +50,15 @@ static void help(void)
        "Exit status: 0, 2 usage, 4 database error or no fit stored.");
 }
 
-/* s as a JSON string, quotes included (RFC 8259): ", \ and controls escaped,
- * and bytes past ASCII as \u00XX, so that the document is well formed
- * whatever the database holds (names are ASCII by design). */
-static void json_string(FILE *f, const char *s)
-{
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p == '\n') fputs("\\n", f);
-    else if (*p == '\t') fputs("\\t", f);
-    else if (*p < 0x20 || *p >= 0x7f) fprintf(f, "\\u%04x", *p); /* bytes past ASCII too: always valid */
-    else fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
-/* A JSON number; null for NaN and infinities, which JSON lacks. */
-static void json_number(FILE *f, double x)
-{
-  if (isfinite(x)) fprintf(f, "%.10g", x);
-  else fputs("null", f);
-}
-
 /* Version of the JSON document's layout: raised when a field changes
  * meaning or goes away (new fields keep it). */
 #define RULES_JSON_FORMAT 1
 
 static void print_json(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules, const db_device *dev)
 {
-  fprintf(f, "{\n  \"format\": %d, \"symvtune\": \"%s\", \"schema\": %d,\n  \"device\": ", RULES_JSON_FORMAT,
-          PACKAGE_VERSION, DB_SCHEMA_VERSION);
-  if (dev) {
-    fputs("{\"name\": ", f);
-    json_string(f, dev->name);
-    fprintf(f, ", \"cc_major\": %d, \"cc_minor\": %d, \"sm_count\": %d},\n", dev->cc_major, dev->cc_minor,
-            dev->sm_count);
-  } else {
-    fputs("null,\n", f);
-  }
+  fputs("{\n  ", f);
+  json_head(f, RULES_JSON_FORMAT, dev ? dev->name : NULL, dev ? dev->cc_major : 0, dev ? dev->cc_minor : 0,
+            dev ? dev->sm_count : 0);
   fprintf(f, "  \"fit\": {\"id\": %lld, \"created\": ", fit->id);
   json_string(f, fit->created);
   fprintf(f, ", \"uplo\": \"%c\", \"hot\": %s, \"lo\": %d, \"hi\": %d, \"threshold\": ",
