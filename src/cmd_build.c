@@ -1051,7 +1051,7 @@ static const char *cuda_root_of(const char *nvcc, char *out, size_t len)
     *slash = 0;
     snprintf(lib, sizeof lib, "%s/lib64", p[0] ? p : "");
     if (pass == 0 && (stat(lib, &st) || !S_ISDIR(st.st_mode))) continue;
-    snprintf(out, len, "%s", p[0] ? p : "/");
+    if (snprintf(out, len, "%s", p[0] ? p : "/") >= (int)len) return NULL; /* no room for it: none */
     return out;
   }
   return NULL;

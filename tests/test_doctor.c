@@ -297,11 +297,11 @@ Test(doctor, a_program_of_another_cuda_major_version_is_found, .init = need_tree
   at(exe, "major");
   at(pc, "prefix/lib/pkgconfig");
   /* the program: libsymv's flags, but its -lcublas found first in fake99 */
-  snprintf(cmd, sizeof cmd,
+  cr_assert_lt(snprintf(cmd, sizeof cmd,
            "cc -shared -fPIC -Wl,-soname,libcublas.so.99 -o '%s/libcublas.so.99' '%s' && "
            "ln -s libcublas.so.99 '%s/libcublas.so' && "
            "cc -std=gnu11 -o '%s' '%s' -L'%s' -Wl,-rpath,'%s' $(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv)",
-           dir, src, dir, exe, prog, dir, dir, pc);
+           dir, src, dir, exe, prog, dir, dir, pc), (int)sizeof cmd, "the command is longer than its buffer");
   cr_assert_eq(sh(cmd, "major.build.log", &text), 0, "%s\n%s", cmd, text);
   free(text);
   snprintf(cmd, sizeof cmd, "LC_ALL=C readelf -d '%s' | grep -q 'Shared library: \\[libcublas.so.99\\]'", exe);
@@ -383,12 +383,12 @@ static void build_fake(char *exe)
   fclose(f);
   at(inc, "prefix/include");
   at(pc, "prefix/lib/pkgconfig");
-  snprintf(cmd, sizeof cmd,
+  cr_assert_lt(snprintf(cmd, sizeof cmd,
            "CF=$(PKG_CONFIG_PATH='%s' pkg-config --cflags libsymv) && L=$(PKG_CONFIG_PATH='%s' pkg-config --libs-only-L libsymv) && "
            "cc -std=gnu11 -shared -fPIC -Wl,-soname,libsymv.so.0 -I'%s' $CF -o '%s/libsymv.so.0' '%s' $L -lcublas && "
            "ln -s libsymv.so.0 '%s/libsymv.so' && "
            "cc -std=gnu11 -Wl,--no-as-needed -o '%s' '%s' $CF -L'%s' -Wl,-rpath,'%s' -lsymv $L -lcublas",
-           pc, pc, inc, dir, src, dir, exe, prog, dir, dir);
+           pc, pc, inc, dir, src, dir, exe, prog, dir, dir), (int)sizeof cmd, "the command is longer than its buffer");
   cr_assert_eq(sh(cmd, "fake.build.log", &text), 0, "%s\n%s", cmd, text);
   free(text);
 }

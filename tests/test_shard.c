@@ -368,7 +368,7 @@ Test(merge, foreign_overlapping_incomplete_and_tampered_sets_are_refused_and_lea
   cr_assert_neq(access(m, F_OK), 0);
   /* a shard that lost a candidate: the set no longer makes up its space */
   char lost[160];
-  snprintf(lost, sizeof lost, "cp %s %s/lost.db", p[1], dir);
+  cr_assert_lt(snprintf(lost, sizeof lost, "cp %s %s/lost.db", p[1], dir), (int)sizeof lost);
   cr_assert_eq(system(lost), 0);
   snprintf(lost, sizeof lost, "%s/lost.db", dir);
   test_sql_exec(lost, "DELETE FROM candidate WHERE id = (SELECT max(id) FROM candidate)");
