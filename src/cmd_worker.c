@@ -203,40 +203,6 @@ static int measure(const symv_kernel *k, size_data *s, double prune_us)
   return 0;
 }
 
-/* The host's cost of one launch before any candidate is timed: the empty
- * floor kernel queued in held batches, the least time a launch took. So
- * the first kernels timed are charged as the later ones (charge_launches
- * keeps the least cost seen; starting from none, the first kernels of a
- * run were charged up to 1.2x the cost the later ones were). Leaves
- * W.launch_us as it is where anything fails: the timings then set it. */
-static void calibrate_launch(void)
-{
-  const symv_params pe = {SYMV_FAMILY_FLOOR, 32, 1, 1, SYMV_FLOOR_EMPTY, W.routine};
-  symv_cubin cb;
-  symv_kernel k;
-  char *log = NULL, why[256];
-  void *out = NULL;
-  memset(&k, 0, sizeof k);
-  if (symv_compile(&pe, W.dev.cc_major, W.dev.cc_minor, &cb, &log)) {
-    free(log);
-    return;
-  }
-  free(log);
-  if (!symv_kernel_load(&pe, &cb, &W.dev, &k, why, sizeof why) &&
-      cudaMalloc(&out, sizeof(uint64_t) * (size_t)W.dev.sm_count) == cudaSuccess) {
-    symv_matrix_set one = {out, 0, 1};
-    symv_floor_ctx c = {&k, &one, 1, 1, out};
-    symv_timing t;
-    if (symv_time_held(symv_floor_call, &c, 0, 7, 1.0, 2000, &t) == 0 && cudaDeviceSynchronize() == cudaSuccess &&
-        t.host_us > 0)
-      W.launch_us = t.host_us;
-  }
-  cudaGetLastError();
-  cudaFree(out);
-  symv_kernel_unload(&k);
-  symv_cubin_free(&cb);
-}
-
 static int cmd_init(char *args)
 {
   int dev, hot, batches;
@@ -265,7 +231,6 @@ static int cmd_init(char *args)
       d->max_blocks_per_sm, d->max_threads_per_sm, d->driver_version, d->runtime_version, d->global_mem,
       d->max_threads_per_block, d->smem_reserved_per_block, d->name);
   say("copy %.1f", symv_copy_bandwidth((size_t)1 << 30));
-  calibrate_launch();
   return 0;
 }
 
