@@ -443,27 +443,44 @@ typedef struct {
   int most_n;
 } dense_confirm_report;
 
-/* Lowers the stored dense sample of kernel k (0, 1: cuBLAS's modes, then
- * the champions) at n to us where that is less. */
-static int lower_sample(db *d, const sweep_opts *o, const db_candidate *champ, int k, int n, double us, int *lowered)
+/* Lowers the stored dense samples of kernel k (0, 1: cuBLAS's modes, then
+ * the champions) at the sizes ns[0..nn) to the times us[] where those are
+ * less (NAN: not timed), in one transaction, and counts them in *cr
+ * (label names the kernel there). Errors: SYMV_DB (nothing changed). */
+static int lower_samples(db *d, const sweep_opts *o, const db_candidate *champ, int k, const char *label, const int *ns,
+                         const double *us, int nn, dense_confirm_report *cr)
 {
   static const char *const base[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
   db_measurement *m = NULL;
   size_t cnt = 0;
-  *lowered = 0;
   const char *ro = symv_routine_name(o->routine);
   if (k < 2 ? db_baseline_measurements(d, ro, base[k], DB_STAGE_DENSE, o->uplo, o->hot, &m, &cnt)
             : db_candidate_measurements(d, champ[k - 2].id, DB_STAGE_DENSE, o->uplo, o->hot, &m, &cnt))
     return SYMV_DB;
-  int rc = 0;
-  for (size_t i = 0; i < cnt && !rc; i++) {
-    if (m[i].n != n || !(us < m[i].median_us)) continue;
-    m[i].median_us = us;
-    if (us < m[i].min_us) m[i].min_us = us;
-    m[i].gflops = symv_gflops(o->routine, n, us), m[i].gbs = symv_gbs(o->routine, n, us);
-    rc = k < 2 ? db_put_baseline(d, ro, base[k], &m[i]) : db_put_measurement(d, champ[k - 2].id, &m[i]);
-    if (rc) rc = SYMV_DB;
-    else *lowered = 1;
+  dense_confirm_report add = {0};
+  int rc = db_begin(d) ? SYMV_DB : 0;
+  for (int i = 0; i < nn && !rc; i++) {
+    if (!(us[i] > 0)) continue;
+    add.retimed++;
+    for (size_t j = 0; j < cnt && !rc; j++) {
+      if (m[j].n != ns[i] || !(us[i] < m[j].median_us)) continue;
+      const double first = m[j].median_us;
+      m[j].median_us = us[i];
+      if (us[i] < m[j].min_us) m[j].min_us = us[i];
+      m[j].gflops = symv_gflops(o->routine, ns[i], us[i]), m[j].gbs = symv_gbs(o->routine, ns[i], us[i]);
+      if (k < 2 ? db_put_baseline(d, ro, base[k], &m[j]) : db_put_measurement(d, champ[k - 2].id, &m[j])) rc = SYMV_DB;
+      add.lowered++;
+      if (first / us[i] > add.most)
+        add.most = first / us[i], add.most_n = ns[i], snprintf(add.most_label, sizeof add.most_label, "%s", label);
+    }
+  }
+  if (!rc && db_commit(d)) rc = SYMV_DB;
+  if (rc) {
+    db_rollback(d);
+  } else {
+    cr->retimed += add.retimed, cr->lowered += add.lowered;
+    if (add.most > cr->most)
+      cr->most = add.most, cr->most_n = add.most_n, snprintf(cr->most_label, sizeof cr->most_label, "%s", label);
   }
   free(m);
   return rc;
@@ -526,24 +543,7 @@ static int dense_confirm(db *d, sweep_worker *w, const sweep_opts *o, const db_c
         fprintf(stderr, "symvtune sweep: dense, again: %s: the worker stopped answering; the first times stand\n", label);
         break;
       }
-      for (int i = 0; i < nl && !rc; i++) {
-        if (!(t[i] > 0)) continue;
-        cr->retimed++;
-        double first = NAN;
-        for (int j = 0; j < dd.c[k].nsamples; j++)
-          if (dd.c[k].n[j] == list[i]) first = dd.c[k].us[j];
-        int lowered = 0;
-        if (db_begin(d) || lower_sample(d, o, champ, k, list[i], t[i], &lowered) || db_commit(d)) {
-          db_rollback(d);
-          rc = SYMV_DB;
-          break;
-        }
-        if (lowered) {
-          cr->lowered++;
-          if (first / t[i] > cr->most)
-            cr->most = first / t[i], cr->most_n = list[i], snprintf(cr->most_label, sizeof cr->most_label, "%s", label);
-        }
-      }
+      rc = lower_samples(d, o, champ, k, label, list, t, nl, cr);
     }
     symv_progress_update(&prog, prog.done + 1, NULL);
   }
