@@ -302,6 +302,33 @@ static const symv_table_rule *rule_for(const rules_view *v, symv_routine ro, int
   return &r[lo];
 }
 
+/* Looks at device `dev` on its first call, each flavour in its own way (the
+ * compiled-in rules' GPU and kernels, or the wisdom file that matches it),
+ * and sets e->state last. Called with cache_lock held. */
+static void device_setup(int dev, device_entry *e);
+
+/* Device dev's entry, set up on its first call (device_setup, under
+ * cache_lock), with its state in *state (1: ready; else e->why says why
+ * not); NULL for a device beyond the SYMV_MAX_DEVICES this library keeps
+ * (then, when note is non-NULL, why). */
+static device_entry *device_entry_of(int dev, int *state, call_note *note)
+{
+  if (dev < 0 || dev >= SYMV_MAX_DEVICES) {
+    NOTE(note, "cuBLAS", "fallback: device %d is beyond the %d this library keeps", dev, SYMV_MAX_DEVICES);
+    return NULL;
+  }
+  device_entry *e = &devices[dev];
+  int st = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+  if (st == 0) { /* first call on this device */
+    pthread_mutex_lock(&cache_lock);
+    if (e->state == 0) device_setup(dev, e);
+    st = e->state;
+    pthread_mutex_unlock(&cache_lock);
+  }
+  *state = st;
+  return e;
+}
+
 #ifndef SYMV_WISDOM_LIB
 /* The compiled-in table as a view. */
 static rules_view builtin;
@@ -419,18 +446,9 @@ static void device_setup(int dev, device_entry *e)
 static const symv_kernel *kernel_for(const rules_view *v, int dev, int cand, call_note *note)
 {
   (void)v; /* the compiled-in table */
-  if (dev < 0 || dev >= SYMV_MAX_DEVICES) {
-    NOTE(note, "cuBLAS", "fallback: device %d is beyond the %d this library keeps", dev, SYMV_MAX_DEVICES);
-    return NULL;
-  }
-  device_entry *e = &devices[dev];
-  int state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
-  if (state == 0) { /* first call on this device */
-    pthread_mutex_lock(&cache_lock);
-    if (e->state == 0) device_setup(dev, e);
-    state = e->state;
-    pthread_mutex_unlock(&cache_lock);
-  }
+  int state;
+  device_entry *e = device_entry_of(dev, &state, note);
+  if (!e) return NULL;
   if (state == 1 && e->ok[cand]) return &e->k[cand];
   if (state == 1)
     NOTE(note, "cuBLAS", "fallback: kernel %s cannot run on device %d", symv_table_candidates[cand].name, dev);
@@ -597,7 +615,7 @@ static const wisdom_file *wisdom_match(const symv_device_info *d, int dev)
 /* Looks at device `dev` on its first call: the wisdom file that matches it.
  * Its kernels are compiled later, each on its first use. Called with
  * cache_lock held. */
-static void wisdom_device_setup(int dev, device_entry *e)
+static void device_setup(int dev, device_entry *e)
 {
   pthread_once(&wisdom_once, wisdom_load);
   int rc = symv_device_query(dev, &e->info);
@@ -678,18 +696,9 @@ static void wisdom_prepare(int dev, device_entry *e, int cand)
 static const rules_view *wisdom_view(int dev, call_note *note)
 {
   if (note) note->wisdom = "none";
-  if (dev < 0 || dev >= SYMV_MAX_DEVICES) {
-    NOTE(note, "cuBLAS", "fallback: device %d is beyond the %d this library keeps", dev, SYMV_MAX_DEVICES);
-    return NULL;
-  }
-  device_entry *e = &devices[dev];
-  int state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
-  if (state == 0) { /* first call on this device */
-    pthread_mutex_lock(&cache_lock);
-    if (e->state == 0) wisdom_device_setup(dev, e);
-    state = e->state;
-    pthread_mutex_unlock(&cache_lock);
-  }
+  int state;
+  device_entry *e = device_entry_of(dev, &state, note);
+  if (!e) return NULL;
   if (state == 1) {
     if (note) note->wisdom = e->wf->path;
     return &e->wf->view;
