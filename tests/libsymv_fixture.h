@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <criterion/criterion.h>
 #include "../db/db.h"
 #include "cli.h"
 #include "symv_error.h"
@@ -42,7 +43,7 @@
 #define SYMV_TEST_NVCC ""
 #endif
 
-extern const symv_command cmd_build_entry;
+extern const symv_command cmd_build_entry, cmd_fit_entry;
 
 /* The compiled-in paths, unless the environment says otherwise (a test
  * program carried to another machine: SYMV_TEST_DATA, SYMV_TEST_SRCDIR,
@@ -184,7 +185,7 @@ static int fix_make_db(const char *dbpath, const fix_rule *rules, int nrules, in
   db *d = NULL;
   int rc = db_open(&d, dbpath, 0);
   if (rc) {
-    snprintf(err, errlen, "db_open %s: %s: %s", dbpath, symv_errname(rc), d ? db_errmsg(d) : "");
+    snprintf(err, errlen, "db_open %.200s: %s: %.200s", dbpath, symv_errname(rc), d ? db_errmsg(d) : "");
     db_close(d);
     return -1;
   }
@@ -224,6 +225,19 @@ static int fix_make_db(const char *dbpath, const fix_rule *rules, int nrules, in
   return rc ? -1 : 0;
 }
 
+/* Runs the CLI command cmd with av[0..ac) in this process, its stdout and
+ * stderr appended to `log`. Returns its exit status. */
+static inline int fix_run_cli(const symv_command *cmd, const char *log, char **av, int ac)
+{
+  fflush(stdout), fflush(stderr);
+  int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644), o1 = dup(1), o2 = dup(2);
+  if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
+  int status = cmd->run(ac, av);
+  fflush(stdout), fflush(stderr);
+  dup2(o1, 1), dup2(o2, 2), close(o1), close(o2);
+  return status;
+}
+
 /* Runs `symvtune build ARGS...` in this process with stdout and stderr sent
  * to `log` (appended). Returns its exit status. */
 static int fix_build(const char *log, const char *const *args, int nargs)
@@ -233,18 +247,64 @@ static int fix_build(const char *log, const char *const *args, int nargs)
   av[ac++] = (char *)"build";
   for (int i = 0; i < nargs && ac < 31; i++) av[ac++] = (char *)args[i];
   av[ac] = NULL;
-  fflush(stdout), fflush(stderr);
-  int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-  int o1 = dup(1), o2 = dup(2);
-  if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
-  int status = cmd_build_entry.run(ac, av);
-  fflush(stdout), fflush(stderr);
-  dup2(o1, 1), dup2(o2, 2);
-  close(o1), close(o2);
-  return status;
+  return fix_run_cli(&cmd_build_entry, log, av, ac);
 }
 
 /* Nonzero if path exists. */
 static int fix_exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* ---- A library tree built once per test program ---------------------------
+ * (tests/test_install.c, tests/test_doctor.c): the shipped sweep, fitted,
+ * built with nvcc into a temporary folder that a Criterion PRE_ALL hook
+ * makes and names in an environment variable for the tests. */
+
+/* Makes the folder `dir` (a mkdtemp template, filled in), names it in $env
+ * and, where nvcc is, fits a copy of the shipped sweep there (DIR/sweep.db)
+ * and builds it into DIR/prefix, both commands' output in DIR/build.log.
+ * Nothing is reported: the tests find what is missing (fix_tree_need). */
+static inline void fix_tree_make(char *dir, const char *env)
+{
+  if (!mkdtemp(dir)) return;
+  setenv(env, dir, 1);
+  if (!*FIX_NVCC || access(FIX_NVCC, X_OK)) return; /* the tests that need it skip */
+  char db[512], src[512], log[512], out[512];
+  snprintf(db, sizeof db, "%s/sweep.db", dir);
+  snprintf(log, sizeof log, "%s/build.log", dir);
+  snprintf(out, sizeof out, "%s/prefix", dir);
+  if (fix_copy(fix_sweep_db(src), db)) return;
+  chmod(db, 0644);
+  char *fit_av[] = {"fit", "--db", db, NULL};
+  if (fix_run_cli(&cmd_fit_entry, log, fit_av, 3)) return;
+  const char *args[] = {"--db", db, "--out", out, "--nvcc", FIX_NVCC};
+  fix_build(log, args, 6);
+}
+
+/* The folder fix_tree_make named in $env. */
+static inline const char *fix_tree_dir(const char *env)
+{
+  const char *d = getenv(env);
+  cr_assert_not_null(d, "the PRE_ALL hook made no folder");
+  return d;
+}
+
+/* DIR/name in buf (1024 bytes), DIR the folder named in $env. */
+static inline char *fix_tree_at(char *buf, const char *env, const char *name)
+{
+  snprintf(buf, 1024, "%.400s/%.600s", fix_tree_dir(env), name);
+  return buf;
+}
+
+/* Skips the test without nvcc; fails it, with the build's log, if the file
+ * lib (a path in the folder of $env) was not built. */
+static inline void fix_tree_need(const char *env, const char *lib)
+{
+  (void)fix_make_db; /* the fixture's, unused by these tests */
+  if (!*FIX_NVCC || access(FIX_NVCC, X_OK)) cr_skip_test("no nvcc: the library cannot be compiled");
+  char p[1024], l[1024];
+  if (!fix_exists(fix_tree_at(p, env, lib))) {
+    char *log = fix_slurp(fix_tree_at(l, env, "build.log"));
+    cr_assert_fail("no library was built:\n%s", log ? log : "(no log)");
+  }
+}
 
 #endif

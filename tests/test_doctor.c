@@ -29,7 +29,7 @@
 #include "test_util.h"
 
 
-extern const symv_command cmd_fit_entry, cmd_rank_entry;
+extern const symv_command cmd_rank_entry;
 
 /* ---- The library, built once ------------------------------------------- */
 
@@ -37,25 +37,7 @@ ReportHook(PRE_ALL)(struct criterion_test_set *set)
 {
   (void)set;
   static char dir[64] = "/tmp/symvtune-test-doctor-XXXXXX";
-  if (!mkdtemp(dir)) return;
-  setenv("SYMV_TEST_DOCTORDIR", dir, 1);
-  if (!*FIX_NVCC || access(FIX_NVCC, X_OK)) return; /* the tests that need it skip */
-  char db[512], src[512], log[512], out[512];
-  snprintf(db, sizeof db, "%s/sweep.db", dir);
-  snprintf(log, sizeof log, "%s/build.log", dir);
-  snprintf(out, sizeof out, "%s/prefix", dir);
-  if (fix_copy(fix_sweep_db(src), db)) return;
-  chmod(db, 0644);
-  char *fit_av[] = {"fit", "--db", db, NULL};
-  fflush(stdout), fflush(stderr);
-  int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644), o1 = dup(1), o2 = dup(2);
-  if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
-  int rc = cmd_fit_entry.run(3, fit_av);
-  fflush(stdout), fflush(stderr);
-  dup2(o1, 1), dup2(o2, 2), close(o1), close(o2);
-  if (rc) return;
-  const char *args[] = {"--db", db, "--out", out, "--nvcc", FIX_NVCC};
-  fix_build(log, args, 6);
+  fix_tree_make(dir, "SYMV_TEST_DOCTORDIR");
 }
 
 ReportHook(POST_ALL)(struct criterion_global_stats *stats)
@@ -65,31 +47,13 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
   if (dir && !getenv("SYMV_TEST_KEEP")) fix_rmtree(dir);
 }
 
-static const char *topdir(void)
-{
-  const char *d = getenv("SYMV_TEST_DOCTORDIR");
-  cr_assert_not_null(d, "the PRE_ALL hook made no folder");
-  return d;
-}
+static const char *topdir(void) { return fix_tree_dir("SYMV_TEST_DOCTORDIR"); }
 
 /* DIR/name in buf (1024 bytes). */
-static char *at(char *buf, const char *name)
-{
-  snprintf(buf, 1024, "%.400s/%.600s", topdir(), name);
-  return buf;
-}
+static char *at(char *buf, const char *name) { return fix_tree_at(buf, "SYMV_TEST_DOCTORDIR", name); }
 
 /* Skips without nvcc; fails, with the build's log, if the library is not there. */
-static void need_tree(void)
-{
-  (void)fix_make_db;
-  if (!*FIX_NVCC || access(FIX_NVCC, X_OK)) cr_skip_test("no nvcc: the library cannot be compiled");
-  char p[1024], l[1024];
-  if (!fix_exists(at(p, "prefix/lib/libsymv.so.0"))) {
-    char *log = fix_slurp(at(l, "build.log"));
-    cr_assert_fail("no library was built:\n%s", log ? log : "(no log)");
-  }
-}
+static void need_tree(void) { fix_tree_need("SYMV_TEST_DOCTORDIR", "prefix/lib/libsymv.so.0"); }
 
 /* Runs cmd through the shell, its stdout and stderr into DIR/log; returns
  * its exit status (-1 if it did not exit), the output in *text. */
