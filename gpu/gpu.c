@@ -258,7 +258,7 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
   } else if (p->family == SYMV_FAMILY_PANEL) {
     /* no workspace */
   } else if (p->family == SYMV_FAMILY_PIPE) {
-    *gate = 1 + (size_t)(sm_count > 0 ? sm_count : 1) * (size_t)p->multiplicity; /* count, a claim per block */
+    *gate = 1 + (size_t)(sm_count > 0 ? sm_count : 1) * (size_t)p->multiplicity; /* count, a claim per chunk (C <= G, symv_pipe_chunks) */
   } else if (p->family == SYMV_FAMILY_PIPE_DET) {
     /* the tiles' row sums and the blocks' column sums (scratch; phase 1 sums them) */
     *P = (size_t)symv_pipe_det_partials(n, p->ux, symv_pipe_grid(p, n, sm_count));
@@ -454,13 +454,13 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     args = args_panel; /* a block per UX rows of y: grid nblk */
   } else if (k->p.family == SYMV_FAMILY_PIPE) {
     /* SMs x MULTIPLICITY persistent blocks (fewer if there are fewer tiles);
-     * the gate counts a chunk of y per block */
+     * the gate counts symv_pipe_chunks chunks of y */
     const long tiles = symv_pipe_tiles(n, k->p.ux);
     const long full = (long)k->sm_count * k->p.multiplicity;
     if (tiles > INT_MAX) return SYMV_INVALID_VALUE;
     ntiles = (int)tiles;
     grid = (unsigned)(tiles < full ? tiles : full);
-    target = ws->gate_target + grid;
+    target = ws->gate_target + (unsigned long long)symv_pipe_chunks(n, (long)grid);
     args = args_pipe;
   } else if (k->p.family == SYMV_FAMILY_PIPE_DET) {
     /* phase 0 as pipe: SMs x MULTIPLICITY persistent blocks, at most one

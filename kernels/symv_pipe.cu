@@ -32,12 +32,19 @@
  * two warps of a group) accumulate over the block's tiles of one strip and
  * are added once the block leaves the strip.
  *
- * beta: y must be scaled before the first addition. y is cut into G
- * chunks (rows c*n/G .. (c+1)*n/G - 1); block c scales chunk c first thing
- * and counts it at a gate (gate[0]); before its first addition a block waits
- * until the gate has counted all G chunks of this call (target: the host's
- * running sum of the grids launched on this workspace). The wait is cheap
- * because S-1 tiles' loads are already in flight. The launch is not
+ * beta: y must be scaled before the first addition. y is cut into
+ * C = min(G, ceil(n/64)) chunks (rows c*n/C .. (c+1)*n/C - 1,
+ * symv_pipe_chunks in kernels/symv_pipe.h): block c < C scales chunk c
+ * first thing and counts it at a gate (gate[0]); before its first addition
+ * a block waits until the gate has counted all C chunks of this call
+ * (target: the host's running sum of the chunks of the calls launched on
+ * this workspace). Blocks c >= C neither scale nor count. While n < 64 x G
+ * the chunks thus go to the first blocks launched, 64 rows or more each,
+ * and the gate opens about one access of y after those start, not after
+ * the grid's last block has started and scaled its few rows: with a chunk
+ * per block (the previous version) pipe took 10-13% longer at n = 1,000 on
+ * an H100 and 2-5% at 1,500 - 3,000 (results/2026-11-24-h100-gate-chunks.txt).
+ * The wait is cheap because S-1 tiles' loads are already in flight. The launch is not
  * cooperative (a cooperative launch forgoes the overlap of programmatic
  * dependent launch, symv_common.cuh: on an H100, pipe launched with both
  * attributes ran no faster than cooperative alone), so the blocks need not all be
@@ -54,8 +61,9 @@
  * stages - 2 (0..2); MULTIPLICITY blocks per SM = the grid's blocks per SM.
  * Dynamic shared memory: S x (CPT + 1) x BLOCK_SIZE elements, i.e. that
  * many times sizeof(symv_t) bytes (4, 8 or 16 by routine; symv_pipe_smem,
- * src/gpu.c). Workspace: gate, 1 + G words (unsigned long long whatever the
- * routine). Summation order varies from run to run (atomics).
+ * src/gpu.c). Workspace: gate, 1 + G words (the count, then a claim for
+ * each of C <= G chunks; unsigned long long whatever the routine).
+ * Summation order varies from run to run (atomics).
  *
  * Every routine (SYMV_ROUTINE, kernels/symv_scalar.cuh): all data are of
  * the element type symv_t. The row sums use the elements as stored, the
@@ -98,10 +106,10 @@ static __device__ void symv_gate_scale(symv_t *y, symv_ll incy, int a0, int a1, 
   for (int i = a0; i < a1; i++) symv_scale_elem(y + (symv_ll)i * incy, beta);
 }
 
-/* One thread spins with acquire loads until the gate has counted all G
+/* One thread spins with acquire loads until the gate has counted all C
  * chunks; after 20 us it scales the chunks no block has claimed (their
  * blocks have not started), counting each, and spins on. */
-static __device__ void symv_gate_wait(symv_ull *gate, symv_ull target, int n, int G, symv_t *y, symv_ll incy,
+static __device__ void symv_gate_wait(symv_ull *gate, symv_ull target, int n, int C, symv_t *y, symv_ll incy,
                                       symv_t beta)
 {
   const symv_ull t0 = symv_now_ns();
@@ -112,9 +120,9 @@ static __device__ void symv_gate_wait(symv_ull *gate, symv_ull target, int n, in
     if (v >= target) return;
     if (!helped && symv_now_ns() - t0 > 20000) {
       helped = true;
-      for (int c = 0; c < G; c++)
+      for (int c = 0; c < C; c++)
         if (symv_gate_claim(gate + 1 + c, target)) {
-          symv_gate_scale(y, incy, (int)((long)c * n / G), (int)((long)(c + 1) * n / G), beta);
+          symv_gate_scale(y, incy, (int)((long)c * n / C), (int)((long)(c + 1) * n / C), beta);
           symv_gate_arrive(gate);
         }
     }
@@ -131,7 +139,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   __shared__ symv_t rsum[SYMV_PIPE_CG][64];
   __shared__ symv_t csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
   const int t = threadIdx.x, r = t & 63, cg = t >> 6, lane = t & 31, w = t >> 5;
-  const int G = gridDim.x;
+  const int G = gridDim.x, C = (int)symv_pipe_chunks(n, G);
   SYMV_ENTER();
 
   const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX;
@@ -161,8 +169,10 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   /* this block's chunk of y := beta*y, then the gate (see the header).
    * The chunk's first rows are read while the claim is in flight; a lost
    * claim discards them. */
-  if (symv_not_one(beta)) {
-    const int a0 = (int)((long)blockIdx.x * n / G), a1 = (int)((long)(blockIdx.x + 1) * n / G);
+  if ((int)blockIdx.x >= C) {
+    /* no chunk: neither scales nor counts */
+  } else if (symv_not_one(beta)) {
+    const int a0 = (int)((long)blockIdx.x * n / C), a1 = (int)((long)(blockIdx.x + 1) * n / C);
     const int i = a0 + t;
     const symv_t v = (i < a1 && symv_nonzero(beta)) ? y[(symv_ll)i * incy] : symv_zero();
     const bool won = t == 0 && symv_gate_claim(gate + 1 + blockIdx.x, target);
@@ -235,7 +245,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       cacc = symv_add(cacc, symv_add(csum[2 * g][c], csum[2 * g + 1][c]));
     }
     if (!open) {
-      if (t == 0) symv_gate_wait(gate, target, n, G, y, incy, beta);
+      if (t == 0) symv_gate_wait(gate, target, n, C, y, incy, beta);
       open = true;
     }
     __syncthreads(); /* the gate is open, and rsum/csum are free for the next tile */

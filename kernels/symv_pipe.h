@@ -38,4 +38,14 @@ SYMV_PIPE_FN long symv_pipe_block_of(long t, long G, long T)
   return ((t + 1) * G - 1) / T;
 }
 
+/** symv_pipe_chunks: the chunks of y the pipe kernel's gate counts per
+ *  call (kernels/symv_pipe.cu) with a grid of G blocks: min(G, ceil(n/64)),
+ *  so that every chunk holds at least 64 rows while there are fewer than
+ *  64 x G rows and the first blocks launched scale them. n >= 1, G >= 1. */
+SYMV_PIPE_FN long symv_pipe_chunks(long n, long G)
+{
+  const long nb = (n + 63) / 64;
+  return nb < G ? nb : G;
+}
+
 #endif
