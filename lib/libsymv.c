@@ -42,6 +42,16 @@
  * SYMV_VERBOSE set in the environment, each such decision is told once on
  * stderr.
  *
+ * Stream capture. pipe's and atomic_red's launches carry a count of the
+ * calls made on their workspace, kept on the host (the gate's target, the
+ * epoch: gpu/gpu.c): a graph would replay the count of the moment it was
+ * captured, and the kernel would add to y before it is scaled (pipe) or
+ * read stale states (atomic_red). A call whose rule names one of these
+ * families, made while its stream is being captured (cudaStreamIsCapturing),
+ * is served by cuBLAS with atomics instead (the handle allowed them), which
+ * captures correctly and needs no workspace. The other families keep
+ * nothing on the host between calls and are captured as they are.
+ *
  * Log. With SYMV_LOG set (and not "0"), every call writes one line: the
  * routine and its arguments n, uplo, lda, incx, incy, what served it (a
  * kernel's name, cuBLAS, cuBLAS with atomics, or nothing), why (the rule's
@@ -280,6 +290,23 @@ static cublasStatus_t call_cublas(symv_routine r, int atomics, cublasHandle_t h,
     if (st == CUBLAS_STATUS_SUCCESS) st = st2;
   }
   return st;
+}
+
+/* 1 if kernels of family f carry a count of calls kept on the host (see
+ * Stream capture in the header) */
+static int family_counts_calls(symv_family f) { return f == SYMV_FAMILY_PIPE || f == SYMV_FAMILY_ATOMIC_RED; }
+
+/* 1 if `stream` is being captured into a graph, or cannot be asked (the
+ * legacy stream while another stream captures globally: cudaStreamIsCapturing
+ * fails, and its error is cleared); 0 if not. */
+static int stream_capturing(cudaStream_t stream)
+{
+  enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &cs) != cudaSuccess) {
+    cudaGetLastError();
+    return 1;
+  }
+  return cs != cudaStreamCaptureStatusNone;
 }
 
 /* Routine ro's rule for n in view v among its deterministic rules
@@ -905,8 +932,14 @@ static cublasStatus_t dispatch(symv_routine ro, cublasHandle_t handle, cublasFil
   cudaStream_t stream;
   cublasPointerMode_t mode;
   cublasStatus_t st;
-  NOTE(note, v->cands[r->kernel].name, "%s", rule_text(r, det, rt, sizeof rt));
   if ((st = cublasGetStream(handle, &stream)) != CUBLAS_STATUS_SUCCESS) return st;
+  if (family_counts_calls(k->p.family) && stream_capturing(stream)) {
+    /* (only 'any' rules name these families: the handle allowed atomics) */
+    NOTE(note, det ? "cuBLAS" : "cuBLAS with atomics", "stream capture: %s counts calls on the host (%s)",
+         v->cands[r->kernel].name, rule_text(r, det, rt, sizeof rt));
+    return call_cublas(ro, !det, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
+  }
+  NOTE(note, v->cands[r->kernel].name, "%s", rule_text(r, det, rt, sizeof rt));
   if ((st = cublasGetPointerMode(handle, &mode)) != CUBLAS_STATUS_SUCCESS) return st;
   ws_entry *w = workspace_for(dev, stream);
   if (!w) return CUBLAS_STATUS_ALLOC_FAILED;

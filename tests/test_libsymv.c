@@ -902,6 +902,87 @@ Test(libsymv, default_atomics_mode_gives_the_same_bits_every_call, .init = need_
   cublasDestroy(h);
 }
 
+/* A call captured into a CUDA graph and replayed: pipe and atomic_red keep
+ * a count of calls on the host, which a replay would repeat stale, so a
+ * captured call of their rules goes to cuBLAS with atomics (lib/libsymv.c,
+ * Stream capture). The fixture's 'any' rule at n = 1000 is atomic_red's.
+ * Every replay, between calls that advance the count, must be right. */
+Test(libsymv, a_captured_call_replays_right, .init = need_gpu, .timeout = 120)
+{
+  const int n = 1000;
+  unsigned long long seed = (unsigned long long)time(NULL) * 2862933555777941757ull + 3037000493ull;
+  cr_log_info("seed %llu", seed);
+  char want[64];
+  expected_kernel(n, want, sizeof want);
+  cr_assert_not_null(strstr(want, "atomic_red"), "the fixture's rule at n = %d is %s, not atomic_red", n, want);
+  double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *y0 = malloc(sizeof(double) * n);
+  double *y = malloc(sizeof(double) * n), *yref = malloc(sizeof(double) * n);
+  double alpha = 1.25, beta = -0.75, *dA, *dx, *dy;
+  symv_fill_random(SYMV_DSYMV, A, (long)n * n, &seed), symv_fill_random(SYMV_DSYMV, x, n, &seed);
+  cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * n * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * n), cudaSuccess);
+  cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(dx, x, sizeof(double) * n, cudaMemcpyHostToDevice);
+  cudaStream_t s;
+  cublasHandle_t h;
+  cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasSetStream(h, s), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  /* y := fresh y0 on the device; then the check of dy against OpenBLAS */
+  const char *what = "";
+#define FRESH_Y()                                                                                                   \
+  do {                                                                                                              \
+    symv_fill_random(SYMV_DSYMV, y0, n, &seed);                                                                     \
+    cr_assert_eq(cudaMemcpyAsync(dy, y0, sizeof(double) * n, cudaMemcpyHostToDevice, s), cudaSuccess);             \
+  } while (0)
+#define CHECK_Y(round)                                                                                              \
+  do {                                                                                                              \
+    cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess, "%s, round %d", what, round);                               \
+    cr_assert_eq(cudaMemcpy(y, dy, sizeof(double) * n, cudaMemcpyDeviceToHost), cudaSuccess);                     \
+    memcpy(yref, y0, sizeof(double) * n);                                                                           \
+    symv_ref(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, yref, 1);                                               \
+    double res = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, y0, y, yref, 1);                      \
+    cr_assert(res >= 0 && res <= SYMV_RESIDUAL_TOL, "%s, round %d: scaled residual %g", what, round, res);          \
+  } while (0)
+  FRESH_Y();
+  cr_assert_eq(symv(h, CUBLAS_FILL_MODE_LOWER, n, &alpha, dA, n, dx, 1, &beta, dy, 1), CUBLAS_STATUS_SUCCESS);
+  cr_assert_str_eq(last_kernel(), want);
+  what = "an uncaptured call";
+  CHECK_Y(0);
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  cr_assert_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  cublasStatus_t st = symv(h, CUBLAS_FILL_MODE_LOWER, n, &alpha, dA, n, dx, 1, &beta, dy, 1);
+  char during[64];
+  snprintf(during, sizeof during, "%s", last_kernel());
+  cr_assert_eq(cudaStreamEndCapture(s, &g), cudaSuccess);
+  cr_assert_eq(st, CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cudaGraphInstantiate(&ge, g, 0), cudaSuccess);
+  for (int round = 1; round <= 5; round++) {
+    FRESH_Y();
+    cr_assert_eq(cudaGraphLaunch(ge, s), cudaSuccess);
+    what = "a replay";
+    CHECK_Y(round);
+    for (int c = 0; c < round; c++) { /* calls between replays advance the host's count */
+      FRESH_Y();
+      cr_assert_eq(symv(h, CUBLAS_FILL_MODE_LOWER, n, &alpha, dA, n, dx, 1, &beta, dy, 1), CUBLAS_STATUS_SUCCESS);
+      cr_assert_str_eq(last_kernel(), want);
+      what = "an uncaptured call between replays";
+      CHECK_Y(round);
+    }
+  }
+#undef FRESH_Y
+#undef CHECK_Y
+  cr_assert_str_eq(during, "cublas_atomics", "a captured call of %s's rule was served by %s", want, during);
+  cudaGraphExecDestroy(ge), cudaGraphDestroy(g);
+  cublasDestroy(h);
+  cudaStreamDestroy(s);
+  cudaFree(dA), cudaFree(dx), cudaFree(dy);
+  free(A), free(x), free(y0), free(y), free(yref);
+}
+
 /* ---- The wisdom-driven library (build --wisdom) --------------------------- */
 
 extern const symv_command cmd_export_entry;
