@@ -74,7 +74,8 @@
  * call enqueues on its stream, so host threads sharing a stream serialise
  * only there. Calls on cudaStreamPerThread get one workspace per host
  * thread. The hot path adds no allocation and three cuBLAS getters (atomics
- * mode, stream, pointer mode: field reads) to the launch.
+ * mode, stream, pointer mode: field reads) to the launch, and for pipe and
+ * atomic_red one cudaStreamIsCapturing (see Stream capture).
  */
 #define _GNU_SOURCE
 #include <cublas_v2.h>
