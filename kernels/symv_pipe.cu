@@ -148,14 +148,13 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   int I = 0, J = 0;
   if (work) symv_pipe_tile(t0, nb, ns, I, J);
   int iI = I, iJ = J; /* the next tile to issue */
-  const unsigned long long pol = symv_policy_evict_first(); /* A's elements leave L2 first */
   auto issue = [&](int stage) {
     symv_t *buf = symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
     const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
     const symv_t *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs;
 #pragma unroll
     for (int k = 0; k < SYMV_PIPE_CPT; k++)
-      symv_cp_elem_hint(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i, pol);
+      symv_cp_elem(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
     symv_cp_elem(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
     if (++iI == nb) iJ++, iI = (int)((long)iJ * UX / 64);
   };

@@ -41,26 +41,6 @@ static __device__ __forceinline__ void symv_cp_elem(symv_t *dst, const symv_t *s
                "r"(ok ? (int)sizeof(symv_t) : 0)
                : "memory");
 }
-/* An L2 cache policy that marks lines evict-first (createpolicy, PTX ISA
- * 7.4, sm_80 on): the triangle's elements are read once per call, so
- * marked this way they leave L2 before what is read again (x, y, pipe_det's
- * partial sums, written in phase 0 and read in phase 1). */
-static __device__ __forceinline__ unsigned long long symv_policy_evict_first()
-{
-  unsigned long long pol;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(pol));
-  return pol;
-}
-
-/* symv_cp_elem with L2 cache policy pol (symv_policy_evict_first) */
-static __device__ __forceinline__ void symv_cp_elem_hint(symv_t *dst, const symv_t *src, bool ok,
-                                                         unsigned long long pol)
-{
-  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], %2, %3, %4;\n" ::"r"(d), "l"(src),
-               "n"((int)sizeof(symv_t)), "r"(ok ? (int)sizeof(symv_t) : 0), "l"(pol)
-               : "memory");
-}
 static __device__ __forceinline__ void symv_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> static __device__ __forceinline__ void symv_cp_wait()
 {

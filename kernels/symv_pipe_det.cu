@@ -59,11 +59,8 @@
  * the kernel before (its summing) and adds no registers.
  *
  * Traffic over pipe's: R holds T x 64 elements, about 1/UX of the
- * triangle's, written once and read once; C holds (G + ns - 1) x UX. The
- * triangle's copies are marked evict-first in L2 (symv_cp_elem_hint), so R
- * is still in L2 when phase 1 reads it, while it fits (UX = 64: 16 MB at
- * n = 16,384): 2-4.5% less time at n = 4,096 - 16,384 on an H100
- * (results/2026-11-24-h100-evict-first.txt).
+ * triangle's, written once and read once (L2 holds much of it); C holds
+ * (G + ns - 1) x UX.
  *
  * Parameters as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE a power of two,
  * 64..1024; UX a power of two, at least BLOCK_SIZE/64; MX = pipeline
@@ -89,15 +86,14 @@
  * is threadIdx.x, r = t mod 64. */
 static __device__ __forceinline__ void symv_pdet_issue(symv_t *buf, int &iI, int &iJ, int t, int nb, int n,
                                                        const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                                       const symv_t *__restrict__ x, symv_ll incx,
-                                                       unsigned long long pol)
+                                                       const symv_t *__restrict__ x, symv_ll incx)
 {
   const int r = t & 63, cg = t >> 6;
   const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
   const symv_t *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs;
 #pragma unroll
   for (int k = 0; k < SYMV_PIPE_CPT; k++)
-    symv_cp_elem_hint(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i, pol);
+    symv_cp_elem(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
   symv_cp_elem(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
   if (++iI == nb) iJ++, iI = (int)((long)iJ * UX / 64);
 }
@@ -227,10 +223,8 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   int I, J;
   symv_pipe_tile(t0, nb, ns, I, J);
   int iI = I, iJ = J; /* the next tile to issue */
-  const unsigned long long pol = symv_policy_evict_first(); /* A's elements leave L2 before R and C */
   auto issue = [&](int stage) {
-    symv_pdet_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx,
-                    pol);
+    symv_pdet_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
 #pragma unroll
   for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
