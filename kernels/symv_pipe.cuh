@@ -41,6 +41,12 @@ static __device__ __forceinline__ void symv_cp_elem(symv_t *dst, const symv_t *s
                "r"(ok ? (int)sizeof(symv_t) : 0)
                : "memory");
 }
+/* Not used: an L2 evict-first policy on these copies (createpolicy, then
+ * cp.async with .L2::cache_hint) kept pipe_det's partial sums in L2 and made
+ * it 2-4.5% faster at n = 4,096 - 16,384 on an H100, but nvcc 13's ptxas,
+ * given -maxrregcount as symvtune build gives it, put the policy in an odd
+ * uniform register (desc[UR1]) and the library's kernel raised an illegal
+ * instruction (results/2026-11-24-h100-evict-first.txt). */
 static __device__ __forceinline__ void symv_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> static __device__ __forceinline__ void symv_cp_wait()
 {
