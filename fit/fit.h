@@ -68,21 +68,26 @@
  *    the bound and the spline refitted to the rest; with few samples on the
  *    teeth the joint fit can trade beta against the spline (half the full
  *    grid of the shipped H100 ZHEMV sweep gave beta from -3.9 to 1.9).
- *    On the v4 H100 and H200 databases beta came out 0.3-0.75 (the plateaus
- *    rise a little), c = FIT_STEP_C = 1.5 from the H200's pipe:256,64,2,0
- *    (t ~ 2.9 + 2.35 m us at m = 2, 3); c from 0.5 to 3 predicted as well.
+ *    On the v4 H100 and H200 databases beta came out 0.19-0.75 (the
+ *    plateaus rise), c = FIT_STEP_C = 1.5 from the H200's pipe:256,64,2,0
+ *    (t ~ 2.9 + 2.35 m us at m = 2, 3); c = 0.5 and 3 predicted about as
+ *    well (RMS error within 0.1 points), though with c = 3 the rules chose
+ *    wrongly again at the H200's validated n = 1535.
  *    Why one amplitude and not a height per step (ln t = s + sum_j delta_j
  *    [n >= n_j], tried first): the dense stage leaves zero to two samples on
  *    a plateau, so a step's height is not told apart from a rise of the
  *    spline between the samples around it, and the spline's curvature
- *    penalty gave the steps' heights to the spline (fitted jumps of x0.94 to
- *    x1.02 where the kernels jump 15-25%): one amplitude of the shape above
- *    is seen at every sample of every tooth. Why m <= 4: the teeth narrow as
- *    m grows (the steps lie at T = m G, n ~ sqrt(m)) and past m = 4 a tooth
- *    is narrower than the dense stage's spacing there, so no sample pins it;
- *    on the validation runs of the two databases m <= 4 predicted the pipe
- *    curves best at n = 500..4000 (RMS error 2.5% and 3.5% against 3.9% and
- *    4.3% smooth; m <= 8: 2.7% and 3.9%; m <= 16: 2.6% and 3.5%). The
+ *    penalty handed most of each height to the spline (the H200's
+ *    pipe:256,64,2,0: fitted jumps of x0.97 and x0.96 where it jumps x1.21
+ *    and x1.24); one amplitude of the shape above is seen at every sample
+ *    of every tooth. Why m <= 4: the teeth narrow as m grows (the steps lie
+ *    at T = m G, n ~ sqrt(m)) and past m = 4 a tooth is narrower than the
+ *    dense stage's spacing there, so no sample pins it; on the validation
+ *    runs of the two v4 databases m <= 4 predicted the pipe curves at
+ *    n = 500..4000 with an RMS error of 2.5% (H100) and 3.5% (H200) against
+ *    3.9% and 4.3% smooth (m <= 8: 2.7% and 3.9%; m <= 16: 2.6% and 3.5%),
+ *    and only m <= 4 kept the validated regret under 1.05 on both
+ *    (results/2026-11-24-fit-steps-offline.txt). The
  *    outlier rule below sees the residuals of this model: a real step is no
  *    longer a lone spike.
  * The curve is then evaluated at every integer n by linear interpolation in

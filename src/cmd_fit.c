@@ -90,9 +90,9 @@ static void print_curves(const fit_set *s, int lo, int hi, double alpha)
     const fit_curve *c = &s->curve[i];
     if (c->nsteps == 0) continue;
     if (!head++)
-      printf("  steps where the tiles a block takes, ceil(T / (SMs x MULTIPLICITY)), rise (n: fitted time ratio "
-             "across):\n");
-    printf("  %-34s", c->label);
+      printf("  steps where the tiles a block takes, ceil(T / (SMs x MULTIPLICITY)), rises (fitted amplitude, "
+             "1 = flat plateaus; n: fitted time ratio across):\n");
+    printf("  %-34s beta %.2f;", c->label, c->step_beta);
     for (int j = 0; j < c->nsteps; j++) printf(" %d: x%.3f", c->step_n[j], c->step_ratio[j]);
     printf("\n");
   }
