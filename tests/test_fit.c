@@ -1377,11 +1377,13 @@ Test(fit, step_sizes_are_where_the_tiles_a_block_takes_rise)
 /* A persistent kernel's true time: a launch of 2.9 us plus 2.35 us a tile for
  * the most tiles a block takes, m = ceil(x), x = T / G, its plateaus rising
  * with 30% of the trend (the H200's pipe:256,64,2,0, G = 264). */
-static double staircase(int n)
+static double staircase_of(int n, long G)
 {
-  const double x = (double)tiles_counted(n, 64) / 264, m = ceil(x) < 1 ? 1 : ceil(x);
+  const double x = (double)tiles_counted(n, 64) / G, m = ceil(x) < 1 ? 1 : ceil(x);
   return 2.9 + 2.35 * (m - 0.7 * (m - x));
 }
+
+static double staircase(int n) { return staircase_of(n, 264); }
 
 /* On fresh step curves with 1% noise, sampled as sparsely as the dense
  * stage (12 sizes a decade, at a random phase), over 8 trials: between the
@@ -1458,6 +1460,7 @@ Test(fit, only_the_persistent_families_are_fitted_with_steps)
     OK(db_put_measurement(d, lu, &me));
     me = meas(ns[i], DB_STAGE_DENSE, (staircase(ns[i]) + truth(&m, ns[i]) - m.t0) * exp(0.01 * rng_gauss()));
     OK(db_put_measurement(d, pipe, &me));
+    me = meas(ns[i], DB_STAGE_DENSE, (staircase_of(ns[i], 132) + truth(&m, ns[i]) - m.t0) * exp(0.01 * rng_gauss()));
     OK(db_put_measurement(d, pdet, &me));
   }
   OK(db_commit(d));
