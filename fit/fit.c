@@ -121,7 +121,8 @@ int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out)
       fit_curve *c = &out->curve[i];
       symv_family f;
       if (!strcmp(c->kernel, DB_KERNEL_CANDIDATE) && symv_family_parse(c->cand.family, &f) == 0 &&
-          symv_family_pipelined(f) && c->cand.multiplicity > 0)
+          symv_family_pipelined(f) && c->cand.multiplicity > 0 && c->cand.ux >= 1 && c->cand.ux <= 64 &&
+          64 % c->cand.ux == 0)
         c->grid_blocks = (long)dev.sm_count * c->cand.multiplicity;
     }
   if (rc) fit_set_free(out);
@@ -204,7 +205,9 @@ static double fit_grid_eval(const double *g, int U, int first, int n)
  * (m = 1: T <= G; m past FIT_STEP_MAX_TILES). c = FIT_STEP_C. */
 static double fit_tooth(const fit_curve *c, int n)
 {
-  const long T = fit_tiles(n, c->cand.ux), G = c->grid_blocks;
+  const int ux = c->cand.ux;
+  if (ux < 1 || ux > 64 || 64 % ux || c->grid_blocks < 1) return 0; /* no tiles of 64 x UX: no steps */
+  const long T = fit_tiles(n, ux), G = c->grid_blocks;
   const long m = (T + G - 1) / G;
   if (m < 2 || m > FIT_STEP_MAX_TILES) return 0;
   const double x = (double)T / G, h = FIT_STEP_C + m, l = h - 1;

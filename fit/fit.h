@@ -191,7 +191,8 @@ int fit_deterministic_view(const fit_set *s, fit_set *view);
  * (no kernel has dense samples there), SYMV_NO_MEMORY, or a db_ status
  * (db_errmsg(d) says why). On error *out is empty. The curves of the pipe
  * and pipe_det families get grid_blocks = the stored device's sm_count x
- * MULTIPLICITY (0 where the database holds no device: no steps).
+ * MULTIPLICITY (0 where the database holds no device, or UX does not
+ * divide 64: no steps).
  */
 int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out);
 
@@ -219,8 +220,8 @@ int fit_cublas_range(const fit_set *s, int *lo, int *hi);
  * of a range need not be sampled sizes. alpha > 0 fixes the smoothing weight (on
  * the ln n grid of FIT_GRID_PER_EFOLD points per unit, dimensionless: both
  * terms of the objective are in (ln us)^2); alpha == 0 chooses it by GCV
- * (dspline_fit_auto). A curve with grid_blocks > 0 and a sample on a tooth
- * is fitted with the steps (dspline_fit_border; see Steps above), and
+ * (dspline_fit_auto). A curve with grid_blocks > 0, a cand.ux that divides
+ * 64 and a sample on a tooth is fitted with the steps (dspline_fit_border; see Steps above), and
  * step_beta, nsteps, step_n and step_ratio say what was fitted; any other
  * curve exactly as the plain d-spline. Fewer than
  * two distinct sampled n in lo..hi is not an error: the curve is then not
