@@ -2678,31 +2678,23 @@ static int validation_time_row(db *d, sqlite3_stmt *st, const char *what, void *
   return status;
 }
 
-int db_latest_validation(db *d, long long fit_id, db_validation *v, db_validation_time **t, size_t *nt)
+/* The run of the first row of st (id, fit_id, seed, regret_median, regret_p90,
+ * regret_max) into *v and its times into *t (db_latest_validation,
+ * db_latest_validation_of); `none`: the message when st has no row. */
+static int validation_read(db *d, sqlite3_stmt *st, const char *what, const char *none, db_validation *v,
+                           db_validation_time **t, size_t *nt)
 {
-  static const char what[] = "SELECT FROM validation_run (latest)";
-  if (!v || !t || !nt) return db_fail(d, SYMV_INVALID_VALUE, "db_latest_validation: NULL argument");
-  *t = NULL;
-  *nt = 0;
-  memset(v, 0, sizeof *v);
-  sqlite3_stmt *st;
-  int row, status = db_query(d, &st, what,
-    "SELECT id, seed, regret_median, regret_p90, regret_max FROM validation_run WHERE fit_id = ? "
-    "ORDER BY id DESC LIMIT 1", "I", fit_id);
-  if (status) return status;
-  status = db_next(d, st, what, &row);
-  if (status == 0 && !row)
-    status = db_fail(d, SYMV_NOT_FOUND, "fit %lld has no validation run stored (run 'symvtune validate' for it)",
-                     fit_id);
+  int row, status = db_next(d, st, what, &row);
+  if (status == 0 && !row) status = db_fail(d, SYMV_NOT_FOUND, "%s", none);
   if (status == 0) {
     v->id = sqlite3_column_int64(st, 0);
-    v->fit_id = fit_id;
-    v->seed = (unsigned long long)sqlite3_column_int64(st, 1);
-    v->regret_median = sqlite3_column_double(st, 2);
-    v->regret_p90 = sqlite3_column_double(st, 3);
-    v->regret_max = sqlite3_column_double(st, 4);
+    v->fit_id = sqlite3_column_int64(st, 1);
+    v->seed = (unsigned long long)sqlite3_column_int64(st, 2);
+    v->regret_median = sqlite3_column_double(st, 3);
+    v->regret_p90 = sqlite3_column_double(st, 4);
+    v->regret_max = sqlite3_column_double(st, 5);
   }
-  status = db_end(d, st, "SELECT FROM validation_run (latest)", status);
+  status = db_end(d, st, what, status);
   if (status) return status;
   static const char what_t[] = "SELECT FROM validation_time";
   status = db_query(d, &st, what_t,
@@ -2714,4 +2706,43 @@ int db_latest_validation(db *d, long long fit_id, db_validation *v, db_validatio
   if (status) return status;
   *t = list;
   return 0;
+}
+
+int db_latest_validation(db *d, long long fit_id, db_validation *v, db_validation_time **t, size_t *nt)
+{
+  static const char what[] = "SELECT FROM validation_run (latest)";
+  if (!v || !t || !nt) return db_fail(d, SYMV_INVALID_VALUE, "db_latest_validation: NULL argument");
+  *t = NULL;
+  *nt = 0;
+  memset(v, 0, sizeof *v);
+  sqlite3_stmt *st;
+  int status = db_query(d, &st, what,
+    "SELECT id, fit_id, seed, regret_median, regret_p90, regret_max FROM validation_run WHERE fit_id = ? "
+    "ORDER BY id DESC LIMIT 1", "I", fit_id);
+  if (status) return status;
+  char none[128];
+  snprintf(none, sizeof none, "fit %lld has no validation run stored (run 'symvtune validate' for it)", fit_id);
+  return validation_read(d, st, what, none, v, t, nt);
+}
+
+int db_latest_validation_of(db *d, const char *routine, char uplo, int hot, db_validation *v,
+                            db_validation_time **t, size_t *nt)
+{
+  static const char what[] = "SELECT FROM validation_run (latest of the routine)";
+  if (!v || !t || !nt || !routine) return db_fail(d, SYMV_INVALID_VALUE, "db_latest_validation_of: NULL argument");
+  *t = NULL;
+  *nt = 0;
+  memset(v, 0, sizeof *v);
+  if (!db_routine_valid(routine) || (uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_latest_validation_of: no routine, uplo or hot of that name");
+  sqlite3_stmt *st;
+  int status = db_query(d, &st, what,
+    "SELECT r.id, r.fit_id, r.seed, r.regret_median, r.regret_p90, r.regret_max FROM validation_run r "
+    "JOIN fit f ON f.id = r.fit_id WHERE f.routine = ? AND f.uplo = ? AND f.hot = ? ORDER BY r.id DESC LIMIT 1",
+    "tci", routine, uplo, hot);
+  if (status) return status;
+  char none[128];
+  snprintf(none, sizeof none, "no validation run of %s (uplo %c, %s) stored (run 'symvtune validate')", routine, uplo,
+           hot ? "hot" : "cold");
+  return validation_read(d, st, what, none, v, t, nt);
 }

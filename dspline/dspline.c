@@ -45,6 +45,19 @@ typedef struct {
   double *r;       /* [N] refinement residual and correction */
   double *z;       /* [3N] band of A^-1 (Takahashi recurrence) */
   double *mem;     /* the one allocation behind the arrays above */
+  /* The border (dspline_fit_border; K = 0: none). Column-major throughout. */
+  int K;           /* covariates */
+  const double *zc; /* [k K] covariates, row-major: zc[i K + j] is covariate j of sample i */
+  double lambda;   /* ridge weight on beta */
+  double *B;       /* [N K] E^T Z */
+  double *X;       /* [N (K+1)] A^-1 [B | E^T y] */
+  double *C;       /* [K K] Z^T Z + lambda I */
+  double *zty;     /* [K] Z^T y */
+  double *S;       /* [K K] the Schur complement C - B^T A^-1 B, then its Cholesky factor */
+  double *Sinv;    /* [K K] its inverse (dspline_diagnose) */
+  double *beta;    /* [K] the covariates' coefficients */
+  double *rb;      /* [K] refinement residual and correction of beta */
+  double *bmem;    /* the one allocation behind the border's arrays */
 } dspline_work;
 
 /* Checks the arguments common to every entry point and, on success, builds
@@ -92,7 +105,45 @@ static int dspline_work_init(dspline_work *w, int lo, int hi, const int *s,
 static void dspline_work_free(dspline_work *w)
 {
   free(w->mem);
-  w->mem = NULL;
+  free(w->bmem);
+  w->mem = w->bmem = NULL;
+}
+
+/* Adds the border of dspline_fit_border to *w (after dspline_work_init):
+ * checks zc and lambda, allocates and fills B, C and Z^T y. */
+static int dspline_work_border(dspline_work *w, const double *zc, int K, double lambda)
+{
+  if (K < 0 || K > DSPLINE_BORDER_MAX || (K > 0 && (!zc || !(isfinite(lambda) && lambda > 0.0))))
+    return SYMV_INVALID_VALUE;
+  w->K = K;
+  if (K == 0) return 0;
+  for (long long q = 0; q < (long long)w->k * K; q++)
+    if (!isfinite(zc[q])) return SYMV_INVALID_VALUE;
+  size_t N = (size_t)w->N, k2 = (size_t)K * K;
+  if (N > SIZE_MAX / sizeof(double) / (2 * (size_t)K + 4 * DSPLINE_BORDER_MAX + 4)) return SYMV_INVALID_VALUE;
+  w->bmem = calloc(N * K + N * (K + 1) + 3 * k2 + 2 * (size_t)K + (size_t)K, sizeof(double));
+  if (!w->bmem) return SYMV_NO_MEMORY;
+  w->zc = zc;
+  w->lambda = lambda;
+  w->B = w->bmem;
+  w->X = w->B + N * K;
+  w->C = w->X + N * (K + 1);
+  w->S = w->C + k2;
+  w->Sinv = w->S + k2;
+  w->zty = w->Sinv + k2;
+  w->beta = w->zty + K;
+  w->rb = w->beta + K;
+  for (int i = 0; i < w->k; i++) {
+    const double *zi = zc + (size_t)i * K;
+    int p = w->s[i] - w->lo;
+    for (int a = 0; a < K; a++) {
+      w->B[p + N * a] += zi[a];
+      w->zty[a] += zi[a] * w->y[i];
+      for (int b = 0; b < K; b++) w->C[a + (size_t)K * b] += zi[a] * zi[b];
+    }
+  }
+  for (int a = 0; a < K; a++) w->C[a + (size_t)K * a] += lambda;
+  return 0;
 }
 
 /* Stores A = diag(cnt) + a2 D^T D in w->ab, summing D's rows one by one. */
@@ -120,6 +171,17 @@ static void dspline_residual(dspline_work *w, double a2)
     w->r[row + 1] += 2.0 * df;
     w->r[row + 2] -= df;
   }
+  /* the border's rows and columns: r -= B beta; rb = Z^T y - B^T f - C beta */
+  for (int a = 0; a < w->K; a++) {
+    const double *Ba = w->B + (size_t)N * a;
+    double btf = 0.0, cb = 0.0;
+    for (int j = 0; j < N; j++) {
+      w->r[j] -= Ba[j] * w->beta[a];
+      btf += Ba[j] * f[j];
+    }
+    for (int b = 0; b < w->K; b++) cb += w->C[a + (size_t)w->K * b] * w->beta[b];
+    w->rb[a] = w->zty[a] - btf - cb;
+  }
 }
 
 static int dspline_lapack_status(lapack_int info)
@@ -131,25 +193,77 @@ static int dspline_lapack_status(lapack_int info)
 }
 
 /* Solves (E^T E + alpha^2 D^T D) f = E^T y into w->f; leaves L in w->ab.
- * LAPACK dpbsv, then DSPLINE_REFINE_STEPS steps of iterative refinement. */
+ * LAPACK dpbsv, then DSPLINE_REFINE_STEPS steps of iterative refinement.
+ * With a border (w->K > 0) the system is
+ *     [A    B      ] [f   ]   [E^T y]
+ *     [B^T  C      ] [beta] = [Z^T y],   B = E^T Z, C = Z^T Z + lambda I,
+ * solved by block elimination: dpbsv of A with the K + 1 right-hand sides
+ * [B | E^T y] (X), the Schur complement S = C - B^T X[:, 0..K) factored by
+ * dpotrf and solved by dpotrs for beta, then f = X[:, K] - X[:, 0..K) beta;
+ * refinement corrects (f, beta) together through the same factors. */
 static int dspline_solve(dspline_work *w, double alpha)
 {
   double a2 = alpha * alpha;
   if (!isfinite(a2)) return SYMV_INVALID_VALUE;
   dspline_assemble(w, a2);
-  memcpy(w->f, w->ety, (size_t)w->N * sizeof(double));
-  lapack_int info = LAPACKE_dpbsv(LAPACK_COL_MAJOR, 'L', w->N, DSPLINE_KD, 1,
-                                  w->ab, DSPLINE_LDAB, w->f, w->N);
-  if (info != 0) return dspline_lapack_status(info);
+  const int N = w->N, K = w->K;
+  const size_t n = (size_t)N;
+  lapack_int info;
+  if (K == 0) {
+    memcpy(w->f, w->ety, n * sizeof(double));
+    info = LAPACKE_dpbsv(LAPACK_COL_MAJOR, 'L', N, DSPLINE_KD, 1, w->ab, DSPLINE_LDAB, w->f, N);
+    if (info != 0) return dspline_lapack_status(info);
+  } else {
+    memcpy(w->X, w->B, n * K * sizeof(double));
+    memcpy(w->X + n * K, w->ety, n * sizeof(double));
+    info = LAPACKE_dpbsv(LAPACK_COL_MAJOR, 'L', N, DSPLINE_KD, K + 1, w->ab, DSPLINE_LDAB, w->X, N);
+    if (info != 0) return dspline_lapack_status(info);
+    const double *x = w->X + n * K;
+    for (int a = 0; a < K; a++) {
+      const double *Ba = w->B + n * a;
+      double bx = 0.0;
+      for (int j = 0; j < N; j++) bx += Ba[j] * x[j];
+      w->beta[a] = w->zty[a] - bx;
+      for (int b = 0; b <= a; b++) { /* the lower triangle is all dpotrf reads */
+        const double *Xb = w->X + n * b;
+        double bxb = 0.0;
+        for (int j = 0; j < N; j++) bxb += Ba[j] * Xb[j];
+        w->S[a + (size_t)K * b] = w->C[a + (size_t)K * b] - bxb;
+      }
+    }
+    info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', K, w->S, K);
+    if (info == 0) info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', K, 1, w->S, K, w->beta, K);
+    if (info != 0) return dspline_lapack_status(info);
+    for (int j = 0; j < N; j++) {
+      double v = x[j];
+      for (int a = 0; a < K; a++) v -= w->X[j + n * a] * w->beta[a];
+      w->f[j] = v;
+    }
+  }
   for (int step = 0; step < DSPLINE_REFINE_STEPS; step++) {
     dspline_residual(w, a2);
-    info = LAPACKE_dpbtrs(LAPACK_COL_MAJOR, 'L', w->N, DSPLINE_KD, 1, w->ab,
-                          DSPLINE_LDAB, w->r, w->N);
+    info = LAPACKE_dpbtrs(LAPACK_COL_MAJOR, 'L', N, DSPLINE_KD, 1, w->ab, DSPLINE_LDAB, w->r, N);
     if (info != 0) return dspline_lapack_status(info);
-    for (int j = 0; j < w->N; j++) w->f[j] += w->r[j];
+    if (K > 0) { /* d beta = S^-1 (rb - B^T u), u = A^-1 r; d f = u - X d beta */
+      for (int a = 0; a < K; a++) {
+        const double *Ba = w->B + n * a;
+        double bu = 0.0;
+        for (int j = 0; j < N; j++) bu += Ba[j] * w->r[j];
+        w->rb[a] -= bu;
+      }
+      info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', K, 1, w->S, K, w->rb, K);
+      if (info != 0) return dspline_lapack_status(info);
+      for (int a = 0; a < K; a++) {
+        w->beta[a] += w->rb[a];
+        for (int j = 0; j < N; j++) w->r[j] -= w->X[j + n * a] * w->rb[a];
+      }
+    }
+    for (int j = 0; j < N; j++) w->f[j] += w->r[j];
   }
-  for (int j = 0; j < w->N; j++)
+  for (int j = 0; j < N; j++)
     if (!isfinite(w->f[j])) return SYMV_NUMERIC;
+  for (int a = 0; a < K; a++)
+    if (!isfinite(w->beta[a])) return SYMV_NUMERIC;
   return 0;
 }
 
@@ -177,17 +291,38 @@ static void dspline_inverse_band(dspline_work *w)
   }
 }
 
-/* Fills *info for the fit in w->f at alpha (call after dspline_solve). */
-static void dspline_diagnose(dspline_work *w, double alpha, dspline_info *info)
+/* Fills *info for the fit in w->f at alpha (call after dspline_solve).
+ * With a border, the hat matrix's diagonal element of sample i (at grid
+ * point p, covariates z_i) is, by the block inverse of the bordered matrix,
+ * (A^-1)_pp + (x_p - z_i)^T S^-1 (x_p - z_i), x_p the row p of
+ * X[:, 0..K) = A^-1 B; S^-1 from S's factor by dpotri. */
+static int dspline_diagnose(dspline_work *w, double alpha, dspline_info *info)
 {
   double rss = 0.0, edf = 0.0;
+  const int K = w->K;
+  const size_t n = (size_t)w->N;
   for (int i = 0; i < w->k; i++) {
     double e = w->y[i] - w->f[w->s[i] - w->lo];
+    for (int a = 0; a < K; a++) e -= w->zc[(size_t)i * K + a] * w->beta[a];
     rss += e * e;
   }
   dspline_inverse_band(w);
   for (int j = 0; j < w->N; j++)
     if (w->cnt[j] > 0.0) edf += w->cnt[j] * BAND(w->z, j, j);
+  if (K > 0) {
+    memcpy(w->Sinv, w->S, (size_t)K * K * sizeof(double));
+    lapack_int li = LAPACKE_dpotri(LAPACK_COL_MAJOR, 'L', K, w->Sinv, K);
+    if (li != 0) return dspline_lapack_status(li);
+    for (int a = 0; a < K; a++)
+      for (int b = a + 1; b < K; b++) w->Sinv[a + (size_t)K * b] = w->Sinv[b + (size_t)K * a];
+    double d[DSPLINE_BORDER_MAX];
+    for (int i = 0; i < w->k; i++) {
+      size_t p = (size_t)(w->s[i] - w->lo);
+      for (int a = 0; a < K; a++) d[a] = w->X[p + n * a] - w->zc[(size_t)i * K + a];
+      for (int a = 0; a < K; a++)
+        for (int b = 0; b < K; b++) edf += d[a] * w->Sinv[a + (size_t)K * b] * d[b];
+    }
+  }
 
   double dof = w->k - edf, gdof = w->k - DSPLINE_GCV_GAMMA * edf;
   info->alpha = alpha;
@@ -195,6 +330,7 @@ static void dspline_diagnose(dspline_work *w, double alpha, dspline_info *info)
   info->edf = edf;
   info->gcv = gdof > 1e-6 * w->k ? w->k * rss / (gdof * gdof) : INFINITY;
   info->sigma = dof > 1e-6 * w->k ? sqrt(rss / dof) : NAN;
+  return 0;
 }
 
 static int dspline_check_alpha(double alpha)
@@ -223,10 +359,8 @@ int dspline_fit_info(int lo, int hi, const int *s, const double *y, int k,
   int rc = dspline_work_init(&w, lo, hi, s, y, k);
   if (rc) return rc;
   rc = dspline_solve(&w, alpha);
-  if (!rc) {
-    dspline_diagnose(&w, alpha, info);
-    if (f_out) memcpy(f_out, w.f, (size_t)w.N * sizeof(double));
-  }
+  if (!rc) rc = dspline_diagnose(&w, alpha, info);
+  if (!rc && f_out) memcpy(f_out, w.f, (size_t)w.N * sizeof(double));
   dspline_work_free(&w);
   return rc;
 }
@@ -244,8 +378,7 @@ static double dspline_alpha_of_wave(const dspline_work *w, double wave)
 static double dspline_gcv_at(dspline_work *w, double la)
 {
   dspline_info info;
-  if (dspline_solve(w, exp(la))) return INFINITY;
-  dspline_diagnose(w, exp(la), &info);
+  if (dspline_solve(w, exp(la)) || dspline_diagnose(w, exp(la), &info)) return INFINITY;
   return info.gcv;
 }
 
@@ -314,6 +447,29 @@ int dspline_fit_auto(int lo, int hi, const int *s, const double *y, int k,
   rc = dspline_solve(&w, alpha);
   if (!rc) {
     memcpy(f_out, w.f, (size_t)w.N * sizeof(double));
+    if (alpha_out) *alpha_out = alpha;
+  }
+  dspline_work_free(&w);
+  return rc;
+}
+
+int dspline_fit_border(int lo, int hi, const int *s, const double *y, int k, const double *z, int K,
+                       double lambda, double alpha, double *alpha_out, double *f_out, double *beta_out,
+                       dspline_info *info)
+{
+  if (!f_out || (K > 0 && !beta_out) || !(isfinite(alpha) && alpha >= 0.0)) return SYMV_INVALID_VALUE;
+  dspline_work w;
+  int rc = dspline_work_init(&w, lo, hi, s, y, k);
+  if (rc) return rc;
+  rc = dspline_work_border(&w, z, K, lambda);
+  if (!rc) {
+    if (alpha == 0.0) alpha = dspline_choose_alpha(&w);
+    rc = dspline_solve(&w, alpha);
+  }
+  if (!rc && info) rc = dspline_diagnose(&w, alpha, info);
+  if (!rc) {
+    memcpy(f_out, w.f, (size_t)w.N * sizeof(double));
+    if (K > 0) memcpy(beta_out, w.beta, (size_t)K * sizeof(double));
     if (alpha_out) *alpha_out = alpha;
   }
   dspline_work_free(&w);

@@ -106,4 +106,53 @@ int dspline_fit_info(int lo, int hi, const int *s, const double *y, int k,
 int dspline_fit_auto(int lo, int hi, const int *s, const double *y, int k,
                      double *alpha_out, double *f_out);
 
+/* The most covariates dspline_fit_border takes. */
+#define DSPLINE_BORDER_MAX 32
+
+/*
+ * dspline_fit_border: the partially linear d-spline: the grid values f and
+ * the coefficients beta (K of them) of covariates Z that minimise
+ *
+ *     || y - E f - Z beta ||^2 + alpha^2 || D f ||^2 + lambda || beta ||^2
+ *
+ * i.e. y_i ~ f(s_i) + z_i^T beta with f smooth (fit/fit.h uses it for the
+ * steps of the persistent kernels' times: z_ij = 1 where sample i lies past
+ * step j). The ridge lambda > 0 keeps beta defined where the samples do not
+ * tell it from f (a covariate constant over the samples, two equal
+ * columns): there it tends to the least-norm split, 0 for a covariate that
+ * is 0 at every sample. The normal equations are the d-spline's banded
+ * matrix A bordered by K columns,
+ *
+ *     [A    E^T Z           ] [f   ]   [E^T y]
+ *     [Z^T E  Z^T Z + lambda I] [beta] = [Z^T y],
+ *
+ * symmetric positive definite; solved by block elimination with LAPACK:
+ * dpbsv of A with K + 1 right-hand sides, the K x K Schur complement by
+ * dpotrf/dpotrs, then two steps of iterative refinement of (f, beta)
+ * through the same factors (as dspline_fit's).
+ *   lo, hi, s, y, k as dspline_fit
+ *   z[k K]   covariates, row-major: z[i K + j] is covariate j of sample i,
+ *            finite (unused when K = 0)
+ *   K        covariates, 0..DSPLINE_BORDER_MAX; 0 is dspline_fit (or, with
+ *            alpha = 0, dspline_fit_auto)
+ *   lambda   ridge weight on beta, finite and > 0 when K > 0, in y's units
+ *            squared per unit of beta squared (dimensionless for ln t)
+ *   alpha    smoothing weight > 0, or 0: chosen by the modified GCV of
+ *            dspline_fit_auto, the effective degrees of freedom counting
+ *            beta's (the trace of the bordered hat matrix:
+ *            (A^-1)_pp + (x_p - z_i)^T S^-1 (x_p - z_i) for sample i at p,
+ *            x_p the row p of A^-1 E^T Z, S the Schur complement)
+ *   alpha_out the alpha used (may be NULL)
+ *   f_out[N] the fit at n = lo + j in f_out[j], the covariates' part not included
+ *   beta_out[K] the coefficients (may be NULL when K = 0)
+ *   info     the diagnostics of dspline_fit_info at that alpha, rss and edf
+ *            of the whole model (may be NULL)
+ * Errors: as dspline_fit; SYMV_INVALID_VALUE also for K out of range,
+ * z NULL or not finite, lambda not finite or <= 0, alpha < 0; SYMV_NUMERIC
+ * for a failed dpbsv, dpotrf or dpotri.
+ */
+int dspline_fit_border(int lo, int hi, const int *s, const double *y, int k, const double *z, int K,
+                       double lambda, double alpha, double *alpha_out, double *f_out, double *beta_out,
+                       dspline_info *info);
+
 #endif

@@ -260,6 +260,7 @@ void rules_regret_options_init(rules_regret_options *opt)
   opt->interval_cost = RULES_DEFAULT_INTERVAL_COST;
   opt->log_weight = 1;
   opt->priority = NULL;
+  opt->max_regret = INFINITY;
 }
 
 /* w(n) of rules.h: the width of n on a ln n axis, or 1. */
@@ -301,7 +302,8 @@ int rules_select_regret(const double *time_us, int ncurves, int lo, int hi, cons
     opt = &dflt;
   }
   int N = 0, M = ncurves;
-  if (!out || !nout || !(opt->interval_cost >= 0.0 && isfinite(opt->interval_cost))) return SYMV_INVALID_VALUE;
+  if (!out || !nout || !(opt->interval_cost >= 0.0 && isfinite(opt->interval_cost)) || !(opt->max_regret >= 0.0))
+    return SYMV_INVALID_VALUE;
   int rc = rules_regret_check(time_us, ncurves, lo, hi, opt->log_weight, &N);
   if (rc) return rc;
   rules_table tb = {.M = M, .N = N, .t = time_us, .priority = opt->priority};
@@ -328,7 +330,7 @@ int rules_select_regret(const double *time_us, int ncurves, int lo, int hi, cons
     for (int c = 0; c < M; c++) {
       double v = time_us[(size_t)c * N + j], d = INFINITY;
       unsigned char s = 0;
-      if (rules_available(v)) {
+      if (rules_available(v) && v / best - 1.0 <= opt->max_regret) {
         double r = w * (v / best - 1.0);
         if (j == 0) d = r;
         else if (prev[c] <= sw) d = prev[c] + r; /* staying wins ties */

@@ -116,10 +116,13 @@ typedef struct {
                            RULES_DEFAULT_INTERVAL_COST; 0 gives the fastest candidate at every n */
   int log_weight;       /* 1 (default): w(n) = ln((n + 1/2) / (n - 1/2)), needs lo >= 1; 0: w(n) = 1 */
   const int *priority;  /* [M] rank of each candidate for ties, lower = better; NULL = index */
+  double max_regret;    /* >= 0: a candidate is not chosen at an n where t_c(n) / t_best(n) - 1 exceeds
+                           it (r(n, c) = +inf there), whatever the intervals cost; the fastest is always
+                           allowed. Default INFINITY: no bound */
 } rules_regret_options;
 
 /* rules_regret_options_init: interval cost RULES_DEFAULT_INTERVAL_COST,
- * log_weight 1, priority NULL. */
+ * log_weight 1, priority NULL, max_regret INFINITY. */
 void rules_regret_options_init(rules_regret_options *opt);
 
 /*
@@ -130,7 +133,8 @@ void rules_regret_options_init(rules_regret_options *opt);
  * of *nout intervals (free() it).
  * Errors: SYMV_INVALID_VALUE (NULL pointer, M < 1, hi < lo, lo < 1 with
  * log_weight, a time that is <= 0 or -inf, an n where no candidate is
- * available, interval_cost negative or not finite), SYMV_NO_MEMORY.
+ * available, interval_cost negative or not finite, max_regret negative or
+ * NaN), SYMV_NO_MEMORY.
  */
 int rules_select_regret(const double *time_us, int ncurves, int lo, int hi, const rules_regret_options *opt,
                         rules_interval **out, int *nout);

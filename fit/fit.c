@@ -14,6 +14,7 @@
 
 #include "../dspline/dspline.h"
 #include "../dspline/rules.h"
+#include "../kernels/symv_pipe.h"
 #include "symv_error.h"
 
 /* The largest grid fit_curve_compute accepts, points. */
@@ -114,6 +115,16 @@ int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out)
     int lo, hi;
     rc = fit_sampled_range(out, &lo, &hi);
   }
+  db_device dev;
+  if (!rc && db_get_device(d, &dev) == 0 && dev.sm_count > 0)
+    for (size_t i = 0; i < out->ncurves; i++) {
+      fit_curve *c = &out->curve[i];
+      symv_family f;
+      if (!strcmp(c->kernel, DB_KERNEL_CANDIDATE) && symv_family_parse(c->cand.family, &f) == 0 &&
+          symv_family_pipelined(f) && c->cand.multiplicity > 0 && c->cand.ux >= 1 && c->cand.ux <= 64 &&
+          64 % c->cand.ux == 0)
+        c->grid_blocks = (long)dev.sm_count * c->cand.multiplicity;
+    }
   if (rc) fit_set_free(out);
   return rc;
 }
@@ -148,6 +159,31 @@ int fit_sampled_range(const fit_set *s, int *lo, int *hi)
 }
 
 
+/* The tiles of the lower triangle of order n in tiles of 64 x ux. */
+static long fit_tiles(long n, int ux)
+{
+  return symv_pipe_tiles_before((n + ux - 1) / ux, (n + 63) / 64, ux);
+}
+
+int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap)
+{
+  if (ux < 1 || ux > 64 || 64 % ux || grid_blocks < 1 || lo >= hi || cap < 1) return 0;
+  int k = 0;
+  for (int m = 1; m < FIT_STEP_MAX_TILES && k < cap; m++) {
+    /* the least n with T(n) > m G: T is nondecreasing in n */
+    const long want = (long)m * grid_blocks;
+    if (fit_tiles(hi, ux) <= want) break;
+    long a = 1, b = hi; /* T(a - 1) <= want < T(b) */
+    while (a < b) {
+      const long mid = a + (b - a) / 2;
+      if (fit_tiles(mid, ux) > want) b = mid;
+      else a = mid + 1;
+    }
+    if (a > lo) n_out[k++] = (int)a;
+  }
+  return k;
+}
+
 /* The fitted ln t at n, first <= n <= last, by linear interpolation in ln n
  * on the grid g[0..U] (g[u] at n = first e^(u / G)). */
 static double fit_grid_eval(const double *g, int U, int first, int n)
@@ -158,6 +194,31 @@ static double fit_grid_eval(const double *g, int U, int first, int n)
   if (j < 0) j = 0;
   double w = v - j;
   return g[j] * (1.0 - w) + g[j + 1] * w;
+}
+
+/* The covariate of the steps at n (see Steps in fit.h): with x = T(n) / G
+ * and m = ceil(x), for 2 <= m <= FIT_STEP_MAX_TILES the tooth
+ *     phi(n) = ln((c + m) / (c + x)) - mu_m,
+ * the staircase ln(c + m) less its smooth counterpart ln(c + x), centred on
+ * its plateau: mu_m, the mean over x in (m - 1, m], is
+ * ln(c + m) - (h ln h - l ln l - 1), h = c + m, l = c + m - 1. 0 elsewhere
+ * (m = 1: T <= G; m past FIT_STEP_MAX_TILES). c = FIT_STEP_C. */
+static double fit_tooth(const fit_curve *c, int n)
+{
+  const int ux = c->cand.ux;
+  if (ux < 1 || ux > 64 || 64 % ux || c->grid_blocks < 1) return 0; /* no tiles of 64 x UX: no steps */
+  const long T = fit_tiles(n, ux), G = c->grid_blocks;
+  const long m = (T + G - 1) / G;
+  if (m < 2 || m > FIT_STEP_MAX_TILES) return 0;
+  const double x = (double)T / G, h = FIT_STEP_C + m, l = h - 1;
+  return log(h) - log(FIT_STEP_C + x) - (log(h) - (h * log(h) - l * log(l) - 1));
+}
+
+/* A sample's residual: its ln t, less the spline's g at its grid point and
+ * the amplitude beta times its tooth z (K = 1; K = 0: no steps). */
+static double fit_residual(double y, double g, const double *z, const double *beta, int K)
+{
+  return K ? y - g - beta[0] * z[0] : y - g;
 }
 
 int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
@@ -174,6 +235,8 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
   c->nused = c->nrejected = 0;
   c->alpha = 0;
   c->rms_rel = 0;
+  c->nsteps = 0;
+  c->step_beta = 0;
   memset(c->rejected, 0, (size_t)c->nsamples);
 
   /* The samples that decide the curve over lo..hi: those in lo..hi and,
@@ -201,16 +264,24 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
   int U = (int)ceil(FIT_GRID_PER_EFOLD * log((double)last / first));
   if (U < 1) U = 1;
 
+  /* the steps: one covariate, the teeth, where the samples reach a plateau
+   * past the first (none for a family without them) */
+  int K = 0;
+  double beta[1] = {0};
+  for (int i = 0; i < k && c->grid_blocks > 0 && !K; i++) K = fit_tooth(c, c->n[idx[i]]) != 0;
+
   int rc = SYMV_NO_MEMORY;
   int *pos = malloc((size_t)k * sizeof *pos), *s = malloc((size_t)k * sizeof *s);
   double *y = malloc((size_t)k * sizeof *y), *ys = malloc((size_t)k * sizeof *ys);
   double *res = malloc((size_t)k * sizeof *res);
   double *g = malloc(((size_t)U + 1) * sizeof *g);
-  if (!pos || !s || !y || !ys || !res || !g) goto out;
+  double *z = malloc((size_t)k * sizeof *z), *zs = malloc((size_t)k * sizeof *zs);
+  if (!pos || !s || !y || !ys || !res || !g || !z || !zs) goto out;
   for (int i = 0; i < k; i++) {
     long p = lround(FIT_GRID_PER_EFOLD * log((double)c->n[idx[i]] / first));
     pos[i] = (int)(p < 0 ? 0 : p > U ? U : p);
     y[i] = log(c->us[idx[i]]);
+    z[i] = K ? fit_tooth(c, c->n[idx[i]]) : 0;
   }
   if (pos[0] == pos[k - 1]) { /* sizes within 0.1% of each other: one grid point, no curve */
     c->first = c->last = 0;
@@ -225,14 +296,26 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
     /* fit the kept samples */
     int m = 0;
     for (int i = 0; i < k; i++)
-      if (!c->rejected[idx[i]]) s[m] = pos[i], ys[m] = y[i], m++;
-    rc = alpha > 0 ? dspline_fit(0, U, s, ys, m, alpha, g) : dspline_fit_auto(0, U, s, ys, m, &a, g);
+      if (!c->rejected[idx[i]]) s[m] = pos[i], ys[m] = y[i], zs[m] = z[i], m++;
+    if (K > 0) {
+      rc = dspline_fit_border(0, U, s, ys, m, zs, K, FIT_STEP_RIDGE, alpha, &a, g, beta, NULL);
+      if (!rc && !(beta[0] >= 0 && beta[0] <= FIT_STEP_BETA_MAX)) {
+        /* outside what a launch of cost a + tau m can do: the bound, and the
+         * spline refitted to what the steps at that amplitude leave */
+        beta[0] = beta[0] > FIT_STEP_BETA_MAX ? FIT_STEP_BETA_MAX : 0;
+        for (int i = 0; i < m; i++) ys[i] -= beta[0] * zs[i];
+        a = alpha;
+        rc = alpha > 0 ? dspline_fit(0, U, s, ys, m, alpha, g) : dspline_fit_auto(0, U, s, ys, m, &a, g);
+      }
+    } else {
+      rc = alpha > 0 ? dspline_fit(0, U, s, ys, m, alpha, g) : dspline_fit_auto(0, U, s, ys, m, &a, g);
+    }
     if (rc) goto out;
     if (c->nrejected >= max_reject) break;
     /* the robust scale of the kept samples' residuals */
     int q = 0;
     for (int i = 0; i < k; i++)
-      if (!c->rejected[idx[i]]) res[q++] = fabs(y[i] - g[pos[i]]);
+      if (!c->rejected[idx[i]]) res[q++] = fabs(fit_residual(y[i], g[pos[i]], &z[i], beta, K));
     qsort(res, (size_t)q, sizeof *res, symv_cmp_double);
     double med = q % 2 ? res[q / 2] : 0.5 * (res[q / 2 - 1] + res[q / 2]);
     double limit = FIT_OUTLIER_SIGMAS * fmax(1.4826 * med, FIT_NOISE_FLOOR);
@@ -243,14 +326,14 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
     double rw = 0;
     for (int i = 0; i < k; i++) {
       if (c->rejected[idx[i]]) continue;
-      double r = y[i] - g[pos[i]];
+      double r = fit_residual(y[i], g[pos[i]], &z[i], beta, K);
       if (!(fabs(r) > limit) || fabs(r) <= rw) continue;
       int lone = 1;
       for (int dir = -1; dir <= 1 && lone; dir += 2) {
         int j = i + dir;
         while (j >= 0 && j < k && c->rejected[idx[j]]) j += dir;
         if (j < 0 || j >= k) continue;
-        double rn = y[j] - g[pos[j]];
+        double rn = fit_residual(y[j], g[pos[j]], &z[j], beta, K);
         lone = rn * r <= 0 || fabs(rn) < 0.25 * fabs(r);
       }
       if (lone) worst = i, rw = fabs(r);
@@ -266,19 +349,30 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
   }
 
   for (int n = first > lo ? first : lo; n <= last && n <= hi; n++)
-    c->pred_us[n - lo] = exp(fit_grid_eval(g, U, first, n));
+    c->pred_us[n - lo] = exp(fit_grid_eval(g, U, first, n) + (K ? beta[0] * fit_tooth(c, n) : 0));
   double sum = 0;
   for (int i = 0; i < k; i++) {
     if (c->rejected[idx[i]]) continue;
-    double e = (exp(fit_grid_eval(g, U, first, c->n[idx[i]])) - c->us[idx[i]]) / c->us[idx[i]];
+    const int n = c->n[idx[i]];
+    double e = (exp(fit_grid_eval(g, U, first, n) + (K ? beta[0] * fit_tooth(c, n) : 0)) - c->us[idx[i]]) /
+               c->us[idx[i]];
     sum += e * e;
     c->nused++;
   }
   c->rms_rel = sqrt(sum / c->nused);
   c->alpha = a;
+  if (K) { /* the steps within first..last, and the fitted curve's ratio across each */
+    c->step_beta = beta[0];
+    c->nsteps = fit_step_sizes(c->cand.ux, c->grid_blocks, first, last, c->step_n, FIT_STEP_MAX);
+    for (int j = 0; j < c->nsteps; j++) {
+      const int n = c->step_n[j];
+      c->step_ratio[j] = exp(fit_grid_eval(g, U, first, n) + beta[0] * fit_tooth(c, n) -
+                             fit_grid_eval(g, U, first, n - 1) - beta[0] * fit_tooth(c, n - 1));
+    }
+  }
   rc = 0;
 out:
-  free(idx), free(pos), free(s), free(y), free(ys), free(res), free(g);
+  free(idx), free(pos), free(s), free(y), free(ys), free(res), free(g), free(z), free(zs);
   if (rc) {
     for (size_t j = 0; j < N; j++) c->pred_us[j] = NAN;
     c->alpha = 0;
@@ -430,6 +524,7 @@ int fit_select_regret(const fit_set *s, double interval_cost, db_rule **rules, s
   rules_regret_options_init(&opt);
   opt.interval_cost = interval_cost;
   opt.priority = prio;
+  opt.max_regret = FIT_MAX_PREDICTED_REGRET;
   rules_interval *iv = NULL;
   int m = 0;
   rc = rules_select_regret(t, (int)s->ncurves, s->curve[0].lo, s->curve[0].hi, &opt, &iv, &m);

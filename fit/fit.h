@@ -43,6 +43,53 @@
  *    paper's one-wide rule born of one noisy sample (doc/method.md section 5);
  *    a real feature seen at one sample only cannot be placed between the
  *    samples anyway.
+ *  - Steps (the persistent families pipe and pipe_det, when the database
+ *    holds the GPU's SM count): a launch has G = SMs x MULTIPLICITY blocks
+ *    (fewer if there are fewer tiles) sharing the T(n) tiles of 64 rows x UX
+ *    columns (kernels/symv_pipe.h), block b taking tiles floor(b T / G) ..
+ *    floor((b + 1) T / G) - 1; the most a block takes is m(n) = ceil(x),
+ *    x = T / G. Below n of about 3000 the time follows m in plateaus with
+ *    jumps of 15-25% where m rises (results/2026-11-24-h200-pipe-tiles-per-
+ *    block.txt), which a smooth curve averages away: 5-10% wrong near each
+ *    step. If a launch cost a + tau m (tau a tile's time, c = a / tau), ln t
+ *    would be ln tau + ln(c + m): the smooth ln(c + x) plus a sawtooth. These
+ *    curves are fitted as
+ *        ln t(n) = s(ln n) + beta phi(n),
+ *        phi(n) = ln((c + m) / (c + x)) - mu_m   for 2 <= m <= FIT_STEP_MAX_TILES,
+ *    0 elsewhere, mu_m the mean of the first term over its plateau
+ *    (x in (m - 1, m]), so that each tooth has no trend of its own for the
+ *    spline to trade against; s the d-spline above and the amplitude beta
+ *    fitted jointly by least squares (dspline_fit_border: one bordered
+ *    column, ridge FIT_STEP_RIDGE, which only matters, making beta 0, when
+ *    no sample lies in a tooth; alpha by GCV counting beta). The steps sit at
+ *    exactly computed sizes (fit_step_sizes); beta of 1 means flat plateaus,
+ *    0 none: a beta outside 0..FIT_STEP_BETA_MAX (a launch of cost a + tau m
+ *    can do neither: time falling at a step or within a plateau) is set to
+ *    the bound and the spline refitted to the rest; with few samples on the
+ *    teeth the joint fit can trade beta against the spline (half the full
+ *    grid of the shipped H100 ZHEMV sweep gave beta from -3.9 to 1.9).
+ *    On the v4 H100 and H200 databases beta came out 0.19-0.75 (the
+ *    plateaus rise), c = FIT_STEP_C = 1.5 from the H200's pipe:256,64,2,0
+ *    (t ~ 2.9 + 2.35 m us at m = 2, 3); c = 0.5 and 3 predicted about as
+ *    well (RMS error within 0.1 points), though with c = 3 the rules chose
+ *    wrongly again at the H200's validated n = 1535.
+ *    Why one amplitude and not a height per step (ln t = s + sum_j delta_j
+ *    [n >= n_j], tried first): the dense stage leaves zero to two samples on
+ *    a plateau, so a step's height is not told apart from a rise of the
+ *    spline between the samples around it, and the spline's curvature
+ *    penalty handed most of each height to the spline (the H200's
+ *    pipe:256,64,2,0: fitted jumps of x0.97 and x0.96 where it jumps x1.21
+ *    and x1.24); one amplitude of the shape above is seen at every sample
+ *    of every tooth. Why m <= 4: the teeth narrow as m grows (the steps lie
+ *    at T = m G, n ~ sqrt(m)) and past m = 4 a tooth is narrower than the
+ *    dense stage's spacing there, so no sample pins it; on the validation
+ *    runs of the two v4 databases m <= 4 predicted the pipe curves at
+ *    n = 500..4000 with an RMS error of 2.5% (H100) and 3.5% (H200) against
+ *    3.9% and 4.3% smooth (m <= 8: 2.7% and 3.9%; m <= 16: 2.6% and 3.5%),
+ *    and only m <= 4 kept the validated regret under 1.05 on both
+ *    (results/2026-11-24-fit-steps-offline.txt). The
+ *    outlier rule below sees the residuals of this model: a real step is no
+ *    longer a lone spike.
  * The curve is then evaluated at every integer n by linear interpolation in
  * ln n between the two nearest grid points (0.2% apart in n; a sample sits
  * at the grid point nearest its n), and only between the smallest and the
@@ -73,9 +120,15 @@
 #define FIT_MAX_REJECT 0.1       /* at most this fraction of a curve's samples is dropped */
 #define FIT_DEFAULT_THRESHOLD RULES_DEFAULT_THRESHOLD /* 1% predicted gain (rules.h) */
 #define FIT_DEFAULT_MARGIN 0.05  /* a candidate must be predicted 5% faster than cuBLAS to replace it */
+#define FIT_MAX_PREDICTED_REGRET 0.05 /* fit_select_regret never chooses a kernel predicted slower than this */
 #define FIT_SELECT_REGRET "regret" /* fit_select_regret: the method text of a fit begins with it */
 #define FIT_SELECT_MERGE "merge"   /* fit_select: the same */
 #define FIT_MAX_GRID (1 << 25)   /* most predicted times fit_compute keeps (curves x n), 256 MiB */
+#define FIT_STEP_MAX_TILES 4     /* plateaus modelled: ceil(T / G) = 2 .. this (see Steps above) */
+#define FIT_STEP_MAX (FIT_STEP_MAX_TILES - 1) /* the most steps of one curve (into 2 .. FIT_STEP_MAX_TILES) */
+#define FIT_STEP_C 1.5           /* c: a launch's fixed cost in a tile's times (see Steps above) */
+#define FIT_STEP_RIDGE 1e-3      /* lambda of dspline_fit_border on the steps' amplitude (ln t squared) */
+#define FIT_STEP_BETA_MAX 1.0    /* the largest amplitude of the steps: flat plateaus (see Steps above) */
 
 /* One kernel's dense samples and, once computed, its fitted curve. */
 typedef struct {
@@ -86,6 +139,8 @@ typedef struct {
   int *n;                    /* [nsamples] sizes, elements, ascending and distinct */
   double *us;                /* [nsamples] median times, microseconds (> 0) */
   unsigned char *rejected;   /* [nsamples] 1 where the last fit dropped the sample as an outlier */
+  long grid_blocks;          /* pipe, pipe_det: G, the persistent blocks of a launch, SMs x MULTIPLICITY
+                                (fit_load, from the database's device); 0: fitted without steps */
   /* Set by fit_curve_compute: */
   int lo, hi;                /* the grid of pred_us, elements */
   int first, last;           /* smallest and largest n of the samples fitted (those in lo..hi and
@@ -96,6 +151,10 @@ typedef struct {
   double rms_rel;            /* RMS over the fitted samples of (predicted - sample) / sample */
   double *pred_us;           /* [hi - lo + 1] predicted time at n = lo + j, microseconds; NaN where
                                 not predicted (outside first..last, or not fitted); NULL before */
+  double step_beta;          /* the steps' fitted amplitude beta (see Steps above); 0 without steps */
+  int nsteps;                /* steps within first+1..last of a curve fitted with steps, else 0 */
+  int step_n[FIT_STEP_MAX];  /* [nsteps] the n at which the tiles a block takes rise, ascending */
+  double step_ratio[FIT_STEP_MAX]; /* [nsteps] the fitted time at step_n over the time at step_n - 1 */
 } fit_curve;
 
 /* The kernels of one (uplo, hot). */
@@ -130,7 +189,10 @@ int fit_deterministic_view(const fit_set *s, fit_set *view);
  * fit_set_free). Samples with a median time <= 0 are skipped.
  * Errors: SYMV_INVALID_VALUE (uplo not 'L'/'U', hot not 0/1), SYMV_NOT_FOUND
  * (no kernel has dense samples there), SYMV_NO_MEMORY, or a db_ status
- * (db_errmsg(d) says why). On error *out is empty.
+ * (db_errmsg(d) says why). On error *out is empty. The curves of the pipe
+ * and pipe_det families get grid_blocks = the stored device's sm_count x
+ * MULTIPLICITY (0 where the database holds no device, or UX does not
+ * divide 64: no steps).
  */
 int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out);
 
@@ -158,12 +220,27 @@ int fit_cublas_range(const fit_set *s, int *lo, int *hi);
  * of a range need not be sampled sizes. alpha > 0 fixes the smoothing weight (on
  * the ln n grid of FIT_GRID_PER_EFOLD points per unit, dimensionless: both
  * terms of the objective are in (ln us)^2); alpha == 0 chooses it by GCV
- * (dspline_fit_auto). Fewer than two distinct sampled n in lo..hi is not an
- * error: the curve is then not fitted (alpha 0, pred_us all NaN).
+ * (dspline_fit_auto). A curve with grid_blocks > 0, a cand.ux that divides
+ * 64 and a sample on a tooth is fitted with the steps (dspline_fit_border; see Steps above), and
+ * step_beta, nsteps, step_n and step_ratio say what was fitted; any other
+ * curve exactly as the plain d-spline. Fewer than
+ * two distinct sampled n in lo..hi is not an error: the curve is then not
+ * fitted (alpha 0, pred_us all NaN).
  * Errors: SYMV_INVALID_VALUE (lo < 1, hi < lo, alpha < 0 or not finite,
  * hi - lo + 1 > 2^26), SYMV_NO_MEMORY, SYMV_NUMERIC (the banded solve failed).
  */
 int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha);
+
+/*
+ * fit_step_sizes: the sizes n in lo+1..hi at which m(n) = ceil(T(n) / G)
+ * rises to 2 .. FIT_STEP_MAX_TILES, ascending, into n_out[0..cap):
+ * T(n) the tiles of 64 rows x ux columns of the lower triangle
+ * (symv_pipe_tiles_before of kernels/symv_pipe.h), G = grid_blocks (the
+ * launch takes min(T, G) blocks, so m = 1 while T <= G). Step j (0-based)
+ * is the least n with T(n) > (j + 1) G. Returns how many (0 if ux does not
+ * divide 64, grid_blocks < 1 or lo >= hi), at most cap.
+ */
+int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap);
 
 /* fit_compute: fit_curve_compute on every curve of s. Errors: as that, and
  * SYMV_INVALID_VALUE when the curves' tables of predicted times would hold
@@ -206,7 +283,12 @@ int fit_select(const fit_set *s, double threshold, double margin, db_rule **rule
  * their grid lo..hi, chosen by rules_select_regret (rules.h): the intervals
  * of least predicted regret (the chosen kernel's predicted time over the
  * least predicted time at each n, integrated over ln n) plus interval_cost
- * per interval past the first (>= 0; RULES_DEFAULT_INTERVAL_COST). cuBLAS,
+ * per interval past the first (>= 0; RULES_DEFAULT_INTERVAL_COST), never
+ * choosing at any n a kernel predicted more than FIT_MAX_PREDICTED_REGRET
+ * slower than the fastest there (rules_regret_options.max_regret: with the
+ * steps of the persistent kernels a short stretch after a champion's step
+ * can lose 8% and cost less than the two intervals that avoid it; the
+ * target of `validate` is a regret of at most 1.05 at every size). cuBLAS,
  * both modes, is one more curve and there is no margin: a candidate of ours
  * is chosen wherever its predicted gain pays for its interval, a cuBLAS
  * mode wherever it is predicted fastest; prediction errors between samples

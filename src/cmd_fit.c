@@ -85,6 +85,17 @@ static void print_curves(const fit_set *s, int lo, int hi, double alpha)
       printf("  %-34s %9d %9s %11s %10s %12s\n", who, c->nused, "-", "-", "-", "not fitted");
     }
   }
+  int head = 0;
+  for (size_t i = 0; i < s->ncurves; i++) {
+    const fit_curve *c = &s->curve[i];
+    if (c->nsteps == 0) continue;
+    if (!head++)
+      printf("  steps where the tiles a block takes, ceil(T / (SMs x MULTIPLICITY)), rises (fitted amplitude, "
+             "1 = flat plateaus; n: fitted time ratio across):\n");
+    printf("  %-34s beta %.2f;", c->label, c->step_beta);
+    for (int j = 0; j < c->nsteps; j++) printf(" %d: x%.3f", c->step_n[j], c->step_ratio[j]);
+    printf("\n");
+  }
 }
 
 /* What the command line asked for. */
@@ -127,13 +138,15 @@ static void print_regret(const fit_args *a, const fit_set *s, const db_rule *rul
 /* The method text stored with the fit (db_fit.method, 255 bytes). */
 static void method_text(const fit_args *a, char *buf, size_t size)
 {
-  char sel[96], alpha[48];
-  if (a->regret) snprintf(sel, sizeof sel, "%s, interval cost %g", FIT_SELECT_REGRET, a->interval_cost);
+  char sel[96], alpha[32];
+  if (a->regret)
+    snprintf(sel, sizeof sel, "%s, interval cost %g, max %g%%", FIT_SELECT_REGRET, a->interval_cost,
+             100 * FIT_MAX_PREDICTED_REGRET);
   else snprintf(sel, sizeof sel, "%s, threshold %g, margin %g over cuBLAS", FIT_SELECT_MERGE, a->threshold, a->margin);
   if (a->alpha > 0) snprintf(alpha, sizeof alpha, "alpha fixed at %g", a->alpha);
   else snprintf(alpha, sizeof alpha, "alpha by modified GCV");
   snprintf(buf, size, "%s; d-spline of ln(time) on a ln(n) grid of %d points per unit, %s; lone outliers beyond %g "
-           "robust sigma dropped", sel, FIT_GRID_PER_EFOLD, alpha, FIT_OUTLIER_SIGMAS);
+           "robust sigma dropped; steps m <= %d", sel, FIT_GRID_PER_EFOLD, alpha, FIT_OUTLIER_SIGMAS, FIT_STEP_MAX_TILES);
 }
 
 /* Fits (uplo) of a and stores both rule sets. Returns an exit status;

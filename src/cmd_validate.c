@@ -14,7 +14,10 @@
  * else against L's rules, which libsymv then serves U with (such a run is
  * printed and drawn, not stored: the tables name the fit, not the
  * triangle). --png draws the regret over n (gnuplot.h); --stored draws and
- * prints the latest stored run instead of measuring (no GPU).
+ * prints the latest stored run instead of measuring (no GPU); --replay
+ * judges the latest fit's rules by the times of the latest stored run of
+ * the routine, whichever fit it judged (no GPU: a refit's rules at the same
+ * sizes).
  */
 #include <getopt.h>
 #include <math.h>
@@ -66,6 +69,10 @@ static void help(void)
        "                   or .svg after its extension (gnuplot); --out FIGURE is the same\n"
        "  --stored         measure nothing (no GPU): print and draw the latest stored run of\n"
        "                   the latest fit\n"
+       "  --replay         measure nothing (no GPU): judge the latest fit's rules by the times\n"
+       "                   of the latest run stored for the routine, whichever fit it judged\n"
+       "                   (after a new `fit` of the same samples: the new rules at the old\n"
+       "                   sizes); prints each family's prediction error there; stores nothing\n"
        "  --device N       CUDA device (default 0)\n"
        "  --timeout S      seconds a kernel may run without answering (default 20)\n"
        "  --allow-foreign  accept a database made on a different GPU\n"
@@ -220,6 +227,69 @@ static int cmp_time(const void *a, const void *b)
 }
 
 /*
+ * rejudge: the times of a stored run vt[0..nvt) (sorted by n) as if the
+ * rules[0..nrules) had been judged: the rows of kernels s has no curve of
+ * (another atomics class) are dropped, each row's chosen flag set where
+ * the rules name its kernel at its n, and predicted_us set to s's curve
+ * there. In place, order kept; returns the rows kept.
+ */
+static size_t rejudge(const fit_set *s, const db_rule *rules, size_t nrules, db_validation_time *vt, size_t nvt)
+{
+  size_t m = 0;
+  for (size_t i = 0; i < nvt; i++) {
+    const int k = curve_of(s, vt[i].kernel, vt[i].candidate_id);
+    if (k < 0) continue;
+    vt[m] = vt[i];
+    const db_rule *r = rule_of(rules, nrules, vt[m].n);
+    vt[m].chosen = k == curve_of(s, r->kernel, r->cand.id);
+    vt[m].predicted_us = predicted(s, k, vt[m].n);
+    m++;
+  }
+  return m;
+}
+
+/*
+ * family_errors: for each kernel family of s (cuBLAS's two modes as one),
+ * the error of the curves' predictions at the sizes of vt[0..nvt)
+ * (|predicted / measured - 1|, the rows' predicted_us): median, 90th
+ * percentile, max and how many, one line each.
+ */
+static void family_errors(const fit_set *s, const db_validation_time *vt, size_t nvt)
+{
+  double *e = malloc(sizeof *e * (nvt ? nvt : 1));
+  if (!e) {
+    fprintf(stderr, "symvtune validate: %s\n", symv_strerror(SYMV_NO_MEMORY));
+    return;
+  }
+  printf("prediction error of every curve at the run's sizes, by family (|predicted / measured - 1|):\n");
+  char done[32][16];
+  int ndone = 0;
+  for (size_t c = 0; c < s->ncurves; c++) {
+    const char *fam = strcmp(s->curve[c].kernel, DB_KERNEL_CANDIDATE) ? "cuBLAS" : s->curve[c].cand.family;
+    int seen = 0;
+    for (int q = 0; q < ndone && !seen; q++) seen = !strcmp(done[q], fam);
+    if (seen || ndone == 32) continue;
+    snprintf(done[ndone++], sizeof done[0], "%s", fam);
+    int m = 0, kernels = 0;
+    for (size_t k = 0; k < s->ncurves; k++) {
+      const char *fk = strcmp(s->curve[k].kernel, DB_KERNEL_CANDIDATE) ? "cuBLAS" : s->curve[k].cand.family;
+      if (strcmp(fk, fam)) continue;
+      kernels++;
+      for (size_t i = 0; i < nvt; i++)
+        if (curve_of(s, vt[i].kernel, vt[i].candidate_id) == (int)k && vt[i].predicted_us > 0)
+          e[m++] = fabs(vt[i].predicted_us / vt[i].median_us - 1);
+    }
+    if (!m) continue;
+    qsort(e, (size_t)m, sizeof *e, symv_cmp_double);
+    char lab[64];
+    printf("  %-12s median %5.1f%%, 90th percentile %5.1f%%, max %5.1f%% (%d kernel%s, %d times)\n",
+           symv_escape(fam, lab, sizeof lab), 100 * quantile(e, m, 0.5), 100 * quantile(e, m, 0.9), 100 * e[m - 1],
+           kernels, kernels > 1 ? "s" : "", m);
+  }
+  free(e);
+}
+
+/*
  * Draws the regret over n of the run vt[0..nvt) into `out` (format fmt):
  * the measured regret at each size, coloured by the chosen kernel's family;
  * the regret the fit's curves s predict for the rules, between the sizes;
@@ -324,11 +394,11 @@ static int run(int argc, char **argv)
     {"seed", required_argument, 0, 'S'},    {"atomics", required_argument, 0, 'A'}, {"device", required_argument, 0, 'd'},
     {"timeout", required_argument, 0, 't'}, {"allow-foreign", no_argument, 0, 'F'}, {"uplo", required_argument, 0, 'u'},
     {"png", required_argument, 0, 'p'},     {"out", required_argument, 0, 'p'},     {"stored", no_argument, 0, 'T'},
-    {"rounds", required_argument, 0, 'R'},  {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    {"replay", no_argument, 0, 'P'},        {"rounds", required_argument, 0, 'R'},  {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL, *figure = NULL;
   int ns[MAX_SIZES], nsizes = 0, want = DEFAULT_SIZES, det = 0, device = 0, allow_foreign = 0, c, seeded = 0;
-  int stored = 0, sizes_given = 0, rounds = 3, rounds_given = 0;
+  int stored = 0, replay = 0, sizes_given = 0, rounds = 3, rounds_given = 0;
   char uplo = 'L';
   double timeout = 20;
   unsigned long long seed = 0;
@@ -371,6 +441,7 @@ static int run(int argc, char **argv)
       rounds_given = 1;
       break;
     case 'T': stored = 1; break;
+    case 'P': replay = 1; break;
     case 'F': allow_foreign = 1; break;
     case 'h': help(); return SYMV_EXIT_OK;
     default: return cli_usage_error("validate", "unknown option");
@@ -390,12 +461,14 @@ static int run(int argc, char **argv)
                              figure, ext);
     }
   }
-  if (stored && (sizes_given || seeded || rounds_given))
-    return cli_usage_error("validate", "--stored measures nothing: --sizes, --seed and --rounds do not go with it");
+  if (stored && replay) return cli_usage_error("validate", "--stored or --replay, not both");
+  if ((stored || replay) && (sizes_given || seeded || rounds_given))
+    return cli_usage_error("validate", "--%s measures nothing: --sizes, --seed and --rounds do not go with it",
+                           stored ? "stored" : "replay");
   if (!seeded) seed = (unsigned long long)time(NULL) * 6364136223846793005ull + 1442695040888963407ull;
 
   db *d = NULL;
-  int rc = db_open(&d, path, stored ? DB_READONLY : 0), status = SYMV_EXIT_ERROR;
+  int rc = db_open(&d, path, stored || replay ? DB_READONLY : 0), status = SYMV_EXIT_ERROR;
   if (rc) {
     fprintf(stderr, "symvtune validate: %s\n", db_errmsg(d));
     db_close(d);
@@ -452,17 +525,30 @@ static int run(int argc, char **argv)
   snprintf(title, sizeof title, "%s: regret of the %s rules of fit %lld (uplo %c)%s", symv_routine_get(routine)->blas,
            det ? "deterministic" : "any", fit.id, fit.uplo, l_for_u ? " timed on uplo U" : "");
 
-  if (stored) { /* the latest stored run: no GPU */
+  if (stored || replay) { /* a stored run: no GPU */
     db_validation v;
     size_t nvt = 0;
-    if ((rc = db_latest_validation(d, fit.id, &v, &vt, &nvt))) {
+    rc = replay ? db_latest_validation_of(d, rname, fit.uplo, 0, &v, &vt, &nvt)
+                : db_latest_validation(d, fit.id, &v, &vt, &nvt);
+    if (rc) {
       fprintf(stderr, "symvtune validate: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
       goto out;
     }
-    printf("validate %s: stored run %lld of fit %lld (%s rules)%s\n", rname, v.id, fit.id,
-           det ? "deterministic" : "any", l_for_u ? "; a run on uplo U is never stored: this one is of L" : "");
+    if (replay) {
+      printf("validate %s: the %s rules of fit %lld judged by the times of stored run %lld (of fit %lld)%s\n", rname,
+             det ? "deterministic" : "any", fit.id, v.id, v.fit_id,
+             l_for_u ? "; a run on uplo U is never stored: this one is of L" : "");
+      nvt = rejudge(s, rules, nrules, vt, nvt);
+    } else {
+      printf("validate %s: stored run %lld of fit %lld (%s rules)%s\n", rname, v.id, fit.id,
+             det ? "deterministic" : "any", l_for_u ? "; a run on uplo U is never stored: this one is of L" : "");
+    }
     db_validation sum = v;
-    report(s, rules, nrules, vt, nvt, NULL, 0, &sum);
+    if (report(s, rules, nrules, vt, nvt, NULL, 0, &sum) == 0 && replay) {
+      fprintf(stderr, "symvtune validate: the run measured no kernel the rules choose\n");
+      goto out;
+    }
+    if (replay) family_errors(s, vt, nvt);
     char r2[160];
     snprintf(r2, sizeof r2, ", run %lld: median %.3f, 90th percentile %.3f, max %.3f", v.id, sum.regret_median,
              sum.regret_p90, sum.regret_max);

@@ -487,3 +487,58 @@ Test(rules, regret_selection_refuses_bad_input)
   cr_assert_eq(rules_regret(t, 2, 1, 2, 1, NULL, 1, NULL, NULL, NULL), SYMV_INVALID_VALUE);
   free(iv);
 }
+
+/* max_regret: on fresh random curves the intervals of the bounded selection
+ * never name at any n a candidate more than max_regret slower than the
+ * fastest there, where the unbounded selection of a high interval cost
+ * does; the bound adds intervals only. Negative or NaN bounds are refused. */
+Test(rules, regret_selection_keeps_a_bound_on_the_regret)
+{
+  uint64_t seed = test_fresh_seed(), x = seed;
+  enum { M = 4, N = 300, N0 = 100 };
+  double *t = malloc(sizeof *t * M * N);
+  int bounded_worse = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    random_curves(&x, t, M, N);
+    rules_regret_options opt;
+    rules_regret_options_init(&opt);
+    opt.interval_cost = 0.05;
+    rules_interval *iv;
+    int m, mb;
+    cr_assert_eq(rules_select_regret(t, M, N0, N0 + N - 1, &opt, &iv, &m), 0);
+    double free_worst = 0;
+    for (int i = 0; i < m; i++)
+      for (int n = iv[i].n_start; n <= iv[i].n_end; n++) {
+        double best = INFINITY;
+        for (int c = 0; c < M; c++)
+          if (available(t[(size_t)c * N + n - N0])) best = fmin(best, t[(size_t)c * N + n - N0]);
+        free_worst = fmax(free_worst, t[(size_t)iv[i].cand * N + n - N0] / best - 1);
+      }
+    free(iv);
+    opt.max_regret = 0.1;
+    cr_assert_eq(rules_select_regret(t, M, N0, N0 + N - 1, &opt, &iv, &mb), 0);
+    for (int i = 0; i < mb; i++)
+      for (int n = iv[i].n_start; n <= iv[i].n_end; n++) {
+        double best = INFINITY, v = t[(size_t)iv[i].cand * N + n - N0];
+        for (int c = 0; c < M; c++)
+          if (available(t[(size_t)c * N + n - N0])) best = fmin(best, t[(size_t)c * N + n - N0]);
+        cr_assert(available(v) && v / best - 1 <= 0.1 + 1e-12, "seed %llu trial %d: n %d regret %g", seed, trial, n,
+                  v / best - 1);
+      }
+    cr_assert_geq(mb, m, "seed %llu trial %d", seed, trial);
+    bounded_worse += free_worst > 0.1;
+    free(iv);
+  }
+  cr_assert_gt(bounded_worse, 10, "seed %llu: the unbounded selection kept within 10%% in %d of 20 trials", seed,
+               20 - bounded_worse);
+  rules_regret_options opt;
+  rules_regret_options_init(&opt);
+  cr_assert(isinf(opt.max_regret));
+  rules_interval *iv;
+  int m;
+  opt.max_regret = -0.01;
+  cr_assert_eq(rules_select_regret(t, M, N0, N0 + N - 1, &opt, &iv, &m), SYMV_INVALID_VALUE);
+  opt.max_regret = NAN;
+  cr_assert_eq(rules_select_regret(t, M, N0, N0 + N - 1, &opt, &iv, &m), SYMV_INVALID_VALUE);
+  free(t);
+}

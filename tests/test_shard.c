@@ -562,9 +562,24 @@ Test(validate, regret_is_measured_at_unsampled_sizes_and_stored, .init = setup, 
   snprintf(sql, sizeof sql, "UPDATE fit_rule SET candidate_id = %lld WHERE kernel = 'candidate' AND fit_id = (SELECT "
            "id FROM fit WHERE atomics = 'any' ORDER BY id DESC LIMIT 1)", worst_id);
   test_sql_exec(db, sql);
+  /* --replay: these rules judged by the times of run 2 (the right rules',
+   * 12 sizes), nothing measured or stored: the same ratio at every size */
+  char want[128];
+  snprintf(want, sizeof want, "median %.3f, 90th percentile %.3f, max %.3f; %d of them", fw / fb, fw / fb, fw / fb,
+           fw / fb > 1.05 ? 12 : 0);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--replay", NULL}), 0,
+               "%s", out);
+  cr_assert_not_null(strstr(out, "judged by the times of stored run 2"), "%s", out);
+  cr_assert_not_null(strstr(out, "over 12 sizes"), "%s", out);
+  cr_assert_not_null(strstr(out, want), "expected '%s' (%s over %s):\n%s", want, worst, best, out);
+  cr_assert_not_null(strstr(out, "prediction error of every curve at the run's sizes, by family"), "%s", out);
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), 2, "--replay stores nothing");
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--replay", "--stored",
+                                                   NULL}), 2, "%s", out);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--replay", "--sizes",
+                                                   "3", NULL}), 2, "%s", out);
   char *const val2[] = {"symvtune", "validate", "--db", db, "--sizes", "300,5000", NULL};
   cr_assert_eq(run_symvtune_all(out, sizeof out, val2), 0, "%s", out);
-  char want[128];
   snprintf(want, sizeof want, "median %.3f, 90th percentile %.3f, max %.3f; %d of them", fw / fb, fw / fb, fw / fb,
            fw / fb > 1.05 ? 2 : 0);
   cr_assert_not_null(strstr(out, want), "expected '%s' (%s over %s):\n%s", want, worst, best, out);
