@@ -358,6 +358,35 @@ int sweep_baselines_each(db *d, sweep_worker *w, int nworkers, const sweep_opts 
   return 0;
 }
 
+/* Appends to r's survivors the first min(SWEEP_DET_TOP, T) candidates of
+ * the deterministic families (and the best of each such family) ranked
+ * among themselves alone (the others' times masked), those not survivors
+ * already, counted in r->added_det. Errors: SYMV_NO_MEMORY, sieve_rank's. */
+static int add_deterministic(const db_times *tt, int nsizes, const int *family, int K, int T, sieve_result *r)
+{
+  const size_t C = tt->ncand, S = (size_t)nsizes;
+  double *t = malloc(sizeof *t * (C * S > 0 ? C * S : 1));
+  if (!t) return SYMV_NO_MEMORY;
+  for (size_t c = 0; c < C; c++) {
+    const symv_family_info *fi = family[c] >= 0 ? symv_family_get((symv_family)family[c]) : NULL;
+    for (size_t j = 0; j < S; j++) t[c * S + j] = fi && fi->deterministic ? tt->median_us[c * S + j] : NAN;
+  }
+  sieve_result dr;
+  int rc = sieve_rank(t, (int)C, nsizes, family, K, T < SWEEP_DET_TOP ? T : SWEEP_DET_TOP, &dr);
+  free(t);
+  if (rc) return rc;
+  int *sv = realloc(r->survivors, sizeof *sv * (size_t)(r->nsurvivors + dr.nsurvivors + 1));
+  if (!sv) rc = SYMV_NO_MEMORY;
+  else r->survivors = sv;
+  for (int i = 0; !rc && i < dr.nsurvivors; i++) {
+    int have = 0;
+    for (int k = 0; k < r->nsurvivors && !have; k++) have = r->survivors[k] == dr.survivors[i];
+    if (!have) r->survivors[r->nsurvivors++] = dr.survivors[i], r->added_det++;
+  }
+  sieve_free(&dr);
+  return rc;
+}
+
 int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_times *tt, sieve_result *r)
 {
   memset(r, 0, sizeof *r);
@@ -373,6 +402,7 @@ int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int
     family[c] = symv_family_parse(tt->cand[c].family, &f) ? -1 : (int)f;
   }
   if (!rc) rc = sieve_rank(tt->median_us, (int)tt->ncand, nsizes, family, K, T, r);
+  if (!rc && (rc = add_deterministic(tt, nsizes, family, K, T, r))) sieve_free(r);
   free(family);
   if (rc) db_times_free(tt);
   return rc;

@@ -128,12 +128,24 @@ int sweep_measure(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, con
                   const db_candidate *cands, long ncand, const int *ns, int nsizes, db_stage stage,
                   volatile int *interrupted, sweep_stats *st, symv_progress *prog);
 
+/** SWEEP_DET_TOP: the candidates of the deterministic families (lu, panel,
+ *  pipe_det) that survive by their points among themselves alone, besides
+ *  the survivors of the whole ranking (at most T). The deterministic rules
+ *  choose among these families only, and at the sizes where pipe wins the
+ *  whole ranking their best earn no points there: on an H100 the panel
+ *  candidate that served n = 500..1400 in one sweep was not a champion in
+ *  the next, and the deterministic rules lost 10-30% there. */
+#define SWEEP_DET_TOP 4
+
 /** sweep_rank: the champion ranking behind sweep_champions (doc/method.md
  *  section 4, steps 3-4): the sweep-stage median times (microseconds) of
  *  every valid candidate of routine ro at the nsizes sizes ns (db_time_table, NAN where
  *  not measured) into *tt, and sieve_rank's points, order and survivors
  *  over them (K, T as sieve_rank; each candidate's family is its sieve
- *  family, so every family's best survives) into *r, whose
+ *  family, so every family's best survives), then the first
+ *  min(SWEEP_DET_TOP, T) of the deterministic families ranked among
+ *  themselves (and each such family's best) not already survivors,
+ *  appended to the survivors and counted in r->added_det, into *r, whose
  *  candidate indices are rows of tt. Release with db_times_free and
  *  sieve_free. Errors: SYMV_NOT_FOUND (nothing valid), SYMV_DB,
  *  SYMV_NO_MEMORY, SYMV_INVALID_VALUE; on error nothing is left allocated. */
@@ -141,8 +153,9 @@ int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int
 
 /** sweep_champions: the champions of the sweep stage (doc/method.md section 4,
  *  steps 3-4): valid candidates ranked by champion points over the sizes ns
- *  (sieve_rank with K, T), the top T plus the best L+U candidate, in rank
- *  order, as a malloc'd array. Errors: SYMV_NOT_FOUND (nothing valid),
+ *  (sieve_rank with K, T), the top T plus the best of each family with none
+ *  among them, in rank order, then the deterministic ones sweep_rank adds,
+ *  as a malloc'd array. Errors: SYMV_NOT_FOUND (nothing valid),
  *  SYMV_DB, SYMV_NO_MEMORY. */
 int sweep_champions(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_candidate **out,
                     long *count);

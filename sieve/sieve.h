@@ -50,6 +50,9 @@ typedef struct {
   int nsurvivors;  /* at most T + the number of families */
   int added;       /* survivors added beyond the top T, one per family that
                       had none there (the last `added` survivors) */
+  int added_det;   /* survivors appended after those by sweep_rank from the
+                      deterministic families' own ranking (measure/sweep.h,
+                      SWEEP_DET_TOP); sieve_rank leaves it 0 */
 } sieve_result;
 
 /*

@@ -29,6 +29,7 @@
 #include "db/db.h"
 #include "fit.h"
 #include "symv_error.h"
+#include "sweep.h"
 #include "test_util.h"
 
 #ifndef SYMVTUNE_BIN
@@ -376,6 +377,70 @@ static void rules_follow_the_true_winners(int regret)
 
 Test(fit, rules_follow_the_true_winners_and_ignore_spikes) { rules_follow_the_true_winners(1); }
 Test(fit, merged_rules_follow_the_true_winners_and_ignore_spikes) { rules_follow_the_true_winners(0); }
+
+/* The champions: 12 pipe candidates (atomics) fastest at every sweep size
+ * take the whole top T = 10 and every point; of the deterministic families
+ * only each family's best would survive by that ranking. Ranked among
+ * themselves, the deterministic candidates' first min(SWEEP_DET_TOP, T)
+ * survive too: here the two panel candidates that win the small and the
+ * middle sizes among them (random times, so the order is fresh each run),
+ * whatever their points in the whole ranking (none). */
+Test(fit, the_deterministic_families_get_champions_of_their_own)
+{
+  char p[256];
+  db *d = fresh(path_of(p, "champions.db"));
+  static const int ns[] = {256, 1000, 4096, 16384};
+  enum { S = 4, NP = 12, ND = 6 };
+  long long pid[NP], did[ND];
+  double dt[ND][S];
+  OK(db_begin(d));
+  for (int k = 0; k < NP; k++) pid[k] = add_candidate(d, "pipe", 256, 32, 1 + k % 4, k / 4, DB_VALID);
+  for (int k = 0; k < NP; k++)
+    for (int j = 0; j < S; j++) {
+      db_measurement m = meas(ns[j], DB_STAGE_SWEEP, (1.0 + 0.01 * k) * 1e-3 * ns[j] * (1 + rng_unit() * 0.001));
+      OK(db_put_measurement(d, pid[k], &m));
+    }
+  /* deterministic: 6 candidates (lu, panel, pipe_det), all slower than every pipe */
+  const char *fam[ND] = {"lu", "lu", "panel", "panel", "panel", "pipe_det"};
+  for (int k = 0; k < ND; k++) {
+    did[k] = add_candidate(d, fam[k], 64 << (k % 3), 8 << (k % 2), 1 + k % 2, k % 3, DB_VALID);
+    for (int j = 0; j < S; j++) dt[k][j] = (2.0 + rng_unit()) * 1e-3 * ns[j];
+  }
+  /* two panel candidates win: one at the two small sizes, one at the two large */
+  for (int j = 0; j < S; j++) dt[j < 2 ? 2 : 3][j] = 1.5e-3 * ns[j];
+  for (int k = 0; k < ND; k++)
+    for (int j = 0; j < S; j++) {
+      db_measurement m = meas(ns[j], DB_STAGE_SWEEP, dt[k][j]);
+      OK(db_put_measurement(d, did[k], &m));
+    }
+  OK(db_commit(d));
+  db_times tt;
+  sieve_result r;
+  OK(sweep_rank(d, SYMV_DSYMV, ns, S, 'L', 0, 25, 10, &tt, &r));
+  int top = 0, has[ND] = {0};
+  for (int i = 0; i < r.nsurvivors; i++) {
+    const long long id = tt.cand[r.survivors[i]].id;
+    for (int k = 0; k < NP; k++) top += id == pid[k];
+    for (int k = 0; k < ND; k++) has[k] += id == did[k];
+  }
+  cr_assert_eq(top, 10, "the top 10 are pipe candidates: %d", top);
+  cr_assert_eq(r.added, 3, "lu, panel and pipe_det each get their best: %d", r.added);
+  cr_assert(has[2] && has[3], "both winning panel candidates survive");
+  cr_assert_geq(r.added_det, 1, "the deterministic ranking added none");
+  int det = 0;
+  for (int k = 0; k < ND; k++) det += has[k];
+  cr_assert_eq(det, 3 + r.added_det, "deterministic survivors: %d, added by their own ranking %d", det, r.added_det);
+  cr_assert_leq(r.added_det, SWEEP_DET_TOP);
+  cr_assert_eq(r.nsurvivors, 10 + r.added + r.added_det);
+  sieve_free(&r);
+  db_times_free(&tt);
+  /* with T = 3 the deterministic ranking adds its first 3 at most */
+  OK(sweep_rank(d, SYMV_DSYMV, ns, S, 'L', 0, 25, 3, &tt, &r));
+  cr_assert_leq(r.added_det, 3);
+  sieve_free(&r);
+  db_times_free(&tt);
+  db_close(d);
+}
 
 /* uplo U: without its dense samples, fit says that U is served with L's
  * rules and stores no U fit; with them (here lu timed 30% faster than
