@@ -159,12 +159,6 @@ int fit_sampled_range(const fit_set *s, int *lo, int *hi)
 }
 
 
-/* The tiles of the lower triangle of order n in tiles of 64 x ux. */
-static long fit_tiles(long n, int ux)
-{
-  return symv_pipe_tiles_before((n + ux - 1) / ux, (n + 63) / 64, ux);
-}
-
 int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap)
 {
   if (ux < 1 || ux > 64 || 64 % ux || grid_blocks < 1 || lo >= hi || cap < 1) return 0;
@@ -172,11 +166,11 @@ int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap
   for (int m = 1; m < FIT_STEP_MAX_TILES && k < cap; m++) {
     /* the least n with T(n) > m G: T is nondecreasing in n */
     const long want = (long)m * grid_blocks;
-    if (fit_tiles(hi, ux) <= want) break;
+    if (symv_pipe_tiles(hi, ux) <= want) break;
     long a = 1, b = hi; /* T(a - 1) <= want < T(b) */
     while (a < b) {
       const long mid = a + (b - a) / 2;
-      if (fit_tiles(mid, ux) > want) b = mid;
+      if (symv_pipe_tiles(mid, ux) > want) b = mid;
       else a = mid + 1;
     }
     if (a > lo) n_out[k++] = (int)a;
@@ -207,7 +201,7 @@ static double fit_tooth(const fit_curve *c, int n)
 {
   const int ux = c->cand.ux;
   if (ux < 1 || ux > 64 || 64 % ux || c->grid_blocks < 1) return 0; /* no tiles of 64 x UX: no steps */
-  const long T = fit_tiles(n, ux), G = c->grid_blocks;
+  const long T = symv_pipe_tiles(n, ux), G = c->grid_blocks;
   const long m = (T + G - 1) / G;
   if (m < 2 || m > FIT_STEP_MAX_TILES) return 0;
   const double x = (double)T / G, h = FIT_STEP_C + m, l = h - 1;

@@ -200,12 +200,6 @@ void symv_kernel_unload(symv_kernel *k)
   k->fn = NULL;
 }
 
-long symv_pipe_tiles(int n, int ux)
-{
-  if (n < 1 || ux < 1 || ux > 64 || 64 % ux) return 0;
-  return symv_pipe_tiles_before((n + ux - 1) / ux, (n + 63) / 64, ux); /* all the strips */
-}
-
 long symv_pipe_grid(const symv_params *p, int n, int sm_count)
 {
   const long tiles = symv_family_pipelined(p->family) ? symv_pipe_tiles(n, p->ux) : 0;

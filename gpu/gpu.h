@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include "compile.h"
 #include "params.h"
+#include "../kernels/symv_pipe.h" /* symv_pipe_tiles */
 
 /** The limits tuning depends on, read from the device. */
 typedef struct {
@@ -75,13 +76,8 @@ typedef struct {
  *  was 1.465 with n/12, 1.451 (n/8), 1.437 and 1.409 (n/16), 1.380 (n/24). */
 int symv_tile_groups(int n, int ux, int block_size);
 
-/** symv_pipe_tiles: tiles of the pipe and pipe_det kernels
- *  (kernels/symv_pipe.cu, symv_pipe_det.cu) at size
- *  n: 64-row blocks of the lower triangle by column strips of UX columns,
- *  strip j holding row blocks floor(j*UX/64) .. ceil(n/64)-1, counted in
- *  closed form as the kernel numbers them. 0 for n < 1 or UX not a divisor
- *  of 64. */
-long symv_pipe_tiles(int n, int ux);
+/* symv_pipe_tiles (the tiles of the pipe and pipe_det kernels at size n)
+ * is in kernels/symv_pipe.h, shared with the kernels and the fit. */
 
 /** symv_pipe_grid: the blocks a pipe or pipe_det candidate p is launched
  *  with at size n on a GPU of sm_count SMs: SMs x MULTIPLICITY persistent

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * symv_pipe.h - the tile numbering of the pipe families (kernels/symv_pipe.cu,
- * kernels/symv_pipe_det.cu), shared by the kernels and the host
- * (symv_pipe_tiles, gpu/gpu.c; tests/test_space.c), so that all count the
- * same tiles by the same formulas.
+ * kernels/symv_pipe_det.cu), shared by the kernels and the host (gpu/gpu.c,
+ * fit/fit.c; tests/test_space.c), so that all count the same tiles by the
+ * same formulas.
  *
  * The lower triangle of an n x n matrix is cut into tiles of 64 rows by UX
  * columns (UX a divisor of 64); column strip j holds the row blocks
@@ -27,6 +27,15 @@ SYMV_PIPE_FN long symv_pipe_tiles_before(long J, long nb, int ux)
 {
   const long q = 64 / ux, a = J / q, b = J % q;
   return J * nb - (q * a * (a - 1) / 2 + b * a);
+}
+
+/** symv_pipe_tiles: the tiles of the pipe kernels at size n, all
+ *  ceil(n/ux) strips' (symv_pipe_tiles_before), counted as the kernels
+ *  number them. 0 for n < 1 or ux not a divisor of 64. */
+SYMV_PIPE_FN long symv_pipe_tiles(long n, int ux)
+{
+  if (n < 1 || ux < 1 || ux > 64 || 64 % ux) return 0;
+  return symv_pipe_tiles_before((n + ux - 1) / ux, (n + 63) / 64, ux);
 }
 
 /** symv_pipe_block_of: the block whose share holds tile t when G blocks
