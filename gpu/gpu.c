@@ -262,6 +262,16 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
   }
 }
 
+int symv_stream_capturing(cudaStream_t stream)
+{
+  enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+    cudaGetLastError(); /* this query's own error, not the caller's */
+    return -1;
+  }
+  return capture != cudaStreamCaptureStatusNone;
+}
+
 /* Grows the region *ptr of *cap elements of `elem` bytes to hold `need`
  * (with headroom), zeroed on `stream` if `zero`. The old region is freed
  * once the stream is idle. Not while the stream is being captured into a
@@ -272,10 +282,7 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
 static int grow(void **ptr, size_t *cap, size_t need, size_t elem, int zero, cudaStream_t stream)
 {
   if (need <= *cap) return 0;
-  enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
-    cudaGetLastError(); /* this query's own error: the calls below report theirs */
-  } else if (capture != cudaStreamCaptureStatusNone) {
+  if (symv_stream_capturing(stream) == 1) { /* (unknown: the calls below report their own errors) */
     snprintf(last_error, sizeof last_error,
              "the workspace must grow to %zu bytes while the stream is being captured: make one call of this n "
              "(or larger) on this stream before the capture",

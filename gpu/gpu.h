@@ -168,6 +168,12 @@ typedef struct {
   size_t sync_len, state_len, cnt_len, gate_len;       /* capacities of the others, elements */
 } symv_workspace;
 
+/** symv_stream_capturing: 1 if `stream` is being captured into a CUDA
+ *  graph, 0 if not, -1 if cudaStreamIsCapturing cannot tell (the legacy
+ *  stream while another stream captures globally); its error is cleared,
+ *  so that it is not taken for a later call's. */
+int symv_stream_capturing(cudaStream_t stream);
+
 /** symv_workspace_reserve: grows ws (on `stream`) to what candidate p needs
  *  at size n on a GPU of sm_count SMs, zeroing new zero-regions.
  *  Errors: SYMV_CUDA (allocation, or growth during stream capture;

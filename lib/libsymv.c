@@ -297,19 +297,6 @@ static cublasStatus_t call_cublas(symv_routine r, int atomics, cublasHandle_t h,
  * Stream capture in the header) */
 static int family_counts_calls(symv_family f) { return f == SYMV_FAMILY_PIPE || f == SYMV_FAMILY_ATOMIC_RED; }
 
-/* 1 if `stream` is being captured into a graph, or cannot be asked (the
- * legacy stream while another stream captures globally: cudaStreamIsCapturing
- * fails, and its error is cleared); 0 if not. */
-static int stream_capturing(cudaStream_t stream)
-{
-  enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &cs) != cudaSuccess) {
-    cudaGetLastError();
-    return 1;
-  }
-  return cs != cudaStreamCaptureStatusNone;
-}
-
 /* Routine ro's rule for n in view v among its deterministic rules
  * (deterministic nonzero) or its 'any' rules: the interval holding it, else
  * the nearest end one; NULL if the routine has no rules of that class. */
@@ -934,7 +921,7 @@ static cublasStatus_t dispatch(symv_routine ro, cublasHandle_t handle, cublasFil
   cublasPointerMode_t mode;
   cublasStatus_t st;
   if ((st = cublasGetStream(handle, &stream)) != CUBLAS_STATUS_SUCCESS) return st;
-  if (family_counts_calls(k->p.family) && stream_capturing(stream)) {
+  if (family_counts_calls(k->p.family) && symv_stream_capturing(stream) != 0) { /* capturing, or cannot tell */
     /* (only 'any' rules name these families: the handle allowed atomics) */
     NOTE(note, det ? "cuBLAS" : "cuBLAS with atomics", "stream capture: %s counts calls on the host (%s)",
          v->cands[r->kernel].name, rule_text(r, det, rt, sizeof rt));
