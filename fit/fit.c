@@ -291,7 +291,8 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
     int m = 0;
     for (int i = 0; i < k; i++)
       if (!c->rejected[idx[i]]) s[m] = pos[i], ys[m] = y[i], zs[m] = z[i], m++;
-    if (K > 0) {
+    int plain = K == 0; /* the spline alone, to ys (K > 0: only once the bordered fit succeeded) */
+    if (!plain) {
       rc = dspline_fit_border(0, U, s, ys, m, zs, K, FIT_STEP_RIDGE, alpha, &a, g, beta, NULL);
       if (!rc && !(beta[0] >= 0 && beta[0] <= FIT_STEP_BETA_MAX)) {
         /* outside what a launch of cost a + tau m can do: the bound, and the
@@ -299,11 +300,11 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
         beta[0] = beta[0] > FIT_STEP_BETA_MAX ? FIT_STEP_BETA_MAX : 0;
         for (int i = 0; i < m; i++) ys[i] -= beta[0] * zs[i];
         a = alpha;
-        rc = alpha > 0 ? dspline_fit(0, U, s, ys, m, alpha, g) : dspline_fit_auto(0, U, s, ys, m, &a, g);
+        plain = 1;
       }
-    } else {
-      rc = alpha > 0 ? dspline_fit(0, U, s, ys, m, alpha, g) : dspline_fit_auto(0, U, s, ys, m, &a, g);
     }
+    if (plain)
+      rc = alpha > 0 ? dspline_fit(0, U, s, ys, m, alpha, g) : dspline_fit_auto(0, U, s, ys, m, &a, g);
     if (rc) goto out;
     if (c->nrejected >= max_reject) break;
     /* the robust scale of the kept samples' residuals */
