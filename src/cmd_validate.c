@@ -248,6 +248,13 @@ static size_t rejudge(const fit_set *s, const db_rule *rules, size_t nrules, db_
   return m;
 }
 
+/* The family a curve's kernel belongs to, as family_errors groups them:
+ * the candidate's, or "cuBLAS" for both cuBLAS modes. */
+static const char *curve_family(const fit_curve *c)
+{
+  return strcmp(c->kernel, DB_KERNEL_CANDIDATE) ? "cuBLAS" : c->cand.family;
+}
+
 /*
  * family_errors: for each kernel family of s (cuBLAS's two modes as one),
  * the error of the curves' predictions at the sizes of vt[0..nvt)
@@ -265,15 +272,14 @@ static void family_errors(const fit_set *s, const db_validation_time *vt, size_t
   char done[32][16];
   int ndone = 0;
   for (size_t c = 0; c < s->ncurves; c++) {
-    const char *fam = strcmp(s->curve[c].kernel, DB_KERNEL_CANDIDATE) ? "cuBLAS" : s->curve[c].cand.family;
+    const char *fam = curve_family(&s->curve[c]);
     int seen = 0;
     for (int q = 0; q < ndone && !seen; q++) seen = !strcmp(done[q], fam);
     if (seen || ndone == 32) continue;
     snprintf(done[ndone++], sizeof done[0], "%s", fam);
     int m = 0, kernels = 0;
     for (size_t k = 0; k < s->ncurves; k++) {
-      const char *fk = strcmp(s->curve[k].kernel, DB_KERNEL_CANDIDATE) ? "cuBLAS" : s->curve[k].cand.family;
-      if (strcmp(fk, fam)) continue;
+      if (strcmp(curve_family(&s->curve[k]), fam)) continue;
       kernels++;
       for (size_t i = 0; i < nvt; i++)
         if (curve_of(s, vt[i].kernel, vt[i].candidate_id) == (int)k && vt[i].predicted_us > 0)
