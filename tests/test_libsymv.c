@@ -203,6 +203,16 @@ static void expected_kernel_of(int deterministic, int n, char *out, size_t len)
 /* expected_kernel_of the 'any' rules: what handles that allowed atomics get. */
 static void expected_kernel(int n, char *out, size_t len) { expected_kernel_of(0, n, out, len); }
 
+/* A device array of count doubles, a copy of h (left as allocated where h
+ * is NULL); the test fails if it cannot be made. Free with cudaFree. */
+static double *dev_doubles(const double *h, size_t count)
+{
+  double *d = NULL;
+  cr_assert_eq(cudaMalloc((void **)&d, sizeof(double) * count), cudaSuccess, "cudaMalloc of %zu doubles", count);
+  if (h) cr_assert_eq(cudaMemcpy(d, h, sizeof(double) * count, cudaMemcpyHostToDevice), cudaSuccess);
+  return d;
+}
+
 /* ---- Without a GPU --------------------------------------------------------- */
 
 Test(libsymv, arguments_are_checked_before_anything_is_touched, .init = need_lib)
@@ -869,14 +879,10 @@ Test(libsymv, default_atomics_mode_gives_the_same_bits_every_call, .init = need_
     const int n = sizes[si];
     double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *y0 = malloc(sizeof(double) * n);
     double *first = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *yref = malloc(sizeof(double) * n);
-    double alpha = 0.75, beta = -1.25, *dA, *dx, *dy;
+    double alpha = 0.75, beta = -1.25;
     symv_fill_random(SYMV_DSYMV, A, (long)n * n, &seed), symv_fill_random(SYMV_DSYMV, x, n, &seed);
     symv_fill_random(SYMV_DSYMV, y0, n, &seed);
-    cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * n * n), cudaSuccess);
-    cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * n), cudaSuccess);
-    cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * n), cudaSuccess);
-    cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);
-    cudaMemcpy(dx, x, sizeof(double) * n, cudaMemcpyHostToDevice);
+    double *dA = dev_doubles(A, (size_t)n * n), *dx = dev_doubles(x, n), *dy = dev_doubles(NULL, n);
     char want[64];
     expected_kernel_of(1, n, want, sizeof want);
     for (int call = 0; call < 50; call++) {
@@ -917,13 +923,9 @@ Test(libsymv, a_captured_call_replays_right, .init = need_gpu, .timeout = 120)
   cr_assert_not_null(strstr(want, "atomic_red"), "the fixture's rule at n = %d is %s, not atomic_red", n, want);
   double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *y0 = malloc(sizeof(double) * n);
   double *y = malloc(sizeof(double) * n), *yref = malloc(sizeof(double) * n);
-  double alpha = 1.25, beta = -0.75, *dA, *dx, *dy;
+  double alpha = 1.25, beta = -0.75;
   symv_fill_random(SYMV_DSYMV, A, (long)n * n, &seed), symv_fill_random(SYMV_DSYMV, x, n, &seed);
-  cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * n * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * n), cudaSuccess);
-  cudaMemcpy(dA, A, sizeof(double) * n * n, cudaMemcpyHostToDevice);
-  cudaMemcpy(dx, x, sizeof(double) * n, cudaMemcpyHostToDevice);
+  double *dA = dev_doubles(A, (size_t)n * n), *dx = dev_doubles(x, n), *dy = dev_doubles(NULL, n);
   cudaStream_t s;
   cublasHandle_t h;
   cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
@@ -1084,19 +1086,14 @@ static void call_checked(dsymv_fn fn, last_fn last, cublasHandle_t h, int n, con
   const long ylen = span(n, incy);
   double alpha = 0.75, beta = -0.5;
   double *A = malloc(sizeof(double) * lda * n), *x = malloc(sizeof(double) * n), *y0 = malloc(sizeof(double) * ylen),
-         *yref = malloc(sizeof(double) * ylen), *ycub = malloc(sizeof(double) * ylen), *y = malloc(sizeof(double) * ylen),
-         *dA, *dx, *dy;
+         *yref = malloc(sizeof(double) * ylen), *ycub = malloc(sizeof(double) * ylen), *y = malloc(sizeof(double) * ylen);
   cr_assert(A && x && y0 && yref && ycub && y);
   symv_fill_random(SYMV_DSYMV, A, (long)lda * n, &seed);
   symv_fill_random(SYMV_DSYMV, x, n, &seed);
   symv_fill_random(SYMV_DSYMV, y0, ylen, &seed);
   memcpy(yref, y0, sizeof(double) * ylen);
   symv_ref(SYMV_DSYMV, 'L', n, &alpha, A, lda, x, 1, &beta, yref, incy);
-  cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * lda * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * ylen), cudaSuccess);
-  cudaMemcpy(dA, A, sizeof(double) * lda * n, cudaMemcpyHostToDevice);
-  cudaMemcpy(dx, x, sizeof(double) * n, cudaMemcpyHostToDevice);
+  double *dA = dev_doubles(A, (size_t)lda * n), *dx = dev_doubles(x, n), *dy = dev_doubles(NULL, (size_t)ylen);
   cublasHandle_t ref;
   cr_assert_eq(cublasCreate(&ref), CUBLAS_STATUS_SUCCESS);
   cudaMemcpy(dy, y0, sizeof(double) * ylen, cudaMemcpyHostToDevice);
