@@ -117,16 +117,20 @@ int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out)
   }
   db_device dev;
   if (!rc && db_get_device(d, &dev) == 0 && dev.sm_count > 0)
-    for (size_t i = 0; i < out->ncurves; i++) {
-      fit_curve *c = &out->curve[i];
-      symv_family f;
-      if (!strcmp(c->kernel, DB_KERNEL_CANDIDATE) && symv_family_parse(c->cand.family, &f) == 0 &&
-          symv_family_pipelined(f) && c->cand.multiplicity > 0 && c->cand.ux >= 1 && c->cand.ux <= 64 &&
-          64 % c->cand.ux == 0)
-        c->grid_blocks = (long)dev.sm_count * c->cand.multiplicity;
-    }
+    for (size_t i = 0; i < out->ncurves; i++)
+      if (!strcmp(out->curve[i].kernel, DB_KERNEL_CANDIDATE))
+        out->curve[i].grid_blocks = fit_grid_blocks(&out->curve[i].cand, dev.sm_count);
   if (rc) fit_set_free(out);
   return rc;
+}
+
+long fit_grid_blocks(const db_candidate *c, int sm_count)
+{
+  symv_family f;
+  if (sm_count > 0 && symv_family_parse(c->family, &f) == 0 && symv_family_pipelined(f) && c->multiplicity > 0 &&
+      c->ux >= 1 && c->ux <= 64 && 64 % c->ux == 0)
+    return (long)sm_count * c->multiplicity;
+  return 0;
 }
 
 int fit_cublas_range(const fit_set *s, int *lo, int *hi)
@@ -208,11 +212,54 @@ static double fit_tooth(const fit_curve *c, int n)
   return log(h) - log(FIT_STEP_C + x) - (log(h) - (h * log(h) - l * log(l) - 1));
 }
 
+/* The covariates of the steps of one curve (see Steps in fit.h): column 0
+ * the teeth where `teeth`, then one jump [n >= n_j] for each step n_j whose
+ * both sides are sampled (col[j] >= 0: its column). */
+typedef struct {
+  int teeth;                 /* 1: column 0 is the teeth */
+  int nsteps;                /* steps within first+1..last */
+  int n[FIT_STEP_MAX];       /* [nsteps] their sizes, ascending */
+  int col[FIT_STEP_MAX];     /* [nsteps] the jump's column, -1: not sampled on both sides */
+  int K;                     /* columns */
+} fit_steps;
+
+/* The covariates of the steps at n into z[0..st->K). */
+static void fit_covariates(const fit_curve *c, const fit_steps *st, int n, double *z)
+{
+  if (st->teeth) z[0] = fit_tooth(c, n);
+  for (int j = 0; j < st->nsteps; j++)
+    if (st->col[j] >= 0) z[st->col[j]] = n >= st->n[j];
+}
+
+/* What the steps add to ln t at n: z(n) . beta. */
+static double fit_steps_at(const fit_curve *c, const fit_steps *st, const double *beta, int n)
+{
+  double z[1 + FIT_STEP_MAX], v = 0;
+  fit_covariates(c, st, n, z);
+  for (int j = 0; j < st->K; j++) v += beta[j] * z[j];
+  return v;
+}
+
 /* A sample's residual: its ln t, less the spline's g at its grid point and
- * the amplitude beta times its tooth z (K = 1; K = 0: no steps). */
+ * its covariates z[0..K) times beta. */
 static double fit_residual(double y, double g, const double *z, const double *beta, int K)
 {
-  return K ? y - g - beta[0] * z[0] : y - g;
+  for (int j = 0; j < K; j++) y -= beta[j] * z[j];
+  return y - g;
+}
+
+/* Whether step n_s is sampled on both sides: a sample in
+ * [n_s / FIT_STEP_BRACKET, n_s - 1] and one in [n_s, n_s x FIT_STEP_BRACKET]
+ * among c->n[idx[0..k)]. */
+static int fit_step_bracketed(const fit_curve *c, const int *idx, int k, int ns)
+{
+  int below = 0, above = 0;
+  for (int i = 0; i < k; i++) {
+    const double n = c->n[idx[i]];
+    below |= n < ns && n * FIT_STEP_BRACKET >= ns;
+    above |= n >= ns && n <= ns * FIT_STEP_BRACKET;
+  }
+  return below && above;
 }
 
 int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
@@ -258,24 +305,36 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
   int U = (int)ceil(FIT_GRID_PER_EFOLD * log((double)last / first));
   if (U < 1) U = 1;
 
-  /* the steps: one covariate, the teeth, where the samples reach a plateau
-   * past the first (none for a family without them) */
-  int K = 0;
-  double beta[1] = {0};
-  for (int i = 0; i < k && c->grid_blocks > 0 && !K; i++) K = fit_tooth(c, c->n[idx[i]]) != 0;
+  /* the steps (none for a family without them): the teeth, where the
+   * samples reach a plateau past the first, and a jump at each step sampled
+   * on both sides */
+  fit_steps st = {0};
+  double beta[1 + FIT_STEP_MAX] = {0}, bmax[1 + FIT_STEP_MAX];
+  if (c->grid_blocks > 0) {
+    for (int i = 0; i < k && !st.teeth; i++) st.teeth = fit_tooth(c, c->n[idx[i]]) != 0;
+    st.K = st.teeth;
+    if (st.teeth) bmax[0] = FIT_STEP_BETA_MAX;
+    st.nsteps = fit_step_sizes(c->cand.ux, c->grid_blocks, first, last, st.n, FIT_STEP_MAX);
+    for (int j = 0; j < st.nsteps; j++) {
+      st.col[j] = fit_step_bracketed(c, idx, k, st.n[j]) ? st.K++ : -1;
+      if (st.col[j] >= 0) bmax[st.col[j]] = FIT_STEP_JUMP_MAX;
+    }
+  }
+  const int K = st.K;
 
   int rc = SYMV_NO_MEMORY;
   int *pos = malloc((size_t)k * sizeof *pos), *s = malloc((size_t)k * sizeof *s);
   double *y = malloc((size_t)k * sizeof *y), *ys = malloc((size_t)k * sizeof *ys);
   double *res = malloc((size_t)k * sizeof *res);
   double *g = malloc(((size_t)U + 1) * sizeof *g);
-  double *z = malloc((size_t)k * sizeof *z), *zs = malloc((size_t)k * sizeof *zs);
+  const size_t Kz = K ? (size_t)K : 1;
+  double *z = malloc((size_t)k * Kz * sizeof *z), *zs = malloc((size_t)k * Kz * sizeof *zs);
   if (!pos || !s || !y || !ys || !res || !g || !z || !zs) goto out;
   for (int i = 0; i < k; i++) {
     long p = lround(FIT_GRID_PER_EFOLD * log((double)c->n[idx[i]] / first));
     pos[i] = (int)(p < 0 ? 0 : p > U ? U : p);
     y[i] = log(c->us[idx[i]]);
-    z[i] = K ? fit_tooth(c, c->n[idx[i]]) : 0;
+    fit_covariates(c, &st, c->n[idx[i]], &z[(size_t)i * Kz]);
   }
   if (pos[0] == pos[k - 1]) { /* sizes within 0.1% of each other: one grid point, no curve */
     c->first = c->last = 0;
@@ -290,27 +349,47 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
     /* fit the kept samples */
     int m = 0;
     for (int i = 0; i < k; i++)
-      if (!c->rejected[idx[i]]) s[m] = pos[i], ys[m] = y[i], zs[m] = z[i], m++;
-    int plain = K == 0; /* the spline alone, to ys (K > 0: only once the bordered fit succeeded) */
-    if (!plain) {
-      rc = dspline_fit_border(0, U, s, ys, m, zs, K, FIT_STEP_RIDGE, alpha, &a, g, beta, NULL);
-      if (!rc && !(beta[0] >= 0 && beta[0] <= FIT_STEP_BETA_MAX)) {
-        /* outside what a launch of cost a + tau m can do: the bound, and the
-         * spline refitted to what the steps at that amplitude leave */
-        beta[0] = beta[0] > FIT_STEP_BETA_MAX ? FIT_STEP_BETA_MAX : 0;
-        for (int i = 0; i < m; i++) ys[i] -= beta[0] * zs[i];
-        a = alpha;
-        plain = 1;
+      if (!c->rejected[idx[i]]) s[m] = pos[i], ys[m] = y[i], m++;
+    /* the covariates jointly with the spline; one outside 0..its bound (what
+     * a launch of cost a + tau m cannot do: time falling at a step or within
+     * a plateau, see Steps in fit.h) is held at the bound, and the rest
+     * refitted to what it leaves, until every free one is within bounds */
+    int fixed[1 + FIT_STEP_MAX] = {0};
+    for (;;) {
+      int Kf = 0, map[1 + FIT_STEP_MAX];
+      for (int j = 0; j < K; j++)
+        if (!fixed[j]) map[Kf++] = j;
+      for (int i = 0, q = 0; i < k; i++) {
+        if (c->rejected[idx[i]]) continue;
+        const double *zi = &z[(size_t)i * Kz];
+        ys[q] = y[i];
+        for (int j = 0; j < K; j++)
+          if (fixed[j]) ys[q] -= beta[j] * zi[j];
+        for (int f = 0; f < Kf; f++) zs[(size_t)q * (size_t)Kf + (size_t)f] = zi[map[f]];
+        q++;
       }
+      a = alpha;
+      if (Kf == 0) {
+        rc = alpha > 0 ? dspline_fit(0, U, s, ys, m, alpha, g) : dspline_fit_auto(0, U, s, ys, m, &a, g);
+        break;
+      }
+      double bf[1 + FIT_STEP_MAX];
+      rc = dspline_fit_border(0, U, s, ys, m, zs, Kf, FIT_STEP_RIDGE, alpha, &a, g, bf, NULL);
+      if (rc) break;
+      int out_of_bounds = 0;
+      for (int f = 0; f < Kf; f++) {
+        const int j = map[f];
+        beta[j] = bf[f];
+        if (!(bf[f] >= 0 && bf[f] <= bmax[j])) beta[j] = bf[f] > bmax[j] ? bmax[j] : 0, fixed[j] = 1, out_of_bounds = 1;
+      }
+      if (!out_of_bounds) break;
     }
-    if (plain)
-      rc = alpha > 0 ? dspline_fit(0, U, s, ys, m, alpha, g) : dspline_fit_auto(0, U, s, ys, m, &a, g);
     if (rc) goto out;
     if (c->nrejected >= max_reject) break;
     /* the robust scale of the kept samples' residuals */
     int q = 0;
     for (int i = 0; i < k; i++)
-      if (!c->rejected[idx[i]]) res[q++] = fabs(fit_residual(y[i], g[pos[i]], &z[i], beta, K));
+      if (!c->rejected[idx[i]]) res[q++] = fabs(fit_residual(y[i], g[pos[i]], &z[(size_t)i * Kz], beta, K));
     qsort(res, (size_t)q, sizeof *res, symv_cmp_double);
     double med = q % 2 ? res[q / 2] : 0.5 * (res[q / 2 - 1] + res[q / 2]);
     double limit = FIT_OUTLIER_SIGMAS * fmax(1.4826 * med, FIT_NOISE_FLOOR);
@@ -321,14 +400,21 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
     double rw = 0;
     for (int i = 0; i < k; i++) {
       if (c->rejected[idx[i]]) continue;
-      double r = fit_residual(y[i], g[pos[i]], &z[i], beta, K);
+      double r = fit_residual(y[i], g[pos[i]], &z[(size_t)i * Kz], beta, K);
       if (!(fabs(r) > limit) || fabs(r) <= rw) continue;
+      /* a side of a step with a jump of its own is what sets the jump: the
+       * residual of one of its two samples is the step's, not a spike's */
+      int side = 0;
+      for (int j = 0; j < st.nsteps && !side; j++)
+        side = st.col[j] >= 0 && (double)c->n[idx[i]] * FIT_STEP_BRACKET >= st.n[j] &&
+               c->n[idx[i]] <= st.n[j] * FIT_STEP_BRACKET;
+      if (side) continue;
       int lone = 1;
       for (int dir = -1; dir <= 1 && lone; dir += 2) {
         int j = i + dir;
         while (j >= 0 && j < k && c->rejected[idx[j]]) j += dir;
         if (j < 0 || j >= k) continue;
-        double rn = fit_residual(y[j], g[pos[j]], &z[j], beta, K);
+        double rn = fit_residual(y[j], g[pos[j]], &z[(size_t)j * Kz], beta, K);
         lone = rn * r <= 0 || fabs(rn) < 0.25 * fabs(r);
       }
       if (lone) worst = i, rw = fabs(r);
@@ -344,25 +430,26 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
   }
 
   for (int n = first > lo ? first : lo; n <= last && n <= hi; n++)
-    c->pred_us[n - lo] = exp(fit_grid_eval(g, U, first, n) + (K ? beta[0] * fit_tooth(c, n) : 0));
+    c->pred_us[n - lo] = exp(fit_grid_eval(g, U, first, n) + fit_steps_at(c, &st, beta, n));
   double sum = 0;
   for (int i = 0; i < k; i++) {
     if (c->rejected[idx[i]]) continue;
     const int n = c->n[idx[i]];
-    double e = (exp(fit_grid_eval(g, U, first, n) + (K ? beta[0] * fit_tooth(c, n) : 0)) - c->us[idx[i]]) /
-               c->us[idx[i]];
+    double e = (exp(fit_grid_eval(g, U, first, n) + fit_steps_at(c, &st, beta, n)) - c->us[idx[i]]) / c->us[idx[i]];
     sum += e * e;
     c->nused++;
   }
   c->rms_rel = sqrt(sum / c->nused);
   c->alpha = a;
   if (K) { /* the steps within first..last, and the fitted curve's ratio across each */
-    c->step_beta = beta[0];
-    c->nsteps = fit_step_sizes(c->cand.ux, c->grid_blocks, first, last, c->step_n, FIT_STEP_MAX);
+    c->step_beta = st.teeth ? beta[0] : 0;
+    c->nsteps = st.nsteps;
     for (int j = 0; j < c->nsteps; j++) {
-      const int n = c->step_n[j];
-      c->step_ratio[j] = exp(fit_grid_eval(g, U, first, n) + beta[0] * fit_tooth(c, n) -
-                             fit_grid_eval(g, U, first, n - 1) - beta[0] * fit_tooth(c, n - 1));
+      const int n = st.n[j];
+      c->step_n[j] = n;
+      c->step_jump[j] = st.col[j] >= 0 ? beta[st.col[j]] : NAN;
+      c->step_ratio[j] = exp(fit_grid_eval(g, U, first, n) + fit_steps_at(c, &st, beta, n) -
+                             fit_grid_eval(g, U, first, n - 1) - fit_steps_at(c, &st, beta, n - 1));
     }
   }
   rc = 0;

@@ -80,7 +80,19 @@
  *    penalty handed most of each height to the spline (the H200's
  *    pipe:256,64,2,0: fitted jumps of x0.97 and x0.96 where it jumps x1.21
  *    and x1.24); one amplitude of the shape above is seen at every sample
- *    of every tooth. Why m <= 4: the teeth narrow as m grows (the steps lie
+ *    of every tooth. But where the samples do tell it, a step gets a height
+ *    of its own: a step n_s sampled within FIT_STEP_BRACKET on both sides
+ *    (the adaptive dense stage times n_s - 1 and n_s where a step is at
+ *    stake: measure/adaptive.h) adds the covariate [n >= n_s], its jump
+ *    held to 0..FIT_STEP_JUMP_MAX like beta, and its two samples are never
+ *    dropped as outliers (one was, on synthetic steps, and the jump came out
+ *    half its height). Two samples 0.07% apart sit on one grid point or
+ *    two neighbouring ones, so the spline cannot make the jump; the jump
+ *    takes it. This matters most at the step into m = 2, which no tooth
+ *    models (the first plateau is flat or nearly: the H100's
+ *    pipe:256,32,4,0 ran 5.52-5.62 us from n = 1030 to 1374 and 8.61 at
+ *    1832, and a spline through those rose early, 10% high at n = 1348).
+ *    Why m <= 4: the teeth narrow as m grows (the steps lie
  *    at T = m G, n ~ sqrt(m)) and past m = 4 a tooth is narrower than the
  *    dense stage's spacing there, so no sample pins it; on the validation
  *    runs of the two v4 databases m <= 4 predicted the pipe curves at
@@ -129,6 +141,8 @@
 #define FIT_STEP_C 1.5           /* c: a launch's fixed cost in a tile's times (see Steps above) */
 #define FIT_STEP_RIDGE 1e-3      /* lambda of dspline_fit_border on the steps' amplitude (ln t squared) */
 #define FIT_STEP_BETA_MAX 1.0    /* the largest amplitude of the steps: flat plateaus (see Steps above) */
+#define FIT_STEP_BRACKET 1.01    /* a step with samples this close on both sides gets a jump of its own */
+#define FIT_STEP_JUMP_MAX 0.6931471805599453 /* the largest such jump, ln 2: time at most doubles (m = 1 to 2, c = 0) */
 
 /* One kernel's dense samples and, once computed, its fitted curve. */
 typedef struct {
@@ -155,6 +169,8 @@ typedef struct {
   int nsteps;                /* steps within first+1..last of a curve fitted with steps, else 0 */
   int step_n[FIT_STEP_MAX];  /* [nsteps] the n at which the tiles a block takes rise, ascending */
   double step_ratio[FIT_STEP_MAX]; /* [nsteps] the fitted time at step_n over the time at step_n - 1 */
+  double step_jump[FIT_STEP_MAX];  /* [nsteps] the step's own jump in ln t (see Steps above), NaN where
+                                      its two sides are not sampled within FIT_STEP_BRACKET */
 } fit_curve;
 
 /* The kernels of one (uplo, hot). */
@@ -196,6 +212,14 @@ int fit_deterministic_view(const fit_set *s, fit_set *view);
  */
 int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out);
 
+/*
+ * fit_grid_blocks: G of candidate c on a GPU of sm_count SMs, the blocks
+ * of one launch of a persistent kernel (pipe, pipe_det): sm_count x
+ * MULTIPLICITY; 0 for any other family, an sm_count < 1, or a UX that
+ * does not divide 64 (no steps; see Steps above).
+ */
+long fit_grid_blocks(const db_candidate *c, int sm_count);
+
 /* fit_set_free: releases what fit_load and fit_compute allocated; zeroes *s. */
 void fit_set_free(fit_set *s);
 
@@ -222,7 +246,7 @@ int fit_cublas_range(const fit_set *s, int *lo, int *hi);
  * terms of the objective are in (ln us)^2); alpha == 0 chooses it by GCV
  * (dspline_fit_auto). A curve with grid_blocks > 0, a cand.ux that divides
  * 64 and a sample on a tooth is fitted with the steps (dspline_fit_border; see Steps above), and
- * step_beta, nsteps, step_n and step_ratio say what was fitted; any other
+ * step_beta, nsteps, step_n, step_ratio and step_jump say what was fitted; any other
  * curve exactly as the plain d-spline. Fewer than
  * two distinct sampled n in lo..hi is not an error: the curve is then not
  * fitted (alpha 0, pred_us all NaN).

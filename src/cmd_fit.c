@@ -91,9 +91,11 @@ static void print_curves(const fit_set *s, int lo, int hi, double alpha)
     if (c->nsteps == 0) continue;
     if (!head++)
       printf("  steps where the tiles a block takes, ceil(T / (SMs x MULTIPLICITY)), rises (fitted amplitude, "
-             "1 = flat plateaus; n: fitted time ratio across):\n");
+             "1 = flat plateaus; n: fitted time ratio across, * where both sides were sampled and the step has "
+             "a jump of its own):\n");
     printf("  %-34s beta %.2f;", c->label, c->step_beta);
-    for (int j = 0; j < c->nsteps; j++) printf(" %d: x%.3f", c->step_n[j], c->step_ratio[j]);
+    for (int j = 0; j < c->nsteps; j++)
+      printf(" %d: x%.3f%s", c->step_n[j], c->step_ratio[j], isnan(c->step_jump[j]) ? "" : "*");
     printf("\n");
   }
 }

@@ -1506,6 +1506,85 @@ Test(fit, steps_of_a_persistent_kernel_are_fitted_where_a_smooth_fit_misses_them
                100 * mean_rms[0], 100 * mean_rms[1]);
 }
 
+/* The same staircase and sparse samples with 1% noise, and besides them a
+ * sample on each side of every step (n_s - 1 and n_s, as the adaptive
+ * dense stage times them): each step gets a jump of its own, the fitted
+ * time's ratio across it is within 0.06 of the true one in ln t (4 sigma
+ * of two samples' noise; per trial 0-0.04 off, the step into m = 2 fitted
+ * 0.02 low on average), and from n = 1000 (the first plateau, which has no
+ * tooth) to the end of m = 4 the worst error is below 5.5% on average over
+ * 8 trials (50 runs: 3.5-5.2%, median 4.1%) and at most three quarters of
+ * that of the same fit without the pairs (6.9-8.0%; per trial 3.3-5.8%
+ * against 5.7-9.1%). Neither sample of a pair is dropped as an outlier:
+ * one was, and its step came out half its height. */
+Test(fit, a_step_sampled_on_both_sides_gets_its_own_jump)
+{
+  int st[FIT_STEP_MAX];
+  cr_assert_eq(fit_step_sizes(64, 264, 1, 8000, st, FIT_STEP_MAX), FIT_STEP_MAX);
+  int from = 1000, to = 8000;
+  while (ceil((double)tiles_counted(to, 64) / 264) > FIT_STEP_MAX_TILES) to--;
+  enum { TRIALS = 8 };
+  double mean_worst[2] = {0, 0};
+  for (int trial = 0; trial < TRIALS; trial++) {
+    int ns[80], k = 0;
+    const double phase = rng_unit();
+    for (int j = 0;; j++) {
+      int n = (int)lround(300 * pow(10.0, (j + phase) / 12.0));
+      if (n > 8000) break;
+      ns[k++] = n;
+    }
+    const int sparse = k;
+    for (int j = 0; j < FIT_STEP_MAX; j++) ns[k++] = st[j] - 1, ns[k++] = st[j];
+    /* ascending and distinct, as fit_load gives them */
+    for (int i = 1; i < k; i++)
+      for (int j = i; j > 0 && ns[j - 1] > ns[j]; j--) {
+        int t = ns[j];
+        ns[j] = ns[j - 1], ns[j - 1] = t;
+      }
+    int w = 0;
+    for (int i = 0; i < k; i++)
+      if (!w || ns[i] != ns[w - 1]) ns[w++] = ns[i];
+    k = w;
+    double us[80];
+    for (int i = 0; i < k; i++) us[i] = staircase(ns[i]) * exp(0.01 * rng_gauss());
+    double worst[2] = {0, 0};
+    for (int pairs = 0; pairs < 2; pairs++) {
+      /* without the pairs: the sparse samples alone */
+      int n2[80], m = 0;
+      double u2[80];
+      for (int i = 0; i < k; i++) {
+        int pair = 0;
+        for (int j = 0; j < FIT_STEP_MAX; j++) pair |= ns[i] == st[j] - 1 || ns[i] == st[j];
+        if (pairs || !pair) n2[m] = ns[i], u2[m++] = us[i];
+      }
+      cr_assert(pairs || m <= sparse);
+      fit_curve c = {.kernel = DB_KERNEL_CANDIDATE, .nsamples = m, .n = n2, .us = u2, .grid_blocks = 264};
+      snprintf(c.cand.family, sizeof c.cand.family, "pipe");
+      c.cand.block_size = 256, c.cand.ux = 64, c.cand.multiplicity = 2;
+      c.rejected = calloc(m, 1);
+      cr_assert_eq(fit_curve_compute(&c, n2[0], n2[m - 1], 0), 0);
+      cr_assert_eq(c.nsteps, FIT_STEP_MAX);
+      for (int j = 0; j < c.nsteps; j++) {
+        cr_assert_eq(isnan(c.step_jump[j]), !pairs, "seed %llu: step %d jump %g", seed, c.step_n[j], c.step_jump[j]);
+        if (!pairs) continue;
+        const double want = log(staircase(st[j]) / staircase(st[j] - 1)), got = log(c.step_ratio[j]);
+        cr_assert_lt(fabs(got - want), 0.06, "seed %llu: the step at %d is fitted as %.3f in ln t, truly %.3f", seed,
+                     st[j], got, want);
+      }
+      for (int n = from; n <= to; n++) worst[pairs] = fmax(worst[pairs], fabs(c.pred_us[n - n2[0]] / staircase(n) - 1));
+      free(c.rejected), free(c.pred_us);
+    }
+    cr_log_info("trial %d: worst error over n = %d..%d: %.1f%% without the pairs, %.1f%% with them", trial, from, to,
+                100 * worst[0], 100 * worst[1]);
+    for (int q = 0; q < 2; q++) mean_worst[q] += worst[q] / TRIALS;
+  }
+  cr_log_info("worst error, mean over the trials: %.2f%% without the pairs, %.2f%% with them", 100 * mean_worst[0],
+              100 * mean_worst[1]);
+  cr_assert_lt(mean_worst[1], 0.055, "seed %llu: with the pairs %.1f%% off on average", seed, 100 * mean_worst[1]);
+  cr_assert_lt(mean_worst[1], 0.75 * mean_worst[0], "seed %llu: worst error %.1f%% without the pairs, %.1f%% with",
+               seed, 100 * mean_worst[0], 100 * mean_worst[1]);
+}
+
 /* fit_load gives the persistent families their G from the stored device
  * (132 SMs here) and no other curve any: an lu curve is fitted exactly as
  * the plain d-spline (no steps, the same predictions as a curve without G
