@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../fit/fit.h"
+#include "../kernels/symv_pipe.h"
 #include "symv_error.h"
 #include "util.h"
 
@@ -125,20 +126,30 @@ typedef struct {
   double us;
 } sample;
 
+/* A step of a persistent kernel to sample on both sides: n - 1 (below)
+ * and n (above), where each lacks a sample, scored by its stake. */
+typedef struct {
+  int n;
+  int below, above;
+  double score;
+  double cost;     /* per side, in sizes: the fraction of the curves timed there */
+} step_pair;
+
 static int cmp_sample(const void *a, const void *b)
 {
   const sample *x = a, *y = b;
   return (x->n > y->n) - (x->n < y->n);
 }
 
-/* Fits the samples s[idx[0..k)] (ascending n) as the fit stage does, with
+/* Fits the samples s[idx[0..k)] (ascending n) of curve ac as the fit stage does, with
  * the smoothing weight *alpha (0: chosen by GCV, and returned there), and
  * writes ln t at the ne sizes e into out (NaN where not predicted). */
-static int fit_at(const sample *s, const int *idx, int k, int lo, int hi, const int *e, int ne, double *out,
-                  double *alpha)
+static int fit_at(const adaptive_curve *ac, const sample *s, const int *idx, int k, int lo, int hi, const int *e,
+                  int ne, double *out, double *alpha)
 {
   fit_curve c;
   memset(&c, 0, sizeof c);
+  c.cand.ux = ac->ux, c.grid_blocks = ac->grid_blocks; /* the steps, as the fit stage fits them */
   c.n = malloc(sizeof *c.n * (size_t)k);
   c.us = malloc(sizeof *c.us * (size_t)k);
   c.rejected = calloc((size_t)k, 1);
@@ -175,7 +186,7 @@ static int model(const adaptive_curve *c, int lo, int hi, const int *e, int ne, 
   if (k < 2) goto out;
   for (int i = 0; i < k; i++) idx[i] = i;
   double alpha = 0;
-  if ((rc = fit_at(s, idx, k, lo, hi, e, ne, p, &alpha))) goto out;
+  if ((rc = fit_at(c, s, idx, k, lo, hi, e, ne, p, &alpha))) goto out;
   *first = s[0].n, *last = s[k - 1].n;
   /* the two halves, each with both ends so that both reach first..last */
   for (int h = 0; h < 2; h++) {
@@ -186,7 +197,7 @@ static int model(const adaptive_curve *c, int lo, int hi, const int *e, int ne, 
     /* the full fit's smoothing width: alpha scales as sqrt(samples) for a
      * given width (dspline.h), and GCV on half the samples is twice the work */
     double ah = alpha > 0 ? alpha * sqrt((double)m / k) : 0;
-    if ((rc = fit_at(s, idx, m, lo, hi, e, ne, q + (size_t)h * (size_t)ne, &ah))) goto out;
+    if ((rc = fit_at(c, s, idx, m, lo, hi, e, ne, q + (size_t)h * (size_t)ne, &ah))) goto out;
   }
   for (int i = 0, j = 0; i < ne; i++) {
     if (isnan(p[i])) continue;
@@ -203,6 +214,35 @@ static int model(const adaptive_curve *c, int lo, int hi, const int *e, int ne, 
 out:
   free(s), free(idx), free(q);
   return rc;
+}
+
+/* The steps of curve c within o->lo + 1 .. o->hi (fit_step_sizes) into
+ * sn[0..FIT_STEP_MAX); how many. */
+static int steps_of(const adaptive_opts *o, const adaptive_curve *c, int *sn)
+{
+  return c->grid_blocks > 0 ? fit_step_sizes(c->ux, c->grid_blocks, o->lo, o->hi, sn, FIT_STEP_MAX) : 0;
+}
+
+/* Whether n is a step size of curve c: n_s - 1 or n_s of one of its steps. */
+static int step_size_of(const adaptive_opts *o, const adaptive_curve *c, int n)
+{
+  int sn[FIT_STEP_MAX], k = steps_of(o, c, sn);
+  for (int j = 0; j < k; j++)
+    if (n == sn[j] || n == sn[j] - 1) return 1;
+  return 0;
+}
+
+int adaptive_wants(const adaptive_opts *o, const adaptive_curve *c, int ncurves, int k, int n)
+{
+  if (!opts_valid(o) || !c || k < 0 || k >= ncurves) return 1;
+  int mine = step_size_of(o, &c[k], n), other = 0;
+  for (int j = 0; j < ncurves && !mine && !other; j++) other = j != k && step_size_of(o, &c[j], n);
+  if (mine || !other) return 1;
+  /* a size of the start set is every curve's */
+  int nl = 0, *l = lattice_of(o, &nl), *ss = l ? malloc(sizeof *ss * (size_t)(nl + 1)) : NULL, nss = 0, start = 0;
+  if (ss && !start_of(o, l, nl, ss, nl + 1, &nss)) start = find(ss, nss, n) >= 0;
+  free(l), free(ss);
+  return start;
 }
 
 int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, int *out, int maxout, int *nout,
@@ -342,11 +382,74 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
     prev = b;
   }
 
+  /* the steps of the persistent kernels not yet sampled on both sides:
+   * the pair n_s - 1, n_s scores the stake J - |d| (adaptive.h) */
+  int npair = 0;
+  step_pair *pair = malloc(sizeof *pair * ((size_t)ncurves * FIT_STEP_MAX + 1));
+  if (!pair) {
+    rc = SYMV_NO_MEMORY;
+    goto out;
+  }
+  for (int k = 0; k < ncurves; k++) {
+    int sn[FIT_STEP_MAX];
+    if (c[k].grid_blocks < 1 || !cf[2 * k]) continue;
+    const int nst = fit_step_sizes(c[k].ux, c[k].grid_blocks, cf[2 * k], cf[2 * k + 1], sn, FIT_STEP_MAX);
+    for (int j = 0; j < nst; j++) {
+      const int n = sn[j];
+      int a = 0, z = 0; /* the curve's sampled sizes around the step */
+      for (int i = 0; i < c[k].nsamples; i++) {
+        const int v = c[k].n[i];
+        if (!(isfinite(c[k].us[i]) && c[k].us[i] > 0)) continue;
+        if (v < n && v > a) a = v;
+        if (v >= n && (!z || v < z)) z = v;
+      }
+      const int need_a = !(a && a * FIT_STEP_BRACKET >= n), need_z = !(z && z <= n * FIT_STEP_BRACKET);
+      if (!need_a && !need_z) continue;
+      const long T = symv_pipe_tiles(n, c[k].ux), m = (T + c[k].grid_blocks - 1) / c[k].grid_blocks;
+      const double J = log((FIT_STEP_C + m) / (FIT_STEP_C + m - 1));
+      double d = INFINITY;
+      for (int i = 0; i < ne; i++) {
+        if (e[i] < (a ? a : n - 1) || e[i] > (z ? z : n) || isnan(P(k, i))) continue;
+        double best = INFINITY;
+        for (int o2 = 0; o2 < ncurves; o2++)
+          if (o2 != k && !isnan(P(o2, i))) best = fmin(best, P(o2, i));
+        if (isfinite(best)) d = fmin(d, fabs(P(k, i) - best));
+      }
+      const double stake = isfinite(d) ? J - d : 0;
+      if (!(stake > 0)) continue;
+      int have = -1;
+      for (int q = 0; q < npair; q++)
+        if (pair[q].n == n) have = q;
+      if (have < 0) {
+        int who = 0; /* the curves timed there: those with this step */
+        for (int j = 0; j < ncurves; j++) who += step_size_of(o, &c[j], n);
+        have = npair++, pair[have] = (step_pair){n, need_a && n - 1 >= o->lo, need_z && n <= o->hi, 0,
+                                                 (double)who / ncurves};
+      }
+      pair[have].score = fmax(pair[have].score, stake);
+    }
+  }
+
   /* 4. the next batch: unsampled lattice sizes by decreasing score */
-  int left = o->max_sizes - ns;
-  if (left <= 0) {
+  /* the budget spent: a size every curve was timed at counts 1, a step size
+   * the fraction of the curves timed there */
+  double used = 0;
+  for (int i = 0; i < ns; i++) {
+    int step = 0, have = 0;
+    for (int k = 0; k < ncurves && !step; k++) step = step_size_of(o, &c[k], sampled[i]);
+    if (!step || find(startset, nstart, sampled[i]) >= 0) {
+      used += 1;
+      continue;
+    }
+    for (int k = 0; k < ncurves; k++)
+      for (int j = 0; j < c[k].nsamples; j++) have += c[k].n[j] == sampled[i];
+    used += (double)have / ncurves;
+  }
+  const double left = o->max_sizes - used;
+  if (left < 1e-9) {
     st->stop = "budget";
     rc = 0;
+    free(pair);
     goto out;
   }
   int ncand = 0, *cand = malloc(sizeof *cand * (size_t)ne);
@@ -356,32 +459,53 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
   }
   for (int i = 0, j = 0; i < ne; i++) {
     if (find(l, nl, e[i]) < 0 || find(sampled, ns, e[i]) >= 0) continue;
+    int step = 0; /* a step size is timed for its curves alone: not a lattice pick */
+    for (int k = 0; k < ncurves && !step; k++) step = step_size_of(o, &c[k], e[i]);
+    if (step) continue;
     while (j + 1 < ns && sampled[j + 1] <= e[i]) j++;
     double near = fabs(log((double)e[i] / sampled[j]));
     if (j + 1 < ns) near = fmin(near, fabs(log((double)sampled[j + 1] / e[i])));
     if (near >= log(ADAPTIVE_MIN_SEPARATION)) cand[ncand++] = i;
   }
-  if (ncand == 0) {
+  if (ncand == 0 && npair == 0) {
     st->stop = "lattice";
-    free(cand);
+    free(cand), free(pair);
     rc = 0;
     goto out;
   }
-  int want = o->batch < left ? o->batch : left;
-  if (want > maxout) want = maxout;
+  /* room: at most `batch` sizes' worth and what is left of the budget (a
+   * step size: the fraction of the curves timed there) */
+  double room = o->batch < left ? o->batch : left, spent = 0;
   double floor_score = log1p(o->target);
-  while (*nout < want) {
-    int best = -1;
-    for (int j = 0; j < ncand; j++)
-      if (cand[j] >= 0 && risk[cand[j]] > floor_score && (best < 0 || risk[cand[j]] > risk[cand[best]])) best = j;
-    if (best < 0) break;
-    int pick = e[cand[best]];
-    out[(*nout)++] = pick;
+  for (;;) {
+    int best = -1, bp = -1;
+    if (spent + 1 <= room + 1e-9 && *nout < maxout)
+      for (int j = 0; j < ncand; j++)
+        if (cand[j] >= 0 && risk[cand[j]] > floor_score && (best < 0 || risk[cand[j]] > risk[cand[best]])) best = j;
+    for (int q = 0; q < npair; q++) {
+      const int sides = pair[q].below + pair[q].above;
+      if (sides && pair[q].score > floor_score && spent + sides * pair[q].cost <= room + 1e-9 &&
+          *nout + sides <= maxout && (bp < 0 || pair[q].score > pair[bp].score))
+        bp = q;
+    }
+    if (best < 0 && bp < 0) break;
+    int pick;
+    if (bp >= 0 && (best < 0 || pair[bp].score >= risk[cand[best]])) {
+      pick = pair[bp].n;
+      if (pair[bp].below) out[(*nout)++] = pick - 1;
+      if (pair[bp].above) out[(*nout)++] = pick;
+      spent += (pair[bp].below + pair[bp].above) * pair[bp].cost;
+      pair[bp].score = 0;
+    } else {
+      pick = e[cand[best]];
+      out[(*nout)++] = pick;
+      spent += 1;
+    }
     for (int j = 0; j < ncand; j++)
       if (cand[j] >= 0 && fabs(log((double)e[cand[j]] / pick)) < log(ADAPTIVE_BATCH_SPREAD)) cand[j] = -1;
   }
-  free(cand);
-  if (*nout == 0) st->stop = "target";
+  free(cand), free(pair);
+  if (*nout == 0) st->stop = room < 1 ? "budget" : "target"; /* nothing fits, or nothing scores */
   qsort(out, (size_t)*nout, sizeof *out, cmp_int);
   rc = 0;
 #undef P

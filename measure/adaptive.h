@@ -44,11 +44,26 @@
  *     - a kernel unavailable above (below) some n: the sizes between its
  *       last (first) sample and the next sampled size score by how much
  *       faster it was than every other curve at that sample.
+ *     - steps: a persistent kernel's time jumps where the tiles a block
+ *       takes rise (fit/fit.h, Steps; fit_step_sizes), between two sizes
+ *       no smooth curve and no lattice can place. Where the step of a curve
+ *       at n_s is not yet sampled within FIT_STEP_BRACKET on both sides, the
+ *       pair n_s - 1, n_s (the sides that lack a sample; off the lattice)
+ *       scores the stake J - |d|: J = ln((c + m) / (c + m - 1)) the jump of a
+ *       launch of cost a + tau m into m tiles a block (c = FIT_STEP_C), d
+ *       the least gap in ln t between the curve and the fastest other one
+ *       between the samples around n_s. A curve far from the best there
+ *       scores nothing; one the step could carry across the best scores up
+ *       to J. Only the curves with that step are timed there (adaptive_wants):
+ *       a step of ten curves of twenty costs half a size of timed calls. Sampled, the fit
+ *       gives the step a jump of its own.
  *  4. Next batch: the lattice sizes not yet sampled (nor within a factor of
  *     ADAPTIVE_MIN_SEPARATION of a sampled size), by decreasing score (ties:
  *     the smaller n), each pick excluding the sizes within a factor of
  *     ADAPTIVE_BATCH_SPREAD of it, at most `batch` sizes and what is left of
- *     the budget, and only sizes scoring above ln(1 + target).
+ *     the budget, and only sizes scoring above ln(1 + target); a step's
+ *     pair competes by its stake and costs its sizes times the fraction
+ *     of the curves timed there (adaptive_wants).
  *  5. Stop when no unsampled size scores above ln(1 + target) ("target"),
  *     when max_sizes sizes are sampled ("budget"), or when no lattice size
  *     is left ("lattice").
@@ -93,7 +108,8 @@ typedef struct {
                                 among them); NULL: the geometric lattice */
   int nlattice;              /* entries of lattice */
   int max_sizes;             /* budget: distinct sizes sampled in all, start included (>= the
-                                start set's size) */
+                                start set's size); a step size counts as the fraction of the
+                                curves timed there */
   int batch;                 /* at most this many sizes per round (>= 1) */
   double target;             /* stop when the predicted regret bound is <= 1 + target (0..1) */
 } adaptive_opts;
@@ -104,6 +120,9 @@ typedef struct {
   const int *n;              /* [nsamples] sizes, any order, distinct */
   const double *us;          /* [nsamples] median times, microseconds */
   int nsamples;
+  int ux;                    /* a persistent kernel (pipe, pipe_det): its UX, and */
+  long grid_blocks;          /* G, its blocks per launch (SMs x MULTIPLICITY), as fit_curve's;
+                                0: a curve without steps */
 } adaptive_curve;
 
 /** What the planner found; filled by adaptive_next. */
@@ -128,8 +147,20 @@ void adaptive_opts_init(adaptive_opts *o, int lo, int hi);
 int adaptive_start(const adaptive_opts *o, int *out, int maxout, int *nout);
 
 /**
+ * adaptive_wants: whether curve k of c[0..ncurves) is to be timed at size
+ * n. Every curve is, at every size, but at a step size (n_s - 1 or n_s of
+ * a step n_s of a persistent curve over lo..hi; see "steps" above): there
+ * only the curves with that step are, unless n is in the start set. The
+ * answer depends on o and the curves' ux and grid_blocks alone, not on
+ * their samples, so that a resumed dense stage completes what was planned.
+ * Invalid arguments: 1.
+ */
+int adaptive_wants(const adaptive_opts *o, const adaptive_curve *c, int ncurves, int k, int n);
+
+/**
  * adaptive_next: the next sizes to time, given the samples so far of the
- * ncurves curves c (every curve is to be timed at every size returned).
+ * ncurves curves c (each curve is to be timed at each size returned where
+ * adaptive_wants says so).
  * While the start set is not fully sampled, its missing sizes; then the
  * next batch (steps 2-5 above). out holds maxout sizes (max_sizes is
  * always enough); the sizes, ascending, none sampled already, go there

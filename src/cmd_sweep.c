@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../db/db.h"
+#include "../fit/fit.h"
 #include "../sieve/sieve.h"
 #include "adaptive.h"
 #include "cli.h"
@@ -282,9 +283,11 @@ static int sort_unique(int *n, int k)
 }
 
 /* Reads the dense samples of both cuBLAS modes and the nchamp champions at
- * (o->uplo, o->hot) within lo..hi into *dd (release with dense_data_free).
- * Errors: SYMV_DB, SYMV_NO_MEMORY (dd is then empty). */
-static int dense_load(db *d, const sweep_opts *o, const db_candidate *champ, long nchamp, int lo, int hi, dense_data *dd)
+ * (o->uplo, o->hot) within lo..hi into *dd (release with dense_data_free);
+ * the persistent champions' curves get their steps on a GPU of sm_count
+ * SMs (fit_grid_blocks). Errors: SYMV_DB, SYMV_NO_MEMORY (dd is then empty). */
+static int dense_load(db *d, const sweep_opts *o, const db_candidate *champ, long nchamp, int lo, int hi, int sm_count,
+                      dense_data *dd)
 {
   static const char *const base[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
   memset(dd, 0, sizeof *dd);
@@ -316,7 +319,8 @@ static int dense_load(db *d, const sweep_opts *o, const db_candidate *champ, lon
         dd->calls += (long long)m[i].batches * m[i].calls_per_batch;
         dd->timed_s += 1e-6 * m[i].median_us * m[i].batches * m[i].calls_per_batch;
       }
-    dd->c[k] = (adaptive_curve){n, us, j};
+    dd->c[k] = (adaptive_curve){n, us, j, 0, 0};
+    if (k >= 2) dd->c[k].ux = champ[k - 2].ux, dd->c[k].grid_blocks = fit_grid_blocks(&champ[k - 2], sm_count);
     free(m);
   }
   if (!rc) dd->sizes = sort_unique(all, nall);
@@ -333,6 +337,20 @@ typedef struct {
   int worst_n;            /* where */
 } dense_report;
 
+/* Times the champions alone at the sizes of todo[0..ntodo) that each lacks
+ * (on the first GPU alone), with a progress bar labelled label. */
+static int dense_measure_champions(db *d, sweep_worker *w, const sweep_opts *o, const db_candidate *champ, long nchamp,
+                                   const int *todo, int ntodo, const char *label, sweep_stats *st)
+{
+  symv_progress prog;
+  symv_progress_start(&prog, label, nchamp, o->quiet);
+  sweep_stats st2 = {0};
+  int rc = sweep_measure(d, w, 1, o, NULL, champ, nchamp, todo, ntodo, DB_STAGE_DENSE, &interrupted, &st2, &prog);
+  symv_progress_finish(&prog);
+  st->measure_s += st2.measure_s;
+  return rc;
+}
+
 /* Times the champions and cuBLAS at the sizes of todo[0..ntodo) that each
  * lacks (on the first GPU alone: the fit compares these curves with each
  * other), with a progress bar labelled label. */
@@ -341,12 +359,38 @@ static int dense_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_c
 {
   int rc = sweep_baselines(d, &w[0], o, todo, ntodo, DB_STAGE_DENSE);
   if (rc) return rc;
-  symv_progress prog;
-  symv_progress_start(&prog, label, nchamp, o->quiet);
-  sweep_stats st2 = {0};
-  rc = sweep_measure(d, w, 1, o, NULL, champ, nchamp, todo, ntodo, DB_STAGE_DENSE, &interrupted, &st2, &prog);
-  symv_progress_finish(&prog);
-  st->measure_s += st2.measure_s;
+  return dense_measure_champions(d, w, o, champ, nchamp, todo, ntodo, label, st);
+}
+
+/* Times the sizes todo[0..ntodo) as the planner wants them
+ * (adaptive_wants over shape[0..nchamp + 2): both cuBLAS modes, then the
+ * champions, no samples needed): every kernel at a size every curve wants,
+ * only the champions with the step at a step size. */
+static int dense_measure_planned(db *d, sweep_worker *w, const sweep_opts *o, const db_candidate *champ, long nchamp,
+                                 const adaptive_opts *ao, const adaptive_curve *shape, const int *todo, int ntodo,
+                                 const char *label, sweep_stats *st)
+{
+  const int nc = (int)nchamp + 2;
+  int *full = malloc(sizeof *full * ((size_t)ntodo + 1)), nfull = 0;
+  db_candidate *sub = malloc(sizeof *sub * ((size_t)nchamp + 1));
+  int rc = full && sub ? 0 : SYMV_NO_MEMORY;
+  for (int i = 0; i < ntodo && !rc; i++) {
+    int all = 1;
+    for (int k = 0; k < nc && all; k++) all = adaptive_wants(ao, shape, nc, k, todo[i]);
+    if (all) full[nfull++] = todo[i];
+  }
+  if (!rc && nfull) rc = dense_measure(d, w, o, champ, nchamp, full, nfull, label, st);
+  for (int i = 0, j = 0; i < ntodo && !rc; i++) {
+    if (j < nfull && full[j] == todo[i]) {
+      j++;
+      continue;
+    }
+    long nsub = 0;
+    for (long k = 0; k < nchamp; k++)
+      if (adaptive_wants(ao, shape, nc, (int)k + 2, todo[i])) sub[nsub++] = champ[k];
+    if (nsub) rc = dense_measure_champions(d, w, o, sub, nsub, &todo[i], 1, label, st);
+  }
+  free(full), free(sub);
   return rc;
 }
 
@@ -382,7 +426,7 @@ static int dense_adaptive(db *d, sweep_worker *w, const sweep_opts *o, const db_
             ao.max_sizes, ngrid, 100 * target);
   /* what an earlier run left: complete it before planning */
   int ntodo = 0;
-  if (!rc && !(rc = dense_load(d, o, champ, nchamp, ao.lo, ao.hi, &dd))) {
+  if (!rc && !(rc = dense_load(d, o, champ, nchamp, ao.lo, ao.hi, w[0].dev.sm_count, &dd))) {
     int *all = malloc(sizeof *all * (size_t)(dd.measurements + 1)), nall = 0;
     if (!all) rc = SYMV_NO_MEMORY;
     for (int k = 0; all && k < dd.ncurves; k++)
@@ -394,12 +438,17 @@ static int dense_adaptive(db *d, sweep_worker *w, const sweep_opts *o, const db_
     if (ntodo && !o->quiet) fprintf(stderr, "dense: %d sizes already sampled: completing them first\n", ntodo);
     dense_data_free(&dd);
   }
+  /* the curves' shapes, for adaptive_wants: both cuBLAS modes, then the champions */
+  adaptive_curve *shape = calloc((size_t)nchamp + 2, sizeof *shape);
+  if (!shape && !rc) rc = SYMV_NO_MEMORY;
+  for (long k = 0; shape && k < nchamp; k++)
+    shape[k + 2].ux = champ[k].ux, shape[k + 2].grid_blocks = fit_grid_blocks(&champ[k], w[0].dev.sm_count);
   char label[32] = "dense";
   while (!rc) {
-    if (ntodo && (rc = dense_measure(d, w, o, champ, nchamp, next, ntodo, label, st))) break;
+    if (ntodo && (rc = dense_measure_planned(d, w, o, champ, nchamp, &ao, shape, next, ntodo, label, st))) break;
     for (int i = 0; i < ntodo && ntried < MAX_DENSE; i++) tried[ntried++] = next[i];
     ntried = sort_unique(tried, ntried);
-    if ((rc = dense_load(d, o, champ, nchamp, ao.lo, ao.hi, &dd))) break;
+    if ((rc = dense_load(d, o, champ, nchamp, ao.lo, ao.hi, w[0].dev.sm_count, &dd))) break;
     adaptive_state as;
     rc = adaptive_next(&ao, dd.c, dd.ncurves, next, MAX_DENSE + 1, &ntodo, &as);
     dense_data_free(&dd);
@@ -427,7 +476,7 @@ static int dense_adaptive(db *d, sweep_worker *w, const sweep_opts *o, const db_
                 as.worst_n, as.crossings, list);
     }
   }
-  free(next), free(tried);
+  free(next), free(tried), free(shape);
   return rc;
 }
 
@@ -501,7 +550,7 @@ static int dense_confirm(db *d, sweep_worker *w, const sweep_opts *o, const db_c
 {
   dense_data dd;
   memset(cr, 0, sizeof *cr);
-  int rc = dense_load(d, o, champ, nchamp, lo, hi, &dd);
+  int rc = dense_load(d, o, champ, nchamp, lo, hi, 0, &dd);
   if (rc) return rc;
   int *sizes = malloc(sizeof *sizes * (size_t)(dd.measurements + 1)), ns = 0;
   double *best = malloc(sizeof *best * (size_t)(dd.measurements + 1)), *t = NULL;
@@ -930,7 +979,7 @@ static int run(int argc, char **argv)
       for (int i = 0; i < ndense; i++) lo = dn[i] < lo ? dn[i] : lo, hi = dn[i] > hi ? dn[i] : hi;
       dense_data before = {0}, after = {0};
       dense_report rep = {0, NULL, NAN, 0};
-      if ((rc = dense_load(d, &o, champ, nchamp, lo, hi, &before)) == 0) {
+      if ((rc = dense_load(d, &o, champ, nchamp, lo, hi, 0, &before)) == 0) {
         if (dense_mode == DENSE_GRID) {
           if (!o.quiet) fprintf(stderr, "dense: %ld champions, cuBLAS and the floor at %d sizes from %d to %d\n", nchamp, ndense, lo, hi);
           rc = dense_measure(d, w, &o, champ, nchamp, dn, ndense, "dense", &st);
@@ -940,7 +989,7 @@ static int run(int argc, char **argv)
         }
         dense_confirm_report cr = {0};
         if (!rc) rc = dense_confirm(d, w, &o, champ, nchamp, lo, hi, &cr);
-        if ((!rc || rc == SYMV_INTERRUPTED) && !dense_load(d, &o, champ, nchamp, lo, hi, &after)) {
+        if ((!rc || rc == SYMV_INTERRUPTED) && !dense_load(d, &o, champ, nchamp, lo, hi, 0, &after)) {
           dense_summary(dense_mode, &before, &after, ngrid, &rep, lo, hi);
           if (cr.retimed) {
             printf("  timed again: %ld (kernel, n) within %.2gx of the fastest there, kernels and sizes in reverse "
