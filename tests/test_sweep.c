@@ -299,50 +299,65 @@ Test(dense, an_adaptive_stage_that_lost_samples_resumes_to_the_same_sizes, .init
   cr_assert_eq(test_sql_int(a, DENSE_SUM), sum, "%s", fout);
 }
 
-/* The second look: a first pass that read every champion 1.3x slow (the
+/* The second look: a first pass that read every champion f times slow (the
  * stand-in's FAKE_DISTURB_DENSE: as a disturbance lasting the pass would)
- * is lowered to the undisturbed times wherever the kernel was within 1.5x
- * of the fastest as first read, and left where it was not; a sweep
- * without the disturbance gives the undisturbed times. */
+ * is lowered to the undisturbed times wherever the kernel was within 1.3x
+ * of the fastest as first read (cuBLAS, not disturbed, among them), and
+ * left where it was not; a sweep without the disturbance gives the
+ * undisturbed times. The stand-in's champions are about 0.6 of cuBLAS's
+ * time: at f = 1.2 every one is within the window, at f = 2.5 none. */
 Test(dense, the_second_look_lowers_a_disturbed_first_pass, .init = fake_setup, .fini = fake_teardown, .timeout = 120)
 {
   char a[128], b[128], sql[2048];
-  snprintf(a, sizeof a, "%s/disturbed.db", fdir);
   snprintf(b, sizeof b, "%s/calm.db", fdir);
   cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(b, "--dense", "grid", "--dense-sizes", "300,700,5000")), 0,
                "%s", fout);
   cr_assert_not_null(strstr(fout, "read faster and were lowered"), "%s", fout);
   cr_assert_not_null(strstr(fout, "; 0 read faster"), "nothing to lower without a disturbance:\n%s", fout);
-  setenv("FAKE_DISTURB_DENSE", "3", 1); /* the first pass: one command per champion */
-  setenv("FAKE_DISTURB_FACTOR", "1.3", 1);
-  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--dense", "grid", "--dense-sizes", "300,700,5000")), 0,
-               "%s", fout);
-  unsetenv("FAKE_DISTURB_DENSE");
-  unsetenv("FAKE_DISTURB_FACTOR");
-  cr_assert_eq(test_sql_int(a, "SELECT count(DISTINCT candidate_id) FROM measurement WHERE stage = 'dense'"), 3);
-  snprintf(sql, sizeof sql,
-           "ATTACH '%s' AS b; CREATE TABLE calm AS SELECT c.family, c.block_size, c.ux, c.multiplicity, c.mx, m.n, "
-           "m.median_us AS t FROM b.measurement m JOIN b.candidate c ON c.id = m.candidate_id WHERE m.stage = 'dense'; "
-           "CREATE TABLE calm_best AS SELECT n, min(v) AS v FROM (SELECT n, 1.3 * t AS v FROM calm UNION ALL SELECT n, "
-           "median_us FROM b.baseline WHERE stage = 'dense' AND name <> 'floor') GROUP BY n;",
-           b);
-  test_sql_exec(a, sql);
-  const char *expected = "SELECT count(*) FROM measurement m JOIN candidate c ON c.id = m.candidate_id JOIN calm k ON "
-                         "k.family = c.family AND k.block_size = c.block_size AND k.ux = c.ux AND k.multiplicity = "
-                         "c.multiplicity AND k.mx = c.mx AND k.n = m.n JOIN calm_best x ON x.n = m.n WHERE m.stage = "
-                         "'dense' AND abs(m.median_us / (CASE WHEN 1.3 * k.t <= 1.5 * x.v THEN k.t ELSE 1.3 * k.t END) "
-                         "- 1) %s 1e-4 AND (1.3 * k.t <= 1.5 * x.v) = %d";
-  char q[1024];
-  snprintf(q, sizeof q, expected, "<", 1);
-  const long long lowered = test_sql_int(a, q);
-  snprintf(q, sizeof q, expected, "<", 0);
-  const long long kept = test_sql_int(a, q);
-  cr_assert_gt(lowered, 0, "no sample was within the window: the test proves nothing");
-  cr_assert_eq(lowered + kept, 9, "every champion at every size as expected: %lld lowered, %lld kept", lowered, kept);
-  char want[96];
-  snprintf(want, sizeof want, "; %lld read faster and were lowered (most: ", lowered);
-  cr_assert_not_null(strstr(fout, want), "%s\n%s", want, fout);
-  cr_assert_not_null(strstr(fout, "x1.30)"), "%s", fout);
+  static const struct {
+    const char *f;
+    int inside; /* samples expected within the window, of 9 */
+  } run[] = {{"1.2", 9}, {"2.5", 0}};
+  for (size_t r = 0; r < sizeof run / sizeof *run; r++) {
+    snprintf(a, sizeof a, "%s/disturbed-%zu.db", fdir, r);
+    setenv("FAKE_DISTURB_DENSE", "3", 1); /* the first pass: one command per champion */
+    setenv("FAKE_DISTURB_FACTOR", run[r].f, 1);
+    cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--dense", "grid", "--dense-sizes", "300,700,5000")),
+                 0, "%s", fout);
+    unsetenv("FAKE_DISTURB_DENSE");
+    unsetenv("FAKE_DISTURB_FACTOR");
+    cr_assert_eq(test_sql_int(a, "SELECT count(DISTINCT candidate_id) FROM measurement WHERE stage = 'dense'"), 3);
+    snprintf(sql, sizeof sql,
+             "ATTACH '%s' AS b; CREATE TABLE calm AS SELECT c.family, c.block_size, c.ux, c.multiplicity, c.mx, m.n, "
+             "m.median_us AS t FROM b.measurement m JOIN b.candidate c ON c.id = m.candidate_id WHERE m.stage = "
+             "'dense'; CREATE TABLE calm_best AS SELECT n, min(v) AS v FROM (SELECT n, %s * t AS v FROM calm UNION ALL "
+             "SELECT n, median_us FROM b.baseline WHERE stage = 'dense' AND name <> 'floor') GROUP BY n;",
+             b, run[r].f);
+    test_sql_exec(a, sql);
+    /* each sample: the undisturbed time inside the window, the disturbed one outside */
+    char q[1024];
+    snprintf(q, sizeof q,
+             "SELECT count(*) FROM measurement m JOIN candidate c ON c.id = m.candidate_id JOIN calm k ON k.family = "
+             "c.family AND k.block_size = c.block_size AND k.ux = c.ux AND k.multiplicity = c.multiplicity AND k.mx = "
+             "c.mx AND k.n = m.n JOIN calm_best x ON x.n = m.n WHERE m.stage = 'dense' AND abs(m.median_us / (CASE "
+             "WHEN %s * k.t <= 1.3 * x.v THEN k.t ELSE %s * k.t END) - 1) < 1e-4 AND (%s * k.t <= 1.3 * x.v) = %%d",
+             run[r].f, run[r].f, run[r].f);
+    char qi[1024];
+    snprintf(qi, sizeof qi, q, 1);
+    const long long lowered = test_sql_int(a, qi);
+    snprintf(qi, sizeof qi, q, 0);
+    const long long kept = test_sql_int(a, qi);
+    cr_assert_eq(lowered, run[r].inside, "f = %s: %lld lowered, %lld kept\n%s", run[r].f, lowered, kept, fout);
+    cr_assert_eq(lowered + kept, 9, "f = %s: every champion at every size as expected: %lld lowered, %lld kept",
+                 run[r].f, lowered, kept);
+    if (lowered) {
+      char want[96];
+      snprintf(want, sizeof want, "; %lld read faster and were lowered (most: ", lowered);
+      cr_assert_not_null(strstr(fout, want), "%s\n%s", want, fout);
+      snprintf(want, sizeof want, "x%s0)", run[r].f);
+      cr_assert_not_null(strstr(fout, want), "%s\n%s", want, fout);
+    }
+  }
 }
 
 Test(dense, options_are_checked, .init = fake_setup, .fini = fake_teardown, .timeout = 60)
