@@ -365,32 +365,35 @@ static int dense_measure(db *d, sweep_worker *w, const sweep_opts *o, const db_c
 /* Times the sizes todo[0..ntodo) as the planner wants them
  * (adaptive_wants over shape[0..nchamp + 2): both cuBLAS modes, then the
  * champions, no samples needed): every kernel at a size every curve wants,
- * only the champions with the step at a step size. */
+ * only the champions with the step at a step size; the step sizes that
+ * want the same champions (the two sides of a step) are timed together. */
 static int dense_measure_planned(db *d, sweep_worker *w, const sweep_opts *o, const db_candidate *champ, long nchamp,
                                  const adaptive_opts *ao, const adaptive_curve *shape, const int *todo, int ntodo,
                                  const char *label, sweep_stats *st)
 {
   const int nc = (int)nchamp + 2;
-  int *full = malloc(sizeof *full * ((size_t)ntodo + 1)), nfull = 0;
+  const size_t nw = (size_t)ntodo * (size_t)nc;
+  char *want = malloc(nw + 1), *done = calloc((size_t)ntodo + 1, 1);
+  int *sizes = malloc(sizeof *sizes * ((size_t)ntodo + 1)), ns = 0;
   db_candidate *sub = malloc(sizeof *sub * ((size_t)nchamp + 1));
-  int rc = full && sub ? 0 : SYMV_NO_MEMORY;
+  int rc = want && done && sizes && sub ? 0 : SYMV_NO_MEMORY;
   for (int i = 0; i < ntodo && !rc; i++) {
     int all = 1;
-    for (int k = 0; k < nc && all; k++) all = adaptive_wants(ao, shape, nc, k, todo[i]);
-    if (all) full[nfull++] = todo[i];
+    for (int k = 0; k < nc; k++) all &= want[(size_t)i * nc + k] = (char)adaptive_wants(ao, shape, nc, k, todo[i]);
+    if (all) sizes[ns++] = todo[i], done[i] = 1;
   }
-  if (!rc && nfull) rc = dense_measure(d, w, o, champ, nchamp, full, nfull, label, st);
-  for (int i = 0, j = 0; i < ntodo && !rc; i++) {
-    if (j < nfull && full[j] == todo[i]) {
-      j++;
-      continue;
-    }
+  if (!rc && ns) rc = dense_measure(d, w, o, champ, nchamp, sizes, ns, label, st);
+  for (int i = 0; i < ntodo && !rc; i++) {
+    if (done[i]) continue;
+    ns = 0;
+    for (int j = i; j < ntodo; j++)
+      if (!done[j] && !memcmp(&want[(size_t)j * nc], &want[(size_t)i * nc], (size_t)nc)) sizes[ns++] = todo[j], done[j] = 1;
     long nsub = 0;
     for (long k = 0; k < nchamp; k++)
-      if (adaptive_wants(ao, shape, nc, (int)k + 2, todo[i])) sub[nsub++] = champ[k];
-    if (nsub) rc = dense_measure_champions(d, w, o, sub, nsub, &todo[i], 1, label, st);
+      if (want[(size_t)i * nc + k + 2]) sub[nsub++] = champ[k];
+    if (nsub) rc = dense_measure_champions(d, w, o, sub, nsub, sizes, ns, label, st);
   }
-  free(full), free(sub);
+  free(want), free(done), free(sizes), free(sub);
   return rc;
 }
 

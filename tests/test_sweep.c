@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 #include "../db/db.h"
+#include "../kernels/symv_pipe.h"
 #include "gpu.h"
 #include "symv_error.h"
 #include "test_util.h"
@@ -297,6 +298,55 @@ Test(dense, an_adaptive_stage_that_lost_samples_resumes_to_the_same_sizes, .init
   cr_assert_eq(test_sql_int(a, DENSE_SIZES), sizes, "%s", fout);
   cr_assert_eq(test_sql_int(a, DENSE_ROWS), rows);
   cr_assert_eq(test_sql_int(a, DENSE_SUM), sum, "%s", fout);
+}
+
+/* The steps of the persistent champions (fit/fit.h, Steps): the adaptive
+ * stage times both sides of a step with the champions that have it alone,
+ * neither cuBLAS nor the others; a resumed run completes such a size as it
+ * was planned, and times nothing more. The stand-in's H100 has 132 SMs. */
+Test(dense, a_step_size_is_timed_for_the_kernels_with_the_step_alone, .init = fake_setup, .fini = fake_teardown,
+     .timeout = 120)
+{
+  char a[128];
+  snprintf(a, sizeof a, "%s/steps.db", fdir);
+  char *argv[] = {"symvtune", "sweep", "--db", a, "--families", "pipe", "--sizes", "256,2048", "--jobs", "0", "--top",
+                  "3", NULL};
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, argv), 0, "%s", fout);
+  const long long rows = test_sql_int(a, DENSE_ROWS), sum = test_sql_int(a, DENSE_SUM);
+  const char *at_steps = "FROM measurement m JOIN candidate c ON c.id = m.candidate_id WHERE m.stage = 'dense' AND m.n "
+                         "NOT IN (SELECT n FROM baseline WHERE stage = 'dense')";
+  char q[512];
+  snprintf(q, sizeof q, "SELECT count(*) %s", at_steps);
+  const long long nstep = test_sql_int(a, q);
+  cr_assert_gt(nstep, 0, "no step size was sampled: the test proves nothing\n%s", fout);
+  snprintf(q, sizeof q, "SELECT count(*) < 3 * count(DISTINCT m.n) %s", at_steps);
+  cr_assert_eq(test_sql_int(a, q), 1, "some champion without a step was timed at the step sizes");
+  /* every sample there is one side of its kernel's step: m = ceil(T / G) rises at n or at n + 1 */
+  sqlite3 *h = NULL;
+  sqlite3_stmt *st = NULL;
+  cr_assert_eq(sqlite3_open_v2(a, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  snprintf(q, sizeof q, "SELECT m.n, c.ux, c.multiplicity %s", at_steps);
+  cr_assert_eq(sqlite3_prepare_v2(h, q, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+  long checked = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const long n = sqlite3_column_int(st, 0), g = 132L * sqlite3_column_int(st, 2);
+    const int ux = sqlite3_column_int(st, 1);
+#define TILES_A_BLOCK(k) ((symv_pipe_tiles((k), ux) + g - 1) / g)
+    cr_expect(TILES_A_BLOCK(n) > TILES_A_BLOCK(n - 1) || TILES_A_BLOCK(n + 1) > TILES_A_BLOCK(n),
+              "pipe:*,%d,%ld,* at n = %ld: no step at n or n + 1", ux, g / 132, n);
+#undef TILES_A_BLOCK
+    checked++;
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  cr_assert_eq(checked, nstep);
+  /* resumed after losing one step size's samples: the same rows again */
+  test_sql_exec(a, "DELETE FROM measurement WHERE stage = 'dense' AND n = (SELECT max(n) FROM measurement WHERE stage "
+                   "= 'dense' AND n NOT IN (SELECT n FROM baseline WHERE stage = 'dense'))");
+  cr_assert_lt(test_sql_int(a, DENSE_ROWS), rows);
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, argv), 0, "%s", fout);
+  cr_assert_eq(test_sql_int(a, DENSE_ROWS), rows, "%s", fout);
+  cr_assert_eq(test_sql_int(a, DENSE_SUM), sum, "the same kernels at the same sizes\n%s", fout);
 }
 
 /* The second look: a first pass that read every champion f times slow (the
