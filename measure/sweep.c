@@ -276,8 +276,11 @@ static int floor_baseline(db *d, sweep_worker *w, const sweep_opts *o, const int
   return 0;
 }
 
-int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, const int *ns, int nsizes,
-                       double *median_us, long long *calls, char *err, size_t errlen)
+/* sweep_worker_times, and for the lib command the libk lines: host_us[i]
+ * and kernel[i * kernel_len] of ns[i] (both may be NULL). */
+static int worker_times(sweep_worker *w, const sweep_opts *o, const char *what, const char *tail, const int *ns,
+                        int nsizes, double *median_us, long long *calls, double *host_us, char *kernel,
+                        size_t kernel_len, char *err, size_t errlen)
 {
   char list[8192] = "", line[1024];
   int len = 0;
@@ -287,8 +290,12 @@ int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, c
     if (len >= (int)sizeof list) return SYMV_INVALID_VALUE;
   }
   if (err && errlen) err[0] = 0;
-  const int cand = !strncmp(what, "cand ", 5);
-  if (worker_send(w, "%s dense %s", what, list)) return SYMV_IO;
+  const int cand = !strncmp(what, "cand ", 5) || !strncmp(what, "lib ", 4);
+  for (int i = 0; i < nsizes; i++) {
+    if (host_us) host_us[i] = NAN;
+    if (kernel && kernel_len) kernel[(size_t)i * kernel_len] = 0;
+  }
+  if (worker_send(w, "%s dense %s%s%s", what, list, tail ? " " : "", tail ? tail : "")) return SYMV_IO;
   /* sizes without ":PRUNE": every one timed fully */
   for (;;) {
     /* setting up a large n takes the worker seconds on the CPU; a kernel,
@@ -301,12 +308,39 @@ int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, c
       if (err && errlen) snprintf(err, errlen, "%s", line);
       return SYMV_INVALID_VALUE;
     }
+    if (!strncmp(line, "libk ", 5)) {
+      int n;
+      char name[64];
+      double h;
+      if (sscanf(line + 5, "%d %63s %lf", &n, name, &h) != 3) return SYMV_IO;
+      for (int i = 0; i < nsizes; i++)
+        if (ns[i] == n) {
+          if (host_us) host_us[i] = h;
+          if (kernel && kernel_len) snprintf(&kernel[(size_t)i * kernel_len], kernel_len, "%s", name);
+        }
+      continue;
+    }
     db_measurement m;
     if (parse_meas(line, o->routine, &m, o->uplo, o->hot, DB_STAGE_DENSE)) return SYMV_IO;
     if (calls) *calls += (long long)m.batches * m.calls_per_batch;
     for (int i = 0; i < nsizes; i++)
       if (ns[i] == m.n) median_us[i] = m.median_us;
   }
+}
+
+int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, const int *ns, int nsizes,
+                       double *median_us, long long *calls, char *err, size_t errlen)
+{
+  return worker_times(w, o, what, NULL, ns, nsizes, median_us, calls, NULL, NULL, 0, err, errlen);
+}
+
+int sweep_worker_lib_times(sweep_worker *w, const sweep_opts *o, const char *libpath, int deterministic,
+                           const int *ns, int nsizes, double *median_us, double *host_us, char *kernel,
+                           size_t kernel_len, char *err, size_t errlen)
+{
+  if (!libpath || !*libpath || strpbrk(libpath, "\n\r") || strlen(libpath) > 4000) return SYMV_INVALID_VALUE;
+  return worker_times(w, o, deterministic ? "lib deterministic" : "lib any", libpath, ns, nsizes, median_us, NULL,
+                      host_us, kernel, kernel_len, err, errlen);
 }
 
 int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, int nsizes, db_stage stage)

@@ -82,6 +82,21 @@ void sweep_fingerprint_of(const symv_device_info *d, double copy_gbs, db_device 
 int sweep_worker_times(sweep_worker *w, const sweep_opts *o, const char *what, const int *ns, int nsizes,
                        double *median_us, long long *calls, char *err, size_t errlen);
 
+/** sweep_worker_lib_times: as sweep_worker_times, for libsymv at libpath
+ *  (a libsymv.so that `symvtune build` made; at most 4000 bytes, no line break)
+ *  called through the routine's entry point with a cuBLAS handle in
+ *  CUBLAS_ATOMICS_NOT_ALLOWED (deterministic) or ALLOWED: verified against
+ *  cuBLAS and timed as a candidate (the GPU's time, charged the launches of
+ *  the kernel it ran). host_us[i] (may be NULL): the least host time to
+ *  queue one call of size ns[i], microseconds (dispatch included);
+ *  kernel + i * kernel_len (may be NULL): what it ran there (symvLastKernel);
+ *  NAN and "" where none came. Errors as sweep_worker_times (a library that
+ *  cannot be loaded or does not export the routine: SYMV_INVALID_VALUE, the
+ *  worker's line in err; a path of a line break: SYMV_INVALID_VALUE). */
+int sweep_worker_lib_times(sweep_worker *w, const sweep_opts *o, const char *libpath, int deterministic,
+                           const int *ns, int nsizes, double *median_us, double *host_us, char *kernel,
+                           size_t kernel_len, char *err, size_t errlen);
+
 /** SWEEP_FLOOR_NAME: the baseline name of the floor (gpu/floor.h: the least
  *  time of a read-only kernel streaming A's stored triangle once) at each
  *  dense size, in the database's baseline table. */

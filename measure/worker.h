@@ -19,6 +19,10 @@
  *   cand P STAGE N1:PRUNE1,N2:...      ->  load REGS DYN_SMEM COMPILE_MS
  *                                          meas ... (per n)
  *                                          ok | invalid REASON DETAIL...
+ *   lib ATOMICS STAGE N1,N2,... PATH   ->  libk N KERNEL HOST_US  (per n: what libsymv ran,
+ *                                                   symvLastKernel, and its host time to queue a call)
+ *                                          meas ... (per n)
+ *                                          ok | invalid REASON DETAIL... | error ...
  *   floor STAGE N1,N2,...              ->  empty US          (the empty kernel, once)
  *                                          shape N SHAPE UNTUNED_US  (per n: the floor's
  *                                                   winning shape, the untuned kernel's time)
@@ -37,7 +41,11 @@
  * db_reason name (resources, occupancy, compile, launch, fault, wrong).
  * floor times the floor family at each n (gpu/floor.h: the least time of a
  * read-only kernel streaming A's stored triangle; its checksum checked
- * against the CPU's). After a fault the worker says so and exits with
+ * against the CPU's). lib times libsymv at PATH (the rest of the line: it
+ * may hold spaces; `symvtune build` made it, loaded
+ * once; one library a worker) called with the worker's cuBLAS handle in
+ * ATOMICS (any: ALLOWED, deterministic: NOT_ALLOWED), verified as a
+ * candidate and charged the launches of the kernel it ran. After a fault the worker says so and exits with
  * status 3.
  */
 #ifndef SYMV_WORKER_H

@@ -34,7 +34,9 @@ static void help(void)
        "                                            libsymv against cuBLAS and OpenBLAS, each routine, with a\n"
        "                                            handle that allowed atomics and one in cuBLAS's default;\n"
        "                                            the runs stored in FILE (view v_bench)\n"
-       "  5. symvtune validate --db FILE --routine R   the rules' regret at 50 sizes no stage sampled\n"
+       "  5. symvtune validate --db FILE --routine R --lib DIR\n"
+       "                                            the rules' regret at 50 sizes no stage sampled, and\n"
+       "                                            libsymv's own call against the kernel it should run\n"
        "and prints the wall time of each stage. A stage that fails stops the job with its exit\n"
        "status; run the same command again to go on (the sweep keeps what it measured).\n\n"
        "Options:\n"
@@ -130,8 +132,8 @@ static int run(int argc, char **argv)
         }
         char **av = argvs[nstages]; /* the rules' regret at sizes no stage sampled */
         av[0] = "validate", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--device", av[4] = dev;
-        av[5] = "--routine", av[6] = name, av[7] = NULL;
-        stages[nstages++] = av;
+        av[5] = "--routine", av[6] = name, av[7] = "--lib", av[8] = (char *)out, av[9] = NULL;
+        stages[nstages++] = av; /* --lib: libsymv's own call timed too, so that dispatch shows */
       }
     }
   }

@@ -17,14 +17,18 @@
  * prints the latest stored run instead of measuring (no GPU); --replay
  * judges the latest fit's rules by the times of the latest stored run of
  * the routine, whichever fit it judged (no GPU: a refit's rules at the same
- * sizes).
+ * sizes). --lib DIR times libsymv's own call too (the library `symvtune
+ * build` made in DIR), in the same rounds, so that what dispatch costs
+ * shows: its time over the chosen kernel's and over the fastest.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "../db/db.h"
 #include "cli.h"
 #include "fit.h"
@@ -38,6 +42,7 @@
 
 #define MAX_SIZES 256
 #define DEFAULT_SIZES 50
+#define LIB_KERNEL_LEN 64 /* what libsymv ran at a size (symvLastKernel), with its NUL */
 
 static void help(void)
 {
@@ -51,6 +56,10 @@ static void help(void)
        "Stores the run in FILE (tables validation_run, validation_time).\n\n"
        "Options:\n"
        "  --db FILE        the database (required; a fit stored by `symvtune fit`)\n"
+       "  --lib DIR        time libsymv's own call too (DIR/lib/libsymv.so, as `symvtune build\n"
+       "                   --out DIR` made it; its handle in the judged rule set's atomics mode)\n"
+       "                   in the same rounds: prints what it ran, its time over the chosen\n"
+       "                   kernel's (dispatch) and over the fastest's; printed, not stored\n"
        CLI_ROUTINE_HELP "                   (several: one run for each)\n"
        "  --sizes N|LIST   N random sizes, log-uniform over the fit's range, none a dense\n"
        "                   sample (default 50), or a comma-separated list of n\n"
@@ -218,6 +227,69 @@ static int report(const fit_set *s, const db_rule *rules, size_t nrules, const d
   }
   free(reg), free(perr);
   return m;
+}
+
+/*
+ * lib_report: libsymv's own call (--lib) at each size ns[i]: what it ran
+ * (lran + i * LIB_KERNEL_LEN), its time lt[i] (us) over the chosen
+ * kernel's (the rules' kernel of s at ns[i], t[k * nsizes + i]) and over the
+ * fastest kernel's there, and its host time to queue a call lhost[i] (us);
+ * then the median and most of both ratios. Sizes without a time print '-'.
+ */
+static void lib_report(const fit_set *s, const db_rule *rules, size_t nrules, const double *t, int K, const int *ns,
+                       int nsizes, const double *lt, const double *lhost, const char *lran, const char *libpath)
+{
+  double *dc = malloc(sizeof *dc * ((size_t)nsizes + 1)), *db = malloc(sizeof *db * ((size_t)nsizes + 1));
+  double *hh = malloc(sizeof *hh * ((size_t)nsizes + 1));
+  if (!dc || !db || !hh) {
+    fprintf(stderr, "symvtune validate: %s\n", symv_strerror(SYMV_NO_MEMORY));
+    free(dc), free(db), free(hh);
+    return;
+  }
+  printf("\nlibsymv's own call (%s), timed in the same rounds as the kernels:\n", libpath);
+  printf("%8s %-30s %10s %10s %10s %10s %10s\n", "n", "libsymv ran", "us", "chosen us", "x chosen", "x fastest",
+         "host us");
+  int m = 0, mh = 0, wc = -1, wb = -1;
+  for (int i = 0; i < nsizes; i++) {
+    const int ck = curve_of_rule(s, rule_of(rules, nrules, ns[i]));
+    const double tc = ck >= 0 ? t[(size_t)ck * nsizes + i] : NAN;
+    double tb = INFINITY;
+    for (int k = 0; k < K; k++)
+      if (t[(size_t)k * nsizes + i] > 0 && t[(size_t)k * nsizes + i] < tb) tb = t[(size_t)k * nsizes + i];
+    const char *ran = lran[(size_t)i * LIB_KERNEL_LEN] ? &lran[(size_t)i * LIB_KERNEL_LEN] : "-";
+    if (!(lt[i] > 0) || !(tc > 0) || tb == INFINITY) {
+      printf("%8d %-30s %10s\n", ns[i], ran, "-");
+      continue;
+    }
+    dc[m] = lt[i] / tc, db[m] = lt[i] / tb;
+    if (wc < 0 || dc[m] > dc[wc]) wc = m;
+    if (wb < 0 || db[m] > db[wb]) wb = m;
+    if (lhost[i] > 0) hh[mh++] = lhost[i];
+    printf("%8d %-30s %10.2f %10.2f %10.3f %10.3f %10.2f\n", ns[i], ran, lt[i], tc, dc[m], db[m], lhost[i]);
+    m++;
+  }
+  if (m) {
+    int nc = 0, nb = 0; /* the sizes of the worst, before sorting */
+    for (int i = 0, j = 0; i < nsizes; i++) {
+      const int ck = curve_of_rule(s, rule_of(rules, nrules, ns[i]));
+      if (!(lt[i] > 0) || ck < 0 || !(t[(size_t)ck * nsizes + i] > 0)) continue;
+      if (j == wc) nc = ns[i];
+      if (j == wb) nb = ns[i];
+      j++;
+    }
+    const double mc = dc[wc], mb = db[wb];
+    qsort(dc, (size_t)m, sizeof *dc, symv_cmp_double);
+    qsort(db, (size_t)m, sizeof *db, symv_cmp_double);
+    printf("\nlibsymv over the chosen kernel (dispatch) at %d sizes: median %.3f, max %.3f at n = %d\n", m,
+           quantile(dc, m, 0.5), mc, nc);
+    printf("libsymv over the fastest kernel (its regret): median %.3f, 90th percentile %.3f, max %.3f at n = %d\n",
+           quantile(db, m, 0.5), quantile(db, m, 0.9), mb, nb);
+    if (mh) {
+      qsort(hh, (size_t)mh, sizeof *hh, symv_cmp_double);
+      printf("libsymv's host time to queue a call: median %.2f us, max %.2f us\n", quantile(hh, mh, 0.5), hh[mh - 1]);
+    }
+  }
+  free(dc), free(db), free(hh);
 }
 
 static int cmp_time(const void *a, const void *b)
@@ -400,9 +472,10 @@ static int run(int argc, char **argv)
     {"seed", required_argument, 0, 'S'},    {"atomics", required_argument, 0, 'A'}, {"device", required_argument, 0, 'd'},
     {"timeout", required_argument, 0, 't'}, {"allow-foreign", no_argument, 0, 'F'}, {"uplo", required_argument, 0, 'u'},
     {"png", required_argument, 0, 'p'},     {"out", required_argument, 0, 'p'},     {"stored", no_argument, 0, 'T'},
-    {"replay", no_argument, 0, 'P'},        {"rounds", required_argument, 0, 'R'},  {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    {"replay", no_argument, 0, 'P'},        {"rounds", required_argument, 0, 'R'},  {"lib", required_argument, 0, 'L'},
+    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
-  const char *path = NULL, *figure = NULL;
+  const char *path = NULL, *figure = NULL, *libdir = NULL;
   int ns[MAX_SIZES], nsizes = 0, want = DEFAULT_SIZES, det = 0, device = 0, allow_foreign = 0, c, seeded = 0;
   int stored = 0, replay = 0, sizes_given = 0, rounds = 3, rounds_given = 0;
   char uplo = 'L';
@@ -446,6 +519,10 @@ static int run(int argc, char **argv)
       if (cli_parse_int("validate", "--rounds", optarg, 1, 10, &rounds)) return SYMV_EXIT_USAGE;
       rounds_given = 1;
       break;
+    case 'L':
+      if (!*optarg) return cli_usage_error("validate", "--lib needs a folder");
+      libdir = optarg;
+      break;
     case 'T': stored = 1; break;
     case 'P': replay = 1; break;
     case 'F': allow_foreign = 1; break;
@@ -471,6 +548,19 @@ static int run(int argc, char **argv)
   if ((stored || replay) && (sizes_given || seeded || rounds_given))
     return cli_usage_error("validate", "--%s measures nothing: --sizes, --seed and --rounds do not go with it",
                            stored ? "stored" : "replay");
+  char libpath[PATH_MAX + 32] = "";
+  if (libdir) {
+    char given[PATH_MAX + 32];
+    if (stored || replay)
+      return cli_usage_error("validate", "--lib times the library: it does not go with --%s", stored ? "stored" : "replay");
+    snprintf(given, sizeof given, "%s/lib/libsymv.so", libdir);
+    if (!realpath(given, libpath) || access(libpath, R_OK))
+      return cli_usage_error("validate", "--lib %s: no library at %s (`symvtune build --db FILE --out %s` makes one)",
+                             libdir, given, libdir);
+    if (strpbrk(libpath, "\n\r") || strlen(libpath) > 4000)
+      return cli_usage_error("validate", "--lib %s: the library's path is longer than 4000 bytes or breaks a line",
+                             libdir);
+  }
   if (!seeded) seed = (unsigned long long)time(NULL) * 6364136223846793005ull + 1442695040888963407ull;
 
   db *d = NULL;
@@ -485,7 +575,8 @@ static int run(int argc, char **argv)
   db_fit_curve *curves = NULL;
   size_t nrules = 0, ncurves = 0;
   fit_set all = {0}, view = {0};
-  double *t = NULL;
+  double *t = NULL, *lhost = NULL;
+  char *lran = NULL;
   db_validation_time *vt = NULL;
   sweep_worker w = {0};
   const char *rname = symv_routine_name(routine);
@@ -605,33 +696,50 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune validate: %s\n", db_errmsg(d));
     goto out;
   }
-  printf("%s (fit %lld, %s rules: %zu; %d kernels timed at each size, uplo %c; %d round%s)\n", fp.name, fit.id,
-         det ? "deterministic" : "any", nrules, K, uplo, rounds, rounds > 1 ? "s" : "");
+  printf("%s (fit %lld, %s rules: %zu; %d kernels%s timed at each size, uplo %c; %d round%s)\n", fp.name, fit.id,
+         det ? "deterministic" : "any", nrules, K, *libpath ? " and libsymv" : "", uplo, rounds, rounds > 1 ? "s" : "");
   /* rounds: every kernel at every size once a round, the kernels in a
    * rotated order and the sizes ascending, then descending; a time is the
    * least of its rounds' medians, so that a disturbance lasting the seconds
    * one kernel's sizes take (seen on an H100: a kernel reading 1.5-4x its
    * usual time over a run of sizes, the others not) is not judged as the
    * kernel's */
-  double *tr = malloc(sizeof *tr * (size_t)nsizes), *hi = malloc(sizeof *hi * (size_t)K * (size_t)nsizes);
-  int *order = malloc(sizeof *order * (size_t)nsizes), *dead = calloc((size_t)K, sizeof *dead);
-  if (!tr || !hi || !order || !dead) {
+  /* with --lib the library is kernel K of K + 1: t and hi hold its times
+   * after the kernels', lhost its host time a call, lran what it ran */
+  const int K1 = K + (*libpath ? 1 : 0);
+  double *tr = malloc(sizeof *tr * (size_t)nsizes), *hi = malloc(sizeof *hi * (size_t)K1 * (size_t)nsizes);
+  double *th = malloc(sizeof *th * (size_t)nsizes);
+  int *order = malloc(sizeof *order * (size_t)nsizes), *dead = calloc((size_t)K1, sizeof *dead);
+  char *kr = malloc((size_t)nsizes * LIB_KERNEL_LEN);
+  double *t1 = realloc(t, sizeof *t * (size_t)K1 * (size_t)nsizes);
+  if (t1) t = t1;
+  lhost = malloc(sizeof *lhost * (size_t)nsizes), lran = calloc((size_t)nsizes, LIB_KERNEL_LEN);
+  if (!tr || !hi || !th || !order || !dead || !kr || !t1 || !lhost || !lran) {
     fprintf(stderr, "symvtune validate: %s\n", symv_strerror(SYMV_NO_MEMORY));
-    free(tr), free(hi), free(order), free(dead);
+    free(tr), free(hi), free(th), free(order), free(dead), free(kr);
     goto out;
   }
-  for (size_t q = 0; q < (size_t)K * (size_t)nsizes; q++) t[q] = NAN, hi[q] = NAN;
+  for (size_t q = 0; q < (size_t)K1 * (size_t)nsizes; q++) t[q] = NAN, hi[q] = NAN;
+  for (int i = 0; i < nsizes; i++) lhost[i] = NAN;
   int lost = 0;
   fflush(stdout); /* the header before the rounds' progress on stderr */
   for (int round = 0; round < rounds && !lost; round++) {
     if (rounds > 1) fprintf(stderr, "validate %s: round %d of %d\n", rname, round + 1, rounds);
     for (int i = 0; i < nsizes; i++) order[i] = round % 2 ? ns[nsizes - 1 - i] : ns[i];
-    for (int q = 0; q < K && !lost; q++) {
-      const int k = (q + round * K / rounds) % K;
+    for (int q = 0; q < K1 && !lost; q++) {
+      const int k = (q + round * K1 / rounds) % K1;
       if (dead[k]) continue;
-      const fit_curve *fc = &s->curve[k];
+      const fit_curve *fc = k < K ? &s->curve[k] : NULL;
       char what[96], err[512];
-      if (!strcmp(fc->kernel, DB_KERNEL_CANDIDATE)) {
+      if (!fc) {
+        rc = sweep_worker_lib_times(&w, &o, libpath, det, order, nsizes, tr, th, kr, LIB_KERNEL_LEN, err, sizeof err);
+        for (int i = 0; i < nsizes; i++) { /* the least host time; what it ran, as last seen */
+          const int at = round % 2 ? nsizes - 1 - i : i;
+          if (th[i] > 0 && !(th[i] >= lhost[at])) lhost[at] = th[i];
+          if (kr[(size_t)i * LIB_KERNEL_LEN])
+            memcpy(&lran[(size_t)at * LIB_KERNEL_LEN], &kr[(size_t)i * LIB_KERNEL_LEN], LIB_KERNEL_LEN);
+        }
+      } else if (!strcmp(fc->kernel, DB_KERNEL_CANDIDATE)) {
         symv_params p;
         if (sweep_params_of(&fc->cand, &p)) {
           dead[k] = 1;
@@ -643,7 +751,7 @@ static int run(int argc, char **argv)
       } else {
         snprintf(what, sizeof what, "base %s", fc->kernel);
       }
-      rc = sweep_worker_times(&w, &o, what, order, nsizes, tr, NULL, err, sizeof err);
+      if (fc) rc = sweep_worker_times(&w, &o, what, order, nsizes, tr, NULL, err, sizeof err);
       for (int i = 0; i < nsizes; i++) { /* tr is in the round's order */
         const int at = round % 2 ? nsizes - 1 - i : i;
         double *lo = &t[(size_t)k * nsizes + at], *up = &hi[(size_t)k * nsizes + at];
@@ -654,7 +762,7 @@ static int run(int argc, char **argv)
       if (rc) {
         char label[96];
         dead[k] = 1; /* what it measured stands; no more rounds of it */
-        fprintf(stderr, "symvtune validate: %s: %s\n", symv_escape(fc->label, label, sizeof label),
+        fprintf(stderr, "symvtune validate: %s: %s\n", fc ? symv_escape(fc->label, label, sizeof label) : "libsymv",
                 rc == SYMV_INVALID_VALUE ? err : rc == SYMV_TIMEOUT ? "no answer within its time limit" : "the worker died");
         if (rc != SYMV_INVALID_VALUE) { /* a fresh worker for the others */
           sweep_worker_stop(&w);
@@ -666,7 +774,7 @@ static int run(int argc, char **argv)
       }
     }
   }
-  free(tr), free(order), free(dead);
+  free(tr), free(th), free(order), free(dead), free(kr);
   if (lost) {
     free(hi);
     goto out;
@@ -719,6 +827,7 @@ static int run(int argc, char **argv)
     }
     printf("stored as validation run %lld in %s\n", v.id, path);
   }
+  if (*libpath) lib_report(s, rules, nrules, t, K, ns, nsizes, &t[(size_t)K * nsizes], lhost, lran, libpath);
   char r2[200];
   if (l_for_u)
     snprintf(r2, sizeof r2, ": median %.3f, 90th percentile %.3f, max %.3f", v.regret_median, v.regret_p90,
@@ -731,7 +840,7 @@ static int run(int argc, char **argv)
   status = SYMV_EXIT_OK;
 out:
   sweep_worker_stop(&w);
-  free(t), free(vt), free(view.curve);
+  free(t), free(lhost), free(lran), free(vt), free(view.curve);
   fit_set_free(&all);
   free(rules), free(curves);
   db_close(d);

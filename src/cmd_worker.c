@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_worker.c - `symvtune worker`: the sweep's measuring process (worker.h). */
 #include <cublas_v2.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +50,19 @@ static struct {
   double launch_us; /* the least host time to queue one launch seen so far (INFINITY: none yet), us */
 } W = {.launch_us = INFINITY};
 
+/* libsymv's entry point of a routine (symvDsymv, ..., symvZhemv): the
+ * cuBLAS prototype, with the routine's scalar type behind each pointer. */
+typedef cublasStatus_t (*lib_fn)(cublasHandle_t, cublasFillMode_t, int, const void *, const void *, int,
+                                 const void *, int, const void *, void *, int);
+
+/* The library of the lib command, loaded once (one path a worker). */
+static struct {
+  char path[4096];
+  void *h;
+  lib_fn fn;                  /* the routine's entry point */
+  const char *(*last)(void);  /* symvLastKernel */
+} L;
+
 /* What a timing held (symv_time_held) reports as a call's cost: the GPU's
  * time, but no less than the host's time to queue the call's `launches`
  * launches, each at the least cost a launch took this worker so far (the
@@ -95,7 +109,8 @@ static int sync_or_die(const char *what)
 }
 
 typedef struct {
-  const symv_kernel *k; /* NULL: cuBLAS */
+  const symv_kernel *k; /* NULL: cuBLAS, or the library where lib is set */
+  lib_fn lib;           /* libsymv's entry point (the lib command), or NULL */
   size_data *s;
 } call_ctx;
 
@@ -104,6 +119,11 @@ static int call(void *vc, int rep, cudaStream_t st)
   call_ctx *c = vc;
   const void *A = symv_matrix_set_get(&c->s->set, rep);
   int n = c->s->n;
+  if (c->lib) {
+    cublasStatus_t r = c->lib(W.h, W.uplo == 'U' ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, n, W.alpha, A, n,
+                              c->s->x, 1, W.beta, c->s->y, 1);
+    return r == CUBLAS_STATUS_SUCCESS ? 0 : SYMV_CUBLAS;
+  }
   if (!c->k) {
     cublasStatus_t r = symv_cublas(W.h, W.routine, W.uplo, n, W.alpha, A, n, c->s->x, 1, W.beta, c->s->y, 1);
     return r == CUBLAS_STATUS_SUCCESS ? 0 : SYMV_CUBLAS;
@@ -149,7 +169,7 @@ static size_data *size_get(int n)
   cudaMemcpy(s->x, xh, n * E, cudaMemcpyHostToDevice);
   cudaMemcpy(s->y0, y0, n * E, cudaMemcpyHostToDevice);
   cudaMemcpy(s->y, y0, n * E, cudaMemcpyHostToDevice);
-  call_ctx c = {NULL, s};
+  call_ctx c = {NULL, NULL, s};
   cublasSetAtomicsMode(W.h, CUBLAS_ATOMICS_NOT_ALLOWED);
   if (call(&c, 0, 0)) return NULL;
   sync_or_die(symv_routine_get(W.routine)->cublas);
@@ -162,12 +182,14 @@ static size_data *size_get(int n)
   return s;
 }
 
-/* Verifies (unless k is NULL: cuBLAS is the reference) and times one
- * configuration at size s; prints the meas line. Returns 0, or 1 after
+/* Verifies (unless k and lib are NULL: cuBLAS is the reference) and times
+ * one configuration (kernel k, the library's entry point lib, or cuBLAS)
+ * at size s; prints the meas line, for the library after a libk line (the
+ * kernel it ran, its host time to queue a call). Returns 0, or 1 after
  * printing an invalid line. */
-static int measure(const symv_kernel *k, size_data *s, double prune_us)
+static int measure(const symv_kernel *k, lib_fn lib, size_data *s, double prune_us)
 {
-  call_ctx c = {k, s};
+  call_ctx c = {k, lib, s};
   int n = s->n, rc;
   double resid = 0;
   cudaMemcpy(s->y, s->y0, n * W.E, cudaMemcpyDeviceToDevice);
@@ -183,7 +205,9 @@ static int measure(const symv_kernel *k, size_data *s, double prune_us)
   const double verify_us = (double)(v1.tv_sec - v0.tv_sec) * 1e6 + (double)(v1.tv_nsec - v0.tv_nsec) * 1e-3;
   cudaMemcpy(s->yhost, s->y, n * W.E, cudaMemcpyDeviceToHost);
   resid = symv_residual_scaled(W.routine, n, 1, s->scale, s->yhost, s->yref);
-  if (k && !(resid <= W.tol)) {
+  char ran[64] = "";
+  if (lib) snprintf(ran, sizeof ran, "%s", *L.last() ? L.last() : "-");
+  if ((k || lib) && !(resid <= W.tol)) {
     say("invalid wrong scaled residual %.3g at n=%d", resid, n);
     return 1;
   }
@@ -193,12 +217,14 @@ static int measure(const symv_kernel *k, size_data *s, double prune_us)
   if (!rc && !(prune_us > 0 && t.median_us > prune_us)) {
     rc = symv_time_held(call, &c, 0, W.batches, 1.0, 2000, &t); /* the GPU's time, not the host's pace */
     if (!rc) sync_or_die("timing");
-    if (!rc) charge_launches(&t, k ? symv_kernel_launches(k) : 1); /* cuBLAS: counted as one launch */
+    /* cuBLAS: counted as one launch; the library as the kernel it ran */
+    if (!rc) charge_launches(&t, k ? symv_kernel_launches(k) : lib && strstr(ran, "_pipe_det_") ? 2 : 1);
   }
   if (rc) {
     say("invalid launch timing at n=%d: %s %s", n, symv_strerror(rc), symv_cuda_error_text());
     return 1;
   }
+  if (lib) say("libk %d %s %.6g", n, ran, t.host_us);
   say("meas %d %.6g %.6g %.6g %d %d %.4g", n, t.median_us, t.min_us, t.max_us, t.batches, t.calls, resid);
   return 0;
 }
@@ -266,7 +292,7 @@ static void cmd_base(char *args)
       say("error cannot set up n=%d: %s", ns[i], symv_cuda_error_text());
       return;
     }
-    if (measure(NULL, s, 0)) return;
+    if (measure(NULL, NULL, s, 0)) return;
   }
   cublasSetAtomicsMode(W.h, CUBLAS_ATOMICS_NOT_ALLOWED);
   say("ok");
@@ -389,7 +415,7 @@ static void cmd_cand(char *args)
       symv_kernel_unload(&kern);
       return;
     }
-    if (measure(&kern, s, prune[i])) {
+    if (measure(&kern, NULL, s, prune[i])) {
       symv_workspace_reset(&W.ws, 0);
       symv_kernel_unload(&kern);
       return;
@@ -397,6 +423,59 @@ static void cmd_cand(char *args)
   }
   symv_kernel_unload(&kern);
   say("ok");
+}
+
+/* lib ATOMICS STAGE SIZES PATH: libsymv (PATH, the rest of the line, loaded once) called through
+ * the routine's entry point with the worker's handle in ATOMICS (any:
+ * ALLOWED, deterministic: NOT_ALLOWED), verified and timed at each size as
+ * a candidate is. */
+static void cmd_lib(char *args)
+{
+  char atomics[16], stage[16], list[8192];
+  int ns[MAX_SIZES], at = 0;
+  double prune[MAX_SIZES];
+  if (sscanf(args, "%15s %15s %8191s %n", atomics, stage, list, &at) != 3 || !at || !args[at] ||
+      (strcmp(atomics, "any") && strcmp(atomics, "deterministic"))) {
+    say("error usage: lib any|deterministic STAGE SIZES PATH");
+    return;
+  }
+  const char *path = args + at;
+  int k = parse_sizes(list, ns, prune, MAX_SIZES);
+  if (k < 1) {
+    say("error bad sizes");
+    return;
+  }
+  if (!L.h || strcmp(L.path, path)) {
+    if (L.h) {
+      say("error one library a worker: %s is loaded", L.path);
+      return;
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      say("error cannot load %s: %s", path, dlerror());
+      return;
+    }
+    L.fn = (lib_fn)dlsym(h, symv_routine_get(W.routine)->api);
+    L.last = (const char *(*)(void))dlsym(h, "symvLastKernel");
+    if (!L.fn || !L.last) {
+      say("error %s does not export %s and symvLastKernel", path, symv_routine_get(W.routine)->api);
+      dlclose(h);
+      return;
+    }
+    L.h = h;
+    snprintf(L.path, sizeof L.path, "%s", path);
+  }
+  cublasSetAtomicsMode(W.h, strcmp(atomics, "any") ? CUBLAS_ATOMICS_NOT_ALLOWED : CUBLAS_ATOMICS_ALLOWED);
+  for (int i = 0; i < k; i++) {
+    size_data *s = size_get(ns[i]);
+    if (!s) {
+      say("error cannot set up n=%d: %s", ns[i], symv_cuda_error_text());
+      break;
+    }
+    if (measure(NULL, L.fn, s, 0)) break;
+    if (i == k - 1) say("ok");
+  }
+  cublasSetAtomicsMode(W.h, CUBLAS_ATOMICS_NOT_ALLOWED);
 }
 
 static int run(int argc, char **argv)
@@ -426,6 +505,8 @@ static int run(int argc, char **argv)
       cmd_cand(args);
     } else if (!strcmp(line, "floor")) {
       cmd_floor(args);
+    } else if (!strcmp(line, "lib")) {
+      cmd_lib(args);
     } else {
       say("error unknown command '%s'", line);
     }

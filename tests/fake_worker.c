@@ -24,6 +24,11 @@
  *                     GPU for as long as one candidate's sizes take)
  *   FAKE_DISTURB_DENSE the first K candidate commands of the dense stage
  *                     read so, each
+ *   FAKE_LIB_KERNEL   the candidate (FAMILY:B,U,M,X) the lib command says
+ *                     the library ran, timed as that candidate x
+ *   FAKE_LIB_FACTOR   (default 1); without FAKE_LIB_KERNEL, cuBLAS. The
+ *                     library's file must exist (nothing is loaded); its
+ *                     host time a call is reported as 3.5 us
  */
 #include <signal.h>
 #include <stdio.h>
@@ -104,6 +109,34 @@ int main(void)
         const double t = base_us(n) * 0.5;
         printf("shape %d floor:256,4,8,1 %.6g\n", n, t * 1.2);
         printf("meas %d %.6g %.6g %.6g %d %d 0\n", n, t, t * 0.99, t * 1.01, 5, 100);
+      }
+      say("ok");
+    } else if (!strncmp(line, "lib ", 4)) {
+      char atomics[16], stage[16], list[8192];
+      int at = 0;
+      if (sscanf(line + 4, "%15s %15s %8191s %n", atomics, stage, list, &at) != 3 || !at || !line[4 + at]) {
+        say("error usage: lib ATOMICS STAGE SIZES PATH");
+        continue;
+      }
+      const char *path = line + 4 + at;
+      if (access(path, R_OK)) {
+        printf("error cannot load %s: no such file\n", path);
+        fflush(stdout);
+        continue;
+      }
+      const char *lk = getenv("FAKE_LIB_KERNEL"), *lf = getenv("FAKE_LIB_FACTOR");
+      double f = 1;
+      if (lk) {
+        unsigned h = 2166136261u;
+        for (const char *c = lk; *c; c++) h = (h ^ (unsigned char)*c) * 16777619u;
+        f = 0.6 + (h % 1000) / 1000.0;
+      }
+      f *= lf ? atof(lf) : 1;
+      for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const int n = atoi(tok);
+        const double t = base_us(n) * f * slow();
+        printf("libk %d %s 3.5\n", n, lk ? lk : "cublas");
+        printf("meas %d %.6g %.6g %.6g %d %d 0.5\n", n, t, t * 0.99, t * 1.01, 5, 100);
       }
       say("ok");
     } else if (!strncmp(line, "cand ", 5)) {

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../db/db.h"
 #include "config.h"
@@ -558,6 +559,7 @@ Test(validate, regret_is_measured_at_unsampled_sizes_and_stored, .init = setup, 
   sqlite3_finalize(st);
   sqlite3_close(c);
   cr_assert(fb > 0 && fw > fb, "the rules' %s (%g) and the slowest lu %s (%g)", best, fb, worst, fw);
+
   char sql[256];
   snprintf(sql, sizeof sql, "UPDATE fit_rule SET candidate_id = %lld WHERE kernel = 'candidate' AND fit_id = (SELECT "
            "id FROM fit WHERE atomics = 'any' ORDER BY id DESC LIMIT 1)", worst_id);
@@ -585,13 +587,51 @@ Test(validate, regret_is_measured_at_unsampled_sizes_and_stored, .init = setup, 
   cr_assert_not_null(strstr(out, want), "expected '%s' (%s over %s):\n%s", want, worst, best, out);
   cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), 3);
 
+  /* --lib: the library's own call in the same rounds; the stand-in says
+   * it ran the rules' (slower) kernel, 3% slower: 1.030 over the chosen,
+   * 1.03 fw / fb over the fastest, at every size */
+  char libdir[200], libfile[256];
+  snprintf(libdir, sizeof libdir, "%s/built lib", dir); /* a space: the path is the rest of the worker's line */
+  cr_assert_eq(mkdir(libdir, 0755), 0);
+  char *const withlib[] = {"symvtune", "validate", "--db", db, "--sizes", "300,5000", "--lib", libdir, NULL};
+  cr_assert_eq(run_symvtune_all(out, sizeof out, withlib), 2, "no library in the folder yet:\n%s", out);
+  cr_assert_not_null(strstr(out, "no library at"), "%s", out);
+  snprintf(libfile, sizeof libfile, "%s/lib", libdir);
+  cr_assert_eq(mkdir(libfile, 0755), 0);
+  snprintf(libfile, sizeof libfile, "%s/lib/libsymv.so", libdir);
+  FILE *lf = fopen(libfile, "w");
+  cr_assert_not_null(lf);
+  fclose(lf);
+  setenv("FAKE_LIB_KERNEL", worst, 1);
+  setenv("FAKE_LIB_FACTOR", "1.03", 1);
+  const long long runs_before = test_sql_int(db, "SELECT count(*) FROM validation_run");
+  const int lrc = run_symvtune_all(out, sizeof out, withlib);
+  unsetenv("FAKE_LIB_KERNEL");
+  unsetenv("FAKE_LIB_FACTOR");
+  cr_assert_eq(lrc, 0, "%s", out);
+  cr_assert_not_null(strstr(out, "kernels and libsymv timed at each size"), "%s", out);
+  cr_assert_not_null(strstr(out, "libsymv over the chosen kernel (dispatch) at 2 sizes: median 1.030, max 1.030"),
+                     "%s", out);
+  snprintf(want, sizeof want, "libsymv over the fastest kernel (its regret): median %.3f, 90th percentile %.3f, max "
+           "%.3f", 1.03 * fw / fb, 1.03 * fw / fb, 1.03 * fw / fb);
+  cr_assert_not_null(strstr(out, want), "expected '%s':\n%s", want, out);
+  cr_assert_not_null(strstr(out, "host time to queue a call: median 3.50 us"), "%s", out);
+  char ranrow[96];
+  snprintf(ranrow, sizeof ranrow, "     300 %-30s", worst);
+  cr_assert_not_null(strstr(out, ranrow), "what the library ran, at n = 300:\n%s", out);
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), runs_before + 1, "the kernels' run is stored");
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_time WHERE run_id = (SELECT max(id) FROM "
+                                "validation_run)"), 2 * kernels, "the library's times are not stored as a kernel's");
+  cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--stored", "--lib",
+                                                   libdir, NULL}), 2, "%s", out);
+
   /* rules that name a kernel the fit has no curve of are refused, nothing run */
   test_sql_exec(db, "UPDATE fit_rule SET candidate_id = (SELECT max(id) FROM candidate WHERE status = 'valid' AND id NOT IN "
                "(SELECT candidate_id FROM fit_curve WHERE candidate_id IS NOT NULL)) WHERE kernel = 'candidate' AND "
                "fit_id = (SELECT id FROM fit WHERE atomics = 'any' ORDER BY id DESC LIMIT 1)");
   cr_assert_eq(run_symvtune_all(out, sizeof out, val2), 4, "%s", out);
   cr_assert_not_null(strstr(out, "which the fit has no curve of"), "%s", out);
-  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), 3);
+  cr_assert_eq(test_sql_int(db, "SELECT count(*) FROM validation_run"), 4, "three runs and the one with --lib");
 }
 
 /* A disturbance (the stand-in worker's FAKE_DISTURB: one candidate command
