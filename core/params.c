@@ -11,15 +11,15 @@
 /* The family registry, indexed by symv_family: adding a family is a row
  * here (and its kernel source in kernels/). */
 static const symv_family_info families[SYMV_FAMILY_COUNT] = {
-    [SYMV_FAMILY_ATOMIC] = {"atomic", "symv_atomic.cu", 1, 0},
-    [SYMV_FAMILY_LU] = {"lu", "symv_lu.cu", 1, 1},
-    [SYMV_FAMILY_ATOMIC_RED] = {"atomic_red", "symv_red.cu", 1, 0},
-    [SYMV_FAMILY_FAULT] = {"fault", "symv_fault.cu", 0, 0},
-    [SYMV_FAMILY_FLOOR] = {"floor", "symv_floor.cu", 0, 1},
-    [SYMV_FAMILY_ATOMIC_W] = {"atomic_w", "symv_w.cu", 1, 0},
-    [SYMV_FAMILY_PANEL] = {"panel", "symv_panel.cu", 1, 1},
-    [SYMV_FAMILY_PIPE] = {"pipe", "symv_pipe.cu", 1, 0},
-    [SYMV_FAMILY_PIPE_DET] = {"pipe_det", "symv_pipe_det.cu", 1, 1},
+    [SYMV_FAMILY_ATOMIC] = {"atomic", "symv_atomic.cu", 1, 0, 1},
+    [SYMV_FAMILY_LU] = {"lu", "symv_lu.cu", 1, 1, 1},
+    [SYMV_FAMILY_ATOMIC_RED] = {"atomic_red", "symv_red.cu", 1, 0, 1},
+    [SYMV_FAMILY_FAULT] = {"fault", "symv_fault.cu", 0, 0, 1},
+    [SYMV_FAMILY_FLOOR] = {"floor", "symv_floor.cu", 0, 1, 1},
+    [SYMV_FAMILY_ATOMIC_W] = {"atomic_w", "symv_w.cu", 1, 0, 1},
+    [SYMV_FAMILY_PANEL] = {"panel", "symv_panel.cu", 1, 1, 1},
+    [SYMV_FAMILY_PIPE] = {"pipe", "symv_pipe.cu", 1, 0, 1},
+    [SYMV_FAMILY_PIPE_DET] = {"pipe_det", "symv_pipe_det.cu", 1, 1, 2},
 };
 
 const symv_family_info *symv_family_get(symv_family f)
@@ -122,6 +122,19 @@ void symv_kernel_name(const symv_params *p, char *buf, size_t len)
 {
   snprintf(buf, len, "%s_%s_b%d_u%d_x%d", symv_routine_name(p->routine), symv_family_name(p->family), p->block_size,
            p->ux, p->mx);
+}
+
+int symv_kernel_name_family(const char *name, symv_family *out)
+{
+  const char *fam = name ? strchr(name, '_') : NULL; /* past the routine's name, which has no '_' */
+  for (int f = 0; fam && f < SYMV_FAMILY_COUNT; f++) {
+    const size_t len = strlen(families[f].name);
+    if (!strncmp(fam + 1, families[f].name, len) && !strncmp(fam + 1 + len, "_b", 2)) {
+      *out = (symv_family)f;
+      return 0;
+    }
+  }
+  return SYMV_INVALID_VALUE;
 }
 
 int symv_params_same_code(const symv_params *a, const symv_params *b)

@@ -75,6 +75,7 @@ typedef struct {
   const char *source;  /* its kernel source in kernels/, "symv_pipe.cu" */
   int tunable;         /* 1: part of the tuning space and the library; 0: test or bench only */
   int deterministic;   /* 1: the same inputs give the same bits, run after run (no atomics on data) */
+  int launches;        /* the grids one call launches (alpha != 0): 2 for pipe_det's two phases, else 1 */
 } symv_family_info;
 
 /** symv_family_get: the registry entry of f; NULL if out of range. */
@@ -109,6 +110,11 @@ int symv_family_pipelined(symv_family f);
 
 /** symv_family_parse: the family named `s`; SYMV_INVALID_VALUE if none. */
 int symv_family_parse(const char *s, symv_family *out);
+
+/** symv_kernel_name_family: the family of a kernel named as
+ *  symv_kernel_name names it ("dsymv_pipe_det_b512_u64_x0": pipe_det);
+ *  SYMV_INVALID_VALUE for any other name ("cublas", ""). */
+int symv_kernel_name_family(const char *name, symv_family *out);
 
 /** symv_params_check: 0 if `p` is inside the limits above, else
  *  SYMV_INVALID_VALUE with a message naming the parameter in err. */

@@ -488,7 +488,7 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   return 0;
 }
 
-int symv_kernel_launches(const symv_kernel *k) { return k->p.family == SYMV_FAMILY_PIPE_DET ? 2 : 1; }
+int symv_kernel_launches(const symv_kernel *k) { return symv_family_get(k->p.family)->launches; }
 
 long symv_floor_grid(const symv_kernel *k, int n)
 {

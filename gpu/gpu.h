@@ -141,8 +141,9 @@ int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_
                         symv_kernel *k, char *err, size_t errlen);
 
 /** symv_kernel_launches: the grids symv_launch launches for one call of k
- *  with alpha != 0: 2 for pipe_det (its two phases), 1 for every other
- *  family. A call back to back costs the host that many launches. */
+ *  with alpha != 0, its family's (symv_family_info.launches: 2 for
+ *  pipe_det's two phases, 1 for every other family). A call back to back
+ *  costs the host that many launches. */
 int symv_kernel_launches(const symv_kernel *k);
 
 /** symv_kernel_unload: releases k's library; safe on a zeroed struct. */

@@ -169,3 +169,30 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
   symv_kernel_name(&p, name, sizeof name);
   cr_assert_str_eq(name, "zhemv_pipe_det_b256_u64_x0");
 }
+
+/* symv_kernel_name_family reads back the family of every registered
+ * family's kernel name, for every routine (pipe and pipe_det, whose names
+ * share a prefix, among them), and nothing from a name symv_kernel_name
+ * does not make. The family's launches come from the same registry. */
+Test(params, a_kernel_name_gives_back_its_family)
+{
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
+    const symv_family_info *fi = symv_family_get((symv_family)f);
+    cr_assert(fi->launches >= 1 && fi->launches <= 2, "%s: %d launches", fi->name, fi->launches);
+    for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+      symv_params p = {(symv_family)f, 256, 32, 2, 0};
+      p.routine = symv_routine_order(r);
+      char name[64];
+      symv_kernel_name(&p, name, sizeof name);
+      symv_family got = SYMV_FAMILY_COUNT;
+      cr_assert_eq(symv_kernel_name_family(name, &got), 0, "%s", name);
+      cr_assert_eq(got, (symv_family)f, "%s: %s", name, symv_family_name(got));
+    }
+  }
+  symv_family got;
+  static const char *const bad[] = {"", "cublas", "cublas_atomics", "dsymv_pipe", "dsymv_nope_b256_u32_x0",
+                                    "dsymv_pipe_de_b256_u32_x0"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    cr_assert_neq(symv_kernel_name_family(bad[i], &got), 0, "'%s'", bad[i]);
+  cr_assert_neq(symv_kernel_name_family(NULL, &got), 0);
+}
