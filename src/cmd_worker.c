@@ -218,7 +218,10 @@ static int measure(const symv_kernel *k, lib_fn lib, size_data *s, double prune_
     rc = symv_time_held(call, &c, 0, W.batches, 1.0, 2000, &t); /* the GPU's time, not the host's pace */
     if (!rc) sync_or_die("timing");
     /* cuBLAS: counted as one launch; the library as the kernel it ran */
-    if (!rc) charge_launches(&t, k ? symv_kernel_launches(k) : lib && strstr(ran, "_pipe_det_") ? 2 : 1);
+    symv_family f;
+    const int launches = k ? symv_kernel_launches(k) : lib && !symv_kernel_name_family(ran, &f)
+                                                           ? symv_family_get(f)->launches : 1;
+    if (!rc) charge_launches(&t, launches);
   }
   if (rc) {
     say("invalid launch timing at n=%d: %s %s", n, symv_strerror(rc), symv_cuda_error_text());
@@ -275,6 +278,23 @@ static int parse_sizes(char *s, int *ns, double *prune, int max)
   return k;
 }
 
+/* Sets up and measures (measure) the k sizes ns (prune[i] as measure's)
+ * with kernel kern, the library's entry point lib, or cuBLAS (both NULL).
+ * Returns 0; 1 after an error line (a size that cannot be set up); 2 after
+ * measure's invalid line. */
+static int measure_sizes(const symv_kernel *kern, lib_fn lib, const int *ns, const double *prune, int k)
+{
+  for (int i = 0; i < k; i++) {
+    size_data *s = size_get(ns[i]);
+    if (!s) {
+      say("error cannot set up n=%d: %s", ns[i], symv_cuda_error_text());
+      return 1;
+    }
+    if (measure(kern, lib, s, prune[i])) return 2;
+  }
+  return 0;
+}
+
 static void cmd_base(char *args)
 {
   char name[32], stage[16], list[8192];
@@ -285,17 +305,11 @@ static void cmd_base(char *args)
     return;
   }
   int k = parse_sizes(list, ns, prune, MAX_SIZES);
+  for (int i = 0; i < k; i++) prune[i] = 0; /* a baseline is timed fully */
   cublasSetAtomicsMode(W.h, strcmp(name, "cublas_atomics") ? CUBLAS_ATOMICS_NOT_ALLOWED : CUBLAS_ATOMICS_ALLOWED);
-  for (int i = 0; i < k; i++) {
-    size_data *s = size_get(ns[i]);
-    if (!s) {
-      say("error cannot set up n=%d: %s", ns[i], symv_cuda_error_text());
-      return;
-    }
-    if (measure(NULL, NULL, s, 0)) return;
-  }
+  const int rc = measure_sizes(NULL, NULL, ns, prune, k);
   cublasSetAtomicsMode(W.h, CUBLAS_ATOMICS_NOT_ALLOWED);
-  say("ok");
+  if (!rc) say("ok");
 }
 
 /* The floor (gpu/floor.h) at each size: the empty kernel's time once,
@@ -408,21 +422,10 @@ static void cmd_cand(char *args)
     return;
   }
   say("load %d %zu %.3f", kern.regs, kern.dyn_smem, cms);
-  for (int i = 0; i < k; i++) {
-    size_data *s = size_get(ns[i]);
-    if (!s) {
-      say("error cannot set up n=%d: %s", ns[i], symv_cuda_error_text());
-      symv_kernel_unload(&kern);
-      return;
-    }
-    if (measure(&kern, NULL, s, prune[i])) {
-      symv_workspace_reset(&W.ws, 0);
-      symv_kernel_unload(&kern);
-      return;
-    }
-  }
+  rc = measure_sizes(&kern, NULL, ns, prune, k);
+  if (rc == 2) symv_workspace_reset(&W.ws, 0); /* after an invalid launch or result */
   symv_kernel_unload(&kern);
-  say("ok");
+  if (!rc) say("ok");
 }
 
 /* lib ATOMICS STAGE SIZES PATH: libsymv (PATH, the rest of the line, loaded once) called through
@@ -465,17 +468,11 @@ static void cmd_lib(char *args)
     L.h = h;
     snprintf(L.path, sizeof L.path, "%s", path);
   }
+  for (int i = 0; i < k; i++) prune[i] = 0; /* timed fully, as a baseline */
   cublasSetAtomicsMode(W.h, strcmp(atomics, "any") ? CUBLAS_ATOMICS_NOT_ALLOWED : CUBLAS_ATOMICS_ALLOWED);
-  for (int i = 0; i < k; i++) {
-    size_data *s = size_get(ns[i]);
-    if (!s) {
-      say("error cannot set up n=%d: %s", ns[i], symv_cuda_error_text());
-      break;
-    }
-    if (measure(NULL, L.fn, s, 0)) break;
-    if (i == k - 1) say("ok");
-  }
+  const int rc = measure_sizes(NULL, L.fn, ns, prune, k);
   cublasSetAtomicsMode(W.h, CUBLAS_ATOMICS_NOT_ALLOWED);
+  if (!rc) say("ok");
 }
 
 static int run(int argc, char **argv)
