@@ -248,16 +248,20 @@ static double fit_residual(double y, double g, const double *z, const double *be
   return y - g;
 }
 
-/* Whether step n_s is sampled on both sides: a sample in
- * [n_s / FIT_STEP_BRACKET, n_s - 1] and one in [n_s, n_s x FIT_STEP_BRACKET]
- * among c->n[idx[0..k)]. */
+int fit_step_side(int n, int ns)
+{
+  if (n < ns) return (double)n * FIT_STEP_BRACKET >= ns ? -1 : 0;
+  return n <= ns * FIT_STEP_BRACKET ? 1 : 0;
+}
+
+/* Whether step n_s is sampled on both sides (fit_step_side) among
+ * c->n[idx[0..k)]. */
 static int fit_step_bracketed(const fit_curve *c, const int *idx, int k, int ns)
 {
   int below = 0, above = 0;
   for (int i = 0; i < k; i++) {
-    const double n = c->n[idx[i]];
-    below |= n < ns && n * FIT_STEP_BRACKET >= ns;
-    above |= n >= ns && n <= ns * FIT_STEP_BRACKET;
+    const int side = fit_step_side(c->n[idx[i]], ns);
+    below |= side < 0, above |= side > 0;
   }
   return below && above;
 }
@@ -405,9 +409,7 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
       /* a side of a step with a jump of its own is what sets the jump: the
        * residual of one of its two samples is the step's, not a spike's */
       int side = 0;
-      for (int j = 0; j < st.nsteps && !side; j++)
-        side = st.col[j] >= 0 && (double)c->n[idx[i]] * FIT_STEP_BRACKET >= st.n[j] &&
-               c->n[idx[i]] <= st.n[j] * FIT_STEP_BRACKET;
+      for (int j = 0; j < st.nsteps && !side; j++) side = st.col[j] >= 0 && fit_step_side(c->n[idx[i]], st.n[j]);
       if (side) continue;
       int lone = 1;
       for (int dir = -1; dir <= 1 && lone; dir += 2) {

@@ -266,6 +266,15 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha);
  */
 int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap);
 
+/*
+ * fit_step_side: the side of step n_s a sample at n stands on, close
+ * enough for the step to get a jump of its own (see Steps above): -1
+ * below (n_s / FIT_STEP_BRACKET <= n < n_s), +1 above (n_s <= n <=
+ * n_s x FIT_STEP_BRACKET), 0 neither. The fit and the adaptive dense stage
+ * (measure/adaptive.h), which samples the sides, judge by it alike.
+ */
+int fit_step_side(int n, int ns);
+
 /* fit_compute: fit_curve_compute on every curve of s. Errors: as that, and
  * SYMV_INVALID_VALUE when the curves' tables of predicted times would hold
  * more than FIT_MAX_GRID values in all (ncurves x (hi - lo + 1): a range no

@@ -232,12 +232,19 @@ static int step_size_of(const adaptive_opts *o, const adaptive_curve *c, int n)
   return 0;
 }
 
+/* How many of the curves c[0..ncurves) n is a step size of (step_size_of):
+ * those timed there; 0 for a size every curve is timed at. */
+static int curves_with_step(const adaptive_opts *o, const adaptive_curve *c, int ncurves, int n)
+{
+  int who = 0;
+  for (int k = 0; k < ncurves; k++) who += step_size_of(o, &c[k], n);
+  return who;
+}
+
 int adaptive_wants(const adaptive_opts *o, const adaptive_curve *c, int ncurves, int k, int n)
 {
   if (!opts_valid(o) || !c || k < 0 || k >= ncurves) return 1;
-  int mine = step_size_of(o, &c[k], n), other = 0;
-  for (int j = 0; j < ncurves && !mine && !other; j++) other = j != k && step_size_of(o, &c[j], n);
-  if (mine || !other) return 1;
+  if (step_size_of(o, &c[k], n) || !curves_with_step(o, c, ncurves, n)) return 1;
   /* a size of the start set is every curve's */
   int nl = 0, *l = lattice_of(o, &nl), *ss = l ? malloc(sizeof *ss * (size_t)(nl + 1)) : NULL, nss = 0, start = 0;
   if (ss && !start_of(o, l, nl, ss, nl + 1, &nss)) start = find(ss, nss, n) >= 0;
@@ -403,7 +410,8 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
         if (v < n && v > a) a = v;
         if (v >= n && (!z || v < z)) z = v;
       }
-      const int need_a = !(a && a * FIT_STEP_BRACKET >= n), need_z = !(z && z <= n * FIT_STEP_BRACKET);
+      /* the nearest samples on either side: the step is bracketed where they are close (fit_step_side) */
+      const int need_a = !(a && fit_step_side(a, n) < 0), need_z = !(z && fit_step_side(z, n) > 0);
       if (!need_a && !need_z) continue;
       const long T = symv_pipe_tiles(n, c[k].ux), m = (T + c[k].grid_blocks - 1) / c[k].grid_blocks;
       const double J = log((FIT_STEP_C + m) / (FIT_STEP_C + m - 1));
@@ -420,12 +428,9 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
       int have = -1;
       for (int q = 0; q < npair; q++)
         if (pair[q].n == n) have = q;
-      if (have < 0) {
-        int who = 0; /* the curves timed there: those with this step */
-        for (int j = 0; j < ncurves; j++) who += step_size_of(o, &c[j], n);
+      if (have < 0) /* the curves timed there: those with this step */
         have = npair++, pair[have] = (step_pair){n, need_a && n - 1 >= o->lo, need_z && n <= o->hi, 0,
-                                                 (double)who / ncurves};
-      }
+                                                 (double)curves_with_step(o, c, ncurves, n) / ncurves};
       pair[have].score = fmax(pair[have].score, stake);
     }
   }
@@ -435,9 +440,8 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
    * the fraction of the curves timed there */
   double used = 0;
   for (int i = 0; i < ns; i++) {
-    int step = 0, have = 0;
-    for (int k = 0; k < ncurves && !step; k++) step = step_size_of(o, &c[k], sampled[i]);
-    if (!step || find(startset, nstart, sampled[i]) >= 0) {
+    int have = 0;
+    if (!curves_with_step(o, c, ncurves, sampled[i]) || find(startset, nstart, sampled[i]) >= 0) {
       used += 1;
       continue;
     }
@@ -459,9 +463,8 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
   }
   for (int i = 0, j = 0; i < ne; i++) {
     if (find(l, nl, e[i]) < 0 || find(sampled, ns, e[i]) >= 0) continue;
-    int step = 0; /* a step size is timed for its curves alone: not a lattice pick */
-    for (int k = 0; k < ncurves && !step; k++) step = step_size_of(o, &c[k], e[i]);
-    if (step) continue;
+    /* a step size is timed for its curves alone: not a lattice pick */
+    if (curves_with_step(o, c, ncurves, e[i])) continue;
     while (j + 1 < ns && sampled[j + 1] <= e[i]) j++;
     double near = fabs(log((double)e[i] / sampled[j]));
     if (j + 1 < ns) near = fmin(near, fabs(log((double)sampled[j + 1] / e[i])));
