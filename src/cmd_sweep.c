@@ -282,6 +282,13 @@ static int sort_unique(int *n, int k)
   return w;
 }
 
+/* The shape of champion c's curve for the planner on a GPU of sm_count
+ * SMs: its UX and G (fit_grid_blocks; 0 for a curve without steps). */
+static void champion_shape(const db_candidate *c, int sm_count, adaptive_curve *out)
+{
+  out->ux = c->ux, out->grid_blocks = fit_grid_blocks(c, sm_count);
+}
+
 /* Reads the dense samples of both cuBLAS modes and the nchamp champions at
  * (o->uplo, o->hot) within lo..hi into *dd (release with dense_data_free);
  * the persistent champions' curves get their steps on a GPU of sm_count
@@ -320,7 +327,7 @@ static int dense_load(db *d, const sweep_opts *o, const db_candidate *champ, lon
         dd->timed_s += 1e-6 * m[i].median_us * m[i].batches * m[i].calls_per_batch;
       }
     dd->c[k] = (adaptive_curve){n, us, j, 0, 0};
-    if (k >= 2) dd->c[k].ux = champ[k - 2].ux, dd->c[k].grid_blocks = fit_grid_blocks(&champ[k - 2], sm_count);
+    if (k >= 2) champion_shape(&champ[k - 2], sm_count, &dd->c[k]);
     free(m);
   }
   if (!rc) dd->sizes = sort_unique(all, nall);
@@ -444,8 +451,7 @@ static int dense_adaptive(db *d, sweep_worker *w, const sweep_opts *o, const db_
   /* the curves' shapes, for adaptive_wants: both cuBLAS modes, then the champions */
   adaptive_curve *shape = calloc((size_t)nchamp + 2, sizeof *shape);
   if (!shape && !rc) rc = SYMV_NO_MEMORY;
-  for (long k = 0; shape && k < nchamp; k++)
-    shape[k + 2].ux = champ[k].ux, shape[k + 2].grid_blocks = fit_grid_blocks(&champ[k], w[0].dev.sm_count);
+  for (long k = 0; shape && k < nchamp; k++) champion_shape(&champ[k], w[0].dev.sm_count, &shape[k + 2]);
   char label[32] = "dense";
   while (!rc) {
     if (ntodo && (rc = dense_measure_planned(d, w, o, champ, nchamp, &ao, shape, next, ntodo, label, st))) break;

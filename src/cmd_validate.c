@@ -249,7 +249,8 @@ static void lib_report(const fit_set *s, const db_rule *rules, size_t nrules, co
   printf("\nlibsymv's own call (%s), timed in the same rounds as the kernels:\n", libpath);
   printf("%8s %-30s %10s %10s %10s %10s %10s\n", "n", "libsymv ran", "us", "chosen us", "x chosen", "x fastest",
          "host us");
-  int m = 0, mh = 0, wc = -1, wb = -1;
+  int m = 0, mh = 0, nc = 0, nb = 0; /* nc, nb: where each ratio is largest */
+  double mc = 0, mb = 0;
   for (int i = 0; i < nsizes; i++) {
     const int ck = curve_of_rule(s, rule_of(rules, nrules, ns[i]));
     const double tc = ck >= 0 ? t[(size_t)ck * nsizes + i] : NAN;
@@ -262,22 +263,13 @@ static void lib_report(const fit_set *s, const db_rule *rules, size_t nrules, co
       continue;
     }
     dc[m] = lt[i] / tc, db[m] = lt[i] / tb;
-    if (wc < 0 || dc[m] > dc[wc]) wc = m;
-    if (wb < 0 || db[m] > db[wb]) wb = m;
+    if (dc[m] > mc) mc = dc[m], nc = ns[i];
+    if (db[m] > mb) mb = db[m], nb = ns[i];
     if (lhost[i] > 0) hh[mh++] = lhost[i];
     printf("%8d %-30s %10.2f %10.2f %10.3f %10.3f %10.2f\n", ns[i], ran, lt[i], tc, dc[m], db[m], lhost[i]);
     m++;
   }
   if (m) {
-    int nc = 0, nb = 0; /* the sizes of the worst, before sorting */
-    for (int i = 0, j = 0; i < nsizes; i++) {
-      const int ck = curve_of_rule(s, rule_of(rules, nrules, ns[i]));
-      if (!(lt[i] > 0) || ck < 0 || !(t[(size_t)ck * nsizes + i] > 0)) continue;
-      if (j == wc) nc = ns[i];
-      if (j == wb) nb = ns[i];
-      j++;
-    }
-    const double mc = dc[wc], mb = db[wb];
     qsort(dc, (size_t)m, sizeof *dc, symv_cmp_double);
     qsort(db, (size_t)m, sizeof *db, symv_cmp_double);
     printf("\nlibsymv over the chosen kernel (dispatch) at %d sizes: median %.3f, max %.3f at n = %d\n", m,
