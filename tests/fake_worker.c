@@ -48,6 +48,14 @@ static void say(const char *s)
 
 static double base_us(int n) { return 2 + (double)n * n * elem / 2 / 3000e3; }
 
+/* f(candidate) of a point FAMILY:B,U,M,X: in [0.6, 1.6) from its hash */
+static double point_factor(const char *point)
+{
+  unsigned h = 2166136261u;
+  for (const char *c = point; *c; c++) h = (h ^ (unsigned char)*c) * 16777619u;
+  return 0.6 + (h % 1000) / 1000.0;
+}
+
 static double slow(void)
 {
   const char *s = getenv("FAKE_SLOW");
@@ -125,19 +133,12 @@ int main(void)
         continue;
       }
       const char *lk = getenv("FAKE_LIB_KERNEL"), *lf = getenv("FAKE_LIB_FACTOR");
-      double f = 1;
-      if (lk) {
-        unsigned h = 2166136261u;
-        for (const char *c = lk; *c; c++) h = (h ^ (unsigned char)*c) * 16777619u;
-        f = 0.6 + (h % 1000) / 1000.0;
-      }
-      f *= lf ? atof(lf) : 1;
-      for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        const int n = atoi(tok);
-        const double t = base_us(n) * f * slow();
-        printf("libk %d %s 3.5\n", n, lk ? lk : "cublas");
-        printf("meas %d %.6g %.6g %.6g %d %d 0.5\n", n, t, t * 0.99, t * 1.01, 5, 100);
-      }
+      const double f = (lk ? point_factor(lk) : 1) * (lf ? atof(lf) : 1);
+      char sizes[8192];
+      snprintf(sizes, sizeof sizes, "%s", list);
+      for (char *save = NULL, *tok = strtok_r(sizes, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        printf("libk %d %s 3.5\n", atoi(tok), lk ? lk : "cublas");
+      meas(list, f);
       say("ok");
     } else if (!strncmp(line, "cand ", 5)) {
       char point[64], stage[16], list[8192];
@@ -150,8 +151,6 @@ int main(void)
       const char *us = getenv("FAKE_US");
       if (us) usleep((useconds_t)atoi(us));
       if (getenv("FAKE_HANG") && !strcmp(getenv("FAKE_HANG"), point)) pause();
-      unsigned h = 2166136261u;
-      for (const char *c = point; *c; c++) h = (h ^ (unsigned char)*c) * 16777619u;
       say("load 64 0 0.0");
       const char *dd = getenv("FAKE_DIE_DEVICE"), *da = getenv("FAKE_DIE_AFTER"), *state = getenv("FAKE_STATE");
       if (dd && da && state && atoi(dd) == device && handled == atoi(da) && access(state, F_OK) != 0) {
@@ -161,7 +160,7 @@ int main(void)
       }
       const char *dk = getenv("FAKE_DISTURB"), *dz = getenv("FAKE_DISTURB_DENSE"), *df = getenv("FAKE_DISTURB_FACTOR");
       const int disturbed = (dk && handled == atoi(dk)) || (dz && !strcmp(stage, "dense") && dense_handled <= atoi(dz));
-      meas(list, (0.6 + (h % 1000) / 1000.0) * (disturbed ? (df ? atof(df) : 3) : 1));
+      meas(list, point_factor(point) * (disturbed ? (df ? atof(df) : 3) : 1));
       say("ok");
     } else {
       say("error unknown command");

@@ -1450,6 +1450,21 @@ static double staircase_of(int n, long G)
 
 static double staircase(int n) { return staircase_of(n, 264); }
 
+/* The sizes the staircase tests sample: 12 a decade from 300 to 8000 at a
+ * random phase, as a dense stage's lattice might fall, into ns; how many
+ * (at most 24). */
+static int staircase_sizes(int *ns)
+{
+  int k = 0;
+  const double phase = rng_unit();
+  for (int j = 0;; j++) {
+    int n = (int)lround(300 * pow(10.0, (j + phase) / 12.0));
+    if (n > 8000) break;
+    ns[k++] = n;
+  }
+  return k;
+}
+
 /* On fresh step curves with 1% noise, sampled as sparsely as the dense
  * stage (12 sizes a decade, at a random phase), over 8 trials: between the
  * step into m = 2 and the end of m = 4 the step-aware fit's RMS error is
@@ -1467,13 +1482,7 @@ Test(fit, steps_of_a_persistent_kernel_are_fitted_where_a_smooth_fit_misses_them
   enum { TRIALS = 8 };
   double mean_worst[2] = {0, 0}, mean_rms[2] = {0, 0};
   for (int trial = 0; trial < TRIALS; trial++) {
-    int ns[64], k = 0;
-    const double phase = rng_unit();
-    for (int j = 0;; j++) {
-      int n = (int)lround(300 * pow(10.0, (j + phase) / 12.0));
-      if (n > 8000) break;
-      ns[k++] = n;
-    }
+    int ns[64], k = staircase_sizes(ns);
     double us[64];
     for (int i = 0; i < k; i++) us[i] = staircase(ns[i]) * exp(0.01 * rng_gauss());
     double worst[2] = {0, 0}, rms[2] = {0, 0};
@@ -1526,13 +1535,7 @@ Test(fit, a_step_sampled_on_both_sides_gets_its_own_jump)
   enum { TRIALS = 8 };
   double mean_worst[2] = {0, 0};
   for (int trial = 0; trial < TRIALS; trial++) {
-    int ns[80], k = 0;
-    const double phase = rng_unit();
-    for (int j = 0;; j++) {
-      int n = (int)lround(300 * pow(10.0, (j + phase) / 12.0));
-      if (n > 8000) break;
-      ns[k++] = n;
-    }
+    int ns[80], k = staircase_sizes(ns);
     const int sparse = k;
     for (int j = 0; j < FIT_STEP_MAX; j++) ns[k++] = st[j] - 1, ns[k++] = st[j];
     /* ascending and distinct, as fit_load gives them */
