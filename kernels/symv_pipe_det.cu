@@ -26,17 +26,19 @@
  *                     b + J names each pair once: G + ns - 1 slots.
  * and nothing else: no ticket, no fence, no atomic. Phase 1 (grid nb =
  * ceil(n/64), launched right after on the same stream, gpu/gpu.c) gives
- * row block I to block I, which waits for phase 0 to finish (SYMV_ENTER:
- * griddepcontrol.wait under programmatic dependent launch, where phase 0's
- * blocks let it launch as they start, so that it is resident and waiting
- * while they stream; the stream's order otherwise) and writes
+ * row block I to block I, which reads its rows of y (and the scalars),
+ * waits for phase 0 to finish (griddepcontrol.wait under programmatic
+ * dependent launch, where phase 0's blocks let it launch as they start, so
+ * that it is resident and waiting while they stream; the stream's order
+ * otherwise) and writes
  *
  *   y(i) := alpha * (sum over strips J of R[tile (I, J), row i],
  *                    then sum over blocks b of C[(b + J_i)*UX + c_i])
  *           + beta * y(i)
  *
- * in that order (threads of column group g take the strips and blocks g,
- * g + CG, ...; the groups' sums are added in g order). Every partial sum
+ * in that order (the row's R and C sums are one list, whose entries g,
+ * g + CG, ... threads of column group g take; the groups' sums are added
+ * in g order). Every partial sum
  * is a fixed function of n, UX, the grid and the data, and so is y: the
  * same bits on every run on a GPU of the same SM count (the grid is SMs x
  * MULTIPLICITY), as cuBLAS promises its default mode's. y is read (beta !=
@@ -51,7 +53,13 @@
  * them read the T x 64 row sums (n/UX a row) alone, a tail growing as
  * n^2/UX (2.9x pipe's time at n = 16,384 on an H100). Phase 1 reads them
  * with the whole GPU, 64 consecutive rows of a tile per load (coalesced),
- * SYMV_PDET_BATCH loads in flight per thread. One kernel with a phase
+ * SYMV_PDET_BATCH loads in flight per thread. Nor one launch with a
+ * barrier of the grid before the summing (the blocks claiming shares and
+ * sets on a call count kept on the device, taking over those of blocks
+ * that have not started): it was 3-16% slower than the two phases at
+ * n = 724..8,192 on an H100, the barrier's release and polling costing
+ * more than the second launch under programmatic dependent launch
+ * (results/2026-11-24-h100-pipe_det-one-launch.txt). One kernel with a phase
  * argument rather than two kernels: a candidate stays one entry point,
  * so its loading, registers and occupancy checks, the NVRTC cache, the
  * library compiled by nvcc and its wisdom files (which record one
@@ -165,25 +173,32 @@ static __device__ __forceinline__ symv_t symv_pdet_sum(symv_t s, long k0, long k
 
 /* Row block I, rows i = I*64 + r < n: y(i) := alpha * (row i's sums over
  * the strips, then column i's sums over the blocks of its strip) + beta *
- * y(i), in the fixed order of the header. T tiles, G blocks, nb row
- * blocks, ns strips; R and C the workspace's two parts; cbuf CG x 64
- * elements of shared memory. Called by every thread of the block
- * (barriers). */
+ * y_i, in the fixed order of the header, y_i being y(i) as read before
+ * (yv, thread r < 64's; unread when beta = 0). The row sums and the column
+ * sums are one list of addresses a row (its ns' strips' R, then its
+ * strip's blocks' C), which the column groups take in turn, g, g + CG, ...,
+ * SYMV_PDET_BATCH loads in flight: a row block's loads all in flight at
+ * once while a row has at most CG x SYMV_PDET_BATCH sums (n up to 2,000 -
+ * 4,000 with UX = 64), where summing the two parts one after the other
+ * waited for memory twice. T tiles, G blocks, nb row blocks, ns strips; R
+ * and C the workspace's two parts; cbuf CG x 64 elements of shared memory.
+ * Called by every thread of the block (barriers). */
 static __device__ void symv_pdet_row_block(int I, int n, int nb, int ns, long G, long T, const symv_t *R,
                                            const symv_t *C, symv_t *y, symv_ll incy, symv_t alpha, symv_t beta,
-                                           symv_t (*cbuf)[64])
+                                           symv_t yv, symv_t (*cbuf)[64])
 {
   const int t = threadIdx.x, r = t & 63, g = t >> 6, q = 64 / UX;
   const int i = I * 64 + r;
   symv_t s = symv_zero();
   if (i < n) {
-    const int end = min(ns, (I + 1) * q); /* the strips with a tile in row block I */
-    s = symv_pdet_sum(s, g, end, SYMV_PIPE_CG,
-                      [&](long J) { return R + (symv_pipe_tiles_before(J, nb, UX) + I - J / q) * 64 + r; });
-    const int J = i / UX;                             /* column i's strip: tiles [a, e) */
+    const long nr = min(ns, (I + 1) * q); /* the strips with a tile in row block I: R's part of the list */
+    const int J = i / UX;                 /* column i's strip: tiles [a, e), blocks b0..b1 */
     const long a = symv_pipe_tiles_before(J, nb, UX), e = a + (nb - J / q);
     const long b0 = symv_pipe_block_of(a, G, T), b1 = symv_pipe_block_of(e - 1, G, T);
-    s = symv_pdet_sum(s, b0 + g, b1 + 1, SYMV_PIPE_CG, [&](long b) { return C + (b + J) * UX + (i - J * UX); });
+    s = symv_pdet_sum(s, g, nr + (b1 + 1 - b0), SYMV_PIPE_CG, [&](long k) {
+      return k < nr ? R + (symv_pipe_tiles_before(k, nb, UX) + I - k / q) * 64 + r
+                    : C + (b0 + (k - nr) + J) * UX + (i - J * UX);
+    });
   }
   __syncthreads(); /* cbuf's readers are done */
   cbuf[g][r] = s;
@@ -192,7 +207,8 @@ static __device__ void symv_pdet_row_block(int I, int n, int nb, int ns, long G,
     symv_t v = cbuf[0][t];
 #pragma unroll
     for (int h = 1; h < SYMV_PIPE_CG; h++) v = symv_add(v, cbuf[h][t]);
-    symv_store_y(y, incy, i, alpha, v, beta);
+    const symv_t av = symv_mul(alpha, v);
+    y[(symv_ll)i * incy] = symv_is_zero(beta) ? av : symv_fma(beta, yv, av);
   }
 }
 
@@ -206,13 +222,24 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   __shared__ symv_t rsum[SYMV_PIPE_CG][64];   /* a tile's row sums by column group; phase 1's scratch */
   __shared__ symv_t csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
   const int t = threadIdx.x;
-  SYMV_ENTER();
   const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX, q = 64 / UX;
   symv_t *const R = P, *const C = P + (symv_ll)ntiles * 64;
   if (phase) { /* phase 1: row block blockIdx.x (grid nb), phase 0 of grid G done */
-    if (!symv_is_zero(alpha)) symv_pdet_row_block(blockIdx.x, n, nb, ns, G, ntiles, R, C, y, incy, alpha, beta, rsum);
+    /* The scalars and this row block's y are read before the wait for phase
+     * 0: phase 0 writes neither (alpha != 0), and phase 1 starts only once
+     * every phase 0 block has passed its own wait for the grid before it
+     * (programmatic dependent launch; the stream's order without it), so
+     * whatever wrote them is done. The wait then overlaps these loads. */
+    if (dalpha) alpha = *dalpha;
+    if (dbeta) beta = *dbeta;
+    const int i = blockIdx.x * 64 + t;
+    const symv_t yv = t < 64 && i < n && symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
+    symv_grid_dependency();
+    if (!symv_is_zero(alpha))
+      symv_pdet_row_block(blockIdx.x, n, nb, ns, G, ntiles, R, C, y, incy, alpha, beta, yv, rsum);
     return;
   }
+  SYMV_ENTER();
   if (symv_is_zero(alpha)) {
     symv_scale_y(n, y, incy, beta);
     return;
