@@ -50,6 +50,14 @@ typedef long long symv_ll;
 
 /* y(i) := alpha*v + beta*y(i); y is not read when beta == 0, so a NaN in y
  * cannot leak (BLAS semantics). */
+/* alpha*v + beta*yold: the value symv_store_y stores, for a kernel that
+ * read y(i) ahead into yold (unused when beta == 0). */
+static __device__ __forceinline__ symv_t symv_y_value(symv_t alpha, symv_t v, symv_t beta, symv_t yold)
+{
+  const symv_t av = symv_mul(alpha, v);
+  return symv_is_zero(beta) ? av : symv_fma(beta, yold, av);
+}
+
 static __device__ __forceinline__ void symv_store_y(symv_t *y, symv_ll incy, int i,
                                                     symv_t alpha, symv_t v, symv_t beta)
 {
@@ -198,14 +206,21 @@ static __device__ __forceinline__ void symv_grid_dependency()
 #endif
 }
 
+/* The scalars from device memory in device pointer mode (dalpha, dbeta
+ * non-null), else as passed: the kernel's parameters alpha and beta. */
+#define SYMV_READ_SCALARS()              \
+  do {                                   \
+    if (dalpha) alpha = *dalpha;         \
+    if (dbeta) beta = *dbeta;            \
+  } while (0)
+
 /* A kernel's first statement, before any access to global memory: waits
  * for the preceding grid (symv_grid_dependency), then reads the scalars
  * (device pointer mode when the pointers are non-null). */
 #define SYMV_ENTER()                     \
   do {                                   \
     symv_grid_dependency();              \
-    if (dalpha) alpha = *dalpha;         \
-    if (dbeta) beta = *dbeta;            \
+    SYMV_READ_SCALARS();                 \
   } while (0)
 
 #endif

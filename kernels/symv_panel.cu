@@ -195,7 +195,6 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     symv_t v = dacc;
 #pragma unroll
     for (int w = 0; w < SYMV_NWARPS; w++) v = symv_add(v, part[w * UX + t]);
-    const symv_t av = symv_mul(alpha, v);
-    y[(symv_ll)(s + t) * incy] = symv_is_zero(beta) ? av : symv_fma(beta, yold, av);
+    y[(symv_ll)(s + t) * incy] = symv_y_value(alpha, v, beta, yold);
   }
 }

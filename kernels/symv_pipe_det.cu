@@ -207,8 +207,7 @@ static __device__ void symv_pdet_row_block(int I, int n, int nb, int ns, long G,
     symv_t v = cbuf[0][t];
 #pragma unroll
     for (int h = 1; h < SYMV_PIPE_CG; h++) v = symv_add(v, cbuf[h][t]);
-    const symv_t av = symv_mul(alpha, v);
-    y[(symv_ll)i * incy] = symv_is_zero(beta) ? av : symv_fma(beta, yv, av);
+    y[(symv_ll)i * incy] = symv_y_value(alpha, v, beta, yv);
   }
 }
 
@@ -230,8 +229,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
      * every phase 0 block has passed its own wait for the grid before it
      * (programmatic dependent launch; the stream's order without it), so
      * whatever wrote them is done. The wait then overlaps these loads. */
-    if (dalpha) alpha = *dalpha;
-    if (dbeta) beta = *dbeta;
+    SYMV_READ_SCALARS();
     const int i = blockIdx.x * 64 + t;
     const symv_t yv = t < 64 && i < n && symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
     symv_grid_dependency();

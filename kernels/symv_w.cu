@@ -144,8 +144,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
           symv_t *p = y + (symv_ll)i * incy;
           const symv_t v = symv_ldcg(w + i), yi = *p; /* both loads in flight; yi unused when beta = 0 */
           w[i] = symv_zero();
-          const symv_t av = symv_mul(alpha, v);
-          *p = symv_is_zero(beta) ? av : symv_fma(beta, yi, av);
+          *p = symv_y_value(alpha, v, beta, yi);
         }
         if (lane == 0) cnt[s] = 0;
       }
