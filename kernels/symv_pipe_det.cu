@@ -24,21 +24,22 @@
  *                     in form a staircase along the numbering (each step
  *                     moves to the next block, the next strip or both), so
  *                     b + J names each pair once: G + ns - 1 slots.
- * and nothing else: no ticket, no fence, no atomic. Phase 1 (grid nb =
- * ceil(n/64), launched right after on the same stream, gpu/gpu.c) gives
- * row block I to block I, which reads its rows of y (and the scalars),
- * waits for phase 0 to finish (griddepcontrol.wait under programmatic
- * dependent launch, where phase 0's blocks let it launch as they start, so
- * that it is resident and waiting while they stream; the stream's order
- * otherwise) and writes
+ * and nothing else: no ticket, no fence, no atomic. Phase 1 (grid
+ * ceil(n/RB) of blocks of min(BLOCK_SIZE, 128) threads, RB = 16 rows each,
+ * 8 below BLOCK_SIZE 128; launched right after on the same stream,
+ * gpu/gpu.c) gives rows blockIdx.x*RB.. to each block, which reads its
+ * rows of y (and the scalars), waits for phase 0 to finish
+ * (griddepcontrol.wait under programmatic dependent launch, where phase
+ * 0's blocks let it launch as they start, so that it is resident and
+ * waiting while they stream; the stream's order otherwise) and writes
  *
  *   y(i) := alpha * (sum over strips J of R[tile (I, J), row i],
  *                    then sum over blocks b of C[(b + J_i)*UX + c_i])
  *           + beta * y(i)
  *
  * in that order (the row's R and C sums are one list, whose entries g,
- * g + CG, ... threads of column group g take; the groups' sums are added
- * in g order). Every partial sum
+ * g + 8, ... the row's thread of group g = 0..7 takes; the groups' sums
+ * are added in g order). Every partial sum
  * is a fixed function of n, UX, the grid and the data, and so is y: the
  * same bits on every run on a GPU of the same SM count (the grid is SMs x
  * MULTIPLICITY), as cuBLAS promises its default mode's. y is read (beta !=
@@ -52,8 +53,14 @@
  * row block completed at the very end, and the few blocks that completed
  * them read the T x 64 row sums (n/UX a row) alone, a tail growing as
  * n^2/UX (2.9x pipe's time at n = 16,384 on an H100). Phase 1 reads them
- * with the whole GPU, 64 consecutive rows of a tile per load (coalesced),
- * SYMV_PDET_BATCH loads in flight per thread. Nor one launch with a
+ * with the whole GPU, RB consecutive rows of a tile per load (coalesced),
+ * SYMV_PDET_BATCH loads in flight per thread. Its blocks are small (at
+ * most 128 threads) so that they fit on an SM beside phase 0's and are
+ * resident, their y read, when phase 0 ends: with blocks of BLOCK_SIZE
+ * threads, DSYMV pipe_det:512's 73 registers a thread left no room for a
+ * second block of 512, so phase 1's blocks were launched only as phase 0's
+ * left, and under Nsight Compute phase 1 alone took 4.7 us at n = 1448
+ * (H100). Nor one launch with a
  * barrier of the grid before the summing (the blocks claiming shares and
  * sets on a call count kept on the device, taking over those of blocks
  * that have not started): it was 3-16% slower than the two phases at
@@ -147,12 +154,19 @@ static __device__ __forceinline__ void symv_pdet_tile_sums(const symv_t *buf, co
   rsum[cg][r] = rsv;
 }
 
-/* Loads in flight per thread when a row block is summed (phase 1): 128
- * bytes of elements (64 from BLOCK_SIZE 512 on, whose threads have fewer
- * registers), at least 8 bytes each. A row block holds up to ns partial
- * sums a row, read by BLOCK_SIZE/64 threads; those loads, not arithmetic,
- * are what the summing costs. */
-#define SYMV_PDET_BATCH ((BLOCK_SIZE >= 512 ? 64 : 128) / (sizeof(symv_t) < 8 ? 8 : (int)sizeof(symv_t)))
+/* Loads in flight per thread when rows are summed (phase 1): 64 bytes of
+ * elements, at least 8 bytes each (8 loads of DSYMV). A row holds up to
+ * ns + G partial sums, read by its SYMV_PDET_P1_GROUPS = 8 threads, so
+ * that 64 a row are in flight at once; those loads, not arithmetic, are
+ * what the summing costs. More (128 bytes, as it was when a row had 4
+ * threads at BLOCK_SIZE 256) took DSYMV pipe_det:256,64 from 106 to 128
+ * registers. */
+#define SYMV_PDET_BATCH (64 / (sizeof(symv_t) < 8 ? 8 : (int)sizeof(symv_t)))
+
+/* Phase 1's block: SYMV_PDET_P1 threads (kernels/symv_pipe.h,
+ * symv_pdet_p1_threads: at most 128), SYMV_PDET_RB rows of y */
+#define SYMV_PDET_P1 (BLOCK_SIZE < 128 ? BLOCK_SIZE : 128)
+#define SYMV_PDET_RB (SYMV_PDET_P1 / SYMV_PDET_P1_GROUPS)
 
 /* s + *addr(k) for k = k0, k0 + step, ... (< k1), added in that order,
  * SYMV_PDET_BATCH loads at a time (phase 0 stored them, past L1). */
@@ -171,42 +185,51 @@ static __device__ __forceinline__ symv_t symv_pdet_sum(symv_t s, long k0, long k
   return s;
 }
 
-/* Row block I, rows i = I*64 + r < n: y(i) := alpha * (row i's sums over
- * the strips, then column i's sums over the blocks of its strip) + beta *
- * y_i, in the fixed order of the header, y_i being y(i) as read before
- * (yv, thread r < 64's; unread when beta = 0). The row sums and the column
- * sums are one list of addresses a row (its ns' strips' R, then its
- * strip's blocks' C), which the column groups take in turn, g, g + CG, ...,
- * SYMV_PDET_BATCH loads in flight: a row block's loads all in flight at
- * once while a row has at most CG x SYMV_PDET_BATCH sums (n up to 2,000 -
- * 4,000 with UX = 64), where summing the two parts one after the other
- * waited for memory twice. T tiles, G blocks, nb row blocks, ns strips; R
- * and C the workspace's two parts; cbuf CG x 64 elements of shared memory.
- * Called by every thread of the block (barriers). */
-static __device__ void symv_pdet_row_block(int I, int n, int nb, int ns, long G, long T, const symv_t *R,
-                                           const symv_t *C, symv_t *y, symv_ll incy, symv_t alpha, symv_t beta,
-                                           symv_t yv, symv_t (*cbuf)[64])
+/* Rows i = blk*RB + rr < n (RB = SYMV_PDET_RB, rr = t mod RB; a block
+ * of SYMV_PDET_P1 threads): y(i) := alpha * (row i's sums over the strips,
+ * then column i's sums over the blocks of its strip) + beta * y_i, in the
+ * fixed order of the header, y_i being y(i) as read before (yv, thread
+ * t < RB's; unread when beta = 0). The row sums and the column sums are
+ * one list of addresses a row (its ns' strips' R, then its strip's
+ * blocks' C), which the row's SYMV_PDET_P1_GROUPS threads (groups g =
+ * t / RB) take in turn, g, g + 8, ..., SYMV_PDET_BATCH loads in flight: a
+ * row's loads all in flight at once while it has at most 8 x
+ * SYMV_PDET_BATCH sums (n up to 4,000 - 8,000 with UX = 64), where summing
+ * the two parts one after the other waited for memory twice. Consecutive
+ * threads take consecutive rows, so that each load of a warp reads RB
+ * consecutive elements of R or C. T tiles, G blocks, nb row blocks, ns
+ * strips; R and C the workspace's two parts; cbuf SYMV_PDET_P1 elements of
+ * shared memory. The wait for phase 0 (symv_grid_dependency) is here,
+ * after each row's list is worked out (its 64-bit block numbers take two
+ * divisions): that arithmetic overlaps phase 0's end, 1-3% of the call at
+ * n = 1,448 - 4,096 on an H100. alpha = 0 (device pointer mode): phase 0
+ * scaled y; nothing more after the wait. Called by every thread of the
+ * block (a barrier). */
+static __device__ void symv_pdet_rows(int blk, int n, int nb, int ns, long G, long T, const symv_t *R,
+                                      const symv_t *C, symv_t *y, symv_ll incy, symv_t alpha, symv_t beta,
+                                      symv_t yv, symv_t *cbuf)
 {
-  const int t = threadIdx.x, r = t & 63, g = t >> 6, q = 64 / UX;
-  const int i = I * 64 + r;
-  symv_t s = symv_zero();
-  if (i < n) {
-    const long nr = min(ns, (I + 1) * q); /* the strips with a tile in row block I: R's part of the list */
-    const int J = i / UX;                 /* column i's strip: tiles [a, e), blocks b0..b1 */
-    const long a = symv_pipe_tiles_before(J, nb, UX), e = a + (nb - J / q);
-    const long b0 = symv_pipe_block_of(a, G, T), b1 = symv_pipe_block_of(e - 1, G, T);
-    s = symv_pdet_sum(s, g, nr + (b1 + 1 - b0), SYMV_PIPE_CG, [&](long k) {
-      return k < nr ? R + (symv_pipe_tiles_before(k, nb, UX) + I - k / q) * 64 + r
-                    : C + (b0 + (k - nr) + J) * UX + (i - J * UX);
-    });
-  }
-  __syncthreads(); /* cbuf's readers are done */
-  cbuf[g][r] = s;
+  const int t = threadIdx.x, rr = t % SYMV_PDET_RB, g = t / SYMV_PDET_RB, q = 64 / UX;
+  const int i0 = blk * SYMV_PDET_RB, i = i0 + rr, I = i0 / 64, r = i % 64; /* RB divides 64: one row block */
+  /* the row's list, worked out before the wait: nr strips' R, then the
+   * C of blocks b0..b1 of column i's strip J (tiles [a, e); the block's
+   * strip when UX >= RB, fewer registers) */
+  const long nr = min(ns, (I + 1) * q);
+  const int J = (UX >= SYMV_PDET_RB ? i0 : i) / UX;
+  const long a = symv_pipe_tiles_before(J, nb, UX), e = a + (nb - J / q);
+  const long b0 = symv_pipe_block_of(a, G, T), len = i < n ? nr + (symv_pipe_block_of(e - 1, G, T) + 1 - b0) : 0;
+  symv_grid_dependency();
+  if (symv_is_zero(alpha)) return; /* phase 0 scaled y */
+  symv_t s = symv_pdet_sum(symv_zero(), g, len, SYMV_PDET_P1_GROUPS, [&](long k) {
+    return k < nr ? R + (symv_pipe_tiles_before(k, nb, UX) + I - k / q) * 64 + r
+                  : C + (b0 + (k - nr) + J) * UX + (i - J * UX);
+  });
+  cbuf[t] = s;
   __syncthreads();
-  if (t < 64 && i < n) {
-    symv_t v = cbuf[0][t];
+  if (t < SYMV_PDET_RB && i < n) {
+    symv_t v = cbuf[t];
 #pragma unroll
-    for (int h = 1; h < SYMV_PIPE_CG; h++) v = symv_add(v, cbuf[h][t]);
+    for (int h = 1; h < SYMV_PDET_P1_GROUPS; h++) v = symv_add(v, cbuf[h * SYMV_PDET_RB + t]);
     y[(symv_ll)i * incy] = symv_y_value(alpha, v, beta, yv);
   }
 }
@@ -223,18 +246,17 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   const int t = threadIdx.x;
   const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX, q = 64 / UX;
   symv_t *const R = P, *const C = P + (symv_ll)ntiles * 64;
-  if (phase) { /* phase 1: row block blockIdx.x (grid nb), phase 0 of grid G done */
-    /* The scalars and this row block's y are read before the wait for phase
+  if (phase) { /* phase 1: rows blockIdx.x*RB.., SYMV_PDET_P1 threads, phase 0 of grid G done */
+    /* The scalars and these rows of y are read before the wait for phase
      * 0: phase 0 writes neither (alpha != 0), and phase 1 starts only once
      * every phase 0 block has passed its own wait for the grid before it
      * (programmatic dependent launch; the stream's order without it), so
-     * whatever wrote them is done. The wait then overlaps these loads. */
+     * whatever wrote them is done. The wait (symv_pdet_rows) then overlaps
+     * these loads. */
     SYMV_READ_SCALARS();
-    const int i = blockIdx.x * 64 + t;
-    const symv_t yv = t < 64 && i < n && symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
-    symv_grid_dependency();
-    if (!symv_is_zero(alpha))
-      symv_pdet_row_block(blockIdx.x, n, nb, ns, G, ntiles, R, C, y, incy, alpha, beta, yv, rsum);
+    const int i = blockIdx.x * SYMV_PDET_RB + t;
+    const symv_t yv = t < SYMV_PDET_RB && i < n && symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
+    symv_pdet_rows(blockIdx.x, n, nb, ns, G, ntiles, R, C, y, incy, alpha, beta, yv, &rsum[0][0]);
     return;
   }
   SYMV_ENTER();
