@@ -71,9 +71,10 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
     what = p->family == SYMV_FAMILY_PIPE ? "BLOCK_SIZE of the pipe family (64, 128, 256, 512 or 1024)"
                                          : "BLOCK_SIZE of the pipe_det family (64, 128, 256, 512 or 1024)",
     v = p->block_size;
-  else if (symv_family_pipelined(p->family) && ((p->ux & (p->ux - 1)) || p->ux < p->block_size / 64))
-    what = p->family == SYMV_FAMILY_PIPE ? "UX of the pipe family (a power of two, at least BLOCK_SIZE/64)"
-                                         : "UX of the pipe_det family (a power of two, at least BLOCK_SIZE/64)",
+  else if (symv_family_pipelined(p->family) &&
+           ((p->ux & (p->ux - 1)) || p->ux < p->block_size / 64 || p->ux > p->block_size / 2))
+    what = p->family == SYMV_FAMILY_PIPE ? "UX of the pipe family (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)"
+                                         : "UX of the pipe_det family (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)",
     v = p->ux;
   else if (symv_family_pipelined(p->family) && p->mx > 2)
     what = p->family == SYMV_FAMILY_PIPE ? "MX of the pipe family (0..2)" : "MX of the pipe_det family (0..2)", v = p->mx;

@@ -19,8 +19,11 @@
 #if BLOCK_SIZE % 64 != 0 || (BLOCK_SIZE & (BLOCK_SIZE - 1)) != 0
 #error "BLOCK_SIZE of the pipe family (and pipe_det) must be a power of two, 64..1024"
 #endif
-#if (UX & (UX - 1)) != 0 || UX < BLOCK_SIZE / 64
-#error "UX of the pipe family (and pipe_det) must be a power of two, at least BLOCK_SIZE/64"
+/* UX <= BLOCK_SIZE/2: at most 32 columns a thread (CPT), one a lane of the
+ * column sums' butterfly (symv_pipe_tr); at BLOCK_SIZE 64, UX 64 left
+ * columns 32..63 out of the column sums (wrong y, refused by every sweep) */
+#if (UX & (UX - 1)) != 0 || UX < BLOCK_SIZE / 64 || UX > BLOCK_SIZE / 2
+#error "UX of the pipe family (and pipe_det) must be a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2"
 #endif
 #if MX > 2
 #error "MX of the pipe family (and pipe_det) is 0..2 (pipeline stages - 2)"

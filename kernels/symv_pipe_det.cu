@@ -78,7 +78,7 @@
  * (G + ns - 1) x UX.
  *
  * Parameters as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE a power of two,
- * 64..1024; UX a power of two, at least BLOCK_SIZE/64; MX = pipeline
+ * 64..1024; UX a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2; MX = pipeline
  * stages - 2, 0..2; MULTIPLICITY blocks per SM = phase 0's grid. Dynamic
  * shared memory: the pipeline's in phase 0, as pipe (symv_pipe_smem,
  * gpu/gpu.c), none in phase 1. Workspace: P of T*64 + (G + ns - 1)*UX

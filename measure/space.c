@@ -60,39 +60,41 @@ static void axes(symv_family f, int wide, const symv_device_info *d, axis ax[4])
   }
 }
 
-long symv_space_count(const symv_space_opts *o, const symv_device_info *d)
+/* Visits the points of the families o selects, in the order of
+ * symv_space_enumerate (MULTIPLICITY innermost: points sharing compiled
+ * code are adjacent), skipping those symv_params_check refuses (the axes
+ * are a product; a family's constraints may tie two of them: pipe's UX <=
+ * BLOCK_SIZE/2). out (may be NULL) receives them; returns their count. */
+static long space_walk(const symv_space_opts *o, const symv_device_info *d, symv_params *out)
 {
-  long total = 0;
+  long k = 0;
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
     if (!o->family[f] || !symv_family_tunable((symv_family)f)) continue;
     axis ax[4];
     axes((symv_family)f, o->wide, d, ax);
-    long c = 1;
-    for (int i = 0; i < 4; i++) c *= axis_len(&ax[i]) > 0 ? axis_len(&ax[i]) : 0;
-    total += c;
-  }
-  return total;
-}
-
-int symv_space_enumerate(const symv_space_opts *o, const symv_device_info *d, symv_params **out, long *count)
-{
-  long total = symv_space_count(o, d), k = 0;
-  symv_params *v = malloc(sizeof *v * (size_t)(total > 0 ? total : 1));
-  if (!v) return SYMV_NO_MEMORY;
-  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
-    if (!o->family[f] || !symv_family_tunable((symv_family)f)) continue;
-    axis ax[4];
-    axes((symv_family)f, o->wide, d, ax);
-    /* MULTIPLICITY innermost: points sharing compiled code are adjacent */
     for (int a = 0; a < axis_len(&ax[0]); a++)
       for (int b = 0; b < axis_len(&ax[1]); b++)
         for (int m = 0; m < axis_len(&ax[3]); m++)
-          for (int c = 0; c < axis_len(&ax[2]); c++)
-            v[k++] = (symv_params){(symv_family)f, axis_at(&ax[0], a), axis_at(&ax[1], b), axis_at(&ax[2], c),
+          for (int c = 0; c < axis_len(&ax[2]); c++) {
+            const symv_params p = {(symv_family)f, axis_at(&ax[0], a), axis_at(&ax[1], b), axis_at(&ax[2], c),
                                    axis_at(&ax[3], m)};
+            if (symv_params_check(&p, NULL, 0)) continue;
+            if (out) out[k] = p;
+            k++;
+          }
   }
+  return k;
+}
+
+long symv_space_count(const symv_space_opts *o, const symv_device_info *d) { return space_walk(o, d, NULL); }
+
+int symv_space_enumerate(const symv_space_opts *o, const symv_device_info *d, symv_params **out, long *count)
+{
+  const long total = symv_space_count(o, d);
+  symv_params *v = malloc(sizeof *v * (size_t)(total > 0 ? total : 1));
+  if (!v) return SYMV_NO_MEMORY;
   *out = v;
-  *count = k;
+  *count = space_walk(o, d, v);
   return 0;
 }
 

@@ -32,7 +32,8 @@ typedef struct {
 } symv_space_opts;
 
 /** symv_space_count: number of points symv_space_enumerate would return for
- *  `o` on device limits `d` (before filtering). */
+ *  `o` on device limits `d`: the axes' product less the points a family's
+ *  own constraints refuse (symv_params_check), before any device filtering. */
 long symv_space_count(const symv_space_opts *o, const symv_device_info *d);
 
 /** symv_space_enumerate: the points of the space, family by family, those

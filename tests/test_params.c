@@ -160,6 +160,12 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
   char err[128] = "";
   cr_assert_eq(symv_params_parse("pipe_det:256,2,1,0", &p, err, sizeof err), SYMV_INVALID_VALUE);
   cr_assert_not_null(strstr(err, "UX of the pipe_det family"), "%s", err);
+  /* at most 32 columns a thread: UX <= BLOCK_SIZE/2 (UX 64 at BLOCK_SIZE 64 lost half the column sums) */
+  cr_assert_eq(symv_params_parse("pipe:64,64,1,0", &p, err, sizeof err), SYMV_INVALID_VALUE);
+  cr_assert_not_null(strstr(err, "UX of the pipe family (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)"), "%s", err);
+  cr_assert_eq(symv_params_parse("pipe_det:64,64,2,1", &p, err, sizeof err), SYMV_INVALID_VALUE);
+  cr_assert_eq(symv_params_parse("pipe_det:64,32,1,0", &p, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(symv_params_parse("pipe:128,64,1,0", &p, err, sizeof err), 0, "%s", err);
   cr_assert_eq(symv_params_parse("pipe_det:96,16,1,0", &p, err, sizeof err), SYMV_INVALID_VALUE);
   cr_assert_not_null(strstr(err, "BLOCK_SIZE of the pipe_det family"), "%s", err);
   cr_assert_eq(symv_params_parse("pipe:256,64,1,3", &p, err, sizeof err), SYMV_INVALID_VALUE);
