@@ -523,5 +523,6 @@ int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const vo
   if (grid < 1) return SYMV_INVALID_VALUE;
   long long ld = lda;
   void *args[] = {&n, &A, &ld, &out};
-  return launch_grid(k, dim3_make((unsigned)grid), k->p.block_size, k->dyn_smem, stream, args, "cudaLaunchKernelExC(floor)");
+  return launch_grid(k, dim3_make((unsigned)grid), k->p.block_size, k->dyn_smem, stream, args,
+                     "cudaLaunchKernelExC(floor)");
 }

@@ -48,8 +48,6 @@
 
 typedef long long symv_ll;
 
-/* y(i) := alpha*v + beta*y(i); y is not read when beta == 0, so a NaN in y
- * cannot leak (BLAS semantics). */
 /* alpha*v + beta*yold: the value symv_store_y stores, for a kernel that
  * read y(i) ahead into yold (unused when beta == 0). */
 static __device__ __forceinline__ symv_t symv_y_value(symv_t alpha, symv_t v, symv_t beta, symv_t yold)
@@ -58,6 +56,8 @@ static __device__ __forceinline__ symv_t symv_y_value(symv_t alpha, symv_t v, sy
   return symv_is_zero(beta) ? av : symv_fma(beta, yold, av);
 }
 
+/* y(i) := alpha*v + beta*y(i); y is not read when beta == 0, so a NaN in y
+ * cannot leak (BLAS semantics). */
 static __device__ __forceinline__ void symv_store_y(symv_t *y, symv_ll incy, int i,
                                                     symv_t alpha, symv_t v, symv_t beta)
 {

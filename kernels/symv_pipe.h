@@ -57,13 +57,15 @@ SYMV_PIPE_FN long symv_pipe_chunks(long n, long G)
   return nb < G ? nb : G;
 }
 
-/** symv_pdet_p1_threads: the threads of a block of the pipe_det kernel's
- *  phase 1 (kernels/symv_pipe_det.cu) for a candidate of BLOCK_SIZE
- *  block_size: min(block_size, 128), fewer than phase 0's so that its
- *  blocks fit beside phase 0's on an SM (73 registers a thread, DSYMV
- *  pipe_det:512: a second block of 512 does not fit, one of 128 does) and
- *  wait there, launched early, for phase 0 to end. */
-SYMV_PIPE_FN int symv_pdet_p1_threads(int block_size) { return block_size < 128 ? block_size : 128; }
+/** SYMV_PDET_P1_THREADS(bs), symv_pdet_p1_threads: the threads of a block
+ *  of the pipe_det kernel's phase 1 (kernels/symv_pipe_det.cu) for a
+ *  candidate of BLOCK_SIZE bs: min(bs, 128), fewer than phase 0's so that
+ *  its blocks fit beside phase 0's on an SM (DSYMV pipe_det:512 takes 73-80
+ *  registers a thread: a second block of 512 does not fit, one of 128 does)
+ *  and wait there, launched early, for phase 0 to end. The macro is the
+ *  kernel's constant, the function the host's launch. */
+#define SYMV_PDET_P1_THREADS(bs) ((bs) < 128 ? (bs) : 128)
+SYMV_PIPE_FN int symv_pdet_p1_threads(int block_size) { return SYMV_PDET_P1_THREADS(block_size); }
 
 /** SYMV_PDET_P1_GROUPS: the threads that share a row's sums in phase 1
  *  (its column groups), whatever the block size: 8. */

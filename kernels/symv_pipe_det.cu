@@ -163,9 +163,9 @@ static __device__ __forceinline__ void symv_pdet_tile_sums(const symv_t *buf, co
  * registers. */
 #define SYMV_PDET_BATCH (64 / (sizeof(symv_t) < 8 ? 8 : (int)sizeof(symv_t)))
 
-/* Phase 1's block: SYMV_PDET_P1 threads (kernels/symv_pipe.h,
- * symv_pdet_p1_threads: at most 128), SYMV_PDET_RB rows of y */
-#define SYMV_PDET_P1 (BLOCK_SIZE < 128 ? BLOCK_SIZE : 128)
+/* Phase 1's block: SYMV_PDET_P1 threads (at most 128; kernels/symv_pipe.h,
+ * which the host's launch reads too), SYMV_PDET_RB rows of y */
+#define SYMV_PDET_P1 SYMV_PDET_P1_THREADS(BLOCK_SIZE)
 #define SYMV_PDET_RB (SYMV_PDET_P1 / SYMV_PDET_P1_GROUPS)
 
 /* s + *addr(k) for k = k0, k0 + step, ... (< k1), added in that order,
