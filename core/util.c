@@ -6,6 +6,7 @@
 #include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,13 @@ int symv_cmp_double(const void *a, const void *b)
 {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+double symv_median(double *v, size_t n)
+{
+  if (n == 0) return NAN;
+  qsort(v, n, sizeof *v, symv_cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 int symv_mkdir_p(const char *path)

@@ -17,6 +17,12 @@
  *  with itself only where NaN is absent; callers sort finite times). */
 int symv_cmp_double(const void *a, const void *b);
 
+/** symv_median: the median of v[0..n) (sorted ascending in place, by
+ *  symv_cmp_double): the middle element for odd n, the mean of the two
+ *  middle ones for even n; NaN for n = 0. Units are the caller's (times in
+ *  microseconds, here). */
+double symv_median(double *v, size_t n);
+
 /** symv_mkdir_p: creates the folder `path` and its missing parents (mode
  *  0755), like `mkdir -p`. 0, or -1 with errno set (ENAMETOOLONG for a
  *  path of PATH_MAX bytes or more). */

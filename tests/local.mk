@@ -5,12 +5,15 @@
 TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 TEST_CORE_LIBS = $(SYMV_LIBS) $(SYMV_EXT_LIBS) $(CRITERION_LIBS)
 
-CORE_TESTS = tests/test_error tests/test_params tests/test_reference tests/test_compile tests/test_kernels
+CORE_TESTS = tests/test_error tests/test_util_core tests/test_params tests/test_reference tests/test_compile tests/test_kernels
 CRITERION_TESTS += $(CORE_TESTS)
 
 tests_test_error_SOURCES = tests/test_error.c
 tests_test_error_CFLAGS = $(TEST_CFLAGS)
 tests_test_error_LDADD = $(TEST_CORE_LIBS)
+tests_test_util_core_SOURCES = tests/test_util_core.c
+tests_test_util_core_CFLAGS = $(TEST_CFLAGS)
+tests_test_util_core_LDADD = $(TEST_CORE_LIBS)
 
 tests_test_params_SOURCES = tests/test_params.c
 tests_test_params_CFLAGS = $(TEST_CFLAGS)
