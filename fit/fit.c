@@ -394,8 +394,7 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
     int q = 0;
     for (int i = 0; i < k; i++)
       if (!c->rejected[idx[i]]) res[q++] = fabs(fit_residual(y[i], g[pos[i]], &z[(size_t)i * Kz], beta, K));
-    qsort(res, (size_t)q, sizeof *res, symv_cmp_double);
-    double med = q % 2 ? res[q / 2] : 0.5 * (res[q / 2 - 1] + res[q / 2]);
+    double med = symv_median(res, (size_t)q);
     double limit = FIT_OUTLIER_SIGMAS * fmax(1.4826 * med, FIT_NOISE_FLOOR);
     /* the worst isolated sample beyond it: a lone spike pulls the curve
      * toward itself, so its kept neighbours are left on the other side (or

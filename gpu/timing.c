@@ -115,8 +115,7 @@ static int time_batches(symv_call_fn fn, void *ctx, cudaStream_t stream, int bat
     if (held && !(host_us >= host_min)) host_min = host_us;
   }
   if (!rc) {
-    qsort(t, (size_t)batches, sizeof *t, symv_cmp_double);
-    out->median_us = batches % 2 ? t[batches / 2] : 0.5 * (t[batches / 2 - 1] + t[batches / 2]);
+    out->median_us = symv_median(t, (size_t)batches); /* t sorted */
     out->min_us = t[0];
     out->max_us = t[batches - 1];
     out->batches = batches;
@@ -229,8 +228,7 @@ double symv_copy_bandwidth(size_t bytes)
     if (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess) goto out;
     t[i] = ms;
   }
-  qsort(t, 10, sizeof *t, symv_cmp_double);
-  result = 2.0 * (double)bytes / (0.5 * (t[4] + t[5]) * 1e-3) / 1e9;
+  result = 2.0 * (double)bytes / (symv_median(t, 10) * 1e-3) / 1e9;
 out:
   if (e0) cudaEventDestroy(e0);
   if (e1) cudaEventDestroy(e1);

@@ -185,8 +185,7 @@ static double time_openblas(symv_routine r, char uplo, int n, const void *alpha,
     for (int c = 0; c < calls; c++) symv_ref(r, uplo, n, alpha, A, n, x, 1, beta, y, 1);
     t[b] = (now_s() - t0) * 1e6 / calls;
   }
-  qsort(t, (size_t)batches, sizeof *t, symv_cmp_double);
-  double med = batches % 2 ? t[batches / 2] : 0.5 * (t[batches / 2 - 1] + t[batches / 2]);
+  const double med = symv_median(t, (size_t)batches);
   free(t);
   return med;
 }

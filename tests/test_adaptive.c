@@ -30,6 +30,7 @@
 #include "../kernels/symv_pipe.h"
 #include "symv_error.h"
 #include "test_util.h"
+#include "util.h"
 
 #define LO 32
 #define HI 32768
@@ -604,18 +605,6 @@ static int replay(const fit_set *full, const int *grid, int ng, unsigned char *p
   return npicked;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median_of(double *r, int n)
-{
-  qsort(r, (size_t)n, sizeof *r, cmp_double);
-  return n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
-}
-
 Test(adaptive, shipped_databases_replayed_regret_within_target_at_half_the_sizes, .timeout = 600)
 {
   /* the H200's too with SYMV_TEST_SLOW set (a minute more) */
@@ -651,7 +640,7 @@ Test(adaptive, shipped_databases_replayed_regret_within_target_at_half_the_sizes
       double ra[2 * MAXS], rh[2 * MAXS];
       int na = replay_regret(&full, grid, ng, picked, left, ra);
       int nh = replay_regret(&full, grid, ng, half, nothalf, rh);
-      double ma = median_of(ra, na), mh = median_of(rh, nh);
+      double ma = symv_median(ra, (size_t)na), mh = symv_median(rh, (size_t)nh);
       char list[1024] = "";
       for (int j = 0, l = 0; j < ng && l < (int)sizeof list - 8; j++)
         if (picked[j]) l += snprintf(list + l, sizeof list - (size_t)l, "%s%d", l ? "," : "", grid[j]);
