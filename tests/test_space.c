@@ -161,7 +161,7 @@ Test(space, multiplicity_takes_the_smallest_carveout_that_enforces_it)
     for (int m = 1; m <= d.max_blocks_per_sm; m++) {
       int pct = -1;
       long dyn = symv_dyn_smem_for(&d, m, statics[s], 0, &pct);
-      if ((long)m * (statics[s] + d.smem_reserved_per_block) > (long)d.smem_per_sm) {
+      if ((long)m * (statics[s] + (long)d.smem_reserved_per_block) > (long)d.smem_per_sm) {
         cr_assert_eq(dyn, -1, "static %d, M %d cannot fit", statics[s], m);
         continue;
       }
@@ -176,9 +176,9 @@ Test(space, multiplicity_takes_the_smallest_carveout_that_enforces_it)
                 m, block, cfg);
       /* no smaller capacity would do */
       for (size_t i = 0; i < sizeof kb / sizeof *kb && kb[i] * 1024 < cfg; i++) {
-        long c = kb[i] * 1024, b = c / m - d.smem_reserved_per_block;
+        long c = kb[i] * 1024, b = c / m - (long)d.smem_reserved_per_block;
         b -= b < 0 ? 0 : b % 128;
-        cr_assert(b < statics[s] || (m + 1) * (b + d.smem_reserved_per_block) <= c, "static %d, M %d: %ld KB would do",
+        cr_assert(b < statics[s] || (m + 1) * (b + (long)d.smem_reserved_per_block) <= c, "static %d, M %d: %ld KB would do",
                   statics[s], m, kb[i]);
       }
     }
