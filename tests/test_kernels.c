@@ -519,8 +519,9 @@ Test(kernels, held_timing_reads_the_gpu_not_the_host, .init = need_gpu, .timeout
        * one launch, as the worker's candidates are. Not asserted for cuBLAS
        * with atomics: its three launches a call, queued 64 calls deep behind
        * the hold, took the host 10.85 us a call where unheld calls ran at
-       * 7.96 (H100, n = 256); the worker charges a call the least launch
-       * cost it has seen, never a larger host time of its own
+       * 7.96 (H100, n = 256); the worker charges a call its launches at
+       * the least (one) or median (more) launch cost of its candidates'
+       * timings, never a larger host time of its own
        * (charge_launches, src/cmd_worker.c). */
       if (k == 0)
         cr_expect(both > 0.75 * least_full && both < 1.25 * least_full,
