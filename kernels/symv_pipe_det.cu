@@ -66,7 +66,13 @@
  * that have not started): it was 3-16% slower than the two phases at
  * n = 724..8,192 on an H100, the barrier's release and polling costing
  * more than the second launch under programmatic dependent launch
- * (results/2026-11-24-h100-pipe_det-one-launch.txt). One kernel with a phase
+ * (results/2026-11-24-h100-pipe_det-one-launch.txt). Nor one launch
+ * taking the tiles round robin, so that row blocks complete while the grid
+ * streams, each summed by the block whose tile completes it (a ticket a
+ * row block, no block waiting): slower than the two phases at every
+ * n >= 724 on an H100, 1.6x at n = 2,000, the summing gathering on the
+ * blocks already behind and the last tile's ticket a round trip of its own
+ * (results/2026-11-24-h100-pipe_ticket-one-launch.txt). One kernel with a phase
  * argument rather than two kernels: a candidate stays one entry point,
  * so its loading, registers and occupancy checks, the NVRTC cache, the
  * library compiled by nvcc and its wisdom files (which record one
