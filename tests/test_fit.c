@@ -29,6 +29,7 @@
 #include "db/db.h"
 #include "fit.h"
 #include "symv_error.h"
+#include "util.h"
 #include "sweep.h"
 #include "test_util.h"
 
@@ -1468,11 +1469,18 @@ static int staircase_sizes(int *ns)
 /* On fresh step curves with 1% noise, sampled as sparsely as the dense
  * stage (12 sizes a decade, at a random phase), over 8 trials: between the
  * step into m = 2 and the end of m = 4 the step-aware fit's RMS error is
- * below 2.2% and its worst error below 5.5% on average, where the smooth
+ * below 2.3% and its worst error below 6.2% on average, where the smooth
  * fit of the same samples (the curve without G) misses the plateaus by more
- * than 6% on average at worst, with an RMS error at least 1.4 times the
- * step-aware one's. (Per trial, with 1% noise on 10 samples: smooth RMS
- * 2.6-3.0%, worst 6.2-9.3%; step-aware 1.0-2.2%, worst 2.2-6.6%.) */
+ * than 6% on average at worst, with an RMS error at least 1.2 times the
+ * step-aware one's; the fitted amplitude beta is within its bounds in every
+ * trial and above 0.1 at the median of the trials (the plateaus rise).
+ * (Per trial, with 1% noise on 10 samples: smooth RMS 2.6-3.0%, worst
+ * 6.2-9.3%; step-aware 1.0-2.2%, worst 2.2-6.6%; beta 0 in 2 trials of
+ * 3,216. Averaged over the 8 trials, 401 seeds: step-aware RMS 1.58% (sd
+ * 0.14), worst 4.11% (sd 0.40, at most 5.71%); smooth worst 8.18% (sd
+ * 0.30); the RMS ratio 2.01 (sd 0.17, at least 1.42); the median beta
+ * 0.21-0.44. The bounds sit 5 standard deviations out: the earlier ones,
+ * 2.2%, 5.5% and 1.4, failed about one seed in 130.) */
 Test(fit, steps_of_a_persistent_kernel_are_fitted_where_a_smooth_fit_misses_them)
 {
   int st[FIT_STEP_MAX];
@@ -1480,7 +1488,7 @@ Test(fit, steps_of_a_persistent_kernel_are_fitted_where_a_smooth_fit_misses_them
   int from = st[0], to = 8000;
   while (ceil((double)tiles_counted(to, 64) / 264) > FIT_STEP_MAX_TILES) to--;
   enum { TRIALS = 8 };
-  double mean_worst[2] = {0, 0}, mean_rms[2] = {0, 0};
+  double mean_worst[2] = {0, 0}, mean_rms[2] = {0, 0}, betas[TRIALS];
   for (int trial = 0; trial < TRIALS; trial++) {
     int ns[64], k = staircase_sizes(ns);
     double us[64];
@@ -1495,7 +1503,8 @@ Test(fit, steps_of_a_persistent_kernel_are_fitted_where_a_smooth_fit_misses_them
       cr_assert_eq(fit_curve_compute(&c, ns[0], ns[k - 1], 0), 0);
       cr_assert_eq(c.nsteps, steps ? FIT_STEP_MAX : 0, "seed %llu", seed);
       for (int j = 0; steps && j < c.nsteps; j++) cr_assert_eq(c.step_n[j], st[j]);
-      if (steps) cr_assert(c.step_beta > 0 && c.step_beta <= FIT_STEP_BETA_MAX, "seed %llu: beta %g", seed, c.step_beta);
+      if (steps) cr_assert(c.step_beta >= 0 && c.step_beta <= FIT_STEP_BETA_MAX, "seed %llu: beta %g", seed, c.step_beta);
+      if (steps) betas[trial] = c.step_beta;
       for (int n = from; n <= to; n++) {
         const double e = c.pred_us[n - ns[0]] / staircase(n) - 1;
         worst[steps] = fmax(worst[steps], fabs(e));
@@ -1504,28 +1513,35 @@ Test(fit, steps_of_a_persistent_kernel_are_fitted_where_a_smooth_fit_misses_them
       rms[steps] = sqrt(rms[steps]);
       free(c.rejected), free(c.pred_us);
     }
-    cr_log_info("trial %d: error over n = %d..%d: smooth rms %.2f%% max %.1f%%, with steps rms %.2f%% max %.1f%%",
-                trial, from, to, 100 * rms[0], 100 * worst[0], 100 * rms[1], 100 * worst[1]);
+    cr_log_info("trial %d: error over n = %d..%d: smooth rms %.2f%% max %.1f%%, with steps rms %.2f%% max %.1f%%; "
+                "beta %.2f",
+                trial, from, to, 100 * rms[0], 100 * worst[0], 100 * rms[1], 100 * worst[1], betas[trial]);
     for (int q = 0; q < 2; q++) mean_worst[q] += worst[q] / TRIALS, mean_rms[q] += rms[q] / TRIALS;
   }
   cr_assert_gt(mean_worst[0], 0.06, "seed %llu: the smooth fit is within %.1f%% on average", seed, 100 * mean_worst[0]);
-  cr_assert_lt(mean_worst[1], 0.055, "seed %llu: the step-aware fit is %.1f%% off on average", seed, 100 * mean_worst[1]);
-  cr_assert_lt(mean_rms[1], 0.022, "seed %llu: the step-aware fit's RMS error is %.2f%%", seed, 100 * mean_rms[1]);
-  cr_assert_gt(mean_rms[0], 1.4 * mean_rms[1], "seed %llu: RMS error %.2f%% smooth, %.2f%% with steps", seed,
+  cr_assert_lt(mean_worst[1], 0.062, "seed %llu: the step-aware fit is %.1f%% off on average", seed, 100 * mean_worst[1]);
+  cr_assert_lt(mean_rms[1], 0.023, "seed %llu: the step-aware fit's RMS error is %.2f%%", seed, 100 * mean_rms[1]);
+  cr_assert_gt(mean_rms[0], 1.2 * mean_rms[1], "seed %llu: RMS error %.2f%% smooth, %.2f%% with steps", seed,
                100 * mean_rms[0], 100 * mean_rms[1]);
+  const double beta_median = symv_median(betas, TRIALS);
+  cr_assert_gt(beta_median, 0.1, "seed %llu: the steps' amplitude is %.2f at the median of the trials", seed, beta_median);
 }
 
 /* The same staircase and sparse samples with 1% noise, and besides them a
  * sample on each side of every step (n_s - 1 and n_s, as the adaptive
  * dense stage times them): each step gets a jump of its own, the fitted
- * time's ratio across it is within 0.06 of the true one in ln t (4 sigma
- * of two samples' noise; per trial 0-0.04 off, the step into m = 2 fitted
- * 0.02 low on average), and from n = 1000 (the first plateau, which has no
- * tooth) to the end of m = 4 the worst error is below 5.5% on average over
- * 8 trials (50 runs: 3.5-5.2%, median 4.1%) and at most three quarters of
- * that of the same fit without the pairs (6.9-8.0%; per trial 3.3-5.8%
- * against 5.7-9.1%). Neither sample of a pair is dropped as an outlier:
- * one was, and its step came out half its height. */
+ * time's ratio across it is within 0.08 of the true one in ln t, and from
+ * n = 1000 (the first plateau, which has no tooth) to the end of m = 4 the
+ * worst error is below 5.5% on average over 8 trials and at most 0.82 of
+ * that of the same fit without the pairs. Measured (301 seeds, 8 trials
+ * each): the three steps' fitted ln ratios off by -0.017, -0.011 and
+ * -0.006 on average (sd 0.012-0.013, at worst -0.053: the step into m = 2
+ * fitted low), so 0.08 is 5 standard deviations from the mean; averaged
+ * over the trials (399 seeds) the worst error is 4.10% (sd 0.26, at most
+ * 4.99%) and 0.557 (sd 0.049, at most 0.728) of the fit's without the
+ * pairs. The earlier bounds, 0.06 and 0.75, failed about one seed in 130.
+ * Neither sample of a pair is dropped as an outlier: one was, and its step
+ * came out half its height. */
 Test(fit, a_step_sampled_on_both_sides_gets_its_own_jump)
 {
   int st[FIT_STEP_MAX];
@@ -1571,7 +1587,7 @@ Test(fit, a_step_sampled_on_both_sides_gets_its_own_jump)
         cr_assert_eq(isnan(c.step_jump[j]), !pairs, "seed %llu: step %d jump %g", seed, c.step_n[j], c.step_jump[j]);
         if (!pairs) continue;
         const double want = log(staircase(st[j]) / staircase(st[j] - 1)), got = log(c.step_ratio[j]);
-        cr_assert_lt(fabs(got - want), 0.06, "seed %llu: the step at %d is fitted as %.3f in ln t, truly %.3f", seed,
+        cr_assert_lt(fabs(got - want), 0.08, "seed %llu: the step at %d is fitted as %.3f in ln t, truly %.3f", seed,
                      st[j], got, want);
       }
       for (int n = from; n <= to; n++) worst[pairs] = fmax(worst[pairs], fabs(c.pred_us[n - n2[0]] / staircase(n) - 1));
@@ -1584,7 +1600,7 @@ Test(fit, a_step_sampled_on_both_sides_gets_its_own_jump)
   cr_log_info("worst error, mean over the trials: %.2f%% without the pairs, %.2f%% with them", 100 * mean_worst[0],
               100 * mean_worst[1]);
   cr_assert_lt(mean_worst[1], 0.055, "seed %llu: with the pairs %.1f%% off on average", seed, 100 * mean_worst[1]);
-  cr_assert_lt(mean_worst[1], 0.75 * mean_worst[0], "seed %llu: worst error %.1f%% without the pairs, %.1f%% with",
+  cr_assert_lt(mean_worst[1], 0.82 * mean_worst[0], "seed %llu: worst error %.1f%% without the pairs, %.1f%% with",
                seed, 100 * mean_worst[0], 100 * mean_worst[1]);
 }
 
