@@ -11,7 +11,7 @@ CRITERION_TESTS += $(CORE_TESTS)
 tests_test_error_SOURCES = tests/test_error.c
 tests_test_error_CFLAGS = $(TEST_CFLAGS)
 tests_test_error_LDADD = $(TEST_CORE_LIBS)
-tests_test_util_core_SOURCES = tests/test_util_core.c
+tests_test_util_core_SOURCES = tests/test_util_core.c tests/test_util.c tests/test_util.h
 tests_test_util_core_CFLAGS = $(TEST_CFLAGS)
 tests_test_util_core_LDADD = $(TEST_CORE_LIBS)
 

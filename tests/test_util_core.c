@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_util_core.c - core/util.c's symv_median against counting on fresh random data. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
-#include <stdlib.h>
-#include <time.h>
+#include "test_util.h"
 #include "util.h"
 
 /* For random n and values (ties included), the median m has at most n/2
@@ -11,20 +11,20 @@
  * is one of the values, for even n the mean of the two middle ones. */
 Test(util, median_splits_the_values)
 {
-  unsigned seed = (unsigned)time(NULL);
-  srand(seed);
+  const uint64_t seed = test_fresh_seed();
+  uint64_t rng = seed;
   for (int trial = 0; trial < 200; trial++) {
-    const size_t n = 1 + (size_t)(rand() % 40);
+    const size_t n = (size_t)test_rng_int(&rng, 1, 40);
     double v[40], w[40];
-    for (size_t i = 0; i < n; i++) v[i] = w[i] = (rand() % 4 ? (double)rand() / RAND_MAX : 0.5) * 10.0;
+    for (size_t i = 0; i < n; i++) v[i] = w[i] = (test_rng_int(&rng, 0, 3) ? test_rng_unit(&rng) : 0.5) * 10.0;
     const double m = symv_median(w, n);
     size_t below = 0, above = 0, equal = 0;
     for (size_t i = 0; i < n; i++) below += v[i] < m, above += v[i] > m, equal += v[i] == m;
-    cr_assert(2 * below <= n && 2 * above <= n, "seed %u, n %zu: median %g, %zu below, %zu above", seed, n, m, below,
+    cr_assert(2 * below <= n && 2 * above <= n, "seed %" PRIu64 ", n %zu: median %g, %zu below, %zu above", seed, n, m, below,
               above);
-    if (n % 2) cr_assert(equal >= 1, "seed %u, n %zu: median %g is not a value", seed, n, m);
-    for (size_t i = 1; i < n; i++) cr_assert(w[i - 1] <= w[i], "seed %u: not sorted", seed);
-    if (n % 2 == 0) cr_assert(m == 0.5 * (w[n / 2 - 1] + w[n / 2]), "seed %u, n %zu: even median", seed, n);
+    if (n % 2) cr_assert(equal >= 1, "seed %" PRIu64 ", n %zu: median %g is not a value", seed, n, m);
+    for (size_t i = 1; i < n; i++) cr_assert(w[i - 1] <= w[i], "seed %" PRIu64 ": not sorted", seed);
+    if (n % 2 == 0) cr_assert(m == 0.5 * (w[n / 2 - 1] + w[n / 2]), "seed %" PRIu64 ", n %zu: even median", seed, n);
   }
 }
 
