@@ -251,16 +251,20 @@ Test(adaptive, smooth_curves_crossings_found_within_3_percent_with_half_the_size
   free(sm);
 }
 
-Test(adaptive, noisy_samples_crossings_found_within_3_percent)
+Test(adaptive, noisy_samples_crossings_found_within_5_percent)
 {
   adaptive_opts o;
   adaptive_opts_init(&o, LO, HI);
   samples *sm = malloc(sizeof *sm);
   uint64_t seed = test_fresh_seed();
   cr_log_info("seed %llu (SYMV_TEST_SEED to replay)\n", (unsigned long long)seed);
-  /* 0.3% noise, as the median of five timed batches has on a quiet GPU */
+  /* 0.3% noise, as the median of five timed batches has on a quiet GPU.
+   * Over 2001 seeds the crossing at n = 291, where two curves meet at a
+   * shallow angle, was found at 290.6 on average with a standard deviation
+   * of 3.0 (1.0%; 281..301); the one at 90 within 2%. The bound is 5
+   * standard deviations: 3% failed about one seed in 200. */
   plan_synth(&o, smooth3, 3, 0.003, seed, sm);
-  check_crossings("noisy", smooth3, 3, sm, 0.03);
+  check_crossings("noisy", smooth3, 3, sm, 0.05);
   free(sm);
 }
 
