@@ -59,7 +59,9 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
   if ((unsigned)p->family >= SYMV_FAMILY_COUNT) what = "family", v = (int)p->family;
   else if (p->block_size < 32 || p->block_size > SYMV_BLOCK_SIZE_MAX || p->block_size % 32)
     what = "BLOCK_SIZE (a multiple of 32 in 32..1024)", v = p->block_size;
-  else if (p->ux < 1 || p->ux > SYMV_UX_MAX) what = "UX (1..64)", v = p->ux;
+  else if (p->ux < 1 || p->ux > SYMV_UX_MAX) what = "UX (1..128)", v = p->ux;
+  else if (p->ux > 64 && !symv_family_pipelined(p->family))
+    what = "UX (1..64; up to 128 in the pipe families alone)", v = p->ux;
   else if (p->multiplicity < 1 || p->multiplicity > SYMV_MULTIPLICITY_MAX)
     what = "MULTIPLICITY (1..64)", v = p->multiplicity;
   else if (p->mx < 0 || p->mx >= SYMV_MX_COUNT) what = "MX (0..9)", v = p->mx;

@@ -57,7 +57,7 @@ typedef enum {
 typedef struct {
   symv_family family; /* kernel family */
   int block_size;     /* BLOCK_SIZE: threads per block, multiple of 32, 32..1024 */
-  int ux;             /* UX: columns per block, 1..64 */
+  int ux;             /* UX: columns per block, 1..128 (the pipe families' alone above 64) */
   int multiplicity;   /* MULTIPLICITY: resident blocks per SM, >= 1 */
   int mx;             /* MX: load order 0..9 (kernels/symv_mx.h) */
   symv_routine routine; /* the routine it computes; last, so that {family, BLOCK_SIZE, UX,
@@ -65,7 +65,7 @@ typedef struct {
 } symv_params;
 
 /** Limits every candidate must respect, whatever the GPU. */
-#define SYMV_UX_MAX 64
+#define SYMV_UX_MAX 128
 #define SYMV_BLOCK_SIZE_MAX 1024
 #define SYMV_MULTIPLICITY_MAX 64
 

@@ -128,7 +128,7 @@ long fit_grid_blocks(const db_candidate *c, int sm_count)
 {
   symv_family f;
   if (sm_count > 0 && symv_family_parse(c->family, &f) == 0 && symv_family_pipelined(f) && c->multiplicity > 0 &&
-      c->ux >= 1 && c->ux <= 64 && 64 % c->ux == 0)
+      symv_pipe_tiles(1, c->ux) > 0) /* UX a power of two the tiles take */
     return (long)sm_count * c->multiplicity;
   return 0;
 }

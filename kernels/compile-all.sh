@@ -59,7 +59,7 @@ fi
 routines="ssymv dsymv csymv zsymv chemv zhemv"
 # family source BLOCK_SIZE UX MX (points inside each family's constraints:
 # pipe, pipe_det: BLOCK_SIZE a power of two 64..1024, UX a power of two in
-# BLOCK_SIZE/64..BLOCK_SIZE/2, MX 0..2; panel: UX divides 32, MX 0..3; lu: UX divides 32; all: BLOCK_SIZE
+# BLOCK_SIZE/64..BLOCK_SIZE/2 up to 128, MX 0..2; panel: UX divides 32, MX 0..3; lu: UX divides 32; all: BLOCK_SIZE
 # a multiple of 32 in 32..1024, UX 1..64, MX 0..9)
 points="
 atomic symv_atomic.cu 128 16 0
@@ -86,6 +86,8 @@ pipe_det symv_pipe_det.cu 128 32 1
 pipe_det symv_pipe_det.cu 64 1 2
 pipe_det symv_pipe_det.cu 1024 16 0
 pipe_det symv_pipe_det.cu 512 16 2
+pipe symv_pipe.cu 512 128 0
+pipe_det symv_pipe_det.cu 512 128 0
 floor symv_floor.cu 256 1 0
 floor symv_floor.cu 128 8 1
 floor symv_floor.cu 512 2 1

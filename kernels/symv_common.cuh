@@ -37,8 +37,8 @@
 #if BLOCK_SIZE % 32 != 0 || BLOCK_SIZE < 32 || BLOCK_SIZE > 1024
 #error "BLOCK_SIZE must be a multiple of 32 in 32..1024"
 #endif
-#if UX < 1 || UX > 64
-#error "UX must be in 1..64"
+#if UX < 1 || UX > 128
+#error "UX must be in 1..128"
 #endif
 #if MX < 0 || MX >= SYMV_MX_COUNT
 #error "MX out of range"

@@ -57,7 +57,7 @@
  * reads neither A nor x; beta = 1 scales nothing, and no block waits.
  *
  * Parameters: BLOCK_SIZE threads (a power of two, 64..1024), UX the tile's
- * columns (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2: 1 <= CPT <= 32); MX = pipeline
+ * columns (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2, at most 128: 1 <= CPT <= 32); MX = pipeline
  * stages - 2 (0..2); MULTIPLICITY blocks per SM = the grid's blocks per SM.
  * Dynamic shared memory: S x (CPT + 1) x BLOCK_SIZE elements, i.e. that
  * many times sizeof(symv_t) bytes (4, 8 or 16 by routine; symv_pipe_smem,

@@ -6,9 +6,9 @@
  * same formulas.
  *
  * The lower triangle of an n x n matrix is cut into tiles of 64 rows by UX
- * columns (UX a divisor of 64); column strip j holds the row blocks
- * floor(j*UX/64) .. nb-1, nb = ceil(n/64), and tiles are numbered strip by
- * strip (column-major).
+ * columns (UX a power of two, 1..128: a divisor of 64 or a multiple of it);
+ * column strip j holds the row blocks floor(j*UX/64) .. nb-1,
+ * nb = ceil(n/64), and tiles are numbered strip by strip (column-major).
  */
 #ifndef SYMV_PIPE_H
 #define SYMV_PIPE_H
@@ -19,22 +19,39 @@
 #define SYMV_PIPE_FN static inline
 #endif
 
+/** symv_pipe_first_block: the first row block of column strip J,
+ *  floor(J*ux/64) (the one holding the strip's diagonal). */
+SYMV_PIPE_FN long symv_pipe_first_block(long J, int ux)
+{
+  return J * ux / 64;
+}
+
 /** symv_pipe_tiles_before: the tiles of strips 0..J-1 with nb row blocks,
  *  J*nb less the row blocks above them, sum over j < J of floor(j*ux/64):
- *  with q = 64/ux and J = a*q + b that sum is q*a*(a-1)/2 + b*a. ux must
- *  divide 64. */
+ *  with q = 64/ux and J = a*q + b that sum is q*a*(a-1)/2 + b*a (ux a
+ *  divisor of 64); with p = ux/64 it is p*J*(J-1)/2 (ux a multiple of 64). */
 SYMV_PIPE_FN long symv_pipe_tiles_before(long J, long nb, int ux)
 {
+  if (ux > 64) return J * nb - (long)(ux / 64) * J * (J - 1) / 2;
   const long q = 64 / ux, a = J / q, b = J % q;
   return J * nb - (q * a * (a - 1) / 2 + b * a);
 }
 
+/** symv_pipe_strips_of: the strips that hold tiles of row block rb (rows
+ *  rb*64..rb*64+63) among ns: those j with j*ux <= rb*64 + 63, that is
+ *  min(ns, floor((rb*64 + 63)/ux) + 1) (= (rb + 1)*64/ux for ux <= 64). */
+SYMV_PIPE_FN long symv_pipe_strips_of(long rb, long ns, int ux)
+{
+  const long s = (rb * 64 + 63) / ux + 1;
+  return s < ns ? s : ns;
+}
+
 /** symv_pipe_tiles: the tiles of the pipe kernels at size n, all
  *  ceil(n/ux) strips' (symv_pipe_tiles_before), counted as the kernels
- *  number them. 0 for n < 1 or ux not a divisor of 64. */
+ *  number them. 0 for n < 1 or ux not a power of two in 1..128. */
 SYMV_PIPE_FN long symv_pipe_tiles(long n, int ux)
 {
-  if (n < 1 || ux < 1 || ux > 64 || 64 % ux) return 0;
+  if (n < 1 || ux < 1 || ux > 128 || (ux & (ux - 1))) return 0;
   return symv_pipe_tiles_before((n + ux - 1) / ux, (n + 63) / 64, ux);
 }
 

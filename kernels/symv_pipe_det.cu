@@ -84,7 +84,11 @@
  * (G + ns - 1) x UX.
  *
  * Parameters as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE a power of two,
- * 64..1024; UX a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2; MX = pipeline
+ * 64..1024; UX a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2, up to 128 (a
+ * strip of 128 columns starts at row block 2J: its diagonal spans two
+ * tiles; R and the rows' lists halve against UX 64, which made
+ * pipe_det:512,128,1,0 2% faster than the best of UX 64 at n = 8,192 -
+ * 32,768 on an H100); MX = pipeline
  * stages - 2, 0..2; MULTIPLICITY blocks per SM = phase 0's grid. Dynamic
  * shared memory: the pipeline's in phase 0, as pipe (symv_pipe_smem,
  * gpu/gpu.c), none in phase 1. Workspace: P of T*64 + (G + ns - 1)*UX
@@ -215,19 +219,19 @@ static __device__ void symv_pdet_rows(int blk, int n, int nb, int ns, long G, lo
                                       const symv_t *C, symv_t *y, symv_ll incy, symv_t alpha, symv_t beta,
                                       symv_t yv, symv_t *cbuf)
 {
-  const int t = threadIdx.x, rr = t % SYMV_PDET_RB, g = t / SYMV_PDET_RB, q = 64 / UX;
+  const int t = threadIdx.x, rr = t % SYMV_PDET_RB, g = t / SYMV_PDET_RB;
   const int i0 = blk * SYMV_PDET_RB, i = i0 + rr, I = i0 / 64, r = i % 64; /* RB divides 64: one row block */
   /* the row's list, worked out before the wait: nr strips' R, then the
    * C of blocks b0..b1 of column i's strip J (tiles [a, e); the block's
    * strip when UX >= RB, fewer registers) */
-  const long nr = min(ns, (I + 1) * q);
+  const long nr = symv_pipe_strips_of(I, ns, UX);
   const int J = (UX >= SYMV_PDET_RB ? i0 : i) / UX;
-  const long a = symv_pipe_tiles_before(J, nb, UX), e = a + (nb - J / q);
+  const long a = symv_pipe_tiles_before(J, nb, UX), e = a + (nb - symv_pipe_first_block(J, UX));
   const long b0 = symv_pipe_block_of(a, G, T), len = i < n ? nr + (symv_pipe_block_of(e - 1, G, T) + 1 - b0) : 0;
   symv_grid_dependency();
   if (symv_is_zero(alpha)) return; /* phase 0 scaled y */
   symv_t s = symv_pdet_sum(symv_zero(), g, len, SYMV_PDET_P1_GROUPS, [&](long k) {
-    return k < nr ? R + (symv_pipe_tiles_before(k, nb, UX) + I - k / q) * 64 + r
+    return k < nr ? R + (symv_pipe_tiles_before(k, nb, UX) + I - symv_pipe_first_block(k, UX)) * 64 + r
                   : C + (b0 + (k - nr) + J) * UX + (i - J * UX);
   });
   cbuf[t] = s;
@@ -250,7 +254,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   __shared__ symv_t rsum[SYMV_PIPE_CG][64];   /* a tile's row sums by column group; phase 1's scratch */
   __shared__ symv_t csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
   const int t = threadIdx.x;
-  const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX, q = 64 / UX;
+  const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX;
   symv_t *const R = P, *const C = P + (symv_ll)ntiles * 64;
   if (phase) { /* phase 1: rows blockIdx.x*RB.., SYMV_PDET_P1 threads, phase 0 of grid G done */
     /* The scalars and these rows of y are read before the wait for phase
@@ -313,7 +317,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     }
     __syncthreads(); /* rsum and csum are free for the next tile */
     if (t < 64 && I * 64 + t < n) symv_stcg(R + (symv_ll)k * 64 + t, vr);
-    if (++I == nb) J++, I = J / q;
+    if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);
   }
   if (t < UX && curJ * UX + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
   symv_cp_wait<0>(); /* no copy outlives the block */

@@ -50,7 +50,7 @@ static void axes(symv_family f, int wide, const symv_device_info *d, axis ax[4])
   case SYMV_FAMILY_PIPE: /* UX: columns per tile; MX: pipeline stages - 2; MULTIPLICITY: the grid per SM */
   case SYMV_FAMILY_PIPE_DET: /* the same space: the two differ only in where the sums go */
     ax[0] = wide ? (axis){0, 0, 1, {64, 128, 256, 512, 1024}, 5} : (axis){0, 0, 1, {64, 128, 256, 512}, 4};
-    ax[1] = (axis){0, 0, 1, {16, 32, 64}, 3};
+    ax[1] = (axis){0, 0, 1, {16, 32, 64, 128}, 4};
     ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 3, 4}, 4};
     ax[3] = (axis){0, 2, 1, {0}, 0};
     break;

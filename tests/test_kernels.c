@@ -103,11 +103,13 @@ static const symv_params sample[] = {
   {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},    {SYMV_FAMILY_ATOMIC, 64, 9, 4, 6}, {SYMV_FAMILY_ATOMIC, 256, 32, 1, 9},
   {SYMV_FAMILY_ATOMIC_RED, 96, 12, 2, 3}, {SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3}, {SYMV_FAMILY_ATOMIC_W, 64, 16, 8, 1}, {SYMV_FAMILY_LU, 128, 16, 1, 0},   {SYMV_FAMILY_LU, 256, 8, 1, 8},  {SYMV_FAMILY_LU, 64, 32, 2, 1},
   {SYMV_FAMILY_PANEL, 256, 4, 4, 0}, {SYMV_FAMILY_PANEL, 64, 2, 8, 1}, {SYMV_FAMILY_PANEL, 128, 8, 2, 2}, {SYMV_FAMILY_PANEL, 96, 16, 2, 3},
-  /* pipe: tiles of 16, 32 and 64 columns, 1 to 16 columns per thread, 2 to 4 stages */
+  /* pipe: tiles of 16, 32, 64 and 128 columns (two row blocks a strip's diagonal), 1 to 16 columns
+   * per thread, 2 to 4 stages */
   {SYMV_FAMILY_PIPE, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE, 512, 32, 1, 1}, {SYMV_FAMILY_PIPE, 64, 16, 4, 2}, {SYMV_FAMILY_PIPE, 1024, 16, 1, 0},
+  {SYMV_FAMILY_PIPE, 512, 128, 1, 0},
   /* pipe_det: the same tiles; one to many blocks per strip, several strips per block */
   {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_DET, 512, 32, 1, 1}, {SYMV_FAMILY_PIPE_DET, 64, 16, 4, 2},
-  {SYMV_FAMILY_PIPE_DET, 128, 4, 3, 0},
+  {SYMV_FAMILY_PIPE_DET, 128, 4, 3, 0}, {SYMV_FAMILY_PIPE_DET, 512, 128, 1, 0},
 };
 #define NSAMPLE (int)(sizeof sample / sizeof *sample)
 

@@ -48,13 +48,14 @@ Test(space, default_and_wide_counts_follow_the_device)
   o.family[SYMV_FAMILY_ATOMIC] = o.family[SYMV_FAMILY_LU] = o.family[SYMV_FAMILY_ATOMIC_RED] = 1;
   o.family[SYMV_FAMILY_ATOMIC_W] = o.family[SYMV_FAMILY_PANEL] = o.family[SYMV_FAMILY_PIPE] = 1;
   o.family[SYMV_FAMILY_PIPE_DET] = 1;
-  /* pipe and pipe_det: 4 x 3 x 4 x 3 less BLOCK_SIZE 64 with UX 64 (UX <= BLOCK_SIZE/2): 144 - 12 */
-  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336 + 256 + 132 + 132);
+  /* pipe and pipe_det: 4 x 4 x 4 x 3 less BLOCK_SIZE 64 with UX 64 and 128 and BLOCK_SIZE 128 with
+   * UX 128 (UX <= BLOCK_SIZE/2): 192 - 36 */
+  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336 + 256 + 156 + 156);
   o.wide = 1;
   /* atomic: BLOCK_SIZE 32..512 (16) x UX 25 x MULTIPLICITY 1..32 x MX 10 */
   long atomic_wide = 16L * 25 * 32 * 10;
   long lu_wide = 6L * 4 * 32 * 2, red_wide = 5L * 7 * 32 * 2, panel_wide = 5L * 4 * 32 * 4;
-  long pipe_wide = 5L * 3 * 32 * 3 - 1L * 1 * 32 * 3;
+  long pipe_wide = 5L * 4 * 32 * 3 - 3L * 32 * 3;
   cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + 2 * red_wide + panel_wide + 2 * pipe_wide);
   d.max_blocks_per_sm = 16; /* an older GPU: the wide space shrinks with it */
   cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + 2 * red_wide + panel_wide + 2 * pipe_wide) / 2);
@@ -200,7 +201,7 @@ Test(space, multiplicity_takes_the_smallest_carveout_that_enforces_it)
 Test(space, pipe_tiles_are_the_blocks_that_touch_the_triangle)
 {
   const int ns[] = {1, 2, 63, 64, 65, 100, 127, 128, 129, 1000, 4099, 32768};
-  const int uxs[] = {1, 2, 4, 8, 16, 32, 64};
+  const int uxs[] = {1, 2, 4, 8, 16, 32, 64, 128};
   for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
     for (size_t b = 0; b < sizeof uxs / sizeof *uxs; b++) {
       const int n = ns[a], ux = uxs[b];
@@ -213,8 +214,9 @@ Test(space, pipe_tiles_are_the_blocks_that_touch_the_triangle)
       cr_assert_eq(symv_pipe_tiles(n, ux), want, "n %d UX %d", n, ux);
     }
   cr_assert_eq(symv_pipe_tiles(0, 64), 0);
-  cr_assert_eq(symv_pipe_tiles(100, 128), 0);
+  cr_assert_eq(symv_pipe_tiles(100, 256), 0);
   cr_assert_eq(symv_pipe_tiles(100, 48), 0);
+  cr_assert_eq(symv_pipe_tiles(100, 96), 0);
 }
 
 /* Its pipeline: MX + 2 stages of (CPT + 1) x BLOCK_SIZE doubles, counted in
@@ -272,7 +274,8 @@ Test(space, pipe_families_need_compute_capability_8)
  *    and within the workspace symv_pipe_det_partials sizes;
  *  - phase 1 reads, for each row block I, every partial sum phase 0 wrote
  *    for its rows and nothing else: the row sums of tile (I, J) for each
- *    strip J with a tile in row block I, at symv_pipe_tiles_before(J) + I
+ *    strip J with a tile in row block I (J*UX <= I*64 + 63: as many as
+ *    symv_pipe_strips_of says), at symv_pipe_tiles_before(J) + I
  *    - floor(J*UX/64), and the column sums of the blocks
  *    symv_pipe_block_of(a) .. symv_pipe_block_of(e - 1) (strip J's tiles
  *    [a, e)), exactly the blocks that wrote slot b + J for each strip J of
@@ -280,12 +283,12 @@ Test(space, pipe_families_need_compute_capability_8)
 Test(space, pipe_det_bookkeeping_matches_its_tiles)
 {
   const int sizes[] = {1, 63, 64, 65, 200, 1000, 2049, 4099};
-  const int uxs[] = {1, 4, 16, 32, 64};
+  const int uxs[] = {1, 4, 16, 32, 64, 128};
   const long grids[] = {1, 2, 7, 132, 264, 528, 100000};
   for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
     for (size_t u = 0; u < sizeof uxs / sizeof *uxs; u++)
       for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
-        const int n = sizes[a], ux = uxs[u], nb = (n + 63) / 64, ns = (n + ux - 1) / ux, q = 64 / ux;
+        const int n = sizes[a], ux = uxs[u], nb = (n + 63) / 64, ns = (n + ux - 1) / ux;
         const long T = symv_pipe_tiles(n, ux);
         const symv_params p = {SYMV_FAMILY_PIPE_DET, 64, ux, 1, 0};
         const long G = symv_pipe_grid(&p, n, (int)grids[g]); /* one block an SM */
@@ -319,12 +322,16 @@ Test(space, pipe_det_bookkeeping_matches_its_tiles)
           }
         }
         for (int I = 0; I < nb; I++) {
-          for (int J = 0; J < ns && J < (I + 1) * q; J++) { /* the row sums phase 1 reads */
-            const long t = symv_pipe_tiles_before(J, nb, ux) + I - J / q;
+          int nr = 0;
+          for (int J = 0; J < ns && (long)J * ux <= I * 64L + 63; J++, nr++) { /* the row sums phase 1 reads */
+            const long t = symv_pipe_tiles_before(J, nb, ux) + I - (long)J * ux / 64;
             cr_assert(t >= 0 && t < T && tI[t] == I && tJ[t] == J, "n %d UX %d: tile (%d, %d)", n, ux, I, J);
           }
-          for (int J = I * q; J < ns && J < (I + 1) * q; J++) { /* the column sums phase 1 reads */
-            const long a0 = symv_pipe_tiles_before(J, nb, ux), e = a0 + (nb - J / q);
+          cr_assert_eq(symv_pipe_strips_of(I, ns, ux), nr, "n %d UX %d: row block %d's strips", n, ux, I);
+          /* the column sums phase 1 reads: the strips of row block I's columns */
+          for (int J = I * 64 / ux; J < ns && (long)J * ux <= I * 64L + 63; J++) {
+            const long a0 = symv_pipe_tiles_before(J, nb, ux), e = a0 + (nb - symv_pipe_first_block(J, ux));
+            cr_assert_eq(symv_pipe_first_block(J, ux), tI[a0], "n %d UX %d: strip %d's first row block", n, ux, J);
             const long b0 = symv_pipe_block_of(a0, G, T), b1 = symv_pipe_block_of(e - 1, G, T);
             cr_assert(b0 == lo[J] && b1 == hi[J], "n %d UX %d G %ld: strip %d read from blocks %ld..%ld, written by %ld..%ld",
                       n, ux, G, J, b0, b1, lo[J], hi[J]);
