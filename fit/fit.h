@@ -207,8 +207,8 @@ int fit_deterministic_view(const fit_set *s, fit_set *view);
  * (no kernel has dense samples there), SYMV_NO_MEMORY, or a db_ status
  * (db_errmsg(d) says why). On error *out is empty. The curves of the pipe
  * and pipe_det families get grid_blocks = the stored device's sm_count x
- * MULTIPLICITY (0 where the database holds no device, or UX does not
- * divide 64: no steps).
+ * MULTIPLICITY (0 where the database holds no device, or UX is not a
+ * power of two in 1..128: no steps).
  */
 int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out);
 
@@ -216,7 +216,7 @@ int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out);
  * fit_grid_blocks: G of candidate c on a GPU of sm_count SMs, the blocks
  * of one launch of a persistent kernel (pipe, pipe_det): sm_count x
  * MULTIPLICITY; 0 for any other family, an sm_count < 1, or a UX that
- * does not divide 64 (no steps; see Steps above).
+ * is not a power of two in 1..128 (no steps; see Steps above).
  */
 long fit_grid_blocks(const db_candidate *c, int sm_count);
 
@@ -261,8 +261,8 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha);
  * T(n) the tiles of 64 rows x ux columns of the lower triangle
  * (symv_pipe_tiles_before of kernels/symv_pipe.h), G = grid_blocks (the
  * launch takes min(T, G) blocks, so m = 1 while T <= G). Step j (0-based)
- * is the least n with T(n) > (j + 1) G. Returns how many (0 if ux does not
- * divide 64, grid_blocks < 1 or lo >= hi), at most cap.
+ * is the least n with T(n) > (j + 1) G. Returns how many (0 if ux is not a
+ * power of two in 1..128, grid_blocks < 1 or lo >= hi), at most cap.
  */
 int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap);
 

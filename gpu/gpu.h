@@ -89,7 +89,8 @@ long symv_pipe_grid(const symv_params *p, int n, int sm_count);
  *  P (kernels/symv_pipe_det.cu) at size n with UX columns per tile and
  *  `grid` blocks in its phase 0 (phase 1 sums them): T x 64 row sums of the T tiles, then (grid + ns - 1) x UX
  *  column sums, ns = ceil(n/UX) strips (a block's column sums of a strip
- *  go to slot block + strip). 0 when n < 1, UX does not divide 64, or grid
+ *  go to slot block + strip). 0 when n < 1, UX is not a power of two in
+ *  1..128, or grid
  *  is not in 1..T. */
 long symv_pipe_det_partials(int n, int ux, long grid);
 

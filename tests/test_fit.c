@@ -1415,7 +1415,7 @@ static long tiles_counted(int n, int ux)
 /* fit_step_sizes is where ceil(T / G) rises, found by walking n. */
 Test(fit, step_sizes_are_where_the_tiles_a_block_takes_rise)
 {
-  const int uxs[] = {16, 32, 64};
+  const int uxs[] = {16, 32, 64, 128};
   const long Gs[] = {132, 264, 396, 528};
   for (size_t u = 0; u < sizeof uxs / sizeof *uxs; u++)
     for (size_t g = 0; g < sizeof Gs / sizeof *Gs; g++) {
@@ -1436,7 +1436,11 @@ Test(fit, step_sizes_are_where_the_tiles_a_block_takes_rise)
       if (nw > 2) cr_assert_eq(part[0], want[1]);
     }
   int x[4];
-  cr_assert_eq(fit_step_sizes(48, 264, 1, 6000, x, 4), 0, "ux must divide 64");
+  cr_assert_eq(fit_step_sizes(48, 264, 1, 6000, x, 4), 0, "ux must be a power of two");
+  cr_assert_eq(fit_step_sizes(256, 264, 1, 6000, x, 4), 0, "ux of at most 128");
+  /* pipe_det:512,128 on 132 SMs: 132 tiles at n = 1408 (22 row blocks, 11 strips), 144 at 1409 */
+  cr_assert_eq(fit_step_sizes(128, 132, 1, 6000, x, 1), 1);
+  cr_assert_eq(x[0], 1409);
   cr_assert_eq(fit_step_sizes(64, 0, 1, 6000, x, 4), 0);
 }
 
