@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "params.h"
 #include "symv_error.h"
 #include "test_util.h"
 
@@ -2233,7 +2234,7 @@ Test(db, writers_refuse_values_past_the_limits)
   db *d = fresh(path_of(p, "limits.db"));
   db_candidate c = point("atomic", 2048, 16, 2, 3);
   cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);
-  c = point("atomic", 128, 65, 2, 3);
+  c = point("atomic", 128, SYMV_UX_MAX + 1, 2, 3);
   cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);
   c = point("atomic", 128, 16, 2, 10);
   cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);

@@ -143,8 +143,8 @@ Test(space, each_family_alone_counts_its_own_points)
   symv_device_info d = test_hopper();
   const long want[SYMV_FAMILY_COUNT] = {[SYMV_FAMILY_ATOMIC] = 16000, [SYMV_FAMILY_LU] = 120,
                                         [SYMV_FAMILY_ATOMIC_RED] = 336, [SYMV_FAMILY_ATOMIC_W] = 336,
-                                        [SYMV_FAMILY_PANEL] = 256, [SYMV_FAMILY_PIPE] = 132,
-                                        [SYMV_FAMILY_PIPE_DET] = 132}; /* 144 less BLOCK_SIZE 64 x UX 64 */
+                                        [SYMV_FAMILY_PANEL] = 256, [SYMV_FAMILY_PIPE] = 156,
+                                        [SYMV_FAMILY_PIPE_DET] = 156}; /* 192 less UX > BLOCK_SIZE/2 */
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
     symv_space_opts o = {{0}, 0};
     o.family[f] = 1;
