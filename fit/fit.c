@@ -128,7 +128,7 @@ long fit_grid_blocks(const db_candidate *c, int sm_count)
 {
   symv_family f;
   if (sm_count > 0 && symv_family_parse(c->family, &f) == 0 && symv_family_pipelined(f) && c->multiplicity > 0 &&
-      symv_pipe_tiles(1, c->ux) > 0) /* UX a power of two the tiles take */
+      symv_pipe_ux_valid(c->ux))
     return (long)sm_count * c->multiplicity;
   return 0;
 }
@@ -165,7 +165,7 @@ int fit_sampled_range(const fit_set *s, int *lo, int *hi)
 
 int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap)
 {
-  if (symv_pipe_tiles(1, ux) < 1 || grid_blocks < 1 || lo >= hi || cap < 1) return 0; /* no pipe tiles */
+  if (!symv_pipe_ux_valid(ux) || grid_blocks < 1 || lo >= hi || cap < 1) return 0;
   int k = 0;
   for (int m = 1; m < FIT_STEP_MAX_TILES && k < cap; m++) {
     /* the least n with T(n) > m G: T is nondecreasing in n */
@@ -204,7 +204,7 @@ static double fit_grid_eval(const double *g, int U, int first, int n)
 static double fit_tooth(const fit_curve *c, int n)
 {
   const int ux = c->cand.ux;
-  if (symv_pipe_tiles(1, ux) < 1 || c->grid_blocks < 1) return 0; /* no tiles of 64 x UX: no steps */
+  if (!symv_pipe_ux_valid(ux) || c->grid_blocks < 1) return 0; /* no tiles of 64 x UX: no steps */
   const long T = symv_pipe_tiles(n, ux), G = c->grid_blocks;
   const long m = (T + G - 1) / G;
   if (m < 2 || m > FIT_STEP_MAX_TILES) return 0;

@@ -19,6 +19,13 @@
 #define SYMV_PIPE_FN static inline
 #endif
 
+/** symv_pipe_ux_valid: 1 if the tiles of the pipe kernels take ux columns
+ *  (a power of two in 1..128: a divisor of 64 or twice it), else 0. */
+SYMV_PIPE_FN int symv_pipe_ux_valid(int ux)
+{
+  return ux >= 1 && ux <= 128 && (ux & (ux - 1)) == 0;
+}
+
 /** symv_pipe_first_block: the first row block of column strip J,
  *  floor(J*ux/64) (the one holding the strip's diagonal). */
 SYMV_PIPE_FN long symv_pipe_first_block(long J, int ux)
@@ -51,7 +58,7 @@ SYMV_PIPE_FN long symv_pipe_strips_of(long rb, long ns, int ux)
  *  number them. 0 for n < 1 or ux not a power of two in 1..128. */
 SYMV_PIPE_FN long symv_pipe_tiles(long n, int ux)
 {
-  if (n < 1 || ux < 1 || ux > 128 || (ux & (ux - 1))) return 0;
+  if (n < 1 || !symv_pipe_ux_valid(ux)) return 0;
   return symv_pipe_tiles_before((n + ux - 1) / ux, (n + 63) / 64, ux);
 }
 

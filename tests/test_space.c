@@ -217,6 +217,11 @@ Test(space, pipe_tiles_are_the_blocks_that_touch_the_triangle)
   cr_assert_eq(symv_pipe_tiles(100, 256), 0);
   cr_assert_eq(symv_pipe_tiles(100, 48), 0);
   cr_assert_eq(symv_pipe_tiles(100, 96), 0);
+  for (int ux = -1; ux <= 300; ux++) { /* the widths the tiles take: the powers of two 1..128 */
+    int pow2 = 0;
+    for (int p = 1; p <= 128; p *= 2) pow2 |= ux == p;
+    cr_assert_eq(symv_pipe_ux_valid(ux), pow2, "UX %d", ux);
+  }
 }
 
 /* Its pipeline: MX + 2 stages of (CPT + 1) x BLOCK_SIZE doubles, counted in
