@@ -4,8 +4,9 @@
  * command (doc/method.md section 4): sweep (resumable), fit, build, bench, each
  * stage by calling that subcommand's run function from the command table
  * with a constructed argv, as if typed: for each routine asked for, its
- * sweep and fit; then one build of a library of them all; then a bench of
- * each. Prints the wall time of each stage at the end. Rerun after an
+ * sweep and fit; then one build of a library of them all; then of each, a
+ * bench and a validate with a handle that allowed atomics and with one in
+ * cuBLAS's default (deterministic) mode. Prints the wall time of each stage at the end. Rerun after an
  * interruption: each routine's sweep resumes where it stopped (a finished
  * one has nothing left to measure), and the later stages are redone from
  * the database.
@@ -20,7 +21,7 @@
 #include "routine.h"
 #include "symv_error.h"
 
-#define NSTAGES (5 * SYMV_ROUTINE_COUNT + 1) /* sweep, fit, two benches and validate of each routine, one build */
+#define NSTAGES (6 * SYMV_ROUTINE_COUNT + 1) /* sweep, fit, two benches and two validates of each routine, one build */
 
 static void help(void)
 {
@@ -34,9 +35,10 @@ static void help(void)
        "                                            libsymv against cuBLAS and OpenBLAS, each routine, with a\n"
        "                                            handle that allowed atomics and one in cuBLAS's default;\n"
        "                                            the runs stored in FILE (view v_bench)\n"
-       "  5. symvtune validate --db FILE --routine R --lib DIR\n"
-       "                                            the rules' regret at 50 sizes no stage sampled, and\n"
-       "                                            libsymv's own call against the kernel it should run\n"
+       "  5. symvtune validate --db FILE --routine R --lib DIR --atomics any|deterministic\n"
+       "                                            each rule set's regret at 50 sizes no stage sampled,\n"
+       "                                            and libsymv's own call (its handle in that set's\n"
+       "                                            atomics mode) against the kernel it should run\n"
        "and prints the wall time of each stage. A stage that fails stops the job with its exit\n"
        "status; run the same command again to go on (the sweep keeps what it measured).\n\n"
        "Options:\n"
@@ -130,10 +132,13 @@ static int run(int argc, char **argv)
           av[9] = "--db", av[10] = (char *)dbpath, av[11] = NULL; /* the bench runs go into the database */
           stages[nstages++] = av;
         }
-        char **av = argvs[nstages]; /* the rules' regret at sizes no stage sampled */
-        av[0] = "validate", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--device", av[4] = dev;
-        av[5] = "--routine", av[6] = name, av[7] = "--lib", av[8] = (char *)out, av[9] = NULL;
-        stages[nstages++] = av; /* --lib: libsymv's own call timed too, so that dispatch shows */
+        for (int det = 0; det < 2; det++) { /* each rule set's regret at sizes no stage sampled */
+          char **av = argvs[nstages];
+          av[0] = "validate", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--device", av[4] = dev;
+          av[5] = "--routine", av[6] = name, av[7] = "--lib", av[8] = (char *)out;
+          av[9] = "--atomics", av[10] = det ? "deterministic" : "any", av[11] = NULL;
+          stages[nstages++] = av; /* --lib: libsymv's own call timed too, so that dispatch shows */
+        }
       }
     }
   }
