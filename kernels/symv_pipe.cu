@@ -156,7 +156,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     for (int k = 0; k < SYMV_PIPE_CPT; k++)
       symv_cp_elem(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
     symv_cp_elem(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
-    if (++iI == nb) iJ++, iI = (int)((long)iJ * UX / 64);
+    if (++iI == nb) iJ++, iI = (int)symv_pipe_first_block(iJ, UX);
   };
   if (work) {
 #pragma unroll
@@ -250,7 +250,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     }
     __syncthreads(); /* the gate is open, and rsum/csum are free for the next tile */
     if (t < 64 && i < n) symv_atomic_add(y + (symv_ll)i * incy, symv_mul(alpha, vr));
-    if (++I == nb) J++, I = (int)((long)J * UX / 64);
+    if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);
   }
   if (t < UX && curJ * UX + t < n) /* the last strip's column sums */
     symv_atomic_add(y + (symv_ll)(curJ * UX + t) * incy, symv_mul(alpha, cacc));

@@ -85,7 +85,7 @@ static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, in
     else hi = mid - 1;
   }
   J = lo;
-  I = (int)((long)J * UX / 64 + (t - symv_pipe_tiles_before(J, nb, UX)));
+  I = (int)(symv_pipe_first_block(J, UX) + (t - symv_pipe_tiles_before(J, nb, UX)));
 }
 
 #endif

@@ -120,7 +120,7 @@ static __device__ __forceinline__ void symv_pdet_issue(symv_t *buf, int &iI, int
   for (int k = 0; k < SYMV_PIPE_CPT; k++)
     symv_cp_elem(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
   symv_cp_elem(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
-  if (++iI == nb) iJ++, iI = (int)((long)iJ * UX / 64);
+  if (++iI == nb) iJ++, iI = (int)symv_pipe_first_block(iJ, UX);
 }
 
 /* xc[kk] := x(j0 + kk), j0 = Js*UX + (column group)*CPT: this thread's
