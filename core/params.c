@@ -7,6 +7,7 @@
 #include "routine.h"
 #include "symv_error.h"
 #include "../kernels/symv_mx.h"
+#include "../kernels/symv_pipe.h"
 
 /* The family registry, indexed by symv_family: adding a family is a row
  * here (and its kernel source in kernels/). */
@@ -74,7 +75,7 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
                                          : "BLOCK_SIZE of the pipe_det family (64, 128, 256, 512 or 1024)",
     v = p->block_size;
   else if (symv_family_pipelined(p->family) &&
-           ((p->ux & (p->ux - 1)) || p->ux < p->block_size / 64 || p->ux > p->block_size / 2))
+           (!symv_pipe_ux_valid(p->ux) || p->ux < p->block_size / 64 || p->ux > p->block_size / 2))
     what = p->family == SYMV_FAMILY_PIPE ? "UX of the pipe family (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)"
                                          : "UX of the pipe_det family (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)",
     v = p->ux;

@@ -60,7 +60,7 @@ routines="ssymv dsymv csymv zsymv chemv zhemv"
 # family source BLOCK_SIZE UX MX (points inside each family's constraints:
 # pipe, pipe_det: BLOCK_SIZE a power of two 64..1024, UX a power of two in
 # BLOCK_SIZE/64..BLOCK_SIZE/2 up to 128, MX 0..2; panel: UX divides 32, MX 0..3; lu: UX divides 32; all: BLOCK_SIZE
-# a multiple of 32 in 32..1024, UX 1..64, MX 0..9)
+# a multiple of 32 in 32..1024, UX 1..64 (the pipe families: up to 128), MX 0..9)
 points="
 atomic symv_atomic.cu 128 16 0
 atomic symv_atomic.cu 256 3 6
