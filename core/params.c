@@ -79,8 +79,8 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
     what = p->family == SYMV_FAMILY_PIPE ? "UX of the pipe family (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)"
                                          : "UX of the pipe_det family (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)",
     v = p->ux;
-  else if (symv_family_pipelined(p->family) && p->mx > 2)
-    what = p->family == SYMV_FAMILY_PIPE ? "MX of the pipe family (0..2)" : "MX of the pipe_det family (0..2)", v = p->mx;
+  else if (p->family == SYMV_FAMILY_PIPE && p->mx > 2) what = "MX of the pipe family (0..2)", v = p->mx;
+  else if (p->family == SYMV_FAMILY_PIPE_DET && p->mx > 5) what = "MX of the pipe_det family (0..5)", v = p->mx;
   if (!what) return 0;
   if (err) snprintf(err, errlen, "invalid %s: %d", what, v);
   return SYMV_INVALID_VALUE;

@@ -119,7 +119,8 @@ int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out)
   if (!rc && db_get_device(d, &dev) == 0 && dev.sm_count > 0)
     for (size_t i = 0; i < out->ncurves; i++)
       if (!strcmp(out->curve[i].kernel, DB_KERNEL_CANDIDATE))
-        out->curve[i].grid_blocks = fit_grid_blocks(&out->curve[i].cand, dev.sm_count);
+        out->curve[i].grid_blocks = fit_grid_blocks(&out->curve[i].cand, dev.sm_count),
+        out->curve[i].step_width = fit_step_width(&out->curve[i].cand);
   if (rc) fit_set_free(out);
   return rc;
 }
@@ -131,6 +132,13 @@ long fit_grid_blocks(const db_candidate *c, int sm_count)
       symv_pipe_ux_valid(c->ux))
     return (long)sm_count * c->multiplicity;
   return 0;
+}
+
+int fit_step_width(const db_candidate *c)
+{
+  symv_family f;
+  if (symv_family_parse(c->family, &f) || !symv_family_pipelined(f) || !symv_pipe_ux_valid(c->ux)) return 0;
+  return f == SYMV_FAMILY_PIPE_DET ? symv_pdet_unit_width(c->block_size, c->ux, c->mx) : c->ux;
 }
 
 int fit_cublas_range(const fit_set *s, int *lo, int *hi)
@@ -165,16 +173,16 @@ int fit_sampled_range(const fit_set *s, int *lo, int *hi)
 
 int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap)
 {
-  if (!symv_pipe_ux_valid(ux) || grid_blocks < 1 || lo >= hi || cap < 1) return 0;
+  if (symv_pdet_units(1, ux) < 1 || grid_blocks < 1 || lo >= hi || cap < 1) return 0; /* ux: 1..1024, a power of 2 */
   int k = 0;
   for (int m = 1; m < FIT_STEP_MAX_TILES && k < cap; m++) {
     /* the least n with T(n) > m G: T is nondecreasing in n */
     const long want = (long)m * grid_blocks;
-    if (symv_pipe_tiles(hi, ux) <= want) break;
+    if (symv_pdet_units(hi, ux) <= want) break;
     long a = 1, b = hi; /* T(a - 1) <= want < T(b) */
     while (a < b) {
       const long mid = a + (b - a) / 2;
-      if (symv_pipe_tiles(mid, ux) > want) b = mid;
+      if (symv_pdet_units(mid, ux) > want) b = mid;
       else a = mid + 1;
     }
     if (a > lo) n_out[k++] = (int)a;
@@ -203,9 +211,9 @@ static double fit_grid_eval(const double *g, int U, int first, int n)
  * (m = 1: T <= G; m past FIT_STEP_MAX_TILES). c = FIT_STEP_C. */
 static double fit_tooth(const fit_curve *c, int n)
 {
-  const int ux = c->cand.ux;
-  if (!symv_pipe_ux_valid(ux) || c->grid_blocks < 1) return 0; /* no tiles of 64 x UX: no steps */
-  const long T = symv_pipe_tiles(n, ux), G = c->grid_blocks;
+  const int ux = c->step_width ? c->step_width : c->cand.ux; /* the work items' columns */
+  const long T = symv_pdet_units(n, ux), G = c->grid_blocks;
+  if (T < 1 || G < 1) return 0; /* no work items of 64 x ux: no steps */
   const long m = (T + G - 1) / G;
   if (m < 2 || m > FIT_STEP_MAX_TILES) return 0;
   const double x = (double)T / G, h = FIT_STEP_C + m, l = h - 1;
@@ -318,7 +326,8 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
     for (int i = 0; i < k && !st.teeth; i++) st.teeth = fit_tooth(c, c->n[idx[i]]) != 0;
     st.K = st.teeth;
     if (st.teeth) bmax[0] = FIT_STEP_BETA_MAX;
-    st.nsteps = fit_step_sizes(c->cand.ux, c->grid_blocks, first, last, st.n, FIT_STEP_MAX);
+    st.nsteps = fit_step_sizes(c->step_width ? c->step_width : c->cand.ux, c->grid_blocks, first, last, st.n,
+                               FIT_STEP_MAX);
     for (int j = 0; j < st.nsteps; j++) {
       st.col[j] = fit_step_bracketed(c, idx, k, st.n[j]) ? st.K++ : -1;
       if (st.col[j] >= 0) bmax[st.col[j]] = FIT_STEP_JUMP_MAX;

@@ -155,6 +155,8 @@ typedef struct {
   unsigned char *rejected;   /* [nsamples] 1 where the last fit dropped the sample as an outlier */
   long grid_blocks;          /* pipe, pipe_det: G, the persistent blocks of a launch, SMs x MULTIPLICITY
                                 (fit_load, from the database's device); 0: fitted without steps */
+  int step_width;            /* the columns of the blocks' work items the steps count (fit_step_width:
+                                pipe_det MX 3..5's units of BLOCK_SIZE); 0: cand.ux, a tile's */
   /* Set by fit_curve_compute: */
   int lo, hi;                /* the grid of pred_us, elements */
   int first, last;           /* smallest and largest n of the samples fitted (those in lo..hi and
@@ -220,6 +222,16 @@ int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out);
  */
 long fit_grid_blocks(const db_candidate *c, int sm_count);
 
+/*
+ * fit_step_width: the columns of the work items candidate c's blocks share
+ * (the steps count them: fit_step_sizes): a tile's UX for pipe and for
+ * pipe_det's MX 0..2, BLOCK_SIZE for pipe_det's MX 3..5, whose blocks share
+ * units of BLOCK_SIZE/UX tiles side by side (symv_pdet_unit_width,
+ * kernels/symv_pipe.h); 0 for any other family or a UX that is not a
+ * power of two in 1..128.
+ */
+int fit_step_width(const db_candidate *c);
+
 /* fit_set_free: releases what fit_load and fit_compute allocated; zeroes *s. */
 void fit_set_free(fit_set *s);
 
@@ -258,11 +270,12 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha);
 /*
  * fit_step_sizes: the sizes n in lo+1..hi at which m(n) = ceil(T(n) / G)
  * rises to 2 .. FIT_STEP_MAX_TILES, ascending, into n_out[0..cap):
- * T(n) the tiles of 64 rows x ux columns of the lower triangle
- * (symv_pipe_tiles_before of kernels/symv_pipe.h), G = grid_blocks (the
+ * T(n) the work items of 64 rows x ux columns of the lower triangle
+ * (symv_pdet_units of kernels/symv_pipe.h: tiles, or pipe_det's units;
+ * ux = fit_step_width), G = grid_blocks (the
  * launch takes min(T, G) blocks, so m = 1 while T <= G). Step j (0-based)
  * is the least n with T(n) > (j + 1) G. Returns how many (0 if ux is not a
- * power of two in 1..128, grid_blocks < 1 or lo >= hi), at most cap.
+ * power of two in 1..1024, grid_blocks < 1 or lo >= hi), at most cap.
  */
 int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap);
 

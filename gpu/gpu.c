@@ -202,23 +202,26 @@ void symv_kernel_unload(symv_kernel *k)
 
 long symv_pipe_grid(const symv_params *p, int n, int sm_count)
 {
-  const long tiles = symv_family_pipelined(p->family) ? symv_pipe_tiles(n, p->ux) : 0;
+  const long tiles = !symv_family_pipelined(p->family) ? 0
+                     : p->family == SYMV_FAMILY_PIPE_DET
+                         ? symv_pdet_units(n, symv_pdet_unit_width(p->block_size, p->ux, p->mx))
+                         : symv_pipe_tiles(n, p->ux);
   const long full = (long)(sm_count > 0 ? sm_count : 1) * p->multiplicity;
   return tiles < full ? tiles : full;
 }
 
-long symv_pipe_det_partials(int n, int ux, long grid)
+long symv_pipe_det_partials(int n, int w, long grid)
 {
-  const long tiles = symv_pipe_tiles(n, ux);
-  if (tiles < 1 || grid < 1 || grid > tiles) return 0;
-  return tiles * 64 + (grid + (n + ux - 1) / ux - 1) * ux; /* R, then C (kernels/symv_pipe_det.cu) */
+  const long units = symv_pdet_units(n, w);
+  if (units < 1 || grid < 1 || grid > units) return 0;
+  return units * 64 + (grid + (n + w - 1) / w - 1) * w; /* R, then C (kernels/symv_pipe_det.cu) */
 }
 
 long symv_pipe_smem(const symv_params *p)
 {
   if (!symv_family_pipelined(p->family)) return 0;
   const int cg = p->block_size / 64, cpt = cg > 0 ? p->ux / cg : 0; /* columns per thread */
-  return (long)(p->mx + 2) * (cpt + 1) * p->block_size * (long)symv_routine_get(p->routine)->elem_bytes;
+  return (long)symv_pipe_stages(p->mx) * (cpt + 1) * p->block_size * (long)symv_routine_get(p->routine)->elem_bytes;
 }
 
 /* Workspace each family needs at size n (elements). */
@@ -255,7 +258,8 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
     *gate = 1 + (size_t)(sm_count > 0 ? sm_count : 1) * (size_t)p->multiplicity; /* count, a claim per chunk (C <= G, symv_pipe_chunks) */
   } else if (p->family == SYMV_FAMILY_PIPE_DET) {
     /* the tiles' row sums and the blocks' column sums (scratch; phase 1 sums them) */
-    *P = (size_t)symv_pipe_det_partials(n, p->ux, symv_pipe_grid(p, n, sm_count));
+    *P = (size_t)symv_pipe_det_partials(n, symv_pdet_unit_width(p->block_size, p->ux, p->mx),
+                                        symv_pipe_grid(p, n, sm_count));
   } else {
     *w = (size_t)n;
     *sync = 2 * nseg;
@@ -468,9 +472,9 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   } else if (k->p.family == SYMV_FAMILY_PIPE_DET) {
     /* phase 0 as pipe: SMs x MULTIPLICITY persistent blocks, at most one
      * per tile; the workspace was sized for this grid (ws_needs) */
-    const long tiles = symv_pipe_tiles(n, k->p.ux);
+    const long tiles = symv_pdet_units(n, symv_pdet_unit_width(k->p.block_size, k->p.ux, k->p.mx));
     if (tiles > INT_MAX) return SYMV_INVALID_VALUE;
-    ntiles = (int)tiles;
+    ntiles = (int)tiles; /* the units: tiles for MX 0..2 */
     grid = (unsigned)symv_pipe_grid(&k->p, n, k->sm_count);
     det_grid = (int)grid;
     args = args_pipe_det;

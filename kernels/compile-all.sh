@@ -59,7 +59,7 @@ fi
 routines="ssymv dsymv csymv zsymv chemv zhemv"
 # family source BLOCK_SIZE UX MX (points inside each family's constraints:
 # pipe, pipe_det: BLOCK_SIZE a power of two 64..1024, UX a power of two in
-# BLOCK_SIZE/64..BLOCK_SIZE/2 up to 128, MX 0..2; panel: UX divides 32, MX 0..3; lu: UX divides 32; all: BLOCK_SIZE
+# BLOCK_SIZE/64..BLOCK_SIZE/2 up to 128, MX 0..2 (pipe_det: 0..5); panel: UX divides 32, MX 0..3; lu: UX divides 32; all: BLOCK_SIZE
 # a multiple of 32 in 32..1024, UX 1..64 (the pipe families: up to 128), MX 0..9)
 points="
 atomic symv_atomic.cu 128 16 0
@@ -88,6 +88,8 @@ pipe_det symv_pipe_det.cu 1024 16 0
 pipe_det symv_pipe_det.cu 512 16 2
 pipe symv_pipe.cu 512 128 0
 pipe_det symv_pipe_det.cu 512 128 0
+pipe_det symv_pipe_det.cu 256 64 3
+pipe_det symv_pipe_det.cu 1024 16 5
 floor symv_floor.cu 256 1 0
 floor symv_floor.cu 128 8 1
 floor symv_floor.cu 512 2 1
@@ -137,6 +139,7 @@ badpipe_bs96 pipe symv_pipe.cu -DSYMV_ROUTINE=zhemv -DBLOCK_SIZE=96 -DUX=2 -DMX=
 badpipe_ux2 pipe symv_pipe.cu -DSYMV_ROUTINE=csymv -DBLOCK_SIZE=256 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
 badpipe_mx3 pipe symv_pipe.cu -DSYMV_ROUTINE=ssymv -DBLOCK_SIZE=128 -DUX=2 -DMX=3 -DSYMV_KERNEL_NAME=k
 badpipedet_bs96 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=96 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
+badpipedet_mx6 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=256 -DUX=64 -DMX=6 -DSYMV_KERNEL_NAME=k
 badpipedet_ux2 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=zhemv -DBLOCK_SIZE=256 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
 badpipe_ux64 pipe symv_pipe.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=64 -DUX=64 -DMX=0 -DSYMV_KERNEL_NAME=k
 badpipedet_ux64 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=zsymv -DBLOCK_SIZE=64 -DUX=64 -DMX=1 -DSYMV_KERNEL_NAME=k

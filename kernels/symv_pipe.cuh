@@ -25,12 +25,15 @@
 #if (UX & (UX - 1)) != 0 || UX < BLOCK_SIZE / 64 || UX > BLOCK_SIZE / 2
 #error "UX of the pipe family (and pipe_det) must be a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2"
 #endif
-#if MX > 2
-#error "MX of the pipe family (and pipe_det) is 0..2 (pipeline stages - 2)"
+#ifndef SYMV_PIPE_MX_MAX /* pipe_det's is 5 (symv_pipe_det.cu) */
+#define SYMV_PIPE_MX_MAX 2
+#endif
+#if MX > SYMV_PIPE_MX_MAX
+#error "MX of the pipe family is 0..2 (pipeline stages - 2), of pipe_det 0..5"
 #endif
 #define SYMV_PIPE_CG (BLOCK_SIZE / 64)   /* column groups of 64 threads */
 #define SYMV_PIPE_CPT (UX / SYMV_PIPE_CG) /* columns per thread */
-#define SYMV_PIPE_S (MX + 2)
+#define SYMV_PIPE_S (MX % 3 + 2) /* pipeline stages: symv_pipe_stages (symv_pipe.h) */
 
 typedef unsigned long long symv_ull;
 

@@ -62,6 +62,29 @@ SYMV_PIPE_FN long symv_pipe_tiles(long n, int ux)
   return symv_pipe_tiles_before((n + ux - 1) / ux, (n + 63) / 64, ux);
 }
 
+/** symv_pipe_stages: the cp.async pipeline's stages of a pipe or pipe_det
+ *  kernel of MX mx: mx mod 3 + 2 (MX 0..2 in pipe; 0..5 in pipe_det, whose
+ *  MX 3..5 take the stages of MX 0..2 with units of BLOCK_SIZE columns,
+ *  symv_pdet_unit_width). */
+SYMV_PIPE_FN int symv_pipe_stages(int mx) { return mx % 3 + 2; }
+
+/** symv_pdet_unit_width: the columns of a unit of the pipe_det kernel, the
+ *  span of a row block whose tiles one block sums before it stores their
+ *  row sums (kernels/symv_pipe_det.cu): a tile's UX for MX 0..2, BLOCK_SIZE
+ *  (BLOCK_SIZE/UX tiles side by side) for MX 3..5. */
+SYMV_PIPE_FN int symv_pdet_unit_width(int block_size, int ux, int mx) { return mx >= 3 ? block_size : ux; }
+
+/** symv_pdet_units: the units of the pipe_det kernel at size n with units
+ *  w columns wide (symv_pdet_unit_width; a power of two, 1..1024),
+ *  numbered as tiles of w columns are (symv_pipe_tiles_before): a unit is
+ *  a row block's tiles in a strip of w columns. 0 for n < 1 or w out of
+ *  range. */
+SYMV_PIPE_FN long symv_pdet_units(long n, int w)
+{
+  if (n < 1 || w < 1 || w > 1024 || (w & (w - 1))) return 0;
+  return symv_pipe_tiles_before((n + w - 1) / w, (n + 63) / 64, w);
+}
+
 /** symv_pipe_block_of: the block whose share holds tile t when G blocks
  *  share T tiles as the pipe kernels share them (block b: tiles
  *  floor(b*T/G) .. floor((b+1)*T/G) - 1): the largest b with

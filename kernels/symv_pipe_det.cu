@@ -83,22 +83,49 @@
  * triangle's, written once and read once (L2 holds much of it); C holds
  * (G + ns - 1) x UX.
  *
+ * Units (MX 3..5): the row sums R are stored once a unit, a row block's
+ * tiles in a strip of W = BLOCK_SIZE columns (BLOCK_SIZE/UX tiles side by
+ * side, fewer on the diagonal), instead of once a tile: R holds U x 64
+ * elements, about 1/W of the triangle's. Units are numbered as tiles W
+ * wide would be (symv_pdet_units, symv_pipe.h) and shared as tiles are,
+ * block b taking units [b*U/G, (b+1)*U/G) and streaming their tiles
+ * through the same pipeline, row by row of each unit; a unit's row sums
+ * add up over its tiles in order, the column sums (thread t: column
+ * S*W + t of unit strip S, x of its columns in shared memory) over the
+ * block's units of that strip, stored at slot b + S (G + ceil(n/W) - 1
+ * slots of W). Phase 1 reads them as it reads tiles, with W for UX. On an
+ * H100, DSYMV pipe_det:256,64,2,3 against pipe_det:256,64,2,0: phase 0
+ * 1.46 against 1.49-1.50 ms at n = 32,768 (R 17 MB written, not 70),
+ * phase 1 13 against 37 us (Nsight Compute); a call 3.6% faster (1.04x
+ * the floor, from 1.08), 3.3% at 16,384, 1.7% at 8,192; slower below
+ * about 5,000, where a block has few units (results/2026-11-25-h100-
+ * pipe_det-units.txt). The fit chooses between the two by n.
+ *
  * Parameters as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE a power of two,
  * 64..1024; UX a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2, up to 128 (a
  * strip of 128 columns starts at row block 2J: its diagonal spans two
  * tiles; R and the rows' lists halve against UX 64, which made
  * pipe_det:512,128,1,0 2% faster than the best of UX 64 at n = 8,192 -
  * 32,768 on an H100); MX = pipeline
- * stages - 2, 0..2; MULTIPLICITY blocks per SM = phase 0's grid. Dynamic
+ * stages - 2, 0..2, and 3..5 the same stages (MX - 3) with units;
+ * MULTIPLICITY blocks per SM = phase 0's grid. Dynamic
  * shared memory: the pipeline's in phase 0, as pipe (symv_pipe_smem,
- * gpu/gpu.c), none in phase 1. Workspace: P of T*64 + (G + ns - 1)*UX
- * elements (symv_pipe_det_partials, gpu/gpu.c). Every routine
+ * gpu/gpu.c), none in phase 1; static, with units, x of W columns.
+ * Workspace: P of T*64 + (G + ns - 1)*UX elements, with units U*64 +
+ * (G + ceil(n/W) - 1)*W (symv_pipe_det_partials, gpu/gpu.c). Every routine
  * (SYMV_ROUTINE): symv_mirror for the column sums, symv_diag for the
  * diagonal, as in pipe.
  */
+#define SYMV_PIPE_MX_MAX 5 /* MX 3..5: MX - 3's stages, units of BLOCK_SIZE columns */
 #include "symv_common.cuh"
 #include "symv_pipe.h"
 #include "symv_pipe.cuh"
+
+/* the columns of a unit, the tiles of a row block whose row sums a block
+ * adds before storing them (symv_pdet_unit_width, symv_pipe.h), and the
+ * tiles side by side in one */
+#define SYMV_PDET_W (MX >= 3 ? BLOCK_SIZE : UX)
+#define SYMV_PDET_A (SYMV_PDET_W / UX)
 
 /* The next three are pipe's tile loop, statement for statement, as
  * functions (pipe keeps them inline: as functions they changed its
@@ -109,9 +136,9 @@
  * iI*64 + r, zero-filled where not stored or past n, then x(row)) and
  * moves (iI, iJ) on to the next tile of the numbering (nb row blocks); t
  * is threadIdx.x, r = t mod 64. */
-static __device__ __forceinline__ void symv_pdet_issue(symv_t *buf, int &iI, int &iJ, int t, int nb, int n,
-                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                                       const symv_t *__restrict__ x, symv_ll incx)
+static __device__ __forceinline__ void symv_pdet_copy(symv_t *buf, int iI, int iJ, int t, int n,
+                                                      const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                                      const symv_t *__restrict__ x, symv_ll incx)
 {
   const int r = t & 63, cg = t >> 6;
   const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
@@ -120,8 +147,38 @@ static __device__ __forceinline__ void symv_pdet_issue(symv_t *buf, int &iI, int
   for (int k = 0; k < SYMV_PIPE_CPT; k++)
     symv_cp_elem(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
   symv_cp_elem(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
+}
+static __device__ __forceinline__ void symv_pdet_issue(symv_t *buf, int &iI, int &iJ, int t, int nb, int n,
+                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                                       const symv_t *__restrict__ x, symv_ll incx)
+{
+  symv_pdet_copy(buf, iI, iJ, t, n, A, rs, cs, x, incx);
   if (++iI == nb) iJ++, iI = (int)symv_pipe_first_block(iJ, UX);
 }
+
+#if MX >= 3
+/* unit number u (numbered as tiles of SYMV_PDET_W columns, column-major)
+ * -> (row block I, unit strip S); nsw unit strips */
+static __device__ __forceinline__ void symv_pdet_unit(long u, int nb, int nsw, int &I, int &S)
+{
+  int lo = 0, hi = nsw - 1; /* largest S with units-before(S) <= u */
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (symv_pipe_tiles_before(mid, nb, SYMV_PDET_W) <= u) lo = mid;
+    else hi = mid - 1;
+  }
+  S = lo;
+  I = (int)(symv_pipe_first_block(S, SYMV_PDET_W) + (u - symv_pipe_tiles_before(S, nb, SYMV_PDET_W)));
+}
+
+/* the tiles of unit (I, S): its strips S*A.. that hold tiles of row block I
+ * (ns strips of UX columns), at most A */
+static __device__ __forceinline__ int symv_pdet_unit_tiles(int I, int S, int ns)
+{
+  const int c = (int)symv_pipe_strips_of(I, ns, UX) - S * SYMV_PDET_A;
+  return c < SYMV_PDET_A ? c : SYMV_PDET_A;
+}
+#endif
 
 /* xc[kk] := x(j0 + kk), j0 = Js*UX + (column group)*CPT: this thread's
  * CPT columns of strip Js (0 past n); t is threadIdx.x. */
@@ -224,15 +281,15 @@ static __device__ void symv_pdet_rows(int blk, int n, int nb, int ns, long G, lo
   /* the row's list, worked out before the wait: nr strips' R, then the
    * C of blocks b0..b1 of column i's strip J (tiles [a, e); the block's
    * strip when UX >= RB, fewer registers) */
-  const long nr = symv_pipe_strips_of(I, ns, UX);
-  const int J = (UX >= SYMV_PDET_RB ? i0 : i) / UX;
-  const long a = symv_pipe_tiles_before(J, nb, UX), e = a + (nb - symv_pipe_first_block(J, UX));
+  const long nr = symv_pipe_strips_of(I, ns, SYMV_PDET_W);
+  const int J = (SYMV_PDET_W >= SYMV_PDET_RB ? i0 : i) / SYMV_PDET_W;
+  const long a = symv_pipe_tiles_before(J, nb, SYMV_PDET_W), e = a + (nb - symv_pipe_first_block(J, SYMV_PDET_W));
   const long b0 = symv_pipe_block_of(a, G, T), len = i < n ? nr + (symv_pipe_block_of(e - 1, G, T) + 1 - b0) : 0;
   symv_grid_dependency();
   if (symv_is_zero(alpha)) return; /* phase 0 scaled y */
   symv_t s = symv_pdet_sum(symv_zero(), g, len, SYMV_PDET_P1_GROUPS, [&](long k) {
-    return k < nr ? R + (symv_pipe_tiles_before(k, nb, UX) + I - symv_pipe_first_block(k, UX)) * 64 + r
-                  : C + (b0 + (k - nr) + J) * UX + (i - J * UX);
+    return k < nr ? R + (symv_pipe_tiles_before(k, nb, SYMV_PDET_W) + I - symv_pipe_first_block(k, SYMV_PDET_W)) * 64 + r
+                  : C + (b0 + (k - nr) + J) * SYMV_PDET_W + (i - J * SYMV_PDET_W);
   });
   cbuf[t] = s;
   __syncthreads();
@@ -254,8 +311,8 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   __shared__ symv_t rsum[SYMV_PIPE_CG][64];   /* a tile's row sums by column group; phase 1's scratch */
   __shared__ symv_t csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
   const int t = threadIdx.x;
-  const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX;
-  symv_t *const R = P, *const C = P + (symv_ll)ntiles * 64;
+  const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX, nsw = (n + SYMV_PDET_W - 1) / SYMV_PDET_W;
+  symv_t *const R = P, *const C = P + (symv_ll)ntiles * 64; /* ntiles: the units (tiles when MX < 3) */
   if (phase) { /* phase 1: rows blockIdx.x*RB.., SYMV_PDET_P1 threads, phase 0 of grid G done */
     /* The scalars and these rows of y are read before the wait for phase
      * 0: phase 0 writes neither (alpha != 0), and phase 1 starts only once
@@ -266,7 +323,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     SYMV_READ_SCALARS();
     const int i = blockIdx.x * SYMV_PDET_RB + t;
     const symv_t yv = t < SYMV_PDET_RB && i < n && symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
-    symv_pdet_rows(blockIdx.x, n, nb, ns, G, ntiles, R, C, y, incy, alpha, beta, yv, &rsum[0][0]);
+    symv_pdet_rows(blockIdx.x, n, nb, nsw, G, ntiles, R, C, y, incy, alpha, beta, yv, &rsum[0][0]);
     return;
   }
   SYMV_ENTER();
@@ -275,6 +332,79 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     return;
   }
 
+#if MX >= 3
+  /* units: block b takes units [b*U/G, (b+1)*U/G) (U = ntiles), each unit
+   * (I, S) the tiles of row block I in strips S*A .. S*A + A - 1, in that
+   * order; the row sums add up over a unit's tiles and are stored once a
+   * unit, the column sums (thread t: column S*W + t) over the block's units
+   * of unit strip S */
+  {
+    __shared__ symv_t xs[SYMV_PDET_W]; /* x of unit strip curS's columns */
+    const int u0 = (int)((long)blockIdx.x * ntiles / G), u1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
+    int I, S;
+    symv_pdet_unit(u0, nb, nsw, I, S);
+    int iI = I, iS = S, is = 0, iu = u0, icnt = symv_pdet_unit_tiles(I, S, ns); /* the next tile to issue */
+    auto issue = [&](int stage) {
+      symv_pdet_copy(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iS * SYMV_PDET_A + is, t, n, A,
+                     rs, cs, x, incx);
+      if (++is == icnt) {
+        is = 0, iu++;
+        if (++iI == nb) iS++, iI = (int)symv_pipe_first_block(iS, SYMV_PDET_W);
+        icnt = symv_pdet_unit_tiles(iI, iS, ns);
+      }
+    };
+#pragma unroll
+    for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
+      if (iu < u1) issue(s);
+      symv_cp_commit();
+    }
+    int curS = S;
+    xs[t] = S * SYMV_PDET_W + t < n ? symv_ldg(x + (symv_ll)(S * SYMV_PDET_W + t) * incx) : symv_zero();
+    __syncthreads();
+    symv_t cacc = symv_zero(), racc = symv_zero();
+    const int cg = t >> 6;
+    int s = 0, cnt = symv_pdet_unit_tiles(I, S, ns);
+    for (int k = 0, u = u0; u < u1; k++) {
+      if (iu < u1) issue((k + SYMV_PIPE_S - 1) % SYMV_PIPE_S);
+      symv_cp_commit();
+      symv_cp_wait<SYMV_PIPE_S - 1>();
+      const symv_t *buf = symv_pipe_buf + (k % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
+      if (S != curS) { /* unit strip curS's column sums, this block's share of them; x of the next */
+        if (curS * SYMV_PDET_W + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
+        cacc = symv_zero();
+        curS = S;
+        xs[t] = S * SYMV_PDET_W + t < n ? symv_ldg(x + (symv_ll)(S * SYMV_PDET_W + t) * incx) : symv_zero();
+        __syncthreads();
+      }
+      symv_t xc[SYMV_PIPE_CPT];
+#pragma unroll
+      for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) xc[kk] = xs[s * UX + cg * SYMV_PIPE_CPT + kk];
+      symv_pdet_tile_sums(buf, xc, I, S * SYMV_PDET_A + s, t, rsum, csum);
+      __syncthreads();
+      if (t < 64) {
+        symv_t vr = symv_zero();
+#pragma unroll
+        for (int g = 0; g < SYMV_PIPE_CG; g++) vr = symv_add(vr, rsum[g][t]);
+        racc = symv_add(racc, vr);
+      }
+      if (t >= s * UX && t < (s + 1) * UX) { /* column t of the unit strip: tile s's group g's two warps */
+        const int c = t - s * UX, g = c / SYMV_PIPE_CPT, cc = c % SYMV_PIPE_CPT;
+        cacc = symv_add(cacc, symv_add(csum[2 * g][cc], csum[2 * g + 1][cc]));
+      }
+      __syncthreads(); /* rsum and csum are free for the next tile */
+      if (++s == cnt) { /* the unit's row sums */
+        if (t < 64 && I * 64 + t < n) symv_stcg(R + (symv_ll)u * 64 + t, racc);
+        racc = symv_zero();
+        s = 0, u++;
+        if (++I == nb) S++, I = (int)symv_pipe_first_block(S, SYMV_PDET_W);
+        cnt = symv_pdet_unit_tiles(I, S, ns);
+      }
+    }
+    if (curS * SYMV_PDET_W + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
+    symv_cp_wait<0>(); /* no copy outlives the block */
+    return;
+  }
+#endif
   /* the host launches G = gridDim.x <= ntiles blocks: every share holds a tile */
   const int t0 = (int)((long)blockIdx.x * ntiles / G), t1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
   int I, J;

@@ -149,7 +149,7 @@ static int fit_at(const adaptive_curve *ac, const sample *s, const int *idx, int
 {
   fit_curve c;
   memset(&c, 0, sizeof c);
-  c.cand.ux = ac->ux, c.grid_blocks = ac->grid_blocks; /* the steps, as the fit stage fits them */
+  c.cand.ux = ac->ux, c.step_width = ac->ux, c.grid_blocks = ac->grid_blocks; /* the steps, as the fit stage fits them */
   c.n = malloc(sizeof *c.n * (size_t)k);
   c.us = malloc(sizeof *c.us * (size_t)k);
   c.rejected = calloc((size_t)k, 1);
@@ -413,7 +413,7 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
       /* the nearest samples on either side: the step is bracketed where they are close (fit_step_side) */
       const int need_a = !(a && fit_step_side(a, n) < 0), need_z = !(z && fit_step_side(z, n) > 0);
       if (!need_a && !need_z) continue;
-      const long T = symv_pipe_tiles(n, c[k].ux), m = (T + c[k].grid_blocks - 1) / c[k].grid_blocks;
+      const long T = symv_pdet_units(n, c[k].ux), m = (T + c[k].grid_blocks - 1) / c[k].grid_blocks;
       const double J = log((FIT_STEP_C + m) / (FIT_STEP_C + m - 1));
       double d = INFINITY;
       for (int i = 0; i < ne; i++) {

@@ -393,10 +393,12 @@ int sweep_baselines_each(db *d, sweep_worker *w, int nworkers, const sweep_opts 
 }
 
 /* Appends to r's survivors the first min(SWEEP_DET_TOP, T) candidates of
- * the deterministic families (and the best of each such family) ranked
- * among themselves alone (the others' times masked), those not survivors
- * already, counted in r->added_det. Errors: SYMV_NO_MEMORY, sieve_rank's. */
-static int add_deterministic(const db_times *tt, int nsizes, const int *family, int K, int T, sieve_result *r)
+ * the deterministic families (and the best of each sieve family, key[])
+ * ranked among themselves alone (the others' times masked), then the
+ * fastest of them at each size, those not survivors already, counted in
+ * r->added_det. Errors: SYMV_NO_MEMORY, sieve_rank's. */
+static int add_deterministic(const db_times *tt, int nsizes, const int *family, const int *key, int K, int T,
+                             sieve_result *r)
 {
   const size_t C = tt->ncand, S = (size_t)nsizes;
   double *t = malloc(sizeof *t * (C * S > 0 ? C * S : 1));
@@ -406,19 +408,44 @@ static int add_deterministic(const db_times *tt, int nsizes, const int *family, 
     for (size_t j = 0; j < S; j++) t[c * S + j] = fi && fi->deterministic ? tt->median_us[c * S + j] : NAN;
   }
   sieve_result dr;
-  int rc = sieve_rank(t, (int)C, nsizes, family, K, T < SWEEP_DET_TOP ? T : SWEEP_DET_TOP, &dr);
-  free(t);
-  if (rc) return rc;
-  int *sv = realloc(r->survivors, sizeof *sv * (size_t)(r->nsurvivors + dr.nsurvivors + 1));
-  if (!sv) rc = SYMV_NO_MEMORY;
-  else r->survivors = sv;
-  for (int i = 0; !rc && i < dr.nsurvivors; i++) {
-    int have = 0;
-    for (int k = 0; k < r->nsurvivors && !have; k++) have = r->survivors[k] == dr.survivors[i];
-    if (!have) r->survivors[r->nsurvivors++] = dr.survivors[i], r->added_det++;
+  int rc = sieve_rank(t, (int)C, nsizes, key, K, T < SWEEP_DET_TOP ? T : SWEEP_DET_TOP, &dr);
+  if (rc) {
+    free(t);
+    return rc;
   }
+  /* the ranking's survivors, then each size's fastest (points summed over
+   * sizes can pass over a kernel that wins one size alone: pipe_det's
+   * tiles at n = 2,048, behind its units, fast at the two larger sizes) */
+  int *add = malloc(sizeof *add * (size_t)(dr.nsurvivors + nsizes + 1)), nadd = 0;
+  if (!add) rc = SYMV_NO_MEMORY;
+  for (int i = 0; !rc && i < dr.nsurvivors; i++) add[nadd++] = dr.survivors[i];
+  for (size_t j = 0; !rc && j < S; j++) {
+    long best = -1;
+    for (size_t c = 0; c < C; c++) {
+      const double v = t[c * S + j];
+      if (isfinite(v) && v > 0 && (best < 0 || v < t[(size_t)best * S + j])) best = (long)c;
+    }
+    if (best >= 0) add[nadd++] = (int)best;
+  }
+  free(t);
+  int *sv = rc ? NULL : realloc(r->survivors, sizeof *sv * (size_t)(r->nsurvivors + nadd + 1));
+  if (!rc && !sv) rc = SYMV_NO_MEMORY;
+  else if (!rc) r->survivors = sv;
+  for (int i = 0; !rc && i < nadd; i++) {
+    int have = 0;
+    for (int k = 0; k < r->nsurvivors && !have; k++) have = r->survivors[k] == add[i];
+    if (!have) r->survivors[r->nsurvivors++] = add[i], r->added_det++;
+  }
+  free(add);
   sieve_free(&dr);
   return rc;
+}
+
+int sweep_sieve_family(const db_candidate *c)
+{
+  symv_family f;
+  if (symv_family_parse(c->family, &f)) return -1;
+  return f == SYMV_FAMILY_PIPE_DET && c->mx >= 3 ? SYMV_FAMILY_COUNT + (int)f : (int)f;
 }
 
 int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_times *tt, sieve_result *r)
@@ -429,14 +456,15 @@ int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int
     db_times_free(tt);
     return SYMV_NOT_FOUND;
   }
-  int *family = calloc(tt->ncand, sizeof *family);
+  int *family = calloc(2 * tt->ncand, sizeof *family), *key = family + tt->ncand;
   int rc = family ? 0 : SYMV_NO_MEMORY;
   for (size_t c = 0; !rc && c < tt->ncand; c++) {
     symv_family f;
     family[c] = symv_family_parse(tt->cand[c].family, &f) ? -1 : (int)f;
+    key[c] = sweep_sieve_family(&tt->cand[c]);
   }
-  if (!rc) rc = sieve_rank(tt->median_us, (int)tt->ncand, nsizes, family, K, T, r);
-  if (!rc && (rc = add_deterministic(tt, nsizes, family, K, T, r))) sieve_free(r);
+  if (!rc) rc = sieve_rank(tt->median_us, (int)tt->ncand, nsizes, key, K, T, r);
+  if (!rc && (rc = add_deterministic(tt, nsizes, family, key, K, T, r))) sieve_free(r);
   free(family);
   if (rc) db_times_free(tt);
   return rc;

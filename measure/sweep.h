@@ -149,17 +149,29 @@ int sweep_measure(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, con
  *  choose among these families only, and at the sizes where pipe wins the
  *  whole ranking their best earn no points there: on an H100 the panel
  *  candidate that served n = 500..1400 in one sweep was not a champion in
- *  the next, and the deterministic rules lost 10-30% there. */
-#define SWEEP_DET_TOP 4
+ *  the next, and the deterministic rules lost 10-30% there. 6 since
+ *  pipe_det has units (MX 3..5): with 4, its units took the places of the
+ *  tiles that win n = 1,000..4,000 (an H100 sweep), and the deterministic
+ *  rules lost 10-30% there again. */
+#define SWEEP_DET_TOP 6
+
+/** sweep_sieve_family: the family candidate c counts in for the sieve's
+ *  rule that every family's best survives (sieve_rank): its kernel family,
+ *  but for pipe_det's MX 3..5 (units of BLOCK_SIZE columns, fast at large
+ *  n), which count as a family of their own beside pipe_det's tiles (fast
+ *  at n = 1,000..4,000), so that the best of each survives; -1 for an
+ *  unknown family. */
+int sweep_sieve_family(const db_candidate *c);
 
 /** sweep_rank: the champion ranking behind sweep_champions (doc/method.md
  *  section 4, steps 3-4): the sweep-stage median times (microseconds) of
  *  every valid candidate of routine ro at the nsizes sizes ns (db_time_table, NAN where
  *  not measured) into *tt, and sieve_rank's points, order and survivors
  *  over them (K, T as sieve_rank; each candidate's family is its sieve
- *  family, so every family's best survives), then the first
+ *  family, sweep_sieve_family, so every family's best survives), then the first
  *  min(SWEEP_DET_TOP, T) of the deterministic families ranked among
- *  themselves (and each such family's best) not already survivors,
+ *  themselves (and each such sieve family's best, and the fastest of them
+ *  at each size) not already survivors,
  *  appended to the survivors and counted in r->added_det, into *r, whose
  *  candidate indices are rows of tt. Release with db_times_free and
  *  sieve_free. Errors: SYMV_NOT_FOUND (nothing valid), SYMV_DB,

@@ -35,8 +35,9 @@ static void help(void)
        "stage's sizes, of its dense-stage time over the floor measured there (the least time of\n"
        "a read-only kernel that streams the stored triangle once; 1.00 would be at the floor;\n"
        "'-' where it has no dense samples or the database no floor). Survivors, marked '*', are the top T plus the best\n"
-       "candidate of each family with none among them, plus the first min(4, T) of the\n"
-       "deterministic families (lu, panel, pipe_det) ranked among themselves alone, whose\n"
+       "candidate of each family with none among them, plus the first min(6, T) of the\n"
+       "deterministic families (lu, panel, pipe_det) ranked among themselves alone and the\n"
+       "fastest of them at each size, whose\n"
        "candidates the deterministic rules choose from: the champions `symvtune sweep`\n"
        "samples densely. Reads FILE only.\n\n"
        "Options:\n"
@@ -206,8 +207,8 @@ static void print_ranking(const db_times *tt, const sieve_result *r, const doubl
   printf("%d listed (those with points, and the survivors); * = survivor: the top %d by points", listed, T);
   if (r->added) printf(", plus the best of %d famil%s with none among them", r->added, r->added == 1 ? "y" : "ies");
   if (r->added_det)
-    printf(", plus %d of the deterministic families' top %d ranked among themselves", r->added_det,
-           T < SWEEP_DET_TOP ? T : SWEEP_DET_TOP);
+    printf(", plus %d of the deterministic families' top %d ranked among themselves and each size's fastest",
+           r->added_det, T < SWEEP_DET_TOP ? T : SWEEP_DET_TOP);
   printf(".\n");
 }
 

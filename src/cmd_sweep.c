@@ -98,8 +98,9 @@ static void help(void)
        "                    that the curves the fit compares come from one GPU\n"
        "  --top T           champions sampled densely after the sweep: the top T by champion\n"
        "                    points (default 10) plus the best of each family with none there,\n"
-       "                    plus the first min(4, T) of the deterministic families (lu, panel,\n"
-       "                    pipe_det) ranked among themselves\n"
+       "                    plus the first min(6, T) of the deterministic families (lu, panel,\n"
+       "                    pipe_det) ranked among themselves and the fastest of them at\n"
+       "                    each size\n"
        "  --points-k K      the K fastest at each size earn points, (K+1-rank)/K (default 25)\n"
        "  --dense MODE      how the dense stage picks its sizes: adaptive (default) starts from\n"
        "                    8 sizes per decade and adds sizes in rounds where the fitted curves\n"
@@ -283,10 +284,12 @@ static int sort_unique(int *n, int k)
 }
 
 /* The shape of champion c's curve for the planner on a GPU of sm_count
- * SMs: its UX and G (fit_grid_blocks; 0 for a curve without steps). */
+ * SMs: the columns of its work items (fit_step_width: UX, or pipe_det's
+ * units) and G (fit_grid_blocks; 0 for a curve without steps). */
 static void champion_shape(const db_candidate *c, int sm_count, adaptive_curve *out)
 {
-  out->ux = c->ux, out->grid_blocks = fit_grid_blocks(c, sm_count);
+  const int w = fit_step_width(c);
+  out->ux = w ? w : c->ux, out->grid_blocks = fit_grid_blocks(c, sm_count);
 }
 
 /* Reads the dense samples of both cuBLAS modes and the nchamp champions at

@@ -379,6 +379,72 @@ static void rules_follow_the_true_winners(int regret)
 Test(fit, rules_follow_the_true_winners_and_ignore_spikes) { rules_follow_the_true_winners(1); }
 Test(fit, merged_rules_follow_the_true_winners_and_ignore_spikes) { rules_follow_the_true_winners(0); }
 
+/* pipe_det's units (MX 3..5) count as a sieve family of their own
+ * (sweep_sieve_family): 8 unit candidates, fast at the large sizes and
+ * second at the others, outscore the one tile candidate (MX 0), which is
+ * the fastest deterministic kernel at n = 1000 alone; both the best unit
+ * and that tile candidate survive, though the units fill the deterministic
+ * ranking's top SWEEP_DET_TOP. A ninth unit candidate, fastest at n = 256
+ * alone and slow elsewhere (neither in the top nor its family's best),
+ * survives as that size's fastest. */
+Test(fit, pipe_det_units_and_tiles_each_get_a_champion)
+{
+  db_candidate c = {0};
+  snprintf(c.family, sizeof c.family, "pipe_det");
+  c.mx = 0;
+  const int tiles = sweep_sieve_family(&c);
+  c.mx = 3;
+  const int units = sweep_sieve_family(&c);
+  cr_assert_eq(tiles, SYMV_FAMILY_PIPE_DET);
+  cr_assert_neq(units, tiles);
+  snprintf(c.family, sizeof c.family, "pipe");
+  cr_assert_eq(sweep_sieve_family(&c), SYMV_FAMILY_PIPE, "pipe has no units: MX is its stages alone");
+  snprintf(c.family, sizeof c.family, "nosuch");
+  cr_assert_eq(sweep_sieve_family(&c), -1);
+
+  char p[256];
+  db *d = fresh(path_of(p, "units.db"));
+  static const int ns[] = {256, 1000, 4096, 16384};
+  enum { S = 4, NU = 8 };
+  long long uid[NU], tid, fid;
+  OK(db_begin(d));
+  for (int k = 0; k < NU; k++) {
+    uid[k] = add_candidate(d, "pipe_det", 256, 64, 1 + k % 4, 3 + k / 4, DB_VALID);
+    for (int j = 0; j < S; j++) {
+      /* the units: slower than the tile candidate at n = 1000 alone */
+      const double f = (j == 1 ? 1.3 : 1.0) + 0.01 * k + 0.001 * rng_unit();
+      db_measurement m = meas(ns[j], DB_STAGE_SWEEP, f * 1e-3 * ns[j]);
+      OK(db_put_measurement(d, uid[k], &m));
+    }
+  }
+  fid = add_candidate(d, "pipe_det", 512, 128, 1, 3, DB_VALID);
+  for (int j = 0; j < S; j++) {
+    db_measurement m = meas(ns[j], DB_STAGE_SWEEP, (j == 0 ? 0.5 : 3.0 + 0.1 * rng_unit()) * 1e-3 * ns[j]);
+    OK(db_put_measurement(d, fid, &m));
+  }
+  tid = add_candidate(d, "pipe_det", 256, 64, 2, 0, DB_VALID);
+  for (int j = 0; j < S; j++) {
+    db_measurement m = meas(ns[j], DB_STAGE_SWEEP, (j == 1 ? 1.1 : 1.5 + 0.1 * rng_unit()) * 1e-3 * ns[j]);
+    OK(db_put_measurement(d, tid, &m));
+  }
+  OK(db_commit(d));
+  db_times tt;
+  sieve_result r;
+  OK(sweep_rank(d, SYMV_DSYMV, ns, S, 'L', 0, 25, 6, &tt, &r));
+  int has_tile = 0, has_best_unit = 0, has_fast = 0;
+  for (int i = 0; i < r.nsurvivors; i++) {
+    has_fast += tt.cand[r.survivors[i]].id == fid;
+    has_tile += tt.cand[r.survivors[i]].id == tid;
+    has_best_unit += tt.cand[r.survivors[i]].id == uid[0];
+  }
+  cr_assert(has_tile, "the tile candidate, fastest at n = 1000, survives");
+  cr_assert(has_best_unit, "the best unit candidate survives");
+  cr_assert(has_fast, "the fastest at n = 256 survives");
+  sieve_free(&r);
+  db_times_free(&tt);
+  db_close(d);
+}
+
 /* The champions: 12 pipe candidates (atomics) fastest at every sweep size
  * take the whole top T = 10 and every point; of the deterministic families
  * only each family's best would survive by that ranking. Ranked among
@@ -1437,7 +1503,7 @@ Test(fit, step_sizes_are_where_the_tiles_a_block_takes_rise)
     }
   int x[4];
   cr_assert_eq(fit_step_sizes(48, 264, 1, 6000, x, 4), 0, "ux must be a power of two");
-  cr_assert_eq(fit_step_sizes(256, 264, 1, 6000, x, 4), 0, "ux of at most 128");
+  cr_assert_eq(fit_step_sizes(2048, 264, 1, 6000, x, 4), 0, "work items of at most 1024 columns");
   /* pipe_det:512,128 on 132 SMs: 132 tiles at n = 1408 (22 row blocks, 11 strips), 144 at 1409 */
   cr_assert_eq(fit_step_sizes(128, 132, 1, 6000, x, 1), 1);
   cr_assert_eq(x[0], 1409);

@@ -110,6 +110,9 @@ static const symv_params sample[] = {
   /* pipe_det: the same tiles; one to many blocks per strip, several strips per block */
   {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_DET, 512, 32, 1, 1}, {SYMV_FAMILY_PIPE_DET, 64, 16, 4, 2},
   {SYMV_FAMILY_PIPE_DET, 128, 4, 3, 0}, {SYMV_FAMILY_PIPE_DET, 512, 128, 1, 0},
+  /* pipe_det's units of BLOCK_SIZE columns (MX 3..5): 2 to 64 tiles side by side */
+  {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 3}, {SYMV_FAMILY_PIPE_DET, 64, 16, 4, 5}, {SYMV_FAMILY_PIPE_DET, 128, 4, 3, 4},
+  {SYMV_FAMILY_PIPE_DET, 512, 128, 1, 3}, {SYMV_FAMILY_PIPE_DET, 1024, 16, 1, 3},
 };
 #define NSAMPLE (int)(sizeof sample / sizeof *sample)
 

@@ -61,7 +61,7 @@ Test(params, malformed_and_out_of_range_are_errors)
                        "atomic:128,65,4,0", "lu:64,5,1,0", "atomic:128,16,0,0", "atomic:128,16,4,10", "atomic:2048,16,4,0",
                        "panel:256,6,4,0", "panel:256,4,4,4", "pipe:96,16,1,0", "pipe:256,2,1,0", "pipe:256,48,1,0",
                        "pipe:256,64,1,3", "pipe_det:96,16,1,0", "pipe_det:256,2,1,0", "pipe_det:256,48,1,0",
-                       "pipe_det:256,64,1,3", "pipe_det:32,16,1,0", "pipe-det:256,64,1,0", "pipe_de:256,64,1,0"};
+                       "pipe_det:256,64,1,6", "pipe_det:32,16,1,0", "pipe-det:256,64,1,0", "pipe_de:256,64,1,0"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     symv_params p;
     char err[128] = "";
@@ -134,8 +134,10 @@ Test(params, deterministic_family_list_matches_the_table)
 
 /* pipe_det: the deterministic twin of pipe. It is tunable and deterministic
  * (so the fit may put it in the rule set of cuBLAS's default atomics mode),
- * pipe is not deterministic; the two share their constraints, and each
- * names itself in the message that refuses a point. */
+ * pipe is not deterministic; the two share their constraints but MX, which
+ * pipe_det takes up to 5 (MX 3..5: MX 0..2's stages with units of
+ * BLOCK_SIZE columns), and each names itself in the message that refuses a
+ * point. */
 Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
 {
   symv_family f;
@@ -148,13 +150,15 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
   cr_assert_not(symv_family_get(SYMV_FAMILY_PIPE)->deterministic, "pipe adds with atomics");
   cr_assert(symv_family_pipelined(SYMV_FAMILY_PIPE) && symv_family_pipelined(SYMV_FAMILY_PIPE_DET));
   cr_assert_not(symv_family_pipelined(SYMV_FAMILY_PANEL));
-  /* every point pipe takes, pipe_det takes, and no other */
+  /* every point pipe takes, pipe_det takes, and no other; pipe_det's MX
+   * 3..5 are its MX 0..2 with units */
   for (int bs = 32; bs <= 1024; bs += 32)
-    for (int ux = 1; ux <= 64; ux++)
+    for (int ux = 1; ux <= 128; ux++)
       for (int mx = 0; mx < 10; mx++) {
-        symv_params a = {SYMV_FAMILY_PIPE, bs, ux, 1, mx}, b = a;
-        b.family = SYMV_FAMILY_PIPE_DET;
-        cr_assert_eq(symv_params_check(&a, NULL, 0) == 0, symv_params_check(&b, NULL, 0) == 0, "%d,%d,%d", bs, ux, mx);
+        symv_params a = {SYMV_FAMILY_PIPE, bs, ux, 1, mx % 3}, b = a;
+        b.family = SYMV_FAMILY_PIPE_DET, b.mx = mx;
+        cr_assert_eq(symv_params_check(&a, NULL, 0) == 0 && mx <= 5, symv_params_check(&b, NULL, 0) == 0,
+                     "%d,%d,%d", bs, ux, mx);
       }
   symv_params p;
   char err[128] = "";
@@ -170,6 +174,9 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
   cr_assert_not_null(strstr(err, "BLOCK_SIZE of the pipe_det family"), "%s", err);
   cr_assert_eq(symv_params_parse("pipe:256,64,1,3", &p, err, sizeof err), SYMV_INVALID_VALUE);
   cr_assert_not_null(strstr(err, "MX of the pipe family"), "%s", err);
+  cr_assert_eq(symv_params_parse("pipe_det:256,64,1,3", &p, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(symv_params_parse("pipe_det:256,64,1,6", &p, err, sizeof err), SYMV_INVALID_VALUE);
+  cr_assert_not_null(strstr(err, "MX of the pipe_det family (0..5)"), "%s", err);
   p = (symv_params){SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0, SYMV_ZHEMV};
   char name[64];
   symv_kernel_name(&p, name, sizeof name);

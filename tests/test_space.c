@@ -48,17 +48,17 @@ Test(space, default_and_wide_counts_follow_the_device)
   o.family[SYMV_FAMILY_ATOMIC] = o.family[SYMV_FAMILY_LU] = o.family[SYMV_FAMILY_ATOMIC_RED] = 1;
   o.family[SYMV_FAMILY_ATOMIC_W] = o.family[SYMV_FAMILY_PANEL] = o.family[SYMV_FAMILY_PIPE] = 1;
   o.family[SYMV_FAMILY_PIPE_DET] = 1;
-  /* pipe and pipe_det: 4 x 4 x 4 x 3 less BLOCK_SIZE 64 with UX 64 and 128 and BLOCK_SIZE 128 with
-   * UX 128 (UX <= BLOCK_SIZE/2): 192 - 36 */
-  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336 + 256 + 156 + 156);
+  /* pipe: 4 x 4 x 4 x 3 less BLOCK_SIZE 64 with UX 64 and 128 and BLOCK_SIZE 128 with
+   * UX 128 (UX <= BLOCK_SIZE/2): 192 - 36; pipe_det the same with MX 0..5 */
+  cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336 + 256 + 156 + 312);
   o.wide = 1;
   /* atomic: BLOCK_SIZE 32..512 (16) x UX 25 x MULTIPLICITY 1..32 x MX 10 */
   long atomic_wide = 16L * 25 * 32 * 10;
   long lu_wide = 6L * 4 * 32 * 2, red_wide = 5L * 7 * 32 * 2, panel_wide = 5L * 4 * 32 * 4;
-  long pipe_wide = 5L * 4 * 32 * 3 - 3L * 32 * 3;
-  cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + 2 * red_wide + panel_wide + 2 * pipe_wide);
+  long pipe_wide = 5L * 4 * 32 * 3 - 3L * 32 * 3; /* pipe_det's: twice (MX 0..5) */
+  cr_assert_eq(symv_space_count(&o, &d), atomic_wide + lu_wide + 2 * red_wide + panel_wide + 3 * pipe_wide);
   d.max_blocks_per_sm = 16; /* an older GPU: the wide space shrinks with it */
-  cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + 2 * red_wide + panel_wide + 2 * pipe_wide) / 2);
+  cr_assert_eq(symv_space_count(&o, &d), (atomic_wide + lu_wide + 2 * red_wide + panel_wide + 3 * pipe_wide) / 2);
 }
 
 Test(space, static_filter_drops_what_cannot_fit)
@@ -144,7 +144,8 @@ Test(space, each_family_alone_counts_its_own_points)
   const long want[SYMV_FAMILY_COUNT] = {[SYMV_FAMILY_ATOMIC] = 16000, [SYMV_FAMILY_LU] = 120,
                                         [SYMV_FAMILY_ATOMIC_RED] = 336, [SYMV_FAMILY_ATOMIC_W] = 336,
                                         [SYMV_FAMILY_PANEL] = 256, [SYMV_FAMILY_PIPE] = 156,
-                                        [SYMV_FAMILY_PIPE_DET] = 156}; /* 192 less UX > BLOCK_SIZE/2 */
+                                        [SYMV_FAMILY_PIPE_DET] = 312}; /* 192 less UX > BLOCK_SIZE/2;
+                                                                          pipe_det: MX 0..5 */
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
     symv_space_opts o = {{0}, 0};
     o.family[f] = 1;
@@ -273,7 +274,9 @@ Test(space, pipe_families_need_compute_capability_8)
 /* The bookkeeping of the pipe_det kernel (kernels/symv_pipe_det.cu), against
  * a brute-force walk of its tiles: G blocks of phase 0 take tiles
  * [b*T/G, (b+1)*T/G) of the column-major numbering. Checked, for sizes and
- * grids from one tile per block to many strips per block:
+ * grids from one tile per block to many strips per block, and for MX 3..5,
+ * whose blocks share units of BLOCK_SIZE columns numbered as tiles that
+ * wide would be (here "tile" and "UX" stand for the unit and its width):
  *  - symv_pipe_block_of names the block whose share holds each tile;
  *  - the column-sum slots b + J of the (block, strip) pairs are distinct
  *    and within the workspace symv_pipe_det_partials sizes;
@@ -288,14 +291,19 @@ Test(space, pipe_families_need_compute_capability_8)
 Test(space, pipe_det_bookkeeping_matches_its_tiles)
 {
   const int sizes[] = {1, 63, 64, 65, 200, 1000, 2049, 4099};
-  const int uxs[] = {1, 4, 16, 32, 64, 128};
+  /* BLOCK_SIZE, UX, MX: tiles of UX 1..128 (MX 0), units of 64..1024 (MX 3, 5) */
+  const int pts[][3] = {{64, 1, 0}, {64, 4, 0}, {64, 16, 0}, {64, 32, 0}, {128, 64, 0}, {256, 128, 0},
+                        {64, 16, 3}, {128, 4, 5}, {256, 64, 3}, {512, 128, 4}, {1024, 16, 3}};
   const long grids[] = {1, 2, 7, 132, 264, 528, 100000};
   for (size_t a = 0; a < sizeof sizes / sizeof *sizes; a++)
-    for (size_t u = 0; u < sizeof uxs / sizeof *uxs; u++)
+    for (size_t u = 0; u < sizeof pts / sizeof *pts; u++)
       for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
-        const int n = sizes[a], ux = uxs[u], nb = (n + 63) / 64, ns = (n + ux - 1) / ux;
-        const long T = symv_pipe_tiles(n, ux);
-        const symv_params p = {SYMV_FAMILY_PIPE_DET, 64, ux, 1, 0};
+        const symv_params p = {SYMV_FAMILY_PIPE_DET, pts[u][0], pts[u][1], 1, pts[u][2]};
+        const int ux = symv_pdet_unit_width(p.block_size, p.ux, p.mx);
+        cr_assert_eq(ux, p.mx >= 3 ? p.block_size : p.ux);
+        const int n = sizes[a], nb = (n + 63) / 64, ns = (n + ux - 1) / ux;
+        const long T = symv_pdet_units(n, ux);
+        if (p.mx < 3) cr_assert_eq(T, symv_pipe_tiles(n, ux), "units of MX 0..2 are the tiles");
         const long G = symv_pipe_grid(&p, n, (int)grids[g]); /* one block an SM */
         cr_assert(G >= 1 && G <= T && G <= grids[g], "n %d UX %d: grid %ld of %ld tiles", n, ux, G, T);
         int *tI = malloc(sizeof *tI * (size_t)T), *tJ = malloc(sizeof *tJ * (size_t)T);
@@ -348,6 +356,7 @@ Test(space, pipe_det_bookkeeping_matches_its_tiles)
       }
   cr_assert_eq(symv_pipe_det_partials(0, 64, 1), 0);
   cr_assert_eq(symv_pipe_det_partials(100, 48, 1), 0);
+  cr_assert_eq(symv_pipe_det_partials(100, 2048, 1), 0);
   cr_assert_eq(symv_pipe_det_partials(100, 64, 0), 0);
   cr_assert_eq(symv_pipe_det_partials(100, 64, 4), 0, "more blocks than tiles");
   const symv_params other = {SYMV_FAMILY_PANEL, 256, 4, 4, 3};
