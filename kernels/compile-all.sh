@@ -143,7 +143,6 @@ badpipedet_mx6 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=256 -
 badpipedet_ux2 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=zhemv -DBLOCK_SIZE=256 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
 badpipe_ux64 pipe symv_pipe.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=64 -DUX=64 -DMX=0 -DSYMV_KERNEL_NAME=k
 badpipedet_ux64 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=zsymv -DBLOCK_SIZE=64 -DUX=64 -DMX=1 -DSYMV_KERNEL_NAME=k
-badpipedet_mx3 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=chemv -DBLOCK_SIZE=128 -DUX=2 -DMX=3 -DSYMV_KERNEL_NAME=k
 badpanel_ux3 panel symv_panel.cu -DSYMV_ROUTINE=chemv -DBLOCK_SIZE=128 -DUX=3 -DMX=0 -DSYMV_KERNEL_NAME=k
 badpanel_mx4 panel symv_panel.cu -DSYMV_ROUTINE=zsymv -DBLOCK_SIZE=128 -DUX=2 -DMX=4 -DSYMV_KERNEL_NAME=k
 badfloor_mx2 floor symv_floor.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=256 -DUX=4 -DMX=2 -DSYMV_KERNEL_NAME=k
