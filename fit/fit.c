@@ -190,6 +190,10 @@ int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap
   return k;
 }
 
+/* The columns of curve c's work items, whose count the steps follow:
+ * step_width where fit_load set it, else the tile's UX. */
+static int fit_curve_width(const fit_curve *c) { return c->step_width ? c->step_width : c->cand.ux; }
+
 /* The fitted ln t at n, first <= n <= last, by linear interpolation in ln n
  * on the grid g[0..U] (g[u] at n = first e^(u / G)). */
 static double fit_grid_eval(const double *g, int U, int first, int n)
@@ -211,8 +215,7 @@ static double fit_grid_eval(const double *g, int U, int first, int n)
  * (m = 1: T <= G; m past FIT_STEP_MAX_TILES). c = FIT_STEP_C. */
 static double fit_tooth(const fit_curve *c, int n)
 {
-  const int ux = c->step_width ? c->step_width : c->cand.ux; /* the work items' columns */
-  const long T = symv_pdet_units(n, ux), G = c->grid_blocks;
+  const long T = symv_pdet_units(n, fit_curve_width(c)), G = c->grid_blocks;
   if (T < 1 || G < 1) return 0; /* no work items of 64 x ux: no steps */
   const long m = (T + G - 1) / G;
   if (m < 2 || m > FIT_STEP_MAX_TILES) return 0;
@@ -326,8 +329,7 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
     for (int i = 0; i < k && !st.teeth; i++) st.teeth = fit_tooth(c, c->n[idx[i]]) != 0;
     st.K = st.teeth;
     if (st.teeth) bmax[0] = FIT_STEP_BETA_MAX;
-    st.nsteps = fit_step_sizes(c->step_width ? c->step_width : c->cand.ux, c->grid_blocks, first, last, st.n,
-                               FIT_STEP_MAX);
+    st.nsteps = fit_step_sizes(fit_curve_width(c), c->grid_blocks, first, last, st.n, FIT_STEP_MAX);
     for (int j = 0; j < st.nsteps; j++) {
       st.col[j] = fit_step_bracketed(c, idx, k, st.n[j]) ? st.K++ : -1;
       if (st.col[j] >= 0) bmax[st.col[j]] = FIT_STEP_JUMP_MAX;

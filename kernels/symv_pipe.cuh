@@ -78,17 +78,26 @@ template <int N> struct symv_pipe_tr<N, 0> {
   static __device__ __forceinline__ void run(symv_t (&)[N], int) {}
 };
 
-/* tile number t (column-major) -> (row block I, strip J) */
-static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, int &I, int &J)
+/* item number t of a numbering of 64-row items W columns wide
+ * (column-major: symv_pipe_tiles_before) -> (row block I, strip J); ns
+ * strips of W columns. Tiles are the items of W = UX; pipe_det's units
+ * those of W = BLOCK_SIZE (symv_pipe_det.cu). */
+template <int W> static __device__ __forceinline__ void symv_pipe_item(long t, int nb, int ns, int &I, int &J)
 {
-  int lo = 0, hi = ns - 1; /* largest J with tiles-before(J) <= t */
+  int lo = 0, hi = ns - 1; /* largest J with items-before(J) <= t */
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    if (symv_pipe_tiles_before(mid, nb, UX) <= t) lo = mid;
+    if (symv_pipe_tiles_before(mid, nb, W) <= t) lo = mid;
     else hi = mid - 1;
   }
   J = lo;
-  I = (int)(symv_pipe_first_block(J, UX) + (t - symv_pipe_tiles_before(J, nb, UX)));
+  I = (int)(symv_pipe_first_block(J, W) + (t - symv_pipe_tiles_before(J, nb, W)));
+}
+
+/* tile number t (column-major) -> (row block I, strip J) */
+static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, int &I, int &J)
+{
+  symv_pipe_item<UX>(t, nb, ns, I, J);
 }
 
 #endif

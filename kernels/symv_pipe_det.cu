@@ -157,20 +157,6 @@ static __device__ __forceinline__ void symv_pdet_issue(symv_t *buf, int &iI, int
 }
 
 #if MX >= 3
-/* unit number u (numbered as tiles of SYMV_PDET_W columns, column-major)
- * -> (row block I, unit strip S); nsw unit strips */
-static __device__ __forceinline__ void symv_pdet_unit(long u, int nb, int nsw, int &I, int &S)
-{
-  int lo = 0, hi = nsw - 1; /* largest S with units-before(S) <= u */
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (symv_pipe_tiles_before(mid, nb, SYMV_PDET_W) <= u) lo = mid;
-    else hi = mid - 1;
-  }
-  S = lo;
-  I = (int)(symv_pipe_first_block(S, SYMV_PDET_W) + (u - symv_pipe_tiles_before(S, nb, SYMV_PDET_W)));
-}
-
 /* the tiles of unit (I, S): its strips S*A.. that hold tiles of row block I
  * (ns strips of UX columns), at most A */
 static __device__ __forceinline__ int symv_pdet_unit_tiles(int I, int S, int ns)
@@ -342,7 +328,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     __shared__ symv_t xs[SYMV_PDET_W]; /* x of unit strip curS's columns */
     const int u0 = (int)((long)blockIdx.x * ntiles / G), u1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
     int I, S;
-    symv_pdet_unit(u0, nb, nsw, I, S);
+    symv_pipe_item<SYMV_PDET_W>(u0, nb, nsw, I, S); /* unit u0 -> (row block, unit strip) */
     int iI = I, iS = S, is = 0, iu = u0, icnt = symv_pdet_unit_tiles(I, S, ns); /* the next tile to issue */
     auto issue = [&](int stage) {
       symv_pdet_copy(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iS * SYMV_PDET_A + is, t, n, A,
@@ -358,9 +344,12 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       if (iu < u1) issue(s);
       symv_cp_commit();
     }
+    auto load_xs = [&](int Su) { /* x of unit strip Su's columns, then a barrier before they are read */
+      xs[t] = Su * SYMV_PDET_W + t < n ? symv_ldg(x + (symv_ll)(Su * SYMV_PDET_W + t) * incx) : symv_zero();
+      __syncthreads();
+    };
     int curS = S;
-    xs[t] = S * SYMV_PDET_W + t < n ? symv_ldg(x + (symv_ll)(S * SYMV_PDET_W + t) * incx) : symv_zero();
-    __syncthreads();
+    load_xs(S);
     symv_t cacc = symv_zero(), racc = symv_zero();
     const int cg = t >> 6;
     int s = 0, cnt = symv_pdet_unit_tiles(I, S, ns);
@@ -373,8 +362,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
         if (curS * SYMV_PDET_W + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
         cacc = symv_zero();
         curS = S;
-        xs[t] = S * SYMV_PDET_W + t < n ? symv_ldg(x + (symv_ll)(S * SYMV_PDET_W + t) * incx) : symv_zero();
-        __syncthreads();
+        load_xs(S);
       }
       symv_t xc[SYMV_PIPE_CPT];
 #pragma unroll

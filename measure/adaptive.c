@@ -149,7 +149,7 @@ static int fit_at(const adaptive_curve *ac, const sample *s, const int *idx, int
 {
   fit_curve c;
   memset(&c, 0, sizeof c);
-  c.cand.ux = ac->ux, c.step_width = ac->ux, c.grid_blocks = ac->grid_blocks; /* the steps, as the fit stage fits them */
+  c.cand.ux = ac->ux, c.grid_blocks = ac->grid_blocks; /* the steps, as the fit stage fits them (ux: the work items' width) */
   c.n = malloc(sizeof *c.n * (size_t)k);
   c.us = malloc(sizeof *c.us * (size_t)k);
   c.rejected = calloc((size_t)k, 1);
