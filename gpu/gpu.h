@@ -81,21 +81,23 @@ int symv_tile_groups(int n, int ux, int block_size);
 
 /** symv_pipe_grid: the blocks a pipe or pipe_det candidate p is launched
  *  with at size n on a GPU of sm_count SMs: SMs x MULTIPLICITY persistent
- *  blocks, fewer when there are fewer tiles (one tile at least each). 0
- *  for the other families. */
+ *  blocks, fewer when there are fewer work items (one at least each: tiles,
+ *  or pipe_det's units for MX 3..5, symv_pdet_units). 0 for the other
+ *  families. */
 long symv_pipe_grid(const symv_params *p, int n, int sm_count);
 
 /** symv_pipe_det_partials: the elements of the pipe_det kernel's workspace
- *  P (kernels/symv_pipe_det.cu) at size n with UX columns per tile and
- *  `grid` blocks in its phase 0 (phase 1 sums them): T x 64 row sums of the T tiles, then (grid + ns - 1) x UX
- *  column sums, ns = ceil(n/UX) strips (a block's column sums of a strip
- *  go to slot block + strip). 0 when n < 1, UX is not a power of two in
- *  1..128, or grid
- *  is not in 1..T. */
-long symv_pipe_det_partials(int n, int ux, long grid);
+ *  P (kernels/symv_pipe_det.cu) at size n with units w columns wide
+ *  (symv_pdet_unit_width: the tile's UX for MX 0..2, BLOCK_SIZE for 3..5)
+ *  and `grid` blocks in its phase 0 (phase 1 sums them): U x 64 row sums of
+ *  the U units (symv_pdet_units), then (grid + ns - 1) x w column sums,
+ *  ns = ceil(n/w) strips (a block's column sums of a strip go to slot
+ *  block + strip). 0 when n < 1, w is not a power of two in 1..1024, or
+ *  grid is not in 1..U. */
+long symv_pipe_det_partials(int n, int w, long grid);
 
 /** symv_pipe_smem: the dynamic shared memory the pipe and pipe_det kernels
- *  need for their pipeline (MX + 2 stages of (CPT + 1) x BLOCK_SIZE
+ *  need for their pipeline (symv_pipe_stages(MX) = MX mod 3 + 2 stages of (CPT + 1) x BLOCK_SIZE
  *  elements of the candidate's routine, CPT = UX / (BLOCK_SIZE/64) columns
  *  per thread), bytes; 0 for the other families, whose dynamic shared
  *  memory only pads for MULTIPLICITY. */
