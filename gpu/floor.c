@@ -167,6 +167,7 @@ int symv_floor_measure(symv_floor_family *f, const symv_matrix_set *set, int n, 
   res->shape = -1;
   res->timed = 0;
   memset(&res->t, 0, sizeof res->t);
+  for (int i = 0; i < SYMV_FLOOR_MAX_SHAPES; i++) res->shape_us[i] = NAN;
   if (n < 1 || f->nshapes < 1) return SYMV_INVALID_VALUE;
   probe_entry pr[SYMV_FLOOR_MAX_SHAPES];
   symv_timing t;
@@ -192,6 +193,7 @@ int symv_floor_measure(symv_floor_family *f, const symv_matrix_set *set, int n, 
     symv_floor_ctx c = {&f->k[i], set, n, n, f->out};
     if ((rc = (f->held ? symv_time_held : symv_time)(symv_floor_call, &c, 0, batches, 2.0, 2000, &t))) return rc;
     res->timed++;
+    res->shape_us[i] = t.median_us;
     if (i == f->untuned) res->untuned_us = t.median_us;
     if (res->shape < 0 || t.median_us < res->us) res->us = t.median_us, res->shape = i, res->t = t;
   }

@@ -103,6 +103,7 @@ typedef struct {
   symv_timing t;      /* that shape's timing */
   double untuned_us;  /* the warp-per-column shape's median (always timed fully); NAN if not loaded */
   int timed;          /* shapes timed fully */
+  double shape_us[SYMV_FLOOR_MAX_SHAPES]; /* each shape's median (f->k's order); NAN if not timed fully */
 } symv_floor_result;
 
 /** symv_floor_measure: the floor of f at size n on the set's copies of A

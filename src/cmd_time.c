@@ -86,8 +86,9 @@ static void help(void)
        "  --beta B       the calls' beta (default 0.5; 1 and 0 take other paths; its imaginary\n"
        "                 part is 0); alpha is 1 (complex routines: 1 + 0.25i)\n"
        "  --floor-detail time every floor shape fully (not only the 4 fastest by a probe), and\n"
-       "                 print the untuned floor kernel (floor:256,1,8,8, the floor before the\n"
-       "                 family) and the empty kernel's time a call (what a launch costs)\n"
+       "                 print each shape's time (rows '+floor:...'), the untuned floor kernel\n"
+       "                 (floor:256,1,8,8, the floor before the family) and the empty kernel's\n"
+       "                 time a call (what a launch costs)\n"
        "  --no-floor     measure no floor: no floor row, and '-' for x floor\n"
        "  --device N     CUDA device (default 0)\n"
        "  --help         this text\n"
@@ -257,6 +258,12 @@ static int run(int argc, char **argv)
       print_row(routine, n, label, fl, copy, NAN, NAN, fl, "-");
       if (floor_detail && fam.untuned >= 0)
         print_row(routine, n, "floor-untuned", fr.untuned_us, copy, NAN, NAN, fl, "-");
+      for (int i = 0; floor_detail && i < fam.nshapes; i++) { /* every shape, '+' before its name */
+        if (i == fam.untuned || i == fr.shape || isnan(fr.shape_us[i])) continue;
+        label[0] = '+';
+        symv_params_format(&fam.k[i].p, label + 1, sizeof label - 1);
+        print_row(routine, n, label, fr.shape_us[i], copy, NAN, NAN, fl, "-");
+      }
     }
     for (int mode = 0; mode < 2; mode++) {
       symv_timing t;
