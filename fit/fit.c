@@ -173,7 +173,7 @@ int fit_sampled_range(const fit_set *s, int *lo, int *hi)
 
 int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap)
 {
-  if (symv_pdet_units(1, ux) < 1 || grid_blocks < 1 || lo >= hi || cap < 1) return 0; /* ux: 1..1024, a power of 2 */
+  if (!symv_pdet_width_valid(ux) || grid_blocks < 1 || lo >= hi || cap < 1) return 0;
   int k = 0;
   for (int m = 1; m < FIT_STEP_MAX_TILES && k < cap; m++) {
     /* the least n with T(n) > m G: T is nondecreasing in n */

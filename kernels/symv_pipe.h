@@ -74,14 +74,19 @@ SYMV_PIPE_FN int symv_pipe_stages(int mx) { return mx % 3 + 2; }
  *  (BLOCK_SIZE/UX tiles side by side) for MX 3..5. */
 SYMV_PIPE_FN int symv_pdet_unit_width(int block_size, int ux, int mx) { return mx >= 3 ? block_size : ux; }
 
+/** symv_pdet_width_valid: 1 if work items w columns wide can be numbered
+ *  (symv_pdet_units): w a power of two in 1..1024 (tiles' UX, or pipe_det's
+ *  units of BLOCK_SIZE columns), else 0. */
+SYMV_PIPE_FN int symv_pdet_width_valid(int w) { return w >= 1 && w <= 1024 && (w & (w - 1)) == 0; }
+
 /** symv_pdet_units: the units of the pipe_det kernel at size n with units
  *  w columns wide (symv_pdet_unit_width; a power of two, 1..1024),
  *  numbered as tiles of w columns are (symv_pipe_tiles_before): a unit is
  *  a row block's tiles in a strip of w columns. 0 for n < 1 or w out of
- *  range. */
+ *  range (symv_pdet_width_valid). */
 SYMV_PIPE_FN long symv_pdet_units(long n, int w)
 {
-  if (n < 1 || w < 1 || w > 1024 || (w & (w - 1))) return 0;
+  if (n < 1 || !symv_pdet_width_valid(w)) return 0;
   return symv_pipe_tiles_before((n + w - 1) / w, (n + 63) / 64, w);
 }
 

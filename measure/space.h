@@ -15,7 +15,7 @@
  *               MULTIPLICITY 1, 2, 4, 8; MX 0..3: 256 points
  *   pipe, pipe_det  BLOCK_SIZE 64, 128, 256, 512; UX 16, 32, 64, 128
  *               (at most BLOCK_SIZE/2); MULTIPLICITY 1..4; MX 0..2: 156
- *               points each
+ *               points; pipe_det MX 0..5 (3..5: units): 312 points
  * Wide space (--wide), where the GPU allows: MULTIPLICITY up to the GPU's
  * blocks per SM (32 on Hopper) and BLOCK_SIZE up to 512 for atomic and
  * atomic_red (up to 1024 for lu), the rest as above.
