@@ -200,14 +200,20 @@ void symv_kernel_unload(symv_kernel *k)
   k->fn = NULL;
 }
 
+/* The work items the blocks of a pipe or pipe_det candidate p share at
+ * size n: tiles, or pipe_det's units (MX 3..5); 0 for the other families. */
+static long pipe_items(const symv_params *p, int n)
+{
+  if (!symv_family_pipelined(p->family)) return 0;
+  return p->family == SYMV_FAMILY_PIPE_DET ? symv_pdet_units(n, symv_pdet_unit_width(p->block_size, p->ux, p->mx))
+                                           : symv_pipe_tiles(n, p->ux);
+}
+
 long symv_pipe_grid(const symv_params *p, int n, int sm_count)
 {
-  const long tiles = !symv_family_pipelined(p->family) ? 0
-                     : p->family == SYMV_FAMILY_PIPE_DET
-                         ? symv_pdet_units(n, symv_pdet_unit_width(p->block_size, p->ux, p->mx))
-                         : symv_pipe_tiles(n, p->ux);
+  const long items = pipe_items(p, n);
   const long full = (long)(sm_count > 0 ? sm_count : 1) * p->multiplicity;
-  return tiles < full ? tiles : full;
+  return items < full ? items : full;
 }
 
 long symv_pipe_det_partials(int n, int w, long grid)
@@ -462,17 +468,16 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   } else if (k->p.family == SYMV_FAMILY_PIPE) {
     /* SMs x MULTIPLICITY persistent blocks (fewer if there are fewer tiles);
      * the gate counts symv_pipe_chunks chunks of y */
-    const long tiles = symv_pipe_tiles(n, k->p.ux);
-    const long full = (long)k->sm_count * k->p.multiplicity;
+    const long tiles = pipe_items(&k->p, n);
     if (tiles > INT_MAX) return SYMV_INVALID_VALUE;
     ntiles = (int)tiles;
-    grid = (unsigned)(tiles < full ? tiles : full);
+    grid = (unsigned)symv_pipe_grid(&k->p, n, k->sm_count);
     target = ws->gate_target + (unsigned long long)symv_pipe_chunks(n, (long)grid);
     args = args_pipe;
   } else if (k->p.family == SYMV_FAMILY_PIPE_DET) {
     /* phase 0 as pipe: SMs x MULTIPLICITY persistent blocks, at most one
      * per tile; the workspace was sized for this grid (ws_needs) */
-    const long tiles = symv_pdet_units(n, symv_pdet_unit_width(k->p.block_size, k->p.ux, k->p.mx));
+    const long tiles = pipe_items(&k->p, n);
     if (tiles > INT_MAX) return SYMV_INVALID_VALUE;
     ntiles = (int)tiles; /* the units: tiles for MX 0..2 */
     grid = (unsigned)symv_pipe_grid(&k->p, n, k->sm_count);
