@@ -164,6 +164,15 @@ static __device__ __forceinline__ int symv_pdet_unit_tiles(int I, int S, int ns)
   const int c = (int)symv_pipe_strips_of(I, ns, UX) - S * SYMV_PDET_A;
   return c < SYMV_PDET_A ? c : SYMV_PDET_A;
 }
+
+/* the next unit of the numbering (nb row blocks, ns strips of UX): (I, S)
+ * moves down unit strip S, then to the next strip's first row block; cnt
+ * := its tiles */
+static __device__ __forceinline__ void symv_pdet_next_unit(int &I, int &S, int &cnt, int nb, int ns)
+{
+  if (++I == nb) S++, I = (int)symv_pipe_first_block(S, SYMV_PDET_W);
+  cnt = symv_pdet_unit_tiles(I, S, ns);
+}
 #endif
 
 /* xc[kk] := x(j0 + kk), j0 = Js*UX + (column group)*CPT: this thread's
@@ -333,11 +342,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     auto issue = [&](int stage) {
       symv_pdet_copy(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iS * SYMV_PDET_A + is, t, n, A,
                      rs, cs, x, incx);
-      if (++is == icnt) {
-        is = 0, iu++;
-        if (++iI == nb) iS++, iI = (int)symv_pipe_first_block(iS, SYMV_PDET_W);
-        icnt = symv_pdet_unit_tiles(iI, iS, ns);
-      }
+      if (++is == icnt) is = 0, iu++, symv_pdet_next_unit(iI, iS, icnt, nb, ns);
     };
 #pragma unroll
     for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
@@ -384,8 +389,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
         if (t < 64 && I * 64 + t < n) symv_stcg(R + (symv_ll)u * 64 + t, racc);
         racc = symv_zero();
         s = 0, u++;
-        if (++I == nb) S++, I = (int)symv_pipe_first_block(S, SYMV_PDET_W);
-        cnt = symv_pdet_unit_tiles(I, S, ns);
+        symv_pdet_next_unit(I, S, cnt, nb, ns);
       }
     }
     if (curS * SYMV_PDET_W + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
