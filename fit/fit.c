@@ -171,28 +171,24 @@ int fit_sampled_range(const fit_set *s, int *lo, int *hi)
 }
 
 
-int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap)
+int fit_step_sizes(int width, long grid_blocks, int lo, int hi, int *n_out, int cap)
 {
-  if (!symv_pdet_width_valid(ux) || grid_blocks < 1 || lo >= hi || cap < 1) return 0;
+  if (!symv_pdet_width_valid(width) || grid_blocks < 1 || lo >= hi || cap < 1) return 0;
   int k = 0;
   for (int m = 1; m < FIT_STEP_MAX_TILES && k < cap; m++) {
     /* the least n with T(n) > m G: T is nondecreasing in n */
     const long want = (long)m * grid_blocks;
-    if (symv_pdet_units(hi, ux) <= want) break;
+    if (symv_pdet_units(hi, width) <= want) break;
     long a = 1, b = hi; /* T(a - 1) <= want < T(b) */
     while (a < b) {
       const long mid = a + (b - a) / 2;
-      if (symv_pdet_units(mid, ux) > want) b = mid;
+      if (symv_pdet_units(mid, width) > want) b = mid;
       else a = mid + 1;
     }
     if (a > lo) n_out[k++] = (int)a;
   }
   return k;
 }
-
-/* The columns of curve c's work items, whose count the steps follow:
- * step_width where fit_load set it, else the tile's UX. */
-static int fit_curve_width(const fit_curve *c) { return c->step_width ? c->step_width : c->cand.ux; }
 
 /* The fitted ln t at n, first <= n <= last, by linear interpolation in ln n
  * on the grid g[0..U] (g[u] at n = first e^(u / G)). */
@@ -215,7 +211,7 @@ static double fit_grid_eval(const double *g, int U, int first, int n)
  * (m = 1: T <= G; m past FIT_STEP_MAX_TILES). c = FIT_STEP_C. */
 static double fit_tooth(const fit_curve *c, int n)
 {
-  const long T = symv_pdet_units(n, fit_curve_width(c)), G = c->grid_blocks;
+  const long T = symv_pdet_units(n, c->step_width), G = c->grid_blocks;
   if (T < 1 || G < 1) return 0; /* no work items of 64 x ux: no steps */
   const long m = (T + G - 1) / G;
   if (m < 2 || m > FIT_STEP_MAX_TILES) return 0;
@@ -329,7 +325,7 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
     for (int i = 0; i < k && !st.teeth; i++) st.teeth = fit_tooth(c, c->n[idx[i]]) != 0;
     st.K = st.teeth;
     if (st.teeth) bmax[0] = FIT_STEP_BETA_MAX;
-    st.nsteps = fit_step_sizes(fit_curve_width(c), c->grid_blocks, first, last, st.n, FIT_STEP_MAX);
+    st.nsteps = fit_step_sizes(c->step_width, c->grid_blocks, first, last, st.n, FIT_STEP_MAX);
     for (int j = 0; j < st.nsteps; j++) {
       st.col[j] = fit_step_bracketed(c, idx, k, st.n[j]) ? st.K++ : -1;
       if (st.col[j] >= 0) bmax[st.col[j]] = FIT_STEP_JUMP_MAX;

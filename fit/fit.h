@@ -156,7 +156,8 @@ typedef struct {
   long grid_blocks;          /* pipe, pipe_det: G, the persistent blocks of a launch, SMs x MULTIPLICITY
                                 (fit_load, from the database's device); 0: fitted without steps */
   int step_width;            /* the columns of the blocks' work items the steps count (fit_step_width:
-                                pipe_det MX 3..5's units of BLOCK_SIZE); 0: cand.ux, a tile's */
+                                a tile's UX, pipe_det MX 3..5's units of BLOCK_SIZE); set with
+                                grid_blocks (fit_load), 0 with it */
   /* Set by fit_curve_compute: */
   int lo, hi;                /* the grid of pred_us, elements */
   int first, last;           /* smallest and largest n of the samples fitted (those in lo..hi and
@@ -270,14 +271,14 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha);
 /*
  * fit_step_sizes: the sizes n in lo+1..hi at which m(n) = ceil(T(n) / G)
  * rises to 2 .. FIT_STEP_MAX_TILES, ascending, into n_out[0..cap):
- * T(n) the work items of 64 rows x ux columns of the lower triangle
+ * T(n) the work items of 64 rows x width columns of the lower triangle
  * (symv_pdet_units of kernels/symv_pipe.h: tiles, or pipe_det's units;
- * ux = fit_step_width), G = grid_blocks (the
+ * width = fit_step_width), G = grid_blocks (the
  * launch takes min(T, G) blocks, so m = 1 while T <= G). Step j (0-based)
- * is the least n with T(n) > (j + 1) G. Returns how many (0 if ux is not a
- * power of two in 1..1024, grid_blocks < 1 or lo >= hi), at most cap.
+ * is the least n with T(n) > (j + 1) G. Returns how many (0 if width is
+ * not a power of two in 1..1024, grid_blocks < 1 or lo >= hi), at most cap.
  */
-int fit_step_sizes(int ux, long grid_blocks, int lo, int hi, int *n_out, int cap);
+int fit_step_sizes(int width, long grid_blocks, int lo, int hi, int *n_out, int cap);
 
 /*
  * fit_step_side: the side of step n_s a sample at n stands on, close

@@ -149,7 +149,7 @@ static int fit_at(const adaptive_curve *ac, const sample *s, const int *idx, int
 {
   fit_curve c;
   memset(&c, 0, sizeof c);
-  c.cand.ux = ac->ux, c.grid_blocks = ac->grid_blocks; /* the steps, as the fit stage fits them (ux: the work items' width) */
+  c.step_width = ac->step_width, c.grid_blocks = ac->grid_blocks; /* the steps, as the fit stage fits them */
   c.n = malloc(sizeof *c.n * (size_t)k);
   c.us = malloc(sizeof *c.us * (size_t)k);
   c.rejected = calloc((size_t)k, 1);
@@ -220,7 +220,7 @@ out:
  * sn[0..FIT_STEP_MAX); how many. */
 static int steps_of(const adaptive_opts *o, const adaptive_curve *c, int *sn)
 {
-  return c->grid_blocks > 0 ? fit_step_sizes(c->ux, c->grid_blocks, o->lo, o->hi, sn, FIT_STEP_MAX) : 0;
+  return c->grid_blocks > 0 ? fit_step_sizes(c->step_width, c->grid_blocks, o->lo, o->hi, sn, FIT_STEP_MAX) : 0;
 }
 
 /* Whether n is a step size of curve c: n_s - 1 or n_s of one of its steps. */
@@ -400,7 +400,7 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
   for (int k = 0; k < ncurves; k++) {
     int sn[FIT_STEP_MAX];
     if (c[k].grid_blocks < 1 || !cf[2 * k]) continue;
-    const int nst = fit_step_sizes(c[k].ux, c[k].grid_blocks, cf[2 * k], cf[2 * k + 1], sn, FIT_STEP_MAX);
+    const int nst = fit_step_sizes(c[k].step_width, c[k].grid_blocks, cf[2 * k], cf[2 * k + 1], sn, FIT_STEP_MAX);
     for (int j = 0; j < nst; j++) {
       const int n = sn[j];
       int a = 0, z = 0; /* the curve's sampled sizes around the step */
@@ -413,7 +413,7 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
       /* the nearest samples on either side: the step is bracketed where they are close (fit_step_side) */
       const int need_a = !(a && fit_step_side(a, n) < 0), need_z = !(z && fit_step_side(z, n) > 0);
       if (!need_a && !need_z) continue;
-      const long T = symv_pdet_units(n, c[k].ux), m = (T + c[k].grid_blocks - 1) / c[k].grid_blocks;
+      const long T = symv_pdet_units(n, c[k].step_width), m = (T + c[k].grid_blocks - 1) / c[k].grid_blocks;
       const double J = log((FIT_STEP_C + m) / (FIT_STEP_C + m - 1));
       double d = INFINITY;
       for (int i = 0; i < ne; i++) {

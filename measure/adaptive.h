@@ -120,7 +120,7 @@ typedef struct {
   const int *n;              /* [nsamples] sizes, any order, distinct */
   const double *us;          /* [nsamples] median times, microseconds */
   int nsamples;
-  int ux;                    /* a persistent kernel (pipe, pipe_det): the columns of its work items
+  int step_width;            /* a persistent kernel (pipe, pipe_det): the columns of its work items
                                 (fit_step_width: UX, or BLOCK_SIZE for pipe_det's units), and */
   long grid_blocks;          /* G, its blocks per launch (SMs x MULTIPLICITY), as fit_curve's;
                                 0: a curve without steps */

@@ -94,7 +94,7 @@ static void curves_of(const samples *sm, int nc, adaptive_curve *c)
 static void curves_of_synth(const samples *sm, const synth *s, int nc, adaptive_curve *c)
 {
   curves_of(sm, nc, c);
-  for (int k = 0; k < nc; k++) c[k].ux = s[k].ux, c[k].grid_blocks = s[k].G;
+  for (int k = 0; k < nc; k++) c[k].step_width = s[k].ux, c[k].grid_blocks = s[k].G;
 }
 
 /* Runs the planner to its end on the synthetic curves, each sample off by a
@@ -158,7 +158,7 @@ static void fit_all(const samples *sm, const synth *s, int nc, int lo, int hi, f
     fc[k].rejected = calloc(MAXS, 1);
     for (int i = 0; i < sm->count[k]; i++) fc[k].n[i] = sm->n[k][order[i]], fc[k].us[i] = sm->us[k][order[i]];
     fc[k].nsamples = sm->count[k];
-    fc[k].cand.ux = s[k].ux, fc[k].grid_blocks = s[k].G;
+    fc[k].step_width = s[k].ux, fc[k].grid_blocks = s[k].G;
     cr_assert_eq(fit_curve_compute(&fc[k], lo, hi, 0), 0);
   }
 }

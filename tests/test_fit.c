@@ -1568,7 +1568,7 @@ Test(fit, steps_of_a_persistent_kernel_are_fitted_where_a_smooth_fit_misses_them
       fit_curve c = {.kernel = DB_KERNEL_CANDIDATE, .nsamples = k, .n = ns, .us = us};
       snprintf(c.cand.family, sizeof c.cand.family, "pipe");
       c.cand.block_size = 256, c.cand.ux = 64, c.cand.multiplicity = 2;
-      c.grid_blocks = steps ? 264 : 0;
+      c.grid_blocks = steps ? 264 : 0, c.step_width = steps ? 64 : 0;
       c.rejected = calloc(k, 1);
       cr_assert_eq(fit_curve_compute(&c, ns[0], ns[k - 1], 0), 0);
       cr_assert_eq(c.nsteps, steps ? FIT_STEP_MAX : 0, "seed %llu", seed);
@@ -1647,7 +1647,7 @@ Test(fit, a_step_sampled_on_both_sides_gets_its_own_jump)
         if (pairs || !pair) n2[m] = ns[i], u2[m++] = us[i];
       }
       cr_assert(pairs || m <= sparse);
-      fit_curve c = {.kernel = DB_KERNEL_CANDIDATE, .nsamples = m, .n = n2, .us = u2, .grid_blocks = 264};
+      fit_curve c = {.kernel = DB_KERNEL_CANDIDATE, .nsamples = m, .n = n2, .us = u2, .grid_blocks = 264, .step_width = 64};
       snprintf(c.cand.family, sizeof c.cand.family, "pipe");
       c.cand.block_size = 256, c.cand.ux = 64, c.cand.multiplicity = 2;
       c.rejected = calloc(m, 1);
