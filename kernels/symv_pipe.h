@@ -68,11 +68,14 @@ SYMV_PIPE_FN long symv_pipe_tiles(long n, int ux)
  *  symv_pdet_unit_width). */
 SYMV_PIPE_FN int symv_pipe_stages(int mx) { return mx % 3 + 2; }
 
-/** symv_pdet_unit_width: the columns of a unit of the pipe_det kernel, the
- *  span of a row block whose tiles one block sums before it stores their
- *  row sums (kernels/symv_pipe_det.cu): a tile's UX for MX 0..2, BLOCK_SIZE
- *  (BLOCK_SIZE/UX tiles side by side) for MX 3..5. */
-SYMV_PIPE_FN int symv_pdet_unit_width(int block_size, int ux, int mx) { return mx >= 3 ? block_size : ux; }
+/** SYMV_PDET_UNIT_WIDTH(bs, ux, mx), symv_pdet_unit_width: the columns of a
+ *  unit of the pipe_det kernel, the span of a row block whose tiles one
+ *  block sums before it stores their row sums (kernels/symv_pipe_det.cu): a
+ *  tile's UX for MX 0..2, BLOCK_SIZE (BLOCK_SIZE/UX tiles side by side) for
+ *  MX 3..5. The macro is the kernel's constant (SYMV_PDET_W), the function
+ *  the host's (gpu/gpu.c, fit/fit.c). */
+#define SYMV_PDET_UNIT_WIDTH(bs, ux, mx) ((mx) >= 3 ? (bs) : (ux))
+SYMV_PIPE_FN int symv_pdet_unit_width(int block_size, int ux, int mx) { return SYMV_PDET_UNIT_WIDTH(block_size, ux, mx); }
 
 /** symv_pdet_width_valid: 1 if work items w columns wide can be numbered
  *  (symv_pdet_units): w a power of two in 1..1024 (tiles' UX, or pipe_det's

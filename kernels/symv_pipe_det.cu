@@ -122,9 +122,9 @@
 #include "symv_pipe.cuh"
 
 /* the columns of a unit, the tiles of a row block whose row sums a block
- * adds before storing them (symv_pdet_unit_width, symv_pipe.h), and the
+ * adds before storing them (SYMV_PDET_UNIT_WIDTH, symv_pipe.h), and the
  * tiles side by side in one */
-#define SYMV_PDET_W (MX >= 3 ? BLOCK_SIZE : UX)
+#define SYMV_PDET_W SYMV_PDET_UNIT_WIDTH(BLOCK_SIZE, UX, MX)
 #define SYMV_PDET_A (SYMV_PDET_W / UX)
 
 /* The next three are pipe's tile loop, statement for statement, as
