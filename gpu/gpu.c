@@ -209,12 +209,16 @@ static long pipe_items(const symv_params *p, int n)
                                            : symv_pipe_tiles(n, p->ux);
 }
 
-long symv_pipe_grid(const symv_params *p, int n, int sm_count)
+/* The blocks of candidate p's launch when its blocks share items work
+ * items (pipe_items) on a GPU of sm_count SMs: SMs x MULTIPLICITY, or
+ * items where fewer. */
+static long pipe_grid_of(const symv_params *p, long items, int sm_count)
 {
-  const long items = pipe_items(p, n);
   const long full = (long)(sm_count > 0 ? sm_count : 1) * p->multiplicity;
   return items < full ? items : full;
 }
+
+long symv_pipe_grid(const symv_params *p, int n, int sm_count) { return pipe_grid_of(p, pipe_items(p, n), sm_count); }
 
 long symv_pipe_det_partials(int n, int w, long grid)
 {
@@ -465,24 +469,22 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     grid = (unsigned)nblk * (unsigned)((n + H - 1) / H);
   } else if (k->p.family == SYMV_FAMILY_PANEL) {
     args = args_panel; /* a block per UX rows of y: grid nblk */
-  } else if (k->p.family == SYMV_FAMILY_PIPE) {
-    /* SMs x MULTIPLICITY persistent blocks (fewer if there are fewer tiles);
-     * the gate counts symv_pipe_chunks chunks of y */
-    const long tiles = pipe_items(&k->p, n);
-    if (tiles > INT_MAX) return SYMV_INVALID_VALUE;
-    ntiles = (int)tiles;
-    grid = (unsigned)symv_pipe_grid(&k->p, n, k->sm_count);
-    target = ws->gate_target + (unsigned long long)symv_pipe_chunks(n, (long)grid);
-    args = args_pipe;
-  } else if (k->p.family == SYMV_FAMILY_PIPE_DET) {
-    /* phase 0 as pipe: SMs x MULTIPLICITY persistent blocks, at most one
-     * per tile; the workspace was sized for this grid (ws_needs) */
-    const long tiles = pipe_items(&k->p, n);
-    if (tiles > INT_MAX) return SYMV_INVALID_VALUE;
-    ntiles = (int)tiles; /* the units: tiles for MX 0..2 */
-    grid = (unsigned)symv_pipe_grid(&k->p, n, k->sm_count);
-    det_grid = (int)grid;
-    args = args_pipe_det;
+  } else if (symv_family_pipelined(k->p.family)) {
+    /* SMs x MULTIPLICITY persistent blocks, at most one per work item
+     * (tiles; pipe_det's units for MX 3..5); pipe's gate counts
+     * symv_pipe_chunks chunks of y, pipe_det's workspace was sized for
+     * this grid (ws_needs) */
+    const long items = pipe_items(&k->p, n);
+    if (items > INT_MAX) return SYMV_INVALID_VALUE;
+    ntiles = (int)items;
+    grid = (unsigned)pipe_grid_of(&k->p, items, k->sm_count);
+    if (k->p.family == SYMV_FAMILY_PIPE) {
+      target = ws->gate_target + (unsigned long long)symv_pipe_chunks(n, (long)grid);
+      args = args_pipe;
+    } else {
+      det_grid = (int)grid;
+      args = args_pipe_det;
+    }
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;
