@@ -19,12 +19,14 @@
 #define SYMV_PIPE_FN static inline
 #endif
 
+/** symv_pdet_width_valid: 1 if work items w columns wide can be numbered
+ *  (symv_pdet_units): w a power of two in 1..1024 (tiles' UX, or pipe_det's
+ *  units of BLOCK_SIZE columns), else 0. */
+SYMV_PIPE_FN int symv_pdet_width_valid(int w) { return w >= 1 && w <= 1024 && (w & (w - 1)) == 0; }
+
 /** symv_pipe_ux_valid: 1 if the tiles of the pipe kernels take ux columns
  *  (a power of two in 1..128: a divisor of 64 or twice it), else 0. */
-SYMV_PIPE_FN int symv_pipe_ux_valid(int ux)
-{
-  return ux >= 1 && ux <= 128 && (ux & (ux - 1)) == 0;
-}
+SYMV_PIPE_FN int symv_pipe_ux_valid(int ux) { return ux <= 128 && symv_pdet_width_valid(ux); }
 
 /** symv_pipe_first_block: the first row block of column strip J,
  *  floor(J*ux/64) (the one holding the strip's diagonal). */
@@ -53,15 +55,6 @@ SYMV_PIPE_FN long symv_pipe_strips_of(long rb, long ns, int ux)
   return s < ns ? s : ns;
 }
 
-/** symv_pipe_tiles: the tiles of the pipe kernels at size n, all
- *  ceil(n/ux) strips' (symv_pipe_tiles_before), counted as the kernels
- *  number them. 0 for n < 1 or ux not a power of two in 1..128. */
-SYMV_PIPE_FN long symv_pipe_tiles(long n, int ux)
-{
-  if (n < 1 || !symv_pipe_ux_valid(ux)) return 0;
-  return symv_pipe_tiles_before((n + ux - 1) / ux, (n + 63) / 64, ux);
-}
-
 /** symv_pipe_stages: the cp.async pipeline's stages of a pipe or pipe_det
  *  kernel of MX mx: mx mod 3 + 2 (MX 0..2 in pipe; 0..5 in pipe_det, whose
  *  MX 3..5 take the stages of MX 0..2 with units of BLOCK_SIZE columns,
@@ -77,11 +70,6 @@ SYMV_PIPE_FN int symv_pipe_stages(int mx) { return mx % 3 + 2; }
 #define SYMV_PDET_UNIT_WIDTH(bs, ux, mx) ((mx) >= 3 ? (bs) : (ux))
 SYMV_PIPE_FN int symv_pdet_unit_width(int block_size, int ux, int mx) { return SYMV_PDET_UNIT_WIDTH(block_size, ux, mx); }
 
-/** symv_pdet_width_valid: 1 if work items w columns wide can be numbered
- *  (symv_pdet_units): w a power of two in 1..1024 (tiles' UX, or pipe_det's
- *  units of BLOCK_SIZE columns), else 0. */
-SYMV_PIPE_FN int symv_pdet_width_valid(int w) { return w >= 1 && w <= 1024 && (w & (w - 1)) == 0; }
-
 /** symv_pdet_units: the units of the pipe_det kernel at size n with units
  *  w columns wide (symv_pdet_unit_width; a power of two, 1..1024),
  *  numbered as tiles of w columns are (symv_pipe_tiles_before): a unit is
@@ -92,6 +80,12 @@ SYMV_PIPE_FN long symv_pdet_units(long n, int w)
   if (n < 1 || !symv_pdet_width_valid(w)) return 0;
   return symv_pipe_tiles_before((n + w - 1) / w, (n + 63) / 64, w);
 }
+
+/** symv_pipe_tiles: the tiles of the pipe kernels at size n, all
+ *  ceil(n/ux) strips' (symv_pipe_tiles_before), counted as the kernels
+ *  number them: the work items of ux columns (symv_pdet_units). 0 for
+ *  n < 1 or ux not a power of two in 1..128. */
+SYMV_PIPE_FN long symv_pipe_tiles(long n, int ux) { return symv_pipe_ux_valid(ux) ? symv_pdet_units(n, ux) : 0; }
 
 /** symv_pipe_block_of: the block whose share holds tile t when G blocks
  *  share T tiles as the pipe kernels share them (block b: tiles
