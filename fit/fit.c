@@ -137,8 +137,8 @@ long fit_grid_blocks(const db_candidate *c, int sm_count)
 int fit_step_width(const db_candidate *c)
 {
   symv_family f;
-  if (symv_family_parse(c->family, &f) || !symv_family_pipelined(f) || !symv_pipe_ux_valid(c->ux)) return 0;
-  return f == SYMV_FAMILY_PIPE_DET ? symv_pdet_unit_width(c->block_size, c->ux, c->mx) : c->ux;
+  if (symv_family_parse(c->family, &f) || !symv_family_pipelined(f)) return 0;
+  return symv_pipe_item_width(f == SYMV_FAMILY_PIPE_DET, c->block_size, c->ux, c->mx);
 }
 
 int fit_cublas_range(const fit_set *s, int *lo, int *hi)

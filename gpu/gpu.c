@@ -205,8 +205,7 @@ void symv_kernel_unload(symv_kernel *k)
 static long pipe_items(const symv_params *p, int n)
 {
   if (!symv_family_pipelined(p->family)) return 0;
-  return p->family == SYMV_FAMILY_PIPE_DET ? symv_pdet_units(n, symv_pdet_unit_width(p->block_size, p->ux, p->mx))
-                                           : symv_pipe_tiles(n, p->ux);
+  return symv_pdet_units(n, symv_pipe_item_width(p->family == SYMV_FAMILY_PIPE_DET, p->block_size, p->ux, p->mx));
 }
 
 /* The blocks of candidate p's launch when its blocks share items work

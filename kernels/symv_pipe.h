@@ -70,6 +70,18 @@ SYMV_PIPE_FN int symv_pipe_stages(int mx) { return mx % 3 + 2; }
 #define SYMV_PDET_UNIT_WIDTH(bs, ux, mx) ((mx) >= 3 ? (bs) : (ux))
 SYMV_PIPE_FN int symv_pdet_unit_width(int block_size, int ux, int mx) { return SYMV_PDET_UNIT_WIDTH(block_size, ux, mx); }
 
+/** symv_pipe_item_width: the columns of the work items the blocks of a
+ *  pipe kernel (det = 0) or a pipe_det kernel (det = 1) share: the tile's
+ *  ux, or pipe_det's unit width (symv_pdet_unit_width: BLOCK_SIZE for MX
+ *  3..5); 0 when ux is not a tile width (symv_pipe_ux_valid). The one
+ *  mapping of the host's launch (gpu/gpu.c) and the fit's step sizes
+ *  (fit/fit.c). */
+SYMV_PIPE_FN int symv_pipe_item_width(int det, int block_size, int ux, int mx)
+{
+  if (!symv_pipe_ux_valid(ux)) return 0;
+  return det ? symv_pdet_unit_width(block_size, ux, mx) : ux;
+}
+
 /** symv_pdet_units: the units of the pipe_det kernel at size n with units
  *  w columns wide (symv_pdet_unit_width; a power of two, 1..1024),
  *  numbered as tiles of w columns are (symv_pipe_tiles_before): a unit is
