@@ -75,6 +75,24 @@ __global__ void fill(double *a, size_t n, unsigned s)
 
 __global__ void empty_kernel() { pdl(); }
 
+// Row i's K = ceil(n/64) partial sums P[i + k*n] (coalesced over i), eight
+// loads in flight at a time: what 2grid's and 1grid's summers add up.
+__device__ __forceinline__ double row_sums(int n, const double *__restrict__ P, int i)
+{
+  const int K = (n + 63) / 64;
+  double s = 0;
+  int k = 0;
+  for (; k + 8 <= K; k += 8) {
+    double v[8];
+#pragma unroll
+    for (int u = 0; u < 8; u++) v[u] = __ldcg(P + (long long)(k + u) * n + i);
+#pragma unroll
+    for (int u = 0; u < 8; u++) s += v[u];
+  }
+  for (; k < K; k++) s += __ldcg(P + (long long)k * n + i);
+  return s;
+}
+
 // One kernel for read, red, gate and 2grid's first grid (MODE).
 template <int U, int MODE>
 __global__ void __launch_bounds__(256) stream_kernel(int n, const double *__restrict__ A, long long lda, double *out,
@@ -103,18 +121,7 @@ __global__ void __launch_bounds__(256) stream_kernel(int n, const double *__rest
     }
     __syncthreads();
     if (i >= n) return;
-    const int K = (n + 63) / 64;
-    double s = 0;
-    int k = 0;
-    for (; k + 8 <= K; k += 8) {
-      double v[8];
-#pragma unroll
-      for (int u = 0; u < 8; u++) v[u] = __ldcg(P + (long long)(k + u) * n + i);
-#pragma unroll
-      for (int u = 0; u < 8; u++) s += v[u];
-    }
-    for (; k < K; k++) s += __ldcg(P + (long long)k * n + i);
-    y[i] = beta * yold + s;
+    y[i] = beta * yold + row_sums(n, P, i);
     return;
   }
   const int pairs = (n + 1) / 2, per = 32 * U;
@@ -170,25 +177,14 @@ __global__ void __launch_bounds__(256) stream_kernel(int n, const double *__rest
 }
 
 // 2grid's second grid: thread i = row i; y(old) read, then the wait, then
-// K = ceil(n/64) sums of row i, P[i + k*n] (coalesced), all in flight.
+// row i's sums (row_sums).
 __global__ void __launch_bounds__(128) sum_kernel(int n, const double *__restrict__ P, double *y, double beta)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const double yold = i < n ? y[i] : 0;
   pdl();
   if (i >= n) return;
-  const int K = (n + 63) / 64;
-  double s = 0;
-  int k = 0;
-  for (; k + 8 <= K; k += 8) {
-    double v[8];
-#pragma unroll
-    for (int u = 0; u < 8; u++) v[u] = __ldcg(P + (long long)(k + u) * n + i);
-#pragma unroll
-    for (int u = 0; u < 8; u++) s += v[u];
-  }
-  for (; k < K; k++) s += __ldcg(P + (long long)k * n + i);
-  y[i] = beta * yold + s;
+  y[i] = beta * yold + row_sums(n, P, i);
 }
 
 static void launch(void (*fn)(int, const double *, long long, double *, double *, unsigned long long *,
