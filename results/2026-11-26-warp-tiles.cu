@@ -5,14 +5,15 @@
 // habits (register loads, no shared-memory pipeline, no block barrier per
 // tile) come closer to the floor than pipe at n = 500..4096?
 //
-// Tile (I, J): rows 32*I .. 32*I+31 (lane l: row 32*I + l) by columns
-// W*J .. W*J+W-1 of the lower triangle, W = 8, 16 or 32, numbered down each
-// strip of W columns; warp w of block b takes tile 8*b + w (blocks of 8
-// warps, one tile a warp, ceil(T/8) blocks). A lane loads its row's W
-// elements (a warp: W runs of 32 consecutive elements) and x of its row;
-// lanes 0..W-1 load x of the strip's columns, shared by shuffles. Row sum in
-// a register; the W column sums over the warp's 32 rows by the transposing
-// butterfly of kernels/symv_pipe.cuh; then 32 + W red.adds into y, alpha
+// Tile (I, J): rows H*I .. H*I+H-1, H = 32*U (lane l: rows H*I + 32u + l,
+// u < U) by columns W*J .. W*J+W-1 of the lower triangle, W = 8, 16 or 32,
+// numbered down each strip of W columns; warp w of block b takes tile
+// 8*b + w (blocks of 8 warps, one tile a warp, ceil(T/8) blocks). A lane
+// loads its U rows' W elements (a warp: W runs of H consecutive elements in
+// U loads of 32) and x of its rows;
+// lanes 0..W-1 load x of the strip's columns, shared by shuffles. Row sums in
+// registers; the W column sums over the warp's H rows by the transposing
+// butterfly of kernels/symv_pipe.cuh; then H + W red.adds into y, alpha
 // applied. beta: pipe's gate (kernels/symv_pipe.cu) without its claims:
 // blocks 0..C-1, C = min(G, ceil(n/64)), scale a chunk of y each and count
 // it; each block waits (one thread polls) after its tiles' arithmetic,
@@ -67,21 +68,21 @@ template <int N> struct tr<N, 0> {
   static __device__ __forceinline__ void run(double (&)[N], int) {}
 };
 
-// tiles before strip J: strips J' < J hold nb - J'/q tiles each (q = 32/W)
+// tiles before strip J: strips J' < J hold nb - J'/q tiles each (q = H/W: row blocks of H = 32*U rows)
 __host__ __device__ __forceinline__ long before(int J, int nb, int q)
 {
   const long m = J / q, r = J % q;
   return (long)J * nb - (q * m * (m - 1) / 2 + m * r);
 }
 
-template <int W>
+template <int W, int U>
 __global__ void __launch_bounds__(256) wsymv(int n, const double *__restrict__ A, long long lda,
                                              const double *__restrict__ x, double *y, double alpha, double beta,
                                              unsigned long long *gate, unsigned long long target, int nb, int ns,
                                              long T)
 {
   pdl();
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, q = 32 / W;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, q = 32 * U / W;
   const long t = (long)blockIdx.x * 8 + warp;
   const bool has = t < T;
   int I = 0, J = 0;
@@ -94,11 +95,16 @@ __global__ void __launch_bounds__(256) wsymv(int n, const double *__restrict__ A
     }
     J = lo, I = J / q + (int)(t - before(J, nb, q));
   }
-  const int i = 32 * I + lane, j0 = W * J;
-  double a[W];
+  const int j0 = W * J;
+  double a[U][W], xr[U];
 #pragma unroll
-  for (int k = 0; k < W; k++) a[k] = (has && i < n && j0 + k <= i) ? __ldg(A + (long long)(j0 + k) * lda + i) : 0.0;
-  const double xr = (has && i < n) ? __ldg(x + i) : 0.0;
+  for (int u = 0; u < U; u++) {
+    const int i = 32 * U * I + 32 * u + lane;
+#pragma unroll
+    for (int k = 0; k < W; k++)
+      a[u][k] = (has && i < n && j0 + k <= i) ? __ldg(A + (long long)(j0 + k) * lda + i) : 0.0;
+    xr[u] = (has && i < n) ? __ldg(x + i) : 0.0;
+  }
   const double xl = (has && lane < W && j0 + lane < n) ? __ldg(x + j0 + lane) : 0.0;
 
   const int G = gridDim.x, C = min(G, (n + 63) / 64);
@@ -109,16 +115,23 @@ __global__ void __launch_bounds__(256) wsymv(int n, const double *__restrict__ A
     if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.u64 [%0], 1;\n" ::"l"(gate) : "memory");
   }
 
-  double rsum = 0;
+  double rsum[U], c[W];
 #pragma unroll
-  for (int k = 0; k < W; k++) {
-    const double xc = __shfl_sync(0xffffffffu, xl, k);
-    rsum = fma(a[k], xc, rsum);
-    a[k] = j0 + k < i ? a[k] * xr : 0.0; // column k's share (symmetric: the element itself)
+  for (int k = 0; k < W; k++) c[k] = 0.0;
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    const int i = 32 * U * I + 32 * u + lane;
+    rsum[u] = 0;
+#pragma unroll
+    for (int k = 0; k < W; k++) {
+      const double xc = __shfl_sync(0xffffffffu, xl, k);
+      rsum[u] = fma(a[u][k], xc, rsum[u]);
+      if (j0 + k < i) c[k] = fma(a[u][k], xr[u], c[k]); // column k's share (symmetric: the element itself)
+    }
   }
-  tr<W, W / 2>::run(a, lane);
+  tr<W, W / 2>::run(c, lane);
 #pragma unroll
-  for (int h = W; h < 32; h *= 2) a[0] += __shfl_xor_sync(0xffffffffu, a[0], h);
+  for (int h = W; h < 32; h *= 2) c[0] += __shfl_xor_sync(0xffffffffu, c[0], h);
 
   if (beta != 1.0) {
     if (threadIdx.x == 0) {
@@ -128,8 +141,12 @@ __global__ void __launch_bounds__(256) wsymv(int n, const double *__restrict__ A
     }
     __syncthreads();
   }
-  if (has && i < n) atomicAdd(y + i, alpha * rsum);
-  if (has && lane < W && j0 + lane < n) atomicAdd(y + j0 + lane, alpha * a[0]);
+#pragma unroll
+  for (int u = 0; u < U; u++) {
+    const int i = 32 * U * I + 32 * u + lane;
+    if (has && i < n) atomicAdd(y + i, alpha * rsum[u]);
+  }
+  if (has && lane < W && j0 + lane < n) atomicAdd(y + j0 + lane, alpha * c[0]);
 }
 
 __global__ void __launch_bounds__(256) readk(int n, const double *__restrict__ A, long long lda, double *out)
@@ -184,8 +201,11 @@ int main(int argc, char **argv)
   printf("%s: DSYMV lower, alpha 1, beta 0.5, cold A; us a call (median of 9 batches); resid = max |y - y_ref| / "
          "(n eps (|A||x| + |beta||y|))\n",
          prop.name);
-  printf("%6s %8s %8s %8s %8s   %7s %7s %7s   %8s\n", "n", "read", "W=8", "W=16", "W=32", "x8", "x16", "x32",
-         "resid");
+  /* variants: tiles of 32*U rows by W columns; 0 is the read-only kernel */
+  const int VW[] = {0, 8, 16, 32, 8, 8, 16}, VU[] = {0, 1, 1, 1, 2, 4, 2}, NV = 7;
+  printf("%6s %8s", "n", "read");
+  for (int v = 1; v < NV; v++) printf("  %3dx%-2d", 32 * VU[v], VW[v]);
+  printf("   (tile rows x columns: us; then each over read)   %8s\n", "resid");
   unsigned long long *gate;
   CK(cudaMalloc(&gate, 8));
   CK(cudaMemset(gate, 0, 8));
@@ -201,12 +221,11 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&y, (size_t)n * 8));
     CK(cudaMalloc(&out, 8));
     CK(cudaDeviceSynchronize());
-    const int nb = (n + 31) / 32;
-    double best[4] = {1e30, 1e30, 1e30, 1e30}, worst_resid = 0;
+    double best[NV], worst_resid = 0;
     const int R = std::max(20, std::min(400, (int)(2e8 / (msz * 8.0 / 2))));
-    for (int v = 0; v < 4; v++) {
-      const int W = v == 1 ? 8 : v == 2 ? 16 : 32, ns = (n + W - 1) / W;
-      const long T = before(ns, nb, 32 / W);
+    for (int v = 0; v < NV; v++) {
+      const int W = v ? VW[v] : 32, U = v ? VU[v] : 1, H = 32 * U, ns = (n + W - 1) / W, nb = (n + H - 1) / H;
+      const long T = before(ns, nb, H / W);
       const int grid = v == 0 ? prop.multiProcessorCount * 8 : (int)((T + 7) / 8);
       auto call = [&](int r, double *yy) {
         const double *Ar = A + (size_t)(r % copies) * msz;
@@ -215,9 +234,11 @@ int main(int argc, char **argv)
           return;
         }
         target += (unsigned long long)std::min(grid, (n + 63) / 64);
-        if (W == 8) pdl_launch(wsymv<8>, grid, st, n, Ar, (long long)n, (const double *)x, yy, 1.0, 0.5, gate, target, nb, ns, T);
-        if (W == 16) pdl_launch(wsymv<16>, grid, st, n, Ar, (long long)n, (const double *)x, yy, 1.0, 0.5, gate, target, nb, ns, T);
-        if (W == 32) pdl_launch(wsymv<32>, grid, st, n, Ar, (long long)n, (const double *)x, yy, 1.0, 0.5, gate, target, nb, ns, T);
+#define WT_LAUNCH(w, u)                                                                                           \
+  if (W == w && U == u)                                                                                             \
+    pdl_launch(wsymv<w, u>, grid, st, n, Ar, (long long)n, (const double *)x, yy, 1.0, 0.5, gate, target, nb, ns, T);
+        WT_LAUNCH(8, 1) WT_LAUNCH(16, 1) WT_LAUNCH(32, 1) WT_LAUNCH(8, 2) WT_LAUNCH(8, 4) WT_LAUNCH(16, 2)
+#undef WT_LAUNCH
       };
       if (v > 0) { // correctness: one call on fresh y against the CPU
         std::vector<double> hA(msz), hx(n), hy(n), out_y(n);
@@ -256,8 +277,11 @@ int main(int argc, char **argv)
       std::sort(tm.begin(), tm.end());
       best[v] = tm[tm.size() / 2];
     }
-    printf("%6d %8.2f %8.2f %8.2f %8.2f   %7.3f %7.3f %7.3f   %8.2g\n", n, best[0], best[1], best[2], best[3],
-           best[1] / best[0], best[2] / best[0], best[3] / best[0], worst_resid);
+    printf("%6d %8.2f", n, best[0]);
+    for (int v = 1; v < NV; v++) printf(" %8.2f", best[v]);
+    printf("  ");
+    for (int v = 1; v < NV; v++) printf(" %6.3f", best[v] / best[0]);
+    printf("   %8.2g\n", worst_resid);
     fflush(stdout);
     CK(cudaFree(A));
     CK(cudaFree(x));
