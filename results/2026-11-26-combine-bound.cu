@@ -93,11 +93,12 @@ __device__ __forceinline__ double row_sums(int n, const double *__restrict__ P, 
   return s;
 }
 
-// One kernel for read, red, gate and 2grid's first grid (MODE).
+// One kernel for read, red, gate, 2grid's first grid and 1grid (MODE); 1grid's
+// first `streamers` blocks stream, the rest sum.
 template <int U, int MODE>
 __global__ void __launch_bounds__(256) stream_kernel(int n, const double *__restrict__ A, long long lda, double *out,
                                                      double *y, unsigned long long *gate, unsigned long long target,
-                                                     double beta, double *P, unsigned long long target2)
+                                                     double beta, double *P, unsigned long long streamers)
 {
   pdl();
   const int lane = threadIdx.x & 31, G = gridDim.x;
@@ -110,7 +111,7 @@ __global__ void __launch_bounds__(256) stream_kernel(int n, const double *__rest
       if (threadIdx.x == 0) asm volatile("red.release.gpu.global.add.u64 [%0], 1;\n" ::"l"(gate) : "memory");
     }
   }
-  const int G0 = MODE == ONE ? (int)target2 : G; /* ONE: blocks >= G0 sum (below) */
+  const int G0 = MODE == ONE ? (int)streamers : G; /* ONE: blocks >= G0 sum (below) */
   if (MODE == ONE && (int)blockIdx.x >= G0) { /* a summer: 256 rows of y */
     const int i = (blockIdx.x - G0) * blockDim.x + threadIdx.x;
     const double yold = i < n ? y[i] : 0;
@@ -191,14 +192,14 @@ static void launch(void (*fn)(int, const double *, long long, double *, double *
                               unsigned long long, double, double *, unsigned long long),
                    int grid, cudaStream_t st, int n, const double *A, long long lda, double *out, double *y,
                    unsigned long long *gate, unsigned long long target, double beta, double *P,
-                   unsigned long long target2)
+                   unsigned long long streamers)
 {
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr = {};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
   cfg.gridDim = dim3(grid), cfg.blockDim = dim3(256), cfg.stream = st, cfg.attrs = &attr, cfg.numAttrs = 1;
-  CK(cudaLaunchKernelEx(&cfg, fn, n, A, lda, out, y, gate, target, beta, P, target2));
+  CK(cudaLaunchKernelEx(&cfg, fn, n, A, lda, out, y, gate, target, beta, P, streamers));
 }
 
 static void launch_sum(int n, cudaStream_t st, const double *P, double *y, double beta)
