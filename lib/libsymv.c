@@ -16,10 +16,11 @@
  * off or on; a routine the database had no fit of (of that class) has no
  * rules, and all its calls go to cuBLAS as they came. cuBLAS rules call the real
  * routine (cublasZhemv_v2 ...: the next one in the dynamic linker's search
- * order after this library, else the one in libcublas.so.13): a rule of the
- * default mode hands the call over as it came, one of the atomics mode sets
- * it on the handle for the call and restores the handle's own mode
- * afterwards.
+ * order after this library, else the one in libcublas.so.13) in the mode
+ * the rule names, whatever the handle's: the rule's atomics mode is set on
+ * the handle for the call (CUBLAS_ATOMICS_NOT_ALLOWED for "cuBLAS",
+ * CUBLAS_ATOMICS_ALLOWED for "cuBLAS with atomics") and the handle's own
+ * mode restored afterwards. Fallbacks hand the call over as it came.
  *
  * Wisdom. A library built with `symvtune build --wisdom` carries no rules
  * and no compiled kernels: on the first call it reads the wisdom files
@@ -259,10 +260,20 @@ static void find_real(void)
   }
 }
 
-/* Calls cuBLAS: with atomics allowed for the call (the handle's own mode
- * restored afterwards) when `atomics` is nonzero, else on the handle as it
- * is. When no cuBLAS routine was found, says why in note (if non-NULL). */
-static cublasStatus_t call_cublas(symv_routine r, int atomics, cublasHandle_t h, cublasFillMode_t uplo, int n,
+/* How call_cublas treats the handle's atomics mode. */
+typedef enum {
+  CUBLAS_WAY_AS_CALLED,  /* the handle as it is: a fallback, the call as the program made it */
+  CUBLAS_WAY_NO_ATOMICS, /* CUBLAS_ATOMICS_NOT_ALLOWED for the call: a rule naming cuBLAS */
+  CUBLAS_WAY_ATOMICS     /* CUBLAS_ATOMICS_ALLOWED for the call: a rule naming cuBLAS with atomics */
+} cublas_way;
+
+/* Calls cuBLAS on handle h, in the atomics mode `way` names for the call
+ * (the handle's own mode restored afterwards, also when the call fails),
+ * or on the handle as it is. Returns cuBLAS's status, the first failing
+ * one of the mode's getter, setter, the call and the restoring setter;
+ * CUBLAS_STATUS_NOT_SUPPORTED when no cuBLAS routine was found, with why
+ * in note (if non-NULL). */
+static cublasStatus_t call_cublas(symv_routine r, cublas_way way, cublasHandle_t h, cublasFillMode_t uplo, int n,
                                   const void *alpha, const void *A, int lda, const void *x, int incx,
                                   const void *beta, void *y, int incy, call_note *note)
 {
@@ -278,15 +289,15 @@ static cublasStatus_t call_cublas(symv_routine r, int atomics, cublasHandle_t h,
       notice("cannot find the real %s (%s): calls bound for cuBLAS fail", symv_routine_get(r)->cublas, real_why[r]);
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  last_kernel = atomics ? "cublas_atomics" : "cublas";
-  if (!atomics) return real(h, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  last_kernel = way == CUBLAS_WAY_ATOMICS ? "cublas_atomics" : "cublas";
+  if (way == CUBLAS_WAY_AS_CALLED) return real(h, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
+  const cublasAtomicsMode_t want = way == CUBLAS_WAY_ATOMICS ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED;
   cublasAtomicsMode_t old;
   cublasStatus_t st;
   if ((st = cublasGetAtomicsMode(h, &old)) != CUBLAS_STATUS_SUCCESS) return st;
-  if (old != CUBLAS_ATOMICS_ALLOWED && (st = cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED)) != CUBLAS_STATUS_SUCCESS)
-    return st;
+  if (old != want && (st = cublasSetAtomicsMode(h, want)) != CUBLAS_STATUS_SUCCESS) return st;
   st = real(h, uplo, n, alpha, A, lda, x, incx, beta, y, incy);
-  if (old != CUBLAS_ATOMICS_ALLOWED) {
+  if (old != want) { /* the handle is the caller's: its mode as it was */
     cublasStatus_t st2 = cublasSetAtomicsMode(h, old);
     if (st == CUBLAS_STATUS_SUCCESS) st = st2;
   }
@@ -882,10 +893,10 @@ static cublasStatus_t dispatch(symv_routine ro, cublasHandle_t handle, cublasFil
     cudaGetLastError();
     if (note) note->wisdom = "none";
     NOTE(note, "cuBLAS", "fallback: no current CUDA device");
-    return call_cublas(ro, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
+    return call_cublas(ro, CUBLAS_WAY_AS_CALLED, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
   }
   const rules_view *v = wisdom_view(dev, note);
-  if (!v) return call_cublas(ro, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
+  if (!v) return call_cublas(ro, CUBLAS_WAY_AS_CALLED, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
 #else
   pthread_once(&builtin_once, builtin_init);
   const rules_view *v = &builtin;
@@ -894,15 +905,16 @@ static cublasStatus_t dispatch(symv_routine ro, cublasHandle_t handle, cublasFil
   if (!r) { /* not tuned (for this atomics mode) */
     NOTE(note, "cuBLAS", "untuned routine: the %s had no %sfit of %s", v->path ? "wisdom file" : "database",
          det ? "deterministic " : "", symv_routine_name(ro));
-    return call_cublas(ro, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
+    return call_cublas(ro, CUBLAS_WAY_AS_CALLED, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
   }
-  /* cuBLAS's default mode: the call goes as it came (nothing added to the
-   * cost of the small sizes this rule usually covers); its atomics mode: set
-   * for the call */
+  /* cuBLAS in the mode the rule names, the mode its curve was measured in:
+   * a handle that allowed atomics must not turn "cuBLAS" into cuBLAS's
+   * atomics path, nor the default mode "cuBLAS with atomics" into the other */
   if (r->kernel < 0) {
     const int with_atomics = r->kernel == SYMV_RULE_CUBLAS_ATOMICS;
     NOTE(note, with_atomics ? "cuBLAS with atomics" : "cuBLAS", "%s", rule_text(r, det, rt, sizeof rt));
-    return call_cublas(ro, with_atomics, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
+    return call_cublas(ro, with_atomics ? CUBLAS_WAY_ATOMICS : CUBLAS_WAY_NO_ATOMICS, handle, uplo, n, alpha, A, lda,
+                       x, incx, beta, y, incy, note);
   }
   const symv_kernel *k = NULL;
 #ifdef SYMV_WISDOM_LIB
@@ -915,7 +927,7 @@ static cublasStatus_t dispatch(symv_routine ro, cublasHandle_t handle, cublasFil
     NOTE(note, "cuBLAS", "fallback: no current CUDA device");
   }
 #endif
-  if (!k) return call_cublas(ro, 0, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
+  if (!k) return call_cublas(ro, CUBLAS_WAY_AS_CALLED, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
 
   cudaStream_t stream;
   cublasPointerMode_t mode;
@@ -925,7 +937,8 @@ static cublasStatus_t dispatch(symv_routine ro, cublasHandle_t handle, cublasFil
     /* (only 'any' rules name these families: the handle allowed atomics) */
     NOTE(note, det ? "cuBLAS" : "cuBLAS with atomics", "stream capture: %s counts calls on the host (%s)",
          v->cands[r->kernel].name, rule_text(r, det, rt, sizeof rt));
-    return call_cublas(ro, !det, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
+    return call_cublas(ro, det ? CUBLAS_WAY_AS_CALLED : CUBLAS_WAY_ATOMICS, handle, uplo, n, alpha, A, lda, x, incx,
+                       beta, y, incy, note);
   }
   NOTE(note, v->cands[r->kernel].name, "%s", rule_text(r, det, rt, sizeof rt));
   if ((st = cublasGetPointerMode(handle, &mode)) != CUBLAS_STATUS_SUCCESS) return st;

@@ -48,7 +48,7 @@ tests_test_sweep_LDADD = $(TEST_CORE_LIBS)
 LIBSYMV_TEST_DEFS = -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"' -DSYMV_TEST_SRCDIR='"$(abs_top_srcdir)"' \
 	-DSYMV_TEST_NVCC='"$(NVCC)"' -DSYMV_TEST_CUDA_HOME='"$(CUDA_HOME)"'
 CRITERION_TESTS += tests/test_build tests/test_libsymv
-EXTRA_DIST += tests/libsymv_fixture.h tests/data/sweep-h200.db tests/data/sweep-h100.db tests/data/sweep6-h100.db.xz tests/data/sweep6-h200.db.xz
+EXTRA_DIST += tests/libsymv_fixture.h tests/cublas_standin.c tests/data/sweep-h200.db tests/data/sweep-h100.db tests/data/sweep6-h100.db.xz tests/data/sweep6-h200.db.xz
 
 tests_test_build_SOURCES = tests/test_build.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
 tests_test_build_CFLAGS = $(TEST_CFLAGS)

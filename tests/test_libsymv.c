@@ -10,7 +10,9 @@
  * Without a GPU: the argument checks of symvDsymv and cublasDsymv_v2 (they
  * come before the handle or the GPU is touched), and that a program written
  * against cublasDsymv, linked -lsymv before -lcublas or run with
- * LD_PRELOAD, binds its call to libsymv. With a GPU: libsymv against cuBLAS
+ * LD_PRELOAD, binds its call to libsymv; that a rule naming cuBLAS calls
+ * cuBLAS (a stand-in, tests/cublas_standin.c) in the rule's atomics mode and
+ * restores the handle's. With a GPU: libsymv against cuBLAS
  * and OpenBLAS over an argument grid like `symvtune check`'s in both pointer
  * modes, with the kernel each rule names checked by symvLastKernel; the
  * handle's atomics mode restored; two streams from two threads at once
@@ -349,6 +351,73 @@ Test(libsymv, ld_preload_replaces_cublas, .init = need_lib, .timeout = 120)
   char *text = program("prog_preload", 0, 1, "");
   cr_assert_not_null(strstr(text, "/libsymv.so\n"), "LD_PRELOAD did not replace cublasDsymv_v2:\n%s", text);
   free(text);
+}
+
+/* A program calling cublasDsymv_v2 once on a stand-in handle
+ * (tests/cublas_standin.c): argv n and the handle's atomics mode; prints
+ * the status, the stand-in's count of calls, the mode it saw, the handle's
+ * mode afterwards and symvLastKernel. */
+static const char mode_prog_src[] =
+  "#include <cublas_v2.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+  "extern int standin_calls, standin_mode_seen;\n"
+  "const char *symvLastKernel(void);\n"
+  "int main(int argc, char **argv)\n{\n"
+  "  if (argc < 3) return 2;\n"
+  "  int n = atoi(argv[1]);\n"
+  "  cublasAtomicsMode_t mode = (cublasAtomicsMode_t)atoi(argv[2]);\n"
+  "  double alpha = 1, beta = 0.5, data[1];\n"
+  "  cublasStatus_t st = cublasDsymv_v2((cublasHandle_t)(void *)&mode, CUBLAS_FILL_MODE_LOWER, n, &alpha, data, n,\n"
+  "                                     data, 1, &beta, data, 1);\n"
+  "  printf(\"status %d calls %d seen %d after %d kernel %s\\n\", (int)st, standin_calls, standin_mode_seen,\n"
+  "         (int)mode, symvLastKernel());\n"
+  "  return 0;\n"
+  "}\n";
+
+/* A rule names cuBLAS in one atomics mode, measured in it: libsymv calls
+ * cuBLAS in that mode whatever the handle's, and gives the handle its own
+ * mode back. Without a GPU: cuBLAS is the stand-in of tests/cublas_standin.c,
+ * linked between libsymv and libcublas. */
+Test(libsymv, cublas_rules_run_cublas_in_the_rules_mode, .init = need_lib, .timeout = 120)
+{
+  const char *dir = libdir(), *cuda = fix_env("SYMV_TEST_CUDA_HOME", SYMV_TEST_CUDA_HOME);
+  const char *srcdir = fix_env("SYMV_TEST_SRCDIR", SYMV_TEST_SRCDIR);
+  char src[512], exe[512], log[512], cmd[4096], *text;
+  snprintf(src, sizeof src, "%s/mode_prog.c", dir);
+  snprintf(exe, sizeof exe, "%s/mode_prog", dir);
+  snprintf(log, sizeof log, "%s/mode_prog.log", dir);
+  FILE *f = fopen(src, "w");
+  cr_assert_not_null(f);
+  fputs(mode_prog_src, f);
+  cr_assert_eq(fclose(f), 0);
+  snprintf(cmd, sizeof cmd,
+           "cc -std=gnu11 -shared -fPIC -o '%s/libcublas_standin.so' '%s/tests/cublas_standin.c' -I'%s/include' && "
+           "cc -std=gnu11 -o '%s' '%s' -I'%s/include' -Wl,--no-as-needed -L'%s/lib/lib' -Wl,-rpath,'%s/lib/lib' "
+           "-lsymv -L'%s' -Wl,-rpath,'%s' -lcublas_standin -L'%s/lib64' -Wl,-rpath,'%s/lib64' -lcublas -lcudart",
+           dir, srcdir, cuda, exe, src, cuda, dir, dir, dir, dir, cuda, cuda);
+  int rc = fix_sh(cmd, log, &text);
+  cr_assert_eq(rc, 0, "%s\n%s", cmd, text);
+  free(text);
+  /* the fixture's rules: 'any' 301..700 cuBLAS, 2501..3200 cuBLAS with
+   * atomics; deterministic 1501..4000 cuBLAS */
+  static const struct {
+    int n, handle_mode, mode_seen;
+    const char *kernel;
+  } cases[] = {
+    {500, CUBLAS_ATOMICS_ALLOWED, CUBLAS_ATOMICS_NOT_ALLOWED, "cublas"},
+    {2900, CUBLAS_ATOMICS_ALLOWED, CUBLAS_ATOMICS_ALLOWED, "cublas_atomics"},
+    {2000, CUBLAS_ATOMICS_NOT_ALLOWED, CUBLAS_ATOMICS_NOT_ALLOWED, "cublas"},
+    {2900, CUBLAS_ATOMICS_NOT_ALLOWED, CUBLAS_ATOMICS_NOT_ALLOWED, "cublas"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char want[160];
+    snprintf(cmd, sizeof cmd, "'%s' %d %d", exe, cases[i].n, cases[i].handle_mode);
+    rc = fix_sh(cmd, log, &text);
+    cr_assert_eq(rc, 0, "%s: exit %d\n%s", cmd, rc, text);
+    snprintf(want, sizeof want, "status 0 calls 1 seen %d after %d kernel %s\n", cases[i].mode_seen,
+             cases[i].handle_mode, cases[i].kernel);
+    cr_assert_str_eq(text, want, "n = %d, handle mode %d", cases[i].n, cases[i].handle_mode);
+    free(text);
+  }
 }
 
 /* ---- With a GPU --------------------------------------------------------- */
