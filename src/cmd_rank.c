@@ -163,13 +163,13 @@ static int floor_ratios(db *d, const char *routine, const db_times *tt, char upl
 }
 
 static void print_ranking(const db_times *tt, const sieve_result *r, const double *cub, const double *xf,
-                          double xcub, int K, int T, char uplo, int hot)
+                          double xcub, int K, int T, const char *routine, char uplo, int hot)
 {
   int S = (int)tt->nsizes;
-  printf("Champion ranking of %zu valid candidates, sweep stage, uplo %c, %s; at each size the %d fastest\n"
+  printf("%s: champion ranking of %zu valid candidates, sweep stage, uplo %c, %s; at each size the %d fastest\n"
          "earn (%d - rank)/%d points. Columns n=...: the faster cuBLAS mode's time / the candidate's time;\n"
          "x floor: its dense-stage time over the floor's, geometric mean over the dense sizes.\n",
-         tt->ncand, uplo, hot ? "hot" : "cold", K, K + 1, K);
+         routine, tt->ncand, uplo, hot ? "hot" : "cold", K, K + 1, K);
   printf("   %4s  %-32s %8s", "rank", "candidate (id)", "points");
   for (int s = 0; s < S; s++) {
     char h[24];
@@ -360,7 +360,7 @@ static int run(int argc, char **argv)
     const int have_dev = db_get_device(d, &dev) == 0;
     print_json(stdout, &tt, &r, cub, xf, xcub, K, T, symv_routine_name(routine), uplo, hot, have_dev ? &dev : NULL);
   } else {
-    print_ranking(&tt, &r, cub, xf, xcub, K, T, uplo, hot);
+    print_ranking(&tt, &r, cub, xf, xcub, K, T, symv_routine_name(routine), uplo, hot);
   }
   status = SYMV_EXIT_OK;
   if (fflush(stdout) || ferror(stdout)) {

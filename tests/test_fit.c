@@ -649,7 +649,8 @@ Test(fit, deterministic_rules_choose_among_reproducible_kernels_only)
   char *out, *err;
   int st = symvtune(&out, &err, NULL, "fit", "--db", p, "--margin", "0", NULL);
   cr_assert_eq(st, 0, "seed %llu: symvtune fit: exit %d\n%s%s", seed, st, out, err);
-  cr_assert_not_null(strstr(out, "Deterministic rules"), "seed %llu:\n%s", seed, out);
+  cr_assert_not_null(strstr(out, "dsymv, rule set 'deterministic' (for handles in cuBLAS's default atomics mode"),
+                     "seed %llu:\n%s", seed, out);
   db *d = NULL;
   cr_assert_eq(db_open(&d, p, DB_READONLY), 0);
   db_fit fit;
@@ -771,9 +772,14 @@ Test(fit, rules_print_as_a_table_and_as_json)
   db_rule *r = latest_rules(p, 32, 32768, &nr, &fit);
   cr_assert_eq(fit.threshold, 0.02);
 
-  /* the table: one line per rule, naming its range and kernel */
+  /* the table: one line per rule, naming its range and kernel, under a
+   * heading that names the routine and the rule set, both sets in turn */
   cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
   cr_assert_not_null(strstr(out, "N range"), "%s", out);
+  cr_assert_eq(strncmp(out, "dsymv, rule set 'any' (for handles in CUBLAS_ATOMICS_ALLOWED", 60), 0, "%s", out);
+  const char *det = strstr(out, "\ndsymv, rule set 'deterministic' (");
+  cr_assert_not_null(det, "%s", out);
+  cr_assert_not_null(strstr(det, "N range"), "the deterministic set's table below its heading:\n%s", out);
   for (size_t i = 0; i < nr; i++) {
     char range[64], label[96];
     snprintf(range, sizeof range, "%d <= N <= %d", r[i].n_start, r[i].n_end);
@@ -800,7 +806,7 @@ Test(fit, rules_print_as_a_table_and_as_json)
     "fit, rules = doc['fit'], doc['rules']\n"
     "assert doc['format'] == 1 and doc['schema'] >= 6 and doc['symvtune'].count('.') == 2, doc\n"
     "assert doc['device'] is None or set(doc['device']) == {'name', 'cc_major', 'cc_minor', 'sm_count'}, doc\n"
-    "assert fit['atomics'] == 'any', fit\n"
+    "assert fit['atomics'] == 'any' and doc['atomics'] == 'any' and doc['routine'] == 'dsymv', doc\n"
     "assert set(fit) >= {'id', 'created', 'uplo', 'hot', 'lo', 'hi', 'threshold', 'method'}, fit\n"
     "assert fit['uplo'] == 'L' and fit['hot'] is False and fit['threshold'] == 0.02, fit\n"
     "assert len(rules) == int(sys.argv[2]), len(rules)\n"
@@ -1156,6 +1162,7 @@ Test(fit, rank_orders_candidates_by_champion_points)
   char *out, *err;
   int st = symvtune(&out, &err, NULL, "rank", "--db", p, "--top", "3", NULL);
   cr_assert_eq(st, 0, "seed %llu: exit %d: %s", seed, st, err);
+  cr_assert_eq(strncmp(out, "dsymv: champion ranking of 8 valid candidates", 45), 0, "the routine heads it:\n%s", out);
   for (int s = 0; s < S; s++) {
     char h[32];
     snprintf(h, sizeof h, "n=%d", sizes[s]);
@@ -1378,6 +1385,7 @@ Test(fit, a_range_between_samples_or_past_cublas_is_fitted_to_it)
   st = symvtune(&out, &err, NULL, "rules", "--db", p, "--at", "33,34,29999,30000", NULL);
   cr_assert_eq(st, 0, "seed %llu: rules --at: exit %d:\n%s", seed, st, err);
   cr_assert_null(strstr(out, "nan"), "seed %llu: a time not predicted:\n%s", seed, out);
+  cr_assert_eq(strncmp(out, "dsymv, rule set 'any' (", 23), 0, "the routine and rule set head the table:\n%s", out);
   free(out), free(err);
 
   st = symvtune(&out, &err, NULL, "fit", "--db", p, "--lo", "5", "--hi", "40000", NULL);
