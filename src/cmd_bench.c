@@ -112,7 +112,7 @@ static void help(void)
        "the copy rate for n >= 8192; libsymv over the floor in 500..4096.\n\n"
        "Options:\n"
        "  --lib DIR      the output folder of `symvtune build` (required)\n"
-       CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
+       CLI_ROUTINE_HELP CLI_EACH_JSON_HELP
        "  --sizes LIST   comma-separated n (default 32,64,128,256,500,724,1000,1448,2000,2896,\n"
        "                 4096,5793,8192,11585,16384,23170,32768: geometric, mostly between the\n"
        "                 sweep's dense samples)\n"
@@ -266,15 +266,16 @@ static int plot(symv_routine r, const char *png, const bench_row *rows, int nrow
   return 0;
 }
 
+static const struct option opts[] = {{"lib", required_argument, 0, 'l'},     {"sizes", required_argument, 0, 's'},
+                                     {"uplo", required_argument, 0, 'u'},    {"hot", no_argument, 0, 'H'},
+                                     {"batches", required_argument, 0, 'b'}, {"png", required_argument, 0, 'p'},
+                                     {"device", required_argument, 0, 'd'},  {"help", no_argument, 0, 'h'},
+                                     {"routine", required_argument, 0, 'r'}, {"atomics", required_argument, 0, 'A'},
+                                     {"db", required_argument, 0, 'D'},      {"json", no_argument, 0, 'j'},
+                                     {0, 0, 0, 0}};
+
 static int bench(int argc, char **argv)
 {
-  static const struct option opts[] = {{"lib", required_argument, 0, 'l'},    {"sizes", required_argument, 0, 's'},
-                                       {"uplo", required_argument, 0, 'u'},   {"hot", no_argument, 0, 'H'},
-                                       {"batches", required_argument, 0, 'b'}, {"png", required_argument, 0, 'p'},
-                                       {"device", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
-                                       {"routine", required_argument, 0, 'r'}, {"atomics", required_argument, 0, 'A'},
-                                       {"db", required_argument, 0, 'D'},     {"json", no_argument, 0, 'j'},
-                                       {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
   const char *libdir = NULL, *png = NULL, *dbpath = NULL;
   int sizes[MAX_SIZES], nsizes = 0, hot = 0, batches = 7, device = 0, c, det = 0, json = 0;
@@ -620,7 +621,8 @@ static int store(void *lib, const char *path, const symv_device_info *dev, doubl
 static int run(int argc, char **argv)
 {
   int each;
-  if (cli_each_routine("bench", argc, argv, run, &each)) return each;
+  static const cli_each how = {.options = opts, .json = "json"}; /* several routines: one document */
+  if (cli_each_routine_of("bench", argc, argv, run, &how, &each)) return each;
   int status = bench(argc, argv);
   if (json_fd >= 0) { /* stdout back */
     fflush(stdout);

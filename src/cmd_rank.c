@@ -42,7 +42,7 @@ static void help(void)
        "samples densely. Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE       the database (required; opened read-only)\n"
-       CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
+       CLI_ROUTINE_HELP CLI_EACH_JSON_HELP
        "  --sizes LIST    comma-separated sizes n (default: every size with sweep-stage\n"
        "                  measurements)\n"
        "  --points-k K    the K fastest at each size earn points (default 25)\n"
@@ -267,15 +267,17 @@ static void print_json(FILE *f, const db_times *tt, const sieve_result *r, const
   fputs("\n  ]\n}\n", f);
 }
 
+static const struct option opts[] = {
+  {"db", required_argument, 0, 'D'},       {"routine", required_argument, 0, 'r'}, {"sizes", required_argument, 0, 's'},
+  {"points-k", required_argument, 0, 'K'}, {"top", required_argument, 0, 'T'},
+  {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
+  {"help", no_argument, 0, 'h'},           {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
+
 static int run(int argc, char **argv)
 {
   int each;
-  if (cli_each_routine("rank", argc, argv, run, &each)) return each;
-  static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'},       {"sizes", required_argument, 0, 's'},
-    {"points-k", required_argument, 0, 'K'}, {"top", required_argument, 0, 'T'},
-    {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
-    {"help", no_argument, 0, 'h'},           {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
+  static const cli_each how = {.options = opts, .json = "json"}; /* several routines: one document */
+  if (cli_each_routine_of("rank", argc, argv, run, &how, &each)) return each;
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL;
   int ns[MAX_SIZES], nsizes = 0, K = SIEVE_DEFAULT_K, T = SIEVE_DEFAULT_T, hot = 0, c, json = 0;

@@ -31,7 +31,7 @@ static void help(void)
        "regret with its interval cost, or by merging with its threshold). Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE   the database (required; opened read-only)\n"
-       CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
+       CLI_ROUTINE_HELP CLI_EACH_JSON_HELP
        "  --atomics C the rule set of --json and --at: any (default) or deterministic\n"
        "  --uplo L|U  the rules of this stored triangle (default L); where U has no fit of its\n"
        "              own, L's, which libsymv serves U with (said so)\n"
@@ -154,14 +154,16 @@ static int print_at(db *d, const db_fit *fit, const db_rule *rules, size_t nrule
   return SYMV_EXIT_OK;
 }
 
+static const struct option opts[] = {{"db", required_argument, 0, 'D'},      {"routine", required_argument, 0, 'r'},
+                                     {"json", no_argument, 0, 'j'},          {"at", required_argument, 0, 'a'},
+                                     {"help", no_argument, 0, 'h'},          {"atomics", required_argument, 0, 'A'},
+                                     {"uplo", required_argument, 0, 'u'},    {0, 0, 0, 0}};
+
 static int run(int argc, char **argv)
 {
   int each;
-  if (cli_each_routine("rules", argc, argv, run, &each)) return each;
-  static const struct option opts[] = {{"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
-                                       {"at", required_argument, 0, 'a'},  {"help", no_argument, 0, 'h'},
-                                       {"atomics", required_argument, 0, 'A'}, {"uplo", required_argument, 0, 'u'},
-                                       {0, 0, 0, 0}};
+  static const cli_each how = {.options = opts, .json = "json"}; /* several routines: one document */
+  if (cli_each_routine_of("rules", argc, argv, run, &how, &each)) return each;
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL;
   int json = 0, c, at[256], nat = 0, deterministic = 0, class_given = 0;
