@@ -19,13 +19,15 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
 #include "test_util.h"
 
 #ifndef SYMV_TEST_DATA
 #error "SYMV_TEST_DATA must name tests/data (tests/local.mk)"
 #endif
 
-extern const symv_command cmd_fit_entry, cmd_rules_entry, cmd_rank_entry;
+extern const symv_command cmd_fit_entry, cmd_rules_entry, cmd_rank_entry, cmd_plot_entry, cmd_validate_entry,
+    cmd_bench_entry;
 
 static char dir[64];
 
@@ -192,6 +194,95 @@ Test(several, the_text_names_each_routine_and_rule_set, .timeout = 60)
   /* the shipped fits are older than the deterministic rules: said under their heading */
   cr_assert_not_null(strstr(s, "\nssymv, rule set 'deterministic' (for handles in cuBLAS's default atomics mode"),
                      "%s", out);
+  free(out), free(err);
+}
+
+/* ---- Figures ------------------------------------------------------------------- */
+
+/* 1 if the file at path begins with the n bytes magic. */
+static int has_magic(const char *path, const char *magic, size_t n)
+{
+  char head[16] = {0};
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  const size_t got = fread(head, 1, n, f);
+  fclose(f);
+  return got == n && !memcmp(head, magic, n);
+}
+
+/* plot --routine LIST: a figure per routine (and a script folder), the
+ * routine's name before the extension; --out, the former name of
+ * --figure, still draws one. */
+Test(several, plot_draws_a_figure_for_each_routine, .timeout = 180)
+{
+  char db[1024], fig[1024], sc[1024], f[1200], *out, *err;
+  shipped_h100(db, "plot.db");
+  int st = run_cmd(&cmd_fit_entry, &out, &err, "--db", db, "--routine", "dsymv,chemv", NULL); /* unfitted as shipped */
+  cr_assert_eq(st, 0, "fit: exit %d\n%s", st, err);
+  free(out), free(err);
+  static const char *const routines[] = {"ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv"};
+  /* without gnuplot: each routine's script kept in its own folder, then the error */
+  setenv("SYMVTUNE_GNUPLOT", "", 1);
+  st = run_cmd(&cmd_plot_entry, &out, &err, "--db", db, "--routine", "all", "--figure", at(fig, "fit.svg"), "--script",
+               at(sc, "script"), NULL);
+  unsetenv("SYMVTUNE_GNUPLOT");
+  cr_assert_eq(st, 4, "exit %d\n%s%s", st, out, err);
+  for (int i = 0; i < 6; i++) {
+    snprintf(f, sizeof f, "%s-%s/plot.gp", sc, routines[i]);
+    long len;
+    char *gp = (char *)test_slurp(f, &len);
+    cr_assert_not_null(gp, "no %s:\n%s%s", f, out, err);
+    cr_assert_not_null(strstr(gp, "set terminal svg"), "%s", f);
+    free(gp);
+  }
+  free(out), free(err);
+  if (!GNUPLOT_PATH[0]) cr_skip_test("gnuplot was not found by configure");
+  st = run_cmd(&cmd_plot_entry, &out, &err, "--db", db, "--routine", "zhemv,dsymv", "--figure", at(fig, "fit.png"), NULL);
+  cr_assert_eq(st, 0, "exit %d\n%s%s", st, out, err);
+  char *const drawn[] = {"fit-dsymv.png", "fit-zhemv.png"};
+  for (int i = 0; i < 2; i++) {
+    cr_assert(has_magic(at(f, drawn[i]), "\x89PNG\r\n\x1a\n", 8), "%s is not a PNG image:\n%s%s", f, out, err);
+    cr_assert_not_null(strstr(out, f), "%s names what it wrote:\n%s", f, out);
+  }
+  cr_assert_eq(access(at(f, "fit.png"), F_OK), -1, "no figure under the name given: each routine has its own");
+  free(out), free(err);
+  /* one routine, the former name of the option: the file as named */
+  st = run_cmd(&cmd_plot_entry, &out, &err, "--db", db, "--routine", "csymv", "--out", at(fig, "csymv-fit.png"), NULL);
+  cr_assert_eq(st, 0, "exit %d\n%s%s", st, out, err);
+  cr_assert(has_magic(fig, "\x89PNG\r\n\x1a\n", 8), "%s is not a PNG image", fig);
+  free(out), free(err);
+}
+
+/* validate and bench take --figure, and their former names, with the same
+ * checks, made before anything runs (no GPU, no library needed). */
+Test(several, validate_and_bench_take_figure_and_its_former_names)
+{
+  char db[1024], fig[1024], *out, *err;
+  at(db, "none.db");
+  static const char *const validate_names[] = {"--figure", "--png", "--out"};
+  for (int i = 0; i < 3; i++) {
+    const int st = run_cmd(&cmd_validate_entry, &out, &err, "--db", db, validate_names[i], at(fig, "regret.gif"), NULL);
+    cr_assert_eq(st, 2, "validate %s: exit %d\n%s", validate_names[i], st, err);
+    cr_assert_not_null(strstr(err, "--figure ") && strstr(err, "unknown extension .gif"), "%s", err);
+    free(out), free(err);
+  }
+  static const char *const bench_names[] = {"--figure", "--png"};
+  for (int i = 0; i < 2; i++) {
+    int st = run_cmd(&cmd_bench_entry, &out, &err, "--lib", dir, bench_names[i], at(fig, "bench.svg"), NULL);
+    cr_assert_eq(st, 2, "bench %s: exit %d\n%s", bench_names[i], st, err);
+    cr_assert_not_null(strstr(err, "bench draws a PNG image only"), "%s", err);
+    free(out), free(err);
+    st = run_cmd(&cmd_bench_entry, &out, &err, "--lib", dir, bench_names[i], at(fig, "it's.png"), NULL);
+    cr_assert_eq(st, 2, "bench %s: exit %d\n%s", bench_names[i], st, err);
+    cr_assert_not_null(strstr(err, "a file name with a quote"), "%s", err);
+    free(out), free(err);
+  }
+  /* several routines: each routine's name is checked as its own */
+  const int st = run_cmd(&cmd_bench_entry, &out, &err, "--lib", dir, "--routine", "ssymv,dsymv", "--figure",
+                         at(fig, "bench.pdf"), NULL);
+  cr_assert_eq(st, 2, "exit %d\n%s", st, err);
+  cr_assert_not_null(strstr(err, "bench-ssymv.pdf: bench draws a PNG image only"), "%s", err);
+  cr_assert_not_null(strstr(err, "bench-dsymv.pdf: bench draws a PNG image only"), "%s", err);
   free(out), free(err);
 }
 

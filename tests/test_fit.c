@@ -867,7 +867,7 @@ Test(fit, plot_writes_a_png, .timeout = 60)
   cr_assert_eq(access(png, F_OK), -1, "no image without gnuplot");
 
   if (!GNUPLOT_PATH[0]) cr_skip_test("gnuplot was not found by configure");
-  int st = symvtune(&out, &err, NULL, "plot", "--db", p, "--out", png, NULL);
+  int st = symvtune(&out, &err, NULL, "plot", "--db", p, "--figure", png, NULL);
   cr_assert_eq(st, 0, "seed %llu: symvtune plot: exit %d\n%s%s", seed, st, out, err);
   long len;
   char *img = slurp(png, &len);
@@ -878,7 +878,7 @@ Test(fit, plot_writes_a_png, .timeout = 60)
    * choose from (cuBLAS without atomics and lu, of the five here) */
   char dpng[256];
   path_of(dpng, "det.png");
-  st = symvtune(&out, &err, NULL, "plot", "--db", p, "--out", dpng, "--atomics", "deterministic", NULL);
+  st = symvtune(&out, &err, NULL, "plot", "--db", p, "--figure", dpng, "--atomics", "deterministic", NULL);
   cr_assert_eq(st, 0, "seed %llu: symvtune plot --atomics deterministic: exit %d\n%s%s", seed, st, out, err);
   cr_assert_not_null(strstr(out, "(deterministic), 2 kernels"), "seed %llu: %s", seed, out);
   img = slurp(dpng, &len);
@@ -994,7 +994,7 @@ Test(fit, plot_script_holds_rules_floor_and_validation_and_the_format_follows_th
 
   /* formats by extension: unknown ones refused before anything is read */
   cr_assert_eq(symvtune(&out, &err, NULL, "plot", "--db", p, "--out", path_of(fig, "fig.jpg"), NULL), 2);
-  cr_assert_not_null(strstr(err, "unknown extension .jpg"), "%s", err);
+  cr_assert_not_null(strstr(err, "--figure ") && strstr(err, "unknown extension .jpg"), "%s", err);
   free(out), free(err);
   cr_assert_eq(symvtune(&out, &err, NULL, "plot", "--db", p, "--out", path_of(fig, "figure"), NULL), 2);
   cr_assert_not_null(strstr(err, "unknown extension (none)"), "%s", err);
@@ -1236,7 +1236,7 @@ Test(fit, command_line_errors)
   expect_error(2, "--db FILE is required", "rank", NULL);
   expect_error(2, "--db FILE is required", "rules", "--json", NULL);
   expect_error(2, "--db FILE is required", "plot", "--out", "x.png", NULL);
-  expect_error(2, "--out FIGURE (.png, .pdf or .svg) is required", "plot", "--db", p, NULL);
+  expect_error(2, "--figure FIGURE (.png, .pdf or .svg) is required", "plot", "--db", p, NULL);
   expect_error(2, "invalid --threshold 'abc'", "fit", "--db", p, "--threshold", "abc", NULL);
   expect_error(2, "invalid --threshold '1'", "fit", "--db", p, "--threshold", "1", NULL);
   expect_error(2, "invalid --lo '0'", "fit", "--db", p, "--lo", "0", NULL);
@@ -1245,7 +1245,7 @@ Test(fit, command_line_errors)
   expect_error(2, "invalid --alpha '-1'", "fit", "--db", p, "--alpha", "-1", NULL);
   expect_error(2, "invalid --uplo 'X'", "fit", "--db", p, "--uplo", "X", NULL);
   expect_error(2, "unknown routine 'qsymv'", "fit", "--db", p, "--routine", "qsymv", NULL);
-  expect_error(2, "invalid --routine 'all'", "plot", "--db", p, "--routine", "all", "--out", "x.png", NULL);
+  expect_error(2, "unknown routine 'qsymv'", "plot", "--db", p, "--routine", "dsymv,qsymv", "--figure", "x.png", NULL);
   expect_error(2, "unknown routine 'xhemv'", "rules", "--db", p, "--routine", "zhemv,xhemv", NULL);
   expect_error(2, "empty item", "rank", "--db", p, "--routine", "dsymv,,zhemv", NULL);
   expect_error(2, "invalid --points-k '0'", "rank", "--db", p, "--points-k", "0", NULL);
