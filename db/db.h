@@ -697,7 +697,7 @@ int db_put_bench(db *d, db_bench_run *run, const db_bench_result *r, size_t nr);
 /*
  * db_latest_validation: the latest run (largest id) of `symvtune validate`
  * of fit fit_id into *v, with its times, ordered by n then kernel, into
- * *t (malloc'ed, free(); *nt of them). For `validate --png` and `plot`.
+ * *t (malloc'ed, free(); *nt of them). For `validate --figure` and `plot`.
  * Errors: SYMV_INVALID_VALUE (NULL argument), SYMV_NOT_FOUND (the fit has
  * no run), SYMV_DB_CORRUPT (a row out of range: a hand-edited file),
  * SYMV_DB, SYMV_NO_MEMORY. Nothing is returned on error.

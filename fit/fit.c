@@ -689,10 +689,18 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
   return rc;
 }
 
+void fit_print_rules_title(FILE *f, const char *routine, int deterministic)
+{
+  char name[4 * DB_ROUTINE_SIZE];
+  symv_escape(routine ? routine : "", name, sizeof name);
+  fprintf(f, "%s%srule set '%s' (%s)\n", name, *name ? ", " : "", deterministic ? "deterministic" : "any",
+          deterministic ? FIT_DETERMINISTIC_RULES_FOR : FIT_ANY_RULES_FOR);
+}
+
 void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules)
 {
   char created[4 * sizeof fit->created], method[4 * sizeof fit->method];  /* the file's text, escaped */
-  if (fit->deterministic) fprintf(f, "%s\n", FIT_DETERMINISTIC_TITLE);
+  fit_print_rules_title(f, fit->routine, fit->deterministic);
   char sel[sizeof fit->method];
   size_t k = strcspn(fit->method, ";");
   if ((!strncmp(fit->method, FIT_SELECT_REGRET, strlen(FIT_SELECT_REGRET)) ||

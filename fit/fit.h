@@ -378,20 +378,30 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
  */
 void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size);
 
-/* The line that names a deterministic fit's rules for people. */
-#define FIT_DETERMINISTIC_TITLE                                                                                  \
-  "Deterministic rules (for handles in cuBLAS's default atomics mode, CUBLAS_ATOMICS_NOT_ALLOWED: families "  \
-  SYMV_DETERMINISTIC_FAMILIES " and cuBLAS without atomics)"
+/* What each rule set is for, as its heading says after its name. */
+#define FIT_ANY_RULES_FOR "for handles in CUBLAS_ATOMICS_ALLOWED: every kernel and both cuBLAS modes"
+#define FIT_DETERMINISTIC_RULES_FOR                                                                              \
+  "for handles in cuBLAS's default atomics mode, CUBLAS_ATOMICS_NOT_ALLOWED: families "                          \
+  SYMV_DETERMINISTIC_FAMILIES " and cuBLAS without atomics"
+
+/*
+ * fit_print_rules_title: the line that heads a rule set wherever it is
+ * printed: "ROUTINE, rule set 'any' (FIT_ANY_RULES_FOR)" or "ROUTINE, rule
+ * set 'deterministic' (FIT_DETERMINISTIC_RULES_FOR)", newline included.
+ * routine is the routine's name as the database has it (printed escaped:
+ * symv_escape); NULL or "" prints no name.
+ */
+void fit_print_rules_title(FILE *f, const char *routine, int deterministic);
 
 /*
  * fit_print_rules: the rules as a table in the manner of the paper's
- * Table 5: kernel, N range (inclusive), predicted time (us) at the
- * interval's geometric middle and gain over the faster cuBLAS mode there
- * (over cuBLAS without atomics for a deterministic fit, which
- * FIT_DETERMINISTIC_TITLE heads). The heading names how the rules were
- * selected: the first clause of the method text where it begins with
- * FIT_SELECT_REGRET or FIT_SELECT_MERGE, else (fits made before) the
- * threshold.
+ * Table 5, under fit_print_rules_title's line (the fit's routine and rule
+ * set): kernel, N range (inclusive), predicted time (us) at the interval's
+ * geometric middle and gain over the faster cuBLAS mode there (over cuBLAS
+ * without atomics for a deterministic fit). The line below the title
+ * names how the rules were selected: the first clause of the method text
+ * where it begins with FIT_SELECT_REGRET or FIT_SELECT_MERGE, else (fits
+ * made before) the threshold.
  */
 void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules);
 

@@ -2,13 +2,17 @@
 /* cli.c - argument parsing shared by the subcommands (cli.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
+#include "json.h"
 #include "symv_error.h"
 #include "util.h"
 
@@ -118,44 +122,202 @@ int cli_parse_seed(const char *cmd, const char *s, unsigned long long *out)
   return 0;
 }
 
-int cli_each_routine(const char *cmd, int argc, char **argv, int (*run)(int, char **), int *rc)
+int cli_routine_file(const char *path, const char *routine, char *buf, size_t size)
 {
-  int at = -1, eq = 0; /* where the list is: argv[at] (after "--routine") or after '=' */
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--")) break;
-    if (!strcmp(argv[i], "--routine") && i + 1 < argc) at = i + 1, eq = 0, i++;
-    else if (!strncmp(argv[i], "--routine=", 10)) at = i, eq = 10;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char *dot = strrchr(base, '.');
+  if (!dot || dot == base) dot = base + strlen(base); /* no extension: appended */
+  const int n = snprintf(buf, size, "%.*s-%s%s", (int)(dot - path), path, routine, dot);
+  if (n < 0 || (size_t)n >= size) {
+    if (size) buf[0] = 0;
+    return -1;
   }
-  if (at < 0) return 0;
-  int sel[SYMV_ROUTINE_COUNT], n = 0;
-  if (cli_parse_routines(cmd, argv[at] + eq, sel)) {
-    *rc = SYMV_EXIT_USAGE;
-    return 1;
+  return 0;
+}
+
+/* One value of argv that a routine's run gets in its own version: the
+ * value's first byte in argv's strings and what kind it is. */
+typedef struct {
+  const char *at;
+  int output; /* 0 --routine's list, 1 an output file or folder */
+} each_value;
+
+/* Reads argv as the command would (how->options) and notes the values to
+ * replace (vals, at most argc), the last --routine list (*list, NULL if
+ * none) and whether how->json is given (*json). */
+static int each_scan(int argc, char **argv, const cli_each *how, each_value *vals, const char **list, int *json)
+{
+  static const struct option routine_only[] = {{"routine", required_argument, 0, 'r'}, {0, 0, 0, 0}};
+  const struct option *opts = how && how->options ? how->options : routine_only;
+  char **av = malloc(sizeof *av * (size_t)(argc + 1)); /* getopt permutes its argv: a copy */
+  int nvals = 0;
+  *list = NULL, *json = 0;
+  if (!av) return -1;
+  memcpy(av, argv, sizeof *av * (size_t)argc);
+  av[argc] = NULL;
+  const int saved_opterr = opterr;
+  opterr = 0, optind = 0;
+  for (;;) {
+    int li = -1;
+    const int c = getopt_long(argc, av, "h", opts, &li);
+    if (c == -1) break;
+    if (li < 0 || c == '?' || c == ':') continue;
+    const char *name = opts[li].name;
+    if (!strcmp(name, "routine") && optarg) {
+      *list = optarg;
+      vals[nvals++] = (each_value){optarg, 0};
+    } else if (how && how->json && !strcmp(name, how->json)) {
+      *json = 1;
+    } else if (how && how->outputs && optarg) {
+      for (const char *const *o = how->outputs; *o; o++)
+        if (!strcmp(name, *o)) vals[nvals++] = (each_value){optarg, 1};
+    }
   }
-  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) n += sel[r];
-  if (n <= 1) return 0;
-  char **av = malloc(sizeof *av * (size_t)(argc + 1));
-  if (!av) {
+  opterr = saved_opterr, optind = 1;
+  free(av);
+  return nvals;
+}
+
+/* argv[i] with the value at v (inside it) replaced by rep: malloc'ed. */
+static char *each_replace(const char *arg, const char *v, const char *rep)
+{
+  const size_t pre = (size_t)(v - arg), len = pre + strlen(rep) + 1;
+  char *s = malloc(len);
+  if (s) snprintf(s, len, "%.*s%s", (int)pre, arg, rep);
+  return s;
+}
+
+/* The bytes of the file open at fd (malloc'ed, NUL-terminated past *len
+ * of them), NULL if they cannot be read. Read through the descriptor: the
+ * runs write to it as fd 1, past any stdio buffer. */
+static char *each_read(int fd, size_t *len)
+{
+  struct stat sb;
+  *len = 0;
+  if (fstat(fd, &sb) || sb.st_size < 0) return NULL;
+  char *b = malloc((size_t)sb.st_size + 1);
+  if (!b) return NULL;
+  while (*len < (size_t)sb.st_size) {
+    const ssize_t k = pread(fd, b + *len, (size_t)sb.st_size - *len, (off_t)*len);
+    if (k <= 0) break;
+    *len += (size_t)k;
+  }
+  b[*len] = 0;
+  return b;
+}
+
+int cli_each_routine_of(const char *cmd, int argc, char **argv, int (*run)(int, char **), const cli_each *how,
+                        int *rc)
+{
+  each_value *vals = malloc(sizeof *vals * (size_t)(argc + 1));
+  const char *list = NULL;
+  int json = 0, nvals = vals ? each_scan(argc, argv, how, vals, &list, &json) : -1;
+  if (nvals < 0) {
+    free(vals);
     fprintf(stderr, "symvtune %s: out of memory\n", cmd);
     *rc = SYMV_EXIT_ERROR;
     return 1;
   }
+  int sel[SYMV_ROUTINE_COUNT], n = 0;
+  if (list && cli_parse_routines(cmd, list, sel)) {
+    free(vals);
+    *rc = SYMV_EXIT_USAGE;
+    return 1;
+  }
+  for (int r = 0; list && r < SYMV_ROUTINE_COUNT; r++) n += sel[r];
+  if (n <= 1) {
+    free(vals);
+    return 0;
+  }
+  char **av = malloc(sizeof *av * (size_t)(argc + 1));
+  char **made = calloc((size_t)argc + 1, sizeof *made); /* the strings av has of its own */
+  FILE *tmp = NULL;
+  if (!av || !made || (json && !(tmp = tmpfile()))) {
+    fprintf(stderr, "symvtune %s: %s\n", cmd, !av || !made ? "out of memory" : "no temporary file for the documents");
+    free(av), free(made), free(vals);
+    *rc = SYMV_EXIT_ERROR;
+    return 1;
+  }
   *rc = SYMV_EXIT_OK;
+  int items = 0;
+  fflush(stdout);
+  if (json) json_list_open(stdout, cmd);
   for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
     const symv_routine r = symv_routine_order(i);
     if (!sel[r]) continue;
-    char opt[32];
+    const char *name = symv_routine_name(r);
+    int st = SYMV_EXIT_OK;
     memcpy(av, argv, sizeof *av * (size_t)argc);
     av[argc] = NULL;
-    snprintf(opt, sizeof opt, "--routine=%s", symv_routine_name(r));
-    av[at] = eq ? opt : (char *)symv_routine_name(r);
-    printf("\n== %s ==\n", symv_routine_name(r));
-    fflush(stdout);
-    int st = run(argc, av);
+    for (int a = 0; a < argc && st == SYMV_EXIT_OK; a++)
+      for (int k = 0; k < nvals; k++) {
+        const size_t len = strlen(argv[a]);
+        if (vals[k].at < argv[a] || vals[k].at > argv[a] + len) continue;
+        char file[4200];
+        if (vals[k].output && cli_routine_file(vals[k].at, name, file, sizeof file)) {
+          fprintf(stderr, "symvtune %s: %s: the name of %s's file is too long\n", cmd, vals[k].at, name);
+          st = SYMV_EXIT_USAGE;
+          break;
+        }
+        if (!(made[a] = each_replace(argv[a], vals[k].at, vals[k].output ? file : name))) {
+          fprintf(stderr, "symvtune %s: out of memory\n", cmd);
+          st = SYMV_EXIT_ERROR;
+          break;
+        }
+        av[a] = made[a];
+        break;
+      }
+    if (st == SYMV_EXIT_OK && !json) {
+      printf("\n== %s ==\n", name);
+      fflush(stdout);
+      st = run(argc, av);
+    } else if (st == SYMV_EXIT_OK) { /* the run's stdout into tmp, then into the list */
+      fflush(stdout); /* the list so far, before fd 1 goes to tmp */
+      int saved = dup(1);
+      if (saved < 0 || ftruncate(fileno(tmp), 0) || lseek(fileno(tmp), 0, SEEK_SET) || dup2(fileno(tmp), 1) < 0) {
+        fprintf(stderr, "symvtune %s: %s: %s\n", cmd, name, strerror(errno));
+        if (saved >= 0) close(saved);
+        st = SYMV_EXIT_ERROR;
+      } else {
+        st = run(argc, av);
+        fflush(stdout);
+        dup2(saved, 1);
+        close(saved);
+        clearerr(stdout);
+        size_t len;
+        char *doc = each_read(fileno(tmp), &len);
+        size_t skip = 0;
+        while (doc && skip < len && doc[skip] && strchr(" \t\r\n", doc[skip])) skip++;
+        if (!doc) {
+          fprintf(stderr, "symvtune %s: %s: cannot read the document back\n", cmd, name);
+          st = SYMV_EXIT_ERROR;
+        } else if (skip < len && doc[skip] == '{') {
+          json_list_item(stdout, doc + skip, len - skip, items++ == 0);
+        } else if (skip < len) { /* not a document: said, not put into one */
+          fwrite(doc, 1, len, stderr);
+        }
+        free(doc);
+      }
+    }
+    for (int a = 0; a < argc; a++) free(made[a]), made[a] = NULL;
     if (st > *rc) *rc = st;
   }
-  free(av);
+  if (json) {
+    json_list_close(stdout);
+    fclose(tmp);
+    if (fflush(stdout) || ferror(stdout)) {
+      fprintf(stderr, "symvtune %s: cannot write the output\n", cmd);
+      *rc = SYMV_EXIT_ERROR;
+    }
+  }
+  free(av), free(made), free(vals);
   return 1;
+}
+
+int cli_each_routine(const char *cmd, int argc, char **argv, int (*run)(int, char **), int *rc)
+{
+  return cli_each_routine_of(cmd, argc, argv, run, NULL, rc);
 }
 
 int cli_refuse_overwrite(const char *cmd, const char *option, const char *out, const char *what, const char *in)

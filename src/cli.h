@@ -7,6 +7,7 @@
 #ifndef SYMV_CLI_H
 #define SYMV_CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include "params.h"
 #include "routine.h"
@@ -65,19 +66,61 @@ int cli_parse_atomics(const char *cmd, const char *s, int *deterministic);
  *  SYMV_EXIT_USAGE. */
 int cli_parse_seed(const char *cmd, const char *s, unsigned long long *out);
 
-/** cli_each_routine: lets a command that works on one routine take
- *  --routine LIST. If argv's --routine (or --routine=) names several
- *  routines (a list, or all), runs `run` once per routine in canonical
- *  order with argv's value replaced by that routine's name, each under a
- *  "== ROUTINE ==" line, puts the worst exit status (the largest) in *rc
- *  and returns 1; the command then returns *rc. Returns 0 (the command goes
- *  on as usual) when --routine names one routine or is absent; a malformed
- *  list returns 1 with the usage error printed and *rc = SYMV_EXIT_USAGE. */
+/** What cli_each_routine_of needs to know of a command beyond --routine. */
+typedef struct {
+  const struct option *options; /* the command's getopt_long table (a zero entry last), so that argv is read
+                                   as the command reads it: abbreviations, --name=value, a value that looks
+                                   like an option; NULL: a table of --routine alone */
+  const char *json;             /* the long option with which the command prints one JSON document on
+                                   stdout ("json"), or NULL */
+  const char *const *outputs;   /* the long options that name a file or folder the command writes (a
+                                   figure, a script folder), NULL-terminated; or NULL */
+} cli_each;
+
+/** cli_each_routine_of: lets a command that works on one routine take
+ *  --routine LIST. If argv's --routine (the last, where there are several)
+ *  names several routines (a list, or all), runs `run` once per routine in
+ *  canonical order with every --routine value replaced by that routine's
+ *  name and every value of how->outputs by cli_routine_file's name for the
+ *  routine, so that no routine writes over another's file; puts the worst
+ *  exit status (the largest) in *rc and returns 1; the command then
+ *  returns *rc. Each run's output follows a "== ROUTINE ==" line; but when
+ *  argv holds how->json, stdout gets one JSON document instead
+ *  (json_list_open: {"format", "symvtune", "command", "routines": [each
+ *  routine's document as the command prints it alone, in canonical
+ *  order]}), a routine whose run printed no document (an error, said on
+ *  stderr) left out; anything else a run printed on stdout goes to stderr.
+ *  Returns 0 (the command goes on as usual) when --routine names one
+ *  routine or is absent; a malformed list returns 1 with the usage error
+ *  printed and *rc = SYMV_EXIT_USAGE; no memory or no temporary file for
+ *  the documents returns 1 with *rc = SYMV_EXIT_ERROR. how may be NULL
+ *  (all fields NULL). Leaves optind for the command to set. */
+int cli_each_routine_of(const char *cmd, int argc, char **argv, int (*run)(int, char **), const cli_each *how,
+                        int *rc);
+
+/** cli_each_routine: cli_each_routine_of with how = NULL (--routine read
+ *  alone, no JSON document, no output files made per routine). */
 int cli_each_routine(const char *cmd, int argc, char **argv, int (*run)(int, char **), int *rc);
+
+/** cli_routine_file: the name of routine's own file where a command runs
+ *  for several routines: path with "-ROUTINE" inserted before the extension
+ *  of its last component ("fit.png" -> "fit-dsymv.png", "figs/regret.pdf"
+ *  -> "figs/regret-dsymv.pdf"; appended where it has none: "out" ->
+ *  "out-dsymv", ".hidden" -> ".hidden-dsymv"), into buf (size bytes).
+ *  Returns 0, or -1 when it does not fit (buf then holds "" if size > 0). */
+int cli_routine_file(const char *path, const char *routine, char *buf, size_t size);
 
 /** CLI_ROUTINE_HELP: the --routine line of every command's --help. */
 #define CLI_ROUTINE_HELP \
   "  --routine LIST routines, comma-separated, or all (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
+
+/** CLI_EACH_JSON_HELP: what follows CLI_ROUTINE_HELP in the --help of a
+ *  command with --json (cli_each_routine_of, json_list_open). */
+#define CLI_EACH_JSON_HELP \
+  "                 (several: the command runs once for each; with --json it prints one\n" \
+  "                 document, {\"format\": 1, \"symvtune\": version, \"command\", \"routines\":\n" \
+  "                 [each routine's document, as --routine R alone prints it]}; a routine\n" \
+  "                 that fails is left out of it, its error on stderr)\n"
 
 /** cli_parse_point: one candidate "FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX";
  *  errors printed as above. */

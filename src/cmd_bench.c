@@ -37,6 +37,7 @@
 #include "sweep.h"
 #include "cublas_symv.h"
 #include "floor.h"
+#include "gnuplot.h"
 #include "reference.h"
 #include "routine.h"
 #include "symv_error.h"
@@ -112,16 +113,20 @@ static void help(void)
        "the copy rate for n >= 8192; libsymv over the floor in 500..4096.\n\n"
        "Options:\n"
        "  --lib DIR      the output folder of `symvtune build` (required)\n"
-       CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
+       CLI_ROUTINE_HELP CLI_EACH_JSON_HELP
        "  --sizes LIST   comma-separated n (default 32,64,128,256,500,724,1000,1448,2000,2896,\n"
        "                 4096,5793,8192,11585,16384,23170,32768: geometric, mostly between the\n"
        "                 sweep's dense samples)\n"
        "  --uplo L|U     stored triangle (default L)\n"
        "  --hot          keep A in L2 (one copy) instead of rotating copies\n"
        "  --batches N    timed batches per measurement (default 7)\n"
-       "  --png FILE     plot GFLOPS of each over n with gnuplot into FILE; the gnuplot script,\n"
-       "                 data inline, is written to FILE.gp as well (alone where there is no\n"
-       "                 gnuplot: plot it elsewhere with gnuplot FILE.gp)\n"
+       "  --figure FIGURE\n"
+       "                 plot GFLOPS of each over n with gnuplot into FIGURE, a PNG image (a\n"
+       "                 name ending .pdf or .svg is refused); the gnuplot script, data inline,\n"
+       "                 is written to FIGURE.gp as well (alone where there is no gnuplot: plot\n"
+       "                 it elsewhere with gnuplot FIGURE.gp). Several routines: one figure\n"
+       "                 each, the routine's name before the extension (bench-dsymv.png, ...)\n"
+       "  --png FIGURE   the same as --figure (its former name, kept for scripts)\n"
        "  --device N     CUDA device (default 0)\n"
        "  --atomics C    the handle libsymv is called with: any (default: CUBLAS_ATOMICS_ALLOWED,\n"
        "                 so libsymv runs its 'any' rules; speed-up over the faster cuBLAS mode) or\n"
@@ -197,7 +202,7 @@ static int plot(symv_routine r, const char *png, const bench_row *rows, int nrow
                 int hot)
 {
   if (strchr(png, '\'') || strchr(png, '\n')) {
-    fprintf(stderr, "symvtune bench: --png: a file name with a quote or line break cannot go into gnuplot\n");
+    fprintf(stderr, "symvtune bench: --figure: a file name with a quote or line break cannot go into gnuplot\n");
     return -1;
   }
   char gp[PATH_MAX + 8];
@@ -266,15 +271,17 @@ static int plot(symv_routine r, const char *png, const bench_row *rows, int nrow
   return 0;
 }
 
+static const struct option opts[] = {{"lib", required_argument, 0, 'l'},     {"sizes", required_argument, 0, 's'},
+                                     {"uplo", required_argument, 0, 'u'},    {"hot", no_argument, 0, 'H'},
+                                     {"batches", required_argument, 0, 'b'}, {"figure", required_argument, 0, 'p'},
+                                     {"png", required_argument, 0, 'p'},
+                                     {"device", required_argument, 0, 'd'},  {"help", no_argument, 0, 'h'},
+                                     {"routine", required_argument, 0, 'r'}, {"atomics", required_argument, 0, 'A'},
+                                     {"db", required_argument, 0, 'D'},      {"json", no_argument, 0, 'j'},
+                                     {0, 0, 0, 0}};
+
 static int bench(int argc, char **argv)
 {
-  static const struct option opts[] = {{"lib", required_argument, 0, 'l'},    {"sizes", required_argument, 0, 's'},
-                                       {"uplo", required_argument, 0, 'u'},   {"hot", no_argument, 0, 'H'},
-                                       {"batches", required_argument, 0, 'b'}, {"png", required_argument, 0, 'p'},
-                                       {"device", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'},
-                                       {"routine", required_argument, 0, 'r'}, {"atomics", required_argument, 0, 'A'},
-                                       {"db", required_argument, 0, 'D'},     {"json", no_argument, 0, 'j'},
-                                       {0, 0, 0, 0}};
   symv_routine routine = SYMV_DSYMV;
   const char *libdir = NULL, *png = NULL, *dbpath = NULL;
   int sizes[MAX_SIZES], nsizes = 0, hot = 0, batches = 7, device = 0, c, det = 0, json = 0;
@@ -322,12 +329,18 @@ static int bench(int argc, char **argv)
   if (!libdir) return cli_usage_error("bench", "--lib DIR is required");
   char path[PATH_MAX + 32], gp[PATH_MAX + 8];
   snprintf(path, sizeof path, "%s/lib/libsymv.so", libdir);
+  if (png && !*png) return cli_usage_error("bench", "--figure needs a file name");
+  if (png && (strchr(png, '\'') || strchr(png, '\n'))) /* checked before the run, not after */
+    return cli_usage_error("bench", "--figure: a file name with a quote or line break cannot go into gnuplot");
+  const gp_format *fmt = png ? gp_format_of(png) : NULL;
+  if (fmt && strcmp(fmt->ext, ".png")) /* any other name is drawn as PNG, as --png always did */
+    return cli_usage_error("bench", "--figure %s: bench draws a PNG image only (name it .png)", png);
   if (png && (snprintf(gp, sizeof gp, "%s.gp", png),
-              cli_refuse_overwrite("bench", "--png", png, "the library", path) ||
-                  cli_refuse_overwrite("bench", "--png's script", gp, "the library", path)))
+              cli_refuse_overwrite("bench", "--figure", png, "the library", path) ||
+                  cli_refuse_overwrite("bench", "--figure's script", gp, "the library", path)))
     return SYMV_EXIT_USAGE;
-  if (dbpath && png && (cli_refuse_overwrite("bench", "--png", png, "the database", dbpath) ||
-                        cli_refuse_overwrite("bench", "--png's script", gp, "the database", dbpath)))
+  if (dbpath && png && (cli_refuse_overwrite("bench", "--figure", png, "the database", dbpath) ||
+                        cli_refuse_overwrite("bench", "--figure's script", gp, "the database", dbpath)))
     return SYMV_EXIT_USAGE;
   if (json) { /* the table to stderr, the document to the real stdout at the end */
     fflush(stdout);
@@ -620,7 +633,9 @@ static int store(void *lib, const char *path, const symv_device_info *dev, doubl
 static int run(int argc, char **argv)
 {
   int each;
-  if (cli_each_routine("bench", argc, argv, run, &each)) return each;
+  static const char *const outputs[] = {"figure", "png", NULL}; /* several routines: a figure each, */
+  static const cli_each how = {.options = opts, .json = "json", .outputs = outputs}; /* one document */
+  if (cli_each_routine_of("bench", argc, argv, run, &how, &each)) return each;
   int status = bench(argc, argv);
   if (json_fd >= 0) { /* stdout back */
     fflush(stdout);

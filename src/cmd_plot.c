@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmd_plot.c - `symvtune plot`: the latest fit as a figure for a paper,
- * drawn by gnuplot (gnuplot.h) as PNG, PDF or SVG after --out's extension.
+ * drawn by gnuplot (gnuplot.h) as PNG, PDF or SVG after --figure's
+ * extension (--out: the former name). With --routine LIST, one figure per
+ * routine (cli_each_routine_of: the routine's name before the extension).
  * Time per call over n, both axes logarithmic so that small n is as
  * readable as large (or, with --speedup, the speed-up over the faster
  * cuBLAS mode's fitted curve, on a linear axis, n still logarithmic): each densely sampled kernel's samples (points) and
@@ -13,7 +15,7 @@
  *
  * The data and the script go to a fresh temporary directory, gnuplot runs
  * there on that script, which names only files of that directory; the image
- * is then copied to a temporary file beside --out and renamed over it (a
+ * is then copied to a temporary file beside --figure and renamed over it (a
  * reader sees the old image or the new one), never over the database it
  * reads (refused). Text taken from the database (device name, families) is
  * reduced to harmless characters before it enters the script. --script DIR
@@ -41,7 +43,7 @@ static const char *const plot_files[] = {"samples.dat", "outliers.dat", "curves.
 
 static void help(void)
 {
-  puts("Usage: symvtune plot --db FILE --out FIGURE.png|.pdf|.svg [OPTIONS]\n"
+  puts("Usage: symvtune plot --db FILE --figure FIGURE.png|.pdf|.svg [OPTIONS]\n"
        "Draws the latest fit stored by `symvtune fit` with gnuplot, as a figure for a paper: the\n"
        "time per call over n, both axes logarithmic, of each densely sampled kernel (samples as\n"
        "points, outliers the fit dropped as crosses, fitted curve as a line; one colour per\n"
@@ -54,9 +56,13 @@ static void help(void)
        ".png (pngcairo), .pdf (pdfcairo), .svg. Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE      the database (required; opened read-only)\n"
-       "  --routine R    the routine (" SYMV_ROUTINE_NAMES "; default dsymv)\n"
-       "  --out FIGURE   the figure to write (required; replaced whole if it exists; never\n"
+       CLI_ROUTINE_HELP "                 (several: one figure each, the routine's name before FIGURE's\n"
+       "                 extension: fit.png -> fit-ssymv.png, fit-dsymv.png, ...; --script DIR\n"
+       "                 likewise: DIR-ssymv, ...)\n"
+       "  --figure FIGURE\n"
+       "                 the figure to write (required; replaced whole if it exists; never\n"
        "                 the database or its -wal, -shm or -journal file)\n"
+       "  --out FIGURE   the same as --figure (its former name, kept for scripts)\n"
        "  --atomics C    the rule set drawn: any (default: every kernel, both cuBLAS modes) or\n"
        "                 deterministic (" SYMV_DETERMINISTIC_FAMILIES " and cuBLAS without atomics: what libsymv runs\n"
        "                 for handles in cuBLAS's default atomics mode; only those curves drawn)\n"
@@ -296,12 +302,18 @@ static int plot_write(const char *dir, const plot_input *in, const gp_format *fm
   return !ok ? -1 : nplotted ? 0 : -2;
 }
 
+static const struct option opts[] = {
+  {"db", required_argument, 0, 'D'},      {"routine", required_argument, 0, 'r'}, {"figure", required_argument, 0, 'o'},
+  {"out", required_argument, 0, 'o'},     {"atomics", required_argument, 0, 'A'}, {"uplo", required_argument, 0, 'u'},
+  {"speedup", no_argument, 0, 'S'},       {"script", required_argument, 0, 'k'},  {"help", no_argument, 0, 'h'},
+  {0, 0, 0, 0}};
+
 static int run(int argc, char **argv)
 {
-  static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'},      {"routine", required_argument, 0, 'r'}, {"out", required_argument, 0, 'o'},
-    {"atomics", required_argument, 0, 'A'}, {"uplo", required_argument, 0, 'u'},    {"speedup", no_argument, 0, 'S'},
-    {"script", required_argument, 0, 'k'},  {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+  int each; /* several routines: a figure (and --script folder) each */
+  static const char *const outputs[] = {"figure", "out", "script", NULL};
+  static const cli_each how = {.options = opts, .outputs = outputs};
+  if (cli_each_routine_of("plot", argc, argv, run, &how, &each)) return each;
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL, *out = NULL, *keep = NULL;
   int det = 0, speedup = 0, c;
@@ -330,14 +342,15 @@ static int run(int argc, char **argv)
   }
   if (optind < argc) return cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("plot", "--db FILE is required");
-  if (!out || !*out) return cli_usage_error("plot", "--out FIGURE (" GP_EXTENSIONS ") is required");
-  if (cli_refuse_overwrite("plot", "--out", out, "the database", path)) return SYMV_EXIT_USAGE;
+  if (!out || !*out) return cli_usage_error("plot", "--figure FIGURE (" GP_EXTENSIONS ") is required");
+  if (cli_refuse_overwrite("plot", "--figure", out, "the database", path)) return SYMV_EXIT_USAGE;
   const gp_format *fmt = gp_format_of(out);
   if (!fmt) {
     const char *dot = strrchr(out, '.');
     char ext[64];
     symv_escape(dot && !strchr(dot, '/') ? dot : "(none)", ext, sizeof ext);
-    return cli_usage_error("plot", "--out %s: unknown extension %s: the format follows it, " GP_EXTENSIONS, out, ext);
+    return cli_usage_error("plot", "--figure %s: unknown extension %s: the format follows it, " GP_EXTENSIONS, out,
+                           ext);
   }
   if (keep && !*keep) return cli_usage_error("plot", "--script needs a directory");
   const char *gnuplot = gp_program();

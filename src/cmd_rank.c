@@ -42,7 +42,7 @@ static void help(void)
        "samples densely. Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE       the database (required; opened read-only)\n"
-       CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
+       CLI_ROUTINE_HELP CLI_EACH_JSON_HELP
        "  --sizes LIST    comma-separated sizes n (default: every size with sweep-stage\n"
        "                  measurements)\n"
        "  --points-k K    the K fastest at each size earn points (default 25)\n"
@@ -163,13 +163,13 @@ static int floor_ratios(db *d, const char *routine, const db_times *tt, char upl
 }
 
 static void print_ranking(const db_times *tt, const sieve_result *r, const double *cub, const double *xf,
-                          double xcub, int K, int T, char uplo, int hot)
+                          double xcub, int K, int T, const char *routine, char uplo, int hot)
 {
   int S = (int)tt->nsizes;
-  printf("Champion ranking of %zu valid candidates, sweep stage, uplo %c, %s; at each size the %d fastest\n"
+  printf("%s: champion ranking of %zu valid candidates, sweep stage, uplo %c, %s; at each size the %d fastest\n"
          "earn (%d - rank)/%d points. Columns n=...: the faster cuBLAS mode's time / the candidate's time;\n"
          "x floor: its dense-stage time over the floor's, geometric mean over the dense sizes.\n",
-         tt->ncand, uplo, hot ? "hot" : "cold", K, K + 1, K);
+         routine, tt->ncand, uplo, hot ? "hot" : "cold", K, K + 1, K);
   printf("   %4s  %-32s %8s", "rank", "candidate (id)", "points");
   for (int s = 0; s < S; s++) {
     char h[24];
@@ -267,15 +267,17 @@ static void print_json(FILE *f, const db_times *tt, const sieve_result *r, const
   fputs("\n  ]\n}\n", f);
 }
 
+static const struct option opts[] = {
+  {"db", required_argument, 0, 'D'},       {"routine", required_argument, 0, 'r'}, {"sizes", required_argument, 0, 's'},
+  {"points-k", required_argument, 0, 'K'}, {"top", required_argument, 0, 'T'},
+  {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
+  {"help", no_argument, 0, 'h'},           {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
+
 static int run(int argc, char **argv)
 {
   int each;
-  if (cli_each_routine("rank", argc, argv, run, &each)) return each;
-  static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'},       {"sizes", required_argument, 0, 's'},
-    {"points-k", required_argument, 0, 'K'}, {"top", required_argument, 0, 'T'},
-    {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
-    {"help", no_argument, 0, 'h'},           {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
+  static const cli_each how = {.options = opts, .json = "json"}; /* several routines: one document */
+  if (cli_each_routine_of("rank", argc, argv, run, &how, &each)) return each;
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL;
   int ns[MAX_SIZES], nsizes = 0, K = SIEVE_DEFAULT_K, T = SIEVE_DEFAULT_T, hot = 0, c, json = 0;
@@ -360,7 +362,7 @@ static int run(int argc, char **argv)
     const int have_dev = db_get_device(d, &dev) == 0;
     print_json(stdout, &tt, &r, cub, xf, xcub, K, T, symv_routine_name(routine), uplo, hot, have_dev ? &dev : NULL);
   } else {
-    print_ranking(&tt, &r, cub, xf, xcub, K, T, uplo, hot);
+    print_ranking(&tt, &r, cub, xf, xcub, K, T, symv_routine_name(routine), uplo, hot);
   }
   status = SYMV_EXIT_OK;
   if (fflush(stdout) || ferror(stdout)) {

@@ -26,18 +26,19 @@ static void help(void)
        "cuBLAS mode there. A fit has two rule sets: 'any' (every kernel and both cuBLAS modes:\n"
        "what libsymv runs for a handle in CUBLAS_ATOMICS_ALLOWED) and 'deterministic' (the\n"
        "families " SYMV_DETERMINISTIC_FAMILIES " and cuBLAS without atomics, bitwise reproducible: what it runs for\n"
-       "the default CUBLAS_ATOMICS_NOT_ALLOWED); the table shows both, and its heading how the\n"
-       "rules were selected (by regret with its interval cost, or by merging with its\n"
-       "threshold). Reads FILE only.\n\n"
+       "the default CUBLAS_ATOMICS_NOT_ALLOWED); the table shows both, each under a heading that\n"
+       "names the routine and the rule set, then the fit and how its rules were selected (by\n"
+       "regret with its interval cost, or by merging with its threshold). Reads FILE only.\n\n"
        "Options:\n"
        "  --db FILE   the database (required; opened read-only)\n"
-       CLI_ROUTINE_HELP "                 (several: the command runs once for each)\n"
+       CLI_ROUTINE_HELP CLI_EACH_JSON_HELP
        "  --atomics C the rule set of --json and --at: any (default) or deterministic\n"
        "  --uplo L|U  the rules of this stored triangle (default L); where U has no fit of its\n"
        "              own, L's, which libsymv serves U with (said so)\n"
        "  --json      print a JSON document instead: {\"format\": 1, \"symvtune\": version,\n"
        "              \"schema\": the database's schema version, \"device\": {name, cc_major,\n"
-       "              cc_minor, sm_count} or null, \"fit\": {id, created, uplo, hot, lo, hi,\n"
+       "              cc_minor, sm_count} or null, \"routine\", \"atomics\": the rule set (any or\n"
+       "              deterministic), \"fit\": {id, created, uplo, hot, lo, hi,\n"
        "              threshold, method, atomics}, \"rules\": [{n_start, n_end, kernel, label, candidate\n"
        "              (id, family, block_size, ux, multiplicity, mx; null for cuBLAS),\n"
        "              predicted_us, predicted_gain}, ...]}\n"
@@ -59,6 +60,9 @@ static void print_json(FILE *f, const db_fit *fit, const db_rule *rules, size_t 
   fputs("{\n  ", f);
   json_head(f, RULES_JSON_FORMAT, dev ? dev->name : NULL, dev ? dev->cc_major : 0, dev ? dev->cc_minor : 0,
             dev ? dev->sm_count : 0);
+  fputs("  \"routine\": ", f); /* which rules these are: the routine's, of one rule set */
+  json_string(f, fit->routine);
+  fprintf(f, ", \"atomics\": \"%s\",\n", fit->deterministic ? "deterministic" : "any");
   fprintf(f, "  \"fit\": {\"id\": %lld, \"created\": ", fit->id);
   json_string(f, fit->created);
   fprintf(f, ", \"uplo\": \"%c\", \"hot\": %s, \"lo\": %d, \"hi\": %d, \"threshold\": ",
@@ -128,6 +132,9 @@ static int print_at(db *d, const db_fit *fit, const db_rule *rules, size_t nrule
     fit_set_free(&all);
     return SYMV_EXIT_ERROR;
   }
+  fit_print_rules_title(stdout, fit->routine, fit->deterministic);
+  printf("Fit %lld: uplo %c, %s, n %d..%d; the kernel the rules choose at each n and the predicted times\n", fit->id,
+         fit->uplo == 'U' ? 'U' : 'L', fit->hot ? "hot" : "cold", fit->lo, fit->hi);
   printf("%8s %-26s %12s %12s %8s\n", "n", "kernel (rules)", "predicted us", "cuBLAS us", "gain");
   for (int i = 0; i < k; i++) {
     int n = ns[i] < fit->lo ? fit->lo : ns[i] > fit->hi ? fit->hi : ns[i];
@@ -147,14 +154,16 @@ static int print_at(db *d, const db_fit *fit, const db_rule *rules, size_t nrule
   return SYMV_EXIT_OK;
 }
 
+static const struct option opts[] = {{"db", required_argument, 0, 'D'},      {"routine", required_argument, 0, 'r'},
+                                     {"json", no_argument, 0, 'j'},          {"at", required_argument, 0, 'a'},
+                                     {"help", no_argument, 0, 'h'},          {"atomics", required_argument, 0, 'A'},
+                                     {"uplo", required_argument, 0, 'u'},    {0, 0, 0, 0}};
+
 static int run(int argc, char **argv)
 {
   int each;
-  if (cli_each_routine("rules", argc, argv, run, &each)) return each;
-  static const struct option opts[] = {{"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"json", no_argument, 0, 'j'},
-                                       {"at", required_argument, 0, 'a'},  {"help", no_argument, 0, 'h'},
-                                       {"atomics", required_argument, 0, 'A'}, {"uplo", required_argument, 0, 'u'},
-                                       {0, 0, 0, 0}};
+  static const cli_each how = {.options = opts, .json = "json"}; /* several routines: one document */
+  if (cli_each_routine_of("rules", argc, argv, run, &how, &each)) return each;
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL;
   int json = 0, c, at[256], nat = 0, deterministic = 0, class_given = 0;
@@ -223,10 +232,10 @@ static int run(int argc, char **argv)
       rc = db_latest_fit_class(d, symv_routine_name(routine), uplo, 0, 1, &dfit, &drules, &ndrules, NULL, NULL);
       printf("\n");
       if (rc == 0) fit_print_rules(stdout, &dfit, drules, ndrules);
-      else if (rc == SYMV_NOT_FOUND)
-        printf("%s\n  none stored: libsymv runs cuBLAS for such handles ('symvtune fit' makes them)\n",
-               FIT_DETERMINISTIC_TITLE);
-      else {
+      else if (rc == SYMV_NOT_FOUND) {
+        fit_print_rules_title(stdout, symv_routine_name(routine), 1);
+        printf("  none stored: libsymv runs cuBLAS for such handles ('symvtune fit' makes them)\n");
+      } else {
         fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
         status = SYMV_EXIT_ERROR;
       }

@@ -13,7 +13,7 @@
  * kernels on the upper triangle: against U's own fit where there is one,
  * else against L's rules, which libsymv then serves U with (such a run is
  * printed and drawn, not stored: the tables name the fit, not the
- * triangle). --png draws the regret over n (gnuplot.h); --stored draws and
+ * triangle). --figure draws the regret over n (gnuplot.h); --stored draws and
  * prints the latest stored run instead of measuring (no GPU); --replay
  * judges the latest fit's rules by the times of the latest stored run of
  * the routine, whichever fit it judged (no GPU: a refit's rules at the same
@@ -60,7 +60,8 @@ static void help(void)
        "                   --out DIR` made it; its handle in the judged rule set's atomics mode)\n"
        "                   in the same rounds: prints what it ran, its time over the chosen\n"
        "                   kernel's (dispatch) and over the fastest's; printed, not stored\n"
-       CLI_ROUTINE_HELP "                   (several: one run for each)\n"
+       CLI_ROUTINE_HELP "                   (several: one run for each; --figure: one figure each, the\n"
+       "                   routine's name before FIGURE's extension: regret-dsymv.png, ...)\n"
        "  --sizes N|LIST   N random sizes, log-uniform over the fit's range, none a dense\n"
        "                   sample (default 50), or a comma-separated list of n\n"
        "  --seed S         seed of the random sizes (default: from the clock; printed)\n"
@@ -73,9 +74,11 @@ static void help(void)
        "  --uplo L|U       the stored triangle timed (default L); U is judged against the fit of\n"
        "                   U's own samples where there is one, else against the rules of L, which\n"
        "                   libsymv serves U with (that run is printed and drawn, not stored)\n"
-       "  --png FIGURE     draw the regret over n (log axis) of the run, with the rules'\n"
+       "  --figure FIGURE  draw the regret over n (log axis) of the run, with the rules'\n"
        "                   boundaries and the regret the fit predicted, into FIGURE: .png, .pdf\n"
-       "                   or .svg after its extension (gnuplot); --out FIGURE is the same\n"
+       "                   or .svg after its extension (gnuplot)\n"
+       "  --png FIGURE, --out FIGURE\n"
+       "                   the same as --figure (its former names, kept for scripts)\n"
        "  --stored         measure nothing (no GPU): print and draw the latest stored run of\n"
        "                   the latest fit\n"
        "  --replay         measure nothing (no GPU): judge the latest fit's rules by the times\n"
@@ -86,7 +89,7 @@ static void help(void)
        "  --timeout S      seconds a kernel may run without answering (default 20)\n"
        "  --allow-foreign  accept a database made on a different GPU\n"
        "  --help           this text\n"
-       "Environment: SYMVTUNE_GNUPLOT names the gnuplot program of --png.\n"
+       "Environment: SYMVTUNE_GNUPLOT names the gnuplot program of --figure.\n"
        "Exit status: 0, 2 usage, 3 no GPU, 4 database or system error (gnuplot missing or failing\n"
        "included).");
 }
@@ -455,17 +458,20 @@ static int draw_regret(const char *out, const gp_format *fmt, const fit_set *s, 
   return rc;
 }
 
+static const struct option opts[] = {
+  {"db", required_argument, 0, 'D'},      {"routine", required_argument, 0, 'r'}, {"sizes", required_argument, 0, 's'},
+  {"seed", required_argument, 0, 'S'},    {"atomics", required_argument, 0, 'A'}, {"device", required_argument, 0, 'd'},
+  {"timeout", required_argument, 0, 't'}, {"allow-foreign", no_argument, 0, 'F'}, {"uplo", required_argument, 0, 'u'},
+  {"figure", required_argument, 0, 'p'},  {"png", required_argument, 0, 'p'},     {"out", required_argument, 0, 'p'},
+  {"stored", no_argument, 0, 'T'},        {"replay", no_argument, 0, 'P'},        {"rounds", required_argument, 0, 'R'},
+  {"lib", required_argument, 0, 'L'},     {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+
 static int run(int argc, char **argv)
 {
-  int each;
-  if (cli_each_routine("validate", argc, argv, run, &each)) return each;
-  static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'},      {"routine", required_argument, 0, 'r'}, {"sizes", required_argument, 0, 's'},
-    {"seed", required_argument, 0, 'S'},    {"atomics", required_argument, 0, 'A'}, {"device", required_argument, 0, 'd'},
-    {"timeout", required_argument, 0, 't'}, {"allow-foreign", no_argument, 0, 'F'}, {"uplo", required_argument, 0, 'u'},
-    {"png", required_argument, 0, 'p'},     {"out", required_argument, 0, 'p'},     {"stored", no_argument, 0, 'T'},
-    {"replay", no_argument, 0, 'P'},        {"rounds", required_argument, 0, 'R'},  {"lib", required_argument, 0, 'L'},
-    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+  int each; /* several routines: a figure each */
+  static const char *const outputs[] = {"figure", "png", "out", NULL};
+  static const cli_each how = {.options = opts, .outputs = outputs};
+  if (cli_each_routine_of("validate", argc, argv, run, &how, &each)) return each;
   symv_routine routine = SYMV_DSYMV;
   const char *path = NULL, *figure = NULL, *libdir = NULL;
   int ns[MAX_SIZES], nsizes = 0, want = DEFAULT_SIZES, det = 0, device = 0, allow_foreign = 0, c, seeded = 0;
@@ -526,13 +532,13 @@ static int run(int argc, char **argv)
   if (!path) return cli_usage_error("validate", "--db FILE is required");
   const gp_format *fmt = NULL;
   if (figure) {
-    if (!*figure) return cli_usage_error("validate", "--png needs a file name");
-    if (cli_refuse_overwrite("validate", "--png", figure, "the database", path)) return SYMV_EXIT_USAGE;
+    if (!*figure) return cli_usage_error("validate", "--figure needs a file name");
+    if (cli_refuse_overwrite("validate", "--figure", figure, "the database", path)) return SYMV_EXIT_USAGE;
     if (!(fmt = gp_format_of(figure))) {
       const char *dot = strrchr(figure, '.');
       char ext[64];
       symv_escape(dot && !strchr(dot, '/') ? dot : "(none)", ext, sizeof ext);
-      return cli_usage_error("validate", "--png %s: unknown extension %s: the format follows it, " GP_EXTENSIONS,
+      return cli_usage_error("validate", "--figure %s: unknown extension %s: the format follows it, " GP_EXTENSIONS,
                              figure, ext);
     }
   }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gnuplot.h - drawing figures with gnuplot, for `symvtune plot` and
- * `symvtune validate --png`: the output format from the file's extension,
+ * `symvtune validate --figure`: the output format from the file's extension,
  * a private temporary directory for the script and its data, gnuplot run
  * there by fork/exec (no shell) on a script that names only files of that
  * directory, the image checked by its first bytes and copied over the

@@ -41,3 +41,27 @@ void json_head(FILE *f, int format, const char *name, int cc_major, int cc_minor
     fputs("null,\n", f);
   }
 }
+
+void json_list_open(FILE *f, const char *command)
+{
+  fprintf(f, "{\n  \"format\": %d, \"symvtune\": ", JSON_LIST_FORMAT);
+  json_string(f, PACKAGE_VERSION);
+  fputs(", \"command\": ", f);
+  json_string(f, command);
+  fputs(",\n  \"routines\": [", f);
+}
+
+void json_list_item(FILE *f, const char *doc, size_t len, int first)
+{
+  while (len && (doc[len - 1] == '\n' || doc[len - 1] == ' ' || doc[len - 1] == '\t' || doc[len - 1] == '\r')) len--;
+  fputs(first ? "\n    " : ",\n    ", f);
+  for (size_t i = 0; i < len; i++) { /* a line break of the document is never inside a string (json_string) */
+    fputc(doc[i], f);
+    if (doc[i] == '\n') fputs("    ", f);
+  }
+}
+
+void json_list_close(FILE *f)
+{
+  fputs("\n  ]\n}\n", f);
+}

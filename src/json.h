@@ -26,4 +26,25 @@ void json_number(FILE *f, double x);
  *  or null when name is NULL; each field followed by a comma. */
 void json_head(FILE *f, int format, const char *name, int cc_major, int cc_minor, int sm_count);
 
+/* Version of the layout of the document that holds several (json_list_*):
+ * raised when one of its own fields changes meaning or goes away. */
+#define JSON_LIST_FORMAT 1
+
+/** json_list_open: the opening of the one document a command prints for
+ *  several routines (--routine LIST or all with --json): {"format":
+ *  JSON_LIST_FORMAT, "symvtune": the program's version, "command": command
+ *  (as typed: "rules", ...), "routines": [ ...; json_list_item adds each
+ *  routine's document, json_list_close ends it. */
+void json_list_open(FILE *f, const char *command);
+
+/** json_list_item: doc[0..len), one whole JSON document as the command
+ *  prints it for one routine (an object, its layout unchanged), as the next
+ *  element of "routines", indented, trailing blanks and line breaks
+ *  dropped. first: 1 for the list's first element (no comma before it). */
+void json_list_item(FILE *f, const char *doc, size_t len, int first);
+
+/** json_list_close: ends the array (empty when no item was written) and
+ *  the document json_list_open began, with a line break. */
+void json_list_close(FILE *f);
+
 #endif

@@ -131,3 +131,12 @@ tests_test_adaptive_SOURCES = tests/test_adaptive.c tests/test_util.c tests/test
 tests_test_adaptive_CFLAGS = $(TEST_CFLAGS)
 tests_test_adaptive_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 tests_test_adaptive_LDADD = $(TEST_CORE_LIBS)
+# What the commands print for programs and the files they write when
+# --routine names several routines (tests/test_cli.c): one JSON document of
+# rules, rank and bench --json, one figure per routine; rules and rank on
+# the shipped H100 sweep after fit, in the test's process. No GPU.
+CRITERION_TESTS += tests/test_cli
+tests_test_cli_SOURCES = tests/test_cli.c tests/test_util.c tests/test_util.h
+tests_test_cli_CFLAGS = $(TEST_CFLAGS)
+tests_test_cli_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
+tests_test_cli_LDADD = $(TEST_CORE_LIBS)

@@ -649,7 +649,8 @@ Test(fit, deterministic_rules_choose_among_reproducible_kernels_only)
   char *out, *err;
   int st = symvtune(&out, &err, NULL, "fit", "--db", p, "--margin", "0", NULL);
   cr_assert_eq(st, 0, "seed %llu: symvtune fit: exit %d\n%s%s", seed, st, out, err);
-  cr_assert_not_null(strstr(out, "Deterministic rules"), "seed %llu:\n%s", seed, out);
+  cr_assert_not_null(strstr(out, "dsymv, rule set 'deterministic' (for handles in cuBLAS's default atomics mode"),
+                     "seed %llu:\n%s", seed, out);
   db *d = NULL;
   cr_assert_eq(db_open(&d, p, DB_READONLY), 0);
   db_fit fit;
@@ -771,9 +772,14 @@ Test(fit, rules_print_as_a_table_and_as_json)
   db_rule *r = latest_rules(p, 32, 32768, &nr, &fit);
   cr_assert_eq(fit.threshold, 0.02);
 
-  /* the table: one line per rule, naming its range and kernel */
+  /* the table: one line per rule, naming its range and kernel, under a
+   * heading that names the routine and the rule set, both sets in turn */
   cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
   cr_assert_not_null(strstr(out, "N range"), "%s", out);
+  cr_assert_eq(strncmp(out, "dsymv, rule set 'any' (for handles in CUBLAS_ATOMICS_ALLOWED", 60), 0, "%s", out);
+  const char *det = strstr(out, "\ndsymv, rule set 'deterministic' (");
+  cr_assert_not_null(det, "%s", out);
+  cr_assert_not_null(strstr(det, "N range"), "the deterministic set's table below its heading:\n%s", out);
   for (size_t i = 0; i < nr; i++) {
     char range[64], label[96];
     snprintf(range, sizeof range, "%d <= N <= %d", r[i].n_start, r[i].n_end);
@@ -800,7 +806,7 @@ Test(fit, rules_print_as_a_table_and_as_json)
     "fit, rules = doc['fit'], doc['rules']\n"
     "assert doc['format'] == 1 and doc['schema'] >= 6 and doc['symvtune'].count('.') == 2, doc\n"
     "assert doc['device'] is None or set(doc['device']) == {'name', 'cc_major', 'cc_minor', 'sm_count'}, doc\n"
-    "assert fit['atomics'] == 'any', fit\n"
+    "assert fit['atomics'] == 'any' and doc['atomics'] == 'any' and doc['routine'] == 'dsymv', doc\n"
     "assert set(fit) >= {'id', 'created', 'uplo', 'hot', 'lo', 'hi', 'threshold', 'method'}, fit\n"
     "assert fit['uplo'] == 'L' and fit['hot'] is False and fit['threshold'] == 0.02, fit\n"
     "assert len(rules) == int(sys.argv[2]), len(rules)\n"
@@ -861,7 +867,7 @@ Test(fit, plot_writes_a_png, .timeout = 60)
   cr_assert_eq(access(png, F_OK), -1, "no image without gnuplot");
 
   if (!GNUPLOT_PATH[0]) cr_skip_test("gnuplot was not found by configure");
-  int st = symvtune(&out, &err, NULL, "plot", "--db", p, "--out", png, NULL);
+  int st = symvtune(&out, &err, NULL, "plot", "--db", p, "--figure", png, NULL);
   cr_assert_eq(st, 0, "seed %llu: symvtune plot: exit %d\n%s%s", seed, st, out, err);
   long len;
   char *img = slurp(png, &len);
@@ -872,7 +878,7 @@ Test(fit, plot_writes_a_png, .timeout = 60)
    * choose from (cuBLAS without atomics and lu, of the five here) */
   char dpng[256];
   path_of(dpng, "det.png");
-  st = symvtune(&out, &err, NULL, "plot", "--db", p, "--out", dpng, "--atomics", "deterministic", NULL);
+  st = symvtune(&out, &err, NULL, "plot", "--db", p, "--figure", dpng, "--atomics", "deterministic", NULL);
   cr_assert_eq(st, 0, "seed %llu: symvtune plot --atomics deterministic: exit %d\n%s%s", seed, st, out, err);
   cr_assert_not_null(strstr(out, "(deterministic), 2 kernels"), "seed %llu: %s", seed, out);
   img = slurp(dpng, &len);
@@ -988,7 +994,7 @@ Test(fit, plot_script_holds_rules_floor_and_validation_and_the_format_follows_th
 
   /* formats by extension: unknown ones refused before anything is read */
   cr_assert_eq(symvtune(&out, &err, NULL, "plot", "--db", p, "--out", path_of(fig, "fig.jpg"), NULL), 2);
-  cr_assert_not_null(strstr(err, "unknown extension .jpg"), "%s", err);
+  cr_assert_not_null(strstr(err, "--figure ") && strstr(err, "unknown extension .jpg"), "%s", err);
   free(out), free(err);
   cr_assert_eq(symvtune(&out, &err, NULL, "plot", "--db", p, "--out", path_of(fig, "figure"), NULL), 2);
   cr_assert_not_null(strstr(err, "unknown extension (none)"), "%s", err);
@@ -1156,6 +1162,7 @@ Test(fit, rank_orders_candidates_by_champion_points)
   char *out, *err;
   int st = symvtune(&out, &err, NULL, "rank", "--db", p, "--top", "3", NULL);
   cr_assert_eq(st, 0, "seed %llu: exit %d: %s", seed, st, err);
+  cr_assert_eq(strncmp(out, "dsymv: champion ranking of 8 valid candidates", 45), 0, "the routine heads it:\n%s", out);
   for (int s = 0; s < S; s++) {
     char h[32];
     snprintf(h, sizeof h, "n=%d", sizes[s]);
@@ -1229,7 +1236,7 @@ Test(fit, command_line_errors)
   expect_error(2, "--db FILE is required", "rank", NULL);
   expect_error(2, "--db FILE is required", "rules", "--json", NULL);
   expect_error(2, "--db FILE is required", "plot", "--out", "x.png", NULL);
-  expect_error(2, "--out FIGURE (.png, .pdf or .svg) is required", "plot", "--db", p, NULL);
+  expect_error(2, "--figure FIGURE (.png, .pdf or .svg) is required", "plot", "--db", p, NULL);
   expect_error(2, "invalid --threshold 'abc'", "fit", "--db", p, "--threshold", "abc", NULL);
   expect_error(2, "invalid --threshold '1'", "fit", "--db", p, "--threshold", "1", NULL);
   expect_error(2, "invalid --lo '0'", "fit", "--db", p, "--lo", "0", NULL);
@@ -1238,7 +1245,7 @@ Test(fit, command_line_errors)
   expect_error(2, "invalid --alpha '-1'", "fit", "--db", p, "--alpha", "-1", NULL);
   expect_error(2, "invalid --uplo 'X'", "fit", "--db", p, "--uplo", "X", NULL);
   expect_error(2, "unknown routine 'qsymv'", "fit", "--db", p, "--routine", "qsymv", NULL);
-  expect_error(2, "invalid --routine 'all'", "plot", "--db", p, "--routine", "all", "--out", "x.png", NULL);
+  expect_error(2, "unknown routine 'qsymv'", "plot", "--db", p, "--routine", "dsymv,qsymv", "--figure", "x.png", NULL);
   expect_error(2, "unknown routine 'xhemv'", "rules", "--db", p, "--routine", "zhemv,xhemv", NULL);
   expect_error(2, "empty item", "rank", "--db", p, "--routine", "dsymv,,zhemv", NULL);
   expect_error(2, "invalid --points-k '0'", "rank", "--db", p, "--points-k", "0", NULL);
@@ -1378,6 +1385,7 @@ Test(fit, a_range_between_samples_or_past_cublas_is_fitted_to_it)
   st = symvtune(&out, &err, NULL, "rules", "--db", p, "--at", "33,34,29999,30000", NULL);
   cr_assert_eq(st, 0, "seed %llu: rules --at: exit %d:\n%s", seed, st, err);
   cr_assert_null(strstr(out, "nan"), "seed %llu: a time not predicted:\n%s", seed, out);
+  cr_assert_eq(strncmp(out, "dsymv, rule set 'any' (", 23), 0, "the routine and rule set head the table:\n%s", out);
   free(out), free(err);
 
   st = symvtune(&out, &err, NULL, "fit", "--db", p, "--lo", "5", "--hi", "40000", NULL);

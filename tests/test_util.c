@@ -172,3 +172,142 @@ void test_sql_exec(const char *path, const char *sql)
   cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, &err), SQLITE_OK, "%s", err ? err : "");
   sqlite3_close(s);
 }
+
+/* ---- A strict JSON reader (RFC 8259), for checking documents ------------------ */
+
+typedef struct {
+  const char *p, *end;
+  int depth;
+  const char *why;
+} json_in;
+
+static void jws(json_in *j)
+{
+  while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
+}
+
+static int jfail(json_in *j, const char *why)
+{
+  if (!j->why) j->why = why;
+  return -1;
+}
+
+static int jvalue(json_in *j);
+
+static int jlit(json_in *j, const char *lit)
+{
+  const size_t n = strlen(lit);
+  if ((size_t)(j->end - j->p) < n || memcmp(j->p, lit, n)) return jfail(j, "unknown literal");
+  j->p += n;
+  return 0;
+}
+
+static int jstring(json_in *j)
+{
+  if (j->p >= j->end || *j->p != '"') return jfail(j, "a string expected");
+  for (j->p++; j->p < j->end; j->p++) {
+    const unsigned char c = (unsigned char)*j->p;
+    if (c == '"') {
+      j->p++;
+      return 0;
+    }
+    if (c < 0x20) return jfail(j, "a control character in a string");
+    if (c != '\\') continue;
+    if (++j->p >= j->end) break;
+    if (*j->p == 'u') {
+      for (int k = 0; k < 4; k++)
+        if (++j->p >= j->end || !strchr("0123456789abcdefABCDEF", *j->p) || !*j->p) return jfail(j, "a bad \\u escape");
+    } else if (!strchr("\"\\/bfnrt", *j->p) || !*j->p) {
+      return jfail(j, "a bad escape");
+    }
+  }
+  return jfail(j, "an unterminated string");
+}
+
+static int jdigits(json_in *j)
+{
+  const char *s = j->p;
+  while (j->p < j->end && *j->p >= '0' && *j->p <= '9') j->p++;
+  return j->p > s ? 0 : jfail(j, "digits expected");
+}
+
+static int jnumber(json_in *j)
+{
+  if (j->p < j->end && *j->p == '-') j->p++;
+  if (j->p < j->end && *j->p == '0') j->p++;
+  else if (jdigits(j)) return -1;
+  if (j->p < j->end && *j->p == '.') {
+    j->p++;
+    if (jdigits(j)) return -1;
+  }
+  if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
+    j->p++;
+    if (j->p < j->end && (*j->p == '+' || *j->p == '-')) j->p++;
+    if (jdigits(j)) return -1;
+  }
+  return 0;
+}
+
+/* An object or an array, j->p at its opening bracket. */
+static int jcompound(json_in *j, char close)
+{
+  if (++j->depth > 200) return jfail(j, "nested too deep");
+  j->p++;
+  jws(j);
+  if (j->p < j->end && *j->p == close) {
+    j->p++, j->depth--;
+    return 0;
+  }
+  for (;;) {
+    if (close == '}') {
+      jws(j);
+      if (jstring(j)) return -1;
+      jws(j);
+      if (j->p >= j->end || *j->p != ':') return jfail(j, "':' expected");
+      j->p++;
+    }
+    if (jvalue(j)) return -1;
+    jws(j);
+    if (j->p < j->end && *j->p == ',') {
+      j->p++;
+      continue;
+    }
+    if (j->p < j->end && *j->p == close) {
+      j->p++, j->depth--;
+      return 0;
+    }
+    return jfail(j, close == '}' ? "',' or '}' expected" : "',' or ']' expected");
+  }
+}
+
+static int jvalue(json_in *j)
+{
+  jws(j);
+  if (j->p >= j->end) return jfail(j, "a value expected, end of text");
+  switch (*j->p) {
+  case '{': return jcompound(j, '}');
+  case '[': return jcompound(j, ']');
+  case '"': return jstring(j);
+  case 't': return jlit(j, "true");
+  case 'f': return jlit(j, "false");
+  case 'n': return jlit(j, "null");
+  default:
+    if (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')) return jnumber(j);
+    return jfail(j, "a value expected");
+  }
+}
+
+int test_json_check(const char *text, size_t len, char *why, size_t whylen)
+{
+  json_in j = {text, text + len, 0, NULL};
+  if (!jvalue(&j)) {
+    jws(&j);
+    if (j.p == j.end) return 0;
+    jfail(&j, "text after the document");
+  }
+  const size_t at = (size_t)(j.p - text);
+  size_t line = 1;
+  for (size_t i = 0; i < at && i < len; i++) line += text[i] == '\n';
+  snprintf(why, whylen, "%s at byte %zu (line %zu)", j.why, at, line);
+  return -1;
+}

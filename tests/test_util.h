@@ -58,4 +58,11 @@ long long test_sql_int(const char *path, const char *sql);
  *  test on an error, with SQLite's message. */
 void test_sql_exec(const char *path, const char *sql);
 
+/** test_json_check: 0 if text[0..len) is exactly one JSON value (RFC 8259:
+ *  objects, arrays, strings with their escapes, numbers, true, false,
+ *  null; blanks around it), else -1 with why (whylen bytes) saying what
+ *  is wrong and where (byte offset and line). Checks the syntax only; a
+ *  document's content is read with jq. */
+int test_json_check(const char *text, size_t len, char *why, size_t whylen);
+
 #endif
