@@ -49,8 +49,8 @@
  *    columns (kernels/symv_pipe.h), block b taking tiles floor(b T / G) ..
  *    floor((b + 1) T / G) - 1; the most a block takes is m(n) = ceil(x),
  *    x = T / G. Below n of about 3000 the time follows m in plateaus with
- *    jumps of 15-25% where m rises (results/2026-11-24-h200-pipe-tiles-per-
- *    block.txt), which a smooth curve averages away: 5-10% wrong near each
+ *    jumps of 15-25% where m rises
+ *    (doc/results/2026-11-24-h200-pipe-tiles-per-block.txt), which a smooth curve averages away: 5-10% wrong near each
  *    step. If a launch cost a + tau m (tau a tile's time, c = a / tau), ln t
  *    would be ln tau + ln(c + m): the smooth ln(c + x) plus a sawtooth. These
  *    curves are fitted as
@@ -99,7 +99,7 @@
  *    n = 500..4000 with an RMS error of 2.5% (H100) and 3.5% (H200) against
  *    3.9% and 4.3% smooth (m <= 8: 2.7% and 3.9%; m <= 16: 2.6% and 3.5%),
  *    and only m <= 4 kept the validated regret under 1.05 on both
- *    (results/2026-11-24-fit-steps-offline.txt). The
+ *    (doc/results/2026-11-24-fit-steps-offline.txt). The
  *    outlier rule below sees the residuals of this model: a real step is no
  *    longer a lone spike.
  * The curve is then evaluated at every integer n by linear interpolation in

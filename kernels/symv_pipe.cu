@@ -43,7 +43,8 @@
  * and the gate opens about one access of y after those start, not after
  * the grid's last block has started and scaled its few rows: with a chunk
  * per block (the previous version) pipe took 10-13% longer at n = 1,000 on
- * an H100 and 2-5% at 1,500 - 3,000 (results/2026-11-24-h100-gate-chunks.txt).
+ * an H100 and 2-5% at 1,500 - 3,000
+ * (doc/results/2026-11-24-h100-gate-chunks.txt).
  * The wait is cheap because S-1 tiles' loads are already in flight. The launch is not
  * cooperative (a cooperative launch forgoes the overlap of programmatic
  * dependent launch, symv_common.cuh: on an H100, pipe launched with both

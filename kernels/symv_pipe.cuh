@@ -52,13 +52,13 @@ static __device__ __forceinline__ void symv_cp_elem(symv_t *dst, const symv_t *s
  * it 2-4.5% faster at n = 4,096 - 16,384 on an H100, but nvcc 13's ptxas,
  * given -maxrregcount as symvtune build gives it, put the policy in an odd
  * uniform register (desc[UR1]) and the library's kernel raised an illegal
- * instruction (results/2026-11-24-h100-evict-first.txt). */
+ * instruction (doc/results/2026-11-24-h100-evict-first.txt). */
 /* Not used either: copying whole aligned runs of 64 elements (a tile's
  * slot taking the run that holds its last row, its head read from the slot
  * before, after a barrier), to win back the 5% pipe loses at n whose
  * columns are not a multiple of 512 bytes: correct, but slower at every n
- * on an H100, the odd n still 4-6% behind (results/2026-11-25-h100-pipe-
- * runs-and-pdet-bound.txt). */
+ * on an H100, the odd n still 4-6% behind
+ * (doc/results/2026-11-25-h100-pipe-runs-and-pdet-bound.txt). */
 static __device__ __forceinline__ void symv_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> static __device__ __forceinline__ void symv_cp_wait()
 {

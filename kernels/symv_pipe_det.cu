@@ -66,13 +66,13 @@
  * that have not started): it was 3-16% slower than the two phases at
  * n = 724..8,192 on an H100, the barrier's release and polling costing
  * more than the second launch under programmatic dependent launch
- * (results/2026-11-24-h100-pipe_det-one-launch.txt). Nor one launch
+ * (doc/results/2026-11-24-h100-pipe_det-one-launch.txt). Nor one launch
  * taking the tiles round robin, so that row blocks complete while the grid
  * streams, each summed by the block whose tile completes it (a ticket a
  * row block, no block waiting): slower than the two phases at every
  * n >= 724 on an H100, 1.6x at n = 2,000, the summing gathering on the
  * blocks already behind and the last tile's ticket a round trip of its own
- * (results/2026-11-24-h100-pipe_ticket-one-launch.txt). One kernel with a phase
+ * (doc/results/2026-11-24-h100-pipe_ticket-one-launch.txt). One kernel with a phase
  * argument rather than two kernels: a candidate stays one entry point,
  * so its loading, registers and occupancy checks, the NVRTC cache, the
  * library compiled by nvcc and its wisdom files (which record one
@@ -98,8 +98,8 @@
  * 1.46 against 1.49-1.50 ms at n = 32,768 (R 17 MB written, not 70),
  * phase 1 13 against 37 us (Nsight Compute); a call 3.6% faster (1.04x
  * the floor, from 1.08), 3.3% at 16,384, 1.7% at 8,192; slower below
- * about 5,000, where a block has few units (results/2026-11-25-h100-
- * pipe_det-units.txt). The fit chooses between the two by n.
+ * about 5,000, where a block has few units
+ * (doc/results/2026-11-25-h100-pipe_det-units.txt). The fit chooses between the two by n.
  *
  * Parameters as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE a power of two,
  * 64..1024; UX a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2, up to 128 (a

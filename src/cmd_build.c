@@ -51,6 +51,7 @@
 #include "lib_sources.h"
 #include "libsymv_table.h"
 #include "params.h"
+#include "progress.h"
 #include "routine.h"
 #include "symv.h"
 #include "symv_error.h"
@@ -889,8 +890,9 @@ static void job_report(const job *j, int status)
 }
 
 /* Runs the jobs in dir, at most par at once, waiting only for its own
- * children (oldest first). 0 if all succeeded. */
-static int run_jobs(job *jobs, int n, int par, const char *dir)
+ * children (oldest first); each job that succeeds advances prog, its
+ * `what` the note. 0 if all succeeded. */
+static int run_jobs(job *jobs, int n, int par, const char *dir, symv_progress *prog)
 {
   int next = 0, oldest = 0, failed = 0;
   while (oldest < next || (!failed && next < n)) {
@@ -911,6 +913,8 @@ static int run_jobs(job *jobs, int n, int par, const char *dir)
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       job_report(&jobs[oldest], status);
       failed = 1;
+    } else {
+      symv_progress_update(prog, prog->done + 1, jobs[oldest].what);
     }
     jobs[oldest++].pid = 0;
   }
@@ -986,7 +990,9 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
     job_compile_io(j, buf, dir, base);
     snprintf(j->what, sizeof j->what, "compiling %s.c", base);
   }
-  int rc = run_jobs(jobs, k, par, dir);
+  symv_progress prog; /* on stderr: a bar on a terminal, else a line every 10 s */
+  symv_progress_start(&prog, "compile", k + 1, 0);
+  int rc = run_jobs(jobs, k, par, dir, &prog);
   if (rc == 0) { /* link */
     job *j = &jobs[k];
     job_arg(j, nvcc);
@@ -1003,7 +1009,7 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
     job_words(j, pl->wisdom ? "-lcublas -lnvrtc -lcudart -lpthread -ldl" : "-lcublas -lcudart -lpthread -ldl");
     snprintf(j->log, sizeof j->log, "%s/obj/link.log", dir);
     snprintf(j->what, sizeof j->what, "linking " LIB_REALNAME);
-    rc = run_jobs(j, 1, 1, dir);
+    rc = run_jobs(j, 1, 1, dir, &prog);
     char final[PATH_MAX + 128];
     snprintf(final, sizeof final, "%s/lib/" LIB_REALNAME, dir);
     snprintf(buf, sizeof buf, "%s/lib/libsymv.so.tmp", dir);
@@ -1023,6 +1029,8 @@ static int compile_all(const build_plan *pl, const char *dir, const char *nvcc, 
       }
     }
   }
+  if (rc == 0) symv_progress_finish(&prog);
+  else if (prog.tty) fputc('\n', stderr);
   for (int i = 0; i <= k; i++) job_free(&jobs[i]);
   free(jobs);
   return rc;

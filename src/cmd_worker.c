@@ -87,7 +87,7 @@ static struct {
  * (symvtune time; 3.0-4.5 us a launch) and libsymv's bench read 9.9 us at
  * n = 1,000; charging every call the median instead tied every kernel at
  * n < 450 and raised validate's regret max from 1.06 to 1.16
- * (results/2026-11-24-h100-launch-charge.txt). */
+ * (doc/results/2026-11-24-h100-launch-charge.txt). */
 static void charge_launches(symv_timing *t, int launches, int observe)
 {
   if (observe && t->host_us > 0) {
