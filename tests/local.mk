@@ -140,3 +140,13 @@ tests_test_cli_SOURCES = tests/test_cli.c tests/test_util.c tests/test_util.h
 tests_test_cli_CFLAGS = $(TEST_CFLAGS)
 tests_test_cli_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 tests_test_cli_LDADD = $(TEST_CORE_LIBS)
+
+# Golden outputs of the stages that need no GPU on the shipped databases
+# (tests/golden/make-outputs, recorded under tests/golden/GPU/).
+CRITERION_TESTS += tests/test_golden
+tests_test_golden_SOURCES = tests/test_golden.c tests/test_util.c tests/test_util.h
+tests_test_golden_CFLAGS = $(TEST_CFLAGS)
+tests_test_golden_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_test_golden_LDADD = $(TEST_CORE_LIBS)
+EXTRA_tests_test_golden_DEPENDENCIES = src/symvtune$(EXEEXT)
+EXTRA_DIST += tests/golden
