@@ -188,7 +188,7 @@ static __device__ __forceinline__ void symv_reduce_cdot(symv_t (&cdot)[UX], symv
   __syncthreads();
 }
 
-/* Programmatic dependent launch (sm_90 and later; symv_launch, src/gpu.c,
+/* Programmatic dependent launch (sm_90 and later; symv_launch, gpu/gpu.c,
  * launches every kernel so): the grid may be launched while the stream's
  * preceding grid is still finishing, so it first waits until that grid has
  * completed and its memory is visible (griddepcontrol.wait, the PTX of

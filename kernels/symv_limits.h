@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * symv_limits.h - constants the host (src/gpu.c) and the kernels must agree
+ * symv_limits.h - constants the host (gpu/gpu.c) and the kernels must agree
  * on, in one place. Plain C: the host includes it as well as the kernels
  * (like symv_pipe.h); nothing here needs CUDA.
  *

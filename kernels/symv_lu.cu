@@ -30,7 +30,7 @@
  * shared memory: y(i0+l) := alpha * total + beta * y(i0+l).
  *
  * Column split (for small n, where ceil(n/32) blocks would leave SMs idle):
- * the grid's second dimension S (chosen at launch, src/gpu.c) deals the
+ * the grid's second dimension S (chosen at launch, gpu/gpu.c) deals the
  * tiles out to S blocks per row block. Each leaves its 32 partial sums in
  * the workspace P[S][n]; the last of the S to finish (a counter per row
  * block, reset by that block) adds them in split order and writes y.

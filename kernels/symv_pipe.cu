@@ -62,7 +62,7 @@
  * stages - 2 (0..2); MULTIPLICITY blocks per SM = the grid's blocks per SM.
  * Dynamic shared memory: S x (CPT + 1) x BLOCK_SIZE elements, i.e. that
  * many times sizeof(symv_t) bytes (4, 8 or 16 by routine; symv_pipe_smem,
- * src/gpu.c). Workspace: gate, 1 + G words (the count, then a claim for
+ * gpu/gpu.c). Workspace: gate, 1 + G words (the count, then a claim for
  * each of C <= G chunks; unsigned long long whatever the routine).
  * Summation order varies from run to run (atomics).
  *

@@ -8,7 +8,7 @@
  *          |<UX>|        tile (b, k): column block b (columns c0..c0+UX-1),
  *   c0     |\   |  k=0   rows r0 = c0 + k*H .. r0+H-1, H = G*BLOCK_SIZE
  *          | \  |        (G groups of BLOCK_SIZE rows; G is chosen at
- *   r0     |====|  k     launch, src/gpu.c). Thread t takes rows r0+t,
+ *   r0     |====|  k     launch, gpu/gpu.c). Thread t takes rows r0+t,
  *          |====|        r0+t+BLOCK_SIZE, ..., UX loads each in MX order,
  *   n-1    |____|        adds each row's share as it goes and keeps
  *                        cdot[UX] (its share of the column dots) for the

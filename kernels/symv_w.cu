@@ -11,7 +11,7 @@
  *          |<UX>|        tile (b, k): column block b (columns c0..c1-1),
  *   c0     |\   |  k=0   rows r0 = c0 + k*H .. r1-1, H = G*BLOCK_SIZE
  *          | \  |        (G groups of BLOCK_SIZE rows, chosen at launch by
- *   r0     |====|  k     src/gpu.c). Thread t takes rows r0+t,
+ *   r0     |====|  k     gpu/gpu.c). Thread t takes rows r0+t,
  *          |====|        r0+t+BLOCK_SIZE, ..., UX loads each in MX order,
  *   n-1    |____|        adds each row's sum as it goes and keeps cdot[UX]
  *                        (its share of the column dots) for the tile. The
