@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * doctor.h - what `symvtune doctor` (cmd_doctor.c) reads: libsymv's call log
- * (SYMV_LOG, lib/libsymv.c) and the dynamic linker's bindings
- * (LD_DEBUG=bindings), one line at a time; and its exit statuses.
+ * doctor.h - the diagnosis behind `symvtune doctor` (src/cmd_doctor.c):
+ * runs a program once and says whether its SYMV/HEMV calls reach libsymv,
+ * and if not, why and the fix (doctor.c); the exit statuses that carry
+ * the verdict; and the two readers it is built on, of libsymv's call log
+ * (SYMV_LOG, lib/libsymv.c) and of the dynamic linker's bindings
+ * (LD_DEBUG=bindings), one line at a time.
  */
 #ifndef SYMV_DOCTOR_H
 #define SYMV_DOCTOR_H
@@ -12,6 +15,8 @@
  *  these that applies, in the order of the list (a link problem hides
  *  what follows from it). */
 enum {
+  DOCTOR_OK = 0,           /* the calls reach libsymv (or the program made none, and they would); SYMV_EXIT_OK */
+  DOCTOR_ERROR = 4,        /* the program could not be run, or a system error; SYMV_EXIT_ERROR */
   DOCTOR_NOT_LINKED = 11,  /* libsymv is not loaded: not NEEDED (dropped by --as-needed, or never linked) */
   DOCTOR_CUBLAS_FIRST = 12, /* libsymv is loaded, but the calls bind to cuBLAS, found first */
   DOCTOR_OTHER_API = 13,   /* the program calls the legacy or the 64-bit-integer names, which libsymv does not replace */
@@ -21,6 +26,23 @@ enum {
   DOCTOR_ATOMICS = 17,     /* the handle's default atomics mode selects rules that send every call to cuBLAS */
   DOCTOR_NO_CALLS = 10     /* the program references none of the routines (nothing to judge) */
 };
+
+/** doctor_expected_lib: the libsymv that --lib DIR names, as a real path
+ *  into out (PATH_MAX bytes): DIR/lib/libsymv.so.0 (a `symvtune build`
+ *  output or an installed prefix), else DIR/libsymv.so.0. 0, or -1 when
+ *  neither is there. */
+int doctor_expected_lib(const char *libdir, char *out);
+
+/** doctor_run: runs prog (argv, NULL-terminated; prog[0] searched in PATH)
+ *  once with SYMV_LOG, LD_DEBUG=bindings and LD_BIND_NOW into a private
+ *  temporary folder (kept, and named, if keep), then prints on stdout the
+ *  bindings of the routines' cuBLAS names, the NEEDED order of the objects
+ *  that call them, what libsymv says of itself, its calls per routine and
+ *  the verdict with its fix. libdir (or NULL) is --lib DIR, want its
+ *  doctor_expected_lib. Returns the verdict's status (DOCTOR_OK, or one
+ *  of DOCTOR_NOT_LINKED..DOCTOR_NO_CALLS), or DOCTOR_ERROR when the
+ *  program could not be started or the bindings not read. */
+int doctor_run(char **prog, const char *libdir, const char *want, int keep);
 
 /** One line of libsymv's call log:
  *    libsymv: ROUTINE n=N uplo=U lda=L incx=X incy=Y: SERVED (WHY) -> STATUS (CODE)
