@@ -112,12 +112,10 @@ long symv_pipe_smem(const symv_params *p);
  *  M+1 do not; the block's total is
  *  floor(capacity / M) - reserved, rounded down to the 128-byte allocation
  *  unit (at most the opt-in per-block limit), less `static_smem`. The rest
- *  of the SM's 256 KB stays L1. With the largest carveout for every M, as
- *  before, L1 shrank to 28 KB and memory-bound kernels slowed down (on an
- *  H200, `symvtune time`, cold A: panel:256,4,4,3 took 15.8/35.8/64.7 us at
- *  n = 2,000/2,896/4,096 against 12.5/25.0/43.2 us now; atomic_red:64,32,4,0
- *  289 against 273 us at n = 16,384), most likely because loads in flight
- *  hold L1 space. Returns -1 if M exceeds the blocks an SM takes or M blocks
+ *  of the SM's 256 KB stays L1: the largest carveout for every M would
+ *  leave 28 KB of L1, and memory-bound kernels run slower with so little,
+ *  most likely because loads in flight hold L1 space (doc/results.md,
+ *  "Other designs tried, not kept"). Returns -1 if M exceeds the blocks an SM takes or M blocks
  *  cannot fit at all. */
 long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_smem, int min_pct, int *carveout_pct);
 

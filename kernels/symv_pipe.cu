@@ -41,10 +41,8 @@
  * this workspace). Blocks c >= C neither scale nor count. While n < 64 x G
  * the chunks thus go to the first blocks launched, 64 rows or more each,
  * and the gate opens about one access of y after those start, not after
- * the grid's last block has started and scaled its few rows: with a chunk
- * per block (the previous version) pipe took 10-13% longer at n = 1,000 on
- * an H100 and 2-5% at 1,500 - 3,000
- * (doc/results/2026-11-24-h100-gate-chunks.txt).
+ * the grid's last block has started and scaled its few rows (a chunk per
+ * block is slower at middle n: doc/results/2026-11-24-h100-gate-chunks.txt).
  * The wait is cheap because S-1 tiles' loads are already in flight. The launch is not
  * cooperative (a cooperative launch forgoes the overlap of programmatic
  * dependent launch, symv_common.cuh: on an H100, pipe launched with both

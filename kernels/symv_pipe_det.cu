@@ -47,12 +47,12 @@
  * the additions, so pipe's gate is not needed. alpha = 0: phase 0 scales y
  * and reads neither A nor x, phase 1 does nothing.
  *
- * Why two phases: in one launch (the previous version) a row block could
- * be summed only once all its tiles were, and row block I has a tile in
- * every strip J <= I, which every block's share reaches last: nearly every
- * row block completed at the very end, and the few blocks that completed
- * them read the T x 64 row sums (n/UX a row) alone, a tail growing as
- * n^2/UX (2.9x pipe's time at n = 16,384 on an H100). Phase 1 reads them
+ * Why two phases: in one launch a row block could be summed only once all
+ * its tiles were, and row block I has a tile in every strip J <= I, which
+ * every block's share reaches last: nearly every row block would complete
+ * at the very end, and the few blocks that completed them would read the
+ * T x 64 row sums (n/UX a row) alone, a tail growing as n^2/UX
+ * (doc/results/2026-11-24-h100-pipe_det-one-launch.txt). Phase 1 reads them
  * with the whole GPU, RB consecutive rows of a tile per load (coalesced),
  * SYMV_PDET_BATCH loads in flight per thread. Its blocks are small (at
  * most 128 threads) so that they fit on an SM beside phase 0's and are

@@ -6,7 +6,7 @@
  *
  * The routine is the compile-time define SYMV_ROUTINE, a bare token (NVRTC
  * -D or nvcc -D, e.g. -DSYMV_ROUTINE=zhemv); without it the kernels are
- * DSYMV's, as before the define existed:
+ * DSYMV's:
  *
  *   SYMV_ROUTINE  symv_t (the element)        symv_r   bytes  SYMV_COMPLEX  SYMV_HERMITIAN
  *   ssymv         float                       float      4        0             0
