@@ -83,6 +83,15 @@ int validate_run(db *d, const validate_opts *o, validate_result *r);
 /** validate_result_free: frees what validate_run put in r. */
 void validate_result_free(validate_result *r);
 
+/** validate_draw: draws the regret over n of run r into the file out, in
+ *  format fmt (gnuplot.h): the measured regret at each size, coloured by
+ *  the chosen kernel's family; the regret the fit's curves predict for the
+ *  rules, between the sizes; the targets 1.005 and 1.05; the rules'
+ *  boundaries; r->title as the title. 0, or -1 after a message (gnuplot
+ *  missing or failing, a file that cannot be written). */
+struct gp_format;
+int validate_draw(const char *out, const struct gp_format *fmt, const validate_result *r);
+
 /** validate_curve_of: the curve of s named by (kernel, candidate id), -1 if none. */
 int validate_curve_of(const fit_set *s, const char *kernel, long long cand_id);
 

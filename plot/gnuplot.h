@@ -17,7 +17,7 @@
 #define GP_EXTENSIONS ".png, .pdf or .svg"
 
 /* One output format. */
-typedef struct {
+typedef struct gp_format {
   const char *ext;              /* ".png", ".pdf", ".svg" */
   const char *terminal;         /* the gnuplot terminal: "pngcairo", "pdfcairo", "svg" */
   const char *image;            /* the image's name in the working directory: "plot.png" */
