@@ -20,6 +20,9 @@ lib/lib_sources.c: $(LIBSYMV_RUNTIME_FILES) $(top_srcdir)/scripts/embed-sources
 BUILT_SOURCES += lib/lib_sources.c
 CLEANFILES += lib/lib_sources.c
 
+# the embedded runtime and the dispatch table's declarations: for the generator
+# that writes them out (libgen/local.mk)
+libgen_liblibgen_a_SOURCES += lib/lib_sources.h lib/libsymv_table.h
+nodist_libgen_liblibgen_a_SOURCES = lib/lib_sources.c
 # wisdom files (lib/wisdom.h): read by the --wisdom library, written by `symvtune export`
-src_libcli_a_SOURCES += lib/lib_sources.h lib/libsymv_table.h lib/wisdom.c lib/wisdom.h
-nodist_src_libcli_a_SOURCES = lib/lib_sources.c
+src_libcli_a_SOURCES += lib/wisdom.c lib/wisdom.h

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tests of `symvtune build` (src/cmd_build.c): the library generated from
- * the real sweep database with a fit stored through the db API (files,
- * first line, the rules and flags written, the embedded sources equal to
- * kernels/, the exported symbols), the device name written as an escaped C
- * string, and the refusal of every kind of bad value a database can hold
- * (nothing is written then). Also the usage errors of build, bench and tune.
+ * Tests of `symvtune build` (src/cmd_build.c, libgen/): the library
+ * generated from the real sweep database with a fit stored through the db
+ * API (files, first line, the rules and flags written, the embedded sources
+ * equal to kernels/, the exported symbols), the device name written as an
+ * escaped C string, and the refusal of every kind of bad value a database
+ * can hold (nothing is written then). Also the usage errors of build, bench
+ * and tune.
  * No GPU needed; tests that compile skip themselves without nvcc.
  */
 #include "libsymv_fixture.h"

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * codegen.c - writes the generated library's sources: the kernel units, the
+ * dispatch table, the embedded kernels and runtime (codegen.h).
+ */
+#define _GNU_SOURCE /* strndup */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "codegen.h"
+#include "lib_sources.h"
+#include "libsymv_table.h"
+#include "text.h"
+
+/* The enumerators of core/params.h, by symv_family. */
+static const char *const family_enum[SYMV_FAMILY_COUNT] = {"SYMV_FAMILY_ATOMIC", "SYMV_FAMILY_LU",
+                                                           "SYMV_FAMILY_ATOMIC_RED", "SYMV_FAMILY_FAULT",
+                                                           "SYMV_FAMILY_FLOOR", "SYMV_FAMILY_ATOMIC_W",
+                                                           "SYMV_FAMILY_PANEL", "SYMV_FAMILY_PIPE",
+                                                           "SYMV_FAMILY_PIPE_DET"};
+
+/* src/NAME.cu for each kernel. */
+int libgen_write_kernel_units(const libgen_plan *pl, const char *dir, const char *cmd)
+{
+  char path[PATH_MAX + 128];
+  for (int k = 0; k < pl->nkernels; k++) {
+    const libgen_kernel *bk = &pl->kernels[k];
+    libgen_sbuf b = {0};
+    libgen_sb_printf(&b, "/* " LIBGEN_GENERATED "%s */\n/* " LIBGEN_SPDX " */\n", cmd);
+    libgen_sb_printf(&b, "/* Kernel %s of candidates", bk->name);
+    for (int c = 0; c < pl->ncands; c++)
+      if (pl->cands[c].kernel == k) {
+        char label[64];
+        symv_params_format(&pl->cands[c].p, label, sizeof label);
+        libgen_sb_printf(&b, " %s (id %lld)", label, pl->cands[c].id);
+      }
+    libgen_sb_printf(&b, ",\n * compiled with the flags the tuner gave NVRTC (symv_compile_defines):\n *   %s", bk->defines);
+    if (bk->maxreg > 0)
+      libgen_sb_printf(&b, "\n * and -maxrregcount=%d, the registers per thread of the tuner's build", bk->maxreg);
+    libgen_sb_printf(&b, " */\n");
+    libgen_sb_printf(&b, "#include \"%s\"\n", bk->source);
+    snprintf(path, sizeof path, "%s/src/%s.cu", dir, bk->name);
+    int rc = b.failed ? -1 : libgen_write_text(path, b.s);
+    free(b.s);
+    if (rc) return -1;
+  }
+  return 0;
+}
+
+/* src/symv_table.c: the rules, the candidates, the tuned device. */
+int libgen_write_table(const libgen_plan *pl, const char *dir, const char *cmd)
+{
+  char path[PATH_MAX + 128];
+  libgen_sbuf b = {0};
+  libgen_sb_printf(&b, "/* " LIBGEN_GENERATED "%s */\n/* " LIBGEN_SPDX " */\n", cmd);
+  if (pl->wisdom)
+    libgen_sb_printf(&b, "/* Dispatch table of a libsymv built with --wisdom (lib/libsymv_table.h): no rules; they come\n"
+                  " * from the wisdom files the library reads at run time (lib/wisdom.h).\n");
+  else
+    libgen_sb_printf(&b, "/* Dispatch table of libsymv (lib/libsymv_table.h), %d candidates in %d kernels, for sm_%d%d with %d "
+                  "SMs:\n",
+              pl->ncands, pl->nkernels, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count);
+  for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
+    const libgen_routine *rt = &pl->rt[symv_routine_order(i)];
+    const libgen_routine *dt = &pl->det[symv_routine_order(i)];
+    if (rt->have)
+      libgen_sb_printf(&b, " * %s: the rules of fit %lld (samples uplo %c, %s), n %d..%d, %d rules; deterministic: %s%lld, "
+                "%d rules\n", symv_routine_name(symv_routine_order(i)), rt->fit.id, rt->fit.uplo,
+                rt->fit.hot ? "hot" : "cold", rt->fit.lo, rt->fit.hi, rt->nrules, dt->have ? "fit " : "none (cuBLAS) ",
+                dt->have ? dt->fit.id : 0LL, dt->nrules);
+    else if (!pl->wisdom) libgen_sb_printf(&b, " * %s: not tuned (cuBLAS)\n", symv_routine_name(symv_routine_order(i)));
+  }
+  libgen_sb_printf(&b, " */\n");
+  libgen_sb_printf(&b, "#include \"libsymv_table.h\"\n\n");
+  libgen_sb_printf(&b, "/* The kernels' host stubs (compiled in by nvcc from src/NAME.cu); only their addresses are\n"
+                " * taken here, so their parameters need not be spelled out. */\n");
+  for (int k = 0; k < pl->nkernels; k++) libgen_sb_printf(&b, "void %s(void);\n", pl->kernels[k].name);
+  libgen_sb_printf(&b, "\nconst symv_table_candidate symv_table_candidates[] = {\n");
+  for (int c = 0; c < pl->ncands; c++) {
+    const libgen_cand *bc = &pl->cands[c];
+    const char *name = pl->kernels[bc->kernel].name;
+    libgen_sb_printf(&b, "  {{%s, %d, %d, %d, %d, (symv_routine)%d}, \"%s\", (const void *)%s}, /* %d: candidate id %lld */\n",
+              family_enum[bc->p.family], bc->p.block_size, bc->p.ux, bc->p.multiplicity, bc->p.mx, (int)bc->p.routine,
+              name, name, c, bc->id);
+  }
+  if (pl->ncands == 0) libgen_sb_printf(&b, "  {{SYMV_FAMILY_ATOMIC, 32, 1, 1, 0}, \"\", 0}, /* unused: no candidate */\n");
+  libgen_sb_printf(&b, "};\nconst int symv_table_ncandidates = %d;\n\n", pl->ncands);
+  libgen_sb_printf(&b, "const symv_table_rule symv_table_rules[] = {\n");
+  int first[2][SYMV_ROUTINE_COUNT] = {{0}}, total = 0;
+  for (int q = 0; q < 2 * SYMV_ROUTINE_COUNT; q++) {
+    const int ro = q / 2, det = q % 2;
+    const libgen_routine *rt = det ? &pl->det[ro] : &pl->rt[ro];
+    first[det][ro] = total;
+    if (rt->nrules) libgen_sb_printf(&b, "  /* %s%s */\n", symv_routine_name((symv_routine)ro), det ? ", deterministic" : "");
+    for (int i = 0; i < rt->nrules; i++, total++) {
+      const libgen_rule *r = &rt->rules[i];
+      char kernel[32];
+      if (r->kernel >= 0) snprintf(kernel, sizeof kernel, "%d", r->kernel);
+      libgen_sb_printf(&b, "  {%d, %d, %s}, /* predicted %.4g us at the middle, x%.3g over the faster cuBLAS */\n",
+                r->n_start, r->n_end,
+                r->kernel == SYMV_RULE_CUBLAS ? "SYMV_RULE_CUBLAS"
+                : r->kernel == SYMV_RULE_CUBLAS_ATOMICS ? "SYMV_RULE_CUBLAS_ATOMICS" : kernel,
+                r->predicted_us, r->gain);
+    }
+  }
+  if (total == 0) libgen_sb_printf(&b, "  {1, 1, SYMV_RULE_CUBLAS}, /* unused: no rule */\n");
+  libgen_sb_printf(&b, "};\nconst int symv_table_nrules = %d;\n\n", total);
+  libgen_sb_printf(&b, "const symv_table_routine symv_table_routines[SYMV_ROUTINE_COUNT] = {\n");
+  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
+    const libgen_routine *rt = &pl->rt[ro], *dt = &pl->det[ro];
+    libgen_sb_printf(&b, "  {%d, %d, %lldLL, '%c', %d, %d, %d, %lldLL}, /* %s */\n", first[0][ro], rt->nrules,
+              rt->have ? rt->fit.id : 0LL, rt->have ? rt->fit.uplo : 'L', rt->have ? rt->fit.hot : 0, first[1][ro],
+              dt->nrules, dt->have ? dt->fit.id : 0LL, symv_routine_name((symv_routine)ro));
+  }
+  libgen_sb_printf(&b, "};\n\n");
+  libgen_sb_printf(&b, "const symv_table_info symv_table_device = {\"");
+  libgen_sb_c_string(&b, pl->dev.name);
+  libgen_sb_printf(&b, "\", %d, %d, %d, \"%s\"};\n", pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count, pl->arch);
+  libgen_sb_printf(&b, "\n/* the system folder of wisdom files (a --wisdom library's; \"\": LIBDIR/../share/symv) */\n"
+                "const char symv_table_wisdom_dir[] = \"");
+  libgen_sb_c_string(&b, pl->wisdom_dir);
+  libgen_sb_printf(&b, "\";\n");
+  snprintf(path, sizeof path, "%s/src/symv_table.c", dir);
+  int rc = b.failed ? -1 : libgen_write_text(path, b.s);
+  free(b.s);
+  return rc;
+}
+
+/* src/kernel_sources.c of a --wisdom library: the kernel sources NVRTC
+ * compiles there (gpu/kernel_sources.h), the very text this program
+ * compiles and the wisdom files' "sources" fingerprint names. */
+int libgen_write_kernel_sources(const char *dir, const char *cmd)
+{
+  char path[PATH_MAX + 128];
+  libgen_sbuf b = {0};
+  libgen_sb_printf(&b, "/* " LIBGEN_GENERATED "%s */\n/* " LIBGEN_SPDX " */\n#include \"kernel_sources.h\"\n\n", cmd);
+  libgen_sb_printf(&b, "const symv_source symv_sources[] = {\n");
+  for (int i = 0; i < symv_nsources; i++) {
+    libgen_sb_printf(&b, "  {\"");
+    libgen_sb_c_string(&b, symv_sources[i].name);
+    libgen_sb_printf(&b, "\",\n   \"");
+    for (const char *t = symv_sources[i].text; *t;) { /* one literal per line of the source */
+      const char *nl = strchr(t, '\n');
+      size_t l = nl ? (size_t)(nl - t + 1) : strlen(t);
+      char *line = strndup(t, l);
+      if (!line) {
+        b.failed = 1;
+        break;
+      }
+      libgen_sb_c_string(&b, line);
+      free(line);
+      t += l;
+      if (*t) libgen_sb_printf(&b, "\"\n   \"");
+    }
+    libgen_sb_printf(&b, "\"},\n");
+  }
+  libgen_sb_printf(&b, "};\nconst int symv_nsources = %d;\n", symv_nsources);
+  snprintf(path, sizeof path, "%s/src/kernel_sources.c", dir);
+  int rc = b.failed ? -1 : libgen_write_text(path, b.s);
+  free(b.s);
+  return rc;
+}
+
+/* Every embedded file of `src` into dir/sub. */
+int libgen_write_embedded(const symv_source *src, int n, const char *dir, const char *sub)
+{
+  char path[PATH_MAX + 128];
+  for (int i = 0; i < n; i++) {
+    snprintf(path, sizeof path, "%s/%s/%s", dir, sub, src[i].name);
+    if (libgen_write_text(path, src[i].text)) return -1;
+  }
+  return 0;
+}
+
+/* The embedded runtime file name, or NULL. */
+const symv_source *libgen_lib_source(const char *name)
+{
+  for (int i = 0; i < symv_lib_nsources; i++)
+    if (!strcmp(symv_lib_sources[i].name, name)) return &symv_lib_sources[i];
+  return NULL;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvcc.c - finds nvcc and compiles and links the generated library
+ * (nvcc.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "nvcc.h"
+#include "generate.h"
+#include "jobs.h"
+
+/* Finds an executable nvcc: opt, $NVCC, $CUDA_HOME/bin/nvcc, PATH,
+ * /usr/local/cuda/bin/nvcc. */
+int libgen_find_nvcc(const char *opt, char *out, size_t len)
+{
+  if (opt) {
+    snprintf(out, len, "%s", opt);
+    return access(out, X_OK) == 0 ? 0 : -1;
+  }
+  const char *env = getenv("NVCC"), *home = getenv("CUDA_HOME"), *path = getenv("PATH");
+  if (env && *env && access(env, X_OK) == 0) return snprintf(out, len, "%s", env), 0;
+  if (home && *home) {
+    snprintf(out, len, "%s/bin/nvcc", home);
+    if (access(out, X_OK) == 0) return 0;
+  }
+  for (const char *p = path; p && *p;) {
+    const char *colon = strchr(p, ':');
+    size_t l = colon ? (size_t)(colon - p) : strlen(p);
+    if (l > 0) {
+      snprintf(out, len, "%.*s/nvcc", (int)l, p);
+      if (access(out, X_OK) == 0) return 0;
+    }
+    p += l + (colon ? 1 : 0);
+  }
+  snprintf(out, len, "/usr/local/cuda/bin/nvcc");
+  return access(out, X_OK) == 0 ? 0 : -1;
+}
+
+static const char *const runtime_c[] = {"libsymv.c", "gpu.c",     "params.c", "routine.c",
+                                        "symv_error.c", "compile.c", "util.c",   "wisdom.c"};
+/* the runtime's units: the first five; a --wisdom library's: all (NVRTC, its cache, the wisdom reader) */
+#define NRUNTIME_TABLE 5
+#define NRUNTIME_ALL (int)(sizeof runtime_c / sizeof *runtime_c)
+
+/* The end of a compile job: "-c src -o DIR/obj/base.o", its log in
+ * DIR/obj/base.log. */
+static void job_compile_io(libgen_job *j, const char *src, const char *dir, const char *base)
+{
+  char obj[PATH_MAX + 256];
+  libgen_job_arg(j, "-c");
+  libgen_job_arg(j, src);
+  libgen_job_arg(j, "-o");
+  snprintf(obj, sizeof obj, "%s/obj/%s.o", dir, base);
+  libgen_job_arg(j, obj);
+  snprintf(j->log, sizeof j->log, "%s/obj/%s.log", dir, base);
+}
+
+/* Compiles every unit under dir (a private folder with a shell-safe name:
+ * symv_private_tmpdir) and links dir/lib/libsymv.so. */
+int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib, int par)
+{
+  const int nrt = pl->wisdom ? NRUNTIME_ALL + 1 : NRUNTIME_TABLE; /* + src/kernel_sources.c */
+  const int nj = pl->nkernels + nrt + 1;
+  libgen_job *jobs = calloc((size_t)nj + 1, sizeof *jobs);
+  if (!jobs) return -1;
+  char buf[PATH_MAX + 256];
+  int k = 0;
+  for (int i = 0; i < pl->nkernels; i++, k++) {
+    libgen_job *j = &jobs[k];
+    const char *name = pl->kernels[i].name;
+    libgen_job_arg(j, nvcc);
+    libgen_job_words(j, "-O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden");
+    snprintf(buf, sizeof buf, "-arch=%s", pl->arch);
+    libgen_job_arg(j, buf);
+    snprintf(buf, sizeof buf, "-I%s/src/kernels", dir);
+    libgen_job_arg(j, buf);
+    libgen_job_words(j, pl->kernels[i].defines);
+    if (pl->kernels[i].maxreg > 0) {
+      snprintf(buf, sizeof buf, "-maxrregcount=%d", pl->kernels[i].maxreg);
+      libgen_job_arg(j, buf);
+    }
+    snprintf(buf, sizeof buf, "%s/src/%s.cu", dir, name);
+    job_compile_io(j, buf, dir, name);
+    snprintf(j->what, sizeof j->what, "compiling kernel %s", name);
+  }
+  for (int i = 0; i <= nrt; i++, k++) {
+    libgen_job *j = &jobs[k];
+    char base[64];
+    if (i < nrt && i < NRUNTIME_ALL) {
+      snprintf(base, sizeof base, "%.*s", (int)(strlen(runtime_c[i]) - 2), runtime_c[i]);
+      snprintf(buf, sizeof buf, "%s/src/runtime/%s", dir, runtime_c[i]);
+    } else if (i < nrt) {
+      snprintf(base, sizeof base, "kernel_sources");
+      snprintf(buf, sizeof buf, "%s/src/kernel_sources.c", dir);
+    } else {
+      snprintf(base, sizeof base, "symv_table");
+      snprintf(buf, sizeof buf, "%s/src/symv_table.c", dir);
+    }
+    libgen_job_arg(j, nvcc);
+    libgen_job_words(j, "-x c -O2 -Xcompiler -fPIC,-fvisibility=hidden,-std=gnu11,-Wall");
+    if (pl->wisdom) libgen_job_arg(j, "-DSYMV_WISDOM_LIB");
+    char inc[PATH_MAX + 64];
+    snprintf(inc, sizeof inc, "-I%s/src/runtime", dir);
+    libgen_job_arg(j, inc);
+    job_compile_io(j, buf, dir, base);
+    snprintf(j->what, sizeof j->what, "compiling %s.c", base);
+  }
+  symv_progress prog; /* on stderr: a bar on a terminal, else a line every 10 s */
+  symv_progress_start(&prog, "compile", k + 1, 0);
+  int rc = libgen_run_jobs(jobs, k, par, dir, &prog);
+  if (rc == 0) { /* link */
+    libgen_job *j = &jobs[k];
+    libgen_job_arg(j, nvcc);
+    libgen_job_words(j, "-shared -cudart shared -Xlinker -soname=" LIBGEN_SONAME " -Xlinker --no-undefined");
+    snprintf(buf, sizeof buf, "%s/lib/libsymv.so.tmp", dir);
+    libgen_job_arg(j, "-o");
+    libgen_job_arg(j, buf);
+    for (int i = 0; i < k; i++) libgen_job_arg(j, jobs[i].argv[jobs[i].argc - 1]);
+    if (cuda_lib) {
+      libgen_job_arg(j, "-Xlinker");
+      snprintf(buf, sizeof buf, "-rpath=%s", cuda_lib);
+      libgen_job_arg(j, buf);
+    }
+    libgen_job_words(j, pl->wisdom ? "-lcublas -lnvrtc -lcudart -lpthread -ldl" : "-lcublas -lcudart -lpthread -ldl");
+    snprintf(j->log, sizeof j->log, "%s/obj/link.log", dir);
+    snprintf(j->what, sizeof j->what, "linking " LIBGEN_REALNAME);
+    rc = libgen_run_jobs(j, 1, 1, dir, &prog);
+    char final[PATH_MAX + 128];
+    snprintf(final, sizeof final, "%s/lib/" LIBGEN_REALNAME, dir);
+    snprintf(buf, sizeof buf, "%s/lib/libsymv.so.tmp", dir);
+    if (rc == 0 && rename(buf, final)) {
+      fprintf(stderr, "symvtune build: rename %s: %s\n", buf, strerror(errno));
+      rc = -1;
+    }
+    if (rc) unlink(buf);
+    /* the links: the SONAME (what the dynamic linker looks for) and the
+     * name -lsymv finds, relative so that the folder can move */
+    static const char *const links[][2] = {{LIBGEN_REALNAME, LIBGEN_SONAME}, {LIBGEN_SONAME, "libsymv.so"}};
+    for (int i = 0; rc == 0 && i < 2; i++) {
+      snprintf(final, sizeof final, "%s/lib/%s", dir, links[i][1]);
+      if (symlink(links[i][0], final)) {
+        fprintf(stderr, "symvtune build: cannot link %s to %s: %s\n", final, links[i][0], strerror(errno));
+        rc = -1;
+      }
+    }
+  }
+  if (rc == 0) symv_progress_finish(&prog);
+  else if (prog.tty) fputc('\n', stderr);
+  for (int i = 0; i <= k; i++) libgen_job_free(&jobs[i]);
+  free(jobs);
+  return rc;
+}
+
+/* The CUDA toolkit root of nvcc (its bin folder's parent), or NULL. The
+ * name is kept as nvcc was found where its lib64 is there (e.g.
+ * /usr/local/cuda, the link the toolkits maintain to the current one, not
+ * /usr/local/cuda-13.0 it points to), so that what is written into the
+ * library (RUNPATH) and its .pc names no one toolkit version beyond need;
+ * else the folder nvcc really lies in. */
+const char *libgen_cuda_root(const char *nvcc, char *out, size_t len)
+{
+  char real[PATH_MAX], named[2 * PATH_MAX + 2], lib[2 * PATH_MAX + 16];
+  struct stat st;
+  if (nvcc[0] == '/') snprintf(named, sizeof named, "%s", nvcc);
+  else if (getcwd(real, sizeof real)) snprintf(named, sizeof named, "%s/%s", real, nvcc);
+  else named[0] = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    char *p = pass == 0 ? named : real;
+    if (pass == 1 && !realpath(nvcc, real)) return NULL;
+    char *slash = strrchr(p, '/');
+    if (!slash) continue;
+    *slash = 0;
+    if (!(slash = strrchr(p, '/'))) continue;
+    *slash = 0;
+    snprintf(lib, sizeof lib, "%s/lib64", p[0] ? p : "");
+    if (pass == 0 && (stat(lib, &st) || !S_ISDIR(st.st_mode))) continue;
+    if (snprintf(out, len, "%s", p[0] ? p : "/") >= (int)len) return NULL; /* no room for it: none */
+    return out;
+  }
+  return NULL;
+}

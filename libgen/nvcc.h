@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * nvcc.h - compiles the generated library with nvcc: finds the compiler
+ * and its CUDA toolkit, compiles every unit codegen.h wrote (the kernels as
+ * CUDA for the plan's architecture, the runtime and the table as C) and
+ * links DIR/lib/libsymv.so.X.Y.Z (SONAME libsymv.so.X) with the links
+ * libsymv.so.X and libsymv.so beside it. No GPU is needed.
+ */
+#ifndef SYMV_LIBGEN_NVCC_H
+#define SYMV_LIBGEN_NVCC_H
+
+#include <stddef.h>
+#include "plan.h"
+
+/* libgen_find_nvcc: an executable nvcc into out (len bytes): opt if not
+ * NULL (and only it), else the first of $NVCC, $CUDA_HOME/bin/nvcc, nvcc in
+ * each folder of $PATH, /usr/local/cuda/bin/nvcc that is executable.
+ * 0, or -1 if none is (out then holds the last name tried). */
+int libgen_find_nvcc(const char *opt, char *out, size_t len);
+
+/* libgen_cuda_root: the CUDA toolkit root of nvcc (its bin folder's
+ * parent) into out (len bytes), or NULL. The name is kept as nvcc was found
+ * where its lib64 is there (e.g. /usr/local/cuda, the link the toolkits
+ * maintain to the current one, not /usr/local/cuda-13.0 it points to), so
+ * that what is written into the library (RUNPATH) and its .pc names no one
+ * toolkit version beyond need; else the folder nvcc really lies in. */
+const char *libgen_cuda_root(const char *nvcc, char *out, size_t len);
+
+/*
+ * libgen_compile: compiles every unit under dir (a private folder with a
+ * shell-safe name, symv_private_tmpdir, holding what codegen.h writes) with
+ * nvcc, par at once, objects and logs in dir/obj, and links
+ * dir/lib/libsymv.so.X.Y.Z and its two links; cuda_lib (or NULL) goes into
+ * the library's RUNPATH. Progress on stderr (core/progress.h, label
+ * "compile"). 0, or -1 with the failure reported (libgen_run_jobs) and no
+ * library in dir/lib.
+ */
+int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib, int par);
+
+#endif
