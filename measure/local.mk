@@ -5,7 +5,7 @@
 noinst_LIBRARIES += measure/libmeasure.a
 measure_libmeasure_a_SOURCES = \
 	measure/space.c measure/space.h \
-	measure/sweep.c measure/sweep.h measure/worker.h \
+	measure/sweep.c measure/sweep.h measure/worker.c measure/worker.h \
 	measure/sweep_stage.c measure/sweep_stage.h \
 	measure/dense.c measure/dense.h \
 	measure/shard.c measure/shard.h \
