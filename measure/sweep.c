@@ -901,3 +901,10 @@ int sweep_measure(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, con
   free(best), free(sl), free(code), free(code_of);
   return rc;
 }
+
+void sweep_sizes_text(const int *ns, int nsizes, char *buf, size_t len)
+{
+  size_t k = 0;
+  buf[0] = 0;
+  for (int i = 0; i < nsizes && k < len; i++) k += (size_t)snprintf(buf + k, len - k, "%s%d", i ? "," : "", ns[i]);
+}

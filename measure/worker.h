@@ -54,4 +54,12 @@
 /** Exit status of a worker whose CUDA context was lost to a fault. */
 #define SYMV_WORKER_EXIT_FAULT 3
 
+/** worker_serve: the worker's side of the protocol above: reads commands
+ *  from standard input and answers each on standard output (flushed line
+ *  by line) until quit or the end of input. A fault ends the process
+ *  (SYMV_WORKER_EXIT_FAULT) after its invalid line. Returns 0, or the error
+ *  of an init that failed (SYMV_INVALID_VALUE for a malformed line, the
+ *  device query's, SYMV_CUBLAS), after which it reads nothing more. */
+int worker_serve(void);
+
 #endif
