@@ -13,7 +13,7 @@
 #   --jobs N      parallel compiles (default: number of CPUs)
 #   --usage       print each point's ptxas resource usage (registers, smem)
 #   --nvrtc       also compile every point with NVRTC, the way symvtune
-#                 does (src/compile.c: the non-.cu files of kernels/ as the
+#                 does (gpu/compile.c: the non-.cu files of kernels/ as the
 #                 only headers, --std=c++17 -default-device); needs a C
 #                 compiler and libnvrtc (CUDA_HOME, default /usr/local/cuda)
 #   --keep DIR    keep the cubins in DIR (default: a temporary directory)
