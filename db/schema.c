@@ -35,6 +35,59 @@ struct migration {
   const char *rebuilds[6];   /* the existing tables it rebuilds, NULL-terminated */
 };
 
+/* Columns that more than one step writes: a table's first version and its
+ * rebuild in version 4, the two tables of timings, and the three that name
+ * a kernel. Each is text of released steps, never edited either. */
+
+/* A candidate's point and fate, after its id (and routine). */
+#define CANDIDATE_DDL                                                         \
+  "  family TEXT NOT NULL,\n"                                                 \
+  "  block_size INTEGER NOT NULL,\n"                                          \
+  "  ux INTEGER NOT NULL,\n"                                                  \
+  "  multiplicity INTEGER NOT NULL,\n"                                        \
+  "  mx INTEGER NOT NULL,\n"                                                  \
+  "  status TEXT NOT NULL DEFAULT 'pending'\n"                                \
+  "    CHECK (status IN ('pending', 'valid', 'invalid')),\n"                  \
+  "  reason TEXT CHECK (reason IN ('resources', 'occupancy', 'compile',\n"    \
+  "    'launch', 'fault', 'timeout', 'wrong')),\n"                            \
+  "  detail TEXT NOT NULL DEFAULT '',\n"                                      \
+  "  compile_ms REAL NOT NULL DEFAULT 0,\n"                                   \
+  "  regs_per_thread INTEGER NOT NULL DEFAULT 0,\n"
+
+/* A timing's key after its owner (a candidate or a baseline's routine and
+ * name), and its statistics: measurement and baseline. */
+#define TIMING_DDL                                                            \
+  "  stage TEXT NOT NULL CHECK (stage IN ('sweep', 'dense')),\n"              \
+  "  n INTEGER NOT NULL CHECK (n > 0),\n"                                     \
+  "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"                        \
+  "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"                           \
+  "  median_us REAL NOT NULL,\n"                                              \
+  "  min_us REAL NOT NULL,\n"                                                 \
+  "  max_us REAL NOT NULL,\n"                                                 \
+  "  batches INTEGER NOT NULL,\n"                                             \
+  "  calls_per_batch INTEGER NOT NULL,\n"                                     \
+  "  gflops REAL NOT NULL,\n"                                                 \
+  "  gbs REAL NOT NULL,\n"                                                    \
+  "  residual REAL NOT NULL,\n"
+
+/* A fit, after its id (and routine). */
+#define FIT_DDL                                                               \
+  "  created TEXT NOT NULL,\n"                                                \
+  "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"                        \
+  "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"                           \
+  "  lo INTEGER NOT NULL CHECK (lo > 0),\n"                                   \
+  "  hi INTEGER NOT NULL,\n"                                                  \
+  "  threshold REAL NOT NULL CHECK (threshold >= 0 AND threshold < 1),\n"     \
+  "  method TEXT NOT NULL DEFAULT '',\n"                                      \
+  "  CHECK (hi >= lo)\n"
+
+/* The kernel a curve, rule or validation time is of: a cuBLAS mode, or a
+ * candidate (candidate_id, NULL for cuBLAS). */
+#define KERNEL_DDL                                                            \
+  "  kernel TEXT NOT NULL\n"                                                  \
+  "    CHECK (kernel IN ('cublas', 'cublas_atomics', 'candidate')),\n"        \
+  "  candidate_id INTEGER REFERENCES candidate (id),\n"
+
 static const struct migration migrations[] = {
   /* v1: the device fingerprint, candidates, their timings and baselines. */
   { "CREATE TABLE device (\n"
@@ -59,51 +112,18 @@ static const struct migration migrations[] = {
     ");\n"
     "CREATE TABLE candidate (\n"
     "  id INTEGER PRIMARY KEY,\n"
-    "  family TEXT NOT NULL,\n"
-    "  block_size INTEGER NOT NULL,\n"
-    "  ux INTEGER NOT NULL,\n"
-    "  multiplicity INTEGER NOT NULL,\n"
-    "  mx INTEGER NOT NULL,\n"
-    "  status TEXT NOT NULL DEFAULT 'pending'\n"
-    "    CHECK (status IN ('pending', 'valid', 'invalid')),\n"
-    "  reason TEXT CHECK (reason IN ('resources', 'occupancy', 'compile',\n"
-    "    'launch', 'fault', 'timeout', 'wrong')),\n"
-    "  detail TEXT NOT NULL DEFAULT '',\n"
-    "  compile_ms REAL NOT NULL DEFAULT 0,\n"
-    "  regs_per_thread INTEGER NOT NULL DEFAULT 0,\n"
+    CANDIDATE_DDL
     "  UNIQUE (family, block_size, ux, multiplicity, mx),\n"
     "  CHECK ((status = 'invalid') = (reason IS NOT NULL))\n"
     ");\n"
     "CREATE TABLE measurement (\n"
     "  candidate_id INTEGER NOT NULL REFERENCES candidate (id) ON DELETE CASCADE,\n"
-    "  stage TEXT NOT NULL CHECK (stage IN ('sweep', 'dense')),\n"
-    "  n INTEGER NOT NULL CHECK (n > 0),\n"
-    "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"
-    "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"
-    "  median_us REAL NOT NULL,\n"
-    "  min_us REAL NOT NULL,\n"
-    "  max_us REAL NOT NULL,\n"
-    "  batches INTEGER NOT NULL,\n"
-    "  calls_per_batch INTEGER NOT NULL,\n"
-    "  gflops REAL NOT NULL,\n"
-    "  gbs REAL NOT NULL,\n"
-    "  residual REAL NOT NULL,\n"
+    TIMING_DDL
     "  PRIMARY KEY (candidate_id, stage, n, uplo, hot)\n"
     ") WITHOUT ROWID;\n"
     "CREATE TABLE baseline (\n"
     "  name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 63),\n"
-    "  stage TEXT NOT NULL CHECK (stage IN ('sweep', 'dense')),\n"
-    "  n INTEGER NOT NULL CHECK (n > 0),\n"
-    "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"
-    "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"
-    "  median_us REAL NOT NULL,\n"
-    "  min_us REAL NOT NULL,\n"
-    "  max_us REAL NOT NULL,\n"
-    "  batches INTEGER NOT NULL,\n"
-    "  calls_per_batch INTEGER NOT NULL,\n"
-    "  gflops REAL NOT NULL,\n"
-    "  gbs REAL NOT NULL,\n"
-    "  residual REAL NOT NULL,\n"
+    TIMING_DDL
     "  PRIMARY KEY (name, stage, n, uplo, hot)\n"
     ") WITHOUT ROWID;\n",
     { "device", "candidate", "measurement", "baseline", NULL }, { NULL } },
@@ -125,21 +145,12 @@ static const struct migration migrations[] = {
    * names a candidate (candidate_id) or a cuBLAS mode (candidate_id NULL). */
   { "CREATE TABLE fit (\n"
     "  id INTEGER PRIMARY KEY,\n"
-    "  created TEXT NOT NULL,\n"
-    "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"
-    "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"
-    "  lo INTEGER NOT NULL CHECK (lo > 0),\n"
-    "  hi INTEGER NOT NULL,\n"
-    "  threshold REAL NOT NULL CHECK (threshold >= 0 AND threshold < 1),\n"
-    "  method TEXT NOT NULL DEFAULT '',\n"
-    "  CHECK (hi >= lo)\n"
+    FIT_DDL
     ");\n"
     "CREATE TABLE fit_curve (\n"
     "  fit_id INTEGER NOT NULL REFERENCES fit (id) ON DELETE CASCADE,\n"
     "  seq INTEGER NOT NULL,\n"
-    "  kernel TEXT NOT NULL\n"
-    "    CHECK (kernel IN ('cublas', 'cublas_atomics', 'candidate')),\n"
-    "  candidate_id INTEGER REFERENCES candidate (id),\n"
+    KERNEL_DDL
     "  alpha REAL NOT NULL CHECK (alpha > 0),\n"
     "  nsamples INTEGER NOT NULL CHECK (nsamples >= 0),\n"
     "  rms_rel REAL NOT NULL CHECK (rms_rel >= 0),\n"
@@ -150,9 +161,7 @@ static const struct migration migrations[] = {
     "  fit_id INTEGER NOT NULL REFERENCES fit (id) ON DELETE CASCADE,\n"
     "  n_start INTEGER NOT NULL,\n"
     "  n_end INTEGER NOT NULL,\n"
-    "  kernel TEXT NOT NULL\n"
-    "    CHECK (kernel IN ('cublas', 'cublas_atomics', 'candidate')),\n"
-    "  candidate_id INTEGER REFERENCES candidate (id),\n"
+    KERNEL_DDL
     "  predicted_us REAL NOT NULL CHECK (predicted_us > 0),\n"
     "  predicted_gain REAL NOT NULL CHECK (predicted_gain > 0),\n"
     "  PRIMARY KEY (fit_id, n_start),\n"
@@ -168,18 +177,7 @@ static const struct migration migrations[] = {
   { "CREATE TABLE candidate_v4 (\n"
     "  id INTEGER PRIMARY KEY,\n"
     "  routine TEXT NOT NULL " ROUTINE_CHECK ",\n"
-    "  family TEXT NOT NULL,\n"
-    "  block_size INTEGER NOT NULL,\n"
-    "  ux INTEGER NOT NULL,\n"
-    "  multiplicity INTEGER NOT NULL,\n"
-    "  mx INTEGER NOT NULL,\n"
-    "  status TEXT NOT NULL DEFAULT 'pending'\n"
-    "    CHECK (status IN ('pending', 'valid', 'invalid')),\n"
-    "  reason TEXT CHECK (reason IN ('resources', 'occupancy', 'compile',\n"
-    "    'launch', 'fault', 'timeout', 'wrong')),\n"
-    "  detail TEXT NOT NULL DEFAULT '',\n"
-    "  compile_ms REAL NOT NULL DEFAULT 0,\n"
-    "  regs_per_thread INTEGER NOT NULL DEFAULT 0,\n"
+    CANDIDATE_DDL
     "  attempts INTEGER NOT NULL DEFAULT 0,\n"
     "  UNIQUE (routine, family, block_size, ux, multiplicity, mx),\n"
     "  CHECK ((status = 'invalid') = (reason IS NOT NULL))\n"
@@ -194,18 +192,7 @@ static const struct migration migrations[] = {
     "CREATE TABLE baseline_v4 (\n"
     "  routine TEXT NOT NULL " ROUTINE_CHECK ",\n"
     "  name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 63),\n"
-    "  stage TEXT NOT NULL CHECK (stage IN ('sweep', 'dense')),\n"
-    "  n INTEGER NOT NULL CHECK (n > 0),\n"
-    "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"
-    "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"
-    "  median_us REAL NOT NULL,\n"
-    "  min_us REAL NOT NULL,\n"
-    "  max_us REAL NOT NULL,\n"
-    "  batches INTEGER NOT NULL,\n"
-    "  calls_per_batch INTEGER NOT NULL,\n"
-    "  gflops REAL NOT NULL,\n"
-    "  gbs REAL NOT NULL,\n"
-    "  residual REAL NOT NULL,\n"
+    TIMING_DDL
     "  PRIMARY KEY (routine, name, stage, n, uplo, hot)\n"
     ") WITHOUT ROWID;\n"
     "INSERT INTO baseline_v4 (routine, name, stage, n, uplo, hot, median_us,\n"
@@ -217,14 +204,7 @@ static const struct migration migrations[] = {
     "CREATE TABLE fit_v4 (\n"
     "  id INTEGER PRIMARY KEY,\n"
     "  routine TEXT NOT NULL " ROUTINE_CHECK ",\n"
-    "  created TEXT NOT NULL,\n"
-    "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"
-    "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"
-    "  lo INTEGER NOT NULL CHECK (lo > 0),\n"
-    "  hi INTEGER NOT NULL,\n"
-    "  threshold REAL NOT NULL CHECK (threshold >= 0 AND threshold < 1),\n"
-    "  method TEXT NOT NULL DEFAULT '',\n"
-    "  CHECK (hi >= lo)\n"
+    FIT_DDL
     ");\n"
     "INSERT INTO fit_v4 (id, routine, created, uplo, hot, lo, hi, threshold,\n"
     "  method)\n"
@@ -260,9 +240,7 @@ static const struct migration migrations[] = {
     "CREATE TABLE validation_time (\n"
     "  run_id INTEGER NOT NULL REFERENCES validation_run (id) ON DELETE CASCADE,\n"
     "  n INTEGER NOT NULL CHECK (n > 0),\n"
-    "  kernel TEXT NOT NULL\n"
-    "    CHECK (kernel IN ('cublas', 'cublas_atomics', 'candidate')),\n"
-    "  candidate_id INTEGER REFERENCES candidate (id),\n"
+    KERNEL_DDL
     "  median_us REAL NOT NULL CHECK (median_us > 0),\n"
     "  predicted_us REAL,\n"
     "  chosen INTEGER NOT NULL CHECK (chosen IN (0, 1)),\n"
