@@ -195,15 +195,7 @@ static int db_inspect(db *d, int *version, int *blank)
 {
   int status = db_connect_reader(d);
   long long app_id = 0, user_version = 0, ntables = 0;
-  if (status == 0)
-    status = db_query_int(d, "PRAGMA application_id", "PRAGMA application_id",
-                          &app_id, NULL);
-  if (status == 0)
-    status = db_query_int(d, "PRAGMA user_version", "PRAGMA user_version",
-                          &user_version, NULL);
-  if (status == 0)
-    status = db_query_int(d, "counting tables (sqlite_master)",
-                          "SELECT count(*) FROM sqlite_master", &ntables, NULL);
+  if (status == 0) status = db_read_header(d, &app_id, &user_version, &ntables);
   if (status) goto out;
 
   *blank = app_id == 0 && user_version == 0 && ntables == 0;

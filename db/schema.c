@@ -379,6 +379,23 @@ int db_check_tables(db *d, int version)
   return 0;
 }
 
+/* The file's PRAGMA application_id into *app_id, its PRAGMA user_version
+ * into *version and the count of its schema objects (rows of sqlite_master)
+ * into *ntables: what tells a symvtune database, a blank file and another
+ * program's apart (db_inspect, and db_migrate under the write lock). */
+int db_read_header(db *d, long long *app_id, long long *version, long long *ntables)
+{
+  int status = db_query_int(d, "PRAGMA application_id", "PRAGMA application_id",
+                            app_id, NULL);
+  if (status == 0)
+    status = db_query_int(d, "PRAGMA user_version", "PRAGMA user_version",
+                          version, NULL);
+  if (status == 0)
+    status = db_query_int(d, "counting tables (sqlite_master)",
+                          "SELECT count(*) FROM sqlite_master", ntables, NULL);
+  return status;
+}
+
 /* ---- Migration --------------------------------------------------------------- */
 
 /* The schema objects a rebuild would lose, saved by db_save_schema: the
@@ -492,14 +509,7 @@ int db_migrate(db *d)
   if (status) return status;
   status = db_exec(d, "BEGIN IMMEDIATE (migration)", "BEGIN IMMEDIATE", "");
   if (status) goto out;
-  status = db_query_int(d, "PRAGMA application_id", "PRAGMA application_id",
-                        &app_id, NULL);
-  if (status == 0)
-    status = db_query_int(d, "PRAGMA user_version", "PRAGMA user_version",
-                          &version, NULL);
-  if (status == 0)
-    status = db_query_int(d, "counting tables (sqlite_master)",
-                          "SELECT count(*) FROM sqlite_master", &ntables, NULL);
+  status = db_read_header(d, &app_id, &version, &ntables);
   if (status) goto fail;
 
   if (version > DB_SCHEMA_VERSION) {
