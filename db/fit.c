@@ -35,7 +35,6 @@ int is_candidate_kernel(const char *kernel)
   return strcmp(kernel, DB_KERNEL_CANDIDATE) == 0;
 }
 
-/* The checks of db_put_fit that need no database. */
 int db_kernel_deterministic(const char *kernel, const char *family)
 {
   if (!strcmp(kernel, DB_KERNEL_CUBLAS)) return 1;
@@ -44,6 +43,7 @@ int db_kernel_deterministic(const char *kernel, const char *family)
   return symv_family_parse(family, &f) == 0 && symv_family_get(f)->deterministic;
 }
 
+/* The checks of db_put_fit that need no database. */
 static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
                      size_t ncurves, const db_rule *rules, size_t nrules)
 {
@@ -234,7 +234,7 @@ static int db_read_latest_fit(db *d, const char *routine, char uplo, int hot,
   return db_end(d, st, what, status);
 }
 
-/* State of reading a fit's rules: the fit, and where the last rule ended. */
+/* State of reading a fit's rules: the fit they belong to. */
 typedef struct {
   const db_fit *f;
 } rule_ctx;
