@@ -2,7 +2,11 @@
 # db: the results database (SQLite). Plain C, no CUDA: builds and tests on a
 # machine without a GPU.
 noinst_LIBRARIES += db/libdb.a
-db_libdb_a_SOURCES = db/db.c db/db.h
+db_libdb_a_SOURCES = \
+	db/db.h db/db_internal.h \
+	db/query.c db/schema.c db/open.c db/device.c \
+	db/candidates.c db/timings.c db/sweep.c \
+	db/fit.c db/validation.c db/bench.c
 
 CRITERION_TESTS += tests/test_db
 tests_test_db_SOURCES = tests/test_db.c tests/test_util.c tests/test_util.h

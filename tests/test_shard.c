@@ -393,7 +393,7 @@ Test(merge, foreign_overlapping_incomplete_and_tampered_sets_are_refused_and_lea
 
 /* The shipped H200 database (DSYMV), cut into 4 shards by the partition,
  * each written as a shard's database through db.h, and merged back: the
- * same candidates, fates and timings. To keep it fast (db.c prepares each
+ * same candidates, fates and timings. To keep it fast (db/ prepares each
  * statement anew: about 20 s for all 17,192 candidates), the space is a
  * part of it: every family but atomic, and atomic at BLOCK_SIZE 64, MX 0-1
  * (1,592 candidates). */

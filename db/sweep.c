@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sweep.c - the log of sweep runs (table sweep_run) and the shards of a
+ * sweep (table shard: which part of which space a shard's database holds,
+ * and after `symvtune merge` the file each part came from).
+ */
+#include "db/db_internal.h"
+
+#include <limits.h>
+#include <sqlite3.h>
+#include <string.h>
+
+#include "symv_error.h"
+
+/* ---- Sweep runs ----------------------------------------------------------------- */
+
+int db_run_begin(db *d, const char *options, long long *run_id)
+{
+  if (!run_id) return db_fail(d, SYMV_INVALID_VALUE, "db_run_begin: no run_id");
+  int status = db_exec(d, "INSERT INTO sweep_run",
+                       "INSERT INTO sweep_run (started, options) VALUES "
+                       "(strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?)",
+                       "t", options ? options : "");
+  if (status == 0) *run_id = sqlite3_last_insert_rowid(d->conn);
+  return status;
+}
+
+int db_run_end(db *d, long long run_id, double compile_s, double measure_s)
+{
+  if (!finite_nonneg(compile_s) || !finite_nonneg(measure_s))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_run_end: compile %g s, measure "
+                   "%g s", compile_s, measure_s);
+  int status = db_exec(d, "UPDATE sweep_run",
+                       "UPDATE sweep_run SET finished = "
+                       "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), compile_s = ?, "
+                       "measure_s = ? WHERE id = ?",
+                       "ddI", compile_s, measure_s, run_id);
+  if (status == 0 && sqlite3_changes(d->conn) == 0)
+    status = db_fail(d, SYMV_NOT_FOUND, "no sweep run %lld", run_id);
+  return status;
+}
+
+/* ---- Shards of a sweep ----------------------------------------------------------- */
+
+#define SHARD_TABLE                                                           \
+  "CREATE TABLE IF NOT EXISTS shard (\n"                                      \
+  "  routine TEXT NOT NULL " ROUTINE_CHECK ",\n"                              \
+  "  space TEXT NOT NULL CHECK (length(space) = 16),\n"                       \
+  "  k INTEGER NOT NULL CHECK (k >= 0),\n"                                    \
+  "  n INTEGER NOT NULL CHECK (n BETWEEN 1 AND 4096 AND k < n),\n"            \
+  "  candidates INTEGER NOT NULL CHECK (candidates >= 0),\n"                  \
+  "  space_size INTEGER NOT NULL CHECK (space_size >= candidates),\n"         \
+  "  sizes TEXT NOT NULL,\n"                                                  \
+  "  uplo TEXT NOT NULL CHECK (uplo IN ('L', 'U')),\n"                        \
+  "  hot INTEGER NOT NULL CHECK (hot IN (0, 1)),\n"                           \
+  "  source TEXT NOT NULL DEFAULT '',\n"                                      \
+  "  UNIQUE (routine, space, k, n, source)\n"                                 \
+  ")"
+
+#define SHARD_COLUMNS "routine, space, k, n, candidates, space_size, sizes, uplo, hot, source"
+
+int db_put_shard(db *d, const db_shard *s)
+{
+  if (!s || !db_routine_valid(s->routine) || strnlen(s->space, sizeof s->space) != 16 ||
+      strspn(s->space, "0123456789abcdef") != 16 || s->n < 1 || s->n > 4096 || s->k < 0 || s->k >= s->n ||
+      s->candidates < 0 || s->space_size < s->candidates || (s->uplo != 'L' && s->uplo != 'U') ||
+      (s->hot != 0 && s->hot != 1) || !text_ok(s->sizes, sizeof s->sizes) ||
+      strnlen(s->source, sizeof s->source) >= sizeof s->source)
+    return db_fail(d, SYMV_INVALID_VALUE, "db_put_shard: incomplete or out-of-range shard description");
+  int status = db_exec_script(d, "CREATE TABLE shard", SHARD_TABLE);
+  if (status == 0)
+    status = db_exec(d, "INSERT INTO shard",
+                     "INSERT OR REPLACE INTO shard (" SHARD_COLUMNS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     "ttiiIItcit", s->routine, s->space, s->k, s->n, s->candidates, s->space_size, s->sizes,
+                     s->uplo, s->hot, s->source);
+  return status;
+}
+
+static int shard_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void *ctx)
+{
+  (void)ctx;
+  db_shard *s = elem;
+  char uplo[4] = "";
+  static const char who[] = "a shard row";
+  int status = col_text(d, st, 0, s->routine, sizeof s->routine, what);
+  if (status == 0) status = col_text(d, st, 1, s->space, sizeof s->space, what);
+  if (status == 0) status = col_int(d, st, 2, 0, 4095, who, "k", &s->k);
+  if (status == 0) status = col_int(d, st, 3, 1, 4096, who, "n", &s->n);
+  if (status == 0) status = col_int64(d, st, 4, 0, LLONG_MAX, who, "candidates", &s->candidates);
+  if (status == 0) status = col_int64(d, st, 5, 0, LLONG_MAX, who, "space_size", &s->space_size);
+  if (status == 0) status = col_text(d, st, 6, s->sizes, sizeof s->sizes, what);
+  if (status == 0) status = col_text(d, st, 7, uplo, sizeof uplo, what);
+  if (status == 0) status = col_int(d, st, 8, 0, 1, who, "hot", &s->hot);
+  if (status == 0) status = col_text(d, st, 9, s->source, sizeof s->source, what);
+  if (status == 0 && (!db_routine_valid(s->routine) || s->k >= s->n || (uplo[0] != 'L' && uplo[0] != 'U')))
+    status = db_fail(d, SYMV_DB_CORRUPT, "%s: routine '%s', shard %d of %d, uplo '%s' (a damaged or hand-edited "
+                     "database)", who, s->routine, s->k, s->n, uplo);
+  s->uplo = uplo[0];
+  return status;
+}
+
+int db_list_shards(db *d, const char *routine, db_shard **list, size_t *count)
+{
+  *list = NULL;
+  *count = 0;
+  int status = check_routine(d, "db_list_shards", routine, 1);
+  if (status) return status;
+  long long have = 0;
+  status = db_query_int(d, "looking for the shard table (sqlite_master)",
+                        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'shard'", &have, NULL);
+  if (status || !have) return status;
+  static const char what[] = "SELECT FROM shard";
+  sqlite3_stmt *st;
+  status = db_query(d, &st, what,
+                    "SELECT " SHARD_COLUMNS " FROM shard WHERE (?1 IS NULL OR routine = ?1) "
+                    "ORDER BY routine, space, n, k, source", "t", routine);
+  if (status) return status;
+  return db_collect(d, st, what, sizeof **list, shard_row, NULL, (void **)list, count);
+}
