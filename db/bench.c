@@ -49,7 +49,7 @@ int db_put_bench(db *d, db_bench_run *run, const db_bench_result *r, size_t nr)
                    run->cc_minor, run->sm_count, run->copy_gbs, run->complete);
   for (size_t i = 0; i < nr; i++) {
     const db_bench_result *b = &r[i];
-    int status = field_ok(b->routine, sizeof b->routine, 0) ? check_routine(d, fn, b->routine, 0)
+    int status = field_ok(b->routine, sizeof b->routine, 0) ? db_check_routine(d, fn, b->routine, 0)
                  : db_fail(d, SYMV_INVALID_VALUE, "%s: result %zu: an unterminated routine", fn, i);
     if (status) return status;
     if ((b->uplo != 'L' && b->uplo != 'U') || b->n < 1 || b->n > DB_N_MAX ||
@@ -97,7 +97,7 @@ int db_put_bench(db *d, db_bench_run *run, const db_bench_result *r, size_t nr)
     status = db_query(d, &st, what, "SELECT created FROM bench_run WHERE id = ?", "I", id);
     if (status == 0) {
       status = db_next(d, st, what, &row);
-      if (status == 0 && row) status = col_text(d, st, 0, created, sizeof created, what);
+      if (status == 0 && row) status = db_col_text(d, st, 0, created, sizeof created, what);
       status = db_end(d, st, what, status);
     }
   }

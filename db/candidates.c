@@ -20,31 +20,31 @@
 /* ---- Candidates --------------------------------------------------------------- */
 
 /* Read a row of CANDIDATE_COLUMNS into *c. */
-int read_candidate(db *d, sqlite3_stmt *st, const char *what,
+int db_read_candidate(db *d, sqlite3_stmt *st, const char *what,
                    db_candidate *c)
 {
   char routine[16], status[16], reason[16];
   memset(c, 0, sizeof *c);
   c->id = sqlite3_column_int64(st, 0);
-  int rc = col_text(d, st, 1, routine, sizeof routine, what);
-  if (rc == 0) rc = col_text(d, st, 2, c->family, sizeof c->family, what);
-  if (rc == 0) rc = col_text(d, st, 7, status, sizeof status, what);
-  if (rc == 0) rc = col_text(d, st, 8, reason, sizeof reason, what);
-  if (rc == 0) rc = col_text(d, st, 9, c->detail, sizeof c->detail, what);
+  int rc = db_col_text(d, st, 1, routine, sizeof routine, what);
+  if (rc == 0) rc = db_col_text(d, st, 2, c->family, sizeof c->family, what);
+  if (rc == 0) rc = db_col_text(d, st, 7, status, sizeof status, what);
+  if (rc == 0) rc = db_col_text(d, st, 8, reason, sizeof reason, what);
+  if (rc == 0) rc = db_col_text(d, st, 9, c->detail, sizeof c->detail, what);
   if (rc) return rc;
   char who[48];
   snprintf(who, sizeof who, "candidate %lld", c->id);
-  rc = col_int(d, st, 3, 0, SYMV_BLOCK_SIZE_MAX, who, "BLOCK_SIZE", &c->block_size);
-  if (rc == 0) rc = col_int(d, st, 4, 0, SYMV_UX_MAX, who, "UX", &c->ux);
-  if (rc == 0) rc = col_int(d, st, 5, 0, SYMV_MULTIPLICITY_MAX, who, "MULTIPLICITY", &c->multiplicity);
-  if (rc == 0) rc = col_int(d, st, 6, 0, SYMV_MX_COUNT - 1, who, "MX", &c->mx);
-  if (rc == 0) rc = col_int(d, st, 11, 0, DB_REGS_MAX, who, "regs_per_thread", &c->regs_per_thread);
-  if (rc == 0) rc = col_int(d, st, 12, 0, INT_MAX, who, "attempts", &c->attempts);
+  rc = db_col_int(d, st, 3, 0, SYMV_BLOCK_SIZE_MAX, who, "BLOCK_SIZE", &c->block_size);
+  if (rc == 0) rc = db_col_int(d, st, 4, 0, SYMV_UX_MAX, who, "UX", &c->ux);
+  if (rc == 0) rc = db_col_int(d, st, 5, 0, SYMV_MULTIPLICITY_MAX, who, "MULTIPLICITY", &c->multiplicity);
+  if (rc == 0) rc = db_col_int(d, st, 6, 0, SYMV_MX_COUNT - 1, who, "MX", &c->mx);
+  if (rc == 0) rc = db_col_int(d, st, 11, 0, DB_REGS_MAX, who, "regs_per_thread", &c->regs_per_thread);
+  if (rc == 0) rc = db_col_int(d, st, 12, 0, INT_MAX, who, "attempts", &c->attempts);
   if (rc) return rc;
   c->compile_ms = sqlite3_column_double(st, 10);
-  int s = name_index(status_names, DB_STATUS_COUNT, status);
-  int r = name_index(reason_names, DB_REASON_COUNT, reason);
-  if (s < 0 || r < 0 || routine_index(routine) < 0)
+  int s = db_name_index(status_names, DB_STATUS_COUNT, status);
+  int r = db_name_index(reason_names, DB_REASON_COUNT, reason);
+  if (s < 0 || r < 0 || db_routine_index(routine) < 0)
     return db_fail(d, SYMV_DB_CORRUPT, "candidate %lld has routine '%s' status "
                    "'%s' reason '%s', which this program does not know", c->id,
                    routine, status, reason);
@@ -58,16 +58,16 @@ int read_candidate(db *d, sqlite3_stmt *st, const char *what,
 static int candidate_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void *ctx)
 {
   (void)ctx;
-  return read_candidate(d, st, what, elem);
+  return db_read_candidate(d, st, what, elem);
 }
 
 static int check_point(db *d, const char *fn, const char *routine,
                        const char *family, int block_size, int ux,
                        int multiplicity, int mx)
 {
-  int status = check_routine(d, fn, routine, 0);
+  int status = db_check_routine(d, fn, routine, 0);
   if (status) return status;
-  if (!text_ok(family, sizeof ((db_candidate *)0)->family) || block_size < 0 ||
+  if (!db_text_ok(family, sizeof ((db_candidate *)0)->family) || block_size < 0 ||
       block_size > SYMV_BLOCK_SIZE_MAX || ux < 0 || ux > SYMV_UX_MAX ||
       multiplicity < 0 || multiplicity > SYMV_MULTIPLICITY_MAX || mx < 0 ||
       mx >= SYMV_MX_COUNT)
@@ -128,7 +128,7 @@ int db_get_candidate(db *d, long long id, db_candidate *out)
   if (status) return status;
   status = db_next(d, st, what, &row);
   if (status == 0 && !row) status = db_fail(d, SYMV_NOT_FOUND, "no candidate %lld", id);
-  if (status == 0) status = read_candidate(d, st, what, out);
+  if (status == 0) status = db_read_candidate(d, st, what, out);
   return db_end(d, st, what, status);
 }
 
@@ -142,7 +142,7 @@ int db_set_candidate_result(db *d, const db_candidate *c)
                    "%lld: status %d with reason %d (a reason goes with, and only "
                    "with, status invalid)", c->id, (int)c->status, (int)c->reason);
   if (strnlen(c->detail, sizeof c->detail) >= sizeof c->detail ||
-      !finite_nonneg(c->compile_ms) || c->regs_per_thread < 0 ||
+      !db_finite_nonneg(c->compile_ms) || c->regs_per_thread < 0 ||
       c->regs_per_thread > DB_REGS_MAX)
     return db_fail(d, SYMV_INVALID_VALUE, "db_set_candidate_result: candidate "
                    "%lld: unterminated detail, or compile_ms %g or "
@@ -179,7 +179,7 @@ int db_start_attempt(db *d, long long id, int *attempts)
     if (status == 0) {
       status = db_next(d, st, what, &row);
       int a = 0;
-      if (status == 0 && row) status = col_int(d, st, 0, 0, INT_MAX, "a candidate", "attempts", &a);
+      if (status == 0 && row) status = db_col_int(d, st, 0, 0, INT_MAX, "a candidate", "attempts", &a);
       if (status == 0 && row && attempts) *attempts = a;
       status = db_end(d, st, what, status);
     }
@@ -196,7 +196,7 @@ int db_list_candidates(db *d, const char *routine, int status_filter,
 {
   *list = NULL;
   *count = 0;
-  int status = check_routine(d, "db_list_candidates", routine, 1);
+  int status = db_check_routine(d, "db_list_candidates", routine, 1);
   if (status) return status;
   if (status_filter < -1 || status_filter >= DB_STATUS_COUNT)
     return db_fail(d, SYMV_INVALID_VALUE, "db_list_candidates: status %d",
@@ -216,7 +216,7 @@ int db_count_candidates(db *d, const char *routine, const char *family,
                         db_counts *out)
 {
   memset(out, 0, sizeof *out);
-  int status = check_routine(d, "db_count_candidates", routine, 1);
+  int status = db_check_routine(d, "db_count_candidates", routine, 1);
   if (status) return status;
   static const char what[] = "SELECT count(*) FROM candidate";
   sqlite3_stmt *st;
@@ -228,10 +228,10 @@ int db_count_candidates(db *d, const char *routine, const char *family,
   if (status) return status;
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
     char s[16], r[16];
-    if ((status = col_text(d, st, 0, s, sizeof s, what))) break;
-    if ((status = col_text(d, st, 1, r, sizeof r, what))) break;
-    int si = name_index(status_names, DB_STATUS_COUNT, s);
-    int ri = name_index(reason_names, DB_REASON_COUNT, r);
+    if ((status = db_col_text(d, st, 0, s, sizeof s, what))) break;
+    if ((status = db_col_text(d, st, 1, r, sizeof r, what))) break;
+    int si = db_name_index(status_names, DB_STATUS_COUNT, s);
+    int ri = db_name_index(reason_names, DB_REASON_COUNT, r);
     if (si < 0 || ri < 0) {
       status = db_fail(d, SYMV_DB_CORRUPT, "candidates with status '%s' reason "
                        "'%s', which this program does not know", s, r);
@@ -263,8 +263,8 @@ int db_list_routines(db *d, db_routines_of what_of,
   int have[DB_ROUTINE_COUNT] = { 0 };
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
     char name[16];
-    if ((status = col_text(d, st, 0, name, sizeof name, what))) break;
-    int i = routine_index(name);
+    if ((status = db_col_text(d, st, 0, name, sizeof name, what))) break;
+    int i = db_routine_index(name);
     if (i < 0) {
       status = db_fail(d, SYMV_DB_CORRUPT, "a stored routine '%s' is not one "
                        "this program knows", name);

@@ -40,15 +40,15 @@ extern const char *const status_names[];  /* by db_status */
 extern const char *const reason_names[];  /* by db_reason */
 extern const char *const stage_names[DB_STAGE_COUNT];
 
-int name_index(const char *const *names, int count, const char *s);
-int routine_index(const char *name);
-int check_routine(db *d, const char *fn, const char *routine, int optional);
+int db_name_index(const char *const *names, int count, const char *s);
+int db_routine_index(const char *name);
+int db_check_routine(db *d, const char *fn, const char *routine, int optional);
 
 /* ---- Errors (query.c) ----------------------------------------------------- */
 
 int db_fail(db *d, int status, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));
-int status_of(int rc);
+int db_status_of(int rc);
 int db_sqlerr(db *d, int rc, const char *verb, const char *what);
 
 /* ---- Statements and columns (query.c) ------------------------------------- */
@@ -62,15 +62,15 @@ int db_end(db *d, sqlite3_stmt *st, const char *what, int status);
 int db_exec(db *d, const char *what, const char *sql, const char *types, ...);
 int db_query_int(db *d, const char *what, const char *sql, long long *value,
                  int *found);
-int col_int64(db *d, sqlite3_stmt *st, int i, long long lo, long long hi,
+int db_col_int64(db *d, sqlite3_stmt *st, int i, long long lo, long long hi,
               const char *row, const char *column, long long *out);
-int col_text(db *d, sqlite3_stmt *st, int i, char *buf, size_t size,
+int db_col_text(db *d, sqlite3_stmt *st, int i, char *buf, size_t size,
              const char *what);
-int col_int(db *d, sqlite3_stmt *st, int i, long long lo, long long hi,
+int db_col_int(db *d, sqlite3_stmt *st, int i, long long lo, long long hi,
             const char *row, const char *column, int *out);
-int text_ok(const char *s, size_t size);
-int grow(void **array, size_t *cap, size_t need, size_t size);
-int finite_nonneg(double x);
+int db_text_ok(const char *s, size_t size);
+int db_grow(void **array, size_t *cap, size_t need, size_t size);
+int db_finite_nonneg(double x);
 void db_abandon(db *d);
 int db_exec_script(db *d, const char *what, const char *sql);
 
@@ -94,11 +94,11 @@ int db_migrate(db *d);
   "detail, compile_ms, regs_per_thread, attempts"
 #define CANDIDATE_NCOLUMNS 13  /* columns in CANDIDATE_COLUMNS */
 
-int read_candidate(db *d, sqlite3_stmt *st, const char *what, db_candidate *c);
+int db_read_candidate(db *d, sqlite3_stmt *st, const char *what, db_candidate *c);
 
 /* ---- Kernels (fit.c) ------------------------------------------------------ */
 
-int kernel_index(const char *kernel, size_t size);
-int is_candidate_kernel(const char *kernel);
+int db_kernel_index(const char *kernel, size_t size);
+int db_is_candidate_kernel(const char *kernel);
 
 #endif

@@ -35,7 +35,7 @@ int db_get_device(db *d, db_device *out)
     status = db_fail(d, SYMV_NOT_FOUND, "no device fingerprint stored yet");
   if (status == 0) {
     memset(out, 0, sizeof *out);
-    status = col_text(d, st, 0, out->name, sizeof out->name, what);
+    status = db_col_text(d, st, 0, out->name, sizeof out->name, what);
     static const char who[] = "the device fingerprint";
     /* read whole, so that 2^32 + 132 SMs is not 132; what each field may
      * be is for the reader to say (db_check_device, symvtune build) */
@@ -46,8 +46,8 @@ int db_get_device(db *d, db_device *out)
                       &out->driver_version, &out->runtime_version,
                       &out->nvrtc_major, &out->nvrtc_minor};
     for (int i = 0; status == 0 && i < (int)(sizeof f / sizeof *f); i++)
-      status = f[i] ? col_int(d, st, i + 1, INT_MIN, INT_MAX, who, sqlite3_column_name(st, i + 1), f[i])
-                    : col_int64(d, st, i + 1, LLONG_MIN, LLONG_MAX, who, "l2_bytes", &out->l2_bytes);
+      status = f[i] ? db_col_int(d, st, i + 1, INT_MIN, INT_MAX, who, sqlite3_column_name(st, i + 1), f[i])
+                    : db_col_int64(d, st, i + 1, LLONG_MIN, LLONG_MAX, who, "l2_bytes", &out->l2_bytes);
     out->copy_gbs = sqlite3_column_double(st, 16);
   }
   return db_end(d, st, what, status);
@@ -74,8 +74,8 @@ static void db_warn(db *d, const char *fmt, ...)
 int db_check_device(db *d, const db_device *cur, int allow_foreign)
 {
   d->warning[0] = 0;
-  if (!cur || !text_ok(cur->name, sizeof cur->name) || cur->sm_count < 1 ||
-      cur->cc_major < 1 || !finite_nonneg(cur->copy_gbs))
+  if (!cur || !db_text_ok(cur->name, sizeof cur->name) || cur->sm_count < 1 ||
+      cur->cc_major < 1 || !db_finite_nonneg(cur->copy_gbs))
     return db_fail(d, SYMV_INVALID_VALUE, "db_check_device: incomplete "
                    "device description (name, compute capability, SM count)");
   db_device old;
@@ -133,7 +133,7 @@ int db_check_device(db *d, const db_device *cur, int allow_foreign)
 
 int db_set_copy_gbs(db *d, double gbs)
 {
-  if (!finite_nonneg(gbs))
+  if (!db_finite_nonneg(gbs))
     return db_fail(d, SYMV_INVALID_VALUE, "db_set_copy_gbs: bandwidth %g GB/s", gbs);
   int status = db_exec(d, "UPDATE device SET copy_gbs",
                        "UPDATE device SET copy_gbs = ? WHERE id = 1", "d", gbs);

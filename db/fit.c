@@ -22,15 +22,15 @@
 
 /* Index of a kernel name in {cublas, cublas_atomics, candidate}, or -1 for
  * anything else (including a name not terminated within `size`). */
-int kernel_index(const char *kernel, size_t size)
+int db_kernel_index(const char *kernel, size_t size)
 {
   static const char *const names[] = { DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS,
                                         DB_KERNEL_CANDIDATE };
-  if (!text_ok(kernel, size)) return -1;
-  return name_index(names, 3, kernel);
+  if (!db_text_ok(kernel, size)) return -1;
+  return db_name_index(names, 3, kernel);
 }
 
-int is_candidate_kernel(const char *kernel)
+int db_is_candidate_kernel(const char *kernel)
 {
   return strcmp(kernel, DB_KERNEL_CANDIDATE) == 0;
 }
@@ -38,7 +38,7 @@ int is_candidate_kernel(const char *kernel)
 int db_kernel_deterministic(const char *kernel, const char *family)
 {
   if (!strcmp(kernel, DB_KERNEL_CUBLAS)) return 1;
-  if (!is_candidate_kernel(kernel)) return 0;
+  if (!db_is_candidate_kernel(kernel)) return 0;
   symv_family f;
   return symv_family_parse(family, &f) == 0 && symv_family_get(f)->deterministic;
 }
@@ -50,7 +50,7 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
   static const char fn[] = "db_put_fit";
   if (!fit || (ncurves > 0 && !curves) || !rules || nrules == 0)
     return db_fail(d, SYMV_INVALID_VALUE, "%s: no fit, or no rules", fn);
-  int status = check_routine(d, fn, fit->routine, 0);
+  int status = db_check_routine(d, fn, fit->routine, 0);
   if (status) return status;
   if ((fit->uplo != 'L' && fit->uplo != 'U') || (fit->hot != 0 && fit->hot != 1) ||
       fit->lo < 1 || fit->hi < fit->lo || fit->hi > DB_N_MAX ||
@@ -62,13 +62,13 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
                    fit->threshold);
   for (size_t i = 0; i < ncurves; i++) {
     const db_fit_curve *c = &curves[i];
-    int k = kernel_index(c->kernel, sizeof c->kernel);
+    int k = db_kernel_index(c->kernel, sizeof c->kernel);
     if (k < 0)
       return db_fail(d, SYMV_INVALID_VALUE, "%s: curve %zu names an unknown "
                      "kernel '%.23s'", fn, i, c->kernel);
-    if ((is_candidate_kernel(c->kernel) ? c->candidate_id < 1 : c->candidate_id != 0) ||
+    if ((db_is_candidate_kernel(c->kernel) ? c->candidate_id < 1 : c->candidate_id != 0) ||
         !(isfinite(c->alpha) && c->alpha > 0) || c->nsamples < 0 ||
-        !finite_nonneg(c->rms_rel))
+        !db_finite_nonneg(c->rms_rel))
       return db_fail(d, SYMV_INVALID_VALUE, "%s: curve %zu (%s, candidate "
                      "%lld): bad alpha %g, nsamples %d or rms_rel %g", fn, i,
                      c->kernel, c->candidate_id, c->alpha, c->nsamples, c->rms_rel);
@@ -78,13 +78,13 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
     return db_fail(d, SYMV_INVALID_VALUE, "%s: %s", fn, tile_err);
   for (size_t i = 0; i < nrules; i++) {
     const db_rule *r = &rules[i];
-    if (kernel_index(r->kernel, sizeof r->kernel) < 0)
+    if (db_kernel_index(r->kernel, sizeof r->kernel) < 0)
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu names an unknown "
                      "kernel '%.23s'", fn, i, r->kernel);
-    if (is_candidate_kernel(r->kernel) && r->cand.id < 1)
+    if (db_is_candidate_kernel(r->kernel) && r->cand.id < 1)
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu names candidate %lld",
                      fn, i, r->cand.id);
-    if (fit->deterministic && !is_candidate_kernel(r->kernel) && !db_kernel_deterministic(r->kernel, ""))
+    if (fit->deterministic && !db_is_candidate_kernel(r->kernel) && !db_kernel_deterministic(r->kernel, ""))
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu of a deterministic fit "
                      "names %s, whose results are not bitwise reproducible", fn, i, r->kernel);
     if (!(isfinite(r->predicted_us) && r->predicted_us > 0) ||
@@ -114,8 +114,8 @@ static int check_fit_candidate(db *d, long long id, const char *routine,
   if (status == 0 && !row)
     status = db_fail(d, SYMV_NOT_FOUND, "db_put_fit: %s names no candidate "
                      "%lld", who, id);
-  if (status == 0) status = col_text(d, st, 0, theirs, sizeof theirs, what);
-  if (status == 0) status = col_text(d, st, 1, family, sizeof family, what);
+  if (status == 0) status = db_col_text(d, st, 0, theirs, sizeof theirs, what);
+  if (status == 0) status = db_col_text(d, st, 1, family, sizeof family, what);
   if (status == 0 && strcmp(theirs, routine) != 0)
     status = db_fail(d, SYMV_INVALID_VALUE, "db_put_fit: %s names candidate "
                      "%lld, which is %s's, not the fit's routine %s", who, id,
@@ -150,13 +150,13 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
     status = db_query(d, &st, what, "SELECT created FROM fit WHERE id = ?", "I", id);
     if (status == 0) {
       status = db_next(d, st, what, &row);
-      if (status == 0 && row) status = col_text(d, st, 0, created, sizeof created, what);
+      if (status == 0 && row) status = db_col_text(d, st, 0, created, sizeof created, what);
       status = db_end(d, st, what, status);
     }
   }
   for (size_t i = 0; status == 0 && i < ncurves; i++) {
     const db_fit_curve *c = &curves[i];
-    if (is_candidate_kernel(c->kernel)) {
+    if (db_is_candidate_kernel(c->kernel)) {
       char who[32];
       snprintf(who, sizeof who, "curve %zu", i);
       if ((status = check_fit_candidate(d, c->candidate_id, fit->routine, fit->deterministic, who))) break;
@@ -172,7 +172,7 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
   }
   for (size_t i = 0; status == 0 && i < nrules; i++) {
     const db_rule *r = &rules[i];
-    long long cid = is_candidate_kernel(r->kernel) ? r->cand.id : 0;
+    long long cid = db_is_candidate_kernel(r->kernel) ? r->cand.id : 0;
     if (cid) {
       char who[64];
       snprintf(who, sizeof who, "rule %zu (%d..%d)", i, r->n_start, r->n_end);
@@ -218,17 +218,17 @@ static int db_read_latest_fit(db *d, const char *routine, char uplo, int hot,
     char uplo_text[4];
     memset(fit, 0, sizeof *fit);
     fit->id = sqlite3_column_int64(st, 0);
-    status = col_text(d, st, 1, fit->created, sizeof fit->created, what);
-    if (status == 0) status = col_text(d, st, 2, uplo_text, sizeof uplo_text, what);
-    if (status == 0) status = col_text(d, st, 7, fit->method, sizeof fit->method, what);
-    if (status == 0) status = col_text(d, st, 8, fit->routine, sizeof fit->routine, what);
+    status = db_col_text(d, st, 1, fit->created, sizeof fit->created, what);
+    if (status == 0) status = db_col_text(d, st, 2, uplo_text, sizeof uplo_text, what);
+    if (status == 0) status = db_col_text(d, st, 7, fit->method, sizeof fit->method, what);
+    if (status == 0) status = db_col_text(d, st, 8, fit->routine, sizeof fit->routine, what);
     char who[32];
     snprintf(who, sizeof who, "fit %lld", fit->id);
     fit->uplo = uplo_text[0];
     fit->deterministic = deterministic;
-    if (status == 0) status = col_int(d, st, 3, 0, 1, who, "hot", &fit->hot);
-    if (status == 0) status = col_int(d, st, 4, 1, DB_N_MAX, who, "lo", &fit->lo);
-    if (status == 0) status = col_int(d, st, 5, 1, DB_N_MAX, who, "hi", &fit->hi);
+    if (status == 0) status = db_col_int(d, st, 3, 0, 1, who, "hot", &fit->hot);
+    if (status == 0) status = db_col_int(d, st, 4, 1, DB_N_MAX, who, "lo", &fit->lo);
+    if (status == 0) status = db_col_int(d, st, 5, 1, DB_N_MAX, who, "hi", &fit->hi);
     fit->threshold = sqlite3_column_double(st, 6);
   }
   return db_end(d, st, what, status);
@@ -249,25 +249,25 @@ static int rule_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void 
   db_rule *r = elem;
   enum { N_START = CANDIDATE_NCOLUMNS, N_END, KERNEL, PREDICTED_US,
          PREDICTED_GAIN, CANDIDATE_ID };
-  int status = col_text(d, st, KERNEL, r->kernel, sizeof r->kernel, what);
+  int status = db_col_text(d, st, KERNEL, r->kernel, sizeof r->kernel, what);
   if (status) return status;
   char who[48];
   snprintf(who, sizeof who, "fit %lld: a rule", f->id);
-  status = col_int(d, st, N_START, 1, DB_N_MAX, who, "n_start", &r->n_start);
-  if (status == 0) status = col_int(d, st, N_END, 1, DB_N_MAX, who, "n_end", &r->n_end);
+  status = db_col_int(d, st, N_START, 1, DB_N_MAX, who, "n_start", &r->n_start);
+  if (status == 0) status = db_col_int(d, st, N_END, 1, DB_N_MAX, who, "n_end", &r->n_end);
   if (status) return status;
   r->predicted_us = sqlite3_column_double(st, PREDICTED_US);
   r->predicted_gain = sqlite3_column_double(st, PREDICTED_GAIN);
-  if (kernel_index(r->kernel, sizeof r->kernel) < 0)
+  if (db_kernel_index(r->kernel, sizeof r->kernel) < 0)
     return db_fail(d, SYMV_DB_CORRUPT, "fit %lld has a rule for kernel "
                    "'%s', which this program does not know", f->id, r->kernel);
-  if (is_candidate_kernel(r->kernel)) {
+  if (db_is_candidate_kernel(r->kernel)) {
     if (sqlite3_column_type(st, 0) == SQLITE_NULL)
       return db_fail(d, SYMV_DB_CORRUPT, "fit %lld: the rule for %d..%d "
                      "names candidate %lld, which is not in the database",
                      f->id, r->n_start, r->n_end,
                      (long long)sqlite3_column_int64(st, CANDIDATE_ID));
-    if ((status = read_candidate(d, st, what, &r->cand))) return status;
+    if ((status = db_read_candidate(d, st, what, &r->cand))) return status;
     if (strcmp(r->cand.routine, f->routine) != 0)
       return db_fail(d, SYMV_DB_CORRUPT, "fit %lld of %s: the rule for %d..%d "
                      "names candidate %lld, which is %s's", f->id, f->routine,
@@ -307,16 +307,16 @@ static int db_read_rules(db *d, const db_fit *f, db_rule **rules, size_t *nrules
 static int curve_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void *ctx)
 {
   db_fit_curve *c = elem;
-  int status = col_text(d, st, 0, c->kernel, sizeof c->kernel, what);
+  int status = db_col_text(d, st, 0, c->kernel, sizeof c->kernel, what);
   if (status) return status;
-  if (kernel_index(c->kernel, sizeof c->kernel) < 0)
+  if (db_kernel_index(c->kernel, sizeof c->kernel) < 0)
     return db_fail(d, SYMV_DB_CORRUPT, "fit %lld has a curve for kernel "
                    "'%s', which this program does not know", *(const long long *)ctx, c->kernel);
   c->candidate_id = sqlite3_column_int64(st, 1);  /* NULL reads as 0 */
   c->alpha = sqlite3_column_double(st, 2);
   char who[48];
   snprintf(who, sizeof who, "fit %lld: a curve", *(const long long *)ctx);
-  if ((status = col_int(d, st, 3, 0, INT_MAX, who, "nsamples", &c->nsamples))) return status;
+  if ((status = db_col_int(d, st, 3, 0, INT_MAX, who, "nsamples", &c->nsamples))) return status;
   c->rms_rel = sqlite3_column_double(st, 4);
   return 0;
 }
@@ -350,7 +350,7 @@ int db_latest_fit_class(db *d, const char *routine, char uplo, int hot, int dete
   if (ncurves) *ncurves = 0;
   if (!fit || !rules || !nrules || (curves && !ncurves))
     return db_fail(d, SYMV_INVALID_VALUE, "db_latest_fit: NULL argument");
-  int check = check_routine(d, "db_latest_fit", routine, 0);
+  int check = db_check_routine(d, "db_latest_fit", routine, 0);
   if (check) return check;
   if ((uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1))
     return db_fail(d, SYMV_INVALID_VALUE, "db_latest_fit: uplo 0x%02x, hot %d "

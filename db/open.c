@@ -177,7 +177,7 @@ static int db_quick_check(db *d)
   int status = db_query(d, &st, what, "PRAGMA quick_check(1)", "");
   if (status) return status;
   status = db_next(d, st, what, &row);
-  if (status == 0 && row) status = col_text(d, st, 0, result, sizeof result, what);
+  if (status == 0 && row) status = db_col_text(d, st, 0, result, sizeof result, what);
   status = db_end(d, st, what, status);
   for (char *c = result; *c; c++)
     if (*c == '\n') *c = ' ';  /* one line of message */
@@ -239,7 +239,7 @@ static int db_configure(db *d)
   int row, status = db_query(d, &st, what, what, "");
   if (status) return status;
   status = db_next(d, st, what, &row);
-  if (status == 0 && row) status = col_text(d, st, 0, mode, sizeof mode, what);
+  if (status == 0 && row) status = db_col_text(d, st, 0, mode, sizeof mode, what);
   status = db_end(d, st, what, status);
   if (status) return status;
   if (strcmp(mode, "wal") != 0)
@@ -269,7 +269,7 @@ static int db_open_migrated_copy(db *d)
       int rc_finish = sqlite3_backup_finish(b);
       if (rc == SQLITE_DONE) rc = rc_finish;
       if (rc != SQLITE_OK)
-        status = db_fail(d, status_of(rc), "copying the file (schema version "
+        status = db_fail(d, db_status_of(rc), "copying the file (schema version "
                          "older than this program's) into memory to migrate it "
                          "failed: %s (SQLite code %d)", sqlite3_errstr(rc), rc);
     }
@@ -336,7 +336,7 @@ int db_close(db *d)
     if (rc != SQLITE_OK) {
       /* Statements left unfinalized (a bug here): let SQLite close the
        * connection when they go, and report the failure. */
-      status = status_of(rc);
+      status = db_status_of(rc);
       sqlite3_close_v2(d->conn);
     }
   }

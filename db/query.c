@@ -56,7 +56,7 @@ const char *db_stage_name(int stage)
 }
 
 /* Index of `s` in names[0..count), or -1. */
-int name_index(const char *const *names, int count, const char *s)
+int db_name_index(const char *const *names, int count, const char *s)
 {
   for (int i = 0; i < count; i++)
     if (strcmp(names[i], s) == 0) return i;
@@ -64,15 +64,15 @@ int name_index(const char *const *names, int count, const char *s)
 }
 
 /* Index of routine `name` in the canonical order, or -1 (NULL included). */
-int routine_index(const char *name)
+int db_routine_index(const char *name)
 {
   if (!name || strnlen(name, DB_ROUTINE_SIZE) >= DB_ROUTINE_SIZE) return -1;
-  return name_index(routine_names, DB_ROUTINE_COUNT, name);
+  return db_name_index(routine_names, DB_ROUTINE_COUNT, name);
 }
 
 int db_routine_valid(const char *name)
 {
-  return routine_index(name) >= 0;
+  return db_routine_index(name) >= 0;
 }
 
 const char *db_routine_name(int index)
@@ -81,9 +81,9 @@ const char *db_routine_name(int index)
 }
 
 /* A routine argument: one of the six names, or NULL where `optional`. */
-int check_routine(db *d, const char *fn, const char *routine, int optional)
+int db_check_routine(db *d, const char *fn, const char *routine, int optional)
 {
-  if ((optional && !routine) || routine_index(routine) >= 0) return 0;
+  if ((optional && !routine) || db_routine_index(routine) >= 0) return 0;
   return db_fail(d, SYMV_INVALID_VALUE, "%s: %s%.16s%s is not a routine (ssymv, "
                  "dsymv, csymv, zsymv, chemv or zhemv)", fn, routine ? "'" : "",
                  routine ? routine : "NULL", routine ? "'" : "");
@@ -108,7 +108,7 @@ int db_fail(db *d, int status, const char *fmt, ...)
 }
 
 /* The symvtune status for SQLite result code rc (primary or extended). */
-int status_of(int rc)
+int db_status_of(int rc)
 {
   if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) return SYMV_NOT_FOUND;
   switch (rc & 0xff) {
@@ -126,7 +126,7 @@ int status_of(int rc)
  * matching status. */
 int db_sqlerr(db *d, int rc, const char *verb, const char *what)
 {
-  return db_fail(d, status_of(rc), "%s %s failed: %s (SQLite code %d)", verb,
+  return db_fail(d, db_status_of(rc), "%s %s failed: %s (SQLite code %d)", verb,
                  what, d->conn ? sqlite3_errmsg(d->conn) : sqlite3_errstr(rc), rc);
 }
 
@@ -258,8 +258,8 @@ int db_query_int(db *d, const char *what, const char *sql,
   return db_end(d, st, what, status);
 }
 
-/* col_int for a 64-bit value (sizes in bytes, row ids, counts). */
-int col_int64(db *d, sqlite3_stmt *st, int i, long long lo, long long hi,
+/* db_col_int for a 64-bit value (sizes in bytes, row ids, counts). */
+int db_col_int64(db *d, sqlite3_stmt *st, int i, long long lo, long long hi,
               const char *row, const char *column, long long *out)
 {
   int type = sqlite3_column_type(st, i);
@@ -277,7 +277,7 @@ int col_int64(db *d, sqlite3_stmt *st, int i, long long lo, long long hi,
 }
 
 /* Copy text column i into buf (truncating); NULL reads as "". */
-int col_text(db *d, sqlite3_stmt *st, int i, char *buf, size_t size,
+int db_col_text(db *d, sqlite3_stmt *st, int i, char *buf, size_t size,
              const char *what)
 {
   const unsigned char *s = sqlite3_column_text(st, i);
@@ -292,24 +292,24 @@ int col_text(db *d, sqlite3_stmt *st, int i, char *buf, size_t size,
  * 2^32 + 128 is not taken for 128; a value of another type (text, real,
  * blob, NULL) or out of range is a damaged or hand-edited file:
  * SYMV_DB_CORRUPT, with the row, the column and the value in the message. */
-int col_int(db *d, sqlite3_stmt *st, int i, long long lo, long long hi,
+int db_col_int(db *d, sqlite3_stmt *st, int i, long long lo, long long hi,
             const char *row, const char *column, int *out)
 {
   long long v = 0;
-  int status = col_int64(d, st, i, lo, hi, row, column, &v);
+  int status = db_col_int64(d, st, i, lo, hi, row, column, &v);
   if (status == 0) *out = (int)v;  /* lo..hi is inside int's range */
   return status;
 }
 
 /* Text values are checked before they are bound: a C string that would not
  * fit back into its struct field, or an empty one, is refused. */
-int text_ok(const char *s, size_t size)
+int db_text_ok(const char *s, size_t size)
 {
   return s && s[0] && strnlen(s, size) < size;
 }
 
 /* Grow *array (of *cap elements of `size` bytes) to hold at least `need`. */
-int grow(void **array, size_t *cap, size_t need, size_t size)
+int db_grow(void **array, size_t *cap, size_t need, size_t size)
 {
   if (need <= *cap) return 0;
   size_t n = *cap ? 2 * *cap : 64;
@@ -321,7 +321,7 @@ int grow(void **array, size_t *cap, size_t need, size_t size)
   return 0;
 }
 
-int finite_nonneg(double x)
+int db_finite_nonneg(double x)
 {
   return isfinite(x) && x >= 0;
 }
@@ -354,7 +354,7 @@ int db_collect(db *d, sqlite3_stmt *st, const char *what, size_t size, row_reade
   size_t n = 0, cap = 0;
   int row, status;
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
-    if (grow((void **)&a, &cap, n + 1, size)) {
+    if (db_grow((void **)&a, &cap, n + 1, size)) {
       status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
       break;
     }

@@ -356,7 +356,7 @@ int db_check_tables(db *d, int version)
   if (status) return status;
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
     char name[128];
-    if ((status = col_text(d, st, 0, name, sizeof name, what))) break;
+    if ((status = db_col_text(d, st, 0, name, sizeof name, what))) break;
     if (table_auxiliary(name)) continue;
     if (!table_of_version(name, version)) {
       status = db_fail(d, SYMV_DB_CORRUPT,
@@ -438,14 +438,14 @@ static int db_save_schema(db *d, const char *const *rebuilds, saved_schema *out)
       break;
     }
     char *create = NULL, *drop = NULL;
-    if (grow((void **)&out->sql, &cap, out->n + 1, sizeof *out->sql) ||
+    if (db_grow((void **)&out->sql, &cap, out->n + 1, sizeof *out->sql) ||
         !(create = sqlite3_mprintf("%s", sql))) {
       status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
       break;
     }
     out->sql[out->n++] = create;
     if (strcmp(type, "index") == 0) continue;
-    if (grow((void **)&drops, &dcap, ndrops + 1, sizeof *drops) ||
+    if (db_grow((void **)&drops, &dcap, ndrops + 1, sizeof *drops) ||
         !(drop = sqlite3_mprintf("DROP %s \"%w\"", strcmp(type, "view") == 0 ?
                                  "VIEW" : "TRIGGER", name))) {
       status = db_fail(d, SYMV_NO_MEMORY, "%s: out of memory", what);
@@ -482,8 +482,8 @@ static int db_foreign_key_check(db *d)
   status = db_next(d, st, what, &row);
   if (status == 0 && row) {
     char table[128] = "", parent[128] = "";
-    status = col_text(d, st, 0, table, sizeof table, what);
-    if (status == 0) status = col_text(d, st, 2, parent, sizeof parent, what);
+    status = db_col_text(d, st, 0, table, sizeof table, what);
+    if (status == 0) status = db_col_text(d, st, 2, parent, sizeof parent, what);
     if (status == 0)
       status = db_fail(d, SYMV_DB_CORRUPT, "damaged symvtune database: a row "
                        "of table '%s' references a row of '%s' that is not "

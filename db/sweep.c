@@ -27,7 +27,7 @@ int db_run_begin(db *d, const char *options, long long *run_id)
 
 int db_run_end(db *d, long long run_id, double compile_s, double measure_s)
 {
-  if (!finite_nonneg(compile_s) || !finite_nonneg(measure_s))
+  if (!db_finite_nonneg(compile_s) || !db_finite_nonneg(measure_s))
     return db_fail(d, SYMV_INVALID_VALUE, "db_run_end: compile %g s, measure "
                    "%g s", compile_s, measure_s);
   int status = db_exec(d, "UPDATE sweep_run",
@@ -64,7 +64,7 @@ int db_put_shard(db *d, const db_shard *s)
   if (!s || !db_routine_valid(s->routine) || strnlen(s->space, sizeof s->space) != 16 ||
       strspn(s->space, "0123456789abcdef") != 16 || s->n < 1 || s->n > 4096 || s->k < 0 || s->k >= s->n ||
       s->candidates < 0 || s->space_size < s->candidates || (s->uplo != 'L' && s->uplo != 'U') ||
-      (s->hot != 0 && s->hot != 1) || !text_ok(s->sizes, sizeof s->sizes) ||
+      (s->hot != 0 && s->hot != 1) || !db_text_ok(s->sizes, sizeof s->sizes) ||
       strnlen(s->source, sizeof s->source) >= sizeof s->source)
     return db_fail(d, SYMV_INVALID_VALUE, "db_put_shard: incomplete or out-of-range shard description");
   int status = db_exec_script(d, "CREATE TABLE shard", SHARD_TABLE);
@@ -82,16 +82,16 @@ static int shard_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void
   db_shard *s = elem;
   char uplo[4] = "";
   static const char who[] = "a shard row";
-  int status = col_text(d, st, 0, s->routine, sizeof s->routine, what);
-  if (status == 0) status = col_text(d, st, 1, s->space, sizeof s->space, what);
-  if (status == 0) status = col_int(d, st, 2, 0, 4095, who, "k", &s->k);
-  if (status == 0) status = col_int(d, st, 3, 1, 4096, who, "n", &s->n);
-  if (status == 0) status = col_int64(d, st, 4, 0, LLONG_MAX, who, "candidates", &s->candidates);
-  if (status == 0) status = col_int64(d, st, 5, 0, LLONG_MAX, who, "space_size", &s->space_size);
-  if (status == 0) status = col_text(d, st, 6, s->sizes, sizeof s->sizes, what);
-  if (status == 0) status = col_text(d, st, 7, uplo, sizeof uplo, what);
-  if (status == 0) status = col_int(d, st, 8, 0, 1, who, "hot", &s->hot);
-  if (status == 0) status = col_text(d, st, 9, s->source, sizeof s->source, what);
+  int status = db_col_text(d, st, 0, s->routine, sizeof s->routine, what);
+  if (status == 0) status = db_col_text(d, st, 1, s->space, sizeof s->space, what);
+  if (status == 0) status = db_col_int(d, st, 2, 0, 4095, who, "k", &s->k);
+  if (status == 0) status = db_col_int(d, st, 3, 1, 4096, who, "n", &s->n);
+  if (status == 0) status = db_col_int64(d, st, 4, 0, LLONG_MAX, who, "candidates", &s->candidates);
+  if (status == 0) status = db_col_int64(d, st, 5, 0, LLONG_MAX, who, "space_size", &s->space_size);
+  if (status == 0) status = db_col_text(d, st, 6, s->sizes, sizeof s->sizes, what);
+  if (status == 0) status = db_col_text(d, st, 7, uplo, sizeof uplo, what);
+  if (status == 0) status = db_col_int(d, st, 8, 0, 1, who, "hot", &s->hot);
+  if (status == 0) status = db_col_text(d, st, 9, s->source, sizeof s->source, what);
   if (status == 0 && (!db_routine_valid(s->routine) || s->k >= s->n || (uplo[0] != 'L' && uplo[0] != 'U')))
     status = db_fail(d, SYMV_DB_CORRUPT, "%s: routine '%s', shard %d of %d, uplo '%s' (a damaged or hand-edited "
                      "database)", who, s->routine, s->k, s->n, uplo);
@@ -103,7 +103,7 @@ int db_list_shards(db *d, const char *routine, db_shard **list, size_t *count)
 {
   *list = NULL;
   *count = 0;
-  int status = check_routine(d, "db_list_shards", routine, 1);
+  int status = db_check_routine(d, "db_list_shards", routine, 1);
   if (status) return status;
   long long have = 0;
   status = db_query_int(d, "looking for the shard table (sqlite_master)",

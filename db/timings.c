@@ -36,11 +36,11 @@ static int check_measurement(db *d, const char *fn, const db_measurement *m)
   if (!m) return db_fail(d, SYMV_INVALID_VALUE, "%s: no measurement", fn);
   int status = check_key(d, fn, m->n, m->uplo, m->hot, (int)m->stage);
   if (status) return status;
-  if (!finite_nonneg(m->median_us) || !finite_nonneg(m->min_us) ||
-      !finite_nonneg(m->max_us) || m->min_us > m->median_us ||
+  if (!db_finite_nonneg(m->median_us) || !db_finite_nonneg(m->min_us) ||
+      !db_finite_nonneg(m->max_us) || m->min_us > m->median_us ||
       m->median_us > m->max_us || m->batches < 1 || m->calls_per_batch < 1 ||
-      !finite_nonneg(m->gflops) || !finite_nonneg(m->gbs) ||
-      !finite_nonneg(m->residual))
+      !db_finite_nonneg(m->gflops) || !db_finite_nonneg(m->gbs) ||
+      !db_finite_nonneg(m->residual))
     return db_fail(d, SYMV_INVALID_VALUE, "%s: bad statistics at n %d (min %g "
                    "median %g max %g us, %d batches of %d calls, %g GFLOPS, "
                    "%g GB/s, residual %g)", fn, m->n, m->min_us, m->median_us,
@@ -55,18 +55,18 @@ static int read_measurement(db *d, sqlite3_stmt *st, const char *what,
 {
   char uplo[4], stage[16];
   memset(m, 0, sizeof *m);
-  int status = col_text(d, st, 1, uplo, sizeof uplo, what);
-  if (status == 0) status = col_text(d, st, 3, stage, sizeof stage, what);
+  int status = db_col_text(d, st, 1, uplo, sizeof uplo, what);
+  if (status == 0) status = db_col_text(d, st, 3, stage, sizeof stage, what);
   if (status) return status;
-  int s = name_index(stage_names, DB_STAGE_COUNT, stage);
+  int s = db_name_index(stage_names, DB_STAGE_COUNT, stage);
   if (s < 0)
     return db_fail(d, SYMV_DB_CORRUPT, "a timing has stage '%s', which this "
                    "program does not know", stage);
   static const char who[] = "a timing";
-  status = col_int(d, st, 0, 1, DB_N_MAX, who, "n", &m->n);
-  if (status == 0) status = col_int(d, st, 2, 0, 1, who, "hot", &m->hot);
-  if (status == 0) status = col_int(d, st, 7, 1, INT_MAX, who, "batches", &m->batches);
-  if (status == 0) status = col_int(d, st, 8, 1, INT_MAX, who, "calls_per_batch", &m->calls_per_batch);
+  status = db_col_int(d, st, 0, 1, DB_N_MAX, who, "n", &m->n);
+  if (status == 0) status = db_col_int(d, st, 2, 0, 1, who, "hot", &m->hot);
+  if (status == 0) status = db_col_int(d, st, 7, 1, INT_MAX, who, "batches", &m->batches);
+  if (status == 0) status = db_col_int(d, st, 8, 1, INT_MAX, who, "calls_per_batch", &m->calls_per_batch);
   if (status) return status;
   m->uplo = uplo[0];
   m->stage = (db_stage)s;
@@ -109,9 +109,9 @@ int db_put_measurement(db *d, long long id, const db_measurement *m)
 int db_put_baseline(db *d, const char *routine, const char *name,
                     const db_measurement *m)
 {
-  int status = check_routine(d, "db_put_baseline", routine, 0);
+  int status = db_check_routine(d, "db_put_baseline", routine, 0);
   if (status) return status;
-  if (!text_ok(name, DB_BASELINE_NAME_MAX + 1))
+  if (!db_text_ok(name, DB_BASELINE_NAME_MAX + 1))
     return db_fail(d, SYMV_INVALID_VALUE, "db_put_baseline: baseline name "
                    "empty or longer than %d characters", DB_BASELINE_NAME_MAX);
   status = check_measurement(d, "db_put_baseline", m);
@@ -162,9 +162,9 @@ int db_has_baseline(db *d, const char *routine, const char *name, int n,
                     char uplo, int hot, db_stage stage, int *found)
 {
   *found = 0;
-  int status = check_routine(d, "db_has_baseline", routine, 0);
+  int status = db_check_routine(d, "db_has_baseline", routine, 0);
   if (status) return status;
-  if (!text_ok(name, DB_BASELINE_NAME_MAX + 1))
+  if (!db_text_ok(name, DB_BASELINE_NAME_MAX + 1))
     return db_fail(d, SYMV_INVALID_VALUE, "db_has_baseline: bad baseline name");
   status = check_key(d, "db_has_baseline", n, uplo, hot, (int)stage);
   if (status) return status;
@@ -219,9 +219,9 @@ int db_baseline_measurements(db *d, const char *routine, const char *name,
 {
   *list = NULL;
   *count = 0;
-  int status = check_routine(d, "db_baseline_measurements", routine, 0);
+  int status = db_check_routine(d, "db_baseline_measurements", routine, 0);
   if (status) return status;
-  if (!text_ok(name, DB_BASELINE_NAME_MAX + 1))
+  if (!db_text_ok(name, DB_BASELINE_NAME_MAX + 1))
     return db_fail(d, SYMV_INVALID_VALUE, "db_baseline_measurements: bad "
                    "baseline name");
   status = check_filter(d, "db_baseline_measurements", stage, uplo, hot);
@@ -263,7 +263,7 @@ static int db_fill_times(db *d, db_times *t, const char *routine, char uplo,
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
     long long id = sqlite3_column_int64(st, 0);
     int n;
-    if ((status = col_int(d, st, 1, 1, DB_N_MAX, "a timing", "n", &n))) break;
+    if ((status = db_col_int(d, st, 1, 1, DB_N_MAX, "a timing", "n", &n))) break;
     double us = sqlite3_column_double(st, 2);
     const db_candidate *c = bsearch(&id, t->cand, t->ncand, sizeof *t->cand,
                                     compare_id);
@@ -279,7 +279,7 @@ int db_time_table(db *d, const char *routine, const int *ns, size_t nsizes,
                   char uplo, int hot, db_stage stage, db_times *out)
 {
   memset(out, 0, sizeof *out);
-  int rc = check_routine(d, "db_time_table", routine, 0);
+  int rc = db_check_routine(d, "db_time_table", routine, 0);
   if (rc) return rc;
   if (nsizes == 0 || !ns)
     return db_fail(d, SYMV_INVALID_VALUE, "db_time_table: no sizes");

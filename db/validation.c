@@ -26,8 +26,8 @@ int db_put_validation(db *d, db_validation *v, const db_validation_time *t, size
     return db_fail(d, SYMV_INVALID_VALUE, "%s: fit %lld, regrets %g, %g, %g (1 <= median <= p90 <= max)", fn,
                    v->fit_id, v->regret_median, v->regret_p90, v->regret_max);
   for (size_t i = 0; i < nt; i++)
-    if (t[i].n < 1 || t[i].n > DB_N_MAX || kernel_index(t[i].kernel, sizeof t[i].kernel) < 0 ||
-        (is_candidate_kernel(t[i].kernel) ? t[i].candidate_id < 1 : t[i].candidate_id != 0) ||
+    if (t[i].n < 1 || t[i].n > DB_N_MAX || db_kernel_index(t[i].kernel, sizeof t[i].kernel) < 0 ||
+        (db_is_candidate_kernel(t[i].kernel) ? t[i].candidate_id < 1 : t[i].candidate_id != 0) ||
         !(isfinite(t[i].median_us) && t[i].median_us > 0) || (t[i].chosen != 0 && t[i].chosen != 1))
       return db_fail(d, SYMV_INVALID_VALUE, "%s: time %zu (n %d, %.23s, candidate %lld, %g us, chosen %d) is "
                      "out of range", fn, i, t[i].n, t[i].kernel, t[i].candidate_id, t[i].median_us, t[i].chosen);
@@ -41,7 +41,7 @@ int db_put_validation(db *d, db_validation *v, const db_validation_time *t, size
                    (long long)v->seed, v->regret_median, v->regret_p90, v->regret_max);
   const long long id = status ? 0 : sqlite3_last_insert_rowid(d->conn);
   for (size_t i = 0; status == 0 && i < nt; i++) {
-    if (is_candidate_kernel(t[i].kernel))
+    if (db_is_candidate_kernel(t[i].kernel))
       status = db_exec(d, "INSERT INTO validation_time",
                        "INSERT INTO validation_time (run_id, n, kernel, candidate_id, median_us, predicted_us, chosen) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?)", "IitIdDi", id, t[i].n, t[i].kernel, t[i].candidate_id,
@@ -69,14 +69,14 @@ static int validation_time_row(db *d, sqlite3_stmt *st, const char *what, void *
   const long long run = sqlite3_column_int64(st, 6);
   char who[48];
   snprintf(who, sizeof who, "validation run %lld", run);
-  int status = col_int(d, st, 0, 1, DB_N_MAX, who, "n", &e->n);
-  if (status == 0) status = col_text(d, st, 1, e->kernel, sizeof e->kernel, what);
-  if (status == 0 && kernel_index(e->kernel, sizeof e->kernel) < 0)
+  int status = db_col_int(d, st, 0, 1, DB_N_MAX, who, "n", &e->n);
+  if (status == 0) status = db_col_text(d, st, 1, e->kernel, sizeof e->kernel, what);
+  if (status == 0 && db_kernel_index(e->kernel, sizeof e->kernel) < 0)
     status = db_fail(d, SYMV_DB_CORRUPT, "%s: unknown kernel (a damaged or hand-edited database)", who);
   e->candidate_id = sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 2);
   e->median_us = sqlite3_column_double(st, 3);
   e->predicted_us = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
-  if (status == 0) status = col_int(d, st, 5, 0, 1, who, "chosen", &e->chosen);
+  if (status == 0) status = db_col_int(d, st, 5, 0, 1, who, "chosen", &e->chosen);
   if (status == 0 && !(isfinite(e->median_us) && e->median_us > 0))
     status = db_fail(d, SYMV_DB_CORRUPT, "%s: a time of %g us at n %d (a damaged or hand-edited database)", who,
                      e->median_us, e->n);
