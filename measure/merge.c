@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * merge.c - joining the databases of a sweep cut into shards (merge.h).
+ * Everything is written in one transaction; on a refusal the new file is
+ * removed.
+ */
+#include "merge.h"
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "params.h"
+#include "routine.h"
+#include "shard.h"
+#include "sweep.h"
+#include "symv_error.h"
+
+/* A refusal: message, then the merge is undone. */
+static int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int refuse(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("symvtune merge: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return MERGE_REFUSED;
+}
+
+/* One input's shard of one routine (-1: not a shard, or several). */
+typedef struct {
+  int k[DB_ROUTINE_COUNT];
+} input_info;
+
+/* Copies the candidates of input `in` (index i, path) into out: a point
+ * new to out is added with its fate and timings; one out has pending takes
+ * them; one measured in both is a conflict. from[] (indexed by out's ids,
+ * grown as needed) records the input each point's fate came from. */
+static int copy_candidates(db *out, db *in, int i, char *const *paths, int **from, long long *nfrom, long long *copied,
+                           long long *nmeas)
+{
+  db_candidate *list = NULL;
+  size_t n = 0;
+  if (db_list_candidates(in, NULL, -1, NULL, &list, &n)) {
+    fprintf(stderr, "symvtune merge: %s: %s\n", paths[i], db_errmsg(in));
+    return MERGE_ERROR;
+  }
+  int rc = 0;
+  for (size_t j = 0; j < n && !rc; j++) {
+    db_candidate c = list[j], cur;
+    long long id;
+    if (db_put_candidate(out, &c, &id) || db_get_candidate(out, id, &cur)) {
+      rc = MERGE_ERROR;
+      break;
+    }
+    if (id >= *nfrom) {
+      long long cap = 2 * (id + 1);
+      int *f = realloc(*from, sizeof *f * (size_t)cap);
+      if (!f) {
+        rc = MERGE_ERROR;
+        break;
+      }
+      for (long long q = *nfrom; q < cap; q++) f[q] = -1;
+      *from = f, *nfrom = cap;
+    }
+    if (c.status == DB_PENDING) continue;
+    if (cur.status != DB_PENDING) {
+      int other = (*from)[id];
+      rc = refuse("%s:%s:%d,%d,%d,%d was measured in both %s and %s: the inputs overlap (shards of one sweep hold "
+                  "disjoint candidates)", c.routine, c.family, c.block_size, c.ux, c.multiplicity, c.mx,
+                  other >= 0 ? paths[other] : "an earlier input", paths[i]);
+      break;
+    }
+    c.id = id;
+    if (db_set_candidate_result(out, &c)) {
+      rc = MERGE_ERROR;
+      break;
+    }
+    (*from)[id] = i;
+    (*copied)++;
+    for (int s = 0; s < DB_STAGE_COUNT && !rc; s++) {
+      db_measurement *ml = NULL;
+      size_t nm = 0;
+      if (db_candidate_measurements(in, list[j].id, (db_stage)s, 0, -1, &ml, &nm)) {
+        fprintf(stderr, "symvtune merge: %s: %s\n", paths[i], db_errmsg(in));
+        rc = MERGE_ERROR;
+      }
+      for (size_t m = 0; m < nm && !rc; m++)
+        if (db_put_measurement(out, id, &ml[m])) rc = MERGE_ERROR;
+      *nmeas += (long long)nm;
+      free(ml);
+    }
+  }
+  free(list);
+  return rc;
+}
+
+/* Copies the cuBLAS baselines of input `in` that out lacks; where out has
+ * them, the largest relative difference goes into *spread. */
+static int copy_baselines(db *out, db *in, long long *copied, double *spread)
+{
+  static const char *const names[2] = {"cublas", "cublas_atomics"};
+  for (int r = 0; r < DB_ROUTINE_COUNT; r++)
+    for (int b = 0; b < 2; b++)
+      for (int s = 0; s < DB_STAGE_COUNT; s++) {
+        db_measurement *ml = NULL;
+        size_t nm = 0;
+        if (db_baseline_measurements(in, db_routine_name(r), names[b], (db_stage)s, 0, -1, &ml, &nm)) return MERGE_ERROR;
+        int rc = 0;
+        for (size_t m = 0; m < nm && !rc; m++) {
+          db_measurement *have = NULL;
+          size_t nh = 0;
+          int found = 0;
+          if (db_has_baseline(out, db_routine_name(r), names[b], ml[m].n, ml[m].uplo, ml[m].hot, (db_stage)s, &found)) {
+            rc = MERGE_ERROR;
+            break;
+          }
+          if (!found) {
+            if (db_put_baseline(out, db_routine_name(r), names[b], &ml[m])) rc = MERGE_ERROR;
+            (*copied)++;
+            continue;
+          }
+          if (db_baseline_measurements(out, db_routine_name(r), names[b], (db_stage)s, ml[m].uplo, ml[m].hot, &have, &nh))
+            rc = MERGE_ERROR;
+          for (size_t h = 0; h < nh; h++)
+            if (have[h].n == ml[m].n) {
+              double lo = fmin(have[h].median_us, ml[m].median_us), hi = fmax(have[h].median_us, ml[m].median_us);
+              if (lo > 0 && (hi - lo) / lo > *spread) *spread = (hi - lo) / lo;
+            }
+          free(have);
+        }
+        free(ml);
+        if (rc) return rc;
+      }
+  return 0;
+}
+
+/* The shard rows of all inputs, per routine: one space and one N, each
+ * shard once, all of them unless incomplete. Sets info[i].k. Returns 0 or
+ * a refusal. */
+static int check_shards(db **in, int nin, char *const *paths, input_info *info, int incomplete, db_shard **rows_out,
+                        size_t *nrows_out, int *any)
+{
+  db_shard *all = NULL;
+  int *owner = NULL;
+  size_t nall = 0;
+  int rc = 0;
+  *any = 0;
+  for (int i = 0; i < nin && !rc; i++) {
+    for (int r = 0; r < DB_ROUTINE_COUNT; r++) info[i].k[r] = -2; /* -2: no shard row; -1: several */
+    db_shard *rows = NULL;
+    size_t n = 0;
+    if (db_list_shards(in[i], NULL, &rows, &n)) {
+      fprintf(stderr, "symvtune merge: %s: %s\n", paths[i], db_errmsg(in[i]));
+      return MERGE_ERROR;
+    }
+    db_shard *grown = realloc(all, sizeof *all * (nall + n + 1));
+    int *og = realloc(owner, sizeof *owner * (nall + n + 1));
+    if (grown) all = grown;
+    if (og) owner = og;
+    if (!grown || !og) {
+      free(rows);
+      rc = MERGE_ERROR;
+      break;
+    }
+    for (size_t j = 0; j < n; j++) {
+      all[nall] = rows[j], owner[nall] = i;
+      if (!all[nall].source[0]) snprintf(all[nall].source, sizeof all[nall].source, "%s", paths[i]);
+      nall++;
+      for (int r = 0; r < DB_ROUTINE_COUNT; r++)
+        if (!strcmp(rows[j].routine, db_routine_name(r))) info[i].k[r] = info[i].k[r] == -2 ? rows[j].k : -1;
+    }
+    free(rows);
+  }
+  for (int r = 0; r < DB_ROUTINE_COUNT && !rc; r++) {
+    const char *ro = db_routine_name(r);
+    long first = -1;
+    for (size_t j = 0; j < nall && !rc; j++) {
+      if (strcmp(all[j].routine, ro)) continue;
+      if (first < 0) {
+        first = (long)j;
+        continue;
+      }
+      const db_shard *a = &all[first], *b = &all[j];
+      if (strcmp(a->space, b->space) || a->n != b->n)
+        rc = refuse("%s: %s holds shard %d/%d of space %s (sizes %s) and %s shard %d/%d of space %s (sizes %s): not "
+                    "one sweep (same --families, --wide, --sizes, --uplo, --hot and GPU model make the same space)",
+                    ro, a->source, a->k, a->n, a->space, a->sizes, b->source, b->k, b->n, b->space, b->sizes);
+    }
+    if (rc || first < 0) continue;
+    *any = 1;
+    int n = all[first].n;
+    int *seen = calloc((size_t)n, sizeof *seen);
+    const char **who = calloc((size_t)n, sizeof *who);
+    if (!seen || !who) rc = MERGE_ERROR;
+    for (size_t j = 0; j < nall && !rc; j++) {
+      if (strcmp(all[j].routine, ro)) continue;
+      if (seen[all[j].k]++) rc = refuse("%s: shard %d/%d is in both %s and %s: each shard must be merged once", ro,
+                                        all[j].k, n, who[all[j].k], all[j].source);
+      who[all[j].k] = all[j].source;
+    }
+    for (int i = 0; i < nin && !rc; i++)
+      if (info[i].k[r] == -2) {
+        db_counts cnt;
+        if (!db_count_candidates(in[i], ro, NULL, &cnt) && cnt.total > 0)
+          rc = refuse("%s: %s holds a whole %s sweep (no shard record) but others hold shards %s/%d: not one sweep",
+                      ro, paths[i], ro, "K", n);
+      }
+    if (!rc) {
+      char missing[1024] = "";
+      int nmiss = 0, len = 0;
+      for (int k = 0; k < n; k++)
+        if (!seen[k] && nmiss++ < 40) len += snprintf(missing + len, sizeof missing - (size_t)len, "%s%d", len ? "," : "", k);
+      if (nmiss && !incomplete)
+        rc = refuse("%s: %d of the %d shards are missing (K = %s%s): merge all of them, or pass --incomplete", ro, nmiss,
+                    n, missing, nmiss > 40 ? ",..." : "");
+      else if (nmiss)
+        fprintf(stderr, "symvtune merge: warning: %s: %d of the %d shards missing (K = %s%s): the dense stage would "
+                "rank an incomplete space\n", ro, nmiss, n, missing, nmiss > 40 ? ",..." : "");
+    }
+    free(seen);
+    free(who);
+  }
+  free(owner);
+  *rows_out = all, *nrows_out = nall;
+  return rc;
+}
+
+/* Every candidate of a sharded routine must lie in the shard its input
+ * says (recomputed from the union of the candidates, sweep_shard_assign);
+ * a complete set must make up the space its fingerprint names. */
+static int check_membership(db *out, const db_shard *rows, size_t nrows, const int *from, long long nfrom,
+                            const input_info *info, char *const *paths)
+{
+  for (int r = 0; r < DB_ROUTINE_COUNT; r++) {
+    const char *ro = db_routine_name(r);
+    const db_shard *row = NULL;
+    int present = 0;
+    for (size_t j = 0; j < nrows; j++)
+      if (!strcmp(rows[j].routine, ro)) {
+        if (!row) row = &rows[j];
+        present++; /* each shard once: check_shards made sure */
+      }
+    if (!row || present < row->n) continue; /* an incomplete set cuts differently: nothing to compare with */
+    db_candidate *list = NULL;
+    size_t n = 0;
+    if (db_list_candidates(out, ro, -1, NULL, &list, &n)) return MERGE_ERROR;
+    symv_params *p = malloc(sizeof *p * (n ? n : 1));
+    int *shard = malloc(sizeof *shard * (n ? n : 1));
+    int ns[64], nsizes = 0, rc = p && shard ? 0 : MERGE_ERROR;
+    for (size_t j = 0; j < n && !rc; j++) {
+      memset(&p[j], 0, sizeof p[j]);
+      symv_family f;
+      if (symv_family_parse(list[j].family, &f)) f = SYMV_FAMILY_FAULT; /* not tunable: not part of the space */
+      p[j].family = f, p[j].block_size = list[j].block_size, p[j].ux = list[j].ux;
+      p[j].multiplicity = list[j].multiplicity, p[j].mx = list[j].mx;
+      symv_routine_parse(ro, &p[j].routine);
+    }
+    if (!rc) { /* first: the union must be the space, or the cut below means nothing */
+      char fp[17], sizes[sizeof row->sizes];
+      snprintf(sizes, sizeof sizes, "%s", row->sizes);
+      for (char *save = NULL, *t = strtok_r(sizes, ",", &save); t && nsizes < 64; t = strtok_r(NULL, ",", &save))
+        ns[nsizes++] = atoi(t);
+      if (sweep_space_fingerprint(p, (long)n, ns, nsizes, row->uplo, row->hot, fp)) rc = MERGE_ERROR;
+      else if (strcmp(fp, row->space))
+        rc = refuse("%s: the shards' %zu candidates make up space %s, not the space %s they were cut from: a shard "
+                    "holds candidates of another space", ro, n, fp, row->space);
+    }
+    if (!rc && sweep_shard_assign(p, (long)n, row->n, shard, NULL)) rc = MERGE_ERROR;
+    for (size_t j = 0; j < n && !rc; j++) {
+      int i = list[j].id < nfrom ? from[list[j].id] : -1;
+      if (i < 0 || !symv_family_tunable(p[j].family) || info[i].k[r] < 0) continue; /* pending, test family, or an input of several shards */
+      if (shard[j] != info[i].k[r])
+        rc = refuse("%s:%s:%d,%d,%d,%d came from %s, shard %d/%d, but the partition puts it in shard %d: the shards "
+                    "were not cut from this space", ro, list[j].family, list[j].block_size, list[j].ux,
+                    list[j].multiplicity, list[j].mx, paths[i], info[i].k[r], row->n, shard[j]);
+    }
+    free(list), free(p), free(shard);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static void remove_db(const char *path)
+{
+  char aux[4200];
+  unlink(path);
+  snprintf(aux, sizeof aux, "%s-wal", path);
+  unlink(aux);
+  snprintf(aux, sizeof aux, "%s-shm", path);
+  unlink(aux);
+}
+
+int merge_shards(const char *path, char *const *paths, int nin, const merge_opts *o)
+{
+  db **in = calloc((size_t)nin, sizeof *in);
+  input_info *info = calloc((size_t)nin, sizeof *info);
+  db *out = NULL;
+  db_shard *rows = NULL;
+  size_t nrows = 0;
+  int *from = NULL, rc = 0, any_shards = 0, created = 0;
+  long long nfrom = 0, ncand = 0, nmeas = 0, nbase = 0;
+  double spread = 0;
+  if (!in || !info) rc = MERGE_ERROR;
+  /* every input readable, of one GPU model */
+  db_device dev0;
+  for (int i = 0; i < nin && !rc; i++) {
+    db_device dv;
+    if (db_open(&in[i], paths[i], DB_READONLY) || db_get_device(in[i], &dv)) {
+      fprintf(stderr, "symvtune merge: %s: %s\n", paths[i], db_errmsg(in[i]));
+      rc = MERGE_ERROR;
+      break;
+    }
+    if (i == 0) dev0 = dv;
+    else if (strcmp(dv.name, dev0.name) || dv.cc_major != dev0.cc_major || dv.cc_minor != dev0.cc_minor ||
+             dv.sm_count != dev0.sm_count)
+      rc = refuse("%s was made on %s (compute capability %d.%d, %d SMs) but %s on %s (%d.%d, %d SMs): timings of two "
+                  "GPU models do not merge", paths[i], dv.name, dv.cc_major, dv.cc_minor, dv.sm_count, paths[0],
+                  dev0.name, dev0.cc_major, dev0.cc_minor, dev0.sm_count);
+  }
+  if (!rc) rc = check_shards(in, nin, paths, info, o->incomplete, &rows, &nrows, &any_shards);
+  if (!rc) {
+    created = 1;
+    if (db_open(&out, path, DB_CREATE) || db_check_device(out, &dev0, 0) || db_begin(out)) {
+      fprintf(stderr, "symvtune merge: %s: %s\n", path, db_errmsg(out));
+      rc = MERGE_ERROR;
+    }
+  }
+  for (int i = 0; i < nin && !rc; i++) {
+    db_device dv;
+    db_get_device(in[i], &dv);
+    if (db_check_device(out, &dv, 0)) {
+      fprintf(stderr, "symvtune merge: %s: %s\n", paths[i], db_errmsg(out));
+      rc = MERGE_REFUSED;
+    } else if (*db_warning(out)) {
+      fprintf(stderr, "symvtune merge: warning: %s: %s\n", paths[i], db_warning(out));
+    }
+    if (!rc) rc = copy_candidates(out, in[i], i, paths, &from, &nfrom, &ncand, &nmeas);
+    if (!rc) rc = copy_baselines(out, in[i], &nbase, &spread);
+    if (rc == MERGE_ERROR) fprintf(stderr, "symvtune merge: %s into %s: %s %s\n", paths[i], path, db_errmsg(in[i]),
+                                       db_errmsg(out));
+    for (int r = 0; !rc && r < DB_ROUTINE_COUNT; r++) {
+      db_fit f;
+      db_rule *ru = NULL;
+      size_t nr = 0;
+      if (!db_latest_fit(in[i], db_routine_name(r), 'L', 0, &f, &ru, &nr, NULL, NULL) ||
+          !db_latest_fit(in[i], db_routine_name(r), 'U', 0, &f, &ru, &nr, NULL, NULL))
+        fprintf(stderr, "symvtune merge: note: %s has fits of %s; they are not merged (run symvtune fit on %s)\n",
+                paths[i], db_routine_name(r), path);
+      free(ru);
+    }
+  }
+  for (size_t j = 0; j < nrows && !rc; j++)
+    if (db_put_shard(out, &rows[j])) {
+      fprintf(stderr, "symvtune merge: %s\n", db_errmsg(out));
+      rc = MERGE_ERROR;
+    }
+  if (!rc && any_shards) rc = check_membership(out, rows, nrows, from, nfrom, info, paths);
+  db_counts cnt = {0};
+  if (!rc && db_count_candidates(out, NULL, NULL, &cnt)) rc = MERGE_ERROR;
+  if (!rc && o->check_complete && cnt.by_status[DB_PENDING] > 0)
+    rc = refuse("%lld candidates are still pending (--check-complete): finish the sweep of every input first",
+                cnt.by_status[DB_PENDING]);
+  if (!rc) {
+    long long run_id;
+    if (db_run_begin(out, o->command_line, &run_id) || db_run_end(out, run_id, 0, 0) || db_commit(out)) {
+      fprintf(stderr, "symvtune merge: %s\n", db_errmsg(out));
+      rc = MERGE_ERROR;
+    }
+  }
+  for (int i = 0; in && i < nin; i++) db_close(in[i]);
+  if (db_close(out) && !rc) rc = MERGE_ERROR;
+  if (rc && created) {
+    remove_db(path);
+    fprintf(stderr, "symvtune merge: nothing was written (%s removed)\n", path);
+  }
+  if (!rc && !o->quiet) {
+    printf("merged %d databases into %s: %lld candidates (valid %lld, invalid %lld, pending %lld), %lld of them with "
+           "results, %lld timings, %lld baseline timings\n", nin, path, cnt.total, cnt.by_status[DB_VALID],
+           cnt.by_status[DB_INVALID], cnt.by_status[DB_PENDING], ncand, nmeas, nbase);
+    if (spread > 0) printf("  baselines measured in several inputs differ by up to %.2f%% (the first input's are kept)\n", 100 * spread);
+    for (size_t j = 0; j < nrows; j++)
+      if (j == 0 || strcmp(rows[j].routine, rows[j - 1].routine))
+        printf("  %s: shards of space %s (sizes %s, uplo %c%s), %lld candidates: run `symvtune sweep --db %s --routine "
+               "%s --sizes %s` with the shards' other options for the dense stage\n", rows[j].routine, rows[j].space,
+               rows[j].sizes, rows[j].uplo, rows[j].hot ? ", hot" : "", rows[j].space_size, path, rows[j].routine,
+               rows[j].sizes);
+  }
+  free(in), free(info), free(rows), free(from);
+  return rc;
+}
