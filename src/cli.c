@@ -335,3 +335,12 @@ int cli_refuse_overwrite(const char *cmd, const char *option, const char *out, c
   }
   return 0;
 }
+
+char *cli_command_line(int argc, char **argv, char *buf, size_t size)
+{
+  int ol = 0;
+  buf[0] = 0;
+  for (int i = 0; i < argc && ol < (int)size - 2; i++)
+    ol += snprintf(buf + ol, size - (size_t)ol, "%s%s", i ? " " : "", argv[i]);
+  return buf;
+}

@@ -130,6 +130,11 @@ int cli_parse_point(const char *cmd, const char *s, symv_params *out);
  *  --help'." to stderr; returns SYMV_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/** cli_command_line: argv[0..argc) joined by spaces into buf (size bytes,
+ *  NUL-terminated, cut to fit): the command line a database records of a
+ *  run. Returns buf. */
+char *cli_command_line(int argc, char **argv, char *buf, size_t size);
+
 /** cli_refuse_overwrite: nonzero (SYMV_EXIT_USAGE, with "symvtune CMD:
  *  OPTION OUT is WHAT IN (an input of this command): refusing to write
  *  over it" printed) if the output file `out` is the input file `in` (the

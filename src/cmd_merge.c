@@ -71,9 +71,7 @@ static int run(int argc, char **argv)
     if (!strcmp(paths[i], path)) return cli_usage_error("merge", "%s is both an input and the output", path);
 
   char optline[512];
-  int ol = 0;
-  for (int i = 0; i < argc && ol < (int)sizeof optline - 2; i++)
-    ol += snprintf(optline + ol, sizeof optline - (size_t)ol, "%s%s", i ? " " : "", argv[i]);
+  cli_command_line(argc, argv, optline, sizeof optline);
   const merge_opts o = {.check_complete = check_complete, .incomplete = incomplete, .quiet = quiet,
                         .command_line = optline};
   return merge_shards(path, paths, nin, &o);

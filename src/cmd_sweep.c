@@ -302,18 +302,6 @@ static int open_sweep(sweep_args *a, db **d)
   return -1;
 }
 
-/* Records the start of this run in the database: its command line. */
-static long long begin_run(db *d, int argc, char **argv)
-{
-  char optline[1024];
-  int ol = 0;
-  for (int i = 0; i < argc && ol < (int)sizeof optline - 2; i++)
-    ol += snprintf(optline + ol, sizeof optline - (size_t)ol, "%s%s", i ? " " : "", argv[i]);
-  long long run_id = 0;
-  db_run_begin(d, optline, &run_id);
-  return run_id;
-}
-
 static int run(int argc, char **argv)
 {
   int each;
@@ -345,7 +333,9 @@ static int run(int argc, char **argv)
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  long long run_id = begin_run(d, argc, argv);
+  char optline[1024];
+  long long run_id = 0;
+  db_run_begin(d, cli_command_line(argc, argv, optline, sizeof optline), &run_id);
 
   /* enumerate and record the space (or this shard of it); drop what cannot run */
   symv_params *space = NULL;
