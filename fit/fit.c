@@ -273,10 +273,40 @@ static int fit_step_bracketed(const fit_curve *c, const int *idx, int k, int ns)
   return below && above;
 }
 
-int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
+/* The working state of fit_curve_compute over one curve, shared by its
+ * steps: the samples that decide the curve, their grid positions, ln t and
+ * covariates, and the fitted spline and step coefficients. The arrays are
+ * malloc'ed (fit_samples_used, fit_work_alloc) and freed by fit_work_free. */
+typedef struct {
+  int *idx;                        /* [k] the samples used: indices into c->n, c->us, ascending n, distinct */
+  int k;
+  int first, last;                 /* c->n[idx[0]], c->n[idx[k - 1]], elements (k >= 2) */
+  int U;                           /* the spline's grid: g[0..U], g[u] at n = first e^(u / G) */
+  fit_steps st;                    /* the steps' covariates */
+  double beta[1 + FIT_STEP_MAX];   /* [st.K] their fitted coefficients */
+  double bmax[1 + FIT_STEP_MAX];   /* [st.K] each coefficient's upper bound (its lower: 0) */
+  size_t Kz;                       /* the row length of z and zs: st.K, at least 1 */
+  int *pos;                        /* [k] each sample's grid point, 0..U */
+  double *y;                       /* [k] each sample's ln t (t in microseconds) */
+  double *z;                       /* [k * Kz] each sample's covariates (fit_covariates) */
+  int *s;                          /* [k] scratch: the kept samples' grid points */
+  double *ys;                      /* [k] scratch: the kept samples' ln t less the fixed covariates */
+  double *zs;                      /* [k * Kz] scratch: the kept samples' free covariates */
+  double *res;                     /* [k] scratch: the kept samples' absolute residuals */
+  double *g;                       /* [U + 1] the fitted spline, ln t at each grid point */
+  double a;                        /* the smoothing weight of the last fit */
+} fit_work;
+
+static void fit_work_free(fit_work *w)
 {
-  if (lo < 1 || hi < lo || !(isfinite(alpha) && alpha >= 0) || (long long)hi - lo + 1 > FIT_MAX_SPAN)
-    return SYMV_INVALID_VALUE;
+  free(w->idx), free(w->pos), free(w->s), free(w->y), free(w->ys), free(w->res), free(w->g), free(w->z), free(w->zs);
+}
+
+/* Sets c's results to "not fitted" over lo..hi: pred_us (re)allocated with
+ * hi - lo + 1 NaNs, the counts, alpha, rms_rel and the steps 0, no sample
+ * rejected. Returns 0 or SYMV_NO_MEMORY. */
+static int fit_curve_reset(fit_curve *c, int lo, int hi)
+{
   size_t N = (size_t)(hi - lo) + 1;
   free(c->pred_us);
   c->pred_us = malloc(N * sizeof *c->pred_us);
@@ -290,11 +320,16 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
   c->nsteps = 0;
   c->step_beta = 0;
   memset(c->rejected, 0, (size_t)c->nsamples);
+  return 0;
+}
 
-  /* The samples that decide the curve over lo..hi: those in lo..hi and,
-   * where lo (hi) is not itself sampled, the nearest sample below (above)
-   * it, so that the curve reaches lo and hi wherever the samples bracket
-   * them. idx[0..k), ascending n, distinct. */
+/* The samples that decide the curve over lo..hi (elements): those in
+ * lo..hi and, where lo (hi) is not itself sampled, the nearest sample below
+ * (above) it, so that the curve reaches lo and hi wherever the samples
+ * bracket them. Sets w->idx (malloc'ed), w->k and, where k >= 2, w->first,
+ * w->last and w->U. Returns 0 or SYMV_NO_MEMORY. */
+static int fit_samples_used(const fit_curve *c, int lo, int hi, fit_work *w)
+{
   int flo = lo, fhi = hi, at_lo = 0, at_hi = 0;
   for (int i = 0; i < c->nsamples; i++) at_lo |= c->n[i] == lo, at_hi |= c->n[i] == hi;
   for (int i = 0; i < c->nsamples; i++) {
@@ -306,165 +341,238 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
   if (!idx) return SYMV_NO_MEMORY;
   for (int i = 0; i < c->nsamples; i++)
     if (c->n[i] >= flo && c->n[i] <= fhi) idx[k++] = i;
-  if (k < 2) {
-    c->nused = k;
-    free(idx);
-    return 0;
-  }
-  int first = c->n[idx[0]], last = c->n[idx[k - 1]];
-  c->first = first, c->last = last;
-  int U = (int)ceil(FIT_GRID_PER_EFOLD * log((double)last / first));
+  w->idx = idx, w->k = k;
+  if (k < 2) return 0;
+  w->first = c->n[idx[0]], w->last = c->n[idx[k - 1]];
+  int U = (int)ceil(FIT_GRID_PER_EFOLD * log((double)w->last / w->first));
   if (U < 1) U = 1;
+  w->U = U;
+  return 0;
+}
 
-  /* the steps (none for a family without them): the teeth, where the
-   * samples reach a plateau past the first, and a jump at each step sampled
-   * on both sides */
-  fit_steps st = {0};
-  double beta[1 + FIT_STEP_MAX] = {0}, bmax[1 + FIT_STEP_MAX];
+/* The steps of the curve over w->first..w->last (none for a family without
+ * them, grid_blocks 0): the teeth, where the samples w->idx reach a plateau
+ * past the first, and a jump at each step sampled on both sides. Sets w->st
+ * and the bounds w->bmax of its columns. */
+static void fit_find_steps(const fit_curve *c, fit_work *w)
+{
+  fit_steps *st = &w->st;
   if (c->grid_blocks > 0) {
-    for (int i = 0; i < k && !st.teeth; i++) st.teeth = fit_tooth(c, c->n[idx[i]]) != 0;
-    st.K = st.teeth;
-    if (st.teeth) bmax[0] = FIT_STEP_BETA_MAX;
-    st.nsteps = fit_step_sizes(c->step_width, c->grid_blocks, first, last, st.n, FIT_STEP_MAX);
-    for (int j = 0; j < st.nsteps; j++) {
-      st.col[j] = fit_step_bracketed(c, idx, k, st.n[j]) ? st.K++ : -1;
-      if (st.col[j] >= 0) bmax[st.col[j]] = FIT_STEP_JUMP_MAX;
+    for (int i = 0; i < w->k && !st->teeth; i++) st->teeth = fit_tooth(c, c->n[w->idx[i]]) != 0;
+    st->K = st->teeth;
+    if (st->teeth) w->bmax[0] = FIT_STEP_BETA_MAX;
+    st->nsteps = fit_step_sizes(c->step_width, c->grid_blocks, w->first, w->last, st->n, FIT_STEP_MAX);
+    for (int j = 0; j < st->nsteps; j++) {
+      st->col[j] = fit_step_bracketed(c, w->idx, w->k, st->n[j]) ? st->K++ : -1;
+      if (st->col[j] >= 0) w->bmax[st->col[j]] = FIT_STEP_JUMP_MAX;
     }
   }
-  const int K = st.K;
+}
 
-  int rc = SYMV_NO_MEMORY;
-  int *pos = malloc((size_t)k * sizeof *pos), *s = malloc((size_t)k * sizeof *s);
-  double *y = malloc((size_t)k * sizeof *y), *ys = malloc((size_t)k * sizeof *ys);
-  double *res = malloc((size_t)k * sizeof *res);
-  double *g = malloc(((size_t)U + 1) * sizeof *g);
-  const size_t Kz = K ? (size_t)K : 1;
-  double *z = malloc((size_t)k * Kz * sizeof *z), *zs = malloc((size_t)k * Kz * sizeof *zs);
-  if (!pos || !s || !y || !ys || !res || !g || !z || !zs) goto out;
+/* Allocates w's sample arrays and the spline (w->U + 1 points), and sets
+ * each sample's grid point w->pos, its ln t w->y and its covariates w->z.
+ * Returns 0 or SYMV_NO_MEMORY (what was allocated is left to
+ * fit_work_free). */
+static int fit_work_alloc(const fit_curve *c, fit_work *w)
+{
+  const int k = w->k;
+  w->pos = malloc((size_t)k * sizeof *w->pos), w->s = malloc((size_t)k * sizeof *w->s);
+  w->y = malloc((size_t)k * sizeof *w->y), w->ys = malloc((size_t)k * sizeof *w->ys);
+  w->res = malloc((size_t)k * sizeof *w->res);
+  w->g = malloc(((size_t)w->U + 1) * sizeof *w->g);
+  w->Kz = w->st.K ? (size_t)w->st.K : 1;
+  w->z = malloc((size_t)k * w->Kz * sizeof *w->z), w->zs = malloc((size_t)k * w->Kz * sizeof *w->zs);
+  if (!w->pos || !w->s || !w->y || !w->ys || !w->res || !w->g || !w->z || !w->zs) return SYMV_NO_MEMORY;
   for (int i = 0; i < k; i++) {
-    long p = lround(FIT_GRID_PER_EFOLD * log((double)c->n[idx[i]] / first));
-    pos[i] = (int)(p < 0 ? 0 : p > U ? U : p);
-    y[i] = log(c->us[idx[i]]);
-    fit_covariates(c, &st, c->n[idx[i]], &z[(size_t)i * Kz]);
+    long p = lround(FIT_GRID_PER_EFOLD * log((double)c->n[w->idx[i]] / w->first));
+    w->pos[i] = (int)(p < 0 ? 0 : p > w->U ? w->U : p);
+    w->y[i] = log(c->us[w->idx[i]]);
+    fit_covariates(c, &w->st, c->n[w->idx[i]], &w->z[(size_t)i * w->Kz]);
   }
-  if (pos[0] == pos[k - 1]) { /* sizes within 0.1% of each other: one grid point, no curve */
-    c->first = c->last = 0;
-    c->nused = k;
-    rc = 0;
-    goto out;
-  }
+  return 0;
+}
 
+/* Fits the kept samples (not c->rejected; their grid points in
+ * w->s[0..m)): the spline w->g with the covariates jointly, the smoothing
+ * weight alpha (0: chosen by GCV) into w->a. A covariate whose coefficient
+ * falls outside 0..its bound (what a launch of cost a + tau m cannot do:
+ * time falling at a step or within a plateau, see Steps in fit.h) is held
+ * at the bound in w->beta, and the rest refitted to what it leaves, until
+ * every free one is within bounds. Returns 0 or the d-spline's error. */
+static int fit_solve(const fit_curve *c, fit_work *w, int m, double alpha)
+{
+  const int K = w->st.K;
+  const size_t Kz = w->Kz;
+  int fixed[1 + FIT_STEP_MAX] = {0};
+  for (;;) {
+    int Kf = 0, map[1 + FIT_STEP_MAX];
+    for (int j = 0; j < K; j++)
+      if (!fixed[j]) map[Kf++] = j;
+    for (int i = 0, q = 0; i < w->k; i++) {
+      if (c->rejected[w->idx[i]]) continue;
+      const double *zi = &w->z[(size_t)i * Kz];
+      w->ys[q] = w->y[i];
+      for (int j = 0; j < K; j++)
+        if (fixed[j]) w->ys[q] -= w->beta[j] * zi[j];
+      for (int f = 0; f < Kf; f++) w->zs[(size_t)q * (size_t)Kf + (size_t)f] = zi[map[f]];
+      q++;
+    }
+    w->a = alpha;
+    if (Kf == 0)
+      return alpha > 0 ? dspline_fit(0, w->U, w->s, w->ys, m, alpha, w->g)
+                       : dspline_fit_auto(0, w->U, w->s, w->ys, m, &w->a, w->g);
+    double bf[1 + FIT_STEP_MAX];
+    int rc = dspline_fit_border(0, w->U, w->s, w->ys, m, w->zs, Kf, FIT_STEP_RIDGE, alpha, &w->a, w->g, bf, NULL);
+    if (rc) return rc;
+    int out_of_bounds = 0;
+    for (int f = 0; f < Kf; f++) {
+      const int j = map[f];
+      w->beta[j] = bf[f];
+      if (!(bf[f] >= 0 && bf[f] <= w->bmax[j]))
+        w->beta[j] = bf[f] > w->bmax[j] ? w->bmax[j] : 0, fixed[j] = 1, out_of_bounds = 1;
+    }
+    if (!out_of_bounds) return 0;
+  }
+}
+
+/* Sample i's residual in ln t under the current fit (fit_residual). */
+static double fit_work_residual(const fit_work *w, int i)
+{
+  return fit_residual(w->y[i], w->g[w->pos[i]], &w->z[(size_t)i * w->Kz], w->beta, w->st.K);
+}
+
+/* The worst isolated kept sample whose residual exceeds
+ * FIT_OUTLIER_SIGMAS robust sigmas of the kept samples' residuals (at least
+ * FIT_NOISE_FLOOR): its index into w->idx, or -1 if none. A lone spike
+ * pulls the curve toward itself, so its kept neighbours are left on the
+ * other side (or near the curve); at a step of the real curve they are
+ * not. A sample on a side of a step with a jump of its own is never one:
+ * its residual is the step's, not a spike's. */
+static int fit_worst_outlier(const fit_curve *c, fit_work *w)
+{
+  const int k = w->k;
+  /* the robust scale of the kept samples' residuals */
+  int q = 0;
+  for (int i = 0; i < k; i++)
+    if (!c->rejected[w->idx[i]]) w->res[q++] = fabs(fit_work_residual(w, i));
+  double med = symv_median(w->res, (size_t)q);
+  double limit = FIT_OUTLIER_SIGMAS * fmax(1.4826 * med, FIT_NOISE_FLOOR);
+  int worst = -1;
+  double rw = 0;
+  for (int i = 0; i < k; i++) {
+    if (c->rejected[w->idx[i]]) continue;
+    double r = fit_work_residual(w, i);
+    if (!(fabs(r) > limit) || fabs(r) <= rw) continue;
+    int side = 0;
+    for (int j = 0; j < w->st.nsteps && !side; j++) side = w->st.col[j] >= 0 && fit_step_side(c->n[w->idx[i]], w->st.n[j]);
+    if (side) continue;
+    int lone = 1;
+    for (int dir = -1; dir <= 1 && lone; dir += 2) {
+      int j = i + dir;
+      while (j >= 0 && j < k && c->rejected[w->idx[j]]) j += dir;
+      if (j < 0 || j >= k) continue;
+      double rn = fit_work_residual(w, j);
+      lone = rn * r <= 0 || fabs(rn) < 0.25 * fabs(r);
+    }
+    if (lone) worst = i, rw = fabs(r);
+  }
+  return worst;
+}
+
+/* Whether the kept samples less sample `worst` (an index into w->idx) still
+ * have two distinct grid points to fit. */
+static int fit_can_drop(const fit_curve *c, const fit_work *w, int worst)
+{
+  int p0 = -1, distinct = 0;
+  for (int i = 0; i < w->k && distinct < 2; i++)
+    if (i != worst && !c->rejected[w->idx[i]] && w->pos[i] != p0) p0 = w->pos[i], distinct++;
+  return distinct >= 2;
+}
+
+/* Fits the samples (fit_solve), dropping the worst lone outlier
+ * (fit_worst_outlier) and refitting, while fewer than FIT_MAX_REJECT of
+ * them are dropped and dropping leaves two grid points. Marks the dropped
+ * ones in c->rejected and counts them in c->nrejected; leaves the last fit
+ * in w->g, w->beta and w->a. Returns 0 or the d-spline's error. */
+static int fit_robust(fit_curve *c, fit_work *w, double alpha)
+{
+  const int k = w->k;
   int max_reject = (int)floor(FIT_MAX_REJECT * k);
-  double a = alpha;
   for (;;) {
     /* fit the kept samples */
     int m = 0;
     for (int i = 0; i < k; i++)
-      if (!c->rejected[idx[i]]) s[m] = pos[i], ys[m] = y[i], m++;
-    /* the covariates jointly with the spline; one outside 0..its bound (what
-     * a launch of cost a + tau m cannot do: time falling at a step or within
-     * a plateau, see Steps in fit.h) is held at the bound, and the rest
-     * refitted to what it leaves, until every free one is within bounds */
-    int fixed[1 + FIT_STEP_MAX] = {0};
-    for (;;) {
-      int Kf = 0, map[1 + FIT_STEP_MAX];
-      for (int j = 0; j < K; j++)
-        if (!fixed[j]) map[Kf++] = j;
-      for (int i = 0, q = 0; i < k; i++) {
-        if (c->rejected[idx[i]]) continue;
-        const double *zi = &z[(size_t)i * Kz];
-        ys[q] = y[i];
-        for (int j = 0; j < K; j++)
-          if (fixed[j]) ys[q] -= beta[j] * zi[j];
-        for (int f = 0; f < Kf; f++) zs[(size_t)q * (size_t)Kf + (size_t)f] = zi[map[f]];
-        q++;
-      }
-      a = alpha;
-      if (Kf == 0) {
-        rc = alpha > 0 ? dspline_fit(0, U, s, ys, m, alpha, g) : dspline_fit_auto(0, U, s, ys, m, &a, g);
-        break;
-      }
-      double bf[1 + FIT_STEP_MAX];
-      rc = dspline_fit_border(0, U, s, ys, m, zs, Kf, FIT_STEP_RIDGE, alpha, &a, g, bf, NULL);
-      if (rc) break;
-      int out_of_bounds = 0;
-      for (int f = 0; f < Kf; f++) {
-        const int j = map[f];
-        beta[j] = bf[f];
-        if (!(bf[f] >= 0 && bf[f] <= bmax[j])) beta[j] = bf[f] > bmax[j] ? bmax[j] : 0, fixed[j] = 1, out_of_bounds = 1;
-      }
-      if (!out_of_bounds) break;
-    }
-    if (rc) goto out;
+      if (!c->rejected[w->idx[i]]) w->s[m] = w->pos[i], w->ys[m] = w->y[i], m++;
+    int rc = fit_solve(c, w, m, alpha);
+    if (rc) return rc;
     if (c->nrejected >= max_reject) break;
-    /* the robust scale of the kept samples' residuals */
-    int q = 0;
-    for (int i = 0; i < k; i++)
-      if (!c->rejected[idx[i]]) res[q++] = fabs(fit_residual(y[i], g[pos[i]], &z[(size_t)i * Kz], beta, K));
-    double med = symv_median(res, (size_t)q);
-    double limit = FIT_OUTLIER_SIGMAS * fmax(1.4826 * med, FIT_NOISE_FLOOR);
-    /* the worst isolated sample beyond it: a lone spike pulls the curve
-     * toward itself, so its kept neighbours are left on the other side (or
-     * near the curve); at a step of the real curve they are not */
-    int worst = -1;
-    double rw = 0;
-    for (int i = 0; i < k; i++) {
-      if (c->rejected[idx[i]]) continue;
-      double r = fit_residual(y[i], g[pos[i]], &z[(size_t)i * Kz], beta, K);
-      if (!(fabs(r) > limit) || fabs(r) <= rw) continue;
-      /* a side of a step with a jump of its own is what sets the jump: the
-       * residual of one of its two samples is the step's, not a spike's */
-      int side = 0;
-      for (int j = 0; j < st.nsteps && !side; j++) side = st.col[j] >= 0 && fit_step_side(c->n[idx[i]], st.n[j]);
-      if (side) continue;
-      int lone = 1;
-      for (int dir = -1; dir <= 1 && lone; dir += 2) {
-        int j = i + dir;
-        while (j >= 0 && j < k && c->rejected[idx[j]]) j += dir;
-        if (j < 0 || j >= k) continue;
-        double rn = fit_residual(y[j], g[pos[j]], &z[(size_t)j * Kz], beta, K);
-        lone = rn * r <= 0 || fabs(rn) < 0.25 * fabs(r);
-      }
-      if (lone) worst = i, rw = fabs(r);
-    }
+    const int worst = fit_worst_outlier(c, w);
     if (worst < 0) break;
-    /* dropping it must leave two distinct positions to fit */
-    int p0 = -1, distinct = 0;
-    for (int i = 0; i < k && distinct < 2; i++)
-      if (i != worst && !c->rejected[idx[i]] && pos[i] != p0) p0 = pos[i], distinct++;
-    if (distinct < 2) break;
-    c->rejected[idx[worst]] = 1;
+    if (!fit_can_drop(c, w, worst)) break;
+    c->rejected[w->idx[worst]] = 1;
     c->nrejected++;
   }
+  return 0;
+}
 
+/* Stores the fit w in c over lo..hi (elements): pred_us (microseconds) over
+ * max(first, lo)..min(last, hi), nused and rms_rel over the kept samples,
+ * alpha, and with steps step_beta and each step's n, jump and ratio. */
+static void fit_curve_store(fit_curve *c, const fit_work *w, int lo, int hi)
+{
+  const int first = w->first, last = w->last, U = w->U;
+  const fit_steps *st = &w->st;
+  const double *g = w->g, *beta = w->beta;
   for (int n = first > lo ? first : lo; n <= last && n <= hi; n++)
-    c->pred_us[n - lo] = exp(fit_grid_eval(g, U, first, n) + fit_steps_at(c, &st, beta, n));
+    c->pred_us[n - lo] = exp(fit_grid_eval(g, U, first, n) + fit_steps_at(c, st, beta, n));
   double sum = 0;
-  for (int i = 0; i < k; i++) {
-    if (c->rejected[idx[i]]) continue;
-    const int n = c->n[idx[i]];
-    double e = (exp(fit_grid_eval(g, U, first, n) + fit_steps_at(c, &st, beta, n)) - c->us[idx[i]]) / c->us[idx[i]];
+  for (int i = 0; i < w->k; i++) {
+    if (c->rejected[w->idx[i]]) continue;
+    const int n = c->n[w->idx[i]];
+    double e = (exp(fit_grid_eval(g, U, first, n) + fit_steps_at(c, st, beta, n)) - c->us[w->idx[i]]) / c->us[w->idx[i]];
     sum += e * e;
     c->nused++;
   }
   c->rms_rel = sqrt(sum / c->nused);
-  c->alpha = a;
-  if (K) { /* the steps within first..last, and the fitted curve's ratio across each */
-    c->step_beta = st.teeth ? beta[0] : 0;
-    c->nsteps = st.nsteps;
+  c->alpha = w->a;
+  if (st->K) { /* the steps within first..last, and the fitted curve's ratio across each */
+    c->step_beta = st->teeth ? beta[0] : 0;
+    c->nsteps = st->nsteps;
     for (int j = 0; j < c->nsteps; j++) {
-      const int n = st.n[j];
+      const int n = st->n[j];
       c->step_n[j] = n;
-      c->step_jump[j] = st.col[j] >= 0 ? beta[st.col[j]] : NAN;
-      c->step_ratio[j] = exp(fit_grid_eval(g, U, first, n) + fit_steps_at(c, &st, beta, n) -
-                             fit_grid_eval(g, U, first, n - 1) - fit_steps_at(c, &st, beta, n - 1));
+      c->step_jump[j] = st->col[j] >= 0 ? beta[st->col[j]] : NAN;
+      c->step_ratio[j] = exp(fit_grid_eval(g, U, first, n) + fit_steps_at(c, st, beta, n) -
+                             fit_grid_eval(g, U, first, n - 1) - fit_steps_at(c, st, beta, n - 1));
     }
   }
-  rc = 0;
-out:
-  free(idx), free(pos), free(s), free(y), free(ys), free(res), free(g), free(z), free(zs);
+}
+
+int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha)
+{
+  if (lo < 1 || hi < lo || !(isfinite(alpha) && alpha >= 0) || (long long)hi - lo + 1 > FIT_MAX_SPAN)
+    return SYMV_INVALID_VALUE;
+  int rc = fit_curve_reset(c, lo, hi);
+  if (rc) return rc;
+  fit_work w = {0};
+  if ((rc = fit_samples_used(c, lo, hi, &w))) return rc;
+  if (w.k < 2) {
+    c->nused = w.k;
+    free(w.idx);
+    return 0;
+  }
+  c->first = w.first, c->last = w.last;
+  fit_find_steps(c, &w);
+  rc = fit_work_alloc(c, &w);
+  if (!rc && w.pos[0] == w.pos[w.k - 1]) { /* sizes within 0.1% of each other: one grid point, no curve */
+    c->first = c->last = 0;
+    c->nused = w.k;
+  } else if (!rc && !(rc = fit_robust(c, &w, alpha))) {
+    fit_curve_store(c, &w, lo, hi);
+  }
+  fit_work_free(&w);
   if (rc) {
-    for (size_t j = 0; j < N; j++) c->pred_us[j] = NAN;
+    for (size_t j = 0; j < (size_t)(hi - lo) + 1; j++) c->pred_us[j] = NAN;
     c->alpha = 0;
   }
   return rc;
