@@ -252,119 +252,183 @@ int adaptive_wants(const adaptive_opts *o, const adaptive_curve *c, int ncurves,
   return start;
 }
 
-int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, int *out, int maxout, int *nout,
-                  adaptive_state *st)
-{
-  adaptive_state dummy;
-  if (!st) st = &dummy;
-  memset(st, 0, sizeof *st);
-  st->bound = NAN;
-  if (!opts_valid(o) || !c || ncurves < 1 || !out || !nout || maxout < 1) return SYMV_INVALID_VALUE;
-  *nout = 0;
-  long total = 0;
-  for (int i = 0; i < ncurves; i++) {
-    if (c[i].nsamples < 0 || (c[i].nsamples > 0 && (!c[i].n || !c[i].us))) return SYMV_INVALID_VALUE;
-    total += c[i].nsamples;
-  }
-  int nl = 0, *l = lattice_of(o, &nl);
-  int *sampled = malloc(sizeof *sampled * (size_t)(total + 1));
-  int *startset = malloc(sizeof *startset * (size_t)(nl + 1));
-  int *e = malloc(sizeof *e * (size_t)(nl + total + 1));
-  int *cf = calloc((size_t)ncurves * 2, sizeof *cf);
-  double *p = NULL, *u = NULL, *risk = NULL;
-  int rc = SYMV_NO_MEMORY;
-  if (!l || !sampled || !startset || !e || !cf) goto out;
+/* The working state of adaptive_next, shared by its steps. Sizes are in
+ * elements; ln t with t in microseconds. The arrays are malloc'ed and
+ * freed by plan_free. */
+typedef struct {
+  const adaptive_opts *o;
+  const adaptive_curve *c;   /* [ncurves] the curves */
+  int ncurves;
+  adaptive_state *st;        /* what the planner found, filled as it goes */
+  int *l, nl;                /* [nl] the lattice, ascending */
+  int *sampled, ns;          /* [ns] the sizes in lo..hi sampled by any curve, ascending, distinct */
+  int *startset, nstart;     /* [nstart] the start set, ascending */
+  int *e, ne;                /* [ne] the sizes modelled: the lattice and the sampled sizes, ascending */
+  int *cf;                   /* [2 ncurves] each curve's sampled range: first, last (0, 0: not fitted) */
+  double *p, *u;             /* [ncurves x ne] each curve's ln t and its uncertainty at e (NaN: not predicted) */
+  double *risk;              /* [ne] each size's score, in ln t (0: none) */
+  step_pair *pair;           /* [npair] the steps to sample on both sides */
+  int npair;
+  int *cand, ncand;          /* [ncand] the lattice sizes proposed, indices into e (-1: excluded by a pick) */
+} plan;
 
-  /* the sizes sampled so far (by any curve), ascending */
-  int ns = 0;
-  for (int i = 0; i < ncurves; i++)
+/* Curve k's ln t at e[i] (NaN: not predicted). */
+static double plan_p(const plan *pl, int k, int i)
+{
+  return pl->p[(size_t)k * (size_t)pl->ne + (size_t)i];
+}
+
+/* Curve k's uncertainty in ln t at e[i]. */
+static double plan_u(const plan *pl, int k, int i)
+{
+  return pl->u[(size_t)k * (size_t)pl->ne + (size_t)i];
+}
+
+/* The curve predicted fastest at e[i] (the first of equals), or -1 if none
+ * is predicted there. */
+static int plan_fastest(const plan *pl, int i)
+{
+  int b = -1;
+  for (int k = 0; k < pl->ncurves; k++)
+    if (!isnan(plan_p(pl, k, i)) && (b < 0 || plan_p(pl, k, i) < plan_p(pl, b, i))) b = k;
+  return b;
+}
+
+static void plan_free(plan *pl)
+{
+  free(pl->l), free(pl->sampled), free(pl->startset), free(pl->e), free(pl->cf), free(pl->p), free(pl->u),
+      free(pl->risk), free(pl->pair), free(pl->cand);
+}
+
+/* Allocates the lattice (filled in, pl->l, pl->nl) and the arrays that
+ * total samples and the lattice bound: sampled, startset, e and cf.
+ * Returns 0 or SYMV_NO_MEMORY. */
+static int plan_alloc(plan *pl, long total)
+{
+  pl->l = lattice_of(pl->o, &pl->nl);
+  pl->sampled = malloc(sizeof *pl->sampled * (size_t)(total + 1));
+  pl->startset = malloc(sizeof *pl->startset * (size_t)(pl->nl + 1));
+  pl->e = malloc(sizeof *pl->e * (size_t)(pl->nl + total + 1));
+  pl->cf = calloc((size_t)pl->ncurves * 2, sizeof *pl->cf);
+  return pl->l && pl->sampled && pl->startset && pl->e && pl->cf ? 0 : SYMV_NO_MEMORY;
+}
+
+/* The sizes sampled so far by any curve (within lo..hi, with a finite
+ * positive time) into pl->sampled, ascending and distinct, and their
+ * number into pl->ns and st->nsampled. */
+static void plan_sampled(plan *pl)
+{
+  const adaptive_opts *o = pl->o;
+  const adaptive_curve *c = pl->c;
+  int *sampled = pl->sampled, ns = 0;
+  for (int i = 0; i < pl->ncurves; i++)
     for (int j = 0; j < c[i].nsamples; j++)
       if (c[i].n[j] >= o->lo && c[i].n[j] <= o->hi && isfinite(c[i].us[j]) && c[i].us[j] > 0) sampled[ns++] = c[i].n[j];
   qsort(sampled, (size_t)ns, sizeof *sampled, cmp_int);
   int w = 0;
   for (int i = 0; i < ns; i++)
     if (w == 0 || sampled[i] != sampled[w - 1]) sampled[w++] = sampled[i];
-  ns = w;
-  st->nsampled = ns;
+  pl->ns = w;
+  pl->st->nsampled = w;
+}
 
-  /* 1. the start set first */
-  int nstart = 0;
-  if ((rc = start_of(o, l, nl, startset, nl + 1, &nstart))) goto out;
-  if (nstart > o->max_sizes) {
-    rc = SYMV_INVALID_VALUE;
-    goto out;
-  }
-  for (int i = 0; i < nstart; i++)
-    if (find(sampled, ns, startset[i]) < 0) {
-      if (*nout >= maxout) {
-        rc = SYMV_INVALID_VALUE;
-        goto out;
-      }
-      out[(*nout)++] = startset[i];
+/* Step 1: the start set into pl->startset, and its sizes not yet sampled
+ * into out (maxout), their number into *nout; st->starting set where there
+ * are any. Errors: SYMV_INVALID_VALUE (the start set exceeds max_sizes, or
+ * its missing sizes maxout). */
+static int plan_start(plan *pl, int *out, int maxout, int *nout)
+{
+  int rc;
+  if ((rc = start_of(pl->o, pl->l, pl->nl, pl->startset, pl->nl + 1, &pl->nstart))) return rc;
+  if (pl->nstart > pl->o->max_sizes) return SYMV_INVALID_VALUE;
+  for (int i = 0; i < pl->nstart; i++)
+    if (find(pl->sampled, pl->ns, pl->startset[i]) < 0) {
+      if (*nout >= maxout) return SYMV_INVALID_VALUE;
+      out[(*nout)++] = pl->startset[i];
     }
-  if (*nout) {
-    st->starting = 1;
-    rc = 0;
-    goto out;
-  }
+  if (*nout) pl->st->starting = 1;
+  return 0;
+}
 
-  /* 2. every curve's model at the lattice and the sampled sizes */
-  int ne = 0;
+/* Step 2: the sizes modelled (pl->e: the lattice and the sampled sizes),
+ * and every curve's model there (model): pl->p, pl->u and its sampled
+ * range pl->cf; pl->risk allocated, all 0. Returns 0, SYMV_NO_MEMORY or
+ * the fit's error. */
+static int plan_models(plan *pl)
+{
+  const int nl = pl->nl, ns = pl->ns, *l = pl->l, *sampled = pl->sampled;
+  int *e = pl->e, ne = 0;
   for (int i = 0, j = 0; i < nl || j < ns;) {
     int v = j >= ns || (i < nl && l[i] < sampled[j]) ? l[i++] : sampled[j++];
     if (ne == 0 || v != e[ne - 1]) e[ne++] = v;
   }
-  p = malloc(sizeof *p * (size_t)ncurves * (size_t)ne);
-  u = malloc(sizeof *u * (size_t)ncurves * (size_t)ne);
-  risk = calloc((size_t)ne, sizeof *risk);
-  rc = SYMV_NO_MEMORY;
-  if (!p || !u || !risk) goto out;
-  for (int k = 0; k < ncurves; k++)
-    if ((rc = model(&c[k], o->lo, o->hi, e, ne, p + (size_t)k * (size_t)ne, u + (size_t)k * (size_t)ne, &cf[2 * k],
-                    &cf[2 * k + 1])))
-      goto out;
-#define P(k, i) p[(size_t)(k) * (size_t)ne + (size_t)(i)]
-#define U(k, i) u[(size_t)(k) * (size_t)ne + (size_t)(i)]
+  pl->ne = ne;
+  pl->p = malloc(sizeof *pl->p * (size_t)pl->ncurves * (size_t)ne);
+  pl->u = malloc(sizeof *pl->u * (size_t)pl->ncurves * (size_t)ne);
+  pl->risk = calloc((size_t)ne, sizeof *pl->risk);
+  if (!pl->p || !pl->u || !pl->risk) return SYMV_NO_MEMORY;
+  int rc;
+  for (int k = 0; k < pl->ncurves; k++)
+    if ((rc = model(&pl->c[k], pl->o->lo, pl->o->hi, e, ne, pl->p + (size_t)k * (size_t)ne,
+                    pl->u + (size_t)k * (size_t)ne, &pl->cf[2 * k], &pl->cf[2 * k + 1])))
+      return rc;
+  return 0;
+}
 
-  /* 3. the predicted regret bound at each size */
+/* Step 3, the predicted regret bound: at each size, the largest
+ * u_b + u_k - (ln t_k - ln t_b) over the curves k other than the fastest
+ * b, into pl->risk; the changes of the fastest curve from size to size
+ * counted in st->crossings. */
+static void plan_regret(plan *pl)
+{
+  double *risk = pl->risk;
   int prev_best = -1;
-  for (int i = 0; i < ne; i++) {
-    int b = -1;
-    for (int k = 0; k < ncurves; k++)
-      if (!isnan(P(k, i)) && (b < 0 || P(k, i) < P(b, i))) b = k;
+  for (int i = 0; i < pl->ne; i++) {
+    int b = plan_fastest(pl, i);
     if (b < 0) continue;
-    if (prev_best >= 0 && b != prev_best) st->crossings++;
+    if (prev_best >= 0 && b != prev_best) pl->st->crossings++;
     prev_best = b;
-    for (int k = 0; k < ncurves; k++)
-      if (k != b && !isnan(P(k, i))) risk[i] = fmax(risk[i], U(b, i) + U(k, i) - (P(k, i) - P(b, i)));
+    for (int k = 0; k < pl->ncurves; k++)
+      if (k != b && !isnan(plan_p(pl, k, i)))
+        risk[i] = fmax(risk[i], plan_u(pl, b, i) + plan_u(pl, k, i) - (plan_p(pl, k, i) - plan_p(pl, b, i)));
   }
-  /* the ends of a curve's sampled range: the sizes up to the next sampled
-   * one score by how much faster it was than the others at its end */
-  for (int k = 0; k < ncurves; k++) {
+}
+
+/* Step 3, the ends of a curve's sampled range (short of lo, hi): the sizes
+ * up to the next sampled one score (pl->risk, raised to) by how much faster
+ * it was than the others at its end, in ln t. */
+static void plan_ends(plan *pl)
+{
+  const adaptive_opts *o = pl->o;
+  const int *e = pl->e, ne = pl->ne, *sampled = pl->sampled, ns = pl->ns;
+  for (int k = 0; k < pl->ncurves; k++) {
     for (int side = 0; side < 2; side++) {
-      int end = cf[2 * k + side];
+      int end = pl->cf[2 * k + side];
       if (!end || end == (side ? o->hi : o->lo)) continue;
       int ie = find(e, ne, end), is = find(sampled, ns, end);
       if (ie < 0 || is < 0) continue;
       double gap = INFINITY;
-      for (int j = 0; j < ncurves; j++)
-        if (j != k && !isnan(P(j, ie))) gap = fmin(gap, P(j, ie) - P(k, ie));
+      for (int j = 0; j < pl->ncurves; j++)
+        if (j != k && !isnan(plan_p(pl, j, ie))) gap = fmin(gap, plan_p(pl, j, ie) - plan_p(pl, k, ie));
       if (!(gap > 0) || !isfinite(gap)) continue;
       int beyond = side ? (is + 1 < ns ? sampled[is + 1] : o->hi + 1) : (is > 0 ? sampled[is - 1] : o->lo - 1);
       for (int i = 0; i < ne; i++)
-        if (side ? e[i] > end && e[i] < beyond : e[i] < end && e[i] > beyond) risk[i] = fmax(risk[i], gap);
+        if (side ? e[i] > end && e[i] < beyond : e[i] < end && e[i] > beyond) pl->risk[i] = fmax(pl->risk[i], gap);
     }
   }
-  for (int i = 0; i < ne; i++)
-    if (isnan(st->bound) || risk[i] > log(st->bound)) st->bound = exp(risk[i]), st->worst_n = e[i];
-  /* a crossing of the fastest curve not yet bracketed by samples within
-   * ADAPTIVE_BRACKET of each other: the unsampled size nearest to it
-   * bisects the bracket, scored by the largest gap between the two curves
-   * within the bracket (the loss if the crossing lay anywhere in it) */
+}
+
+/* Step 3, rule boundaries: at a crossing of the fastest curve not yet
+ * bracketed by samples within ADAPTIVE_BRACKET of each other, the
+ * unsampled lattice size nearest to it (in ln n, at least
+ * ADAPTIVE_MIN_SEPARATION from the bracket's samples) bisects the bracket,
+ * scored (pl->risk, raised to) by the largest gap in ln t between the two
+ * curves within the bracket (the loss if the crossing lay anywhere in it). */
+static void plan_crossings(plan *pl)
+{
+  const int *e = pl->e, ne = pl->ne, *sampled = pl->sampled, ns = pl->ns;
   for (int i = 0, prev = -1; i < ne; i++) {
-    int b = -1;
-    for (int k = 0; k < ncurves; k++)
-      if (!isnan(P(k, i)) && (b < 0 || P(k, i) < P(b, i))) b = k;
+    int b = plan_fastest(pl, i);
     if (b < 0) continue;
     if (prev >= 0 && b != prev) {
       double x = sqrt((double)e[i - 1] * e[i]);
@@ -376,108 +440,144 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
       if (a && z && (double)z / a > ADAPTIVE_BRACKET) {
         int pick = -1;
         for (int j = 0; j < ne; j++)
-          if (e[j] > a && e[j] < z && find(l, nl, e[j]) >= 0 && fabs(log(e[j] / (double)a)) >= log(ADAPTIVE_MIN_SEPARATION) &&
+          if (e[j] > a && e[j] < z && find(pl->l, pl->nl, e[j]) >= 0 &&
+              fabs(log(e[j] / (double)a)) >= log(ADAPTIVE_MIN_SEPARATION) &&
               fabs(log(z / (double)e[j])) >= log(ADAPTIVE_MIN_SEPARATION) &&
               (pick < 0 || fabs(log(e[j] / x)) < fabs(log(e[pick] / x))))
             pick = j;
         double gap = 0;
         for (int j = 0; j < ne; j++)
-          if (e[j] >= a && e[j] <= z && !isnan(P(b, j)) && !isnan(P(prev, j))) gap = fmax(gap, fabs(P(b, j) - P(prev, j)));
-        if (pick >= 0) risk[pick] = fmax(risk[pick], gap);
+          if (e[j] >= a && e[j] <= z && !isnan(plan_p(pl, b, j)) && !isnan(plan_p(pl, prev, j)))
+            gap = fmax(gap, fabs(plan_p(pl, b, j) - plan_p(pl, prev, j)));
+        if (pick >= 0) pl->risk[pick] = fmax(pl->risk[pick], gap);
       }
     }
     prev = b;
   }
+}
 
-  /* the steps of the persistent kernels not yet sampled on both sides:
-   * the pair n_s - 1, n_s scores the stake J - |d| (adaptive.h) */
-  int npair = 0;
-  step_pair *pair = malloc(sizeof *pair * ((size_t)ncurves * FIT_STEP_MAX + 1));
-  if (!pair) {
-    rc = SYMV_NO_MEMORY;
-    goto out;
+/* The stake of step n of curve k (adaptive.h, steps), in ln t: J - |d|, J
+ * the jump of a launch into m tiles a block, d the least gap between the
+ * curve and the fastest other one between the curve's samples around n.
+ * *need_a, *need_z: whether the side below (n - 1) and above (n) lack a
+ * sample within FIT_STEP_BRACKET (fit_step_side). 0 where neither does or
+ * no other curve is predicted there. */
+static double plan_step_stake(const plan *pl, int k, int n, int *need_a, int *need_z)
+{
+  const adaptive_curve *ck = &pl->c[k];
+  int a = 0, z = 0; /* the curve's sampled sizes around the step */
+  for (int i = 0; i < ck->nsamples; i++) {
+    const int v = ck->n[i];
+    if (!(isfinite(ck->us[i]) && ck->us[i] > 0)) continue;
+    if (v < n && v > a) a = v;
+    if (v >= n && (!z || v < z)) z = v;
   }
+  /* the nearest samples on either side: the step is bracketed where they are close (fit_step_side) */
+  *need_a = !(a && fit_step_side(a, n) < 0), *need_z = !(z && fit_step_side(z, n) > 0);
+  if (!*need_a && !*need_z) return 0;
+  const long T = symv_pdet_units(n, ck->step_width), m = (T + ck->grid_blocks - 1) / ck->grid_blocks;
+  const double J = log((FIT_STEP_C + m) / (FIT_STEP_C + m - 1));
+  double d = INFINITY;
+  for (int i = 0; i < pl->ne; i++) {
+    if (pl->e[i] < (a ? a : n - 1) || pl->e[i] > (z ? z : n) || isnan(plan_p(pl, k, i))) continue;
+    double best = INFINITY;
+    for (int other = 0; other < pl->ncurves; other++)
+      if (other != k && !isnan(plan_p(pl, other, i))) best = fmin(best, plan_p(pl, other, i));
+    if (isfinite(best)) d = fmin(d, fabs(plan_p(pl, k, i) - best));
+  }
+  return isfinite(d) ? J - d : 0;
+}
+
+/* Step 3, steps: the steps of the persistent kernels within their sampled
+ * ranges not yet sampled on both sides, each with a positive stake
+ * (plan_step_stake), into pl->pair: one pair per n, scored by the largest
+ * stake of its curves, costing per side the fraction of the curves timed
+ * there. Returns 0 or SYMV_NO_MEMORY. */
+static int plan_step_pairs(plan *pl)
+{
+  const adaptive_opts *o = pl->o;
+  const adaptive_curve *c = pl->c;
+  const int ncurves = pl->ncurves;
+  pl->npair = 0;
+  pl->pair = malloc(sizeof *pl->pair * ((size_t)ncurves * FIT_STEP_MAX + 1));
+  if (!pl->pair) return SYMV_NO_MEMORY;
+  step_pair *pair = pl->pair;
   for (int k = 0; k < ncurves; k++) {
     int sn[FIT_STEP_MAX];
-    if (c[k].grid_blocks < 1 || !cf[2 * k]) continue;
-    const int nst = fit_step_sizes(c[k].step_width, c[k].grid_blocks, cf[2 * k], cf[2 * k + 1], sn, FIT_STEP_MAX);
+    if (c[k].grid_blocks < 1 || !pl->cf[2 * k]) continue;
+    const int nst = fit_step_sizes(c[k].step_width, c[k].grid_blocks, pl->cf[2 * k], pl->cf[2 * k + 1], sn, FIT_STEP_MAX);
     for (int j = 0; j < nst; j++) {
       const int n = sn[j];
-      int a = 0, z = 0; /* the curve's sampled sizes around the step */
-      for (int i = 0; i < c[k].nsamples; i++) {
-        const int v = c[k].n[i];
-        if (!(isfinite(c[k].us[i]) && c[k].us[i] > 0)) continue;
-        if (v < n && v > a) a = v;
-        if (v >= n && (!z || v < z)) z = v;
-      }
-      /* the nearest samples on either side: the step is bracketed where they are close (fit_step_side) */
-      const int need_a = !(a && fit_step_side(a, n) < 0), need_z = !(z && fit_step_side(z, n) > 0);
-      if (!need_a && !need_z) continue;
-      const long T = symv_pdet_units(n, c[k].step_width), m = (T + c[k].grid_blocks - 1) / c[k].grid_blocks;
-      const double J = log((FIT_STEP_C + m) / (FIT_STEP_C + m - 1));
-      double d = INFINITY;
-      for (int i = 0; i < ne; i++) {
-        if (e[i] < (a ? a : n - 1) || e[i] > (z ? z : n) || isnan(P(k, i))) continue;
-        double best = INFINITY;
-        for (int o2 = 0; o2 < ncurves; o2++)
-          if (o2 != k && !isnan(P(o2, i))) best = fmin(best, P(o2, i));
-        if (isfinite(best)) d = fmin(d, fabs(P(k, i) - best));
-      }
-      const double stake = isfinite(d) ? J - d : 0;
+      int need_a, need_z;
+      const double stake = plan_step_stake(pl, k, n, &need_a, &need_z);
       if (!(stake > 0)) continue;
       int have = -1;
-      for (int q = 0; q < npair; q++)
+      for (int q = 0; q < pl->npair; q++)
         if (pair[q].n == n) have = q;
       if (have < 0) /* the curves timed there: those with this step */
-        have = npair++, pair[have] = (step_pair){n, need_a && n - 1 >= o->lo, need_z && n <= o->hi, 0,
-                                                 (double)curves_with_step(o, c, ncurves, n) / ncurves};
+        have = pl->npair++, pair[have] = (step_pair){n, need_a && n - 1 >= o->lo, need_z && n <= o->hi, 0,
+                                                     (double)curves_with_step(o, c, ncurves, n) / ncurves};
       pair[have].score = fmax(pair[have].score, stake);
     }
   }
+  return 0;
+}
 
-  /* 4. the next batch: unsampled lattice sizes by decreasing score */
-  /* the budget spent: a size every curve was timed at counts 1, a step size
-   * the fraction of the curves timed there */
+/* The budget spent, in sizes: a size every curve was timed at counts 1, a
+ * step size the fraction of the curves timed there. */
+static double plan_used(const plan *pl)
+{
+  const adaptive_curve *c = pl->c;
+  const int ncurves = pl->ncurves;
   double used = 0;
-  for (int i = 0; i < ns; i++) {
+  for (int i = 0; i < pl->ns; i++) {
+    const int n = pl->sampled[i];
     int have = 0;
-    if (!curves_with_step(o, c, ncurves, sampled[i]) || find(startset, nstart, sampled[i]) >= 0) {
+    if (!curves_with_step(pl->o, c, ncurves, n) || find(pl->startset, pl->nstart, n) >= 0) {
       used += 1;
       continue;
     }
     for (int k = 0; k < ncurves; k++)
-      for (int j = 0; j < c[k].nsamples; j++) have += c[k].n[j] == sampled[i];
+      for (int j = 0; j < c[k].nsamples; j++) have += c[k].n[j] == n;
     used += (double)have / ncurves;
   }
-  const double left = o->max_sizes - used;
-  if (left < 1e-9) {
-    st->stop = "budget";
-    rc = 0;
-    free(pair);
-    goto out;
-  }
-  int ncand = 0, *cand = malloc(sizeof *cand * (size_t)ne);
-  if (!cand) {
-    rc = SYMV_NO_MEMORY;
-    goto out;
-  }
-  for (int i = 0, j = 0; i < ne; i++) {
-    if (find(l, nl, e[i]) < 0 || find(sampled, ns, e[i]) >= 0) continue;
+  return used;
+}
+
+/* The lattice sizes not sampled, not a step size of any curve and not
+ * within a factor of ADAPTIVE_MIN_SEPARATION of a sampled size, into
+ * pl->cand (indices into e, ascending). Returns 0 or SYMV_NO_MEMORY. */
+static int plan_candidates(plan *pl)
+{
+  const int *e = pl->e, *sampled = pl->sampled, ns = pl->ns;
+  pl->ncand = 0;
+  pl->cand = malloc(sizeof *pl->cand * (size_t)pl->ne);
+  if (!pl->cand) return SYMV_NO_MEMORY;
+  for (int i = 0, j = 0; i < pl->ne; i++) {
+    if (find(pl->l, pl->nl, e[i]) < 0 || find(sampled, ns, e[i]) >= 0) continue;
     /* a step size is timed for its curves alone: not a lattice pick */
-    if (curves_with_step(o, c, ncurves, e[i])) continue;
+    if (curves_with_step(pl->o, pl->c, pl->ncurves, e[i])) continue;
     while (j + 1 < ns && sampled[j + 1] <= e[i]) j++;
     double near = fabs(log((double)e[i] / sampled[j]));
     if (j + 1 < ns) near = fmin(near, fabs(log((double)sampled[j + 1] / e[i])));
-    if (near >= log(ADAPTIVE_MIN_SEPARATION)) cand[ncand++] = i;
+    if (near >= log(ADAPTIVE_MIN_SEPARATION)) pl->cand[pl->ncand++] = i;
   }
-  if (ncand == 0 && npair == 0) {
-    st->stop = "lattice";
-    free(cand), free(pair);
-    rc = 0;
-    goto out;
-  }
-  /* room: at most `batch` sizes' worth and what is left of the budget (a
-   * step size: the fraction of the curves timed there) */
+  return 0;
+}
+
+/* Step 4, the next batch: candidates and step pairs by decreasing score,
+ * above ln(1 + target), each pick excluding the candidates within a factor
+ * of ADAPTIVE_BATCH_SPREAD of it, within room: at most `batch` sizes and
+ * `left` (the budget left, in sizes; a step size costs the fraction of the
+ * curves timed there), and maxout. The sizes into out, ascending, their
+ * number into *nout; where none, st->stop says why. */
+static void plan_batch(plan *pl, double left, int *out, int maxout, int *nout)
+{
+  const adaptive_opts *o = pl->o;
+  int *cand = pl->cand;
+  const int ncand = pl->ncand;
+  const double *risk = pl->risk;
+  step_pair *pair = pl->pair;
   double room = o->batch < left ? o->batch : left, spent = 0;
   double floor_score = log1p(o->target);
   for (;;) {
@@ -485,7 +585,7 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
     if (spent + 1 <= room + 1e-9 && *nout < maxout)
       for (int j = 0; j < ncand; j++)
         if (cand[j] >= 0 && risk[cand[j]] > floor_score && (best < 0 || risk[cand[j]] > risk[cand[best]])) best = j;
-    for (int q = 0; q < npair; q++) {
+    for (int q = 0; q < pl->npair; q++) {
       const int sides = pair[q].below + pair[q].above;
       if (sides && pair[q].score > floor_score && spent + sides * pair[q].cost <= room + 1e-9 &&
           *nout + sides <= maxout && (bp < 0 || pair[q].score > pair[bp].score))
@@ -500,21 +600,70 @@ int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, 
       spent += (pair[bp].below + pair[bp].above) * pair[bp].cost;
       pair[bp].score = 0;
     } else {
-      pick = e[cand[best]];
+      pick = pl->e[cand[best]];
       out[(*nout)++] = pick;
       spent += 1;
     }
     for (int j = 0; j < ncand; j++)
-      if (cand[j] >= 0 && fabs(log((double)e[cand[j]] / pick)) < log(ADAPTIVE_BATCH_SPREAD)) cand[j] = -1;
+      if (cand[j] >= 0 && fabs(log((double)pl->e[cand[j]] / pick)) < log(ADAPTIVE_BATCH_SPREAD)) cand[j] = -1;
   }
-  free(cand), free(pair);
-  if (*nout == 0) st->stop = room < 1 ? "budget" : "target"; /* nothing fits, or nothing scores */
+  if (*nout == 0) pl->st->stop = room < 1 ? "budget" : "target"; /* nothing fits, or nothing scores */
   qsort(out, (size_t)*nout, sizeof *out, cmp_int);
-  rc = 0;
-#undef P
-#undef U
-out:
+}
+
+/* One round of the planner over the allocated pl (adaptive_next's steps
+ * 1-5): the sizes into out (maxout), their number into *nout (0: stop,
+ * st->stop says why). Returns 0 or an error of adaptive_next. */
+static int plan_round(plan *pl, int *out, int maxout, int *nout)
+{
+  int rc;
+  plan_sampled(pl);
+  /* 1. the start set first */
+  if ((rc = plan_start(pl, out, maxout, nout)) || *nout) return rc;
+  /* 2. every curve's model at the lattice and the sampled sizes */
+  if ((rc = plan_models(pl))) return rc;
+  /* 3. the predicted regret bound at each size, its largest in st */
+  plan_regret(pl);
+  plan_ends(pl);
+  for (int i = 0; i < pl->ne; i++)
+    if (isnan(pl->st->bound) || pl->risk[i] > log(pl->st->bound))
+      pl->st->bound = exp(pl->risk[i]), pl->st->worst_n = pl->e[i];
+  /* and what raises a size's score past it: crossings, steps */
+  plan_crossings(pl);
+  if ((rc = plan_step_pairs(pl))) return rc;
+  /* 4. the next batch: unsampled lattice sizes by decreasing score */
+  const double left = pl->o->max_sizes - plan_used(pl);
+  if (left < 1e-9) {
+    pl->st->stop = "budget";
+    return 0;
+  }
+  if ((rc = plan_candidates(pl))) return rc;
+  if (pl->ncand == 0 && pl->npair == 0) {
+    pl->st->stop = "lattice";
+    return 0;
+  }
+  plan_batch(pl, left, out, maxout, nout);
+  return 0;
+}
+
+int adaptive_next(const adaptive_opts *o, const adaptive_curve *c, int ncurves, int *out, int maxout, int *nout,
+                  adaptive_state *st)
+{
+  adaptive_state dummy;
+  if (!st) st = &dummy;
+  memset(st, 0, sizeof *st);
+  st->bound = NAN;
+  if (!opts_valid(o) || !c || ncurves < 1 || !out || !nout || maxout < 1) return SYMV_INVALID_VALUE;
+  *nout = 0;
+  long total = 0;
+  for (int i = 0; i < ncurves; i++) {
+    if (c[i].nsamples < 0 || (c[i].nsamples > 0 && (!c[i].n || !c[i].us))) return SYMV_INVALID_VALUE;
+    total += c[i].nsamples;
+  }
+  plan pl = {.o = o, .c = c, .ncurves = ncurves, .st = st};
+  int rc = plan_alloc(&pl, total);
+  if (!rc) rc = plan_round(&pl, out, maxout, nout);
   if (rc) *nout = 0;
-  free(l), free(sampled), free(startset), free(e), free(cf), free(p), free(u), free(risk);
+  plan_free(&pl);
   return rc;
 }
