@@ -731,8 +731,7 @@ int fit_select_regret(const fit_set *s, double interval_cost, db_rule **rules, s
   return rc;
 }
 
-/* The index in s of the curve rule r names, -1 if none. */
-static int fit_curve_of_rule(const fit_set *s, const db_rule *r)
+int fit_curve_of_rule(const fit_set *s, const db_rule *r)
 {
   for (size_t c = 0; c < s->ncurves; c++)
     if (!strcmp(s->curve[c].kernel, r->kernel) &&

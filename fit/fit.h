@@ -405,4 +405,8 @@ void fit_print_rules_title(FILE *f, const char *routine, int deterministic);
  */
 void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules);
 
+/** fit_curve_of_rule: the index in s of the curve rule r names (its
+ *  kernel, and for a candidate its id), -1 if none. */
+int fit_curve_of_rule(const fit_set *s, const db_rule *r);
+
 #endif

@@ -33,18 +33,6 @@ static void plot_row(FILE *f, const plot_input *in, int n, double us)
   if (isfinite(y) && y > 0) fprintf(f, "%d %.8g\n", n, y);
 }
 
-/* Index of the curve of rule r in s, or -1. */
-static int plot_curve_of(const fit_set *s, const db_rule *r)
-{
-  for (size_t i = 0; i < s->ncurves; i++) {
-    const fit_curve *c = &s->curve[i];
-    if (strcmp(c->kernel, r->kernel)) continue;
-    if (!strcmp(c->kernel, DB_KERNEL_CANDIDATE) && c->cand.id != r->cand.id) continue;
-    return (int)i;
-  }
-  return -1;
-}
-
 /* Writes c's prediction at log-spaced sizes first..last, both included,
  * about PLOT_POINTS of them per the whole range lo..hi, each n once. */
 static void plot_span(FILE *f, const plot_input *in, const fit_curve *c, int first, int last)
@@ -144,7 +132,7 @@ int plot_fit_write(const char *dir, const plot_input *in, const gp_format *fmt)
     nplotted++;
   }
   for (size_t i = 0; ok && i < in->nrules; i++) {
-    int ci = plot_curve_of(s, &in->rules[i]);
+    int ci = fit_curve_of_rule(s, &in->rules[i]);
     if (ci < 0 || !(s->curve[ci].alpha > 0)) continue;
     plot_span(fe, in, &s->curve[ci], in->rules[i].n_start, in->rules[i].n_end);
     nenvelope++;

@@ -49,16 +49,6 @@ static int random_sizes(unsigned long long seed, int want, int lo, int hi, const
   return k;
 }
 
-/* The index in s of the curve rule r names, -1 if none. */
-static int curve_of_rule(const fit_set *s, const db_rule *r)
-{
-  for (size_t c = 0; c < s->ncurves; c++)
-    if (!strcmp(s->curve[c].kernel, r->kernel) &&
-        (strcmp(r->kernel, DB_KERNEL_CANDIDATE) || s->curve[c].cand.id == r->cand.id))
-      return (int)c;
-  return -1;
-}
-
 /* q-quantile (nearest rank) of the sorted v[0..m). */
 static double quantile(const double *v, int m, double q)
 {
@@ -180,7 +170,7 @@ static void lib_report(const fit_set *s, const db_rule *rules, size_t nrules, co
   int m = 0, mh = 0, nc = 0, nb = 0; /* nc, nb: where each ratio is largest */
   double mc = 0, mb = 0;
   for (int i = 0; i < nsizes; i++) {
-    const int ck = curve_of_rule(s, validate_rule_of(rules, nrules, ns[i]));
+    const int ck = fit_curve_of_rule(s, validate_rule_of(rules, nrules, ns[i]));
     const double tc = ck >= 0 ? t[(size_t)ck * nsizes + i] : NAN;
     double tb = INFINITY;
     for (int k = 0; k < K; k++)
@@ -326,7 +316,7 @@ static int load_fit(db *d, const validate_opts *o, validate_result *r, int *l_fo
   if (det && fit_deterministic_view(&r->all, &r->view)) return -1;
   r->s = det ? &r->view : &r->all;
   for (size_t j = 0; j < r->nrules; j++) /* the rules choose among the fit's kernels: a file says otherwise */
-    if (curve_of_rule(r->s, &r->rules[j]) < 0) {
+    if (fit_curve_of_rule(r->s, &r->rules[j]) < 0) {
       char label[64];
       fit_label(r->rules[j].kernel, &r->rules[j].cand, label, sizeof label);
       fprintf(stderr, "symvtune validate: fit %lld's rule n %d..%d names %s, which the fit has no curve of (a "
@@ -517,7 +507,7 @@ static int judge_run(db *d, const validate_opts *o, validate_result *r, const ru
   const fit_set *s = r->s;
   r->nvt = 0;
   for (int i = 0; i < nsizes; i++) {
-    const int n = ns[i], ck = curve_of_rule(s, validate_rule_of(r->rules, r->nrules, n));
+    const int n = ns[i], ck = fit_curve_of_rule(s, validate_rule_of(r->rules, r->nrules, n));
     for (int k = 0; k < rt->K; k++) {
       const double v = rt->t[(size_t)k * nsizes + i];
       if (!(v > 0)) continue;
