@@ -591,10 +591,21 @@ typedef struct {
   double *best;          /* nsizes: fastest time so far on this GPU at each size (pruning base), us */
 } slot;
 
-int sweep_measure(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, const double *worker_base,
-                  const db_candidate *cands, long ncand, const int *ns, int nsizes, db_stage stage,
-                  volatile int *interrupted, sweep_stats *st, symv_progress *prog)
+int sweep_measure(const sweep_measure_args *a)
 {
+  db *d = a->d;
+  sweep_worker *w = a->w;
+  int nworkers = a->nworkers;
+  const sweep_opts *o = a->o;
+  const double *worker_base = a->worker_base;
+  const db_candidate *cands = a->cands;
+  long ncand = a->ncand;
+  const int *ns = a->ns;
+  int nsizes = a->nsizes;
+  db_stage stage = a->stage;
+  volatile int *interrupted = a->interrupted;
+  sweep_stats *st = a->st;
+  symv_progress *prog = a->prog;
   int rc = 0;
   if (nworkers < 1) return SYMV_INVALID_VALUE;
   /* the fastest time so far at each size, per GPU: the pruning threshold's base */
