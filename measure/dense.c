@@ -141,7 +141,10 @@ static int dense_measure_champions(db *d, sweep_worker *w, const sweep_opts *o, 
   symv_progress prog;
   symv_progress_start(&prog, label, nchamp, o->quiet);
   sweep_stats st2 = {0};
-  int rc = sweep_measure(d, w, 1, o, NULL, champ, nchamp, todo, ntodo, DB_STAGE_DENSE, interrupted, &st2, &prog);
+  const sweep_measure_args ma = {.d = d, .w = w, .nworkers = 1, .o = o, .worker_base = NULL, .cands = champ,
+                                 .ncand = nchamp, .ns = todo, .nsizes = ntodo, .stage = DB_STAGE_DENSE,
+                                 .interrupted = interrupted, .st = &st2, .prog = &prog};
+  int rc = sweep_measure(&ma);
   symv_progress_finish(&prog);
   st->measure_s += st2.measure_s;
   return rc;

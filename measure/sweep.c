@@ -591,314 +591,493 @@ typedef struct {
   double *best;          /* nsizes: fastest time so far on this GPU at each size (pruning base), us */
 } slot;
 
-int sweep_measure(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, const double *worker_base,
-                  const db_candidate *cands, long ncand, const int *ns, int nsizes, db_stage stage,
-                  volatile int *interrupted, sweep_stats *st, symv_progress *prog)
+/* One call of sweep_measure: its arguments and the state of its loop. */
+typedef struct {
+  const sweep_measure_args *a; /* the call's arguments */
+  double *best;                /* nworkers x nsizes: each GPU's pruning bases, us (slot.best points in here) */
+  slot *sl;                    /* nworkers: what each worker is doing */
+  symv_params *code;           /* the distinct codes of the candidates, in their order (ncode of them) */
+  long *code_of;               /* ncand: each candidate's index into code; -1: not a valid candidate */
+  long ncode;                  /* distinct codes */
+  compile_pool cp;             /* what the compiling threads share */
+  pthread_t th[256];           /* the compiling threads */
+  int nthreads;                /* how many run (0: the worker compiles) */
+  long valid, invalid;         /* candidates recorded valid, invalid by this call */
+  long next;                   /* index into cands of the next candidate to deal out */
+} measure_run;
+
+/* Allocates r's arrays (r->a set, the rest zero). Errors: SYMV_NO_MEMORY,
+ * with nothing left allocated. */
+static int measure_alloc(measure_run *r)
 {
-  int rc = 0;
-  if (nworkers < 1) return SYMV_INVALID_VALUE;
-  /* the fastest time so far at each size, per GPU: the pruning threshold's base */
-  double *best = malloc(sizeof(double) * (size_t)nsizes * (size_t)nworkers + 1);
-  slot *sl = calloc((size_t)nworkers, sizeof *sl);
-  symv_params *code = malloc(sizeof(symv_params) * (size_t)(ncand ? ncand : 1));
-  long *code_of = malloc(sizeof(long) * (size_t)(ncand ? ncand : 1));
-  if (!best || !sl || !code || !code_of) {
-    free(best), free(sl), free(code), free(code_of);
+  const sweep_measure_args *a = r->a;
+  r->best = malloc(sizeof(double) * (size_t)a->nsizes * (size_t)a->nworkers + 1);
+  r->sl = calloc((size_t)a->nworkers, sizeof *r->sl);
+  r->code = malloc(sizeof(symv_params) * (size_t)(a->ncand ? a->ncand : 1));
+  r->code_of = malloc(sizeof(long) * (size_t)(a->ncand ? a->ncand : 1));
+  if (!r->best || !r->sl || !r->code || !r->code_of) {
+    free(r->best), free(r->sl), free(r->code), free(r->code_of);
     return SYMV_NO_MEMORY;
   }
+  return 0;
+}
+
+/* The pruning bases: per GPU and size, the fastest time so far (us;
+ * INFINITY where none): the faster cuBLAS mode (the database's baselines for
+ * worker 0, and for every worker where worker_base is NULL; worker_base's
+ * row for the others), then, in the sweep stage, the database's sweep-stage
+ * times of earlier runs. Every slot is set idle. */
+static void measure_pruning_bases(measure_run *r)
+{
+  const sweep_measure_args *a = r->a;
+  const sweep_opts *o = a->o;
+  int nsizes = a->nsizes, nworkers = a->nworkers;
   for (int i = 0; i < nsizes; i++) {
     double b0 = INFINITY;
     for (int b = 0; b < 2; b++) {
       db_measurement *ml = NULL;
       size_t cnt = 0;
-      if (!db_baseline_measurements(d, symv_routine_name(o->routine), b ? "cublas_atomics" : "cublas", stage, o->uplo, o->hot, &ml, &cnt))
+      if (!db_baseline_measurements(a->d, symv_routine_name(o->routine), b ? "cublas_atomics" : "cublas", a->stage,
+                                    o->uplo, o->hot, &ml, &cnt))
         for (size_t k = 0; k < cnt; k++)
-          if (ml[k].n == ns[i] && ml[k].median_us < b0) b0 = ml[k].median_us;
+          if (ml[k].n == a->ns[i] && ml[k].median_us < b0) b0 = ml[k].median_us;
       free(ml);
     }
     for (int k = 0; k < nworkers; k++) {
-      double v = worker_base && k > 0 ? worker_base[(size_t)k * (size_t)nsizes + (size_t)i] : b0;
-      best[(size_t)k * (size_t)nsizes + (size_t)i] = v > 0 ? v : INFINITY;
+      double v = a->worker_base && k > 0 ? a->worker_base[(size_t)k * (size_t)nsizes + (size_t)i] : b0;
+      r->best[(size_t)k * (size_t)nsizes + (size_t)i] = v > 0 ? v : INFINITY;
     }
   }
-  for (int k = 0; k < nworkers; k++) sl[k].cand = -1, sl[k].best = best + (size_t)k * (size_t)nsizes;
+  for (int k = 0; k < nworkers; k++) r->sl[k].cand = -1, r->sl[k].best = r->best + (size_t)k * (size_t)nsizes;
   db_times tt;
-  if (stage == DB_STAGE_SWEEP && !db_time_table(d, symv_routine_name(o->routine), ns, (size_t)nsizes, o->uplo, o->hot, stage, &tt)) {
+  if (a->stage == DB_STAGE_SWEEP &&
+      !db_time_table(a->d, symv_routine_name(o->routine), a->ns, (size_t)nsizes, o->uplo, o->hot, a->stage, &tt)) {
     for (size_t c = 0; c < tt.ncand; c++)
       for (int i = 0; i < nsizes; i++) {
         double v = tt.median_us[c * (size_t)nsizes + (size_t)i];
         for (int k = 0; k < nworkers; k++)
-          if (v > 0 && v < sl[k].best[i]) sl[k].best[i] = v;
+          if (v > 0 && v < r->sl[k].best[i]) r->sl[k].best[i] = v;
       }
     db_times_free(&tt);
   }
-  /* distinct codes, in order */
-  long ncode = 0;
-  for (long i = 0; i < ncand; i++) {
+}
+
+/* The distinct codes of the candidates, in order (neighbours of the same
+ * code share one), into r->code, and each candidate's into r->code_of (-1
+ * for one whose family or parameters are not valid). */
+static void measure_codes(measure_run *r)
+{
+  const sweep_measure_args *a = r->a;
+  r->ncode = 0;
+  for (long i = 0; i < a->ncand; i++) {
     symv_params p;
-    code_of[i] = -1;
-    if (sweep_params_of(&cands[i], &p)) continue;
-    if (ncode > 0 && symv_params_same_code(&code[ncode - 1], &p)) {
-      code_of[i] = ncode - 1;
+    r->code_of[i] = -1;
+    if (sweep_params_of(&a->cands[i], &p)) continue;
+    if (r->ncode > 0 && symv_params_same_code(&r->code[r->ncode - 1], &p)) {
+      r->code_of[i] = r->ncode - 1;
       continue;
     }
-    code[ncode] = p;
-    code_of[i] = ncode++;
+    r->code[r->ncode] = p;
+    r->code_of[i] = r->ncode++;
   }
-  compile_pool cp = {.code = code, .ncode = ncode, .cc_major = w[0].dev.cc_major, .cc_minor = w[0].dev.cc_minor,
-                     .stop = interrupted, .busy_from = symv_now()};
-  cp.state = calloc((size_t)(ncode ? ncode : 1), sizeof *cp.state);
-  cp.ms = calloc((size_t)(ncode ? ncode : 1), sizeof *cp.ms);
-  cp.log = calloc((size_t)(ncode ? ncode : 1), sizeof *cp.log);
-  pthread_mutex_init(&cp.mu, NULL);
-  pthread_cond_init(&cp.cv, NULL);
-  int nthreads = o->jobs > 0 ? o->jobs : 0;
-  if (nthreads == 0) /* nothing compiled ahead: the worker compiles each code itself */
-    for (long i = 0; i < ncode; i++) cp.state[i] = 1;
-  pthread_t th[256];
-  if (nthreads > 256) nthreads = 256;
-  for (int t = 0; t < nthreads; t++) pthread_create(&th[t], NULL, compile_thread, &cp);
+}
 
-  long valid = 0, invalid = 0, next = 0;
-  char note[96], line[2048];
-  double t_measure = symv_now(), measure_before = st->measure_s;
+/* Starts o->jobs compiling threads (at most 256) on r's codes, for worker
+ * 0's GPU; with none, every code counts as compiled (the worker compiles). */
+static void measure_compile_start(measure_run *r)
+{
+  const sweep_measure_args *a = r->a;
+  compile_pool *cp = &r->cp;
+  long ncode = r->ncode;
+  *cp = (compile_pool){.code = r->code, .ncode = ncode, .cc_major = a->w[0].dev.cc_major,
+                       .cc_minor = a->w[0].dev.cc_minor, .stop = a->interrupted, .busy_from = symv_now()};
+  cp->state = calloc((size_t)(ncode ? ncode : 1), sizeof *cp->state);
+  cp->ms = calloc((size_t)(ncode ? ncode : 1), sizeof *cp->ms);
+  cp->log = calloc((size_t)(ncode ? ncode : 1), sizeof *cp->log);
+  pthread_mutex_init(&cp->mu, NULL);
+  pthread_cond_init(&cp->cv, NULL);
+  r->nthreads = a->o->jobs > 0 ? a->o->jobs : 0;
+  if (r->nthreads == 0) /* nothing compiled ahead: the worker compiles each code itself */
+    for (long i = 0; i < ncode; i++) cp->state[i] = 1;
+  if (r->nthreads > 256) r->nthreads = 256;
+  for (int t = 0; t < r->nthreads; t++) pthread_create(&r->th[t], NULL, compile_thread, cp);
+}
+
+/* Stops the compiling threads, adds what they did to the totals (compile
+ * wall and NVRTC time, codes compiled and cached), and frees what r holds. */
+static void measure_release(measure_run *r)
+{
+  compile_pool *cp = &r->cp;
+  sweep_stats *st = r->a->st;
+  pthread_mutex_lock(&cp->mu);
+  cp->next = cp->ncode; /* nothing more to compile */
+  pthread_mutex_unlock(&cp->mu);
+  for (int t = 0; t < r->nthreads; t++) pthread_join(r->th[t], NULL);
+  st->compile_s += cp->busy_to > cp->busy_from ? cp->busy_to - cp->busy_from : 0;
+  for (long i = 0; i < r->ncode; i++) {
+    st->compile_cpu_s += cp->ms[i] / 1e3;
+    free(cp->log[i]);
+  }
+  st->compiled += cp->compiled, st->cached += cp->cached;
+  free(cp->state), free(cp->ms), free(cp->log);
+  pthread_mutex_destroy(&cp->mu);
+  pthread_cond_destroy(&cp->cv);
+  free(r->best), free(r->sl), free(r->code), free(r->code_of);
+}
+
+/* Into *todo: at how many sizes candidate c is still to be measured (every
+ * size in the sweep stage; in the dense stage those without a dense
+ * measurement of it). Errors: SYMV_DB. */
+static int measure_todo(const measure_run *r, const db_candidate *c, int *todo)
+{
+  const sweep_measure_args *a = r->a;
+  int rc = 0;
+  *todo = 0;
+  for (int s = 0; s < a->nsizes && !rc; s++) {
+    int found = 0;
+    if (a->stage == DB_STAGE_DENSE &&
+        db_has_measurement(a->d, c->id, a->ns[s], a->o->uplo, a->o->hot, a->stage, &found))
+      rc = SYMV_DB;
+    *todo += !found;
+  }
+  return rc;
+}
+
+/* Counts an attempt at candidate c in the database (db_start_attempt) and
+ * puts the count, this one included, into *attempts. A candidate that
+ * stopped the sweep while measured is counted once per stage: as the
+ * adaptive dense stage deals each champion once a round, a dense-stage
+ * candidate with dense samples already ran in this stage and is not counted
+ * (*attempts 0). Errors: SYMV_DB. */
+static int measure_attempt(const measure_run *r, const db_candidate *c, int *attempts)
+{
+  const sweep_measure_args *a = r->a;
+  int counted = 1;
+  *attempts = 0;
+  if (a->stage == DB_STAGE_DENSE) {
+    db_measurement *ml = NULL;
+    size_t cnt = 0;
+    if (db_candidate_measurements(a->d, c->id, a->stage, a->o->uplo, a->o->hot, &ml, &cnt)) return SYMV_DB;
+    free(ml);
+    counted = cnt == 0;
+  }
+  if (counted && db_start_attempt(a->d, c->id, attempts)) return SYMV_DB;
+  return 0;
+}
+
+/* Sends candidate i to worker k, which is idle: "cand P STAGE n:prune,..."
+ * with the sizes it lacks, each with its pruning threshold (o->prune times
+ * k's base, us; 0: time fully), and sets up k's slot for it; cms: its code's
+ * NVRTC time, ms. A send that fails leaves SYMV_IO in the slot, for
+ * measure_collect. Errors: SYMV_DB. */
+static int measure_send(measure_run *r, int k, long i, double cms)
+{
+  const sweep_measure_args *a = r->a;
+  const sweep_opts *o = a->o;
+  const db_candidate *c = &a->cands[i];
+  slot *q = &r->sl[k];
+  char sizes[8192] = "", point[64];
+  int len = 0, n2 = 0, rc = 0;
+  for (int s = 0; s < a->nsizes && !rc; s++) {
+    int found = 0;
+    if (a->stage == DB_STAGE_DENSE && db_has_measurement(a->d, c->id, a->ns[s], o->uplo, o->hot, a->stage, &found))
+      rc = SYMV_DB;
+    if (found) continue;
+    double prune = a->stage == DB_STAGE_SWEEP && o->prune > 0 && isfinite(q->best[s]) ? o->prune * q->best[s] : 0;
+    len += snprintf(sizes + len, sizeof sizes - (size_t)len, "%s%d:%.4g", n2++ ? "," : "", a->ns[s], prune);
+  }
+  if (rc) return rc;
+  symv_params p;
+  sweep_params_of(c, &p);
+  symv_params_format(&p, point, sizeof point);
+  q->cand = i, q->t0 = q->last = symv_now(), q->cms = cms, q->nms = 0, q->regs = 0;
+  q->why = DB_REASON_NONE, q->detail[0] = 0, q->lrc = 0, q->done = 0;
+  if (worker_send(&a->w[k], "cand %s %s %s", point, db_stage_name(a->stage), sizes)) q->lrc = SYMV_IO;
+  return 0;
+}
+
+/* Deals the next candidates out to worker k, which is idle, in order: one
+ * that needs no measuring is passed over (and recorded invalid where its
+ * family or parameters are not valid), one whose code failed to compile or
+ * that was dealt out more than o->max_attempts times is recorded invalid,
+ * and the first one left is sent to k (measure_send); each passed over or
+ * recorded advances the progress by one. Sets *waiting_compile, and deals
+ * nothing, where the next one's code is not compiled yet. Errors: SYMV_DB. */
+static int measure_deal(measure_run *r, int k, int *waiting_compile)
+{
+  const sweep_measure_args *a = r->a;
+  int rc = 0;
+  while (r->next < a->ncand) {
+    long i = r->next;
+    db_candidate c = a->cands[i];
+    int todo = 0;
+    if ((rc = measure_todo(r, &c, &todo))) return rc;
+    if ((a->stage == DB_STAGE_SWEEP && c.status != DB_PENDING) || !todo || r->code_of[i] < 0) {
+      if (r->code_of[i] < 0 && (rc = record_invalid(a->d, &c, DB_REASON_COMPILE, "unknown family or parameters", 0, 0)))
+        return rc;
+      r->next++;
+      symv_progress_update(a->prog, a->prog->done + 1, NULL);
+      continue;
+    }
+    /* its code must be compiled (or have failed) first */
+    long ci = r->code_of[i];
+    pthread_mutex_lock(&r->cp.mu);
+    int cstate = r->cp.state[ci];
+    double cms = r->cp.ms[ci];
+    pthread_mutex_unlock(&r->cp.mu);
+    if (cstate == 0) {
+      *waiting_compile = 1;
+      return 0;
+    }
+    r->next++;
+    if (cstate < 0) {
+      char detail[400];
+      snprintf(detail, sizeof detail, "%.390s", r->cp.log[ci] ? r->cp.log[ci] : "NVRTC failed");
+      for (char *p = detail; *p; p++)
+        if (*p == '\n') *p = ' ';
+      if ((rc = record_invalid(a->d, &c, DB_REASON_COMPILE, detail, 0, 0))) return rc;
+      r->invalid++;
+      symv_progress_update(a->prog, a->prog->done + 1, NULL);
+      continue;
+    }
+    int attempts = 0;
+    if ((rc = measure_attempt(r, &c, &attempts))) return rc;
+    if (attempts > a->o->max_attempts) {
+      char detail[128];
+      snprintf(detail, sizeof detail, "stopped the sweep %d times while being measured", attempts - 1);
+      if ((rc = record_invalid(a->d, &c, DB_REASON_FAULT, detail, cms, 0))) return rc;
+      r->invalid++;
+      symv_progress_update(a->prog, a->prog->done + 1, NULL);
+      continue;
+    }
+    return measure_send(r, k, i, cms);
+  }
+  return 0;
+}
+
+/* Waits for what the busy workers say: reads what arrives within 50 ms
+ * into their buffers (a worker whose output ended gets SYMV_IO in its
+ * slot), or, with none busy, waits up to 50 ms for a code to finish
+ * compiling; returns at once where a busy worker's line is already read or
+ * its candidate already failed. Errors: SYMV_IO (poll failed). */
+static int measure_wait(measure_run *r)
+{
+  const sweep_measure_args *a = r->a;
+  sweep_worker *w = a->w;
+  struct pollfd pfd[64];
+  int widx[64], np = 0;
+  for (int k = 0; k < a->nworkers && np < 64; k++)
+    if (r->sl[k].cand >= 0 && !r->sl[k].lrc && !memchr(w[k].buf, '\n', w[k].len)) {
+      pfd[np] = (struct pollfd){w[k].from, POLLIN, 0};
+      widx[np++] = k;
+    }
+  int pending_lines = 0;
+  for (int k = 0; k < a->nworkers; k++)
+    pending_lines += r->sl[k].cand >= 0 && (r->sl[k].lrc || memchr(w[k].buf, '\n', w[k].len));
+  if (pending_lines) return 0;
+  int n = np ? poll(pfd, (nfds_t)np, 50) : 0;
+  if (!np) { /* every worker idle, waiting for a code to compile */
+    pthread_mutex_lock(&r->cp.mu);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50000000;
+    if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+    pthread_cond_timedwait(&r->cp.cv, &r->cp.mu, &ts);
+    pthread_mutex_unlock(&r->cp.mu);
+  }
+  if (n < 0 && errno != EINTR) return SYMV_IO;
+  for (int j = 0; n > 0 && j < np; j++)
+    if (pfd[j].revents && worker_fill(&w[widx[j]])) r->sl[widx[j]].lrc = SYMV_IO;
+  return 0;
+}
+
+/* Takes the lines worker k has already sent about its candidate (without
+ * waiting) into its slot, until it says "ok" or "invalid REASON DETAIL" or
+ * fails: "load REGS" (registers per thread), "meas ..." (a measurement, at
+ * most 256 kept), "error ..." (logged on standard error; SYMV_IO in the
+ * slot). now: the time (symv_now, s), which each line sets as k's last. */
+static void measure_read(measure_run *r, int k, double now)
+{
+  const sweep_measure_args *a = r->a;
+  sweep_worker *w = &a->w[k];
+  slot *q = &r->sl[k];
+  char line[2048];
+  while (!q->lrc && !q->done && worker_take_line(w, line, sizeof line)) {
+    q->last = now;
+    if (!strncmp(line, "load ", 5)) {
+      q->regs = atoi(line + 5);
+    } else if (!strncmp(line, "meas ", 5)) {
+      if (q->nms < 256 && !parse_meas(line, a->o->routine, &q->ms[q->nms], a->o->uplo, a->o->hot, a->stage)) q->nms++;
+    } else if (!strcmp(line, "ok")) {
+      q->done = 1;
+    } else if (!strncmp(line, "invalid ", 8)) {
+      char rname[32] = "";
+      int used = 0;
+      sscanf(line + 8, "%31s %n", rname, &used);
+      q->why = reason_of(rname);
+      snprintf(q->detail, sizeof q->detail, "%s", line + 8 + used);
+      q->done = 1;
+    } else if (!strncmp(line, "error", 5)) {
+      fprintf(stderr, "\nsymvtune sweep: worker on GPU %d: %s\n", w->device, line);
+      snprintf(q->detail, sizeof q->detail, "worker: %.500s", line);
+      q->lrc = SYMV_IO;
+    }
+  }
+}
+
+/* Worker k hung (SYMV_TIMEOUT: killed), died (SYMV_IO: reaped) or lost its
+ * context (said invalid fault): records its candidate c invalid (timeout or
+ * fault) and starts a new worker on the same GPU; one that cannot be started
+ * is logged and marks k dead (no more work for it). Errors: SYMV_DB. */
+static int measure_restart(measure_run *r, int k, db_candidate *c)
+{
+  const sweep_measure_args *a = r->a;
+  sweep_worker *w = &a->w[k];
+  slot *q = &r->sl[k];
+  int status = 0, rc;
+  if (q->lrc == SYMV_TIMEOUT) {
+    kill(w->pid, SIGKILL);
+    q->why = DB_REASON_TIMEOUT;
+    snprintf(q->detail, sizeof q->detail, "no answer in %.0f s", a->o->timeout_s);
+  } else if (q->lrc == SYMV_IO) {
+    q->why = DB_REASON_FAULT;
+    worker_reap(w, &status); /* reaped: sweep_worker_stop must not signal a pid that may be reused */
+    if (WIFSIGNALED(status) && !q->detail[0])
+      snprintf(q->detail, sizeof q->detail, "worker killed by signal %d", WTERMSIG(status));
+    else if (!q->detail[0])
+      snprintf(q->detail, sizeof q->detail, "worker died");
+  }
+  sweep_worker_stop(w);
+  if ((rc = record_invalid(a->d, c, q->why, q->detail, q->cms, q->regs))) return rc;
+  r->invalid++;
+  w->restarts++;
+  sweep_opts ok = *a->o;
+  ok.device = w->device;
+  if (sweep_worker_start(w, &ok)) {
+    fprintf(stderr, "\nsymvtune sweep: the worker on GPU %d cannot be restarted%s\n", w->device,
+            a->nworkers > 1 ? "; the other GPUs go on" : "");
+    q->dead = 1;
+  }
+  return 0;
+}
+
+/* Stores worker k's measurements of candidate c, and in the sweep stage c
+ * as valid (its NVRTC time and registers), in one transaction; counts it
+ * measured, and lowers k's pruning bases to its fully timed (more than one
+ * batch) medians. Errors: SYMV_DB (the transaction rolled back). */
+static int measure_store_valid(measure_run *r, int k, db_candidate *c)
+{
+  const sweep_measure_args *a = r->a;
+  slot *q = &r->sl[k];
+  int rc = 0;
+  c->status = DB_VALID;
+  c->reason = DB_REASON_NONE;
+  c->detail[0] = 0;
+  c->compile_ms = q->cms;
+  c->regs_per_thread = q->regs;
+  if (db_begin(a->d)) return SYMV_DB;
+  for (int m = 0; m < q->nms && !rc; m++)
+    if (db_put_measurement(a->d, c->id, &q->ms[m])) rc = SYMV_DB;
+  if (!rc && a->stage == DB_STAGE_SWEEP && db_set_candidate_result(a->d, c)) rc = SYMV_DB;
+  if (rc) {
+    db_rollback(a->d);
+    return rc;
+  }
+  if (db_commit(a->d)) return SYMV_DB;
+  r->valid++;
+  a->st->measured++;
+  a->w[k].measured++;
+  for (int m = 0; m < q->nms; m++)
+    for (int s = 0; s < a->nsizes; s++)
+      if (a->ns[s] == q->ms[m].n && q->ms[m].batches > 1 && q->ms[m].median_us < q->best[s])
+        q->best[s] = q->ms[m].median_us;
+  return 0;
+}
+
+/* Worker k's candidate is finished, one way or another (now: as
+ * measure_read): adds its time to the measuring total, records it (restart
+ * on a timeout, a dead worker or a fault; invalid with the worker's reason;
+ * else valid with its measurements), frees k and advances the progress by
+ * one. Errors: SYMV_DB. */
+static int measure_finish(measure_run *r, int k, double now)
+{
+  const sweep_measure_args *a = r->a;
+  slot *q = &r->sl[k];
+  db_candidate c = a->cands[q->cand];
+  char note[96];
+  int rc;
+  a->st->measure_s += now - q->t0;
+  if (q->lrc || q->why == DB_REASON_FAULT) {
+    rc = measure_restart(r, k, &c);
+  } else if (q->why != DB_REASON_NONE) {
+    if (!(rc = record_invalid(a->d, &c, q->why, q->detail, q->cms, q->regs))) r->invalid++;
+  } else {
+    rc = measure_store_valid(r, k, &c);
+  }
+  if (rc) return rc;
+  q->cand = -1;
+  snprintf(note, sizeof note, "valid %ld invalid %ld", r->valid, r->invalid);
+  symv_progress_update(a->prog, a->prog->done + 1, note);
+  return 0;
+}
+
+/* Reads what each busy worker has said (measure_read), marks one silent
+ * past o->timeout_s SYMV_TIMEOUT, and records each finished candidate
+ * (measure_finish). Errors: SYMV_DB. */
+static int measure_collect(measure_run *r)
+{
+  const sweep_measure_args *a = r->a;
+  double now = symv_now();
+  for (int k = 0; k < a->nworkers; k++) {
+    slot *q = &r->sl[k];
+    if (q->cand < 0) continue;
+    measure_read(r, k, now);
+    if (!q->lrc && !q->done && now - q->last > a->o->timeout_s) q->lrc = SYMV_TIMEOUT;
+    if (!q->lrc && !q->done) continue;
+    int rc = measure_finish(r, k, now);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* The measuring loop: deals candidates out to the idle workers, waits for
+ * the busy ones and records what they finish, until every candidate is dealt
+ * with and none is in flight. Errors: SYMV_INTERRUPTED (*interrupted set),
+ * SYMV_IO (no worker left for the rest, or poll failed), SYMV_DB. */
+static int measure_loop(measure_run *r)
+{
+  const sweep_measure_args *a = r->a;
   for (;;) {
-    if (*interrupted) {
-      rc = SYMV_INTERRUPTED;
-      break;
-    }
+    if (*a->interrupted) return SYMV_INTERRUPTED;
     /* deal the next candidates out to the idle workers, in order */
-    int waiting_compile = 0;
-    for (int k = 0; k < nworkers && !rc && !waiting_compile; k++) {
-      if (sl[k].cand >= 0 || sl[k].dead) continue;
-      while (next < ncand && !rc) {
-        long i = next;
-        db_candidate c = cands[i];
-        /* what is left to do for this candidate */
-        int todo = 0;
-        for (int s = 0; s < nsizes && !rc; s++) {
-          int found = 0;
-          if (stage == DB_STAGE_DENSE && db_has_measurement(d, c.id, ns[s], o->uplo, o->hot, stage, &found)) rc = SYMV_DB;
-          todo += !found;
-        }
-        if (rc) break;
-        if ((stage == DB_STAGE_SWEEP && c.status != DB_PENDING) || !todo || code_of[i] < 0) {
-          if (code_of[i] < 0 && (rc = record_invalid(d, &c, DB_REASON_COMPILE, "unknown family or parameters", 0, 0))) break;
-          next++;
-          symv_progress_update(prog, prog->done + 1, NULL);
-          continue;
-        }
-        /* its code must be compiled (or have failed) first */
-        long ci = code_of[i];
-        pthread_mutex_lock(&cp.mu);
-        int cstate = cp.state[ci];
-        double cms = cp.ms[ci];
-        pthread_mutex_unlock(&cp.mu);
-        if (cstate == 0) {
-          waiting_compile = 1;
-          break;
-        }
-        next++;
-        if (cstate < 0) {
-          char detail[400];
-          snprintf(detail, sizeof detail, "%.390s", cp.log[ci] ? cp.log[ci] : "NVRTC failed");
-          for (char *q = detail; *q; q++)
-            if (*q == '\n') *q = ' ';
-          if ((rc = record_invalid(d, &c, DB_REASON_COMPILE, detail, 0, 0))) break;
-          invalid++;
-          symv_progress_update(prog, prog->done + 1, NULL);
-          continue;
-        }
-        /* A candidate that stopped the sweep while measured: counted once per
-         * stage, as the adaptive dense stage deals each champion once a round;
-         * a champion with dense samples already ran in this stage. */
-        int attempts = 0, counted = 1;
-        if (stage == DB_STAGE_DENSE) {
-          db_measurement *ml = NULL;
-          size_t cnt = 0;
-          if (db_candidate_measurements(d, c.id, stage, o->uplo, o->hot, &ml, &cnt)) {
-            rc = SYMV_DB;
-            break;
-          }
-          free(ml);
-          counted = cnt == 0;
-        }
-        if (counted && db_start_attempt(d, c.id, &attempts)) {
-          rc = SYMV_DB;
-          break;
-        }
-        if (attempts > o->max_attempts) {
-          char detail[128];
-          snprintf(detail, sizeof detail, "stopped the sweep %d times while being measured", attempts - 1);
-          if ((rc = record_invalid(d, &c, DB_REASON_FAULT, detail, cms, 0))) break;
-          invalid++;
-          symv_progress_update(prog, prog->done + 1, NULL);
-          continue;
-        }
-        char sizes[8192] = "", point[64];
-        int len = 0, n2 = 0;
-        for (int s = 0; s < nsizes && !rc; s++) {
-          int found = 0;
-          if (stage == DB_STAGE_DENSE && db_has_measurement(d, c.id, ns[s], o->uplo, o->hot, stage, &found)) rc = SYMV_DB;
-          if (found) continue;
-          double prune = stage == DB_STAGE_SWEEP && o->prune > 0 && isfinite(sl[k].best[s]) ? o->prune * sl[k].best[s] : 0;
-          len += snprintf(sizes + len, sizeof sizes - (size_t)len, "%s%d:%.4g", n2++ ? "," : "", ns[s], prune);
-        }
-        if (rc) break;
-        symv_params p;
-        sweep_params_of(&c, &p);
-        symv_params_format(&p, point, sizeof point);
-        slot *q = &sl[k];
-        q->cand = i, q->t0 = q->last = symv_now(), q->cms = cms, q->nms = 0, q->regs = 0;
-        q->why = DB_REASON_NONE, q->detail[0] = 0, q->lrc = 0, q->done = 0;
-        if (worker_send(&w[k], "cand %s %s %s", point, db_stage_name(stage), sizes)) q->lrc = SYMV_IO;
-        break;
-      }
-    }
-    if (rc) break;
+    int rc = 0, waiting_compile = 0;
+    for (int k = 0; k < a->nworkers && !rc && !waiting_compile; k++)
+      if (r->sl[k].cand < 0 && !r->sl[k].dead) rc = measure_deal(r, k, &waiting_compile);
+    if (rc) return rc;
     int busy = 0, alive = 0;
-    for (int k = 0; k < nworkers; k++) busy += sl[k].cand >= 0, alive += !sl[k].dead;
-    if (!busy && (next >= ncand || !alive)) {
-      if (next < ncand) rc = SYMV_IO; /* no worker left to measure the rest */
-      break;
-    }
-    /* wait for what the busy workers say (or for the compiler) */
-    struct pollfd pfd[64];
-    int widx[64], np = 0;
-    for (int k = 0; k < nworkers && np < 64; k++)
-      if (sl[k].cand >= 0 && !sl[k].lrc && !memchr(w[k].buf, '\n', w[k].len)) {
-        pfd[np] = (struct pollfd){w[k].from, POLLIN, 0};
-        widx[np++] = k;
-      }
-    int pending_lines = 0;
-    for (int k = 0; k < nworkers; k++) pending_lines += sl[k].cand >= 0 && (sl[k].lrc || memchr(w[k].buf, '\n', w[k].len));
-    if (!pending_lines) {
-      int r = np ? poll(pfd, (nfds_t)np, 50) : 0;
-      if (!np) { /* every worker idle, waiting for a code to compile */
-        pthread_mutex_lock(&cp.mu);
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 50000000;
-        if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
-        pthread_cond_timedwait(&cp.cv, &cp.mu, &ts);
-        pthread_mutex_unlock(&cp.mu);
-      }
-      if (r < 0 && errno != EINTR) {
-        rc = SYMV_IO;
-        break;
-      }
-      for (int j = 0; r > 0 && j < np; j++)
-        if (pfd[j].revents && worker_fill(&w[widx[j]])) sl[widx[j]].lrc = SYMV_IO;
-    }
-    double now = symv_now();
-    for (int k = 0; k < nworkers && !rc; k++) {
-      slot *q = &sl[k];
-      if (q->cand < 0) continue;
-      while (!q->lrc && !q->done && worker_take_line(&w[k], line, sizeof line)) {
-        q->last = now;
-        if (!strncmp(line, "load ", 5)) {
-          q->regs = atoi(line + 5);
-        } else if (!strncmp(line, "meas ", 5)) {
-          if (q->nms < 256 && !parse_meas(line, o->routine, &q->ms[q->nms], o->uplo, o->hot, stage)) q->nms++;
-        } else if (!strcmp(line, "ok")) {
-          q->done = 1;
-        } else if (!strncmp(line, "invalid ", 8)) {
-          char rname[32] = "";
-          int used = 0;
-          sscanf(line + 8, "%31s %n", rname, &used);
-          q->why = reason_of(rname);
-          snprintf(q->detail, sizeof q->detail, "%s", line + 8 + used);
-          q->done = 1;
-        } else if (!strncmp(line, "error", 5)) {
-          fprintf(stderr, "\nsymvtune sweep: worker on GPU %d: %s\n", w[k].device, line);
-          snprintf(q->detail, sizeof q->detail, "worker: %.500s", line);
-          q->lrc = SYMV_IO;
-        }
-      }
-      if (!q->lrc && !q->done && now - q->last > o->timeout_s) q->lrc = SYMV_TIMEOUT;
-      if (!q->lrc && !q->done) continue;
-      /* the candidate is finished, one way or another */
-      db_candidate c = cands[q->cand];
-      st->measure_s += now - q->t0;
-      if (q->lrc || q->why == DB_REASON_FAULT) {
-        /* the worker is hung, dead or lost its context: a new one, on the same GPU */
-        int status = 0;
-        if (q->lrc == SYMV_TIMEOUT) {
-          kill(w[k].pid, SIGKILL);
-          q->why = DB_REASON_TIMEOUT;
-          snprintf(q->detail, sizeof q->detail, "no answer in %.0f s", o->timeout_s);
-        } else if (q->lrc == SYMV_IO) {
-          q->why = DB_REASON_FAULT;
-          worker_reap(&w[k], &status); /* reaped: sweep_worker_stop must not signal a pid that may be reused */
-          if (WIFSIGNALED(status) && !q->detail[0])
-            snprintf(q->detail, sizeof q->detail, "worker killed by signal %d", WTERMSIG(status));
-          else if (!q->detail[0])
-            snprintf(q->detail, sizeof q->detail, "worker died");
-        }
-        sweep_worker_stop(&w[k]);
-        if ((rc = record_invalid(d, &c, q->why, q->detail, q->cms, q->regs))) break;
-        invalid++;
-        w[k].restarts++;
-        sweep_opts ok = *o;
-        ok.device = w[k].device;
-        if (sweep_worker_start(&w[k], &ok)) {
-          fprintf(stderr, "\nsymvtune sweep: the worker on GPU %d cannot be restarted%s\n", w[k].device,
-                  nworkers > 1 ? "; the other GPUs go on" : "");
-          q->dead = 1;
-        }
-      } else if (q->why != DB_REASON_NONE) {
-        if ((rc = record_invalid(d, &c, q->why, q->detail, q->cms, q->regs))) break;
-        invalid++;
-      } else {
-        c.status = DB_VALID;
-        c.reason = DB_REASON_NONE;
-        c.detail[0] = 0;
-        c.compile_ms = q->cms;
-        c.regs_per_thread = q->regs;
-        if (db_begin(d)) {
-          rc = SYMV_DB;
-          break;
-        }
-        for (int m = 0; m < q->nms && !rc; m++)
-          if (db_put_measurement(d, c.id, &q->ms[m])) rc = SYMV_DB;
-        if (!rc && stage == DB_STAGE_SWEEP && db_set_candidate_result(d, &c)) rc = SYMV_DB;
-        if (rc) {
-          db_rollback(d);
-          break;
-        }
-        if (db_commit(d)) {
-          rc = SYMV_DB;
-          break;
-        }
-        valid++;
-        st->measured++;
-        w[k].measured++;
-        for (int m = 0; m < q->nms; m++)
-          for (int s = 0; s < nsizes; s++)
-            if (ns[s] == q->ms[m].n && q->ms[m].batches > 1 && q->ms[m].median_us < q->best[s]) q->best[s] = q->ms[m].median_us;
-      }
-      q->cand = -1;
-      snprintf(note, sizeof note, "valid %ld invalid %ld", valid, invalid);
-      symv_progress_update(prog, prog->done + 1, note);
-    }
-    if (rc) break;
+    for (int k = 0; k < a->nworkers; k++) busy += r->sl[k].cand >= 0, alive += !r->sl[k].dead;
+    if (!busy && (r->next >= a->ncand || !alive))
+      return r->next < a->ncand ? SYMV_IO : 0; /* SYMV_IO: no worker left to measure the rest */
+    if ((rc = measure_wait(r))) return rc;
+    if ((rc = measure_collect(r))) return rc;
   }
-  if (nworkers > 1) /* wall time, not the sum over the GPUs */
+}
+
+int sweep_measure(const sweep_measure_args *a)
+{
+  if (a->nworkers < 1) return SYMV_INVALID_VALUE;
+  measure_run r = {.a = a};
+  int rc = measure_alloc(&r);
+  if (rc) return rc;
+  measure_pruning_bases(&r);
+  measure_codes(&r);
+  measure_compile_start(&r);
+  sweep_stats *st = a->st;
+  double t_measure = symv_now(), measure_before = st->measure_s;
+  rc = measure_loop(&r);
+  if (a->nworkers > 1) /* wall time, not the sum over the GPUs */
     st->measure_s = measure_before + (st->measure_s > measure_before ? symv_now() - t_measure : 0);
-  pthread_mutex_lock(&cp.mu);
-  cp.next = cp.ncode; /* nothing more to compile */
-  pthread_mutex_unlock(&cp.mu);
-  for (int t = 0; t < nthreads; t++) pthread_join(th[t], NULL);
-  st->compile_s += cp.busy_to > cp.busy_from ? cp.busy_to - cp.busy_from : 0;
-  for (long i = 0; i < ncode; i++) {
-    st->compile_cpu_s += cp.ms[i] / 1e3;
-    free(cp.log[i]);
-  }
-  st->compiled += cp.compiled, st->cached += cp.cached;
-  free(cp.state), free(cp.ms), free(cp.log);
-  pthread_mutex_destroy(&cp.mu);
-  pthread_cond_destroy(&cp.cv);
-  free(best), free(sl), free(code), free(code_of);
+  measure_release(&r);
   return rc;
 }
 

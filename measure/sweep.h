@@ -118,30 +118,55 @@ int sweep_baselines(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, 
 int sweep_baselines_each(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, const int *ns, int nsizes,
                          db_stage stage, double *times);
 
-/** sweep_measure: verifies and times every candidate of cands that is still
- *  pending (status DB_PENDING in the database; stage DB_STAGE_SWEEP) or that
- *  lacks a measurement at one of the sizes (stage DB_STAGE_DENSE), one
- *  transaction per candidate, compiling in o->jobs threads ahead of the
- *  workers (none: o->jobs 0). The candidates are dealt out in order to
- *  the nworkers workers w (1..64, one per GPU) as each becomes free; the
- *  parent alone writes the database. Pruning on worker k compares with that
- *  GPU's own fastest times: its faster cuBLAS mode (worker_base[k * nsizes
- *  + i], microseconds, for k >= 1; worker 0's and, with worker_base NULL,
- *  everyone's come from the database's baselines), the database's times of
- *  earlier runs, and what it measured itself. A worker that faults, dies or
- *  hangs (o->timeout_s without a line) has its candidate recorded invalid
- *  and is restarted on its GPU; one dealt out more than o->max_attempts
- *  times without a result (each time the whole sweep stopped while it was
- *  measured) is recorded invalid (fault), a dense-stage attempt counted only
- *  while the candidate has no dense sample (the adaptive dense stage deals
- *  each champion once per round); one that cannot be restarted gets no more
- *  work, and the others go on. Stops early, with everything measured so
- *  far committed, when *interrupted becomes nonzero.
+/** What sweep_measure measures, on which workers, and where it puts it. */
+typedef struct {
+  db *d;                     /* the database: read for what is left to do, written with every result */
+  sweep_worker *w;           /* nworkers started workers, one per GPU (w[0]'s GPU compiles); restarted in place */
+  int nworkers;              /* workers in w, 1..64 */
+  const sweep_opts *o;       /* the run's options (routine, uplo, hot, prune, timeout_s, max_attempts, jobs, ...) */
+  const double *worker_base; /* nworkers x nsizes, [k * nsizes + i]: GPU k's faster cuBLAS time at ns[i], us
+                                (row 0 unused; 0 or less: none); NULL: every GPU's from the database */
+  const db_candidate *cands; /* the candidates, dealt out in this order */
+  long ncand;                /* candidates in cands */
+  const int *ns;             /* the sizes to measure at, n (matrix order) */
+  int nsizes;                /* sizes in ns */
+  db_stage stage;            /* DB_STAGE_SWEEP or DB_STAGE_DENSE: which stage's measurements */
+  volatile int *interrupted; /* set nonzero (a signal handler) to stop early */
+  sweep_stats *st;           /* the run's totals, added to */
+  symv_progress *prog;       /* advanced by one for each candidate dealt with */
+} sweep_measure_args;
+
+/** sweep_measure: verifies and times every candidate of a->cands that is
+ *  still pending (status DB_PENDING in the database; stage DB_STAGE_SWEEP)
+ *  or that lacks a measurement at one of the sizes a->ns (stage
+ *  DB_STAGE_DENSE), one transaction per candidate, compiling in o->jobs
+ *  threads ahead of the workers (none: o->jobs 0). A candidate measured
+ *  stores its measurements (median time per call, us, at each size the
+ *  worker timed) and, in the sweep stage, its status valid with its NVRTC
+ *  time (ms) and registers per thread; a candidate rejected stores its
+ *  status invalid with a reason and a detail. The candidates are dealt out
+ *  in order to the nworkers workers w (1..64, one per GPU) as each becomes
+ *  free; the parent alone writes the database. Pruning on worker k compares
+ *  with that GPU's own fastest times: its faster cuBLAS mode
+ *  (worker_base[k * nsizes + i], microseconds, for k >= 1; worker 0's and,
+ *  with worker_base NULL, everyone's come from the database's baselines),
+ *  the database's times of earlier runs, and what it measured itself. A
+ *  worker that faults, dies or hangs (o->timeout_s seconds without a line)
+ *  has its candidate recorded invalid and is restarted on its GPU; one dealt
+ *  out more than o->max_attempts times without a result (each time the
+ *  whole sweep stopped while it was measured) is recorded invalid (fault), a
+ *  dense-stage attempt counted only while the candidate has no dense sample
+ *  (the adaptive dense stage deals each champion once per round); one that
+ *  cannot be restarted gets no more work, and the others go on. Stops
+ *  early, with everything measured so far committed, when *a->interrupted
+ *  becomes nonzero. Adds to *a->st: the time candidates were in flight on
+ *  the workers (s; with several workers, the measuring loop's wall time),
+ *  the compile threads' wall and NVRTC time (s), the codes compiled and
+ *  found cached, the candidates measured valid; and to each worker's
+ *  measured count.
  *  Errors: SYMV_INTERRUPTED, SYMV_IO (no worker left), SYMV_DB,
  *  SYMV_NO_MEMORY, SYMV_INVALID_VALUE (nworkers < 1). */
-int sweep_measure(db *d, sweep_worker *w, int nworkers, const sweep_opts *o, const double *worker_base,
-                  const db_candidate *cands, long ncand, const int *ns, int nsizes, db_stage stage,
-                  volatile int *interrupted, sweep_stats *st, symv_progress *prog);
+int sweep_measure(const sweep_measure_args *a);
 
 /** SWEEP_DET_TOP: the candidates of the deterministic families (lu, panel,
  *  pipe_det) that survive by their points among themselves alone, besides

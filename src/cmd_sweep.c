@@ -359,8 +359,10 @@ static int run(int argc, char **argv)
   symv_progress prog;
   symv_progress_start(&prog, "sweep", (long)npending, a.o.quiet);
   sweep_stats st = {0};
-  rc = sweep_measure(d, w, ndev, &a.o, wbase, pending, (long)npending, a.ns, a.nsizes, DB_STAGE_SWEEP, &interrupted, &st,
-                     &prog);
+  const sweep_measure_args ma = {.d = d, .w = w, .nworkers = ndev, .o = &a.o, .worker_base = wbase, .cands = pending,
+                                 .ncand = (long)npending, .ns = a.ns, .nsizes = a.nsizes, .stage = DB_STAGE_SWEEP,
+                                 .interrupted = &interrupted, .st = &st, .prog = &prog};
+  rc = sweep_measure(&ma);
   symv_progress_finish(&prog);
   free(pending);
   sweep_stage_summary(d, a.o.routine, w, ndev, btimes, &st, a.ns, a.nsizes, a.o.uplo, a.o.hot, symv_now() - t_start);
