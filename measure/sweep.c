@@ -683,8 +683,10 @@ static void measure_codes(measure_run *r)
 }
 
 /* Starts o->jobs compiling threads (at most 256) on r's codes, for worker
- * 0's GPU; with none, every code counts as compiled (the worker compiles). */
-static void measure_compile_start(measure_run *r)
+ * 0's GPU; with none, every code counts as compiled (the worker compiles).
+ * 0, or SYMV_NO_MEMORY with no thread started (measure_release still frees
+ * what r holds). */
+static int measure_compile_start(measure_run *r)
 {
   const sweep_measure_args *a = r->a;
   compile_pool *cp = &r->cp;
@@ -696,11 +698,17 @@ static void measure_compile_start(measure_run *r)
   cp->log = calloc((size_t)(ncode ? ncode : 1), sizeof *cp->log);
   pthread_mutex_init(&cp->mu, NULL);
   pthread_cond_init(&cp->cv, NULL);
+  r->nthreads = 0;
+  if (!cp->state || !cp->ms || !cp->log) {
+    r->ncode = 0; /* nothing for measure_release to read */
+    return SYMV_NO_MEMORY;
+  }
   r->nthreads = a->o->jobs > 0 ? a->o->jobs : 0;
   if (r->nthreads == 0) /* nothing compiled ahead: the worker compiles each code itself */
     for (long i = 0; i < ncode; i++) cp->state[i] = 1;
   if (r->nthreads > 256) r->nthreads = 256;
   for (int t = 0; t < r->nthreads; t++) pthread_create(&r->th[t], NULL, compile_thread, cp);
+  return 0;
 }
 
 /* Stops the compiling threads, adds what they did to the totals (compile
@@ -757,7 +765,10 @@ static int measure_attempt(const measure_run *r, const db_candidate *c, int *att
   if (a->stage == DB_STAGE_DENSE) {
     db_measurement *ml = NULL;
     size_t cnt = 0;
-    if (db_candidate_measurements(a->d, c->id, a->stage, a->o->uplo, a->o->hot, &ml, &cnt)) return SYMV_DB;
+    if (db_candidate_measurements(a->d, c->id, a->stage, a->o->uplo, a->o->hot, &ml, &cnt)) {
+      free(ml);
+      return SYMV_DB;
+    }
     free(ml);
     counted = cnt == 0;
   }
@@ -1071,7 +1082,10 @@ int sweep_measure(const sweep_measure_args *a)
   if (rc) return rc;
   measure_pruning_bases(&r);
   measure_codes(&r);
-  measure_compile_start(&r);
+  if ((rc = measure_compile_start(&r))) {
+    measure_release(&r);
+    return rc;
+  }
   sweep_stats *st = a->st;
   double t_measure = symv_now(), measure_before = st->measure_s;
   rc = measure_loop(&r);
