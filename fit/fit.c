@@ -731,13 +731,32 @@ int fit_select_regret(const fit_set *s, double interval_cost, db_rule **rules, s
   return rc;
 }
 
-int fit_curve_of_rule(const fit_set *s, const db_rule *r)
+int fit_curve_of(const fit_set *s, const char *kernel, long long cand_id)
 {
   for (size_t c = 0; c < s->ncurves; c++)
-    if (!strcmp(s->curve[c].kernel, r->kernel) &&
-        (strcmp(r->kernel, DB_KERNEL_CANDIDATE) || s->curve[c].cand.id == r->cand.id))
+    if (!strcmp(s->curve[c].kernel, kernel) && (strcmp(kernel, DB_KERNEL_CANDIDATE) || s->curve[c].cand.id == cand_id))
       return (int)c;
   return -1;
+}
+
+int fit_curve_of_rule(const fit_set *s, const db_rule *r) { return fit_curve_of(s, r->kernel, r->cand.id); }
+
+int fit_compute_as_stored(fit_set *s, const db_fit_curve *curves, size_t ncurves, int lo, int hi, size_t *failed)
+{
+  for (size_t i = 0; i < s->ncurves; i++) {
+    const fit_curve *c = &s->curve[i];
+    double alpha = 0;
+    for (size_t j = 0; j < ncurves; j++)
+      if (!strcmp(curves[j].kernel, c->kernel) &&
+          (strcmp(c->kernel, DB_KERNEL_CANDIDATE) || curves[j].candidate_id == c->cand.id))
+        alpha = curves[j].alpha;
+    const int rc = fit_curve_compute(&s->curve[i], lo, hi, alpha);
+    if (rc) {
+      *failed = i;
+      return rc;
+    }
+  }
+  return 0;
 }
 
 int fit_predicted_regret(const fit_set *s, const db_rule *rules, size_t nrules, double *mean, double *max,

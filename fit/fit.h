@@ -405,8 +405,18 @@ void fit_print_rules_title(FILE *f, const char *routine, int deterministic);
  */
 void fit_print_rules(FILE *f, const db_fit *fit, const db_rule *rules, size_t nrules);
 
-/** fit_curve_of_rule: the index in s of the curve rule r names (its
- *  kernel, and for a candidate its id), -1 if none. */
+/** fit_curve_of: the index in s of the curve of `kernel` (DB_KERNEL_*;
+ *  for DB_KERNEL_CANDIDATE the candidate of id cand_id), -1 if none. */
+int fit_curve_of(const fit_set *s, const char *kernel, long long cand_id);
+
+/** fit_curve_of_rule: fit_curve_of the kernel rule r names. */
 int fit_curve_of_rule(const fit_set *s, const db_rule *r);
+
+/** fit_compute_as_stored: fit_curve_compute on every curve of s over
+ *  lo..hi with the alpha a stored fit chose for it (curves[0..ncurves):
+ *  the fit's rows of fit_curve; 0, GCV, for a curve without one), so that
+ *  s predicts what that fit predicted. 0, or the first curve's error with
+ *  its index in *failed. */
+int fit_compute_as_stored(fit_set *s, const db_fit_curve *curves, size_t ncurves, int lo, int hi, size_t *failed);
 
 #endif

@@ -172,18 +172,10 @@ static int run(int argc, char **argv)
               rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     goto out;
   }
-  /* each curve with the alpha the fit chose for it (GCV if it had none) */
-  for (size_t i = 0; i < s.ncurves; i++) {
-    fit_curve *fc = &s.curve[i];
-    double alpha = 0;
-    for (size_t j = 0; j < ncurves; j++)
-      if (!strcmp(curves[j].kernel, fc->kernel) && (strcmp(fc->kernel, DB_KERNEL_CANDIDATE) ||
-                                                     curves[j].candidate_id == fc->cand.id))
-        alpha = curves[j].alpha;
-    if ((rc = fit_curve_compute(fc, fit.lo, fit.hi, alpha))) {
-      fprintf(stderr, "symvtune plot: fitting %s: %s\n", fc->label, symv_strerror(rc));
-      goto out;
-    }
+  size_t bad = 0; /* each curve with the alpha the fit chose for it (GCV if it had none) */
+  if ((rc = fit_compute_as_stored(&s, curves, ncurves, fit.lo, fit.hi, &bad))) {
+    fprintf(stderr, "symvtune plot: fitting %s: %s\n", s.curve[bad].label, symv_strerror(rc));
+    goto out;
   }
   /* the floor, where another stage measured it; the latest validation run */
   if ((rc = db_baseline_measurements(d, fit.routine, "floor", DB_STAGE_DENSE, fit.uplo, fit.hot, &floor_samples,

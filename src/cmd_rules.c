@@ -100,12 +100,8 @@ static void print_json(FILE *f, const db_fit *fit, const db_rule *rules, size_t 
 /* The curve of s that rule r names, or NULL. */
 static const fit_curve *curve_of(const fit_set *s, const db_rule *r)
 {
-  for (size_t i = 0; i < s->ncurves; i++) {
-    const fit_curve *c = &s->curve[i];
-    if (strcmp(c->kernel, r->kernel)) continue;
-    if (strcmp(r->kernel, DB_KERNEL_CANDIDATE) || c->cand.id == r->cand.id) return c;
-  }
-  return NULL;
+  const int c = fit_curve_of_rule(s, r);
+  return c >= 0 ? &s->curve[c] : NULL;
 }
 
 /* --at: predicted time of the chosen kernel at each n (see help). */

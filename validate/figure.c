@@ -39,7 +39,7 @@ int validate_draw(const char *out, const gp_format *fmt, const validate_result *
       if (vt[j].median_us < tb) tb = vt[j].median_us;
       if (vt[j].chosen) {
         tc = vt[j].median_us;
-        const int k = validate_curve_of(s, vt[j].kernel, vt[j].candidate_id);
+        const int k = fit_curve_of(s, vt[j].kernel, vt[j].candidate_id);
         color = gp_kernel_color(vt[j].kernel, k >= 0 ? s->curve[k].cand.family : "");
       }
     }
@@ -55,7 +55,7 @@ int validate_draw(const char *out, const gp_format *fmt, const validate_result *
     if (n <= prev) continue;
     prev = n;
     const db_rule *r = validate_rule_of(rules, nrules, n);
-    double tc = validate_predicted(s, validate_curve_of(s, r->kernel, r->cand.id), n), tb = INFINITY;
+    double tc = validate_predicted(s, fit_curve_of(s, r->kernel, r->cand.id), n), tb = INFINITY;
     for (size_t k = 0; k < s->ncurves; k++) {
       const double t = validate_predicted(s, (int)k, n);
       if (t > 0 && t < tb) tb = t;

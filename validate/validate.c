@@ -56,15 +56,6 @@ static double quantile(const double *v, int m, double q)
   return v[k < 0 ? 0 : k >= m ? m - 1 : k];
 }
 
-/* The kernel of s named by (kernel, candidate id), -1 if none. */
-int validate_curve_of(const fit_set *s, const char *kernel, long long cand_id)
-{
-  for (size_t c = 0; c < s->ncurves; c++)
-    if (!strcmp(s->curve[c].kernel, kernel) && (strcmp(kernel, DB_KERNEL_CANDIDATE) || s->curve[c].cand.id == cand_id))
-      return (int)c;
-  return -1;
-}
-
 /* The rule of n (the first or last beyond the range). */
 const db_rule *validate_rule_of(const db_rule *rules, size_t nrules, int n)
 {
@@ -116,7 +107,7 @@ static int report(const fit_set *s, const db_rule *rules, size_t nrules, const d
       if (vt[i].chosen) tc = vt[i].median_us;
       if (vt[i].median_us < tb) {
         tb = vt[i].median_us;
-        const int k = validate_curve_of(s, vt[i].kernel, vt[i].candidate_id);
+        const int k = fit_curve_of(s, vt[i].kernel, vt[i].candidate_id);
         if (k >= 0) snprintf(lb, sizeof lb, "%s", s->curve[k].label);
         else fit_label(vt[i].kernel, NULL, lb, sizeof lb);
       }
@@ -125,7 +116,7 @@ static int report(const fit_set *s, const db_rule *rules, size_t nrules, const d
       printf("%8d %-26s %10s %-26s (not measured)\n", n, lc, "-", lb);
       continue;
     }
-    const double pc = validate_predicted(s, validate_curve_of(s, r->kernel, r->cand.id), n), g = tc / tb;
+    const double pc = validate_predicted(s, fit_curve_of(s, r->kernel, r->cand.id), n), g = tc / tb;
     reg[m++] = g;
     over += g > 1.05;
     if (pc > 0) perr[mp++] = fabs(pc / tc - 1);
@@ -219,11 +210,11 @@ static size_t rejudge(const fit_set *s, const db_rule *rules, size_t nrules, db_
 {
   size_t m = 0;
   for (size_t i = 0; i < nvt; i++) {
-    const int k = validate_curve_of(s, vt[i].kernel, vt[i].candidate_id);
+    const int k = fit_curve_of(s, vt[i].kernel, vt[i].candidate_id);
     if (k < 0) continue;
     vt[m] = vt[i];
     const db_rule *r = validate_rule_of(rules, nrules, vt[m].n);
-    vt[m].chosen = k == validate_curve_of(s, r->kernel, r->cand.id);
+    vt[m].chosen = k == fit_curve_of(s, r->kernel, r->cand.id);
     vt[m].predicted_us = validate_predicted(s, k, vt[m].n);
     m++;
   }
@@ -264,7 +255,7 @@ static void family_errors(const fit_set *s, const db_validation_time *vt, size_t
       if (strcmp(curve_family(&s->curve[k]), fam)) continue;
       kernels++;
       for (size_t i = 0; i < nvt; i++)
-        if (validate_curve_of(s, vt[i].kernel, vt[i].candidate_id) == (int)k && vt[i].predicted_us > 0)
+        if (fit_curve_of(s, vt[i].kernel, vt[i].candidate_id) == (int)k && vt[i].predicted_us > 0)
           e[m++] = fabs(vt[i].predicted_us / vt[i].median_us - 1);
     }
     if (!m) continue;
@@ -301,17 +292,10 @@ static int load_fit(db *d, const validate_opts *o, validate_result *r, int *l_fo
             rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     return -1;
   }
-  /* the curves as the fit made them (its alphas), for the predictions */
-  for (size_t i = 0; i < r->all.ncurves; i++) {
-    double alpha = 0;
-    for (size_t j = 0; j < r->ncurves; j++)
-      if (!strcmp(r->curves[j].kernel, r->all.curve[i].kernel) &&
-          (strcmp(r->all.curve[i].kernel, DB_KERNEL_CANDIDATE) || r->curves[j].candidate_id == r->all.curve[i].cand.id))
-        alpha = r->curves[j].alpha;
-    if ((rc = fit_curve_compute(&r->all.curve[i], r->fit.lo, r->fit.hi, alpha))) {
-      fprintf(stderr, "symvtune validate: fitting %s: %s\n", r->all.curve[i].label, symv_strerror(rc));
-      return -1;
-    }
+  size_t bad = 0; /* the curves as the fit made them (its alphas), for the predictions */
+  if ((rc = fit_compute_as_stored(&r->all, r->curves, r->ncurves, r->fit.lo, r->fit.hi, &bad))) {
+    fprintf(stderr, "symvtune validate: fitting %s: %s\n", r->all.curve[bad].label, symv_strerror(rc));
+    return -1;
   }
   if (det && fit_deterministic_view(&r->all, &r->view)) return -1;
   r->s = det ? &r->view : &r->all;

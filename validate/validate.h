@@ -92,9 +92,6 @@ void validate_result_free(validate_result *r);
 struct gp_format;
 int validate_draw(const char *out, const struct gp_format *fmt, const validate_result *r);
 
-/** validate_curve_of: the curve of s named by (kernel, candidate id), -1 if none. */
-int validate_curve_of(const fit_set *s, const char *kernel, long long cand_id);
-
 /** validate_rule_of: the rule of rules[0..nrules) (nrules > 0) whose interval holds n
  *  (the first below the range, the last above it). */
 const db_rule *validate_rule_of(const db_rule *rules, size_t nrules, int n);
