@@ -89,6 +89,7 @@ static const fix_rule fix_det_rules[FIX_NDET] = {
 
 #include "test_util.h"
 #define fix_rmtree test_rmtree
+#define fix_sh test_sh /* runs a shell command, output into a log and a string */
 
 /* Copies src to dst (mode 0644). 0 or -1. */
 static int fix_copy(const char *src, const char *dst)
@@ -123,18 +124,6 @@ static char *fix_slurp(const char *path)
   return s;
 }
 
-/* Runs cmd through the shell, its stdout and stderr into the file log;
- * returns its exit status (-1 if it did not exit), the output in *text
- * (malloc'ed, "" if the log cannot be read). Needs <sys/wait.h>. */
-static inline int fix_sh(const char *cmd, const char *log, char **text)
-{
-  char full[8192];
-  snprintf(full, sizeof full, "(%s) > '%s' 2>&1", cmd, log);
-  int rc = system(full);
-  *text = fix_slurp(log);
-  if (!*text) *text = strdup("");
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
 
 /* Picks the fixture's candidates from the database: c[0], c[1] two valid
  * atomic_red of one code (the first code with two) with the least and the

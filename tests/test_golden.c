@@ -25,19 +25,6 @@
 #error "SYMV_TEST_SRCDIR (the source tree) must be defined"
 #endif
 
-/* Runs cmd through the shell, its output into the malloc'ed *text; returns
- * its exit status (-1 if it did not exit). */
-static int sh(const char *cmd, const char *log, char **text)
-{
-  char full[8192];
-  snprintf(full, sizeof full, "(%s) > '%s' 2>&1", cmd, log);
-  const int rc = system(full);
-  long len = 0;
-  *text = (char *)test_slurp(log, &len);
-  if (!*text) *text = strdup("");
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 Test(golden, no_gpu_stages_print_the_recorded_outputs, .timeout = 900)
 {
   const char *src = getenv("SYMV_TEST_SRCDIR") && *getenv("SYMV_TEST_SRCDIR") ? getenv("SYMV_TEST_SRCDIR")
@@ -47,7 +34,7 @@ Test(golden, no_gpu_stages_print_the_recorded_outputs, .timeout = 900)
   snprintf(log, sizeof log, "%s/log", dir);
   snprintf(cmd, sizeof cmd, "'%s/tests/golden/make-outputs' '%s' '%s/tests/data' '%s/out'", src, test_symvtune_path(),
            src, dir);
-  int rc = sh(cmd, log, &text);
+  int rc = test_sh(cmd, log, &text);
   cr_assert_eq(rc, 0, "%s: exit %d\n%s", cmd, rc, text);
   free(text);
   /* every shipped database has recorded outputs, and every recorded one a database */
@@ -74,7 +61,7 @@ Test(golden, no_gpu_stages_print_the_recorded_outputs, .timeout = 900)
                    "tests/golden/make-outputs SYMVTUNE tests/data tests/golden",
                    e->d_name);
       snprintf(cmd, sizeof cmd, "diff -r -u '%s/tests/golden/%s' '%s'", src, e->d_name, sub);
-      rc = sh(cmd, log, &text);
+      rc = test_sh(cmd, log, &text);
       cr_expect_eq(rc, 0, "the outputs for %s differ from the recorded ones:\n%.20000s", e->d_name, text);
       free(text);
       compared++;

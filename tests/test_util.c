@@ -311,3 +311,14 @@ int test_json_check(const char *text, size_t len, char *why, size_t whylen)
   snprintf(why, whylen, "%s at byte %zu (line %zu)", j.why, at, line);
   return -1;
 }
+
+int test_sh(const char *cmd, const char *log, char **text)
+{
+  char full[8192];
+  snprintf(full, sizeof full, "(%s) > '%s' 2>&1", cmd, log);
+  const int rc = system(full);
+  long len = 0;
+  *text = (char *)test_slurp(log, &len);
+  if (!*text) *text = strdup("");
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}

@@ -25,6 +25,12 @@ int run_symvtune_all(char *out, size_t len, char *const args[]);
  *  is a no-op. */
 void test_rmtree(const char *dir);
 
+/** test_sh: runs cmd through the shell, its standard output and standard
+ *  error into the file log; returns its exit status (-1 if it did not
+ *  exit), the output in *text (malloc'ed, "" if the log cannot be read;
+ *  free() it). */
+int test_sh(const char *cmd, const char *log, char **text);
+
 /** test_slurp: the whole file at path (malloc'ed, NUL-terminated past its
  *  *len bytes; free() it); NULL if it cannot be read. */
 unsigned char *test_slurp(const char *path, long *len);
