@@ -2,9 +2,10 @@
 /*
  * libsymv.c - the runtime of the generated library (symv.h): dispatch of
  * each of the six routines (SSYMV, DSYMV, CSYMV, ZSYMV, CHEMV, ZHEMV;
- * core/routine.h) by n through the rules of symv_table.c (written by
- * `symvtune build`), the kernels compiled into the library by nvcc from the
- * sources the tuner measured, and cuBLAS for the rest.
+ * core/routine.h) by n through the rules of the library's source
+ * (lib/source.h: the table compiled in, lib/source_table.c, or the wisdom
+ * files read at run time, lib/source_wisdom.c), the kernels it prepares,
+ * and cuBLAS for the rest.
  *
  * Dispatch. The handle's atomics mode picks one of the routine's two rule
  * sets: under cuBLAS's default, CUBLAS_ATOMICS_NOT_ALLOWED, which promises
@@ -22,23 +23,17 @@
  * CUBLAS_ATOMICS_ALLOWED for "cuBLAS with atomics") and the handle's own
  * mode restored afterwards. Fallbacks hand the call over as it came.
  *
- * Wisdom. A library built with `symvtune build --wisdom` carries no rules
- * and no compiled kernels: on the first call it reads the wisdom files
- * (lib/wisdom.h) of $SYMV_WISDOM (a ':'-separated list of files and
- * folders) and then of its system folder (symv_table_wisdom_dir, else
- * LIBDIR/../share/symv beside the library itself), refusing each malformed,
- * hostile or foreign file whole (with a line in the log and in symvGetInfo),
- * and on each device's first call takes the first accepted file whose GPU
- * fingerprint is the device's. A candidate its rules name is compiled on
- * the first call that needs it, by NVRTC from the kernel sources embedded in
- * the library with the options the tuner gave NVRTC (gpu/compile.c, whose
- * disk cache it shares), and refused, its sizes going to cuBLAS, if its
- * registers per thread or blocks per SM differ from what the wisdom file
- * recorded of the tuner's build. A device no file matches goes to cuBLAS.
+ * Sources. A library links one source of rules (lib/source.h), chosen by
+ * `symvtune build` (libgen/nvcc.c): the table compiled in, for the GPU it
+ * was tuned on, with its kernels compiled in by nvcc; or, built with
+ * --wisdom, no rules and no compiled kernels, but the wisdom files read at
+ * run time, each device taking the file of its GPU model and compiling its
+ * kernels with NVRTC on first use (lib/source_wisdom.c says how).
  *
- * Fallback. A device whose name, compute capability or SM count differs from
- * the tuned one, or a candidate that cannot be prepared there (its
- * MULTIPLICITY not achieved, say), is served by the real cuBLAS routine,
+ * Fallback. A device the source has no rules for (its name, compute
+ * capability or SM count not the tuned GPU's; no wisdom file of it), or a
+ * candidate that cannot be prepared there (its MULTIPLICITY not achieved,
+ * its registers not the tuner's, say), is served by the real cuBLAS routine,
  * called as the program would have called it (the handle untouched); with
  * SYMV_VERBOSE set in the environment, each such decision is told once on
  * stderr.
@@ -63,14 +58,14 @@
  * (appended; "stdout" and "stderr" name those). The environment is read
  * once, on the first call (pthread_once); each line is written whole.
  *
- * Thread safety. One mutex guards the caches: per device, whether it is
- * covered and its prepared kernels (made once, on the device's first call,
- * and read without the lock afterwards: the state is published last, with
- * release/acquire ordering); per (device, stream) a workspace (gpu.h),
- * created on first use, grown as n grows, reused by every later call on
- * that stream and freed when the library is unloaded (destructor; at
- * process exit the CUDA runtime may be gone first, and then the driver
- * reclaims them). Each thread remembers its last workspace, so the usual
+ * Thread safety. One mutex (libsymv_lock) guards the caches: per device,
+ * whether it is covered and its prepared kernels (made once, on the
+ * device's first call or the kernel's first use, and read without the lock
+ * afterwards: the state is published last, with release/acquire ordering);
+ * per (device, stream) a workspace (gpu.h), created on first use, grown as
+ * n grows, reused by every later call on that stream and freed when the
+ * library is unloaded (destructor; at process exit the CUDA runtime may be
+ * gone first, and then the driver reclaims them). Each thread remembers its last workspace, so the usual
  * call takes no global lock. A workspace has its own mutex, held while a
  * call enqueues on its stream, so host threads sharing a stream serialise
  * only there. Calls on cudaStreamPerThread get one workspace per host
@@ -91,50 +86,15 @@
 #include "gpu.h"
 #include "libsymv_table.h"
 #include "routine.h"
+#include "source.h"
 #include "symv.h"
 #include "symv_error.h"
 #include <limits.h>
-#ifdef SYMV_WISDOM_LIB
-#include <libgen.h>
-#include "compile.h"
-#include "kernel_sources.h"
-#include "wisdom.h"
-#endif
-
-#define SYMV_MAX_DEVICES 64
 
 /* The cuBLAS prototype of the six routines, with the routine's scalar type
  * behind each pointer (cuComplex, cuDoubleComplex: pairs of reals). */
 typedef cublasStatus_t (*symv_fn)(cublasHandle_t, cublasFillMode_t, int, const void *, const void *, int,
                                   const void *, int, const void *, void *, int);
-
-/* Why a device's calls go to cuBLAS (device_entry.why). */
-enum { WHY_NONE, WHY_QUERY, WHY_OTHER_GPU, WHY_NO_MEMORY, WHY_NO_WISDOM };
-
-/* The rules a call is dispatched by: the table compiled in, or, in a
- * --wisdom library, those of the wisdom file that matched the device. */
-typedef struct {
-  const symv_table_candidate *cands; /* [ncands] */
-  int ncands;
-  const symv_table_rule *rules;      /* each routine's run, symv_table_routine says where */
-  const symv_table_routine *routines; /* [SYMV_ROUTINE_COUNT] */
-  const symv_table_info *info;       /* the tuned GPU */
-  const char *path;                  /* the wisdom file; NULL for the compiled-in table */
-} rules_view;
-
-/* What the library knows of one device. */
-typedef struct {
-  int state;           /* 0 not looked at yet, 1 tuned GPU, -1 another GPU (or unusable: why) */
-  int why;             /* WHY_*, set before state */
-  symv_kernel *k;      /* [view's ncands] prepared kernels */
-  char *ok;            /* [view's ncands] 1 if k[i] can run */
-#ifdef SYMV_WISDOM_LIB
-  const struct wisdom_file *wf; /* the matched wisdom file (state 1) */
-  symv_device_info info;    /* the device, for NVRTC and loading */
-  signed char *kst;         /* [ncands] 0 not compiled yet, 1 ok (k, ok set), -1 refused (kwhy says why) */
-  char (*kwhy)[200];        /* [ncands] */
-#endif
-} device_entry;
 
 /* The workspace of one (device, stream[, thread]). */
 typedef struct ws_entry {
@@ -146,8 +106,8 @@ typedef struct ws_entry {
   struct ws_entry *next;
 } ws_entry;
 
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static device_entry devices[SYMV_MAX_DEVICES];
+pthread_mutex_t libsymv_lock = PTHREAD_MUTEX_INITIALIZER;
+static libsymv_device devices[LIBSYMV_MAX_DEVICES];
 static ws_entry *workspaces;
 static _Thread_local const char *last_kernel __attribute__((tls_model("initial-exec"))) = ""; /* static strings or table names */
 
@@ -163,9 +123,7 @@ static symv_fn real_fn[SYMV_ROUTINE_COUNT];    /* the real cuBLAS routines */
 static char real_why[SYMV_ROUTINE_COUNT][256]; /* why one was not found */
 static const void *const own_fn[SYMV_ROUTINE_COUNT][2]; /* this library's two entry points per routine, below */
 
-/* One line on stderr when SYMV_VERBOSE is set. */
-static void notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void notice(const char *fmt, ...)
+void libsymv_notice(const char *fmt, ...)
 {
   if (!getenv("SYMV_VERBOSE")) return;
   va_list ap;
@@ -197,17 +155,11 @@ static void log_init(void)
   }
 }
 
-/* What served a call and why, for the log (filled only while logging). */
-typedef struct {
-  const char *served; /* kernel name, "cuBLAS", "cuBLAS with atomics", "none" */
-  char why[160];
-  const char *wisdom; /* a --wisdom library's: the file whose rules served the call, "none"; NULL: not told */
-} call_note;
-
-#define NOTE(note, served_, ...)                                                                                  \
-  do {                                                                                                            \
-    if (note) (note)->served = (served_), snprintf((note)->why, sizeof (note)->why, __VA_ARGS__);               \
-  } while (0)
+FILE *libsymv_log(void)
+{
+  pthread_once(&log_once, log_init);
+  return log_out;
+}
 
 static const char *status_name(cublasStatus_t st)
 {
@@ -229,7 +181,7 @@ static const char *status_name(cublasStatus_t st)
 /* One line of the log, written with one call so that threads' lines do
  * not mix. */
 static void log_call(symv_routine ro, cublasFillMode_t uplo, int n, int lda, int incx, int incy,
-                     const call_note *note, cublasStatus_t st)
+                     const libsymv_note *note, cublasStatus_t st)
 {
   char line[512 + PATH_MAX], u[16];
   if (uplo == CUBLAS_FILL_MODE_LOWER) snprintf(u, sizeof u, "L");
@@ -275,7 +227,7 @@ typedef enum {
  * in note (if non-NULL). */
 static cublasStatus_t call_cublas(symv_routine r, cublas_way way, cublasHandle_t h, cublasFillMode_t uplo, int n,
                                   const void *alpha, const void *A, int lda, const void *x, int incx,
-                                  const void *beta, void *y, int incy, call_note *note)
+                                  const void *beta, void *y, int incy, libsymv_note *note)
 {
   pthread_once(&real_once, find_real);
   const symv_fn real = real_fn[r];
@@ -286,7 +238,7 @@ static cublasStatus_t call_cublas(symv_routine r, cublas_way way, cublasHandle_t
     }
     static int told[SYMV_ROUTINE_COUNT];
     if (!__atomic_exchange_n(&told[r], 1, __ATOMIC_RELAXED))
-      notice("cannot find the real %s (%s): calls bound for cuBLAS fail", symv_routine_get(r)->cublas, real_why[r]);
+      libsymv_notice("cannot find the real %s (%s): calls bound for cuBLAS fail", symv_routine_get(r)->cublas, real_why[r]);
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   last_kernel = way == CUBLAS_WAY_ATOMICS ? "cublas_atomics" : "cublas";
@@ -311,7 +263,7 @@ static int family_counts_calls(symv_family f) { return f == SYMV_FAMILY_PIPE || 
 /* Routine ro's rule for n in view v among its deterministic rules
  * (deterministic nonzero) or its 'any' rules: the interval holding it, else
  * the nearest end one; NULL if the routine has no rules of that class. */
-static const symv_table_rule *rule_for(const rules_view *v, symv_routine ro, int deterministic, int n)
+static const symv_table_rule *rule_for(const libsymv_rules *v, symv_routine ro, int deterministic, int n)
 {
   const symv_table_routine *t = &v->routines[ro];
   const int count = deterministic ? t->det_count : t->count;
@@ -328,432 +280,75 @@ static const symv_table_rule *rule_for(const rules_view *v, symv_routine ro, int
   return &r[lo];
 }
 
-/* Looks at device `dev` on its first call, each flavour in its own way (the
- * compiled-in rules' GPU and kernels, or the wisdom file that matches it),
- * and sets e->state last. Called with cache_lock held. */
-static void device_setup(int dev, device_entry *e);
-
-/* Device dev's entry, set up on its first call (device_setup, under
- * cache_lock), with its state in *state (1: ready; else e->why says why
- * not); NULL for a device beyond the SYMV_MAX_DEVICES this library keeps
- * (then, when note is non-NULL, why). */
-static device_entry *device_entry_of(int dev, int *state, call_note *note)
+/* Looks at device dev on its first call: the source's rules opened, the
+ * device queried and the source's setup; sets e->why, and e->state last.
+ * Called with libsymv_lock held. */
+static void device_setup(int dev, libsymv_device *e)
 {
-  if (dev < 0 || dev >= SYMV_MAX_DEVICES) {
-    NOTE(note, "cuBLAS", "fallback: device %d is beyond the %d this library keeps", dev, SYMV_MAX_DEVICES);
+  symv_device_info d;
+  libsymv_rules_source.open();
+  int rc = symv_device_query(dev, &d), why = LIBSYMV_WHY_QUERY;
+  if (rc)
+    libsymv_notice("device %d cannot be queried (%s %s): its calls go to cuBLAS", dev, symv_strerror(rc),
+                   symv_cuda_error_text());
+  else if ((why = libsymv_rules_source.setup(dev, &d, e)) == LIBSYMV_WHY_NO_MEMORY)
+    libsymv_notice("out of memory preparing device %d: its calls go to cuBLAS", dev);
+  e->why = why;
+  __atomic_store_n(&e->state, why == LIBSYMV_WHY_NONE ? 1 : -1, __ATOMIC_RELEASE); /* k and ok are complete */
+}
+
+libsymv_device *libsymv_device_of(int dev, int *state, libsymv_note *note)
+{
+  if (dev < 0 || dev >= LIBSYMV_MAX_DEVICES) {
+    NOTE(note, "cuBLAS", "fallback: device %d is beyond the %d this library keeps", dev, LIBSYMV_MAX_DEVICES);
     return NULL;
   }
-  device_entry *e = &devices[dev];
+  libsymv_device *e = &devices[dev];
   int st = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
   if (st == 0) { /* first call on this device */
-    pthread_mutex_lock(&cache_lock);
+    pthread_mutex_lock(&libsymv_lock);
     if (e->state == 0) device_setup(dev, e);
     st = e->state;
-    pthread_mutex_unlock(&cache_lock);
+    pthread_mutex_unlock(&libsymv_lock);
   }
   *state = st;
   return e;
 }
 
-#ifndef SYMV_WISDOM_LIB
-/* The compiled-in table as a view. */
-static rules_view builtin;
-static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
-static void builtin_init(void)
+int libsymv_device_matched(int dev)
 {
-  builtin = (rules_view){symv_table_candidates, symv_table_ncandidates, symv_table_rules, symv_table_routines,
-                         &symv_table_device, NULL};
+  if (dev < 0 || dev >= LIBSYMV_MAX_DEVICES) return -1;
+  int state = __atomic_load_n(&devices[dev].state, __ATOMIC_ACQUIRE);
+  if (state == 0) return -1;
+  return state == 1 || devices[dev].why == LIBSYMV_WHY_NO_MEMORY;
 }
 
-/* 1 if d is the GPU the rules were tuned on: its name, compute capability
- * and SM count. */
-static int device_is_tuned(const symv_device_info *d)
+int libsymv_current_device(int *dev, libsymv_note *note)
 {
-  const symv_table_info *t = &symv_table_device;
-  return !strcmp(d->name, t->name) && d->cc_major == t->cc_major && d->cc_minor == t->cc_minor &&
-         d->sm_count == t->sm_count;
+  if (cudaGetDevice(dev) == cudaSuccess) return 0;
+  cudaGetLastError();
+  NOTE(note, "cuBLAS", "fallback: no current CUDA device");
+  return -1;
 }
 
-/* Looks at device `dev` on its first call: is it the tuned GPU; prepare every
- * candidate there. Called with cache_lock held. */
-static void device_setup(int dev, device_entry *e)
+void libsymv_device_fallback(int dev, const libsymv_device *e, const char *unmatched, libsymv_note *note)
 {
-  symv_device_info d;
-  const symv_table_info *t = &symv_table_device;
-  int rc = symv_device_query(dev, &d);
-  if (rc) {
-    notice("device %d cannot be queried (%s %s): its calls go to cuBLAS", dev, symv_strerror(rc),
-           symv_cuda_error_text());
-    e->why = WHY_QUERY;
-    __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
-    return;
-  }
-  if (!device_is_tuned(&d)) {
-    notice("device %d is a %s (sm_%d%d, %d SMs), not the %s (sm_%d%d, %d SMs) this library was tuned for: its "
-           "calls go to cuBLAS",
-           dev, d.name, d.cc_major, d.cc_minor, d.sm_count, t->name, t->cc_major, t->cc_minor, t->sm_count);
-    e->why = WHY_OTHER_GPU;
-    __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
-    return;
-  }
-  int nc = symv_table_ncandidates;
-  e->k = calloc(nc > 0 ? (size_t)nc : 1, sizeof *e->k);
-  e->ok = calloc(nc > 0 ? (size_t)nc : 1, 1);
-  int *floor_pct = calloc(nc > 0 ? (size_t)nc : 1, sizeof *floor_pct);
-  if (!e->k || !e->ok || !floor_pct) {
-    free(e->k), free(e->ok), free(floor_pct);
-    e->k = NULL, e->ok = NULL;
-    notice("out of memory preparing device %d: its calls go to cuBLAS", dev);
-    e->why = WHY_NO_MEMORY;
-    __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
-    return;
-  }
-  /* candidates sharing a kernel differ in MULTIPLICITY, and the kernel has
-   * one shared-memory carveout: each is prepared in the largest carveout any
-   * of them needs (a few passes: a larger carveout can need a larger one
-   * still for another M) */
-  for (int pass = 0, again = 1; again && pass < 4; pass++) {
-    again = 0;
-    for (int i = 0; i < nc; i++) {
-      const symv_table_candidate *c = &symv_table_candidates[i];
-      char why[512] = "", label[64];
-      if (pass > 0 && !e->ok[i]) continue;
-      rc = symv_kernel_prepare(&c->p, c->stub, &d, floor_pct[i], &e->k[i], why, sizeof why);
-      e->ok[i] = rc == 0;
-      if (rc) {
-        symv_params_format(&c->p, label, sizeof label);
-        notice("kernel %s (%s) cannot run on device %d: %s: %s; its sizes go to cuBLAS", c->name, label, dev,
-               symv_strerror(rc), why);
-      }
-    }
-    for (int i = 0; i < nc; i++)
-      for (int j = 0; e->ok[i] && j < nc; j++)
-        if (e->ok[j] && symv_table_candidates[j].stub == symv_table_candidates[i].stub &&
-            e->k[j].carveout_pct > e->k[i].carveout_pct && e->k[j].carveout_pct > floor_pct[i])
-          floor_pct[i] = e->k[j].carveout_pct, again = 1;
-  }
-  free(floor_pct);
-  /* ... and its dynamic shared memory limit must admit the largest of them */
-  for (int i = 0; i < nc; i++) {
-    if (!e->ok[i]) continue;
-    size_t most = e->k[i].dyn_smem;
-    for (int j = 0; j < nc; j++)
-      if (e->ok[j] && symv_table_candidates[j].stub == symv_table_candidates[i].stub && e->k[j].dyn_smem > most)
-        most = e->k[j].dyn_smem;
-    if (most != e->k[i].dyn_smem &&
-        cudaFuncSetAttribute(symv_table_candidates[i].stub, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)most) != cudaSuccess) {
-      cudaGetLastError();
-      notice("kernel %s: cannot raise its shared memory limit to %zu bytes on device %d; its sizes go to cuBLAS",
-             symv_table_candidates[i].name, most, dev);
-      e->ok[i] = 0;
-    }
-  }
-  /* with every attribute settled, each candidate still gets its MULTIPLICITY */
-  for (int i = 0; i < nc; i++) {
-    int occ = 0;
-    if (!e->ok[i]) continue;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, symv_table_candidates[i].stub,
-                                                      symv_table_candidates[i].p.block_size,
-                                                      e->k[i].dyn_smem) != cudaSuccess)
-      cudaGetLastError();
-    if (occ != symv_table_candidates[i].p.multiplicity) {
-      notice("kernel %s: %d blocks per SM instead of its MULTIPLICITY %d on device %d (kernels sharing code need "
-             "different shared-memory carveouts); its sizes go to cuBLAS",
-             symv_table_candidates[i].name, occ, symv_table_candidates[i].p.multiplicity, dev);
-      e->ok[i] = 0;
-    }
-  }
-  __atomic_store_n(&e->state, 1, __ATOMIC_RELEASE); /* k and ok are complete */
-}
-
-/* The prepared kernel of candidate `cand` on device `dev`, or NULL if the
- * device or the kernel is not covered (then, when note is non-NULL, why). */
-static const symv_kernel *kernel_for(const rules_view *v, int dev, int cand, call_note *note)
-{
-  (void)v; /* the compiled-in table */
-  int state;
-  device_entry *e = device_entry_of(dev, &state, note);
-  if (!e) return NULL;
-  if (state == 1 && e->ok[cand]) return &e->k[cand];
-  if (state == 1)
-    NOTE(note, "cuBLAS", "fallback: kernel %s cannot run on device %d", symv_table_candidates[cand].name, dev);
-  else if (e->why == WHY_OTHER_GPU)
-    NOTE(note, "cuBLAS", "fallback: device %d is not the %s (sm_%d%d, %d SMs) the rules were tuned on", dev,
-         symv_table_device.name, symv_table_device.cc_major, symv_table_device.cc_minor, symv_table_device.sm_count);
-  else
-    NOTE(note, "cuBLAS", "fallback: device %d %s", dev,
-         e->why == WHY_NO_MEMORY ? "could not be prepared (out of memory)" : "cannot be queried");
-  return NULL;
-}
-#else /* SYMV_WISDOM_LIB */
-
-/* ---- Wisdom: the rules of files read at run time ---- */
-
-/* One file the search path offered, and what became of it. */
-typedef struct wisdom_file {
-  char *path;                              /* as found (malloc'ed) */
-  int ok;                                  /* 1 accepted */
-  symv_wisdom w;                           /* parsed (if ok) */
-  symv_table_candidate *cands;             /* w's candidates as the dispatch reads them */
-  symv_table_rule *rules;                  /* w's rules likewise */
-  symv_table_routine routines[SYMV_ROUTINE_COUNT];
-  symv_table_info info;                    /* w's device */
-  char arch[16];                           /* "sm_90": what NVRTC compiles for there */
-  rules_view view;
-} wisdom_file;
-
-static pthread_once_t wisdom_once = PTHREAD_ONCE_INIT;
-static wisdom_file wfiles[SYMV_WISDOM_MAX_FILES];
-static int nwfiles, nwaccepted;
-static char wisdom_system[PATH_MAX];       /* the system folder */
-static char wisdom_report[16384];          /* one line per file or skipped entry, for symvGetInfo */
-
-/* A line in the report, in the log (when on) and told with SYMV_VERBOSE. */
-static void wisdom_tell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void wisdom_tell(const char *fmt, ...)
-{
-  char line[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  for (char *c = line; *c; c++) /* paths and texts of files: one line each, whatever they hold */
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
-  size_t l = strlen(wisdom_report);
-  snprintf(wisdom_report + l, sizeof wisdom_report - l, "%s\n", line);
-  pthread_once(&log_once, log_init);
-  if (log_out) {
-    char out[1100];
-    snprintf(out, sizeof out, "libsymv: wisdom %s\n", line);
-    fputs(out, log_out);
-    fflush(log_out);
-  }
-  notice("wisdom %s", line);
-}
-
-/* Makes f's dispatch view of its parsed wisdom. 0, or -1 out of memory. */
-static int wisdom_view_make(wisdom_file *f)
-{
-  const symv_wisdom *w = &f->w;
-  f->cands = calloc(w->ncands > 0 ? (size_t)w->ncands : 1, sizeof *f->cands);
-  f->rules = calloc(w->nrules > 0 ? (size_t)w->nrules : 1, sizeof *f->rules);
-  if (!f->cands || !f->rules) return -1;
-  for (int i = 0; i < w->ncands; i++) f->cands[i].p = w->cands[i].p, f->cands[i].name = w->cands[i].name;
-  for (int i = 0; i < w->nrules; i++) /* SYMV_WISDOM_CUBLAS* are SYMV_RULE_CUBLAS* */
-    f->rules[i].n_start = w->rules[i].n_start, f->rules[i].n_end = w->rules[i].n_end,
-    f->rules[i].kernel = w->rules[i].kernel;
-  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
-    const symv_wisdom_set *a = &w->set[r][0], *d = &w->set[r][1];
-    symv_table_routine *t = &f->routines[r];
-    t->first = a->have ? a->first : 0, t->count = a->have ? a->count : 0, t->fit_id = a->have ? a->fit_id : 0;
-    t->uplo = a->have ? a->uplo : 'L', t->hot = a->have ? a->hot : 0;
-    t->det_first = d->have ? d->first : 0, t->det_count = d->have ? d->count : 0;
-    t->det_fit_id = d->have ? d->fit_id : 0;
-  }
-  snprintf(f->arch, sizeof f->arch, "sm_%d%d", w->dev.cc_major, w->dev.cc_minor);
-  f->info = (symv_table_info){w->dev.name, w->dev.cc_major, w->dev.cc_minor, w->dev.sm_count, f->arch};
-  f->view = (rules_view){f->cands, w->ncands, f->rules, f->routines, &f->info, f->path};
-  return 0;
-}
-
-SYMV_API cublasStatus_t symvGetInfo_v2(symvInfo *info);
-
-/* Reads every file of the search path, once: $SYMV_WISDOM, then the
- * system folder. A file is accepted if it parses and was written from the
- * kernel sources this library compiles. */
-static void wisdom_load(void)
-{
-  if (symv_table_wisdom_dir[0]) {
-    snprintf(wisdom_system, sizeof wisdom_system, "%s", symv_table_wisdom_dir);
-  } else { /* LIBDIR/../share/symv, beside the library wherever it was moved */
-    Dl_info di;
-    char tmp[PATH_MAX];
-    if (dladdr((const void *)symvGetInfo_v2, &di) && di.dli_fname && strlen(di.dli_fname) < sizeof tmp) {
-      snprintf(tmp, sizeof tmp, "%s", di.dli_fname);
-      snprintf(wisdom_system, sizeof wisdom_system, "%s/../share/symv", dirname(tmp));
-    }
-  }
-  uint64_t own = SYMV_WISDOM_FNV_INIT;
-  for (int i = 0; i < symv_nsources; i++) {
-    own = symv_wisdom_fnv(own, symv_sources[i].name, strlen(symv_sources[i].name) + 1);
-    own = symv_wisdom_fnv(own, symv_sources[i].text, strlen(symv_sources[i].text) + 1);
-  }
-  char *files[SYMV_WISDOM_MAX_FILES], notes[4096];
-  int n = 0;
-  if (symv_wisdom_search(getenv("SYMV_WISDOM"), wisdom_system, files, &n, notes, sizeof notes)) {
-    wisdom_tell("search: out of memory; no wisdom read");
-    symv_wisdom_search_free(files, n);
-    return;
-  }
-  for (char *p = notes, *nl; *p && (nl = strchr(p, '\n')); p = nl + 1) {
-    *nl = 0;
-    wisdom_tell("skipped %s", p);
-  }
-  for (int i = 0; i < n; i++) {
-    wisdom_file *f = &wfiles[nwfiles++];
-    char why[512];
-    f->path = files[i];
-    int rc = symv_wisdom_read(f->path, &f->w, why, sizeof why);
-    if (rc) {
-      wisdom_tell("%s: refused: %s", f->path, why);
-    } else if (f->w.sources != own) {
-      wisdom_tell("%s: refused: written by symvtune %s from kernel sources %016llx, and this library compiles "
-                  "%016llx: export it again with the symvtune that built this library", f->path, f->w.symvtune,
-                  (unsigned long long)f->w.sources, (unsigned long long)own);
-    } else if (wisdom_view_make(f)) {
-      wisdom_tell("%s: refused: out of memory", f->path);
-    } else {
-      int sets = 0;
-      for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) sets += f->w.set[r][0].have + f->w.set[r][1].have;
-      f->ok = 1, nwaccepted++;
-      wisdom_tell("%s: accepted: %s (sm_%d%d, %d SMs), %d rule sets", f->path, f->w.dev.name, f->w.dev.cc_major,
-                  f->w.dev.cc_minor, f->w.dev.sm_count, sets);
-      continue;
-    }
-    symv_wisdom_free(&f->w);
-    free(f->cands), free(f->rules), f->cands = NULL, f->rules = NULL;
-  }
-}
-
-/* The first accepted file whose fingerprint is d's, or NULL; then, if
- * dev >= 0, each file is told with what differs. */
-static const wisdom_file *wisdom_match(const symv_device_info *d, int dev)
-{
-  symv_wisdom_device wd;
-  memset(&wd, 0, sizeof wd);
-  snprintf(wd.name, sizeof wd.name, "%s", d->name);
-  wd.cc_major = d->cc_major, wd.cc_minor = d->cc_minor, wd.sm_count = d->sm_count;
-  wd.l2_bytes = (long long)d->l2_bytes, wd.bus_width_bits = d->bus_width_bits;
-  wd.smem_per_sm = (int)d->smem_per_sm, wd.regs_per_sm = d->regs_per_sm;
-  for (int i = 0; i < nwfiles; i++) {
-    char why[300];
-    if (wfiles[i].ok && symv_wisdom_match(&wfiles[i].w, &wd, why, sizeof why)) return &wfiles[i];
-  }
-  for (int i = 0; dev >= 0 && i < nwfiles; i++) {
-    char why[300];
-    if (wfiles[i].ok && !symv_wisdom_match(&wfiles[i].w, &wd, why, sizeof why))
-      wisdom_tell("device %d: %s does not match: %s", dev, wfiles[i].path, why);
-  }
-  return NULL;
-}
-
-/* Looks at device `dev` on its first call: the wisdom file that matches it.
- * Its kernels are compiled later, each on its first use. Called with
- * cache_lock held. */
-static void device_setup(int dev, device_entry *e)
-{
-  pthread_once(&wisdom_once, wisdom_load);
-  int rc = symv_device_query(dev, &e->info);
-  if (rc) {
-    notice("device %d cannot be queried (%s %s): its calls go to cuBLAS", dev, symv_strerror(rc),
-           symv_cuda_error_text());
-    e->why = WHY_QUERY;
-    __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
-    return;
-  }
-  const symv_device_info *d = &e->info;
-  const wisdom_file *f = wisdom_match(d, dev);
-  if (!f) {
-    wisdom_tell("device %d: no accepted file (%d of %d) is of a %s (sm_%d%d, %d SMs, L2 %zu bytes): its calls go to "
-                "cuBLAS", dev, nwaccepted, nwfiles, d->name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes);
-    e->why = WHY_NO_WISDOM;
-    __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
-    return;
-  }
-  const int nc = f->view.ncands > 0 ? f->view.ncands : 1;
-  e->k = calloc((size_t)nc, sizeof *e->k);
-  e->ok = calloc((size_t)nc, 1);
-  e->kst = calloc((size_t)nc, 1);
-  e->kwhy = calloc((size_t)nc, sizeof *e->kwhy);
-  if (!e->k || !e->ok || !e->kst || !e->kwhy) {
-    free(e->k), free(e->ok), free(e->kst), free(e->kwhy);
-    e->k = NULL, e->ok = NULL, e->kst = NULL, e->kwhy = NULL;
-    notice("out of memory preparing device %d: its calls go to cuBLAS", dev);
-    e->why = WHY_NO_MEMORY;
-    __atomic_store_n(&e->state, -1, __ATOMIC_RELEASE);
-    return;
-  }
-  e->wf = f;
-  wisdom_tell("device %d: %s matches, a %s (sm_%d%d, %d SMs)", dev, f->path, d->name, d->cc_major, d->cc_minor,
-              d->sm_count);
-  __atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
-}
-
-/* Compiles and loads candidate `cand` of e's wisdom on device dev (the
- * current one) with NVRTC, as the tuner did, and holds it to what the file
- * recorded of the tuner's build: its registers per thread and blocks per
- * SM. Called with cache_lock held; sets e->kst[cand]. */
-static void wisdom_prepare(int dev, device_entry *e, int cand)
-{
-  const wisdom_file *f = e->wf;
-  const symv_wisdom_cand *wc = &f->w.cands[cand];
-  char *why = e->kwhy[cand], label[64];
-  const size_t whylen = sizeof e->kwhy[cand];
-  symv_cubin cub;
-  char *log = NULL;
-  symv_params_format(&wc->p, label, sizeof label);
-  int rc = symv_compile(&wc->p, e->info.cc_major, e->info.cc_minor, &cub, &log);
-  if (rc) {
-    snprintf(why, whylen, "NVRTC: %s: %.120s", symv_strerror(rc), log ? log : "");
-  } else {
-    rc = symv_kernel_load(&wc->p, &cub, &e->info, &e->k[cand], why, whylen);
-    if (!rc && (e->k[cand].regs != wc->regs || e->k[cand].occupancy != wc->occupancy)) {
-      snprintf(why, whylen, "%d registers per thread and %d blocks per SM, where the tuner's build had %d and %d",
-               e->k[cand].regs, e->k[cand].occupancy, wc->regs, wc->occupancy);
-      symv_kernel_unload(&e->k[cand]);
-      rc = SYMV_OCCUPANCY;
-    }
-  }
-  free(log);
-  symv_cubin_free(&cub);
-  if (rc) {
-    for (char *c = why; *c; c++) /* one line: the NVRTC log may have several */
-      if (*c == '\n' || *c == '\r') *c = ' ';
-    wisdom_tell("device %d: kernel %s (%s) of %s refused: %s; its sizes go to cuBLAS", dev, wc->name, label, f->path,
-                why);
-  }
-  e->ok[cand] = rc == 0;
-  __atomic_store_n(&e->kst[cand], rc ? -1 : 1, __ATOMIC_RELEASE);
-}
-
-/* The rules of device dev (the current one): its wisdom file's, or NULL
- * (then, when note is non-NULL, why). */
-static const rules_view *wisdom_view(int dev, call_note *note)
-{
-  if (note) note->wisdom = "none";
-  int state;
-  device_entry *e = device_entry_of(dev, &state, note);
-  if (!e) return NULL;
-  if (state == 1) {
-    if (note) note->wisdom = e->wf->path;
-    return &e->wf->view;
-  }
   NOTE(note, "cuBLAS", "fallback: device %d %s", dev,
-       e->why == WHY_NO_WISDOM   ? "matches no wisdom file"
-       : e->why == WHY_NO_MEMORY ? "could not be prepared (out of memory)"
-                                 : "cannot be queried");
-  return NULL;
+       e->why == LIBSYMV_WHY_UNMATCHED   ? unmatched
+       : e->why == LIBSYMV_WHY_NO_MEMORY ? "could not be prepared (out of memory)"
+                                         : "cannot be queried");
 }
 
-/* The prepared kernel of candidate `cand` of device dev's wisdom (dev has
- * one: wisdom_view), compiled on its first use; NULL if it was refused
- * (then, when note is non-NULL, why). */
-static const symv_kernel *kernel_for(const rules_view *v, int dev, int cand, call_note *note)
+int libsymv_device_alloc(libsymv_device *e, int ncands)
 {
-  device_entry *e = &devices[dev];
-  int st = __atomic_load_n(&e->kst[cand], __ATOMIC_ACQUIRE);
-  if (st == 0) {
-    pthread_mutex_lock(&cache_lock);
-    if (e->kst[cand] == 0) wisdom_prepare(dev, e, cand);
-    st = e->kst[cand];
-    pthread_mutex_unlock(&cache_lock);
-  }
-  if (st == 1) return &e->k[cand];
-  NOTE(note, "cuBLAS", "fallback: kernel %s refused on device %d: %.100s", v->cands[cand].name, dev, e->kwhy[cand]);
-  return NULL;
+  const size_t nc = ncands > 0 ? (size_t)ncands : 1;
+  e->k = calloc(nc, sizeof *e->k);
+  e->ok = calloc(nc, 1);
+  if (e->k && e->ok) return 0;
+  free(e->k), free(e->ok);
+  e->k = NULL, e->ok = NULL;
+  return -1;
 }
-#endif /* SYMV_WISDOM_LIB */
 
 /* The workspace of (dev, stream), created on first use; NULL if out of
  * memory. Entries live until the library is unloaded. */
@@ -762,7 +357,7 @@ static ws_entry *workspace_for(int dev, cudaStream_t stream)
   if (ws_cache.entry && ws_cache.device == dev && ws_cache.stream == stream) return ws_cache.entry;
   const int per_thread = stream == cudaStreamPerThread;
   const pthread_t self = pthread_self();
-  pthread_mutex_lock(&cache_lock);
+  pthread_mutex_lock(&libsymv_lock);
   ws_entry *w;
   for (w = workspaces; w; w = w->next)
     if (w->device == dev && w->stream == stream && (!per_thread || pthread_equal(w->thread, self))) break;
@@ -774,32 +369,20 @@ static ws_entry *workspace_for(int dev, cudaStream_t stream)
     w->next = workspaces;
     workspaces = w;
   }
-  pthread_mutex_unlock(&cache_lock);
+  pthread_mutex_unlock(&libsymv_lock);
   if (w) ws_cache.device = dev, ws_cache.stream = stream, ws_cache.entry = w;
   return w;
 }
 
-/* Frees the workspaces when the library is unloaded (dlclose, or exit while
- * the CUDA runtime is still there). */
-/* The wisdom files read (host memory only). */
-static void wisdom_unload(void)
-{
-#ifdef SYMV_WISDOM_LIB
-  for (int i = 0; i < nwfiles; i++) {
-    symv_wisdom_free(&wfiles[i].w);
-    free(wfiles[i].cands), free(wfiles[i].rules), free(wfiles[i].path);
-    memset(&wfiles[i], 0, sizeof wfiles[i]);
-  }
-  nwfiles = nwaccepted = 0;
-#endif
-}
-
+/* Frees the workspaces and the devices' kernels when the library is
+ * unloaded (dlclose, or exit while the CUDA runtime is still there), and
+ * the source's rules. */
 __attribute__((destructor)) static void symv_unload(void)
 {
   int cur, used = workspaces != NULL;
-  for (int i = 0; i < SYMV_MAX_DEVICES; i++) used |= devices[i].state != 0;
+  for (int i = 0; i < LIBSYMV_MAX_DEVICES; i++) used |= devices[i].state != 0;
   if (!used) {
-    wisdom_unload();
+    libsymv_rules_source.close();
     return; /* never called: no reason to wake the CUDA runtime */
   }
   if (cudaGetDevice(&cur) != cudaSuccess) return; /* runtime gone: the driver reclaims */
@@ -812,18 +395,13 @@ __attribute__((destructor)) static void symv_unload(void)
   workspaces = NULL;
   ws_cache.entry = NULL;
   cudaSetDevice(cur);
-  for (int i = 0; i < SYMV_MAX_DEVICES; i++) {
-#ifdef SYMV_WISDOM_LIB
-    /* the kernels NVRTC compiled were loaded as libraries of their own */
-    for (int c = 0; devices[i].kst && c < devices[i].wf->view.ncands; c++)
-      if (devices[i].kst[c] == 1) symv_kernel_unload(&devices[i].k[c]);
-    free(devices[i].kst), free(devices[i].kwhy);
-#endif
+  for (int i = 0; i < LIBSYMV_MAX_DEVICES; i++) {
+    libsymv_rules_source.release(i, &devices[i]);
     free(devices[i].k), free(devices[i].ok);
     memset(&devices[i], 0, sizeof devices[i]);
   }
   cudaGetLastError();
-  wisdom_unload();
+  libsymv_rules_source.close();
 }
 
 /* Names of the arguments by their position in the BLAS call, for the log. */
@@ -852,7 +430,7 @@ static const char *rule_text(const symv_table_rule *r, int deterministic, char *
  * log is on). */
 static cublasStatus_t dispatch(symv_routine ro, cublasHandle_t handle, cublasFillMode_t uplo, int n,
                                const void *alpha, const void *A, int lda, const void *x, int incx, const void *beta,
-                               void *y, int incy, call_note *note)
+                               void *y, int incy, libsymv_note *note)
 {
   last_kernel = "";
   if (!handle) {
@@ -886,21 +464,9 @@ static cublasStatus_t dispatch(symv_routine ro, cublasHandle_t handle, cublasFil
   }
   const int det = atomics != CUBLAS_ATOMICS_ALLOWED;
   char rt[64];
-  int dev = -1;
-#ifdef SYMV_WISDOM_LIB
-  /* the rules are those of the device's wisdom file */
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    cudaGetLastError();
-    if (note) note->wisdom = "none";
-    NOTE(note, "cuBLAS", "fallback: no current CUDA device");
-    return call_cublas(ro, CUBLAS_WAY_AS_CALLED, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
-  }
-  const rules_view *v = wisdom_view(dev, note);
+  int dev = -1; /* the current device, once looked at */
+  const libsymv_rules *v = libsymv_rules_source.rules(&dev, note);
   if (!v) return call_cublas(ro, CUBLAS_WAY_AS_CALLED, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
-#else
-  pthread_once(&builtin_once, builtin_init);
-  const rules_view *v = &builtin;
-#endif
   const symv_table_rule *r = rule_for(v, ro, det, n);
   if (!r) { /* not tuned (for this atomics mode) */
     NOTE(note, "cuBLAS", "untuned routine: the %s had no %sfit of %s", v->path ? "wisdom file" : "database",
@@ -917,16 +483,7 @@ static cublasStatus_t dispatch(symv_routine ro, cublasHandle_t handle, cublasFil
                        x, incx, beta, y, incy, note);
   }
   const symv_kernel *k = NULL;
-#ifdef SYMV_WISDOM_LIB
-  k = kernel_for(v, dev, r->kernel, note);
-#else
-  if (cudaGetDevice(&dev) == cudaSuccess) {
-    k = kernel_for(v, dev, r->kernel, note);
-  } else {
-    cudaGetLastError();
-    NOTE(note, "cuBLAS", "fallback: no current CUDA device");
-  }
-#endif
+  if (dev >= 0 || libsymv_current_device(&dev, note) == 0) k = libsymv_rules_source.kernel(v, dev, r->kernel, note);
   if (!k) return call_cublas(ro, CUBLAS_WAY_AS_CALLED, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, note);
 
   cudaStream_t stream;
@@ -965,7 +522,7 @@ static cublasStatus_t symv_call(symv_routine ro, cublasHandle_t handle, cublasFi
 {
   pthread_once(&log_once, log_init);
   if (!log_out) return dispatch(ro, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, NULL);
-  call_note note = {"none", "", NULL};
+  libsymv_note note = {"none", "", NULL};
   cublasStatus_t st = dispatch(ro, handle, uplo, n, alpha, A, lda, x, incx, beta, y, incy, &note);
   log_call(ro, uplo, n, lda, incx, incy, &note, st);
   return st;
@@ -1016,8 +573,8 @@ static const symv_routine info_routine[SYMV_INFO_ROUTINES] = {
 #define SYMV_STR_(x) #x
 #define SYMV_STR(x) SYMV_STR_(x)
 
-/* What v carries, into info's rule fields. */
-static void info_rules(symvInfo *info, const rules_view *v)
+/* What v carries, into info's rule fields (source.h). */
+void libsymv_info_rules(symvInfo *info, const libsymv_rules *v)
 {
   info->tuned_gpu = v->info->name;
   info->tuned_cc_major = v->info->cc_major;
@@ -1046,51 +603,11 @@ SYMV_API cublasStatus_t symvGetInfo_v2(symvInfo *info)
   info->version_minor = SYMV_VERSION_MINOR;
   info->version_patch = SYMV_VERSION_PATCH;
   info->version = SYMV_STR(SYMV_VERSION_MAJOR) "." SYMV_STR(SYMV_VERSION_MINOR) "." SYMV_STR(SYMV_VERSION_PATCH);
-  info->device = -1;
   info->device_matched = -1;
-#ifdef SYMV_WISDOM_LIB
-  /* the rules are those of the wisdom file the current device matches, if any */
-  static const symv_table_info none = {"", 0, 0, 0, ""};
-  info->tuned_gpu = none.name, info->arch = none.arch;
-  info->wisdom = 1;
-  pthread_once(&wisdom_once, wisdom_load);
-  info->wisdom_files = nwfiles;
-  info->wisdom_accepted = nwaccepted;
-  info->wisdom_report = wisdom_report;
-  info->wisdom_dir = wisdom_system;
   int dev;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    cudaGetLastError();
-    return CUBLAS_STATUS_SUCCESS;
-  }
+  if (libsymv_current_device(&dev, NULL)) dev = -1;
   info->device = dev;
-  const rules_view *v = wisdom_view(dev, NULL); /* reads the files and matches; compiles nothing */
-  info->device_matched = v != NULL || (dev >= 0 && dev < SYMV_MAX_DEVICES && devices[dev].why == WHY_NO_MEMORY);
-  if (v) {
-    info_rules(info, v);
-    info->wisdom_matched = v->path;
-  }
-#else
-  pthread_once(&builtin_once, builtin_init);
-  info_rules(info, &builtin);
-  info->wisdom_report = "";
-  info->wisdom_dir = "";
-  /* the current device, looked at as a call would (without preparing its kernels) */
-  int dev;
-  if (cudaGetDevice(&dev) != cudaSuccess) {
-    cudaGetLastError();
-    return CUBLAS_STATUS_SUCCESS;
-  }
-  info->device = dev;
-  int state = dev >= 0 && dev < SYMV_MAX_DEVICES ? __atomic_load_n(&devices[dev].state, __ATOMIC_ACQUIRE) : 0;
-  if (state != 0) {
-    info->device_matched = state == 1 || devices[dev].why == WHY_NO_MEMORY;
-  } else {
-    symv_device_info d;
-    if (symv_device_query(dev, &d) == 0) info->device_matched = device_is_tuned(&d);
-    else cudaGetLastError();
-  }
-#endif
+  libsymv_rules_source.info(info, dev);
   return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -2,7 +2,9 @@
 /*
  * libsymv_table.h - the dispatch table of the generated library: the types
  * of the file symv_table.c that `symvtune build` writes from a fit's rules
- * (libgen/codegen.c), and that lib/libsymv.c reads. Internal to libsymv.
+ * (libgen/codegen.c), and that libsymv's runtime reads (lib/source.h:
+ * lib/source_table.c serves this table; lib/source_wisdom.c makes the same
+ * types of a wisdom file). Internal to libsymv.
  *
  * The rules of each routine (core/routine.h) are one run of
  * symv_table_rules, symv_table_routines[r] says where; a routine with no

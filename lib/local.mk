@@ -3,16 +3,18 @@
 # symvtune (like the kernels, kernels/local.mk) so that `symvtune build`
 # writes and compiles it from the program alone, installed or not. The
 # runtime depends on core and gpu only.
-LIBSYMV_RUNTIME_FILES = lib/libsymv.c lib/symv.h lib/libsymv_table.h gpu/gpu.c gpu/gpu.h gpu/compile.h \
+LIBSYMV_RUNTIME_FILES = lib/libsymv.c lib/symv.h lib/libsymv_table.h lib/source.h lib/source_table.c \
+	lib/source_wisdom.c gpu/gpu.c gpu/gpu.h gpu/compile.h \
 	core/params.c core/params.h core/routine.c core/routine.h core/symv_error.c core/symv_error.h \
 	lib/wisdom.c lib/wisdom.h gpu/compile.c gpu/kernel_sources.h core/util.c core/util.h
 LIBSYMV_RUNTIME_PATHS = $(top_srcdir)/lib/libsymv.c $(top_srcdir)/lib/symv.h $(top_srcdir)/lib/libsymv_table.h \
+	$(top_srcdir)/lib/source.h $(top_srcdir)/lib/source_table.c $(top_srcdir)/lib/source_wisdom.c \
 	$(top_srcdir)/gpu/gpu.c $(top_srcdir)/gpu/gpu.h $(top_srcdir)/gpu/compile.h $(top_srcdir)/core/params.c \
 	$(top_srcdir)/core/params.h $(top_srcdir)/core/routine.c $(top_srcdir)/core/routine.h \
 	$(top_srcdir)/core/symv_error.c $(top_srcdir)/core/symv_error.h \
 	$(top_srcdir)/lib/wisdom.c $(top_srcdir)/lib/wisdom.h $(top_srcdir)/gpu/compile.c $(top_srcdir)/gpu/kernel_sources.h \
 	$(top_srcdir)/core/util.c $(top_srcdir)/core/util.h
-EXTRA_DIST += lib/libsymv.c lib/symv.h lib/libsymv_table.h
+EXTRA_DIST += lib/libsymv.c lib/symv.h lib/libsymv_table.h lib/source.h lib/source_table.c lib/source_wisdom.c
 
 lib/lib_sources.c: $(LIBSYMV_RUNTIME_FILES) $(top_srcdir)/scripts/embed-sources
 	$(AM_V_GEN)$(top_srcdir)/scripts/embed-sources --array symv_lib_sources --count symv_lib_nsources \

@@ -41,11 +41,28 @@ int libgen_find_nvcc(const char *opt, char *out, size_t len)
   return access(out, X_OK) == 0 ? 0 : -1;
 }
 
-static const char *const runtime_c[] = {"libsymv.c", "gpu.c",     "params.c", "routine.c",
-                                        "symv_error.c", "compile.c", "util.c",   "wisdom.c"};
-/* the runtime's units: the first five; a --wisdom library's: all (NVRTC, its cache, the wisdom reader) */
-#define NRUNTIME_TABLE 5
-#define NRUNTIME_ALL (int)(sizeof runtime_c / sizeof *runtime_c)
+/* The runtime's units: those of every library, then the source of rules
+ * (lib/source.h) it links, chosen here and nowhere else: the table compiled
+ * in, or (--wisdom) the wisdom files and what reads them (NVRTC, its cache,
+ * the wisdom reader). */
+static const char *const runtime_every[] = {"libsymv.c", "gpu.c", "params.c", "routine.c", "symv_error.c"};
+static const char *const runtime_table[] = {"source_table.c"};
+static const char *const runtime_wisdom[] = {"source_wisdom.c", "compile.c", "util.c", "wisdom.c"};
+#define NUNITS(a) (int)(sizeof a / sizeof *a)
+
+/* The number of runtime units of the plan's library. */
+static int runtime_units(const libgen_plan *pl)
+{
+  return NUNITS(runtime_every) + (pl->wisdom ? NUNITS(runtime_wisdom) : NUNITS(runtime_table));
+}
+
+/* The file name of the plan's runtime unit i, 0 <= i < runtime_units(pl). */
+static const char *runtime_unit(const libgen_plan *pl, int i)
+{
+  if (i < NUNITS(runtime_every)) return runtime_every[i];
+  i -= NUNITS(runtime_every);
+  return pl->wisdom ? runtime_wisdom[i] : runtime_table[i];
+}
 
 /* The end of a compile job: "-c src -o DIR/obj/base.o", its log in
  * DIR/obj/base.log. */
@@ -64,7 +81,7 @@ static void job_compile_io(libgen_job *j, const char *src, const char *dir, cons
  * symv_private_tmpdir) and links dir/lib/libsymv.so. */
 int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib, int par)
 {
-  const int nrt = pl->wisdom ? NRUNTIME_ALL + 1 : NRUNTIME_TABLE; /* + src/kernel_sources.c */
+  const int nru = runtime_units(pl), nrt = pl->wisdom ? nru + 1 : nru; /* + src/kernel_sources.c */
   const int nj = pl->nkernels + nrt + 1;
   libgen_job *jobs = calloc((size_t)nj + 1, sizeof *jobs);
   if (!jobs) return -1;
@@ -91,9 +108,10 @@ int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, con
   for (int i = 0; i <= nrt; i++, k++) {
     libgen_job *j = &jobs[k];
     char base[64];
-    if (i < nrt && i < NRUNTIME_ALL) {
-      snprintf(base, sizeof base, "%.*s", (int)(strlen(runtime_c[i]) - 2), runtime_c[i]);
-      snprintf(buf, sizeof buf, "%s/src/runtime/%s", dir, runtime_c[i]);
+    if (i < nru) {
+      const char *unit = runtime_unit(pl, i);
+      snprintf(base, sizeof base, "%.*s", (int)(strlen(unit) - 2), unit);
+      snprintf(buf, sizeof buf, "%s/src/runtime/%s", dir, unit);
     } else if (i < nrt) {
       snprintf(base, sizeof base, "kernel_sources");
       snprintf(buf, sizeof buf, "%s/src/kernel_sources.c", dir);
@@ -103,7 +121,6 @@ int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, con
     }
     libgen_job_arg(j, nvcc);
     libgen_job_words(j, "-x c -O2 -Xcompiler -fPIC,-fvisibility=hidden,-std=gnu11,-Wall");
-    if (pl->wisdom) libgen_job_arg(j, "-DSYMV_WISDOM_LIB");
     char inc[PATH_MAX + 64];
     snprintf(inc, sizeof inc, "-I%s/src/runtime", dir);
     libgen_job_arg(j, inc);

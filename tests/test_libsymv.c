@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tests of the generated library libsymv (lib/libsymv.c, lib/symv.h),
+ * Tests of the generated library libsymv (lib/libsymv.c with each of its
+ * sources of rules, lib/source_table.c and lib/source_wisdom.c; lib/symv.h),
  * built once per run of this program (a Criterion PRE_ALL hook, in a temp
  * folder whose name the tests find in SYMV_TEST_LIBDIR) from the real sweep
  * database with the fixture's rules (tests/libsymv_fixture.h); with a GPU
