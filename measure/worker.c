@@ -192,8 +192,12 @@ static size_data *size_get(int n)
   cudaMemcpy(s->y0, y0, n * E, cudaMemcpyHostToDevice);
   cudaMemcpy(s->y, y0, n * E, cudaMemcpyHostToDevice);
   call_ctx c = {NULL, NULL, s};
+  cublasAtomicsMode_t mode = CUBLAS_ATOMICS_NOT_ALLOWED; /* the caller's (base cublas_atomics, lib any) */
+  cublasGetAtomicsMode(W.h, &mode);
   cublasSetAtomicsMode(W.h, CUBLAS_ATOMICS_NOT_ALLOWED);
-  if (call(&c, 0, 0)) return NULL;
+  const int rc = call(&c, 0, 0);
+  cublasSetAtomicsMode(W.h, mode);
+  if (rc) return NULL;
   sync_or_die(symv_routine_get(W.routine)->cublas);
   cudaMemcpy(s->yref, s->y, n * E, cudaMemcpyDeviceToHost);
   s->scale = symv_residual_scale(W.routine, W.uplo, n, W.alpha, A, n, xh, 1, W.beta, y0, 1);
