@@ -3,4 +3,4 @@
 # and OpenBLAS) and `time` (candidates against cuBLAS), both timing through
 # the harness of measure/harness.h.
 noinst_LIBRARIES += bench/libbench.a
-bench_libbench_a_SOURCES = bench/bench.h bench/time_stage.c bench/time_stage.h
+bench_libbench_a_SOURCES = bench/bench.c bench/bench.h bench/time_stage.c bench/time_stage.h

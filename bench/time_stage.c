@@ -44,7 +44,7 @@ static int load_points(run_state *st)
 {
   const time_stage_opts *o = st->o;
   int status = BENCH_OK, rc;
-  for (int i = 0; i < o->npoints; i++) o->points[i].routine = o->routine;
+  for (int i = 0; i < o->npoints; i++) o->points[i].routine = o->c.routine;
   for (int i = 0; i < o->npoints; i++) {
     symv_cubin cb;
     char *log = NULL, why[256] = "", label[48];
@@ -76,7 +76,7 @@ static void load_floor(run_state *st)
   const time_stage_opts *o = st->o;
   char why[600];
   if (o->no_floor) return;
-  st->have_floor = symv_floor_family_load(&st->dev, o->routine, &st->fam, why, sizeof why) == 0;
+  st->have_floor = symv_floor_family_load(&st->dev, o->c.routine, &st->fam, why, sizeof why) == 0;
   if (!st->have_floor) {
     symv_floor_family_free(&st->fam);
     fprintf(stderr, "symvtune time: the floor family could not be loaded (%s): no floor\n", why);
@@ -84,7 +84,7 @@ static void load_floor(run_state *st)
   else printf("floor family: %d shapes (%d the GPU cannot run)\n", st->fam.nshapes, st->fam.dropped);
   if (st->have_floor && o->floor_detail) {
     symv_timing te;
-    if (symv_floor_empty_time(&st->fam, o->batches, &te) == 0)
+    if (symv_floor_empty_time(&st->fam, o->c.batches, &te) == 0)
       printf("empty kernel (floor:32,1,1,9, launched as the others, back to back): %.2f us a call\n", te.median_us);
   }
 }
@@ -98,21 +98,21 @@ static int floor_rows(run_state *st, const harness_size *s, double *fl)
   const int n = s->n;
   symv_floor_result fr;
   char label[48];
-  int rc = symv_floor_measure(&st->fam, &s->set, n, o->batches, o->floor_detail ? 0 : 4, &fr);
+  int rc = symv_floor_measure(&st->fam, &s->set, n, o->c.batches, o->floor_detail ? 0 : 4, &fr);
   if (rc) {
     fprintf(stderr, "symvtune time: the floor at n = %d: %s %s\n", n, symv_strerror(rc), symv_cuda_error_text());
     return BENCH_ERROR;
   }
   *fl = fr.us;
   symv_params_format(&st->fam.k[fr.shape].p, label, sizeof label);
-  print_row(o->routine, n, label, *fl, st->copy, NAN, NAN, *fl, "-");
+  print_row(o->c.routine, n, label, *fl, st->copy, NAN, NAN, *fl, "-");
   if (o->floor_detail && st->fam.untuned >= 0)
-    print_row(o->routine, n, "floor-untuned", fr.untuned_us, st->copy, NAN, NAN, *fl, "-");
+    print_row(o->c.routine, n, "floor-untuned", fr.untuned_us, st->copy, NAN, NAN, *fl, "-");
   for (int i = 0; o->floor_detail && i < st->fam.nshapes; i++) {
     if (i == st->fam.untuned || i == fr.shape || isnan(fr.shape_us[i])) continue;
     label[0] = '+';
     symv_params_format(&st->fam.k[i].p, label + 1, sizeof label - 1);
-    print_row(o->routine, n, label, fr.shape_us[i], st->copy, NAN, NAN, *fl, "-");
+    print_row(o->c.routine, n, label, fr.shape_us[i], st->copy, NAN, NAN, *fl, "-");
   }
   return BENCH_OK;
 }
@@ -131,12 +131,12 @@ static int time_size(run_state *st, harness_size *s, int status)
   for (int mode = 0; mode < 2; mode++) {
     const harness_target cublas = {NULL, NULL};
     cublasSetAtomicsMode(st->hs.h, mode ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED);
-    if ((rc = harness_time_loop(&st->hs, s, &cublas, o->batches, &t))) {
+    if ((rc = harness_time_loop(&st->hs, s, &cublas, o->c.batches, &t))) {
       fprintf(stderr, "symvtune time: cuBLAS at n = %d: %s\n", n, symv_strerror(rc));
       return BENCH_ERROR;
     }
     base[mode] = t.median_us;
-    print_row(o->routine, n, mode ? "cuBLAS-atomics" : "cuBLAS", t.median_us, st->copy, base[0] / t.median_us,
+    print_row(o->c.routine, n, mode ? "cuBLAS-atomics" : "cuBLAS", t.median_us, st->copy, base[0] / t.median_us,
               mode ? 1.0 : NAN, fl, "-");
   }
   for (int i = 0; i < o->npoints; i++) {
@@ -150,12 +150,12 @@ static int time_size(run_state *st, harness_size *s, int status)
       return BENCH_ERROR;
     }
     if (!(resid <= SYMV_RESIDUAL_TOL)) status = BENCH_FAIL;
-    if ((rc = harness_time_loop(&st->hs, s, &cand, o->batches, &t))) {
+    if ((rc = harness_time_loop(&st->hs, s, &cand, o->c.batches, &t))) {
       fprintf(stderr, "symvtune time: %s at n = %d: %s\n", label, n, symv_strerror(rc));
       return BENCH_ERROR;
     }
     snprintf(rs, sizeof rs, "%.2g", resid);
-    print_row(o->routine, n, label, t.median_us, st->copy, base[0] / t.median_us, base[1] / t.median_us, fl, rs);
+    print_row(o->c.routine, n, label, t.median_us, st->copy, base[0] / t.median_us, base[1] / t.median_us, fl, rs);
   }
   return status;
 }
@@ -163,37 +163,32 @@ static int time_size(run_state *st, harness_size *s, int status)
 int time_stage_run(const time_stage_opts *o)
 {
   run_state st = {.o = o};
-  int rc = symv_device_query(o->device, &st.dev);
+  int rc = symv_device_query(o->c.device, &st.dev);
   if (rc == SYMV_NO_DEVICE) {
     fprintf(stderr, "symvtune time: no CUDA device found: timing needs a GPU\n");
     return BENCH_NO_GPU;
   }
   if (rc) {
-    fprintf(stderr, "symvtune time: device %d: %s %s\n", o->device, symv_strerror(rc), symv_cuda_error_text());
+    fprintf(stderr, "symvtune time: device %d: %s %s\n", o->c.device, symv_strerror(rc), symv_cuda_error_text());
     return BENCH_ERROR;
   }
-  const symv_routine_info *ri = symv_routine_get(o->routine);
+  const symv_routine_info *ri = symv_routine_get(o->c.routine);
   int status = load_points(&st);
   st.copy = symv_copy_bandwidth((size_t)1 << 30);
   printf("%s on %s, %d SMs, L2 %.0f MB; copy rate %.0f GB/s (read + write); A %s; uplo %c\n", ri->blas, st.dev.name,
-         st.dev.sm_count, st.dev.l2_bytes / 1e6, st.copy, o->hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)",
-         o->uplo);
+         st.dev.sm_count, st.dev.l2_bytes / 1e6, st.copy, o->c.hot ? "hot (one copy)" : "cold (rotated copies > 2 x L2)",
+         o->c.uplo);
   load_floor(&st);
   printf("%7s %-24s %10s %9s %8s %6s %9s %9s %8s %9s\n", "n", "kernel", "us", "GFLOPS", "GB/s", "%copy", "x cuBLAS",
          "x cuBLAS-a", "x floor", "resid");
 
-  const int have_hs = harness_init(&st.hs, o->routine, o->uplo, 1.0, 0.25, o->beta, 0.0) == 0;
+  const int have_hs = harness_init(&st.hs, o->c.routine, o->c.uplo, 1.0, 0.25, o->beta, 0.0) == 0;
   if (!have_hs) status = BENCH_ERROR;
   unsigned long long seed = 12345;
-  for (int si = 0; si < o->nsizes && status != BENCH_ERROR; si++) {
-    const int n = o->sizes[si];
-    size_t freeb = 0, totalb = 0;
-    cudaMemGetInfo(&freeb, &totalb);
+  for (int si = 0; si < o->c.nsizes && status != BENCH_ERROR; si++) {
+    const int n = o->c.sizes[si];
     harness_size s;
-    rc = harness_size_setup(&st.hs, &s, n, st.dev.l2_bytes, o->hot, freeb / 2, &seed);
-    if (rc == SYMV_NO_MEMORY) fprintf(stderr, "symvtune time: out of host memory at n = %d\n", n);
-    else if (rc == SYMV_CUDA) fprintf(stderr, "symvtune time: device memory at n = %d: %s\n", n, symv_cuda_error_text());
-    else if (rc) fprintf(stderr, "symvtune time: cuBLAS at n = %d: %s\n", n, symv_strerror(rc));
+    rc = bench_size_setup("time", &st.hs, &s, n, &st.dev, o->c.hot, &seed);
     status = rc ? BENCH_ERROR : time_size(&st, &s, status);
     harness_size_free(&s);
   }

@@ -18,18 +18,12 @@
 
 /** What `time` measures and how. */
 typedef struct {
-  symv_routine routine;
-  symv_params *points; /* the candidates, at most TIME_STAGE_MAX_POINTS (their routine is set to `routine`) */
+  bench_common c;      /* the routine, sizes, uplo, hot, batches, device */
+  symv_params *points; /* the candidates, at most TIME_STAGE_MAX_POINTS (their routine is set to c.routine) */
   int npoints;
-  const int *sizes; /* n, elements */
-  int nsizes;
-  char uplo;        /* 'L' or 'U' */
-  int hot;          /* 1: A in L2 (one copy); 0: rotated copies larger than twice the L2 */
-  int batches;      /* timed batches a measurement */
-  int device;       /* CUDA device */
-  double beta;      /* the calls' beta (imaginary part 0); alpha is 1 (complex routines: 1 + 0.25i) */
-  int floor_detail; /* time every floor shape fully and print each, the untuned kernel, the empty kernel */
-  int no_floor;     /* measure no floor */
+  double beta;         /* the calls' beta (imaginary part 0); alpha is 1 (complex routines: 1 + 0.25i) */
+  int floor_detail;    /* time every floor shape fully and print each, the untuned kernel, the empty kernel */
+  int no_floor;        /* measure no floor */
 } time_stage_opts;
 
 /** time_stage_run: compiles and loads the candidates, measures the copy

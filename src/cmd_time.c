@@ -108,9 +108,10 @@ static int run(int argc, char **argv)
   if (optind < argc) return cli_usage_error("time", "unexpected argument '%s'", argv[optind]);
   if (floor_detail && no_floor) return cli_usage_error("time", "--floor-detail and --no-floor exclude each other");
 
-  const time_stage_opts o = {.routine = routine, .points = pts, .npoints = npts, .sizes = sizes, .nsizes = nsizes,
-                             .uplo = uplo, .hot = hot, .batches = batches, .device = device, .beta = beta,
-                             .floor_detail = floor_detail, .no_floor = no_floor};
+  const time_stage_opts o = {.c = {.routine = routine, .sizes = sizes, .nsizes = nsizes, .uplo = uplo, .hot = hot,
+                                   .batches = batches, .device = device},
+                             .points = pts, .npoints = npts, .beta = beta, .floor_detail = floor_detail,
+                             .no_floor = no_floor};
   return time_stage_run(&o);
 }
 
