@@ -56,7 +56,7 @@ int symv_time(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, doub
  *  host keeps, and on an H100 every kernel at n <= 500 read 3.9-4.3 us in
  *  one stage of a sweep and 2.8-3.8 us in another of the same run
  *  (validation regret 1.32 at n = 34 from it). The sweep's worker ranks
- *  kernels with it (and charges the host's launches apart, measure/worker.c);
+ *  kernels with it (and charges the host's launches apart, harness_charge in measure/harness.h);
  *  bench and time use symv_time. fn must only queue work (as for
  *  symv_time_probe). Errors as symv_time. */
 int symv_time_held(symv_call_fn fn, void *ctx, cudaStream_t stream, int batches, double target_ms, int max_calls,

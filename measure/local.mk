@@ -11,6 +11,7 @@ measure_libmeasure_a_SOURCES = \
 	measure/dense.c measure/dense.h \
 	measure/shard.c measure/shard.h measure/merge.c measure/merge.h \
 	measure/adaptive.c measure/adaptive.h \
-	measure/reference.c measure/reference.h
+	measure/reference.c measure/reference.h \
+	measure/harness.c measure/harness.h
 # the CPU reference fills and scales the sweep's largest sizes with OpenMP threads
 measure_libmeasure_a_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS)

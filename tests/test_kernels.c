@@ -527,7 +527,7 @@ Test(kernels, held_timing_reads_the_gpu_not_the_host, .init = need_gpu, .timeout
        * 7.96 (H100, n = 256); the worker charges a call its launches at
        * the least (one) or median (more) launch cost of its candidates'
        * timings, never a larger host time of its own
-       * (charge_launches, measure/worker.c). */
+       * (harness_charge, measure/harness.h). */
       if (k == 0)
         cr_expect(both > 0.75 * least_full && both < 1.25 * least_full,
                   "%s at n = %d: held: GPU %.2f us, host %.2f; unheld %.2f", calls[k].what, n, least_held, least_host,
