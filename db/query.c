@@ -15,16 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routine.h"
 #include "symv_error.h"
 #include "util.h"
 
 /* ---- Names ---------------------------------------------------------------- */
-
-/* The routines, in the canonical order; the CHECK of schema version 4 lists
- * the same names (ROUTINE_CHECK, db_internal.h). */
-const char *const routine_names[DB_ROUTINE_COUNT] = {
-  "ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv"
-};
 
 const char *const status_names[] = {
 #define DB_XX_NAME(name, text) text,
@@ -63,30 +58,46 @@ int db_name_index(const char *const *names, int count, const char *s)
   return -1;
 }
 
-/* Index of routine `name` in the canonical order, or -1 (NULL included). */
-int db_routine_index(const char *name)
+/* The name stored for routine r (the registry's, lower case), or NULL for
+ * DB_ANY_ROUTINE, which binds NULL: "any routine" in the filters of
+ * statements. r is in range (db_check_routine). */
+const char *db_routine_key(symv_routine r)
 {
-  if (!name || strnlen(name, DB_ROUTINE_SIZE) >= DB_ROUTINE_SIZE) return -1;
-  return db_name_index(routine_names, DB_ROUTINE_COUNT, name);
+  return r == DB_ANY_ROUTINE ? NULL : symv_routine_name(r);
 }
 
-int db_routine_valid(const char *name)
+/* The routine whose stored name is exactly `name` into *out; -1 for any
+ * other text (upper case, NULL included). */
+int db_routine_of_name(const char *name, symv_routine *out)
 {
-  return db_routine_index(name) >= 0;
+  for (int i = 0; name && i < SYMV_ROUTINE_COUNT; i++)
+    if (strcmp(symv_routine_name((symv_routine)i), name) == 0) {
+      *out = (symv_routine)i;
+      return 0;
+    }
+  return -1;
 }
 
-const char *db_routine_name(int index)
+/* A routine argument: one of the registry's, or DB_ANY_ROUTINE where
+ * `optional`. SYMV_INVALID_VALUE otherwise. */
+int db_check_routine(db *d, const char *fn, symv_routine routine, int optional)
 {
-  return index >= 0 && index < DB_ROUTINE_COUNT ? routine_names[index] : NULL;
+  if ((unsigned)routine < SYMV_ROUTINE_COUNT || (optional && routine == DB_ANY_ROUTINE)) return 0;
+  return db_fail(d, SYMV_INVALID_VALUE, "%s: routine %d is not one of the "
+                 "registry's (" SYMV_ROUTINE_NAMES ")", fn, (int)routine);
 }
 
-/* A routine argument: one of the six names, or NULL where `optional`. */
-int db_check_routine(db *d, const char *fn, const char *routine, int optional)
+/* Column i of st, the stored name of a routine, into *out; `who` names the
+ * row in messages. A name this program does not know is SYMV_DB_CORRUPT
+ * (a foreign or damaged database). */
+int db_col_routine(db *d, sqlite3_stmt *st, int i, const char *who, symv_routine *out)
 {
-  if ((optional && !routine) || db_routine_index(routine) >= 0) return 0;
-  return db_fail(d, SYMV_INVALID_VALUE, "%s: %s%.16s%s is not a routine (ssymv, "
-                 "dsymv, csymv, zsymv, chemv or zhemv)", fn, routine ? "'" : "",
-                 routine ? routine : "NULL", routine ? "'" : "");
+  char name[16];
+  int status = db_col_text(d, st, i, name, sizeof name, who);
+  if (status == 0 && db_routine_of_name(name, out))
+    status = db_fail(d, SYMV_DB_CORRUPT, "%s has routine '%s', which this program "
+                     "does not know (a foreign or damaged database)", who, name);
+  return status;
 }
 
 /* ---- Errors --------------------------------------------------------------- */

@@ -5,6 +5,7 @@
  */
 #include "fit.h"
 #include "params.h"
+#include "routine.h"
 #include "util.h"
 
 #include <limits.h>
@@ -83,13 +84,13 @@ static int fit_add(fit_set *s, const char *kernel, const db_candidate *c, const 
   return 0;
 }
 
-int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out)
+int fit_load(db *d, symv_routine routine, char uplo, int hot, fit_set *out)
 {
   static const char *const baselines[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
   memset(out, 0, sizeof *out);
-  if ((uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1) || !routine || !db_routine_valid(routine))
+  if ((uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1) || (unsigned)routine >= SYMV_ROUTINE_COUNT)
     return SYMV_INVALID_VALUE;
-  snprintf(out->routine, sizeof out->routine, "%s", routine);
+  out->routine = routine;
   out->uplo = uplo;
   out->hot = hot;
   int rc = 0;
@@ -613,7 +614,7 @@ double fit_cublas_us(const fit_set *s, int n)
 int fit_deterministic_view(const fit_set *s, fit_set *view)
 {
   memset(view, 0, sizeof *view);
-  memcpy(view->routine, s->routine, sizeof view->routine);
+  view->routine = s->routine;
   view->uplo = s->uplo;
   view->hot = s->hot;
   view->deterministic = 1;
@@ -802,7 +803,7 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
     m++;
   }
   memset(fit, 0, sizeof *fit);
-  snprintf(fit->routine, sizeof fit->routine, "%s", s->routine);
+  fit->routine = s->routine;
   fit->uplo = s->uplo;
   fit->hot = s->hot;
   fit->lo = s->curve[0].lo;
@@ -815,11 +816,9 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
   return rc;
 }
 
-void fit_print_rules_title(FILE *f, const char *routine, int deterministic)
+void fit_print_rules_title(FILE *f, symv_routine routine, int deterministic)
 {
-  char name[4 * DB_ROUTINE_SIZE];
-  symv_escape(routine ? routine : "", name, sizeof name);
-  fprintf(f, "%s%srule set '%s' (%s)\n", name, *name ? ", " : "", deterministic ? "deterministic" : "any",
+  fprintf(f, "%s, rule set '%s' (%s)\n", symv_routine_name(routine), deterministic ? "deterministic" : "any",
           deterministic ? FIT_DETERMINISTIC_RULES_FOR : FIT_ANY_RULES_FOR);
 }
 

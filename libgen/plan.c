@@ -31,10 +31,11 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
     return SYMV_INVALID_VALUE;
   }
   p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
-  if (!terminated(c->routine, sizeof c->routine) || symv_routine_parse(c->routine, &p->routine)) {
+  if (!symv_routine_get(c->routine)) {
     snprintf(err, errlen, "candidate %lld: unknown routine (" SYMV_ROUTINE_NAMES ")", c->id);
     return SYMV_INVALID_VALUE;
   }
+  p->routine = c->routine;
   if (symv_params_check(p, why, sizeof why)) {
     snprintf(err, errlen, "candidate %lld (%s): %s", c->id, c->family, why);
     return SYMV_INVALID_VALUE;
@@ -183,7 +184,7 @@ static int check_rules(libgen_plan *pl, symv_routine ro, libgen_routine *rt, con
  * SYMV_NOT_FOUND if there is none. */
 static int latest_fit(db *d, symv_routine ro, int deterministic, db_fit *fit, db_rule **rules, size_t *nrules)
 {
-  return db_latest_fit_class(d, symv_routine_name(ro), 'L', 0, deterministic, fit, rules, nrules, NULL, NULL);
+  return db_latest_fit_class(d, ro, 'L', 0, deterministic, fit, rules, nrules, NULL, NULL);
 }
 
 /* The plan's rules of every routine, freed. */

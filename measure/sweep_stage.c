@@ -58,9 +58,9 @@ static int shard_check(db *d, const char *path, const sweep_opts *o, const symv_
                        const int *ns, int nsizes, int k, int n, int **shard_of)
 {
   const char *ro = symv_routine_name(o->routine);
-  db_shard *rows = NULL, me = {{0}};
+  db_shard *rows = NULL, me = {0};
   size_t nrows = 0;
-  int rc = db_list_shards(d, ro, &rows, &nrows);
+  int rc = db_list_shards(d, o->routine, &rows, &nrows);
   if (rc) {
     fprintf(stderr, "symvtune sweep: %s\n", db_errmsg(d));
     return rc;
@@ -79,7 +79,7 @@ static int shard_check(db *d, const char *path, const sweep_opts *o, const symv_
     free(rows);
     return 0;
   }
-  snprintf(me.routine, sizeof me.routine, "%s", ro);
+  me.routine = o->routine;
   me.k = k, me.n = n, me.uplo = o->uplo, me.hot = o->hot, me.space_size = nspace;
   sweep_sizes_text(ns, nsizes, me.sizes, sizeof me.sizes);
   if (!(*shard_of = malloc(sizeof **shard_of * (size_t)(nspace ? nspace : 1))) ||
@@ -89,7 +89,7 @@ static int shard_check(db *d, const char *path, const sweep_opts *o, const symv_
     return SYMV_NO_MEMORY;
   }
   for (long i = 0; i < nspace; i++) me.candidates += (*shard_of)[i] == k;
-  rc = nrows == 0 && !db_count_candidates(d, ro, NULL, &cnt) && cnt.total > 0 ? SYMV_INVALID_VALUE : 0;
+  rc = nrows == 0 && !db_count_candidates(d, o->routine, NULL, &cnt) && cnt.total > 0 ? SYMV_INVALID_VALUE : 0;
   if (rc)
     fprintf(stderr, "symvtune sweep: %s already holds a whole %s sweep (%lld candidates): a shard needs a database "
             "of its own\n", path, ro, cnt.total);
@@ -125,7 +125,7 @@ static int add_test_faults(db *d, symv_routine ro)
   static const int modes[2] = {0, 1};
   for (int i = 0; i < 2; i++) {
     db_candidate c = {0};
-    snprintf(c.routine, sizeof c.routine, "%s", symv_routine_name(ro));
+    c.routine = ro;
     snprintf(c.family, sizeof c.family, "fault");
     c.block_size = 64, c.ux = 8, c.multiplicity = 1, c.mx = modes[i];
     if (db_put_candidate(d, &c, NULL)) return SYMV_DB;
@@ -143,7 +143,7 @@ int sweep_stage_record(db *d, const sweep_opts *o, symv_params *space, long nspa
     nmine++;
     db_candidate cand = {0};
     space[i].routine = o->routine;
-    snprintf(cand.routine, sizeof cand.routine, "%s", symv_routine_name(o->routine));
+    cand.routine = o->routine;
     snprintf(cand.family, sizeof cand.family, "%s", symv_family_name(space[i].family));
     cand.block_size = space[i].block_size, cand.ux = space[i].ux;
     cand.multiplicity = space[i].multiplicity, cand.mx = space[i].mx;
@@ -218,7 +218,7 @@ void sweep_stage_summary(db *d, symv_routine ro, const sweep_worker *w, int ndev
   int restarts = 0;
   for (int k = 0; k < ndev; k++) restarts += w[k].restarts;
   db_counts cnt;
-  if (db_count_candidates(d, symv_routine_name(ro), NULL, &cnt)) return;
+  if (db_count_candidates(d, ro, NULL, &cnt)) return;
   printf("\n%s sweep summary (%s, %d SMs; copy rate %.0f GB/s)\n", symv_routine_get(ro)->blas, w->dev.name, w->dev.sm_count, w->copy_gbs);
   printf("  candidates %lld: valid %lld, invalid %lld, pending %lld\n", cnt.total, cnt.by_status[DB_VALID],
          cnt.by_status[DB_INVALID], cnt.by_status[DB_PENDING]);
@@ -229,7 +229,7 @@ void sweep_stage_summary(db *d, symv_routine ro, const sweep_worker *w, int ndev
          wall, st->compile_s, st->compile_cpu_s, st->compiled, st->cached, st->measure_s, st->measured, restarts);
   if (ndev > 1) summary_gpus(w, ndev, btimes, ns, nsizes);
   db_times tt;
-  if (db_time_table(d, symv_routine_name(ro), ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return;
+  if (db_time_table(d, ro, ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return;
   printf("\n  best at each size (time in us; speed-up = faster cuBLAS mode's time / this time)\n");
   printf("  %7s %10s %10s  %-26s %10s %8s %6s\n", "n", "cuBLAS", "cuBLAS-a", "best candidate", "us", "speed-up",
          "%copy");
@@ -238,7 +238,7 @@ void sweep_stage_summary(db *d, symv_routine ro, const sweep_worker *w, int ndev
     for (int b = 0; b < 2; b++) {
       db_measurement *ml = NULL;
       size_t c = 0;
-      if (!db_baseline_measurements(d, symv_routine_name(ro), b ? "cublas_atomics" : "cublas", DB_STAGE_SWEEP, uplo,
+      if (!db_baseline_measurements(d, ro, b ? "cublas_atomics" : "cublas", DB_STAGE_SWEEP, uplo,
                                     hot, &ml, &c))
         for (size_t k = 0; k < c; k++)
           if (ml[k].n == ns[s]) base[b] = ml[k].median_us;

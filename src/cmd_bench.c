@@ -592,7 +592,7 @@ static int store(void *lib, const char *path, const symv_device_info *dev, doubl
   for (int i = 0; i < nrows; i++) {
     const bench_row *b = &rows[i];
     db_bench_result *o = &res[i];
-    snprintf(o->routine, sizeof o->routine, "%s", symv_routine_name(routine));
+    o->routine = routine;
     o->uplo = uplo, o->n = b->n;
     snprintf(o->kernel, sizeof o->kernel, "%s", *b->kernel ? b->kernel : "none");
     o->libsymv_us = b->us[0], o->cublas_us = b->us[1], o->cublas_atomics_us = b->us[2];

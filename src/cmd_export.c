@@ -180,7 +180,7 @@ static int read_db(const char *path, const int sel[SYMV_ROUTINE_COUNT], int all,
     db_fit fit;
     db_rule *rules = NULL;
     size_t nrules = 0;
-    rc = db_latest_fit_class(d, symv_routine_name(ro), 'L', 0, det, &fit, &rules, &nrules, NULL, NULL);
+    rc = db_latest_fit_class(d, ro, 'L', 0, det, &fit, &rules, &nrules, NULL, NULL);
     if (rc == SYMV_NOT_FOUND) {
       rc = 0;
       if (!all && !det) {

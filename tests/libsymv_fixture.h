@@ -136,7 +136,7 @@ static int fix_pick(db *d, db_candidate c[4], char *err, size_t errlen)
   db_candidate *list = NULL;
   size_t n = 0;
   int found = 0;
-  if (db_list_candidates(d, "dsymv", DB_VALID, "atomic_red", &list, &n) == 0) {
+  if (db_list_candidates(d, SYMV_DSYMV, DB_VALID, "atomic_red", &list, &n) == 0) {
     for (size_t i = 0; i < n && !found; i++) {
       size_t lo = i, hi = i;
       for (size_t j = 0; j < n; j++)
@@ -152,7 +152,7 @@ static int fix_pick(db *d, db_candidate c[4], char *err, size_t errlen)
   static const char *const fam[2] = {"atomic", "lu"};
   for (int f = 0; f < 2; f++) {
     list = NULL, n = 0;
-    if (db_list_candidates(d, "dsymv", DB_VALID, fam[f], &list, &n) || n == 0) {
+    if (db_list_candidates(d, SYMV_DSYMV, DB_VALID, fam[f], &list, &n) || n == 0) {
       free(list);
       return snprintf(err, errlen, "no valid %s candidate: %s", fam[f], db_errmsg(d)), -1;
     }
@@ -193,7 +193,7 @@ static int fix_make_db(const char *dbpath, const fix_rule *rules, int nrules, in
     if (rules[i].cand >= 0) r[i].cand = c[rules[i].cand];
     r[i].predicted_us = 10.0 + i, r[i].predicted_gain = 1.25;
   }
-  db_fit fit = {.routine = "dsymv", .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = 0.01};
+  db_fit fit = {.routine = SYMV_DSYMV, .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = 0.01};
   snprintf(fit.method, sizeof fit.method, "test fixture (tests/libsymv_fixture.h)");
   rc = db_put_fit(d, &fit, NULL, 0, r, (size_t)nrules);
   if (!rc && with_det) {

@@ -273,7 +273,7 @@ Test(build, builds_the_rules_symvtune_fit_chose, .timeout = 600)
   db_rule *rules = NULL;
   size_t nrules = 0;
   cr_assert_eq(db_open(&d, dbpath, DB_READONLY), 0);
-  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &fit, &rules, &nrules, NULL, NULL), 0, "%s", db_errmsg(d));
+  cr_assert_eq(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &fit, &rules, &nrules, NULL, NULL), 0, "%s", db_errmsg(d));
   db_close(d);
   cr_assert_eq(build(dbpath, in_dir(out, "lib"), NULL, &text), 0, "build failed:\n%s", text);
   free(text);
@@ -322,8 +322,7 @@ Test(build, deterministic_rules_may_run_pipe_det, .timeout = 600)
   cr_assert_eq(fix_make_db(in_dir(dbpath, "pdet.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
   db *d = NULL;
   cr_assert_eq(db_open(&d, dbpath, 0), 0);
-  db_candidate c = {.block_size = 256, .ux = 64, .multiplicity = 2, .mx = 0};
-  snprintf(c.routine, sizeof c.routine, "dsymv");
+  db_candidate c = {.routine = SYMV_DSYMV, .block_size = 256, .ux = 64, .multiplicity = 2, .mx = 0};
   snprintf(c.family, sizeof c.family, "pipe_det");
   long long id;
   cr_assert_eq(db_put_candidate(d, &c, &id), 0, "%s", db_errmsg(d));
@@ -335,7 +334,7 @@ Test(build, deterministic_rules_may_run_pipe_det, .timeout = 600)
   snprintf(r[0].kernel, sizeof r[0].kernel, "%s", DB_KERNEL_CANDIDATE);
   r[1].n_start = 2001, r[1].n_end = FIX_HI, r[1].predicted_us = 30, r[1].predicted_gain = 1;
   snprintf(r[1].kernel, sizeof r[1].kernel, "%s", DB_KERNEL_CUBLAS);
-  db_fit det = {.routine = "dsymv", .uplo = 'L', .hot = 0, .lo = FIX_LO, .hi = FIX_HI, .threshold = 0.01,
+  db_fit det = {.routine = SYMV_DSYMV, .uplo = 'L', .hot = 0, .lo = FIX_LO, .hi = FIX_HI, .threshold = 0.01,
                 .deterministic = 1};
   snprintf(det.method, sizeof det.method, "test: pipe_det");
   cr_assert_eq(db_put_fit(d, &det, NULL, 0, r, 2), 0, "%s", db_errmsg(d));

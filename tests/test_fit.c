@@ -195,8 +195,7 @@ static db *fresh(const char *path)
 
 static long long add_candidate(db *d, const char *family, int b, int ux, int m, int mx, db_status status)
 {
-  db_candidate c = {.block_size = b, .ux = ux, .multiplicity = m, .mx = mx};
-  snprintf(c.routine, sizeof c.routine, "dsymv");
+  db_candidate c = {.routine = SYMV_DSYMV, .block_size = b, .ux = ux, .multiplicity = m, .mx = mx};
   snprintf(c.family, sizeof c.family, "%s", family);
   long long id;
   OK(db_put_candidate(d, &c, &id));
@@ -274,8 +273,8 @@ static void make_dense_db(const char *path, dense_db *x)
       if (k == K_LOSER && n == x->spike_loser_n) t *= 1 - (0.15 + 0.10 * rng_unit());
       if (k == K_ARED && n == x->spike_winner_n) t *= 1 + (0.15 + 0.10 * rng_unit());
       db_measurement m = meas(n, DB_STAGE_DENSE, t);
-      if (k == K_CUBLAS) OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &m));
-      else if (k == K_CUBLAS_AT) OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS_ATOMICS, &m));
+      if (k == K_CUBLAS) OK(db_put_baseline(d, SYMV_DSYMV, DB_KERNEL_CUBLAS, &m));
+      else if (k == K_CUBLAS_AT) OK(db_put_baseline(d, SYMV_DSYMV, DB_KERNEL_CUBLAS_ATOMICS, &m));
       else OK(db_put_measurement(d, x->id[k], &m));
     }
   }
@@ -305,7 +304,7 @@ static db_rule *latest_rules(const char *path, int lo, int hi, size_t *nrules, d
   int rc = db_open(&d, path, DB_READONLY);
   cr_assert_eq(rc, 0, "seed %llu: %s", seed, db_errmsg(d));
   db_rule *r;
-  OK(db_latest_fit(d, "dsymv", 'L', 0, fit, &r, nrules, NULL, NULL));
+  OK(db_latest_fit(d, SYMV_DSYMV, 'L', 0, fit, &r, nrules, NULL, NULL));
   db_close(d);
   cr_assert(fit->lo == lo && fit->hi == hi, "seed %llu: fit over %d..%d, not %d..%d", seed, fit->lo, fit->hi, lo, hi);
   cr_assert_geq(*nrules, 1);
@@ -531,14 +530,14 @@ Test(fit, uplo_u_is_fitted_from_its_own_samples_where_there_are_some)
   db_fit fit;
   db_rule *r;
   size_t nr;
-  cr_assert_eq(db_latest_fit(d, "dsymv", 'U', 0, &fit, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_eq(db_latest_fit(d, SYMV_DSYMV, 'U', 0, &fit, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
   int ns[128], nn = dense_sizes(ns);
   OK(db_begin(d));
   for (int i = 0; i < nn; i++) {
     double t = truth(&x.m[K_CUBLAS], ns[i]) * exp(x.noise * rng_gauss());
     db_measurement m = meas(ns[i], DB_STAGE_DENSE, t);
     m.uplo = 'U';
-    OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &m));
+    OK(db_put_baseline(d, SYMV_DSYMV, DB_KERNEL_CUBLAS, &m));
     m = meas(ns[i], DB_STAGE_DENSE, t / 1.3);
     m.uplo = 'U';
     OK(db_put_measurement(d, x.id[K_LU], &m));
@@ -556,14 +555,14 @@ Test(fit, uplo_u_is_fitted_from_its_own_samples_where_there_are_some)
   free(out), free(err);
   cr_assert_eq(db_open(&d, p, DB_READONLY), 0);
   for (int det = 0; det < 2; det++) {
-    OK(db_latest_fit_class(d, "dsymv", 'U', 0, det, &fit, &r, &nr, NULL, NULL));
+    OK(db_latest_fit_class(d, SYMV_DSYMV, 'U', 0, det, &fit, &r, &nr, NULL, NULL));
     cr_assert_eq(fit.uplo, 'U');
     cr_assert_eq(nr, 1, "seed %llu: %zu rules for U, where lu is fastest everywhere", seed, nr);
     cr_assert_eq(r[0].cand.id, x.id[K_LU], "seed %llu: U's rule names %s", seed, r[0].kernel);
     free(r);
   }
   /* L's rules are still L's: cuBLAS first, not lu */
-  OK(db_latest_fit(d, "dsymv", 'L', 0, &fit, &r, &nr, NULL, NULL));
+  OK(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &fit, &r, &nr, NULL, NULL));
   cr_assert_eq(fit.uplo, 'L');
   cr_assert_geq(nr, 3);
   cr_assert_str_eq(r[0].kernel, DB_KERNEL_CUBLAS);
@@ -593,9 +592,9 @@ Test(fit, regret_rules_beat_merged_rules_on_the_shipped_h100_sweep, .timeout = 3
   db *d = NULL;
   cr_assert_eq(db_open(&d, p, DB_READONLY), 0, "%s", db_errmsg(d));
   int fitted = 0;
-  for (int ri = 0; ri < DB_ROUTINE_COUNT; ri++) {
+  for (int ri = 0; ri < SYMV_ROUTINE_COUNT; ri++) {
     fit_set s;
-    int rc = fit_load(d, db_routine_name(ri), 'L', 0, &s);
+    int rc = fit_load(d, symv_routine_order(ri), 'L', 0, &s);
     if (rc == SYMV_NOT_FOUND) continue;
     OK(rc);
     int lo, hi, clo, chi;
@@ -614,20 +613,20 @@ Test(fit, regret_rules_beat_merged_rules_on_the_shipped_h100_sweep, .timeout = 3
       OK(fit_predicted_regret(v, rr, nrr, &mr, &xr, NULL));
       OK(fit_predicted_regret(v, rm, nrm, &mm, &xm, NULL));
       cr_log_info("%s %s: regret rules %zu, mean %.4f, max %.4f; merged rules %zu, mean %.4f, max %.4f",
-                  db_routine_name(ri), det ? "deterministic" : "any", nrr, mr, xr, nrm, mm, xm);
-      cr_assert_lt(mr, mm, "%s %s: mean predicted regret %.5f, merged %.5f", db_routine_name(ri),
+                  symv_routine_name(symv_routine_order(ri)), det ? "deterministic" : "any", nrr, mr, xr, nrm, mm, xm);
+      cr_assert_lt(mr, mm, "%s %s: mean predicted regret %.5f, merged %.5f", symv_routine_name(symv_routine_order(ri)),
                    det ? "deterministic" : "any", mr, mm);
       /* the worst: no worse than the merged rules', or within the bound the
        * regret rules keep (FIT_MAX_PREDICTED_REGRET; zsymv: 1.0376 against
        * the merged rules' 1.0373) */
       cr_assert_leq(xr, fmax(xm, 1 + FIT_MAX_PREDICTED_REGRET), "%s %s: worst predicted regret %.5f, merged %.5f",
-                    db_routine_name(ri), det ? "deterministic" : "any", xr, xm);
-      cr_assert_leq(mr, 1.005, "%s: mean %.5f", db_routine_name(ri), mr);
-      cr_assert_leq(xr, 1.05, "%s: max %.5f", db_routine_name(ri), xr);
+                    symv_routine_name(symv_routine_order(ri)), det ? "deterministic" : "any", xr, xm);
+      cr_assert_leq(mr, 1.005, "%s: mean %.5f", symv_routine_name(symv_routine_order(ri)), mr);
+      cr_assert_leq(xr, 1.05, "%s: max %.5f", symv_routine_name(symv_routine_order(ri)), xr);
       /* the steps of the persistent champions are boundaries where another
        * champion, of other steps, takes over (ssymv: 13 rules, three of
        * them at the steps of pipe:256,64,2,0 into m = 2, 3, 4) */
-      cr_assert_leq(nrr, 14, "%s: %zu rules", db_routine_name(ri), nrr);
+      cr_assert_leq(nrr, 14, "%s: %zu rules", symv_routine_name(symv_routine_order(ri)), nrr);
       free(rr), free(rm), free(view.curve);
     }
     fit_set_free(&s);
@@ -656,7 +655,7 @@ Test(fit, deterministic_rules_choose_among_reproducible_kernels_only)
   db_fit fit;
   db_rule *r;
   size_t nr;
-  OK(db_latest_fit_class(d, "dsymv", 'L', 0, 1, &fit, &r, &nr, NULL, NULL));
+  OK(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 1, &fit, &r, &nr, NULL, NULL));
   db_close(d);
   cr_assert(fit.deterministic && fit.lo == 32 && fit.hi == 32768);
   size_t i = 0;
@@ -709,8 +708,8 @@ Test(fit, pipe_det_enters_the_deterministic_rules)
   for (int i = 0; i < nn; i++)
     for (int k = 0; k < NK; k++) {
       db_measurement me = meas(ns[i], DB_STAGE_DENSE, truth(&m[k], ns[i]) * exp(0.005 * rng_gauss()));
-      if (k == C) OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &me));
-      else if (k == CA) OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS_ATOMICS, &me));
+      if (k == C) OK(db_put_baseline(d, SYMV_DSYMV, DB_KERNEL_CUBLAS, &me));
+      else if (k == CA) OK(db_put_baseline(d, SYMV_DSYMV, DB_KERNEL_CUBLAS_ATOMICS, &me));
       else OK(db_put_measurement(d, id[k], &me));
     }
   OK(db_commit(d));
@@ -724,7 +723,7 @@ Test(fit, pipe_det_enters_the_deterministic_rules)
     db_fit fit;
     db_rule *r;
     size_t nr, i = 0;
-    OK(db_latest_fit_class(d, "dsymv", 'L', 0, det, &fit, &r, &nr, NULL, NULL));
+    OK(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, det, &fit, &r, &nr, NULL, NULL));
     cr_assert(fit.deterministic == det && fit.lo == 32 && fit.hi == 32768);
     int checked = 0;
     for (int n = 32; n <= 32768; n++) {
@@ -945,7 +944,7 @@ Test(fit, plot_script_holds_rules_floor_and_validation_and_the_format_follows_th
   OK(db_begin(d));
   for (int i = 0; i < nn; i += 2, nfloor++) {
     db_measurement m = meas(ns[i], DB_STAGE_DENSE, 0.5 * truth(&x.m[K_CUBLAS], ns[i]));
-    OK(db_put_baseline(d, "dsymv", "floor", &m));
+    OK(db_put_baseline(d, SYMV_DSYMV, "floor", &m));
   }
   OK(db_commit(d));
   static const int vn[3] = {100, 1000, 10000};
@@ -1143,9 +1142,9 @@ Test(fit, rank_orders_candidates_by_champion_points)
     double base = truth(&(model){5, 4000, 500, 1}, sizes[s]);
     cub[s] = base * (1.02 + 0.1 * rng_unit());
     db_measurement m = meas(sizes[s], DB_STAGE_SWEEP, cub[s] * 1.3);
-    OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &m));
+    OK(db_put_baseline(d, SYMV_DSYMV, DB_KERNEL_CUBLAS, &m));
     m = meas(sizes[s], DB_STAGE_SWEEP, cub[s]);
-    OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS_ATOMICS, &m));
+    OK(db_put_baseline(d, SYMV_DSYMV, DB_KERNEL_CUBLAS_ATOMICS, &m));
   }
   OK(db_commit(d));
   db_close(d);
@@ -1315,7 +1314,7 @@ Test(fit, missing_data_is_a_clear_error)
   cr_assert_eq(db_open(&d, p, 0), 0);
   for (int n = 300; n <= 1000; n += 100) {
     m = meas(n, DB_STAGE_DENSE, 6 + n / 100.0);
-    OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &m));
+    OK(db_put_baseline(d, SYMV_DSYMV, DB_KERNEL_CUBLAS, &m));
   }
   db_close(d);
   char *out, *err;
@@ -1350,7 +1349,7 @@ Test(fit, margin_keeps_cublas_unless_the_gain_exceeds_it)
     cv[c].pred_us = malloc(sizeof(double) * N);
     for (int j = 0; j < N; j++) cv[c].pred_us[j] = (10.0 + j * 0.01) / (c ? gain : 1.0);
   }
-  fit_set s = {"dsymv", 'L', 0, 2, cv};
+  fit_set s = {SYMV_DSYMV, 'L', 0, 2, cv};
   db_rule *r;
   size_t nr;
   cr_assert_eq(fit_select(&s, 0.01, 0.05, &r, &nr, NULL), 0);
@@ -1438,7 +1437,7 @@ Test(fit, rules_at_refuses_a_fit_range_too_large_to_tabulate, .timeout = 60)
   fit_set fs;
   db *d = NULL;
   cr_assert_eq(db_open(&d, p, DB_READONLY), 0);
-  cr_assert_eq(fit_load(d, "dsymv", 'L', 0, &fs), 0);
+  cr_assert_eq(fit_load(d, SYMV_DSYMV, 'L', 0, &fs), 0);
   db_close(d);
   cr_assert_eq(fit_compute(&fs, 1, 1 << 26, 0), SYMV_INVALID_VALUE);
   cr_assert_eq(fit_compute(&fs, 32, 32768, 0), 0);
@@ -1697,7 +1696,7 @@ Test(fit, only_the_persistent_families_are_fitted_with_steps)
   int ns[128], nn = dense_sizes(ns);
   for (int i = 0; i < nn; i++) {
     db_measurement me = meas(ns[i], DB_STAGE_DENSE, truth(&m, ns[i]) * exp(0.01 * rng_gauss()));
-    OK(db_put_baseline(d, "dsymv", DB_KERNEL_CUBLAS, &me));
+    OK(db_put_baseline(d, SYMV_DSYMV, DB_KERNEL_CUBLAS, &me));
     OK(db_put_measurement(d, lu, &me));
     me = meas(ns[i], DB_STAGE_DENSE, (staircase(ns[i]) + truth(&m, ns[i]) - m.t0) * exp(0.01 * rng_gauss()));
     OK(db_put_measurement(d, pipe, &me));
@@ -1706,7 +1705,7 @@ Test(fit, only_the_persistent_families_are_fitted_with_steps)
   }
   OK(db_commit(d));
   fit_set s;
-  OK(fit_load(d, "dsymv", 'L', 0, &s));
+  OK(fit_load(d, SYMV_DSYMV, 'L', 0, &s));
   OK(fit_compute(&s, 32, 32768, 0));
   int seen = 0;
   for (size_t i = 0; i < s.ncurves; i++) {

@@ -608,7 +608,7 @@ Test(wisdom, export_round_trip_of_all_six_routines, .timeout = 600)
     db_fit f;
     db_rule *r = NULL;
     size_t nr = 0;
-    int rc = db_latest_fit_class(d, symv_routine_name(ro), 'L', 0, det, &f, &r, &nr, NULL, NULL);
+    int rc = db_latest_fit_class(d, ro, 'L', 0, det, &f, &r, &nr, NULL, NULL);
     const symv_wisdom_set *s = &w.set[ro][det];
     if (rc == SYMV_NOT_FOUND) {
       cr_expect_eq(s->have, 0, "%s %d: a set without a fit", symv_routine_name(ro), det);
