@@ -30,7 +30,7 @@ int db_read_candidate(db *d, sqlite3_stmt *st, const char *what,
   char who[48];
   snprintf(who, sizeof who, "candidate %lld", c->id);
   int rc = db_col_routine(d, st, 1, who, &c->routine);
-  if (rc == 0) rc = db_col_text(d, st, 2, c->family, sizeof c->family, what);
+  if (rc == 0) rc = db_col_family(d, st, 2, who, &c->family);
   if (rc == 0) rc = db_col_text(d, st, 7, status, sizeof status, what);
   if (rc == 0) rc = db_col_text(d, st, 8, reason, sizeof reason, what);
   if (rc == 0) rc = db_col_text(d, st, 9, c->detail, sizeof c->detail, what);
@@ -61,22 +61,22 @@ static int candidate_row(db *d, sqlite3_stmt *st, const char *what, void *elem, 
 }
 
 static int check_point(db *d, const char *fn, symv_routine routine,
-                       const char *family, int block_size, int ux,
+                       symv_family family, int block_size, int ux,
                        int multiplicity, int mx)
 {
   int status = db_check_routine(d, fn, routine, 0);
+  if (status == 0) status = db_check_family(d, fn, family, 0);
   if (status) return status;
-  if (!db_text_ok(family, sizeof ((db_candidate *)0)->family) || block_size < 0 ||
-      block_size > SYMV_BLOCK_SIZE_MAX || ux < 0 || ux > SYMV_UX_MAX ||
+  if (block_size < 0 || block_size > SYMV_BLOCK_SIZE_MAX || ux < 0 || ux > SYMV_UX_MAX ||
       multiplicity < 0 || multiplicity > SYMV_MULTIPLICITY_MAX || mx < 0 ||
       mx >= SYMV_MX_COUNT)
-    return db_fail(d, SYMV_INVALID_VALUE, "%s: bad candidate (family '%.20s', "
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: bad candidate (family %s, "
                    "BLOCK_SIZE %d, UX %d, MULTIPLICITY %d, MX %d)", fn,
-                   family ? family : "(null)", block_size, ux, multiplicity, mx);
+                   symv_family_name(family), block_size, ux, multiplicity, mx);
   return 0;
 }
 
-int db_find_candidate(db *d, symv_routine routine, const char *family,
+int db_find_candidate(db *d, symv_routine routine, symv_family family,
                       int block_size, int ux, int multiplicity, int mx,
                       long long *id)
 {
@@ -89,13 +89,14 @@ int db_find_candidate(db *d, symv_routine routine, const char *family,
   status = db_query(d, &st, what,
                     "SELECT id FROM candidate WHERE routine = ? AND family = ? "
                     "AND block_size = ? AND ux = ? AND multiplicity = ? AND mx = ?",
-                    "ttiiii", symv_routine_name(routine), family, block_size, ux,
+                    "ttiiii", symv_routine_name(routine), symv_family_name(family), block_size, ux,
                     multiplicity, mx);
   if (status) return status;
   status = db_next(d, st, what, &row);
   if (status == 0 && !row)
     status = db_fail(d, SYMV_NOT_FOUND, "no %s candidate %s b%d u%d m%d x%d",
-                     symv_routine_name(routine), family, block_size, ux, multiplicity, mx);
+                     symv_routine_name(routine), symv_family_name(family), block_size, ux,
+                     multiplicity, mx);
   if (status == 0 && id) *id = sqlite3_column_int64(st, 0);
   return db_end(d, st, what, status);
 }
@@ -110,7 +111,8 @@ int db_put_candidate(db *d, const db_candidate *c, long long *id)
                      "INSERT INTO candidate (routine, family, block_size, ux, "
                      "multiplicity, mx) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT "
                      "(routine, family, block_size, ux, multiplicity, mx) DO NOTHING",
-                     "ttiiii", symv_routine_name(c->routine), c->family, c->block_size, c->ux,
+                     "ttiiii", symv_routine_name(c->routine), symv_family_name(c->family),
+                     c->block_size, c->ux,
                      c->multiplicity, c->mx);
   if (status == 0)
     status = db_find_candidate(d, c->routine, c->family, c->block_size, c->ux,
@@ -192,11 +194,12 @@ int db_start_attempt(db *d, long long id, int *attempts)
 }
 
 int db_list_candidates(db *d, symv_routine routine, int status_filter,
-                       const char *family, db_candidate **list, size_t *count)
+                       symv_family family, db_candidate **list, size_t *count)
 {
   *list = NULL;
   *count = 0;
   int status = db_check_routine(d, "db_list_candidates", routine, 1);
+  if (status == 0) status = db_check_family(d, "db_list_candidates", family, 1);
   if (status) return status;
   if (status_filter < -1 || status_filter >= DB_STATUS_COUNT)
     return db_fail(d, SYMV_INVALID_VALUE, "db_list_candidates: status %d",
@@ -207,16 +210,18 @@ int db_list_candidates(db *d, symv_routine routine, int status_filter,
     "SELECT " CANDIDATE_COLUMNS " FROM candidate "
     "WHERE (?1 IS NULL OR routine = ?1) AND (?2 IS NULL OR status = ?2) "
     "AND (?3 IS NULL OR family = ?3) ORDER BY id",
-    "ttt", db_routine_key(routine), status_filter < 0 ? NULL : status_names[status_filter], family);
+    "ttt", db_routine_key(routine), status_filter < 0 ? NULL : status_names[status_filter],
+    db_family_key(family));
   if (status) return status;
   return db_collect(d, st, what, sizeof **list, candidate_row, NULL, (void **)list, count);
 }
 
-int db_count_candidates(db *d, symv_routine routine, const char *family,
+int db_count_candidates(db *d, symv_routine routine, symv_family family,
                         db_counts *out)
 {
   memset(out, 0, sizeof *out);
   int status = db_check_routine(d, "db_count_candidates", routine, 1);
+  if (status == 0) status = db_check_family(d, "db_count_candidates", family, 1);
   if (status) return status;
   static const char what[] = "SELECT count(*) FROM candidate";
   sqlite3_stmt *st;
@@ -224,7 +229,8 @@ int db_count_candidates(db *d, symv_routine routine, const char *family,
   status = db_query(d, &st, what,
     "SELECT status, reason, count(*) FROM candidate "
     "WHERE (?1 IS NULL OR routine = ?1) AND (?2 IS NULL OR family = ?2) "
-    "GROUP BY status, reason", "tt", db_routine_key(routine), family);
+    "GROUP BY status, reason", "tt", db_routine_key(routine),
+    db_family_key(family));
   if (status) return status;
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
     char s[16], r[16];

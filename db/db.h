@@ -63,6 +63,11 @@ typedef struct db db;
  * or DB_ANY_ROUTINE for every routine. */
 #define DB_ANY_ROUTINE SYMV_ROUTINE_COUNT
 
+/* Kernel families likewise cross it as the registry's symv_family
+ * (core/params.h), stored by name ("pipe_det"); DB_ANY_FAMILY is the
+ * filter for every family. */
+#define DB_ANY_FAMILY SYMV_FAMILY_COUNT
+
 /* Status of a candidate: the order of the X-macro is the enum's order. */
 #define DB_STATUS_MAP(XX) \
   XX(PENDING, "pending")  \
@@ -127,7 +132,7 @@ typedef struct db_device {
 typedef struct db_candidate {
   long long id;              /* row id, assigned by the database */
   symv_routine routine;      /* the routine it computes */
-  char family[16];           /* kernel family: "atomic", "lu", "atomic_red" */
+  symv_family family;        /* kernel family */
   int block_size;            /* BLOCK_SIZE: threads per block */
   int ux;                    /* UX: columns per block */
   int multiplicity;          /* MULTIPLICITY: resident blocks per SM */
@@ -283,17 +288,17 @@ int db_rollback(db *d);
  * already there, leave its row as it is and return its existing id. The
  * other fields of *c are ignored. id may be NULL. The same parameters under
  * two routines are two candidates.
- * Errors: SYMV_INVALID_VALUE (routine out of range, empty or
- * unterminated family, a parameter < 0), SYMV_DB.
+ * Errors: SYMV_INVALID_VALUE (routine or family out of range, a parameter
+ * < 0 or past its limit), SYMV_DB.
  */
 int db_put_candidate(db *d, const db_candidate *c, long long *id);
 
 /*
  * db_find_candidate: the id of routine's point (family, block_size, ux,
  * multiplicity, mx). Errors: SYMV_NOT_FOUND, SYMV_INVALID_VALUE (routine
- * out of range, bad parameters), SYMV_DB.
+ * or family out of range, bad parameters), SYMV_DB.
  */
-int db_find_candidate(db *d, symv_routine routine, const char *family,
+int db_find_candidate(db *d, symv_routine routine, symv_family family,
                       int block_size, int ux, int multiplicity, int mx,
                       long long *id);
 
@@ -325,26 +330,26 @@ int db_start_attempt(db *d, long long id, int *attempts);
 /*
  * db_list_candidates: the candidates of `routine` (or of any routine if
  * DB_ANY_ROUTINE) with `status` (or any status if status is -1) and `family` (or any
- * family if NULL), in id order, as a malloc'ed array in *list (NULL when
+ * family if DB_ANY_FAMILY), in id order, as a malloc'ed array in *list (NULL when
  * *count is 0) that the caller frees with free().
- * db_list_candidates(d, SYMV_DSYMV, DB_PENDING, NULL, ...) is what a
- * resumed dsymv sweep still has to do.
- * Errors: SYMV_INVALID_VALUE (routine out of range, bad status),
+ * db_list_candidates(d, SYMV_DSYMV, DB_PENDING, DB_ANY_FAMILY, ...) is
+ * what a resumed dsymv sweep still has to do.
+ * Errors: SYMV_INVALID_VALUE (routine or family out of range, bad status),
  * SYMV_DB_CORRUPT (a stored name or value this program does not know),
  * SYMV_NO_MEMORY, SYMV_DB.
  */
 int db_list_candidates(db *d, symv_routine routine, int status,
-                       const char *family, db_candidate **list,
+                       symv_family family, db_candidate **list,
                        size_t *count);
 
 /*
  * db_count_candidates: candidates of `routine` (any routine if
- * DB_ANY_ROUTINE) and `family` (any family if NULL) counted by status and
- * reason into *out.
- * Errors: SYMV_INVALID_VALUE (routine out of range), SYMV_DB_CORRUPT (a
+ * DB_ANY_ROUTINE) and `family` (any family if DB_ANY_FAMILY) counted by
+ * status and reason into *out.
+ * Errors: SYMV_INVALID_VALUE (routine or family out of range), SYMV_DB_CORRUPT (a
  * stored status or reason this program does not know), SYMV_DB.
  */
-int db_count_candidates(db *d, symv_routine routine, const char *family,
+int db_count_candidates(db *d, symv_routine routine, symv_family family,
                         db_counts *out);
 
 /*
@@ -557,9 +562,10 @@ int db_rules_tile(int lo, int hi, const db_rule *rules, size_t n, char *err, siz
  * DB_KERNEL_CANDIDATE, of family `family`) gives bitwise reproducible
  * results, as a deterministic fit requires: cuBLAS with atomics off, or a
  * candidate of a family the registry calls deterministic (core/params.c);
- * else 0 (cuBLAS with atomics, other families, an unknown name).
+ * else 0 (cuBLAS with atomics, other families, a family out of range, an
+ * unknown kernel name). `family` is read only for DB_KERNEL_CANDIDATE.
  */
-int db_kernel_deterministic(const char *kernel, const char *family);
+int db_kernel_deterministic(const char *kernel, symv_family family);
 
 /*
  * db_put_fit: store a fit of fit->routine with its curves and rules in one

@@ -40,9 +40,11 @@ extern const char *const stage_names[DB_STAGE_COUNT];
 
 int db_name_index(const char *const *names, int count, const char *s);
 const char *db_routine_key(symv_routine r);
-int db_routine_of_name(const char *name, symv_routine *out);
+const char *db_family_key(symv_family f);
 int db_check_routine(db *d, const char *fn, symv_routine routine, int optional);
+int db_check_family(db *d, const char *fn, symv_family family, int optional);
 int db_col_routine(db *d, sqlite3_stmt *st, int i, const char *who, symv_routine *out);
+int db_col_family(db *d, sqlite3_stmt *st, int i, const char *who, symv_family *out);
 
 /* ---- Errors (query.c) ----------------------------------------------------- */
 

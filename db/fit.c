@@ -36,12 +36,12 @@ int db_is_candidate_kernel(const char *kernel)
   return strcmp(kernel, DB_KERNEL_CANDIDATE) == 0;
 }
 
-int db_kernel_deterministic(const char *kernel, const char *family)
+int db_kernel_deterministic(const char *kernel, symv_family family)
 {
   if (!strcmp(kernel, DB_KERNEL_CUBLAS)) return 1;
   if (!db_is_candidate_kernel(kernel)) return 0;
-  symv_family f;
-  return symv_family_parse(family, &f) == 0 && symv_family_get(f)->deterministic;
+  const symv_family_info *f = symv_family_get(family);
+  return f && f->deterministic;
 }
 
 /* The checks of db_put_fit that need no database. */
@@ -85,7 +85,7 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
     if (db_is_candidate_kernel(r->kernel) && r->cand.id < 1)
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu names candidate %lld",
                      fn, i, r->cand.id);
-    if (fit->deterministic && !db_is_candidate_kernel(r->kernel) && !db_kernel_deterministic(r->kernel, ""))
+    if (fit->deterministic && !db_is_candidate_kernel(r->kernel) && !db_kernel_deterministic(r->kernel, r->cand.family))
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu of a deterministic fit "
                      "names %s, whose results are not bitwise reproducible", fn, i, r->kernel);
     if (!(isfinite(r->predicted_us) && r->predicted_us > 0) ||
@@ -107,7 +107,7 @@ static int check_fit_candidate(db *d, long long id, symv_routine routine,
 {
   static const char what[] = "SELECT routine FROM candidate";
   sqlite3_stmt *st;
-  char family[16] = "";
+  symv_family family = SYMV_FAMILY_ATOMIC;
   symv_routine theirs = routine;
   int row, status = db_query(d, &st, what,
                              "SELECT routine, family FROM candidate WHERE id = ?", "I", id);
@@ -117,7 +117,7 @@ static int check_fit_candidate(db *d, long long id, symv_routine routine,
     status = db_fail(d, SYMV_NOT_FOUND, "db_put_fit: %s names no candidate "
                      "%lld", who, id);
   if (status == 0) status = db_col_routine(d, st, 0, "a candidate of the fit", &theirs);
-  if (status == 0) status = db_col_text(d, st, 1, family, sizeof family, what);
+  if (status == 0) status = db_col_family(d, st, 1, "a candidate of the fit", &family);
   if (status == 0 && theirs != routine)
     status = db_fail(d, SYMV_INVALID_VALUE, "db_put_fit: %s names candidate "
                      "%lld, which is %s's, not the fit's routine %s", who, id,
@@ -125,7 +125,7 @@ static int check_fit_candidate(db *d, long long id, symv_routine routine,
   if (status == 0 && deterministic && !db_kernel_deterministic(DB_KERNEL_CANDIDATE, family))
     status = db_fail(d, SYMV_INVALID_VALUE, "db_put_fit: %s of a deterministic fit "
                      "names candidate %lld of family %s, whose results are not bitwise "
-                     "reproducible", who, id, family);
+                     "reproducible", who, id, symv_family_name(family));
   return db_end(d, st, what, status);
 }
 

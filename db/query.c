@@ -66,16 +66,11 @@ const char *db_routine_key(symv_routine r)
   return r == DB_ANY_ROUTINE ? NULL : symv_routine_name(r);
 }
 
-/* The routine whose stored name is exactly `name` into *out; -1 for any
- * other text (upper case, NULL included). */
-int db_routine_of_name(const char *name, symv_routine *out)
+/* The name stored for family f (the registry's), or NULL for
+ * DB_ANY_FAMILY. f is in range (db_check_family). */
+const char *db_family_key(symv_family f)
 {
-  for (int i = 0; name && i < SYMV_ROUTINE_COUNT; i++)
-    if (strcmp(symv_routine_name((symv_routine)i), name) == 0) {
-      *out = (symv_routine)i;
-      return 0;
-    }
-  return -1;
+  return f == DB_ANY_FAMILY ? NULL : symv_family_name(f);
 }
 
 /* A routine argument: one of the registry's, or DB_ANY_ROUTINE where
@@ -87,16 +82,50 @@ int db_check_routine(db *d, const char *fn, symv_routine routine, int optional)
                  "registry's (" SYMV_ROUTINE_NAMES ")", fn, (int)routine);
 }
 
-/* Column i of st, the stored name of a routine, into *out; `who` names the
- * row in messages. A name this program does not know is SYMV_DB_CORRUPT
- * (a foreign or damaged database). */
+/* A family argument: one of the registry's, or DB_ANY_FAMILY where
+ * `optional`. SYMV_INVALID_VALUE otherwise. */
+int db_check_family(db *d, const char *fn, symv_family family, int optional)
+{
+  if ((unsigned)family < SYMV_FAMILY_COUNT || (optional && family == DB_ANY_FAMILY)) return 0;
+  return db_fail(d, SYMV_INVALID_VALUE, "%s: family %d is not one of the "
+                 "registry's (core/params.h)", fn, (int)family);
+}
+
+static const char *routine_text(int i) { return symv_routine_name((symv_routine)i); }
+static const char *family_text(int i) { return symv_family_name((symv_family)i); }
+
+/* Column i of st, the stored name of one of the `count` entries of a
+ * registry (name_of(0 .. count - 1) gives their names; `kind` says which
+ * registry), into *index; `who` names the row in messages. A name no entry
+ * has is SYMV_DB_CORRUPT (a foreign or damaged database). */
+static int col_registry(db *d, sqlite3_stmt *st, int i, const char *who, const char *kind,
+                        const char *(*name_of)(int), int count, int *index)
+{
+  char name[32];
+  int status = db_col_text(d, st, i, name, sizeof name, who);
+  if (status) return status;
+  for (int k = 0; k < count; k++)
+    if (strcmp(name_of(k), name) == 0) {
+      *index = k;
+      return 0;
+    }
+  return db_fail(d, SYMV_DB_CORRUPT, "%s has %s '%s', which this program does not "
+                 "know (a foreign or damaged database)", who, kind, name);
+}
+
+/* Column i of st, a stored routine name, into *out (col_registry). */
 int db_col_routine(db *d, sqlite3_stmt *st, int i, const char *who, symv_routine *out)
 {
-  char name[16];
-  int status = db_col_text(d, st, i, name, sizeof name, who);
-  if (status == 0 && db_routine_of_name(name, out))
-    status = db_fail(d, SYMV_DB_CORRUPT, "%s has routine '%s', which this program "
-                     "does not know (a foreign or damaged database)", who, name);
+  int k = 0, status = col_registry(d, st, i, who, "routine", routine_text, SYMV_ROUTINE_COUNT, &k);
+  *out = (symv_routine)k;
+  return status;
+}
+
+/* Column i of st, a stored family name, into *out (col_registry). */
+int db_col_family(db *d, sqlite3_stmt *st, int i, const char *who, symv_family *out)
+{
+  int k = 0, status = col_registry(d, st, i, who, "family", family_text, SYMV_FAMILY_COUNT, &k);
+  *out = (symv_family)k;
   return status;
 }
 

@@ -298,7 +298,7 @@ int db_time_table(db *d, symv_routine routine, const int *ns, size_t nsizes,
   int own = sqlite3_get_autocommit(d->conn);
   int status = own ? db_exec(d, "BEGIN (time table)", "BEGIN", "") : 0;
   if (status) goto fail;
-  status = db_list_candidates(d, routine, DB_VALID, NULL, &out->cand, &out->ncand);
+  status = db_list_candidates(d, routine, DB_VALID, DB_ANY_FAMILY, &out->cand, &out->ncand);
   if (status == 0 && out->ncand > 0) {
     out->median_us = malloc(out->ncand * nsizes * sizeof *out->median_us);
     if (!out->median_us)

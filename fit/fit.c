@@ -28,9 +28,8 @@ void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size
   else if (!strcmp(kernel, DB_KERNEL_CUBLAS_ATOMICS))
     snprintf(buf, size, "cuBLAS-atomics");
   else if (!strcmp(kernel, DB_KERNEL_CANDIDATE) && c) {
-    char family[4 * sizeof c->family];  /* the file's text, escaped for the terminal */
-    snprintf(buf, size, "%s:%d,%d,%d,%d", symv_escape(c->family, family, sizeof family), c->block_size, c->ux,
-             c->multiplicity, c->mx);
+    snprintf(buf, size, "%s:%d,%d,%d,%d", symv_family_name(c->family), c->block_size, c->ux, c->multiplicity,
+             c->mx);
   }
   else
     snprintf(buf, size, "?");
@@ -103,7 +102,7 @@ int fit_load(db *d, symv_routine routine, char uplo, int hot, fit_set *out)
   }
   db_candidate *cand = NULL;
   size_t ncand = 0;
-  if (!rc) rc = db_list_candidates(d, routine, DB_VALID, NULL, &cand, &ncand);
+  if (!rc) rc = db_list_candidates(d, routine, DB_VALID, DB_ANY_FAMILY, &cand, &ncand);
   for (size_t i = 0; i < ncand && !rc; i++) {
     db_measurement *m = NULL;
     size_t count = 0;
@@ -128,8 +127,7 @@ int fit_load(db *d, symv_routine routine, char uplo, int hot, fit_set *out)
 
 long fit_grid_blocks(const db_candidate *c, int sm_count)
 {
-  symv_family f;
-  if (sm_count > 0 && symv_family_parse(c->family, &f) == 0 && symv_family_pipelined(f) && c->multiplicity > 0 &&
+  if (sm_count > 0 && symv_family_pipelined(c->family) && c->multiplicity > 0 &&
       symv_pipe_ux_valid(c->ux))
     return (long)sm_count * c->multiplicity;
   return 0;
@@ -137,9 +135,8 @@ long fit_grid_blocks(const db_candidate *c, int sm_count)
 
 int fit_step_width(const db_candidate *c)
 {
-  symv_family f;
-  if (symv_family_parse(c->family, &f) || !symv_family_pipelined(f)) return 0;
-  return symv_pipe_item_width(f == SYMV_FAMILY_PIPE_DET, c->block_size, c->ux, c->mx);
+  if (!symv_family_pipelined(c->family)) return 0;
+  return symv_pipe_item_width(c->family == SYMV_FAMILY_PIPE_DET, c->block_size, c->ux, c->mx);
 }
 
 int fit_cublas_range(const fit_set *s, int *lo, int *hi)

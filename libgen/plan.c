@@ -25,8 +25,8 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
     snprintf(err, errlen, "candidate id %lld is not a row id", c->id);
     return SYMV_INVALID_VALUE;
   }
-  if (!terminated(c->family, sizeof c->family) || symv_family_parse(c->family, &p->family) ||
-      !symv_family_tunable(p->family)) {
+  p->family = c->family;
+  if (!symv_family_tunable(p->family)) {
     snprintf(err, errlen, "candidate %lld: unknown kernel family (" SYMV_TUNABLE_FAMILIES ")", c->id);
     return SYMV_INVALID_VALUE;
   }
@@ -37,11 +37,11 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
   }
   p->routine = c->routine;
   if (symv_params_check(p, why, sizeof why)) {
-    snprintf(err, errlen, "candidate %lld (%s): %s", c->id, c->family, why);
+    snprintf(err, errlen, "candidate %lld (%s): %s", c->id, symv_family_name(c->family), why);
     return SYMV_INVALID_VALUE;
   }
   if (c->status != DB_VALID) {
-    snprintf(err, errlen, "candidate %lld (%s:%d,%d,%d,%d) is %s, not valid", c->id, c->family, c->block_size, c->ux,
+    snprintf(err, errlen, "candidate %lld (%s:%d,%d,%d,%d) is %s, not valid", c->id, symv_family_name(c->family), c->block_size, c->ux,
              c->multiplicity, c->mx, db_status_name(c->status));
     return SYMV_INVALID_VALUE;
   }

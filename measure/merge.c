@@ -46,7 +46,7 @@ static int copy_candidates(db *out, db *in, int i, char *const *paths, int **fro
 {
   db_candidate *list = NULL;
   size_t n = 0;
-  if (db_list_candidates(in, DB_ANY_ROUTINE, -1, NULL, &list, &n)) {
+  if (db_list_candidates(in, DB_ANY_ROUTINE, -1, DB_ANY_FAMILY, &list, &n)) {
     fprintf(stderr, "symvtune merge: %s: %s\n", paths[i], db_errmsg(in));
     return MERGE_ERROR;
   }
@@ -72,7 +72,7 @@ static int copy_candidates(db *out, db *in, int i, char *const *paths, int **fro
     if (cur.status != DB_PENDING) {
       int other = (*from)[id];
       rc = refuse("%s:%s:%d,%d,%d,%d was measured in both %s and %s: the inputs overlap (shards of one sweep hold "
-                  "disjoint candidates)", symv_routine_name(c.routine), c.family, c.block_size, c.ux, c.multiplicity, c.mx,
+                  "disjoint candidates)", symv_routine_name(c.routine), symv_family_name(c.family), c.block_size, c.ux, c.multiplicity, c.mx,
                   other >= 0 ? paths[other] : "an earlier input", paths[i]);
       break;
     }
@@ -208,7 +208,7 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
     for (int i = 0; i < nin && !rc; i++)
       if (info[i].k[r] == -2) {
         db_counts cnt;
-        if (!db_count_candidates(in[i], r, NULL, &cnt) && cnt.total > 0)
+        if (!db_count_candidates(in[i], r, DB_ANY_FAMILY, &cnt) && cnt.total > 0)
           rc = refuse("%s: %s holds a whole %s sweep (no shard record) but others hold shards %s/%d: not one sweep",
                       ro, paths[i], ro, "K", n);
       }
@@ -251,15 +251,13 @@ static int check_membership(db *out, const db_shard *rows, size_t nrows, const i
     if (!row || present < row->n) continue; /* an incomplete set cuts differently: nothing to compare with */
     db_candidate *list = NULL;
     size_t n = 0;
-    if (db_list_candidates(out, r, -1, NULL, &list, &n)) return MERGE_ERROR;
+    if (db_list_candidates(out, r, -1, DB_ANY_FAMILY, &list, &n)) return MERGE_ERROR;
     symv_params *p = malloc(sizeof *p * (n ? n : 1));
     int *shard = malloc(sizeof *shard * (n ? n : 1));
     int ns[64], nsizes = 0, rc = p && shard ? 0 : MERGE_ERROR;
     for (size_t j = 0; j < n && !rc; j++) {
       memset(&p[j], 0, sizeof p[j]);
-      symv_family f;
-      if (symv_family_parse(list[j].family, &f)) f = SYMV_FAMILY_FAULT; /* not tunable: not part of the space */
-      p[j].family = f, p[j].block_size = list[j].block_size, p[j].ux = list[j].ux;
+      p[j].family = list[j].family, p[j].block_size = list[j].block_size, p[j].ux = list[j].ux;
       p[j].multiplicity = list[j].multiplicity, p[j].mx = list[j].mx;
       p[j].routine = r;
     }
@@ -279,7 +277,7 @@ static int check_membership(db *out, const db_shard *rows, size_t nrows, const i
       if (i < 0 || !symv_family_tunable(p[j].family) || info[i].k[r] < 0) continue; /* pending, test family, or an input of several shards */
       if (shard[j] != info[i].k[r])
         rc = refuse("%s:%s:%d,%d,%d,%d came from %s, shard %d/%d, but the partition puts it in shard %d: the shards "
-                    "were not cut from this space", ro, list[j].family, list[j].block_size, list[j].ux,
+                    "were not cut from this space", ro, symv_family_name(list[j].family), list[j].block_size, list[j].ux,
                     list[j].multiplicity, list[j].mx, paths[i], info[i].k[r], row->n, shard[j]);
     }
     free(list), free(p), free(shard);
@@ -365,7 +363,7 @@ int merge_shards(const char *path, char *const *paths, int nin, const merge_opts
     }
   if (!rc && any_shards) rc = check_membership(out, rows, nrows, from, nfrom, info, paths);
   db_counts cnt = {0};
-  if (!rc && db_count_candidates(out, DB_ANY_ROUTINE, NULL, &cnt)) rc = MERGE_ERROR;
+  if (!rc && db_count_candidates(out, DB_ANY_ROUTINE, DB_ANY_FAMILY, &cnt)) rc = MERGE_ERROR;
   if (!rc && o->check_complete && cnt.by_status[DB_PENDING] > 0)
     rc = refuse("%lld candidates are still pending (--check-complete): finish the sweep of every input first",
                 cnt.by_status[DB_PENDING]);

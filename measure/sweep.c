@@ -442,8 +442,7 @@ static int add_deterministic(const db_times *tt, int nsizes, const int *family, 
 
 int sweep_sieve_family(const db_candidate *c)
 {
-  symv_family f;
-  if (symv_family_parse(c->family, &f)) return -1;
+  const symv_family f = c->family;
   return f == SYMV_FAMILY_PIPE_DET && c->mx >= 3 ? SYMV_FAMILY_COUNT + (int)f : (int)f;
 }
 
@@ -458,8 +457,7 @@ int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int
   int *family = calloc(2 * tt->ncand, sizeof *family), *key = family + tt->ncand;
   int rc = family ? 0 : SYMV_NO_MEMORY;
   for (size_t c = 0; !rc && c < tt->ncand; c++) {
-    symv_family f;
-    family[c] = symv_family_parse(tt->cand[c].family, &f) ? -1 : (int)f;
+    family[c] = (int)tt->cand[c].family;
     key[c] = sweep_sieve_family(&tt->cand[c]);
   }
   if (!rc) rc = sieve_rank(tt->median_us, (int)tt->ncand, nsizes, key, K, T, r);
@@ -488,7 +486,7 @@ int sweep_champions(db *d, symv_routine ro, const int *ns, int nsizes, char uplo
 
 int sweep_params_of(const db_candidate *c, symv_params *p)
 {
-  if (symv_family_parse(c->family, &p->family)) return SYMV_INVALID_VALUE;
+  p->family = c->family;
   p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
   p->routine = c->routine;
   return symv_params_check(p, NULL, 0);

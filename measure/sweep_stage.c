@@ -89,7 +89,7 @@ static int shard_check(db *d, const char *path, const sweep_opts *o, const symv_
     return SYMV_NO_MEMORY;
   }
   for (long i = 0; i < nspace; i++) me.candidates += (*shard_of)[i] == k;
-  rc = nrows == 0 && !db_count_candidates(d, o->routine, NULL, &cnt) && cnt.total > 0 ? SYMV_INVALID_VALUE : 0;
+  rc = nrows == 0 && !db_count_candidates(d, o->routine, DB_ANY_FAMILY, &cnt) && cnt.total > 0 ? SYMV_INVALID_VALUE : 0;
   if (rc)
     fprintf(stderr, "symvtune sweep: %s already holds a whole %s sweep (%lld candidates): a shard needs a database "
             "of its own\n", path, ro, cnt.total);
@@ -126,7 +126,7 @@ static int add_test_faults(db *d, symv_routine ro)
   for (int i = 0; i < 2; i++) {
     db_candidate c = {0};
     c.routine = ro;
-    snprintf(c.family, sizeof c.family, "fault");
+    c.family = SYMV_FAMILY_FAULT;
     c.block_size = 64, c.ux = 8, c.multiplicity = 1, c.mx = modes[i];
     if (db_put_candidate(d, &c, NULL)) return SYMV_DB;
   }
@@ -144,7 +144,7 @@ int sweep_stage_record(db *d, const sweep_opts *o, symv_params *space, long nspa
     db_candidate cand = {0};
     space[i].routine = o->routine;
     cand.routine = o->routine;
-    snprintf(cand.family, sizeof cand.family, "%s", symv_family_name(space[i].family));
+    cand.family = space[i].family;
     cand.block_size = space[i].block_size, cand.ux = space[i].ux;
     cand.multiplicity = space[i].multiplicity, cand.mx = space[i].mx;
     if (db_put_candidate(d, &cand, &cand.id)) goto db_rollback;
@@ -218,7 +218,7 @@ void sweep_stage_summary(db *d, symv_routine ro, const sweep_worker *w, int ndev
   int restarts = 0;
   for (int k = 0; k < ndev; k++) restarts += w[k].restarts;
   db_counts cnt;
-  if (db_count_candidates(d, ro, NULL, &cnt)) return;
+  if (db_count_candidates(d, ro, DB_ANY_FAMILY, &cnt)) return;
   printf("\n%s sweep summary (%s, %d SMs; copy rate %.0f GB/s)\n", symv_routine_get(ro)->blas, w->dev.name, w->dev.sm_count, w->copy_gbs);
   printf("  candidates %lld: valid %lld, invalid %lld, pending %lld\n", cnt.total, cnt.by_status[DB_VALID],
          cnt.by_status[DB_INVALID], cnt.by_status[DB_PENDING]);
@@ -256,7 +256,7 @@ void sweep_stage_summary(db *d, symv_routine ro, const sweep_worker *w, int ndev
     }
     const db_candidate *c = &tt.cand[bi];
     char label[64];
-    snprintf(label, sizeof label, "%s:%d,%d,%d,%d", c->family, c->block_size, c->ux, c->multiplicity, c->mx);
+    snprintf(label, sizeof label, "%s:%d,%d,%d,%d", symv_family_name(c->family), c->block_size, c->ux, c->multiplicity, c->mx);
     double t = tt.median_us[(size_t)bi * (size_t)nsizes + (size_t)s];
     double gbs = symv_gbs(ro, ns[s], t);
     printf("  %7d %10.2f %10.2f  %-26s %10.2f %8.2f %6.1f\n", ns[s], base[0], base[1], label, t, fb / t,

@@ -98,7 +98,7 @@ static int add_set(symv_wisdom *w, symv_routine ro, int det, const db_fit *f, co
       const db_candidate *c = &r[i].cand;
       symv_params p = {0};
       char label[96], why[160];
-      snprintf(label, sizeof label, "%.15s:%d,%d,%d,%d", c->family, c->block_size, c->ux, c->multiplicity, c->mx);
+      snprintf(label, sizeof label, "%.15s:%d,%d,%d,%d", symv_family_name(c->family), c->block_size, c->ux, c->multiplicity, c->mx);
       if (symv_params_parse(label, &p, why, sizeof why)) {
         snprintf(err, errlen, "rule %zu names candidate %lld: %s", i + 1, c->id, why);
         return SYMV_INVALID_VALUE;

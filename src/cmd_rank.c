@@ -74,7 +74,7 @@ static int sweep_sizes(db *d, symv_routine routine, char uplo, int hot, int *ns,
   db_candidate *cand = NULL;
   size_t ncand = 0;
   *count = 0;
-  int rc = db_list_candidates(d, routine, DB_VALID, NULL, &cand, &ncand);
+  int rc = db_list_candidates(d, routine, DB_VALID, DB_ANY_FAMILY, &cand, &ncand);
   for (size_t i = 0; !rc && i < ncand; i++) {
     db_measurement *m = NULL;
     size_t k = 0;
@@ -247,7 +247,7 @@ static void print_json(FILE *f, const db_times *tt, const sieve_result *r, const
     char label[64];
     fit_label(DB_KERNEL_CANDIDATE, k, label, sizeof label);
     fprintf(f, "%s\n    {\"rank\": %d, \"id\": %lld, \"family\": ", listed++ ? "," : "", q + 1, k->id);
-    json_string(f, k->family);
+    json_string(f, symv_family_name(k->family));
     fprintf(f, ", \"block_size\": %d, \"ux\": %d, \"multiplicity\": %d, \"mx\": %d, \"label\": ", k->block_size,
             k->ux, k->multiplicity, k->mx);
     json_string(f, label);

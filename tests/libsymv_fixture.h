@@ -136,7 +136,7 @@ static int fix_pick(db *d, db_candidate c[4], char *err, size_t errlen)
   db_candidate *list = NULL;
   size_t n = 0;
   int found = 0;
-  if (db_list_candidates(d, SYMV_DSYMV, DB_VALID, "atomic_red", &list, &n) == 0) {
+  if (db_list_candidates(d, SYMV_DSYMV, DB_VALID, SYMV_FAMILY_ATOMIC_RED, &list, &n) == 0) {
     for (size_t i = 0; i < n && !found; i++) {
       size_t lo = i, hi = i;
       for (size_t j = 0; j < n; j++)
@@ -149,12 +149,12 @@ static int fix_pick(db *d, db_candidate c[4], char *err, size_t errlen)
   }
   free(list);
   if (!found) return snprintf(err, errlen, "no two atomic_red candidates of one code"), -1;
-  static const char *const fam[2] = {"atomic", "lu"};
+  static const symv_family fam[2] = {SYMV_FAMILY_ATOMIC, SYMV_FAMILY_LU};
   for (int f = 0; f < 2; f++) {
     list = NULL, n = 0;
     if (db_list_candidates(d, SYMV_DSYMV, DB_VALID, fam[f], &list, &n) || n == 0) {
       free(list);
-      return snprintf(err, errlen, "no valid %s candidate: %s", fam[f], db_errmsg(d)), -1;
+      return snprintf(err, errlen, "no valid %s candidate: %s", symv_family_name(fam[f]), db_errmsg(d)), -1;
     }
     c[2 + f] = list[n / 2]; /* one from the middle of the space */
     free(list);

@@ -151,7 +151,7 @@ Test(build, generates_library_from_real_database, .timeout = 600)
    * tuner's flags, and the kernel sources as embedded and as in kernels/ */
   for (int i = 0; i < 4; i++) {
     symv_params prm;
-    cr_assert_eq(symv_family_parse(c[i].family, &prm.family), 0);
+    prm.family = c[i].family;
     prm.block_size = c[i].block_size, prm.ux = c[i].ux, prm.multiplicity = c[i].multiplicity, prm.mx = c[i].mx;
     char name[64], defines[256], line[300];
     const char *source;
@@ -293,7 +293,7 @@ Test(build, builds_the_rules_symvtune_fit_chose, .timeout = 600)
       char row[160];
       snprintf(row, sizeof row, ", %d, %d, %d, %d, (symv_routine)%d}, \"dsymv_%s_b%d_u%d_x%d\"",
                rules[i].cand.block_size, rules[i].cand.ux, rules[i].cand.multiplicity, rules[i].cand.mx, (int)SYMV_DSYMV,
-               rules[i].cand.family,
+               symv_family_name(rules[i].cand.family),
                rules[i].cand.block_size, rules[i].cand.ux, rules[i].cand.mx);
       char tag[64];
       snprintf(tag, sizeof tag, "/* %d: candidate id %lld */", idx, rules[i].cand.id);
@@ -322,8 +322,8 @@ Test(build, deterministic_rules_may_run_pipe_det, .timeout = 600)
   cr_assert_eq(fix_make_db(in_dir(dbpath, "pdet.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
   db *d = NULL;
   cr_assert_eq(db_open(&d, dbpath, 0), 0);
-  db_candidate c = {.routine = SYMV_DSYMV, .block_size = 256, .ux = 64, .multiplicity = 2, .mx = 0};
-  snprintf(c.family, sizeof c.family, "pipe_det");
+  db_candidate c = {.routine = SYMV_DSYMV, .family = SYMV_FAMILY_PIPE_DET, .block_size = 256, .ux = 64,
+                    .multiplicity = 2, .mx = 0};
   long long id;
   cr_assert_eq(db_put_candidate(d, &c, &id), 0, "%s", db_errmsg(d));
   c.id = id, c.status = DB_VALID;

@@ -77,14 +77,13 @@ static db_device h100(void)
 }
 
 /* routine's candidate (family, b, ux, m, mx). */
-static db_candidate point_of(symv_routine routine, const char *family, int b, int ux, int m, int mx)
+static db_candidate point_of(symv_routine routine, symv_family family, int b, int ux, int m, int mx)
 {
-  db_candidate c = { .routine = routine, .block_size = b, .ux = ux, .multiplicity = m, .mx = mx };
-  snprintf(c.family, sizeof c.family, "%s", family);
+  db_candidate c = { .routine = routine, .family = family, .block_size = b, .ux = ux, .multiplicity = m, .mx = mx };
   return c;
 }
 
-static db_candidate point(const char *family, int b, int ux, int m, int mx)
+static db_candidate point(symv_family family, int b, int ux, int m, int mx)
 {
   return point_of(SYMV_DSYMV, family, b, ux, m, mx);
 }
@@ -276,7 +275,7 @@ Test(db, read_only_handle_reads_and_refuses_writes)
   char p[256];
   path_of(p, "ro.db");
   db *d = fresh(p);
-  db_candidate c = point("atomic", 128, 15, 5, 0);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 15, 5, 0);
   long long id;
   OK(db_put_candidate(d, &c, &id));
   close_ok(d);
@@ -312,7 +311,7 @@ Test(db, a_read_only_open_leaves_no_wal_or_shm_behind)
   char p[256], wal[300], shm[300];
   path_of(p, "clean.db");
   db *d = fresh(p);
-  db_candidate c = point("atomic", 128, 15, 5, 0);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 15, 5, 0);
   long long id;
   OK(db_put_candidate(d, &c, &id));
   close_ok(d);
@@ -393,7 +392,7 @@ Test(db, a_read_only_open_reads_a_wal_database_in_a_read_only_folder)
   cr_assert_eq(mkdir(path_of(ro, "ro"), 0755), 0);
   snprintf(p, sizeof p, "%s/x.db", ro);
   db *d = fresh(p);
-  db_candidate c = point("atomic", 128, 15, 5, 0);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 15, 5, 0);
   long long id;
   OK(db_put_candidate(d, &c, &id));
   close_ok(d);
@@ -497,7 +496,7 @@ Test(db, damaged_database_is_refused_untouched)
   OK(db_begin(d));
   for (int b = 32; b <= 256; b += 32)
     for (int ux = 8; ux <= 32; ux++) {
-      db_candidate c = point("atomic", b, ux, 1, 0);
+      db_candidate c = point(SYMV_FAMILY_ATOMIC, b, ux, 1, 0);
       OK(db_put_candidate(d, &c, NULL));
     }
   OK(db_commit(d));
@@ -609,7 +608,7 @@ Test(db, version_1_database_is_migrated_keeping_its_data)
   OK(db_check_device(d, &g, 0));
   db_candidate c;
   OK(db_get_candidate(d, 1, &c));
-  cr_assert_str_eq(c.family, "atomic");
+  cr_assert_eq(c.family, SYMV_FAMILY_ATOMIC);
   cr_assert(c.block_size == 128 && c.ux == 15 && c.multiplicity == 5 && c.mx == 0);
   cr_assert_eq(c.status, DB_VALID);
   cr_assert_eq(c.compile_ms, 812.5);
@@ -730,7 +729,7 @@ Test(db, interrupted_sweep_resumes_with_committed_data_only)
   db *d = fresh(p);
   long long id[10];
   for (int i = 0; i < 10; i++) {
-    db_candidate c = point("atomic", 32 * (i + 1), 16, 2, i % 10);
+    db_candidate c = point(SYMV_FAMILY_ATOMIC, 32 * (i + 1), 16, 2, i % 10);
     OK(db_put_candidate(d, &c, &id[i]));
   }
   for (int i = 0; i < 5; i++) measure_candidate(d, id[i], 10.0 + i);
@@ -799,7 +798,7 @@ Test(db, interrupted_sweep_resumes_with_committed_data_only)
 
   db_candidate *pending;
   size_t np;
-  OK(db_list_candidates(d, SYMV_DSYMV, DB_PENDING, NULL, &pending, &np));
+  OK(db_list_candidates(d, SYMV_DSYMV, DB_PENDING, DB_ANY_FAMILY, &pending, &np));
   cr_assert_eq(np, 5);
   for (size_t i = 0; i < np; i++) {
     cr_assert_eq(pending[i].id, id[5 + i], "pending in id order");
@@ -808,12 +807,12 @@ Test(db, interrupted_sweep_resumes_with_committed_data_only)
   free(pending);
 
   db_counts n;
-  OK(db_count_candidates(d, SYMV_DSYMV, NULL, &n));
+  OK(db_count_candidates(d, SYMV_DSYMV, DB_ANY_FAMILY, &n));
   cr_assert_eq(n.total, 10);
   cr_assert_eq(n.by_status[DB_VALID], 5);
   cr_assert_eq(n.by_status[DB_PENDING], 5);
   cr_assert_eq(n.by_status[DB_INVALID], 0);
-  OK(db_count_candidates(d, SYMV_DSYMV, "lu", &n));
+  OK(db_count_candidates(d, SYMV_DSYMV, SYMV_FAMILY_LU, &n));
   cr_assert_eq(n.total, 0);
   close_ok(d);
   cr_assert_eq(raw_int(p, "SELECT quick_check = 'ok' FROM pragma_quick_check"), 1);
@@ -825,7 +824,7 @@ Test(db, a_candidate_that_keeps_crashing_the_worker_becomes_a_fault)
   path_of(p, "crash.db");
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("atomic_red", 64, 9, 3, 2);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC_RED, 64, 9, 3, 2);
   OK(db_put_candidate(d, &c, &id));
   close_ok(d);
 
@@ -853,13 +852,13 @@ Test(db, a_candidate_that_keeps_crashing_the_worker_becomes_a_fault)
   snprintf(c.detail, sizeof c.detail, "worker died %d times", c.attempts);
   OK(db_set_candidate_result(d, &c));
   db_counts n;
-  OK(db_count_candidates(d, SYMV_DSYMV, "atomic_red", &n));
+  OK(db_count_candidates(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC_RED, &n));
   cr_assert_eq(n.by_status[DB_INVALID], 1);
   cr_assert_eq(n.by_reason[DB_REASON_FAULT], 1);
   cr_assert_eq(n.by_reason[DB_REASON_NONE], 0);
   db_candidate *list;
   size_t k;
-  OK(db_list_candidates(d, SYMV_DSYMV, DB_PENDING, NULL, &list, &k));
+  OK(db_list_candidates(d, SYMV_DSYMV, DB_PENDING, DB_ANY_FAMILY, &list, &k));
   cr_assert_eq(k, 0);
   cr_assert_eq(db_start_attempt(d, id + 1000, NULL), SYMV_NOT_FOUND);
   close_ok(d);
@@ -871,7 +870,7 @@ Test(db, transactions_commit_and_roll_back)
   path_of(p, "tx.db");
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("lu", 64, 0, 1, 0);
+  db_candidate c = point(SYMV_FAMILY_LU, 64, 0, 1, 0);
   OK(db_put_candidate(d, &c, &id));
 
   OK(db_begin(d));
@@ -908,9 +907,9 @@ Test(db, reinserting_keeps_candidates_and_replaces_timings)
   path_of(p, "upsert.db");
   db *d = fresh(p);
   long long a, b, a2, found_id;
-  db_candidate c = point("atomic", 128, 14, 6, 9);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 14, 6, 9);
   OK(db_put_candidate(d, &c, &a));
-  db_candidate c2 = point("atomic", 128, 14, 6, 8);
+  db_candidate c2 = point(SYMV_FAMILY_ATOMIC, 128, 14, 6, 8);
   OK(db_put_candidate(d, &c2, &b));
   cr_assert_neq(a, b);
 
@@ -919,9 +918,9 @@ Test(db, reinserting_keeps_candidates_and_replaces_timings)
   OK(db_set_candidate_result(d, &r));
   OK(db_put_candidate(d, &c, &a2));
   cr_assert_eq(a, a2, "same point, same id");
-  OK(db_find_candidate(d, SYMV_DSYMV, "atomic", 128, 14, 6, 9, &found_id));
+  OK(db_find_candidate(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128, 14, 6, 9, &found_id));
   cr_assert_eq(found_id, a);
-  cr_assert_eq(db_find_candidate(d, SYMV_DSYMV, "atomic", 128, 14, 6, 7, &found_id), SYMV_NOT_FOUND);
+  cr_assert_eq(db_find_candidate(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128, 14, 6, 7, &found_id), SYMV_NOT_FOUND);
   db_candidate got;
   OK(db_get_candidate(d, a, &got));
   cr_assert_eq(got.status, DB_VALID, "re-inserting does not reset the result");
@@ -967,12 +966,14 @@ Test(db, bad_values_are_refused)
   path_of(p, "bad.db");
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("atomic", 128, 15, 5, 0);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 15, 5, 0);
   OK(db_put_candidate(d, &c, &id));
 
-  db_candidate bad = point("", 128, 15, 5, 0);
+  db_candidate bad = point(SYMV_FAMILY_COUNT + 1, 128, 15, 5, 0);
   cr_assert_eq(db_put_candidate(d, &bad, NULL), SYMV_INVALID_VALUE);
-  bad = point("atomic", 128, -1, 5, 0);
+  bad = point(DB_ANY_FAMILY, 128, 15, 5, 0);
+  cr_assert_eq(db_put_candidate(d, &bad, NULL), SYMV_INVALID_VALUE, "a candidate has one family");
+  bad = point(SYMV_FAMILY_ATOMIC, 128, -1, 5, 0);
   cr_assert_eq(db_put_candidate(d, &bad, NULL), SYMV_INVALID_VALUE);
 
   db_measurement good = timing(1000, 'L', 0, DB_STAGE_SWEEP, 10.0);
@@ -1031,7 +1032,7 @@ Test(db, time_table_for_the_ranking)
   db *d = fresh(p);
   long long id[5];
   for (int i = 0; i < 5; i++) {
-    db_candidate c = point(i == 4 ? "lu" : "atomic", 64 * (i + 1), 12, 2, 0);
+    db_candidate c = point(i == 4 ? SYMV_FAMILY_LU : SYMV_FAMILY_ATOMIC, 64 * (i + 1), 12, 2, 0);
     OK(db_put_candidate(d, &c, &id[i]));
   }
   /* 0, 1, 2 and 4 valid; 3 invalid; all but 2 have timings at every size. */
@@ -1076,7 +1077,7 @@ Test(db, time_table_for_the_ranking)
       cr_assert_eq(t.median_us[r * 4 + 2], 100.0 * i + 2);
     cr_assert(isnan(t.median_us[r * 4 + 3]), "nobody measured 5000");
   }
-  cr_assert_str_eq(t.cand[3].family, "lu");
+  cr_assert_eq(t.cand[3].family, SYMV_FAMILY_LU);
   db_times_free(&t);
   cr_assert_null(t.median_us);
 
@@ -1100,7 +1101,7 @@ Test(db, measurements_of_one_candidate_come_in_n_order)
   path_of(p, "dense.db");
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("atomic", 160, 14, 5, 7);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 160, 14, 5, 7);
   OK(db_put_candidate(d, &c, &id));
   static const int ns[6] = { 9000, 100, 5000, 2336, 700, 10000 };
   OK(db_begin(d));
@@ -1250,7 +1251,7 @@ Test(db, fits_round_trip_and_the_latest_wins)
   path_of(p, "fit.db");
   db *d = fresh(p);
   long long id[3];
-  const char *fam[3] = { "lu", "atomic", "atomic_red" };
+  const symv_family fam[3] = { SYMV_FAMILY_LU, SYMV_FAMILY_ATOMIC, SYMV_FAMILY_ATOMIC_RED };
   for (int i = 0; i < 3; i++) {
     db_candidate c = point(fam[i], 64 << i, 8 + i, 1 + i, i);
     OK(db_put_candidate(d, &c, &id[i]));
@@ -1307,14 +1308,15 @@ Test(db, fits_round_trip_and_the_latest_wins)
   }
   /* candidate rules carry the whole candidate, cuBLAS ones none */
   cr_assert_eq(r[0].cand.id, id[0]);
-  cr_assert_str_eq(r[0].cand.family, "lu");
+  cr_assert_eq(r[0].cand.family, SYMV_FAMILY_LU);
   cr_assert_eq(r[0].cand.routine, SYMV_DSYMV);
   cr_assert(r[0].cand.block_size == 64 && r[0].cand.ux == 8 && r[0].cand.multiplicity == 1 &&
             r[0].cand.mx == 0 && r[0].cand.status == DB_VALID && r[0].cand.regs_per_thread == 40);
   cr_assert_eq(r[2].cand.id, id[2]);
-  cr_assert_str_eq(r[2].cand.family, "atomic_red");
+  cr_assert_eq(r[2].cand.family, SYMV_FAMILY_ATOMIC_RED);
   cr_assert(r[2].cand.block_size == 256 && r[2].cand.ux == 10 && r[2].cand.mx == 2 && r[2].cand.compile_ms == 102.0);
-  cr_assert(r[1].cand.id == 0 && r[1].cand.family[0] == 0);
+  const db_candidate none = {0};
+  cr_assert(memcmp(&r[1].cand, &none, sizeof none) == 0, "a cuBLAS rule's candidate is all zero");
   cr_assert_eq(nc, 4);
   for (size_t i = 0; i < 4; i++) {
     cr_assert_str_eq(cv[i].kernel, curves[i].kernel, "curve %zu in stored order", i);
@@ -1341,7 +1343,7 @@ Test(db, rules_that_do_not_tile_the_range_are_refused)
   path_of(p, "tile.db");
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("atomic", 128, 16, 4, 1);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 16, 4, 1);
   OK(db_put_candidate(d, &c, &id));
   db_fit good = fit_of(32, 1000, 0.01);
   db_rule ok[2] = { rule_of(32, 499, DB_KERNEL_CANDIDATE, id, 5), rule_of(500, 1000, DB_KERNEL_CUBLAS, 0, 9) };
@@ -1437,7 +1439,7 @@ Test(db, routines_are_stored_by_their_registry_names)
   static const char *const six[6] = { "ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv" };
   long long id[6];
   for (int i = 5; i >= 0; i--) { /* stored in reverse canonical order */
-    db_candidate c = point_of(symv_routine_order(i), "atomic", 128, 16, 2, 3);
+    db_candidate c = point_of(symv_routine_order(i), SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
     OK(db_put_candidate(d, &c, &id[i]));
   }
   symv_routine got[SYMV_ROUTINE_COUNT];
@@ -1465,20 +1467,20 @@ Test(db, the_same_parameters_under_two_routines_are_two_candidates)
 
   /* stored in another order than the canonical one */
   long long idz, idd, idc, again;
-  db_candidate z = point_of(SYMV_ZHEMV, "atomic", 128, 16, 2, 3);
-  db_candidate dd = point_of(SYMV_DSYMV, "atomic", 128, 16, 2, 3);
-  db_candidate c = point_of(SYMV_CHEMV, "lu", 64, 8, 1, 0);
+  db_candidate z = point_of(SYMV_ZHEMV, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
+  db_candidate dd = point_of(SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
+  db_candidate c = point_of(SYMV_CHEMV, SYMV_FAMILY_LU, 64, 8, 1, 0);
   OK(db_put_candidate(d, &z, &idz));
   OK(db_put_candidate(d, &dd, &idd));
   OK(db_put_candidate(d, &c, &idc));
   cr_assert(idz != idd && idd != idc && idz != idc, "three rows");
   OK(db_put_candidate(d, &z, &again));
   cr_assert_eq(again, idz, "the same routine's point is the same row");
-  OK(db_find_candidate(d, SYMV_DSYMV, "atomic", 128, 16, 2, 3, &again));
+  OK(db_find_candidate(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, &again));
   cr_assert_eq(again, idd);
-  OK(db_find_candidate(d, SYMV_ZHEMV, "atomic", 128, 16, 2, 3, &again));
+  OK(db_find_candidate(d, SYMV_ZHEMV, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, &again));
   cr_assert_eq(again, idz);
-  cr_assert_eq(db_find_candidate(d, SYMV_SSYMV, "atomic", 128, 16, 2, 3, &again), SYMV_NOT_FOUND);
+  cr_assert_eq(db_find_candidate(d, SYMV_SSYMV, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, &again), SYMV_NOT_FOUND);
   cr_assert_not_null(strstr(db_errmsg(d), "ssymv"), "%s", db_errmsg(d));
   db_candidate got;
   OK(db_get_candidate(d, idz, &got));
@@ -1497,26 +1499,26 @@ Test(db, the_same_parameters_under_two_routines_are_two_candidates)
   OK(db_put_measurement(d, idz, &m));
 
   db_candidate *list;
-  OK(db_list_candidates(d, SYMV_ZHEMV, -1, NULL, &list, &k));
+  OK(db_list_candidates(d, SYMV_ZHEMV, -1, DB_ANY_FAMILY, &list, &k));
   cr_assert(k == 1 && list[0].id == idz && list[0].routine == SYMV_ZHEMV);
   free(list);
-  OK(db_list_candidates(d, DB_ANY_ROUTINE, -1, NULL, &list, &k));
+  OK(db_list_candidates(d, DB_ANY_ROUTINE, -1, DB_ANY_FAMILY, &list, &k));
   cr_assert_eq(k, 3, "DB_ANY_ROUTINE: every routine");
   free(list);
-  OK(db_list_candidates(d, DB_ANY_ROUTINE, DB_VALID, "atomic", &list, &k));
+  OK(db_list_candidates(d, DB_ANY_ROUTINE, DB_VALID, SYMV_FAMILY_ATOMIC, &list, &k));
   cr_assert(k == 2 && list[0].id == idz && list[1].id == idd, "valid atomic of any routine, id order");
   free(list);
-  OK(db_list_candidates(d, SYMV_SSYMV, -1, NULL, &list, &k));
+  OK(db_list_candidates(d, SYMV_SSYMV, -1, DB_ANY_FAMILY, &list, &k));
   cr_assert(k == 0 && list == NULL);
 
   db_counts n;
-  OK(db_count_candidates(d, SYMV_DSYMV, NULL, &n));
+  OK(db_count_candidates(d, SYMV_DSYMV, DB_ANY_FAMILY, &n));
   cr_assert(n.total == 1 && n.by_status[DB_VALID] == 1);
-  OK(db_count_candidates(d, SYMV_CHEMV, NULL, &n));
+  OK(db_count_candidates(d, SYMV_CHEMV, DB_ANY_FAMILY, &n));
   cr_assert(n.total == 1 && n.by_status[DB_PENDING] == 1);
-  OK(db_count_candidates(d, DB_ANY_ROUTINE, "atomic", &n));
+  OK(db_count_candidates(d, DB_ANY_ROUTINE, SYMV_FAMILY_ATOMIC, &n));
   cr_assert_eq(n.total, 2);
-  OK(db_count_candidates(d, DB_ANY_ROUTINE, NULL, &n));
+  OK(db_count_candidates(d, DB_ANY_ROUTINE, DB_ANY_FAMILY, &n));
   cr_assert_eq(n.total, 3);
 
   static const int ns[1] = { 1000 };
@@ -1549,16 +1551,16 @@ Test(db, the_same_parameters_under_two_routines_are_two_candidates)
   /* values that are not routines are refused, not treated as "any" */
   static const symv_routine bad[] = { SYMV_ROUTINE_COUNT + 1, (symv_routine)-1, (symv_routine)1000 };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    db_candidate b = point_of(bad[i], "atomic", 128, 16, 2, 3);
+    db_candidate b = point_of(bad[i], SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
     cr_assert_eq(db_put_candidate(d, &b, NULL), SYMV_INVALID_VALUE, "%d", (int)bad[i]);
-    cr_assert_eq(db_find_candidate(d, bad[i], "atomic", 128, 16, 2, 3, &again), SYMV_INVALID_VALUE);
-    cr_assert_eq(db_list_candidates(d, bad[i], -1, NULL, &list, &k), SYMV_INVALID_VALUE);
-    cr_assert_eq(db_count_candidates(d, bad[i], NULL, &n), SYMV_INVALID_VALUE);
+    cr_assert_eq(db_find_candidate(d, bad[i], SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, &again), SYMV_INVALID_VALUE);
+    cr_assert_eq(db_list_candidates(d, bad[i], -1, DB_ANY_FAMILY, &list, &k), SYMV_INVALID_VALUE);
+    cr_assert_eq(db_count_candidates(d, bad[i], DB_ANY_FAMILY, &n), SYMV_INVALID_VALUE);
     cr_assert_eq(db_time_table(d, bad[i], ns, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
   }
-  db_candidate any = point_of(DB_ANY_ROUTINE, "atomic", 128, 16, 2, 3);
+  db_candidate any = point_of(DB_ANY_ROUTINE, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
   cr_assert_eq(db_put_candidate(d, &any, NULL), SYMV_INVALID_VALUE, "a candidate has one routine");
-  cr_assert_eq(db_find_candidate(d, DB_ANY_ROUTINE, "atomic", 128, 16, 2, 3, &again), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_find_candidate(d, DB_ANY_ROUTINE, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, &again), SYMV_INVALID_VALUE);
   cr_assert_eq(db_time_table(d, DB_ANY_ROUTINE, ns, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
   close_ok(d);
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM candidate"), 3, "nothing bad was stored");
@@ -1613,7 +1615,7 @@ Test(db, baselines_of_two_routines_do_not_mix)
 }
 
 /* A valid candidate of `routine`, its id. */
-static long long valid_candidate(db *d, symv_routine routine, const char *family, int b)
+static long long valid_candidate(db *d, symv_routine routine, symv_family family, int b)
 {
   long long id;
   db_candidate c = point_of(routine, family, b, 8, 1, 0);
@@ -1628,8 +1630,8 @@ Test(db, the_latest_fit_is_that_of_the_routine_uplo_and_hot_asked)
   char p[256];
   path_of(p, "latest.db");
   db *d = fresh(p);
-  long long cd = valid_candidate(d, SYMV_DSYMV, "atomic", 128);
-  long long cz = valid_candidate(d, SYMV_ZHEMV, "atomic", 128);
+  long long cd = valid_candidate(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128);
+  long long cz = valid_candidate(d, SYMV_ZHEMV, SYMV_FAMILY_ATOMIC, 128);
 
   /* stored in this order: each later one is newer than those it must not hide */
   static const struct { symv_routine routine; char uplo; int hot; } key[5] = {
@@ -1703,8 +1705,8 @@ Test(db, a_fit_naming_a_candidate_of_another_routine_is_refused)
   char p[256];
   path_of(p, "cross.db");
   db *d = fresh(p);
-  long long cd = valid_candidate(d, SYMV_DSYMV, "atomic", 128);
-  long long cz = valid_candidate(d, SYMV_ZHEMV, "atomic", 128);
+  long long cd = valid_candidate(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128);
+  long long cz = valid_candidate(d, SYMV_ZHEMV, SYMV_FAMILY_ATOMIC, 128);
 
   db_fit f = fit_of(32, 1000, 0.01);  /* dsymv's */
   db_rule r[2] = { rule_of(32, 500, DB_KERNEL_CANDIDATE, cd, 5), rule_of(501, 1000, DB_KERNEL_CANDIDATE, cz, 9) };
@@ -2048,7 +2050,7 @@ static void migrate_shipped(const char *name)
     cr_assert_eq(r[i].cand.id, rules[i].cand, "%s rule %d: candidate id", name, i);
     if (rules[i].cand) {
       cr_assert_eq(r[i].cand.routine, SYMV_DSYMV);
-      cr_assert_str_eq(r[i].cand.family, rules[i].family);
+      cr_assert_str_eq(symv_family_name(r[i].cand.family), rules[i].family);
       cr_assert(r[i].cand.block_size == rules[i].block_size && r[i].cand.ux == rules[i].ux &&
                 r[i].cand.multiplicity == rules[i].multiplicity && r[i].cand.mx == rules[i].mx &&
                 r[i].cand.status == DB_VALID, "%s rule %d: candidate parameters", name, i);
@@ -2139,7 +2141,7 @@ Test(db, a_read_only_open_of_a_version_3_file_sees_its_wal)
   cr_assert_str_eq(c.detail, "in the wal");
   cr_assert_eq(c.routine, SYMV_DSYMV);
   db_counts n;
-  OK(db_count_candidates(d, SYMV_DSYMV, NULL, &n));
+  OK(db_count_candidates(d, SYMV_DSYMV, DB_ANY_FAMILY, &n));
   cr_assert_eq(n.total, 17192);
   close_ok(d);
   unsigned char *after = slurp(p, &len1);
@@ -2158,7 +2160,7 @@ static void make_small(const char *p)
 {
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("atomic", 128, 16, 2, 3);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
   OK(db_put_candidate(d, &c, &id));
   c.id = id, c.status = DB_VALID, c.regs_per_thread = 40;
   OK(db_set_candidate_result(d, &c));
@@ -2197,7 +2199,7 @@ static int read_everything(const char *p, char *msg, size_t len)
   if (!rc) rc = db_list_routines(d, DB_ROUTINES_CANDIDATES, ro, SYMV_ROUTINE_COUNT, &nro);
   if (!rc) rc = db_list_routines(d, DB_ROUTINES_FITS, ro, SYMV_ROUTINE_COUNT, &nro);
   if (!rc) rc = db_list_shards(d, DB_ANY_ROUTINE, &sh, &nsh);
-  if (!rc) rc = db_list_candidates(d, DB_ANY_ROUTINE, -1, NULL, &cl, &nc);
+  if (!rc) rc = db_list_candidates(d, DB_ANY_ROUTINE, -1, DB_ANY_FAMILY, &cl, &nc);
   if (!rc) rc = db_candidate_measurements(d, cl[0].id, DB_STAGE_SWEEP, 'L', 0, &ml, &nm);
   if (!rc) rc = db_baseline_measurements(d, SYMV_DSYMV, "cublas", DB_STAGE_SWEEP, 'L', 0, &bl, &nb);
   if (!rc) rc = db_time_table(d, SYMV_DSYMV, ns, 1, 'L', 0, DB_STAGE_SWEEP, &t);
@@ -2262,10 +2264,10 @@ Test(db, integers_are_read_whole_and_checked_against_the_limits)
   expect_tampered_refused(cases, sizeof cases / sizeof *cases, "");
 }
 
-/* A routine name this program does not know, in any table that holds one:
- * a database of another program or a damaged one, refused with the name
- * (the CHECK of the schema is bypassed as a foreign writer could). */
-Test(db, unknown_routine_names_are_a_foreign_or_damaged_database)
+/* A routine or family name this program does not know, in any table that
+ * holds one: a database of another program or a damaged one, refused with
+ * the name (the CHECK of the schema is bypassed as a foreign writer could). */
+Test(db, unknown_routine_and_family_names_are_a_foreign_or_damaged_database)
 {
   static const tamper_case cases[] = {
     {"INSERT INTO candidate (routine, family, block_size, ux, multiplicity, mx) "
@@ -2273,6 +2275,9 @@ Test(db, unknown_routine_names_are_a_foreign_or_damaged_database)
     {"UPDATE candidate SET routine = 'DSYMV'", "routine 'DSYMV'"},
     {"UPDATE fit SET routine = 'dsymm'", "routine 'dsymm'"},
     {"UPDATE shard SET routine = 'zhemv '", "routine 'zhemv '"},
+    {"UPDATE candidate SET family = 'atomics'", "family 'atomics'"},
+    {"UPDATE candidate SET family = 'Atomic'", "family 'Atomic'"},
+    {"UPDATE candidate SET family = ''", "family ''"},
   };
   expect_tampered_refused(cases, sizeof cases / sizeof *cases, "PRAGMA ignore_check_constraints = ON; ");
 }
@@ -2282,13 +2287,13 @@ Test(db, writers_refuse_values_past_the_limits)
 {
   char p[256];
   db *d = fresh(path_of(p, "limits.db"));
-  db_candidate c = point("atomic", 2048, 16, 2, 3);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 2048, 16, 2, 3);
   cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);
-  c = point("atomic", 128, SYMV_UX_MAX + 1, 2, 3);
+  c = point(SYMV_FAMILY_ATOMIC, 128, SYMV_UX_MAX + 1, 2, 3);
   cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);
-  c = point("atomic", 128, 16, 2, 10);
+  c = point(SYMV_FAMILY_ATOMIC, 128, 16, 2, 10);
   cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);
-  c = point("atomic", 128, 16, 2, 3);
+  c = point(SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
   long long id;
   OK(db_put_candidate(d, &c, &id));
   db_measurement m = timing(DB_N_MAX + 1, 'L', 0, DB_STAGE_SWEEP, 10.0);
@@ -2300,7 +2305,7 @@ Test(db, writers_refuse_values_past_the_limits)
 }
 
 /* A dsymv candidate of the given parameters, stored and marked valid; its id. */
-static long long valid_point(db *d, const char *family, int b, int ux, int m, int mx)
+static long long valid_point(db *d, symv_family family, int b, int ux, int m, int mx)
 {
   db_candidate c = point(family, b, ux, m, mx);
   long long id;
@@ -2320,7 +2325,7 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
   path_of(p, "det.db");
   db *d = fresh(p);
   long long id[3];
-  const char *fam[3] = { "lu", "pipe", "panel" };
+  const symv_family fam[3] = { SYMV_FAMILY_LU, SYMV_FAMILY_PIPE, SYMV_FAMILY_PANEL };
   for (int i = 0; i < 3; i++) id[i] = valid_point(d, fam[i], 128, 2 + 2 * i, 1, 0);
   db_fit any = fit_of(32, 9000, 0.01);
   db_rule ar[2] = { rule_of(32, 4000, DB_KERNEL_CANDIDATE, id[1], 5),
@@ -2349,12 +2354,12 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
   db_rule *r;
   size_t nr;
   OK(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &f, &r, &nr, NULL, NULL));
-  cr_assert(f.id == any.id && !f.deterministic && nr == 2 && !strcmp(r[0].cand.family, "pipe"));
+  cr_assert(f.id == any.id && !f.deterministic && nr == 2 && r[0].cand.family == SYMV_FAMILY_PIPE);
   free(r);
   OK(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 1, &f, &r, &nr, NULL, NULL));
   cr_assert(f.id == det.id && f.deterministic && nr == 3);
-  cr_assert_str_eq(r[0].cand.family, "panel");
-  cr_assert_str_eq(r[1].cand.family, "lu");
+  cr_assert_eq(r[0].cand.family, SYMV_FAMILY_PANEL);
+  cr_assert_eq(r[1].cand.family, SYMV_FAMILY_LU);
   cr_assert_str_eq(r[2].kernel, DB_KERNEL_CUBLAS);
   free(r);
   cr_assert_eq(db_latest_fit_class(d, SYMV_DSYMV, 'U', 0, 1, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
@@ -2386,15 +2391,17 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
  * its rules and its curves, with no change of schema; pipe may not. */
 Test(db, pipe_det_is_a_deterministic_kernel)
 {
-  cr_assert(db_kernel_deterministic(DB_KERNEL_CANDIDATE, "pipe_det"));
-  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, "pipe"));
-  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, "pipe_de"));
-  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CUBLAS_ATOMICS, "pipe_det"));
+  cr_assert(db_kernel_deterministic(DB_KERNEL_CANDIDATE, SYMV_FAMILY_PIPE_DET));
+  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, SYMV_FAMILY_PIPE));
+  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, DB_ANY_FAMILY));
+  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, (symv_family)-1));
+  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CUBLAS_ATOMICS, SYMV_FAMILY_PIPE_DET));
+  cr_assert(db_kernel_deterministic(DB_KERNEL_CUBLAS, DB_ANY_FAMILY), "cuBLAS without atomics: no family read");
   char p[256];
   path_of(p, "pipe_det.db");
   db *d = fresh(p);
-  const long long lu = valid_point(d, "lu", 128, 4, 1, 0), pd = valid_point(d, "pipe_det", 256, 64, 2, 0),
-                  pipe = valid_point(d, "pipe", 256, 64, 2, 0);
+  const long long lu = valid_point(d, SYMV_FAMILY_LU, 128, 4, 1, 0), pd = valid_point(d, SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0),
+                  pipe = valid_point(d, SYMV_FAMILY_PIPE, 256, 64, 2, 0);
   db_fit det = fit_of(32, 9000, 0.01);
   det.deterministic = 1;
   db_fit_curve cv[2] = { { .kernel = DB_KERNEL_CANDIDATE, .candidate_id = lu, .alpha = 3, .nsamples = 9 },
@@ -2412,7 +2419,7 @@ Test(db, pipe_det_is_a_deterministic_kernel)
   size_t nr;
   OK(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 1, &f, &got, &nr, NULL, NULL));
   cr_assert(f.id == det.id && f.deterministic && nr == 3);
-  cr_assert_str_eq(got[1].cand.family, "pipe_det");
+  cr_assert_eq(got[1].cand.family, SYMV_FAMILY_PIPE_DET);
   cr_assert_eq(got[1].cand.id, pd);
   free(got);
   close_ok(d);
@@ -2424,7 +2431,7 @@ Test(db, validation_runs_are_stored_and_checked)
   char p[256];
   path_of(p, "val.db");
   db *d = fresh(p);
-  const long long cid = valid_point(d, "lu", 128, 4, 1, 0);
+  const long long cid = valid_point(d, SYMV_FAMILY_LU, 128, 4, 1, 0);
   db_fit f = fit_of(32, 9000, 0.01);
   db_rule r[1] = { rule_of(32, 9000, DB_KERNEL_CANDIDATE, cid, 5) };
   OK(db_put_fit(d, &f, NULL, 0, r, 1));
@@ -2590,7 +2597,7 @@ Test(db, bad_bench_runs_are_refused_and_leave_nothing)
 static void make_v6(const char *p)
 {
   db *d = fresh(p);
-  const long long cid = valid_point(d, "lu", 128, 4, 1, 0);
+  const long long cid = valid_point(d, SYMV_FAMILY_LU, 128, 4, 1, 0);
   db_fit f = fit_of(32, 9000, 0.01);
   db_rule r[1] = { rule_of(32, 9000, DB_KERNEL_CANDIDATE, cid, 5) };
   OK(db_put_fit(d, &f, NULL, 0, r, 1));

@@ -192,15 +192,15 @@ Test(devices, two_gpus_share_the_work_a_dying_and_a_hanging_worker_are_restarted
   cr_assert_eq(db_open(&b, two, DB_READONLY), 0);
   db_candidate *la, *lb;
   size_t na, nb;
-  cr_assert_eq(db_list_candidates(a, SYMV_DSYMV, -1, NULL, &la, &na), 0);
-  cr_assert_eq(db_list_candidates(b, SYMV_DSYMV, -1, NULL, &lb, &nb), 0);
+  cr_assert_eq(db_list_candidates(a, SYMV_DSYMV, -1, DB_ANY_FAMILY, &la, &na), 0);
+  cr_assert_eq(db_list_candidates(b, SYMV_DSYMV, -1, DB_ANY_FAMILY, &lb, &nb), 0);
   cr_assert_eq(na, nb);
   int faults = 0, timeouts = 0, on[2] = {0, 0};
   for (size_t i = 0; i < nb; i++) {
-    cr_assert_neq(lb[i].status, DB_PENDING, "%s:%d,%d,%d,%d left pending", lb[i].family, lb[i].block_size, lb[i].ux,
+    cr_assert_neq(lb[i].status, DB_PENDING, "%s:%d,%d,%d,%d left pending", symv_family_name(lb[i].family), lb[i].block_size, lb[i].ux,
                   lb[i].multiplicity, lb[i].mx);
     char point[64];
-    snprintf(point, sizeof point, "%s:%d,%d,%d,%d", lb[i].family, lb[i].block_size, lb[i].ux, lb[i].multiplicity, lb[i].mx);
+    snprintf(point, sizeof point, "%s:%d,%d,%d,%d", symv_family_name(lb[i].family), lb[i].block_size, lb[i].ux, lb[i].multiplicity, lb[i].mx);
     if (lb[i].status == DB_INVALID) {
       if (lb[i].reason == DB_REASON_FAULT) {
         faults++;
@@ -249,7 +249,7 @@ Test(devices, gpus_of_two_models_are_refused_together, .init = setup, .fini = te
   db *d;
   cr_assert_eq(db_open(&d, path, DB_READONLY), 0);
   db_counts c;
-  cr_assert_eq(db_count_candidates(d, DB_ANY_ROUTINE, NULL, &c), 0);
+  cr_assert_eq(db_count_candidates(d, DB_ANY_ROUTINE, DB_ANY_FAMILY, &c), 0);
   cr_assert_eq(c.total, 0, "candidates recorded by a refused sweep");
   db_close(d);
   cr_assert_eq(run_symvtune_all(out, sizeof out, FAKE_SWEEP(path, "--devices", "0,0")), 2, "%s", out);
@@ -407,16 +407,16 @@ Test(merge, the_shipped_h200_database_split_into_shards_and_merged_is_the_same, 
   cr_assert_eq(db_get_device(src, &dev), 0);
   db_candidate *c;
   size_t n;
-  cr_assert_eq(db_list_candidates(src, SYMV_DSYMV, -1, NULL, &c, &n), 0);
+  cr_assert_eq(db_list_candidates(src, SYMV_DSYMV, -1, DB_ANY_FAMILY, &c, &n), 0);
   size_t kept = 0;
   for (size_t i = 0; i < n; i++)
-    if (strcmp(c[i].family, "atomic") || (c[i].block_size == 64 && c[i].mx < 2)) c[kept++] = c[i];
+    if (c[i].family != SYMV_FAMILY_ATOMIC || (c[i].block_size == 64 && c[i].mx < 2)) c[kept++] = c[i];
   n = kept;
   cr_assert_eq(n, 1592);
   symv_params *sp = calloc(n, sizeof *sp);
   int *shard = malloc(sizeof *shard * n);
   for (size_t i = 0; i < n; i++) {
-    cr_assert_eq(symv_family_parse(c[i].family, &sp[i].family), 0);
+    sp[i].family = c[i].family;
     sp[i].block_size = c[i].block_size, sp[i].ux = c[i].ux, sp[i].multiplicity = c[i].multiplicity, sp[i].mx = c[i].mx;
     sp[i].routine = SYMV_DSYMV;
   }

@@ -225,7 +225,7 @@ static size_t rejudge(const fit_set *s, const db_rule *rules, size_t nrules, db_
  * the candidate's, or "cuBLAS" for both cuBLAS modes. */
 static const char *curve_family(const fit_curve *c)
 {
-  return strcmp(c->kernel, DB_KERNEL_CANDIDATE) ? "cuBLAS" : c->cand.family;
+  return strcmp(c->kernel, DB_KERNEL_CANDIDATE) ? "cuBLAS" : symv_family_name(c->cand.family);
 }
 
 /*
