@@ -29,16 +29,17 @@ int db_read_candidate(db *d, sqlite3_stmt *st, const char *what,
   c->id = sqlite3_column_int64(st, 0);
   char who[48];
   snprintf(who, sizeof who, "candidate %lld", c->id);
-  int rc = db_col_routine(d, st, 1, who, &c->routine);
-  if (rc == 0) rc = db_col_family(d, st, 2, who, &c->family);
+  symv_params *p = &c->p;
+  int rc = db_col_routine(d, st, 1, who, &p->routine);
+  if (rc == 0) rc = db_col_family(d, st, 2, who, &p->family);
   if (rc == 0) rc = db_col_text(d, st, 7, status, sizeof status, what);
   if (rc == 0) rc = db_col_text(d, st, 8, reason, sizeof reason, what);
   if (rc == 0) rc = db_col_text(d, st, 9, c->detail, sizeof c->detail, what);
   if (rc) return rc;
-  rc = db_col_int(d, st, 3, 0, SYMV_BLOCK_SIZE_MAX, who, "BLOCK_SIZE", &c->block_size);
-  if (rc == 0) rc = db_col_int(d, st, 4, 0, SYMV_UX_MAX, who, "UX", &c->ux);
-  if (rc == 0) rc = db_col_int(d, st, 5, 0, SYMV_MULTIPLICITY_MAX, who, "MULTIPLICITY", &c->multiplicity);
-  if (rc == 0) rc = db_col_int(d, st, 6, 0, SYMV_MX_COUNT - 1, who, "MX", &c->mx);
+  rc = db_col_int(d, st, 3, 0, SYMV_BLOCK_SIZE_MAX, who, "BLOCK_SIZE", &p->block_size);
+  if (rc == 0) rc = db_col_int(d, st, 4, 0, SYMV_UX_MAX, who, "UX", &p->ux);
+  if (rc == 0) rc = db_col_int(d, st, 5, 0, SYMV_MULTIPLICITY_MAX, who, "MULTIPLICITY", &p->multiplicity);
+  if (rc == 0) rc = db_col_int(d, st, 6, 0, SYMV_MX_COUNT - 1, who, "MX", &p->mx);
   if (rc == 0) rc = db_col_int(d, st, 11, 0, DB_REGS_MAX, who, "regs_per_thread", &c->regs_per_thread);
   if (rc == 0) rc = db_col_int(d, st, 12, 0, INT_MAX, who, "attempts", &c->attempts);
   if (rc) return rc;
@@ -60,28 +61,26 @@ static int candidate_row(db *d, sqlite3_stmt *st, const char *what, void *elem, 
   return db_read_candidate(d, st, what, elem);
 }
 
-static int check_point(db *d, const char *fn, symv_routine routine,
-                       symv_family family, int block_size, int ux,
-                       int multiplicity, int mx)
+/* A point to bind: routine and family of the registry, each parameter in
+ * 0..its limit (db.h). */
+static int check_point(db *d, const char *fn, const symv_params *p)
 {
-  int status = db_check_routine(d, fn, routine, 0);
-  if (status == 0) status = db_check_family(d, fn, family, 0);
+  if (!p) return db_fail(d, SYMV_INVALID_VALUE, "%s: no point", fn);
+  int status = db_check_routine(d, fn, p->routine, 0);
+  if (status == 0) status = db_check_family(d, fn, p->family, 0);
   if (status) return status;
-  if (block_size < 0 || block_size > SYMV_BLOCK_SIZE_MAX || ux < 0 || ux > SYMV_UX_MAX ||
-      multiplicity < 0 || multiplicity > SYMV_MULTIPLICITY_MAX || mx < 0 ||
-      mx >= SYMV_MX_COUNT)
+  if (p->block_size < 0 || p->block_size > SYMV_BLOCK_SIZE_MAX || p->ux < 0 || p->ux > SYMV_UX_MAX ||
+      p->multiplicity < 0 || p->multiplicity > SYMV_MULTIPLICITY_MAX || p->mx < 0 ||
+      p->mx >= SYMV_MX_COUNT)
     return db_fail(d, SYMV_INVALID_VALUE, "%s: bad candidate (family %s, "
                    "BLOCK_SIZE %d, UX %d, MULTIPLICITY %d, MX %d)", fn,
-                   symv_family_name(family), block_size, ux, multiplicity, mx);
+                   symv_family_name(p->family), p->block_size, p->ux, p->multiplicity, p->mx);
   return 0;
 }
 
-int db_find_candidate(db *d, symv_routine routine, symv_family family,
-                      int block_size, int ux, int multiplicity, int mx,
-                      long long *id)
+int db_find_candidate(db *d, const symv_params *p, long long *id)
 {
-  int status = check_point(d, "db_find_candidate", routine, family, block_size,
-                           ux, multiplicity, mx);
+  int status = check_point(d, "db_find_candidate", p);
   if (status) return status;
   static const char what[] = "SELECT id FROM candidate";
   sqlite3_stmt *st;
@@ -89,14 +88,14 @@ int db_find_candidate(db *d, symv_routine routine, symv_family family,
   status = db_query(d, &st, what,
                     "SELECT id FROM candidate WHERE routine = ? AND family = ? "
                     "AND block_size = ? AND ux = ? AND multiplicity = ? AND mx = ?",
-                    "ttiiii", symv_routine_name(routine), symv_family_name(family), block_size, ux,
-                    multiplicity, mx);
+                    "ttiiii", symv_routine_name(p->routine), symv_family_name(p->family),
+                    p->block_size, p->ux, p->multiplicity, p->mx);
   if (status) return status;
   status = db_next(d, st, what, &row);
   if (status == 0 && !row)
     status = db_fail(d, SYMV_NOT_FOUND, "no %s candidate %s b%d u%d m%d x%d",
-                     symv_routine_name(routine), symv_family_name(family), block_size, ux,
-                     multiplicity, mx);
+                     symv_routine_name(p->routine), symv_family_name(p->family), p->block_size,
+                     p->ux, p->multiplicity, p->mx);
   if (status == 0 && id) *id = sqlite3_column_int64(st, 0);
   return db_end(d, st, what, status);
 }
@@ -104,19 +103,16 @@ int db_find_candidate(db *d, symv_routine routine, symv_family family,
 int db_put_candidate(db *d, const db_candidate *c, long long *id)
 {
   if (!c) return db_fail(d, SYMV_INVALID_VALUE, "db_put_candidate: no candidate");
-  int status = check_point(d, "db_put_candidate", c->routine, c->family,
-                           c->block_size, c->ux, c->multiplicity, c->mx);
+  const symv_params *p = &c->p;
+  int status = check_point(d, "db_put_candidate", p);
   if (status == 0)
     status = db_exec(d, "INSERT INTO candidate",
                      "INSERT INTO candidate (routine, family, block_size, ux, "
                      "multiplicity, mx) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT "
                      "(routine, family, block_size, ux, multiplicity, mx) DO NOTHING",
-                     "ttiiii", symv_routine_name(c->routine), symv_family_name(c->family),
-                     c->block_size, c->ux,
-                     c->multiplicity, c->mx);
-  if (status == 0)
-    status = db_find_candidate(d, c->routine, c->family, c->block_size, c->ux,
-                               c->multiplicity, c->mx, id);
+                     "ttiiii", symv_routine_name(p->routine), symv_family_name(p->family),
+                     p->block_size, p->ux, p->multiplicity, p->mx);
+  if (status == 0) status = db_find_candidate(d, p, id);
   return status;
 }
 

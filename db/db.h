@@ -131,12 +131,8 @@ typedef struct db_device {
 /* One point of the tuning space and what became of it. */
 typedef struct db_candidate {
   long long id;              /* row id, assigned by the database */
-  symv_routine routine;      /* the routine it computes */
-  symv_family family;        /* kernel family */
-  int block_size;            /* BLOCK_SIZE: threads per block */
-  int ux;                    /* UX: columns per block */
-  int multiplicity;          /* MULTIPLICITY: resident blocks per SM */
-  int mx;                    /* MX: index of the load-order permutation */
+  symv_params p;             /* the point: routine, family, BLOCK_SIZE, UX, MULTIPLICITY, MX
+                                (each in 0..its limit above; symv_params_check is stricter) */
   db_status status;          /* DB_PENDING, DB_VALID or DB_INVALID */
   db_reason reason;          /* why invalid; DB_REASON_NONE otherwise */
   char detail[512];          /* free text (compiler log excerpt, residual...); may be "" */
@@ -283,8 +279,8 @@ int db_rollback(db *d);
 /* ---- Candidates ---------------------------------------------------------- */
 
 /*
- * db_put_candidate: insert the point (c->routine, c->family, block_size, ux,
- * multiplicity, mx) as pending and set *id to its row id; if the point is
+ * db_put_candidate: insert the point c->p (routine, family, BLOCK_SIZE, UX,
+ * MULTIPLICITY, MX) as pending and set *id to its row id; if the point is
  * already there, leave its row as it is and return its existing id. The
  * other fields of *c are ignored. id may be NULL. The same parameters under
  * two routines are two candidates.
@@ -294,13 +290,12 @@ int db_rollback(db *d);
 int db_put_candidate(db *d, const db_candidate *c, long long *id);
 
 /*
- * db_find_candidate: the id of routine's point (family, block_size, ux,
- * multiplicity, mx). Errors: SYMV_NOT_FOUND, SYMV_INVALID_VALUE (routine
- * or family out of range, bad parameters), SYMV_DB.
+ * db_find_candidate: the id of the candidate at point *point (all six
+ * fields of it, routine included). Errors: SYMV_NOT_FOUND,
+ * SYMV_INVALID_VALUE (NULL point, routine or family out of range, a
+ * parameter < 0 or past its limit), SYMV_DB.
  */
-int db_find_candidate(db *d, symv_routine routine, symv_family family,
-                      int block_size, int ux, int multiplicity, int mx,
-                      long long *id);
+int db_find_candidate(db *d, const symv_params *point, long long *id);
 
 /*
  * db_get_candidate: candidate `id` (routine included) into *out.

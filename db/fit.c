@@ -85,7 +85,8 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
     if (db_is_candidate_kernel(r->kernel) && r->cand.id < 1)
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu names candidate %lld",
                      fn, i, r->cand.id);
-    if (fit->deterministic && !db_is_candidate_kernel(r->kernel) && !db_kernel_deterministic(r->kernel, r->cand.family))
+    if (fit->deterministic && !db_is_candidate_kernel(r->kernel) &&
+        !db_kernel_deterministic(r->kernel, r->cand.p.family))
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu of a deterministic fit "
                      "names %s, whose results are not bitwise reproducible", fn, i, r->kernel);
     if (!(isfinite(r->predicted_us) && r->predicted_us > 0) ||
@@ -270,11 +271,11 @@ static int rule_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void 
                      f->id, r->n_start, r->n_end,
                      (long long)sqlite3_column_int64(st, CANDIDATE_ID));
     if ((status = db_read_candidate(d, st, what, &r->cand))) return status;
-    if (r->cand.routine != f->routine)
+    if (r->cand.p.routine != f->routine)
       return db_fail(d, SYMV_DB_CORRUPT, "fit %lld of %s: the rule for %d..%d "
                      "names candidate %lld, which is %s's", f->id,
                      symv_routine_name(f->routine), r->n_start, r->n_end, r->cand.id,
-                     symv_routine_name(r->cand.routine));
+                     symv_routine_name(r->cand.p.routine));
   }
   return 0;
 }
@@ -365,7 +366,7 @@ int db_latest_fit_class(db *d, symv_routine routine, char uplo, int hot, int det
   status = db_read_latest_fit(d, routine, uplo, hot, deterministic != 0, fit);
   if (status == 0) status = db_read_rules(d, fit, rules, nrules);
   for (size_t i = 0; status == 0 && fit->deterministic && i < *nrules; i++)
-    if (!db_kernel_deterministic((*rules)[i].kernel, (*rules)[i].cand.family))
+    if (!db_kernel_deterministic((*rules)[i].kernel, (*rules)[i].cand.p.family))
       status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld is deterministic, but its rule %zu "
                        "(n %d..%d) names a kernel whose results are not bitwise reproducible",
                        fit->id, i + 1, (*rules)[i].n_start, (*rules)[i].n_end);

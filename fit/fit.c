@@ -28,8 +28,7 @@ void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size
   else if (!strcmp(kernel, DB_KERNEL_CUBLAS_ATOMICS))
     snprintf(buf, size, "cuBLAS-atomics");
   else if (!strcmp(kernel, DB_KERNEL_CANDIDATE) && c) {
-    snprintf(buf, size, "%s:%d,%d,%d,%d", symv_family_name(c->family), c->block_size, c->ux, c->multiplicity,
-             c->mx);
+    symv_params_format(&c->p, buf, size);
   }
   else
     snprintf(buf, size, "?");
@@ -127,16 +126,16 @@ int fit_load(db *d, symv_routine routine, char uplo, int hot, fit_set *out)
 
 long fit_grid_blocks(const db_candidate *c, int sm_count)
 {
-  if (sm_count > 0 && symv_family_pipelined(c->family) && c->multiplicity > 0 &&
-      symv_pipe_ux_valid(c->ux))
-    return (long)sm_count * c->multiplicity;
+  if (sm_count > 0 && symv_family_pipelined(c->p.family) && c->p.multiplicity > 0 &&
+      symv_pipe_ux_valid(c->p.ux))
+    return (long)sm_count * c->p.multiplicity;
   return 0;
 }
 
 int fit_step_width(const db_candidate *c)
 {
-  if (!symv_family_pipelined(c->family)) return 0;
-  return symv_pipe_item_width(c->family == SYMV_FAMILY_PIPE_DET, c->block_size, c->ux, c->mx);
+  if (!symv_family_pipelined(c->p.family)) return 0;
+  return symv_pipe_item_width(c->p.family == SYMV_FAMILY_PIPE_DET, c->p.block_size, c->p.ux, c->p.mx);
 }
 
 int fit_cublas_range(const fit_set *s, int *lo, int *hi)
@@ -619,7 +618,7 @@ int fit_deterministic_view(const fit_set *s, fit_set *view)
   if (!view->curve) return SYMV_NO_MEMORY;
   for (size_t i = 0; i < s->ncurves; i++) {
     const fit_curve *c = &s->curve[i];
-    if (db_kernel_deterministic(c->kernel, c->cand.family)) view->curve[view->ncurves++] = *c;
+    if (db_kernel_deterministic(c->kernel, c->cand.p.family)) view->curve[view->ncurves++] = *c;
   }
   return 0;
 }

@@ -25,24 +25,23 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
     snprintf(err, errlen, "candidate id %lld is not a row id", c->id);
     return SYMV_INVALID_VALUE;
   }
-  p->family = c->family;
+  *p = c->p;
   if (!symv_family_tunable(p->family)) {
     snprintf(err, errlen, "candidate %lld: unknown kernel family (" SYMV_TUNABLE_FAMILIES ")", c->id);
     return SYMV_INVALID_VALUE;
   }
-  p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
-  if (!symv_routine_get(c->routine)) {
+  if (!symv_routine_get(p->routine)) {
     snprintf(err, errlen, "candidate %lld: unknown routine (" SYMV_ROUTINE_NAMES ")", c->id);
     return SYMV_INVALID_VALUE;
   }
-  p->routine = c->routine;
   if (symv_params_check(p, why, sizeof why)) {
-    snprintf(err, errlen, "candidate %lld (%s): %s", c->id, symv_family_name(c->family), why);
+    snprintf(err, errlen, "candidate %lld (%s): %s", c->id, symv_family_name(p->family), why);
     return SYMV_INVALID_VALUE;
   }
   if (c->status != DB_VALID) {
-    snprintf(err, errlen, "candidate %lld (%s:%d,%d,%d,%d) is %s, not valid", c->id, symv_family_name(c->family), c->block_size, c->ux,
-             c->multiplicity, c->mx, db_status_name(c->status));
+    char point[64];
+    symv_params_format(p, point, sizeof point);
+    snprintf(err, errlen, "candidate %lld (%s) is %s, not valid", c->id, point, db_status_name(c->status));
     return SYMV_INVALID_VALUE;
   }
   return 0;

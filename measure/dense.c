@@ -379,9 +379,9 @@ static int dense_confirm(db *d, sweep_worker *w, const sweep_opts *o, const db_c
       snprintf(what, sizeof what, "base %s", k ? DB_KERNEL_CUBLAS_ATOMICS : DB_KERNEL_CUBLAS);
       snprintf(label, sizeof label, "%s", k ? "cuBLAS-atomics" : "cuBLAS");
     } else {
-      symv_params p;
-      if (sweep_params_of(&champ[k - 2], &p)) nl = 0;
-      else symv_params_format(&p, label, sizeof label), snprintf(what, sizeof what, "cand %s", label);
+      const symv_params *p = &champ[k - 2].p;
+      if (symv_params_check(p, NULL, 0)) nl = 0;
+      else symv_params_format(p, label, sizeof label), snprintf(what, sizeof what, "cand %s", label);
     }
     if (nl) {
       char err[512];

@@ -71,9 +71,11 @@ static int copy_candidates(db *out, db *in, int i, char *const *paths, int **fro
     if (c.status == DB_PENDING) continue;
     if (cur.status != DB_PENDING) {
       int other = (*from)[id];
-      rc = refuse("%s:%s:%d,%d,%d,%d was measured in both %s and %s: the inputs overlap (shards of one sweep hold "
-                  "disjoint candidates)", symv_routine_name(c.routine), symv_family_name(c.family), c.block_size, c.ux, c.multiplicity, c.mx,
-                  other >= 0 ? paths[other] : "an earlier input", paths[i]);
+      char point[64];
+      symv_params_format(&c.p, point, sizeof point);
+      rc = refuse("%s:%s was measured in both %s and %s: the inputs overlap (shards of one sweep hold disjoint "
+                  "candidates)", symv_routine_name(c.p.routine), point, other >= 0 ? paths[other] : "an earlier input",
+                  paths[i]);
       break;
     }
     c.id = id;
@@ -255,12 +257,7 @@ static int check_membership(db *out, const db_shard *rows, size_t nrows, const i
     symv_params *p = malloc(sizeof *p * (n ? n : 1));
     int *shard = malloc(sizeof *shard * (n ? n : 1));
     int ns[64], nsizes = 0, rc = p && shard ? 0 : MERGE_ERROR;
-    for (size_t j = 0; j < n && !rc; j++) {
-      memset(&p[j], 0, sizeof p[j]);
-      p[j].family = list[j].family, p[j].block_size = list[j].block_size, p[j].ux = list[j].ux;
-      p[j].multiplicity = list[j].multiplicity, p[j].mx = list[j].mx;
-      p[j].routine = r;
-    }
+    for (size_t j = 0; j < n && !rc; j++) p[j] = list[j].p;
     if (!rc) { /* first: the union must be the space, or the cut below means nothing */
       char fp[17], sizes[sizeof row->sizes];
       snprintf(sizes, sizeof sizes, "%s", row->sizes);
@@ -275,10 +272,11 @@ static int check_membership(db *out, const db_shard *rows, size_t nrows, const i
     for (size_t j = 0; j < n && !rc; j++) {
       int i = list[j].id < nfrom ? from[list[j].id] : -1;
       if (i < 0 || !symv_family_tunable(p[j].family) || info[i].k[r] < 0) continue; /* pending, test family, or an input of several shards */
+      char point[64];
+      symv_params_format(&p[j], point, sizeof point);
       if (shard[j] != info[i].k[r])
-        rc = refuse("%s:%s:%d,%d,%d,%d came from %s, shard %d/%d, but the partition puts it in shard %d: the shards "
-                    "were not cut from this space", ro, symv_family_name(list[j].family), list[j].block_size, list[j].ux,
-                    list[j].multiplicity, list[j].mx, paths[i], info[i].k[r], row->n, shard[j]);
+        rc = refuse("%s:%s came from %s, shard %d/%d, but the partition puts it in shard %d: the shards were not cut "
+                    "from this space", ro, point, paths[i], info[i].k[r], row->n, shard[j]);
     }
     free(list), free(p), free(shard);
     if (rc) return rc;

@@ -442,8 +442,8 @@ static int add_deterministic(const db_times *tt, int nsizes, const int *family, 
 
 int sweep_sieve_family(const db_candidate *c)
 {
-  const symv_family f = c->family;
-  return f == SYMV_FAMILY_PIPE_DET && c->mx >= 3 ? SYMV_FAMILY_COUNT + (int)f : (int)f;
+  const symv_family f = c->p.family;
+  return f == SYMV_FAMILY_PIPE_DET && c->p.mx >= 3 ? SYMV_FAMILY_COUNT + (int)f : (int)f;
 }
 
 int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_times *tt, sieve_result *r)
@@ -457,7 +457,7 @@ int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int
   int *family = calloc(2 * tt->ncand, sizeof *family), *key = family + tt->ncand;
   int rc = family ? 0 : SYMV_NO_MEMORY;
   for (size_t c = 0; !rc && c < tt->ncand; c++) {
-    family[c] = (int)tt->cand[c].family;
+    family[c] = (int)tt->cand[c].p.family;
     key[c] = sweep_sieve_family(&tt->cand[c]);
   }
   if (!rc) rc = sieve_rank(tt->median_us, (int)tt->ncand, nsizes, key, K, T, r);
@@ -482,14 +482,6 @@ int sweep_champions(db *d, symv_routine ro, const int *ns, int nsizes, char uplo
   sieve_free(&r);
   db_times_free(&tt);
   return rc;
-}
-
-int sweep_params_of(const db_candidate *c, symv_params *p)
-{
-  p->family = c->family;
-  p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
-  p->routine = c->routine;
-  return symv_params_check(p, NULL, 0);
 }
 
 /* ---- compiling ahead of the worker -------------------------------------- */
@@ -667,14 +659,14 @@ static void measure_codes(measure_run *r)
   const sweep_measure_args *a = r->a;
   r->ncode = 0;
   for (long i = 0; i < a->ncand; i++) {
-    symv_params p;
+    const symv_params *p = &a->cands[i].p;
     r->code_of[i] = -1;
-    if (sweep_params_of(&a->cands[i], &p)) continue;
-    if (r->ncode > 0 && symv_params_same_code(&r->code[r->ncode - 1], &p)) {
+    if (symv_params_check(p, NULL, 0)) continue;
+    if (r->ncode > 0 && symv_params_same_code(&r->code[r->ncode - 1], p)) {
       r->code_of[i] = r->ncode - 1;
       continue;
     }
-    r->code[r->ncode] = p;
+    r->code[r->ncode] = *p;
     r->code_of[i] = r->ncode++;
   }
 }
@@ -795,9 +787,7 @@ static int measure_send(measure_run *r, int k, long i, double cms)
     len += snprintf(sizes + len, sizeof sizes - (size_t)len, "%s%d:%.4g", n2++ ? "," : "", a->ns[s], prune);
   }
   if (rc) return rc;
-  symv_params p;
-  sweep_params_of(c, &p);
-  symv_params_format(&p, point, sizeof point);
+  symv_params_format(&c->p, point, sizeof point);
   q->cand = i, q->t0 = q->last = symv_now(), q->cms = cms, q->nms = 0, q->regs = 0;
   q->why = DB_REASON_NONE, q->detail[0] = 0, q->lrc = 0, q->done = 0;
   if (worker_send(&a->w[k], "cand %s %s %s", point, db_stage_name(a->stage), sizes)) q->lrc = SYMV_IO;

@@ -215,8 +215,4 @@ int sweep_champions(db *d, symv_routine ro, const int *ns, int nsizes, char uplo
  *  (len bytes, len >= 1), cut short where they do not fit. */
 void sweep_sizes_text(const int *ns, int nsizes, char *buf, size_t len);
 
-/** sweep_params_of: the symv_params of a database candidate; nonzero if its
- *  family or parameters are not valid. */
-int sweep_params_of(const db_candidate *c, symv_params *p);
-
 #endif

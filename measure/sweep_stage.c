@@ -124,10 +124,7 @@ static int add_test_faults(db *d, symv_routine ro)
 {
   static const int modes[2] = {0, 1};
   for (int i = 0; i < 2; i++) {
-    db_candidate c = {0};
-    c.routine = ro;
-    c.family = SYMV_FAMILY_FAULT;
-    c.block_size = 64, c.ux = 8, c.multiplicity = 1, c.mx = modes[i];
+    db_candidate c = {.p = {SYMV_FAMILY_FAULT, 64, 8, 1, modes[i], ro}};
     if (db_put_candidate(d, &c, NULL)) return SYMV_DB;
   }
   return 0;
@@ -143,10 +140,7 @@ int sweep_stage_record(db *d, const sweep_opts *o, symv_params *space, long nspa
     nmine++;
     db_candidate cand = {0};
     space[i].routine = o->routine;
-    cand.routine = o->routine;
-    cand.family = space[i].family;
-    cand.block_size = space[i].block_size, cand.ux = space[i].ux;
-    cand.multiplicity = space[i].multiplicity, cand.mx = space[i].mx;
+    cand.p = space[i];
     if (db_put_candidate(d, &cand, &cand.id)) goto db_rollback;
     char why[256];
     if (symv_static_filter(&space[i], dev, why, sizeof why)) {
@@ -256,7 +250,7 @@ void sweep_stage_summary(db *d, symv_routine ro, const sweep_worker *w, int ndev
     }
     const db_candidate *c = &tt.cand[bi];
     char label[64];
-    snprintf(label, sizeof label, "%s:%d,%d,%d,%d", symv_family_name(c->family), c->block_size, c->ux, c->multiplicity, c->mx);
+    symv_params_format(&c->p, label, sizeof label);
     double t = tt.median_us[(size_t)bi * (size_t)nsizes + (size_t)s];
     double gbs = symv_gbs(ro, ns[s], t);
     printf("  %7d %10.2f %10.2f  %-26s %10.2f %8.2f %6.1f\n", ns[s], base[0], base[1], label, t, fb / t,

@@ -247,9 +247,9 @@ static void print_json(FILE *f, const db_times *tt, const sieve_result *r, const
     char label[64];
     fit_label(DB_KERNEL_CANDIDATE, k, label, sizeof label);
     fprintf(f, "%s\n    {\"rank\": %d, \"id\": %lld, \"family\": ", listed++ ? "," : "", q + 1, k->id);
-    json_string(f, symv_family_name(k->family));
-    fprintf(f, ", \"block_size\": %d, \"ux\": %d, \"multiplicity\": %d, \"mx\": %d, \"label\": ", k->block_size,
-            k->ux, k->multiplicity, k->mx);
+    json_string(f, symv_family_name(k->p.family));
+    fprintf(f, ", \"block_size\": %d, \"ux\": %d, \"multiplicity\": %d, \"mx\": %d, \"label\": ", k->p.block_size,
+            k->p.ux, k->p.multiplicity, k->p.mx);
     json_string(f, label);
     fputs(", \"points\": ", f);
     json_number(f, r->points[c]);

@@ -82,9 +82,9 @@ static void print_json(FILE *f, const db_fit *fit, const db_rule *rules, size_t 
     fputs(", \"candidate\": ", f);
     if (!strcmp(r->kernel, DB_KERNEL_CANDIDATE)) {
       fprintf(f, "{\"id\": %lld, \"family\": ", r->cand.id);
-      json_string(f, symv_family_name(r->cand.family));
-      fprintf(f, ", \"block_size\": %d, \"ux\": %d, \"multiplicity\": %d, \"mx\": %d}", r->cand.block_size,
-              r->cand.ux, r->cand.multiplicity, r->cand.mx);
+      json_string(f, symv_family_name(r->cand.p.family));
+      fprintf(f, ", \"block_size\": %d, \"ux\": %d, \"multiplicity\": %d, \"mx\": %d}", r->cand.p.block_size,
+              r->cand.p.ux, r->cand.p.multiplicity, r->cand.p.mx);
     } else {
       fputs("null", f);
     }

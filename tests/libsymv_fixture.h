@@ -140,9 +140,9 @@ static int fix_pick(db *d, db_candidate c[4], char *err, size_t errlen)
     for (size_t i = 0; i < n && !found; i++) {
       size_t lo = i, hi = i;
       for (size_t j = 0; j < n; j++)
-        if (list[i].block_size == list[j].block_size && list[i].ux == list[j].ux && list[i].mx == list[j].mx) {
-          if (list[j].multiplicity < list[lo].multiplicity) lo = j;
-          if (list[j].multiplicity > list[hi].multiplicity) hi = j;
+        if (symv_params_same_code(&list[i].p, &list[j].p)) {
+          if (list[j].p.multiplicity < list[lo].p.multiplicity) lo = j;
+          if (list[j].p.multiplicity > list[hi].p.multiplicity) hi = j;
         }
       if (lo != hi) c[0] = list[lo], c[1] = list[hi], found = 1;
     }

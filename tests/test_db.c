@@ -79,7 +79,7 @@ static db_device h100(void)
 /* routine's candidate (family, b, ux, m, mx). */
 static db_candidate point_of(symv_routine routine, symv_family family, int b, int ux, int m, int mx)
 {
-  db_candidate c = { .routine = routine, .family = family, .block_size = b, .ux = ux, .multiplicity = m, .mx = mx };
+  db_candidate c = { .p = { family, b, ux, m, mx, routine } };
   return c;
 }
 
@@ -285,7 +285,7 @@ Test(db, read_only_handle_reads_and_refuses_writes)
   d = open_ok(p, DB_READONLY);
   db_candidate got;
   OK(db_get_candidate(d, id, &got));
-  cr_assert_eq(got.ux, 15);
+  cr_assert_eq(got.p.ux, 15);
   cr_assert_eq(db_put_candidate(d, &c, &id), SYMV_DB);
   cr_assert_not_null(strstr(db_errmsg(d), "readonly"), "%s", db_errmsg(d));
   close_ok(d);
@@ -323,7 +323,7 @@ Test(db, a_read_only_open_leaves_no_wal_or_shm_behind)
   d = open_ok(p, DB_READONLY);
   db_candidate got;
   OK(db_get_candidate(d, id, &got));
-  cr_assert_eq(got.ux, 15);
+  cr_assert_eq(got.p.ux, 15);
   close_ok(d);
   cr_assert_neq(access(wal, F_OK), 0, "%s left behind", wal);
   cr_assert_neq(access(shm, F_OK), 0, "%s left behind", shm);
@@ -363,7 +363,7 @@ static int read_where_unwritable(const char *path, long long id, char *msg, size
     int rc = db_open(&d, path, DB_READONLY);
     db_candidate got;
     if (rc == 0) rc = db_get_candidate(d, id, &got);
-    if (rc == 0 && got.ux != 15) rc = SYMV_WRONG_RESULT;
+    if (rc == 0 && got.p.ux != 15) rc = SYMV_WRONG_RESULT;
     if (rc) {
       const char *m = d ? db_errmsg(d) : "out of memory";
       if (write(fds[1], m, strlen(m)) < 0) _exit(2);
@@ -581,8 +581,8 @@ Test(db, version_1_database_is_migrated_keeping_its_data)
   {
     db_candidate c;
     OK(db_get_candidate(d, 1, &c));
-    cr_assert_eq(c.routine, SYMV_DSYMV);
-    cr_assert(c.block_size == 128 && c.ux == 15 && c.status == DB_VALID && c.attempts == 0);
+    cr_assert_eq(c.p.routine, SYMV_DSYMV);
+    cr_assert(c.p.block_size == 128 && c.p.ux == 15 && c.status == DB_VALID && c.attempts == 0);
     cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_DB, "the copy is read-only too");
     cr_assert_not_null(strstr(db_errmsg(d), "readonly"), "%s", db_errmsg(d));
     db_measurement *m;
@@ -608,8 +608,8 @@ Test(db, version_1_database_is_migrated_keeping_its_data)
   OK(db_check_device(d, &g, 0));
   db_candidate c;
   OK(db_get_candidate(d, 1, &c));
-  cr_assert_eq(c.family, SYMV_FAMILY_ATOMIC);
-  cr_assert(c.block_size == 128 && c.ux == 15 && c.multiplicity == 5 && c.mx == 0);
+  cr_assert_eq(c.p.family, SYMV_FAMILY_ATOMIC);
+  cr_assert(c.p.block_size == 128 && c.p.ux == 15 && c.p.multiplicity == 5 && c.p.mx == 0);
   cr_assert_eq(c.status, DB_VALID);
   cr_assert_eq(c.compile_ms, 812.5);
   cr_assert_eq(c.regs_per_thread, 64);
@@ -802,7 +802,7 @@ Test(db, interrupted_sweep_resumes_with_committed_data_only)
   cr_assert_eq(np, 5);
   for (size_t i = 0; i < np; i++) {
     cr_assert_eq(pending[i].id, id[5 + i], "pending in id order");
-    cr_assert_eq(pending[i].block_size, 32 * (int)(6 + i));
+    cr_assert_eq(pending[i].p.block_size, 32 * (int)(6 + i));
   }
   free(pending);
 
@@ -918,9 +918,11 @@ Test(db, reinserting_keeps_candidates_and_replaces_timings)
   OK(db_set_candidate_result(d, &r));
   OK(db_put_candidate(d, &c, &a2));
   cr_assert_eq(a, a2, "same point, same id");
-  OK(db_find_candidate(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128, 14, 6, 9, &found_id));
+  OK(db_find_candidate(d, &(symv_params){SYMV_FAMILY_ATOMIC, 128, 14, 6, 9, SYMV_DSYMV}, &found_id));
   cr_assert_eq(found_id, a);
-  cr_assert_eq(db_find_candidate(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128, 14, 6, 7, &found_id), SYMV_NOT_FOUND);
+  cr_assert_eq(db_find_candidate(d, &(symv_params){SYMV_FAMILY_ATOMIC, 128, 14, 6, 7, SYMV_DSYMV}, &found_id),
+               SYMV_NOT_FOUND);
+  cr_assert_eq(db_find_candidate(d, NULL, &found_id), SYMV_INVALID_VALUE);
   db_candidate got;
   OK(db_get_candidate(d, a, &got));
   cr_assert_eq(got.status, DB_VALID, "re-inserting does not reset the result");
@@ -1077,7 +1079,7 @@ Test(db, time_table_for_the_ranking)
       cr_assert_eq(t.median_us[r * 4 + 2], 100.0 * i + 2);
     cr_assert(isnan(t.median_us[r * 4 + 3]), "nobody measured 5000");
   }
-  cr_assert_eq(t.cand[3].family, SYMV_FAMILY_LU);
+  cr_assert_eq(t.cand[3].p.family, SYMV_FAMILY_LU);
   db_times_free(&t);
   cr_assert_null(t.median_us);
 
@@ -1211,8 +1213,8 @@ Test(db, version_2_database_is_migrated_keeping_its_data)
   d = open_ok(p, DB_READONLY);
   db_candidate c;
   OK(db_get_candidate(d, 1, &c));
-  cr_assert(c.block_size == 128 && c.ux == 15 && c.status == DB_VALID && c.attempts == 2);
-  cr_assert_eq(c.routine, SYMV_DSYMV);
+  cr_assert(c.p.block_size == 128 && c.p.ux == 15 && c.status == DB_VALID && c.attempts == 2);
+  cr_assert_eq(c.p.routine, SYMV_DSYMV);
   db_measurement *m;
   size_t k;
   OK(db_candidate_measurements(d, 1, DB_STAGE_DENSE, 'L', 0, &m, &k));
@@ -1308,13 +1310,14 @@ Test(db, fits_round_trip_and_the_latest_wins)
   }
   /* candidate rules carry the whole candidate, cuBLAS ones none */
   cr_assert_eq(r[0].cand.id, id[0]);
-  cr_assert_eq(r[0].cand.family, SYMV_FAMILY_LU);
-  cr_assert_eq(r[0].cand.routine, SYMV_DSYMV);
-  cr_assert(r[0].cand.block_size == 64 && r[0].cand.ux == 8 && r[0].cand.multiplicity == 1 &&
-            r[0].cand.mx == 0 && r[0].cand.status == DB_VALID && r[0].cand.regs_per_thread == 40);
+  cr_assert_eq(r[0].cand.p.family, SYMV_FAMILY_LU);
+  cr_assert_eq(r[0].cand.p.routine, SYMV_DSYMV);
+  cr_assert(r[0].cand.p.block_size == 64 && r[0].cand.p.ux == 8 && r[0].cand.p.multiplicity == 1 &&
+            r[0].cand.p.mx == 0 && r[0].cand.status == DB_VALID && r[0].cand.regs_per_thread == 40);
   cr_assert_eq(r[2].cand.id, id[2]);
-  cr_assert_eq(r[2].cand.family, SYMV_FAMILY_ATOMIC_RED);
-  cr_assert(r[2].cand.block_size == 256 && r[2].cand.ux == 10 && r[2].cand.mx == 2 && r[2].cand.compile_ms == 102.0);
+  cr_assert_eq(r[2].cand.p.family, SYMV_FAMILY_ATOMIC_RED);
+  cr_assert(r[2].cand.p.block_size == 256 && r[2].cand.p.ux == 10 && r[2].cand.p.mx == 2 &&
+            r[2].cand.compile_ms == 102.0);
   const db_candidate none = {0};
   cr_assert(memcmp(&r[1].cand, &none, sizeof none) == 0, "a cuBLAS rule's candidate is all zero");
   cr_assert_eq(nc, 4);
@@ -1476,17 +1479,18 @@ Test(db, the_same_parameters_under_two_routines_are_two_candidates)
   cr_assert(idz != idd && idd != idc && idz != idc, "three rows");
   OK(db_put_candidate(d, &z, &again));
   cr_assert_eq(again, idz, "the same routine's point is the same row");
-  OK(db_find_candidate(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, &again));
+  OK(db_find_candidate(d, &(symv_params){SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, SYMV_DSYMV}, &again));
   cr_assert_eq(again, idd);
-  OK(db_find_candidate(d, SYMV_ZHEMV, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, &again));
+  OK(db_find_candidate(d, &(symv_params){SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, SYMV_ZHEMV}, &again));
   cr_assert_eq(again, idz);
-  cr_assert_eq(db_find_candidate(d, SYMV_SSYMV, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, &again), SYMV_NOT_FOUND);
+  cr_assert_eq(db_find_candidate(d, &(symv_params){SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, SYMV_SSYMV}, &again),
+               SYMV_NOT_FOUND);
   cr_assert_not_null(strstr(db_errmsg(d), "ssymv"), "%s", db_errmsg(d));
   db_candidate got;
   OK(db_get_candidate(d, idz, &got));
-  cr_assert_eq(got.routine, SYMV_ZHEMV);
+  cr_assert_eq(got.p.routine, SYMV_ZHEMV);
   OK(db_get_candidate(d, idd, &got));
-  cr_assert_eq(got.routine, SYMV_DSYMV);
+  cr_assert_eq(got.p.routine, SYMV_DSYMV);
 
   /* results and timings stay with their row */
   db_candidate r = { .id = idz, .status = DB_VALID };
@@ -1500,7 +1504,7 @@ Test(db, the_same_parameters_under_two_routines_are_two_candidates)
 
   db_candidate *list;
   OK(db_list_candidates(d, SYMV_ZHEMV, -1, DB_ANY_FAMILY, &list, &k));
-  cr_assert(k == 1 && list[0].id == idz && list[0].routine == SYMV_ZHEMV);
+  cr_assert(k == 1 && list[0].id == idz && list[0].p.routine == SYMV_ZHEMV);
   free(list);
   OK(db_list_candidates(d, DB_ANY_ROUTINE, -1, DB_ANY_FAMILY, &list, &k));
   cr_assert_eq(k, 3, "DB_ANY_ROUTINE: every routine");
@@ -1553,14 +1557,14 @@ Test(db, the_same_parameters_under_two_routines_are_two_candidates)
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     db_candidate b = point_of(bad[i], SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
     cr_assert_eq(db_put_candidate(d, &b, NULL), SYMV_INVALID_VALUE, "%d", (int)bad[i]);
-    cr_assert_eq(db_find_candidate(d, bad[i], SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, &again), SYMV_INVALID_VALUE);
+    cr_assert_eq(db_find_candidate(d, &b.p, &again), SYMV_INVALID_VALUE);
     cr_assert_eq(db_list_candidates(d, bad[i], -1, DB_ANY_FAMILY, &list, &k), SYMV_INVALID_VALUE);
     cr_assert_eq(db_count_candidates(d, bad[i], DB_ANY_FAMILY, &n), SYMV_INVALID_VALUE);
     cr_assert_eq(db_time_table(d, bad[i], ns, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
   }
   db_candidate any = point_of(DB_ANY_ROUTINE, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
   cr_assert_eq(db_put_candidate(d, &any, NULL), SYMV_INVALID_VALUE, "a candidate has one routine");
-  cr_assert_eq(db_find_candidate(d, DB_ANY_ROUTINE, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, &again), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_find_candidate(d, &any.p, &again), SYMV_INVALID_VALUE);
   cr_assert_eq(db_time_table(d, DB_ANY_ROUTINE, ns, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
   close_ok(d);
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM candidate"), 3, "nothing bad was stored");
@@ -1662,7 +1666,7 @@ Test(db, the_latest_fit_is_that_of_the_routine_uplo_and_hot_asked)
     cr_assert_eq(f.routine, key[i].routine);
     cr_assert(f.uplo == key[i].uplo && f.hot == key[i].hot && f.hi == 1000 + i);
     cr_assert_eq(nr, 2);
-    cr_assert_eq(r[0].cand.routine, key[i].routine);
+    cr_assert_eq(r[0].cand.p.routine, key[i].routine);
     free(r);
   }
   /* none of (dsymv, U, hot) or of ssymv: NOT_FOUND, saying which */
@@ -2049,10 +2053,10 @@ static void migrate_shipped(const char *name)
               "%s rule %d: predicted times", name, i);
     cr_assert_eq(r[i].cand.id, rules[i].cand, "%s rule %d: candidate id", name, i);
     if (rules[i].cand) {
-      cr_assert_eq(r[i].cand.routine, SYMV_DSYMV);
-      cr_assert_str_eq(symv_family_name(r[i].cand.family), rules[i].family);
-      cr_assert(r[i].cand.block_size == rules[i].block_size && r[i].cand.ux == rules[i].ux &&
-                r[i].cand.multiplicity == rules[i].multiplicity && r[i].cand.mx == rules[i].mx &&
+      cr_assert_eq(r[i].cand.p.routine, SYMV_DSYMV);
+      cr_assert_str_eq(symv_family_name(r[i].cand.p.family), rules[i].family);
+      cr_assert(r[i].cand.p.block_size == rules[i].block_size && r[i].cand.p.ux == rules[i].ux &&
+                r[i].cand.p.multiplicity == rules[i].multiplicity && r[i].cand.p.mx == rules[i].mx &&
                 r[i].cand.status == DB_VALID, "%s rule %d: candidate parameters", name, i);
     }
   }
@@ -2139,7 +2143,7 @@ Test(db, a_read_only_open_of_a_version_3_file_sees_its_wal)
   db_candidate c;
   OK(db_get_candidate(d, 1, &c));
   cr_assert_str_eq(c.detail, "in the wal");
-  cr_assert_eq(c.routine, SYMV_DSYMV);
+  cr_assert_eq(c.p.routine, SYMV_DSYMV);
   db_counts n;
   OK(db_count_candidates(d, SYMV_DSYMV, DB_ANY_FAMILY, &n));
   cr_assert_eq(n.total, 17192);
@@ -2354,12 +2358,12 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
   db_rule *r;
   size_t nr;
   OK(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &f, &r, &nr, NULL, NULL));
-  cr_assert(f.id == any.id && !f.deterministic && nr == 2 && r[0].cand.family == SYMV_FAMILY_PIPE);
+  cr_assert(f.id == any.id && !f.deterministic && nr == 2 && r[0].cand.p.family == SYMV_FAMILY_PIPE);
   free(r);
   OK(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 1, &f, &r, &nr, NULL, NULL));
   cr_assert(f.id == det.id && f.deterministic && nr == 3);
-  cr_assert_eq(r[0].cand.family, SYMV_FAMILY_PANEL);
-  cr_assert_eq(r[1].cand.family, SYMV_FAMILY_LU);
+  cr_assert_eq(r[0].cand.p.family, SYMV_FAMILY_PANEL);
+  cr_assert_eq(r[1].cand.p.family, SYMV_FAMILY_LU);
   cr_assert_str_eq(r[2].kernel, DB_KERNEL_CUBLAS);
   free(r);
   cr_assert_eq(db_latest_fit_class(d, SYMV_DSYMV, 'U', 0, 1, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
@@ -2419,7 +2423,7 @@ Test(db, pipe_det_is_a_deterministic_kernel)
   size_t nr;
   OK(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 1, &f, &got, &nr, NULL, NULL));
   cr_assert(f.id == det.id && f.deterministic && nr == 3);
-  cr_assert_eq(got[1].cand.family, SYMV_FAMILY_PIPE_DET);
+  cr_assert_eq(got[1].cand.p.family, SYMV_FAMILY_PIPE_DET);
   cr_assert_eq(got[1].cand.id, pd);
   free(got);
   close_ok(d);

@@ -195,7 +195,7 @@ static db *fresh(const char *path)
 
 static long long add_candidate(db *d, symv_family family, int b, int ux, int m, int mx, db_status status)
 {
-  db_candidate c = {.routine = SYMV_DSYMV, .family = family, .block_size = b, .ux = ux, .multiplicity = m, .mx = mx};
+  db_candidate c = {.p = {family, b, ux, m, mx, SYMV_DSYMV}};
   long long id;
   OK(db_put_candidate(d, &c, &id));
   c.id = id;
@@ -387,14 +387,14 @@ Test(fit, merged_rules_follow_the_true_winners_and_ignore_spikes) { rules_follow
  * survives as that size's fastest. */
 Test(fit, pipe_det_units_and_tiles_each_get_a_champion)
 {
-  db_candidate c = {.family = SYMV_FAMILY_PIPE_DET};
-  c.mx = 0;
+  db_candidate c = {.p.family = SYMV_FAMILY_PIPE_DET};
+  c.p.mx = 0;
   const int tiles = sweep_sieve_family(&c);
-  c.mx = 3;
+  c.p.mx = 3;
   const int units = sweep_sieve_family(&c);
   cr_assert_eq(tiles, SYMV_FAMILY_PIPE_DET);
   cr_assert_neq(units, tiles);
-  c.family = SYMV_FAMILY_PIPE;
+  c.p.family = SYMV_FAMILY_PIPE;
   cr_assert_eq(sweep_sieve_family(&c), SYMV_FAMILY_PIPE, "pipe has no units: MX is its stages alone");
 
   char p[256];
@@ -1574,8 +1574,8 @@ Test(fit, steps_of_a_persistent_kernel_are_fitted_where_a_smooth_fit_misses_them
     double worst[2] = {0, 0}, rms[2] = {0, 0};
     for (int steps = 0; steps < 2; steps++) {
       fit_curve c = {.kernel = DB_KERNEL_CANDIDATE, .nsamples = k, .n = ns, .us = us};
-      c.cand.family = SYMV_FAMILY_PIPE;
-      c.cand.block_size = 256, c.cand.ux = 64, c.cand.multiplicity = 2;
+      c.cand.p.family = SYMV_FAMILY_PIPE;
+      c.cand.p.block_size = 256, c.cand.p.ux = 64, c.cand.p.multiplicity = 2;
       c.grid_blocks = steps ? 264 : 0, c.step_width = steps ? 64 : 0;
       c.rejected = calloc(k, 1);
       cr_assert_eq(fit_curve_compute(&c, ns[0], ns[k - 1], 0), 0);
@@ -1656,8 +1656,8 @@ Test(fit, a_step_sampled_on_both_sides_gets_its_own_jump)
       }
       cr_assert(pairs || m <= sparse);
       fit_curve c = {.kernel = DB_KERNEL_CANDIDATE, .nsamples = m, .n = n2, .us = u2, .grid_blocks = 264, .step_width = 64};
-      c.cand.family = SYMV_FAMILY_PIPE;
-      c.cand.block_size = 256, c.cand.ux = 64, c.cand.multiplicity = 2;
+      c.cand.p.family = SYMV_FAMILY_PIPE;
+      c.cand.p.block_size = 256, c.cand.p.ux = 64, c.cand.p.multiplicity = 2;
       c.rejected = calloc(m, 1);
       cr_assert_eq(fit_curve_compute(&c, n2[0], n2[m - 1], 0), 0);
       cr_assert_eq(c.nsteps, FIT_STEP_MAX);

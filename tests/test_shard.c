@@ -197,10 +197,9 @@ Test(devices, two_gpus_share_the_work_a_dying_and_a_hanging_worker_are_restarted
   cr_assert_eq(na, nb);
   int faults = 0, timeouts = 0, on[2] = {0, 0};
   for (size_t i = 0; i < nb; i++) {
-    cr_assert_neq(lb[i].status, DB_PENDING, "%s:%d,%d,%d,%d left pending", symv_family_name(lb[i].family), lb[i].block_size, lb[i].ux,
-                  lb[i].multiplicity, lb[i].mx);
     char point[64];
-    snprintf(point, sizeof point, "%s:%d,%d,%d,%d", symv_family_name(lb[i].family), lb[i].block_size, lb[i].ux, lb[i].multiplicity, lb[i].mx);
+    symv_params_format(&lb[i].p, point, sizeof point);
+    cr_assert_neq(lb[i].status, DB_PENDING, "%s left pending", point);
     if (lb[i].status == DB_INVALID) {
       if (lb[i].reason == DB_REASON_FAULT) {
         faults++;
@@ -214,7 +213,7 @@ Test(devices, two_gpus_share_the_work_a_dying_and_a_hanging_worker_are_restarted
     }
     /* the same fate as on one GPU, and a time that says which GPU measured it */
     long long id;
-    cr_assert_eq(db_find_candidate(a, SYMV_DSYMV, lb[i].family, lb[i].block_size, lb[i].ux, lb[i].multiplicity, lb[i].mx, &id), 0);
+    cr_assert_eq(db_find_candidate(a, &lb[i].p, &id), 0);
     db_candidate ca;
     cr_assert_eq(db_get_candidate(a, id, &ca), 0);
     cr_assert_eq(ca.status, DB_VALID);
@@ -410,16 +409,12 @@ Test(merge, the_shipped_h200_database_split_into_shards_and_merged_is_the_same, 
   cr_assert_eq(db_list_candidates(src, SYMV_DSYMV, -1, DB_ANY_FAMILY, &c, &n), 0);
   size_t kept = 0;
   for (size_t i = 0; i < n; i++)
-    if (c[i].family != SYMV_FAMILY_ATOMIC || (c[i].block_size == 64 && c[i].mx < 2)) c[kept++] = c[i];
+    if (c[i].p.family != SYMV_FAMILY_ATOMIC || (c[i].p.block_size == 64 && c[i].p.mx < 2)) c[kept++] = c[i];
   n = kept;
   cr_assert_eq(n, 1592);
   symv_params *sp = calloc(n, sizeof *sp);
   int *shard = malloc(sizeof *shard * n);
-  for (size_t i = 0; i < n; i++) {
-    sp[i].family = c[i].family;
-    sp[i].block_size = c[i].block_size, sp[i].ux = c[i].ux, sp[i].multiplicity = c[i].multiplicity, sp[i].mx = c[i].mx;
-    sp[i].routine = SYMV_DSYMV;
-  }
+  for (size_t i = 0; i < n; i++) sp[i] = c[i].p;
   enum { N = 4 };
   int ns[] = {256, 768, 2048, 6144, 16384};
   db_shard row = {.k = 0, .n = N, .uplo = 'L', .hot = 0, .space_size = (long long)n};
@@ -484,7 +479,7 @@ Test(merge, the_shipped_h200_database_split_into_shards_and_merged_is_the_same, 
   for (size_t i = 0; i < n; i++) {
     long long id;
     db_candidate x;
-    cr_assert_eq(db_find_candidate(m, SYMV_DSYMV, c[i].family, c[i].block_size, c[i].ux, c[i].multiplicity, c[i].mx, &id), 0);
+    cr_assert_eq(db_find_candidate(m, &c[i].p, &id), 0);
     cr_assert_eq(db_get_candidate(m, id, &x), 0);
     cr_assert(x.status == c[i].status && x.reason == c[i].reason && !strcmp(x.detail, c[i].detail));
     db_measurement *ma, *mb;

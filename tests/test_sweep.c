@@ -57,7 +57,10 @@ static db_candidate find(db *d, symv_family family, int bs, int ux, int m, int m
 {
   long long id;
   db_candidate c;
-  cr_assert_eq(db_find_candidate(d, SYMV_DSYMV, family, bs, ux, m, mx, &id), 0, "%s:%d,%d,%d,%d missing", symv_family_name(family), bs, ux, m, mx);
+  const symv_params p = {family, bs, ux, m, mx, SYMV_DSYMV};
+  char point[64];
+  symv_params_format(&p, point, sizeof point);
+  cr_assert_eq(db_find_candidate(d, &p, &id), 0, "%s missing", point);
   cr_assert_eq(db_get_candidate(d, id, &c), 0);
   return c;
 }
@@ -178,16 +181,18 @@ Test(sweep, pruned_candidates_are_really_slower_than_the_best, .init = setup, .f
     size_t nm;
     if (!(tfull[i] > 0)) continue;
     const db_candidate *c = &list[i];
-    const long long id = find(dp, c->family, c->block_size, c->ux, c->multiplicity, c->mx).id;
+    char point[64];
+    symv_params_format(&c->p, point, sizeof point);
+    long long id;
+    cr_assert_eq(db_find_candidate(dp, &c->p, &id), 0, "%s missing", point);
     cr_assert_eq(db_candidate_measurements(dp, id, DB_STAGE_SWEEP, 'L', 0, &ml, &nm), 0);
     if (nm == 1 && ml[0].batches == 1) {
       int faster = 0; /* 25 or more: not among the 25 that earn champion points */
       for (size_t j = 0; j < n; j++) faster += tfull[j] > 0 && tfull[j] < tfull[i];
       npruned++;
       cr_expect(faster >= 25 && tfull[i] > 1.2 * best,
-                "%s:%d,%d,%d,%d pruned at %.2f us, but takes %.2f us (rank %d) against the best %.2f",
-                c->family, c->block_size, c->ux, c->multiplicity, c->mx, ml[0].median_us, tfull[i], faster + 1,
-                best);
+                "%s pruned at %.2f us, but takes %.2f us (rank %d) against the best %.2f", point, ml[0].median_us,
+                tfull[i], faster + 1, best);
     }
     free(ml);
   }

@@ -635,14 +635,14 @@ Test(wisdom, export_round_trip_of_all_six_routines, .timeout = 600)
       if (!strcmp(r[i].kernel, DB_KERNEL_CANDIDATE)) {
         cr_assert_geq(wr->kernel, 0);
         const symv_wisdom_cand *c = &w.cands[wr->kernel];
-        cr_expect_eq(c->p.family, r[i].cand.family);
-        cr_expect_eq(c->p.block_size, r[i].cand.block_size);
-        cr_expect_eq(c->p.ux, r[i].cand.ux);
-        cr_expect_eq(c->p.multiplicity, r[i].cand.multiplicity);
-        cr_expect_eq(c->p.mx, r[i].cand.mx);
+        cr_expect_eq(c->p.family, r[i].cand.p.family);
+        cr_expect_eq(c->p.block_size, r[i].cand.p.block_size);
+        cr_expect_eq(c->p.ux, r[i].cand.p.ux);
+        cr_expect_eq(c->p.multiplicity, r[i].cand.p.multiplicity);
+        cr_expect_eq(c->p.mx, r[i].cand.p.mx);
         cr_expect_eq(c->p.routine, ro);
         cr_expect_eq(c->regs, r[i].cand.regs_per_thread);
-        cr_expect_eq(c->occupancy, r[i].cand.multiplicity);
+        cr_expect_eq(c->occupancy, r[i].cand.p.multiplicity);
       } else {
         cr_expect_eq(wr->kernel, strcmp(r[i].kernel, DB_KERNEL_CUBLAS) ? SYMV_WISDOM_CUBLAS_ATOMICS
                                                                         : SYMV_WISDOM_CUBLAS, "%s", r[i].kernel);

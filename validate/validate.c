@@ -225,7 +225,7 @@ static size_t rejudge(const fit_set *s, const db_rule *rules, size_t nrules, db_
  * the candidate's, or "cuBLAS" for both cuBLAS modes. */
 static const char *curve_family(const fit_curve *c)
 {
-  return strcmp(c->kernel, DB_KERNEL_CANDIDATE) ? "cuBLAS" : symv_family_name(c->cand.family);
+  return strcmp(c->kernel, DB_KERNEL_CANDIDATE) ? "cuBLAS" : symv_family_name(c->cand.p.family);
 }
 
 /*
@@ -426,13 +426,12 @@ static int time_rounds(sweep_worker *w, const sweep_opts *so, const validate_opt
             memcpy(&rt->lran[(size_t)at * LIB_KERNEL_LEN], &kr[(size_t)i * LIB_KERNEL_LEN], LIB_KERNEL_LEN);
         }
       } else if (!strcmp(fc->kernel, DB_KERNEL_CANDIDATE)) {
-        symv_params p;
-        if (sweep_params_of(&fc->cand, &p)) {
+        if (symv_params_check(&fc->cand.p, NULL, 0)) {
           dead[k] = 1;
           continue;
         }
         char pt[64];
-        symv_params_format(&p, pt, sizeof pt);
+        symv_params_format(&fc->cand.p, pt, sizeof pt);
         snprintf(what, sizeof what, "cand %s", pt);
       } else {
         snprintf(what, sizeof what, "base %s", fc->kernel);
