@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "routine.h"
 #include "symv_error.h"
 
 /* ---- Bench runs (schema version 7) ------------------------------------------ */
@@ -49,8 +50,7 @@ int db_put_bench(db *d, db_bench_run *run, const db_bench_result *r, size_t nr)
                    run->cc_minor, run->sm_count, run->copy_gbs, run->complete);
   for (size_t i = 0; i < nr; i++) {
     const db_bench_result *b = &r[i];
-    int status = field_ok(b->routine, sizeof b->routine, 0) ? db_check_routine(d, fn, b->routine, 0)
-                 : db_fail(d, SYMV_INVALID_VALUE, "%s: result %zu: an unterminated routine", fn, i);
+    int status = db_check_routine(d, fn, b->routine, 0);
     if (status) return status;
     if ((b->uplo != 'L' && b->uplo != 'U') || b->n < 1 || b->n > DB_N_MAX ||
         !field_ok(b->kernel, sizeof b->kernel, 0) || !positive_or_nan(b->libsymv_us, 0) ||
@@ -63,9 +63,9 @@ int db_put_bench(db *d, db_bench_run *run, const db_bench_result *r, size_t nr)
                      b->kernel, b->libsymv_us, b->cublas_us, b->cublas_atomics_us, b->openblas_us, b->floor_us,
                      b->residual, b->pct_copy);
     for (size_t j = 0; j < i; j++)
-      if (r[j].n == b->n && r[j].uplo == b->uplo && !strcmp(r[j].routine, b->routine))
+      if (r[j].n == b->n && r[j].uplo == b->uplo && r[j].routine == b->routine)
         return db_fail(d, SYMV_INVALID_VALUE, "%s: results %zu and %zu are both %s, uplo %c, n = %d", fn, j, i,
-                       b->routine, b->uplo, b->n);
+                       symv_routine_name(b->routine), b->uplo, b->n);
   }
   if (!sqlite3_get_autocommit(d->conn))
     return db_fail(d, SYMV_DB, "%s: called inside a transaction", fn);
@@ -86,7 +86,7 @@ int db_put_bench(db *d, db_bench_run *run, const db_bench_result *r, size_t nr)
                      "INSERT INTO bench_result (run_id, routine, uplo, n, kernel, libsymv_us, cublas_us, "
                      "cublas_atomics_us, openblas_us, floor_us, residual, pct_copy) "
                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     "ItcitdddDDDD", id, b->routine, b->uplo, b->n, b->kernel, b->libsymv_us, b->cublas_us,
+                     "ItcitdddDDDD", id, symv_routine_name(b->routine), b->uplo, b->n, b->kernel, b->libsymv_us, b->cublas_us,
                      b->cublas_atomics_us, b->openblas_us, b->floor_us, b->residual, b->pct_copy);
   }
   char created[sizeof run->created] = "";

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "routine.h"
 #include "symv_error.h"
 #include "../kernels/symv_mx.h"
 
@@ -23,32 +24,31 @@
 int db_read_candidate(db *d, sqlite3_stmt *st, const char *what,
                    db_candidate *c)
 {
-  char routine[16], status[16], reason[16];
+  char status[16], reason[16];
   memset(c, 0, sizeof *c);
   c->id = sqlite3_column_int64(st, 0);
-  int rc = db_col_text(d, st, 1, routine, sizeof routine, what);
-  if (rc == 0) rc = db_col_text(d, st, 2, c->family, sizeof c->family, what);
+  char who[48];
+  snprintf(who, sizeof who, "candidate %lld", c->id);
+  symv_params *p = &c->p;
+  int rc = db_col_routine(d, st, 1, who, &p->routine);
+  if (rc == 0) rc = db_col_family(d, st, 2, who, &p->family);
   if (rc == 0) rc = db_col_text(d, st, 7, status, sizeof status, what);
   if (rc == 0) rc = db_col_text(d, st, 8, reason, sizeof reason, what);
   if (rc == 0) rc = db_col_text(d, st, 9, c->detail, sizeof c->detail, what);
   if (rc) return rc;
-  char who[48];
-  snprintf(who, sizeof who, "candidate %lld", c->id);
-  rc = db_col_int(d, st, 3, 0, SYMV_BLOCK_SIZE_MAX, who, "BLOCK_SIZE", &c->block_size);
-  if (rc == 0) rc = db_col_int(d, st, 4, 0, SYMV_UX_MAX, who, "UX", &c->ux);
-  if (rc == 0) rc = db_col_int(d, st, 5, 0, SYMV_MULTIPLICITY_MAX, who, "MULTIPLICITY", &c->multiplicity);
-  if (rc == 0) rc = db_col_int(d, st, 6, 0, SYMV_MX_COUNT - 1, who, "MX", &c->mx);
+  rc = db_col_int(d, st, 3, 0, SYMV_BLOCK_SIZE_MAX, who, "BLOCK_SIZE", &p->block_size);
+  if (rc == 0) rc = db_col_int(d, st, 4, 0, SYMV_UX_MAX, who, "UX", &p->ux);
+  if (rc == 0) rc = db_col_int(d, st, 5, 0, SYMV_MULTIPLICITY_MAX, who, "MULTIPLICITY", &p->multiplicity);
+  if (rc == 0) rc = db_col_int(d, st, 6, 0, SYMV_MX_COUNT - 1, who, "MX", &p->mx);
   if (rc == 0) rc = db_col_int(d, st, 11, 0, DB_REGS_MAX, who, "regs_per_thread", &c->regs_per_thread);
   if (rc == 0) rc = db_col_int(d, st, 12, 0, INT_MAX, who, "attempts", &c->attempts);
   if (rc) return rc;
   c->compile_ms = sqlite3_column_double(st, 10);
   int s = db_name_index(status_names, DB_STATUS_COUNT, status);
   int r = db_name_index(reason_names, DB_REASON_COUNT, reason);
-  if (s < 0 || r < 0 || db_routine_index(routine) < 0)
-    return db_fail(d, SYMV_DB_CORRUPT, "candidate %lld has routine '%s' status "
-                   "'%s' reason '%s', which this program does not know", c->id,
-                   routine, status, reason);
-  snprintf(c->routine, sizeof c->routine, "%.7s", routine);  /* checked: < 8 */
+  if (s < 0 || r < 0)
+    return db_fail(d, SYMV_DB_CORRUPT, "candidate %lld has status '%s' reason "
+                   "'%s', which this program does not know", c->id, status, reason);
   c->status = (db_status)s;
   c->reason = (db_reason)r;
   return 0;
@@ -61,28 +61,26 @@ static int candidate_row(db *d, sqlite3_stmt *st, const char *what, void *elem, 
   return db_read_candidate(d, st, what, elem);
 }
 
-static int check_point(db *d, const char *fn, const char *routine,
-                       const char *family, int block_size, int ux,
-                       int multiplicity, int mx)
+/* A point to bind: routine and family of the registry, each parameter in
+ * 0..its limit (db.h). */
+static int check_point(db *d, const char *fn, const symv_params *p)
 {
-  int status = db_check_routine(d, fn, routine, 0);
+  if (!p) return db_fail(d, SYMV_INVALID_VALUE, "%s: no point", fn);
+  int status = db_check_routine(d, fn, p->routine, 0);
+  if (status == 0) status = db_check_family(d, fn, p->family, 0);
   if (status) return status;
-  if (!db_text_ok(family, sizeof ((db_candidate *)0)->family) || block_size < 0 ||
-      block_size > SYMV_BLOCK_SIZE_MAX || ux < 0 || ux > SYMV_UX_MAX ||
-      multiplicity < 0 || multiplicity > SYMV_MULTIPLICITY_MAX || mx < 0 ||
-      mx >= SYMV_MX_COUNT)
-    return db_fail(d, SYMV_INVALID_VALUE, "%s: bad candidate (family '%.20s', "
+  if (p->block_size < 0 || p->block_size > SYMV_BLOCK_SIZE_MAX || p->ux < 0 || p->ux > SYMV_UX_MAX ||
+      p->multiplicity < 0 || p->multiplicity > SYMV_MULTIPLICITY_MAX || p->mx < 0 ||
+      p->mx >= SYMV_MX_COUNT)
+    return db_fail(d, SYMV_INVALID_VALUE, "%s: bad candidate (family %s, "
                    "BLOCK_SIZE %d, UX %d, MULTIPLICITY %d, MX %d)", fn,
-                   family ? family : "(null)", block_size, ux, multiplicity, mx);
+                   symv_family_name(p->family), p->block_size, p->ux, p->multiplicity, p->mx);
   return 0;
 }
 
-int db_find_candidate(db *d, const char *routine, const char *family,
-                      int block_size, int ux, int multiplicity, int mx,
-                      long long *id)
+int db_find_candidate(db *d, const symv_params *p, long long *id)
 {
-  int status = check_point(d, "db_find_candidate", routine, family, block_size,
-                           ux, multiplicity, mx);
+  int status = check_point(d, "db_find_candidate", p);
   if (status) return status;
   static const char what[] = "SELECT id FROM candidate";
   sqlite3_stmt *st;
@@ -90,12 +88,14 @@ int db_find_candidate(db *d, const char *routine, const char *family,
   status = db_query(d, &st, what,
                     "SELECT id FROM candidate WHERE routine = ? AND family = ? "
                     "AND block_size = ? AND ux = ? AND multiplicity = ? AND mx = ?",
-                    "ttiiii", routine, family, block_size, ux, multiplicity, mx);
+                    "ttiiii", symv_routine_name(p->routine), symv_family_name(p->family),
+                    p->block_size, p->ux, p->multiplicity, p->mx);
   if (status) return status;
   status = db_next(d, st, what, &row);
   if (status == 0 && !row)
     status = db_fail(d, SYMV_NOT_FOUND, "no %s candidate %s b%d u%d m%d x%d",
-                     routine, family, block_size, ux, multiplicity, mx);
+                     symv_routine_name(p->routine), symv_family_name(p->family), p->block_size,
+                     p->ux, p->multiplicity, p->mx);
   if (status == 0 && id) *id = sqlite3_column_int64(st, 0);
   return db_end(d, st, what, status);
 }
@@ -103,18 +103,16 @@ int db_find_candidate(db *d, const char *routine, const char *family,
 int db_put_candidate(db *d, const db_candidate *c, long long *id)
 {
   if (!c) return db_fail(d, SYMV_INVALID_VALUE, "db_put_candidate: no candidate");
-  int status = check_point(d, "db_put_candidate", c->routine, c->family,
-                           c->block_size, c->ux, c->multiplicity, c->mx);
+  const symv_params *p = &c->p;
+  int status = check_point(d, "db_put_candidate", p);
   if (status == 0)
     status = db_exec(d, "INSERT INTO candidate",
                      "INSERT INTO candidate (routine, family, block_size, ux, "
                      "multiplicity, mx) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT "
                      "(routine, family, block_size, ux, multiplicity, mx) DO NOTHING",
-                     "ttiiii", c->routine, c->family, c->block_size, c->ux,
-                     c->multiplicity, c->mx);
-  if (status == 0)
-    status = db_find_candidate(d, c->routine, c->family, c->block_size, c->ux,
-                               c->multiplicity, c->mx, id);
+                     "ttiiii", symv_routine_name(p->routine), symv_family_name(p->family),
+                     p->block_size, p->ux, p->multiplicity, p->mx);
+  if (status == 0) status = db_find_candidate(d, p, id);
   return status;
 }
 
@@ -191,12 +189,13 @@ int db_start_attempt(db *d, long long id, int *attempts)
   return status;
 }
 
-int db_list_candidates(db *d, const char *routine, int status_filter,
-                       const char *family, db_candidate **list, size_t *count)
+int db_list_candidates(db *d, symv_routine routine, int status_filter,
+                       symv_family family, db_candidate **list, size_t *count)
 {
   *list = NULL;
   *count = 0;
   int status = db_check_routine(d, "db_list_candidates", routine, 1);
+  if (status == 0) status = db_check_family(d, "db_list_candidates", family, 1);
   if (status) return status;
   if (status_filter < -1 || status_filter >= DB_STATUS_COUNT)
     return db_fail(d, SYMV_INVALID_VALUE, "db_list_candidates: status %d",
@@ -207,16 +206,18 @@ int db_list_candidates(db *d, const char *routine, int status_filter,
     "SELECT " CANDIDATE_COLUMNS " FROM candidate "
     "WHERE (?1 IS NULL OR routine = ?1) AND (?2 IS NULL OR status = ?2) "
     "AND (?3 IS NULL OR family = ?3) ORDER BY id",
-    "ttt", routine, status_filter < 0 ? NULL : status_names[status_filter], family);
+    "ttt", db_routine_key(routine), status_filter < 0 ? NULL : status_names[status_filter],
+    db_family_key(family));
   if (status) return status;
   return db_collect(d, st, what, sizeof **list, candidate_row, NULL, (void **)list, count);
 }
 
-int db_count_candidates(db *d, const char *routine, const char *family,
+int db_count_candidates(db *d, symv_routine routine, symv_family family,
                         db_counts *out)
 {
   memset(out, 0, sizeof *out);
   int status = db_check_routine(d, "db_count_candidates", routine, 1);
+  if (status == 0) status = db_check_family(d, "db_count_candidates", family, 1);
   if (status) return status;
   static const char what[] = "SELECT count(*) FROM candidate";
   sqlite3_stmt *st;
@@ -224,7 +225,8 @@ int db_count_candidates(db *d, const char *routine, const char *family,
   status = db_query(d, &st, what,
     "SELECT status, reason, count(*) FROM candidate "
     "WHERE (?1 IS NULL OR routine = ?1) AND (?2 IS NULL OR family = ?2) "
-    "GROUP BY status, reason", "tt", routine, family);
+    "GROUP BY status, reason", "tt", db_routine_key(routine),
+    db_family_key(family));
   if (status) return status;
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
     char s[16], r[16];
@@ -246,10 +248,10 @@ int db_count_candidates(db *d, const char *routine, const char *family,
 }
 
 int db_list_routines(db *d, db_routines_of what_of,
-                     char (*names)[DB_ROUTINE_SIZE], size_t max, size_t *count)
+                     symv_routine *routines, size_t max, size_t *count)
 {
   if (count) *count = 0;
-  if (!count || (max > 0 && !names) ||
+  if (!count || (max > 0 && !routines) ||
       (what_of != DB_ROUTINES_CANDIDATES && what_of != DB_ROUTINES_FITS))
     return db_fail(d, SYMV_INVALID_VALUE, "db_list_routines: bad argument "
                    "(what %d)", (int)what_of);
@@ -260,24 +262,19 @@ int db_list_routines(db *d, db_routines_of what_of,
                              "SELECT DISTINCT routine FROM fit" :
                              "SELECT DISTINCT routine FROM candidate", "");
   if (status) return status;
-  int have[DB_ROUTINE_COUNT] = { 0 };
+  int have[SYMV_ROUTINE_COUNT] = { 0 };
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
-    char name[16];
-    if ((status = db_col_text(d, st, 0, name, sizeof name, what))) break;
-    int i = db_routine_index(name);
-    if (i < 0) {
-      status = db_fail(d, SYMV_DB_CORRUPT, "a stored routine '%s' is not one "
-                       "this program knows", name);
-      break;
-    }
-    have[i] = 1;
+    symv_routine r;
+    if ((status = db_col_routine(d, st, 0, what_of == DB_ROUTINES_FITS ? "a fit" : "a candidate", &r))) break;
+    have[r] = 1;
   }
   status = db_end(d, st, what, status);
   if (status) return status;
   size_t n = 0;
-  for (int i = 0; i < DB_ROUTINE_COUNT; i++) {
-    if (!have[i]) continue;
-    if (n < max) snprintf(names[n], DB_ROUTINE_SIZE, "%s", routine_names[i]);
+  for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
+    const symv_routine r = symv_routine_order(i);
+    if (!have[r]) continue;
+    if (n < max) routines[n] = r;
     n++;
   }
   *count = n;

@@ -29,6 +29,8 @@
 
 #include <stddef.h>
 
+#include "params.h"
+
 /* PRAGMA application_id of every symvtune database: "SYMV" in ASCII. */
 #define DB_APPLICATION_ID 0x53594D56
 
@@ -54,11 +56,17 @@
 
 typedef struct db db;
 
-/* Routines: the BLAS names in lower case, as stored. DB_ROUTINE_SIZE holds
- * the longest with its NUL; the canonical order, that of db_routine_name and
- * db_list_routines, is ssymv, dsymv, csymv, zsymv, chemv, zhemv. */
-#define DB_ROUTINE_SIZE 8
-#define DB_ROUTINE_COUNT 6
+/* Routines cross this interface as the registry's symv_routine
+ * (core/params.h, core/routine.h); the database stores their names in lower
+ * case ("dsymv"), and a stored name this program does not know is
+ * SYMV_DB_CORRUPT. A routine filter of a list or count is a symv_routine,
+ * or DB_ANY_ROUTINE for every routine. */
+#define DB_ANY_ROUTINE SYMV_ROUTINE_COUNT
+
+/* Kernel families likewise cross it as the registry's symv_family
+ * (core/params.h), stored by name ("pipe_det"); DB_ANY_FAMILY is the
+ * filter for every family. */
+#define DB_ANY_FAMILY SYMV_FAMILY_COUNT
 
 /* Status of a candidate: the order of the X-macro is the enum's order. */
 #define DB_STATUS_MAP(XX) \
@@ -123,12 +131,8 @@ typedef struct db_device {
 /* One point of the tuning space and what became of it. */
 typedef struct db_candidate {
   long long id;              /* row id, assigned by the database */
-  char routine[DB_ROUTINE_SIZE]; /* the routine it computes: "dsymv", "zhemv", ... */
-  char family[16];           /* kernel family: "atomic", "lu", "atomic_red" */
-  int block_size;            /* BLOCK_SIZE: threads per block */
-  int ux;                    /* UX: columns per block */
-  int multiplicity;          /* MULTIPLICITY: resident blocks per SM */
-  int mx;                    /* MX: index of the load-order permutation */
+  symv_params p;             /* the point: routine, family, BLOCK_SIZE, UX, MULTIPLICITY, MX
+                                (each in 0..its limit above; symv_params_check is stricter) */
   db_status status;          /* DB_PENDING, DB_VALID or DB_INVALID */
   db_reason reason;          /* why invalid; DB_REASON_NONE otherwise */
   char detail[512];          /* free text (compiler log excerpt, residual...); may be "" */
@@ -275,28 +279,28 @@ int db_rollback(db *d);
 /* ---- Candidates ---------------------------------------------------------- */
 
 /*
- * db_put_candidate: insert the point (c->routine, c->family, block_size, ux,
- * multiplicity, mx) as pending and set *id to its row id; if the point is
+ * db_put_candidate: insert the point c->p (routine, family, BLOCK_SIZE, UX,
+ * MULTIPLICITY, MX) as pending and set *id to its row id; if the point is
  * already there, leave its row as it is and return its existing id. The
  * other fields of *c are ignored. id may be NULL. The same parameters under
  * two routines are two candidates.
- * Errors: SYMV_INVALID_VALUE (routine not one of the six, empty or
- * unterminated family, a parameter < 0), SYMV_DB.
+ * Errors: SYMV_INVALID_VALUE (routine or family out of range, a parameter
+ * < 0 or past its limit), SYMV_DB.
  */
 int db_put_candidate(db *d, const db_candidate *c, long long *id);
 
 /*
- * db_find_candidate: the id of routine's point (family, block_size, ux,
- * multiplicity, mx). Errors: SYMV_NOT_FOUND, SYMV_INVALID_VALUE (unknown
- * routine, bad parameters), SYMV_DB.
+ * db_find_candidate: the id of the candidate at point *point (all six
+ * fields of it, routine included). Errors: SYMV_NOT_FOUND,
+ * SYMV_INVALID_VALUE (NULL point, routine or family out of range, a
+ * parameter < 0 or past its limit), SYMV_DB.
  */
-int db_find_candidate(db *d, const char *routine, const char *family,
-                      int block_size, int ux, int multiplicity, int mx,
-                      long long *id);
+int db_find_candidate(db *d, const symv_params *point, long long *id);
 
 /*
  * db_get_candidate: candidate `id` (routine included) into *out.
- * Errors: SYMV_NOT_FOUND, SYMV_DB.
+ * Errors: SYMV_NOT_FOUND, SYMV_DB_CORRUPT (a stored name or value this
+ * program does not know: a foreign or damaged database), SYMV_DB.
  */
 int db_get_candidate(db *d, long long id, db_candidate *out);
 
@@ -320,34 +324,37 @@ int db_start_attempt(db *d, long long id, int *attempts);
 
 /*
  * db_list_candidates: the candidates of `routine` (or of any routine if
- * NULL) with `status` (or any status if status is -1) and `family` (or any
- * family if NULL), in id order, as a malloc'ed array in *list (NULL when
+ * DB_ANY_ROUTINE) with `status` (or any status if status is -1) and `family` (or any
+ * family if DB_ANY_FAMILY), in id order, as a malloc'ed array in *list (NULL when
  * *count is 0) that the caller frees with free().
- * db_list_candidates(d, "dsymv", DB_PENDING, NULL, ...) is what a resumed
- * dsymv sweep still has to do.
- * Errors: SYMV_INVALID_VALUE (unknown routine, bad status), SYMV_NO_MEMORY,
- * SYMV_DB.
+ * db_list_candidates(d, SYMV_DSYMV, DB_PENDING, DB_ANY_FAMILY, ...) is
+ * what a resumed dsymv sweep still has to do.
+ * Errors: SYMV_INVALID_VALUE (routine or family out of range, bad status),
+ * SYMV_DB_CORRUPT (a stored name or value this program does not know),
+ * SYMV_NO_MEMORY, SYMV_DB.
  */
-int db_list_candidates(db *d, const char *routine, int status,
-                       const char *family, db_candidate **list,
+int db_list_candidates(db *d, symv_routine routine, int status,
+                       symv_family family, db_candidate **list,
                        size_t *count);
 
 /*
- * db_count_candidates: candidates of `routine` (any routine if NULL) and
- * `family` (any family if NULL) counted by status and reason into *out.
- * Errors: SYMV_INVALID_VALUE (unknown routine), SYMV_DB.
+ * db_count_candidates: candidates of `routine` (any routine if
+ * DB_ANY_ROUTINE) and `family` (any family if DB_ANY_FAMILY) counted by
+ * status and reason into *out.
+ * Errors: SYMV_INVALID_VALUE (routine or family out of range), SYMV_DB_CORRUPT (a
+ * stored status or reason this program does not know), SYMV_DB.
  */
-int db_count_candidates(db *d, const char *routine, const char *family,
+int db_count_candidates(db *d, symv_routine routine, symv_family family,
                         db_counts *out);
 
 /*
  * db_list_routines: the routines that have at least one candidate (what =
  * DB_ROUTINES_CANDIDATES) or at least one fit (DB_ROUTINES_FITS), in the
- * canonical order (ssymv, dsymv, csymv, zsymv, chemv, zhemv). *count is set
- * to how many there are; the first min(*count, max) names are copied into
- * names[] (each NUL-terminated). max = DB_ROUTINE_COUNT always suffices.
+ * canonical order (symv_routine_order: ssymv, dsymv, csymv, zsymv, chemv,
+ * zhemv). *count is set to how many there are; the first min(*count, max)
+ * are written to routines[]. max = SYMV_ROUTINE_COUNT always suffices.
  * `symvtune build` makes a library of every routine with a fit this way.
- * Errors: SYMV_INVALID_VALUE (bad what, NULL count, NULL names with max > 0),
+ * Errors: SYMV_INVALID_VALUE (bad what, NULL count, NULL routines with max > 0),
  * SYMV_DB_CORRUPT (a stored routine this program does not know), SYMV_DB.
  */
 typedef enum {
@@ -355,9 +362,8 @@ typedef enum {
   DB_ROUTINES_FITS        /* routines with fits */
 } db_routines_of;
 
-int db_list_routines(db *d, db_routines_of what,
-                     char (*names)[DB_ROUTINE_SIZE], size_t max,
-                     size_t *count);
+int db_list_routines(db *d, db_routines_of what, symv_routine *routines,
+                     size_t max, size_t *count);
 
 /* ---- Measurements and baselines ---------------------------------------- */
 
@@ -394,24 +400,24 @@ int db_candidate_measurements(db *d, long long id, db_stage stage, char uplo,
  * characters), replacing any earlier one at the same key (routine, name, n,
  * uplo, hot, stage). Baselines of two routines never mix.
  * Errors: as db_put_measurement, without SYMV_NOT_FOUND; SYMV_INVALID_VALUE
- * also for a routine not one of the six.
+ * also for a routine out of range.
  */
-int db_put_baseline(db *d, const char *routine, const char *name,
+int db_put_baseline(db *d, symv_routine routine, const char *name,
                     const db_measurement *m);
 
 /*
  * db_has_baseline: *found = 1 if `routine`'s baseline `name` has a timing at
- * (n, uplo, hot, stage), else 0. Errors: SYMV_INVALID_VALUE (unknown routine,
- * bad name or key), SYMV_DB.
+ * (n, uplo, hot, stage), else 0. Errors: SYMV_INVALID_VALUE (routine out
+ * of range, bad name or key), SYMV_DB.
  */
-int db_has_baseline(db *d, const char *routine, const char *name, int n,
+int db_has_baseline(db *d, symv_routine routine, const char *name, int n,
                     char uplo, int hot, db_stage stage, int *found);
 
 /*
  * db_baseline_measurements: as db_candidate_measurements, for `routine`'s
- * baseline `name`; SYMV_INVALID_VALUE also for an unknown routine.
+ * baseline `name`; SYMV_INVALID_VALUE also for a routine out of range.
  */
-int db_baseline_measurements(db *d, const char *routine, const char *name,
+int db_baseline_measurements(db *d, symv_routine routine, const char *name,
                              db_stage stage, char uplo, int hot,
                              db_measurement **list, size_t *count);
 
@@ -420,10 +426,11 @@ int db_baseline_measurements(db *d, const char *routine, const char *name,
  * `routine` at each of the nsizes sizes ns[], for one (uplo, hot, stage),
  * into *out; a candidate without a timing at a size gets NAN there. Sizes
  * must be >= 1.
- * Errors: SYMV_INVALID_VALUE (unknown routine, bad key), SYMV_NO_MEMORY,
- * SYMV_DB (*out is then empty).
+ * Errors: SYMV_INVALID_VALUE (routine out of range, bad key),
+ * SYMV_DB_CORRUPT (a stored candidate this program does not know),
+ * SYMV_NO_MEMORY, SYMV_DB (*out is then empty).
  */
-int db_time_table(db *d, const char *routine, const int *ns, size_t nsizes,
+int db_time_table(db *d, symv_routine routine, const int *ns, size_t nsizes,
                   char uplo, int hot, db_stage stage, db_times *out);
 
 /* db_times_free: free what db_time_table allocated; zeroes *t. */
@@ -462,7 +469,7 @@ int db_run_end(db *d, long long run_id, double compile_s, double measure_s);
  * table 'shard'").
  */
 typedef struct db_shard {
-  char routine[DB_ROUTINE_SIZE]; /* the routine swept */
+  symv_routine routine;      /* the routine swept */
   char space[17];            /* fingerprint of the whole space (16 hex digits, measure/shard.h) */
   int k;                     /* this shard, 0..n-1 */
   int n;                     /* shards of the space, 1..4096 */
@@ -478,19 +485,21 @@ typedef struct db_shard {
  * db_put_shard: record *s (replacing the row of the same routine, space,
  * k, n and source), creating the table on first use. Call it inside or
  * outside a transaction.
- * Errors: SYMV_INVALID_VALUE (unknown routine, space not 16 hex digits,
+ * Errors: SYMV_INVALID_VALUE (routine out of range, space not 16 hex digits,
  * k or n out of range, counts < 0, bad uplo or hot, empty sizes), SYMV_DB.
  */
 int db_put_shard(db *d, const db_shard *s);
 
 /*
- * db_list_shards: the shard rows of `routine` (any routine if NULL),
- * ordered by routine, space, n, k, source, as a malloc'ed array in *list
- * (NULL when *count is 0; free()). A database without the table has none.
- * Errors: SYMV_INVALID_VALUE (unknown routine), SYMV_DB_CORRUPT (values out
- * of range), SYMV_NO_MEMORY, SYMV_DB.
+ * db_list_shards: the shard rows of `routine` (any routine if
+ * DB_ANY_ROUTINE), ordered by routine name, space, n, k, source, as a
+ * malloc'ed array in *list (NULL when *count is 0; free()). A database
+ * without the table has none.
+ * Errors: SYMV_INVALID_VALUE (routine out of range), SYMV_DB_CORRUPT (values
+ * out of range, a routine this program does not know), SYMV_NO_MEMORY,
+ * SYMV_DB.
  */
-int db_list_shards(db *d, const char *routine, db_shard **list, size_t *count);
+int db_list_shards(db *d, symv_routine routine, db_shard **list, size_t *count);
 
 /* ---- Fits and dispatch rules (schema version 3; by routine since 4) ------- */
 
@@ -521,7 +530,7 @@ typedef struct db_rule {
 /* A fit: the rules made from the dense samples of one (routine, uplo, hot). */
 typedef struct db_fit {
   long long id;              /* row id */
-  char routine[DB_ROUTINE_SIZE]; /* the routine: its candidates and baselines were fitted */
+  symv_routine routine;      /* the routine: its candidates and baselines were fitted */
   char created[32];          /* UTC ISO-8601 timestamp */
   char uplo;                 /* 'L' or 'U' of the samples */
   int hot;                   /* 0 cold, 1 hot samples */
@@ -548,9 +557,10 @@ int db_rules_tile(int lo, int hi, const db_rule *rules, size_t n, char *err, siz
  * DB_KERNEL_CANDIDATE, of family `family`) gives bitwise reproducible
  * results, as a deterministic fit requires: cuBLAS with atomics off, or a
  * candidate of a family the registry calls deterministic (core/params.c);
- * else 0 (cuBLAS with atomics, other families, an unknown name).
+ * else 0 (cuBLAS with atomics, other families, a family out of range, an
+ * unknown kernel name). `family` is read only for DB_KERNEL_CANDIDATE.
  */
-int db_kernel_deterministic(const char *kernel, const char *family);
+int db_kernel_deterministic(const char *kernel, symv_family family);
 
 /*
  * db_put_fit: store a fit of fit->routine with its curves and rules in one
@@ -561,7 +571,7 @@ int db_kernel_deterministic(const char *kernel, const char *family);
  * deterministic fit (fit->deterministic) may name only cuBLAS with atomics
  * off and candidates of deterministic families (core/params.h). Nothing is
  * stored on error.
- * Errors: SYMV_INVALID_VALUE (unknown routine, rules that do not tile the
+ * Errors: SYMV_INVALID_VALUE (routine out of range, rules that do not tile the
  * range, unknown kernel names, values out of range, a candidate of another
  * routine), SYMV_NOT_FOUND (no such candidate), SYMV_DB.
  */
@@ -574,12 +584,13 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves, c
  * candidate table; *rules is malloc'ed (free()). curves/ncurves may be NULL;
  * else its curves likewise. A fit of another routine, triangle or L2 state
  * is never returned, whatever its age.
- * Errors: SYMV_INVALID_VALUE (unknown routine, uplo not 'L'/'U', hot not
- * 0/1, NULL argument), SYMV_NOT_FOUND (no such fit stored; the message says
- * which), SYMV_DB_CORRUPT (stored rules that do not tile the range, or name a
- * candidate of another routine), SYMV_DB, SYMV_NO_MEMORY.
+ * Errors: SYMV_INVALID_VALUE (routine out of range, uplo not 'L'/'U', hot
+ * not 0/1, NULL argument), SYMV_NOT_FOUND (no such fit stored; the message
+ * says which), SYMV_DB_CORRUPT (stored rules that do not tile the range, or
+ * name a candidate of another routine, or a name this program does not
+ * know), SYMV_DB, SYMV_NO_MEMORY.
  */
-int db_latest_fit(db *d, const char *routine, char uplo, int hot, db_fit *fit, db_rule **rules, size_t *nrules,
+int db_latest_fit(db *d, symv_routine routine, char uplo, int hot, db_fit *fit, db_rule **rules, size_t *nrules,
                   db_fit_curve **curves, size_t *ncurves);
 
 /*
@@ -589,7 +600,7 @@ int db_latest_fit(db *d, const char *routine, char uplo, int hot, db_fit *fit, d
  * fit, which db_latest_fit returns). A deterministic fit whose stored rules
  * name another kernel is SYMV_DB_CORRUPT. Errors otherwise as db_latest_fit.
  */
-int db_latest_fit_class(db *d, const char *routine, char uplo, int hot, int deterministic, db_fit *fit,
+int db_latest_fit_class(db *d, symv_routine routine, char uplo, int hot, int deterministic, db_fit *fit,
                         db_rule **rules, size_t *nrules, db_fit_curve **curves, size_t *ncurves);
 
 /* ---- Names --------------------------------------------------------------- */
@@ -600,16 +611,6 @@ int db_latest_fit_class(db *d, const char *routine, char uplo, int hot, int dete
 const char *db_status_name(int status);
 const char *db_reason_name(int reason);
 const char *db_stage_name(int stage);
-
-/* db_routine_valid: 1 if `name` is exactly one of the routines a database
- * stores ("ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv"; lower case),
- * else 0 (NULL included). */
-int db_routine_valid(const char *name);
-
-/* db_routine_name: the routine at `index` of the canonical order (0
- * "ssymv" .. DB_ROUTINE_COUNT - 1 "zhemv"), or NULL for an index out of
- * range. */
-const char *db_routine_name(int index);
 
 /* ---- Validation runs (schema version 6) ----------------------------------- */
 
@@ -672,7 +673,7 @@ typedef struct {
 
 /* One size of a bench run. Times are medians per call, microseconds. */
 typedef struct {
-  char routine[DB_ROUTINE_SIZE]; /* "dsymv", ... */
+  symv_routine routine;      /* the routine timed */
   char uplo;                 /* 'L' or 'U' */
   int n;                     /* matrix order, elements, 1..DB_N_MAX */
   char kernel[64];           /* what libsymv ran (symvLastKernel): a kernel's name, "cublas", "cublas_atomics" */
@@ -690,7 +691,7 @@ typedef struct {
  * (call it outside db_begin); run->id and run->created are set. Two
  * results of one run may not share (routine, uplo, n).
  * Errors: SYMV_INVALID_VALUE (NULL argument, an empty or unterminated
- * string, values out of the ranges above, an unknown routine, a repeated
+ * string, values out of the ranges above, a routine out of range, a repeated
  * size), SYMV_DB (a failed write). Nothing is stored on error.
  */
 int db_put_bench(db *d, db_bench_run *run, const db_bench_result *r, size_t nr);
@@ -709,11 +710,11 @@ int db_latest_validation(db *d, long long fit_id, db_validation *v, db_validatio
  * fit of `routine` at (uplo, hot), whichever its atomics class: the times
  * `validate --replay` judges a later fit's rules by (a run times every
  * kernel its fit chose from). v->fit_id names the fit the run judged.
- * Errors: SYMV_INVALID_VALUE (NULL argument, an unknown routine, uplo not
- * 'L'/'U', hot not 0/1), SYMV_NOT_FOUND (no such run), SYMV_DB_CORRUPT,
+ * Errors: SYMV_INVALID_VALUE (NULL argument, a routine out of range, uplo
+ * not 'L'/'U', hot not 0/1), SYMV_NOT_FOUND (no such run), SYMV_DB_CORRUPT,
  * SYMV_DB, SYMV_NO_MEMORY. Nothing is returned on error.
  */
-int db_latest_validation_of(db *d, const char *routine, char uplo, int hot, db_validation *v,
+int db_latest_validation_of(db *d, symv_routine routine, char uplo, int hot, db_validation *v,
                             db_validation_time **t, size_t *nt);
 
 #endif

@@ -28,11 +28,9 @@ struct db {
 
 /* ---- Names (query.c) ------------------------------------------------------ */
 
-/* The routines, in the canonical order; ROUTINE_CHECK, the CHECK of schema
- * version 4 and later (schema.c, and the shard table of sweep.c), lists the
- * same names. */
-extern const char *const routine_names[DB_ROUTINE_COUNT];
-
+/* ROUTINE_CHECK, the CHECK of schema version 4 and later (schema.c, and
+ * the shard table of sweep.c), lists the names of the registry's routines
+ * (core/routine.h), the only text of a routine the database holds. */
 #define ROUTINE_CHECK \
   "CHECK (routine IN ('ssymv', 'dsymv', 'csymv', 'zsymv', 'chemv', 'zhemv'))"
 
@@ -41,8 +39,12 @@ extern const char *const reason_names[];  /* by db_reason */
 extern const char *const stage_names[DB_STAGE_COUNT];
 
 int db_name_index(const char *const *names, int count, const char *s);
-int db_routine_index(const char *name);
-int db_check_routine(db *d, const char *fn, const char *routine, int optional);
+const char *db_routine_key(symv_routine r);
+const char *db_family_key(symv_family f);
+int db_check_routine(db *d, const char *fn, symv_routine routine, int optional);
+int db_check_family(db *d, const char *fn, symv_family family, int optional);
+int db_col_routine(db *d, sqlite3_stmt *st, int i, const char *who, symv_routine *out);
+int db_col_family(db *d, sqlite3_stmt *st, int i, const char *who, symv_family *out);
 
 /* ---- Errors (query.c) ----------------------------------------------------- */
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "params.h"
+#include "routine.h"
 #include "symv_error.h"
 
 /* ---- Fits and dispatch rules ------------------------------------------------------ */
@@ -35,12 +36,12 @@ int db_is_candidate_kernel(const char *kernel)
   return strcmp(kernel, DB_KERNEL_CANDIDATE) == 0;
 }
 
-int db_kernel_deterministic(const char *kernel, const char *family)
+int db_kernel_deterministic(const char *kernel, symv_family family)
 {
   if (!strcmp(kernel, DB_KERNEL_CUBLAS)) return 1;
   if (!db_is_candidate_kernel(kernel)) return 0;
-  symv_family f;
-  return symv_family_parse(family, &f) == 0 && symv_family_get(f)->deterministic;
+  const symv_family_info *f = symv_family_get(family);
+  return f && f->deterministic;
 }
 
 /* The checks of db_put_fit that need no database. */
@@ -84,7 +85,8 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
     if (db_is_candidate_kernel(r->kernel) && r->cand.id < 1)
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu names candidate %lld",
                      fn, i, r->cand.id);
-    if (fit->deterministic && !db_is_candidate_kernel(r->kernel) && !db_kernel_deterministic(r->kernel, ""))
+    if (fit->deterministic && !db_is_candidate_kernel(r->kernel) &&
+        !db_kernel_deterministic(r->kernel, r->cand.p.family))
       return db_fail(d, SYMV_INVALID_VALUE, "%s: rule %zu of a deterministic fit "
                      "names %s, whose results are not bitwise reproducible", fn, i, r->kernel);
     if (!(isfinite(r->predicted_us) && r->predicted_us > 0) ||
@@ -101,12 +103,13 @@ static int check_fit(db *d, const db_fit *fit, const db_fit_curve *curves,
 
 /* Within db_put_fit: candidate id must exist (SYMV_NOT_FOUND) and be one
  * of `routine`'s (SYMV_INVALID_VALUE); `who` names the curve or rule. */
-static int check_fit_candidate(db *d, long long id, const char *routine,
+static int check_fit_candidate(db *d, long long id, symv_routine routine,
                                int deterministic, const char *who)
 {
   static const char what[] = "SELECT routine FROM candidate";
   sqlite3_stmt *st;
-  char theirs[16] = "", family[16] = "";
+  symv_family family = SYMV_FAMILY_ATOMIC;
+  symv_routine theirs = routine;
   int row, status = db_query(d, &st, what,
                              "SELECT routine, family FROM candidate WHERE id = ?", "I", id);
   if (status) return status;
@@ -114,16 +117,16 @@ static int check_fit_candidate(db *d, long long id, const char *routine,
   if (status == 0 && !row)
     status = db_fail(d, SYMV_NOT_FOUND, "db_put_fit: %s names no candidate "
                      "%lld", who, id);
-  if (status == 0) status = db_col_text(d, st, 0, theirs, sizeof theirs, what);
-  if (status == 0) status = db_col_text(d, st, 1, family, sizeof family, what);
-  if (status == 0 && strcmp(theirs, routine) != 0)
+  if (status == 0) status = db_col_routine(d, st, 0, "a candidate of the fit", &theirs);
+  if (status == 0) status = db_col_family(d, st, 1, "a candidate of the fit", &family);
+  if (status == 0 && theirs != routine)
     status = db_fail(d, SYMV_INVALID_VALUE, "db_put_fit: %s names candidate "
                      "%lld, which is %s's, not the fit's routine %s", who, id,
-                     theirs, routine);
+                     symv_routine_name(theirs), symv_routine_name(routine));
   if (status == 0 && deterministic && !db_kernel_deterministic(DB_KERNEL_CANDIDATE, family))
     status = db_fail(d, SYMV_INVALID_VALUE, "db_put_fit: %s of a deterministic fit "
                      "names candidate %lld of family %s, whose results are not bitwise "
-                     "reproducible", who, id, family);
+                     "reproducible", who, id, symv_family_name(family));
   return db_end(d, st, what, status);
 }
 
@@ -138,7 +141,7 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
   status = db_exec(d, "INSERT INTO fit",
                    "INSERT INTO fit (routine, created, uplo, hot, lo, hi, threshold, "
                    "method, atomics) VALUES (?, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?, ?, "
-                   "?, ?, ?, ?, ?)", "tciiidtt", fit->routine, fit->uplo, fit->hot,
+                   "?, ?, ?, ?, ?)", "tciiidtt", symv_routine_name(fit->routine), fit->uplo, fit->hot,
                    fit->lo, fit->hi, fit->threshold, fit->method,
                    fit->deterministic ? "deterministic" : "any");
   long long id = status ? 0 : sqlite3_last_insert_rowid(d->conn);
@@ -199,21 +202,21 @@ int db_put_fit(db *d, db_fit *fit, const db_fit_curve *curves, size_t ncurves,
 }
 
 /* Read the row of the latest fit of (routine, uplo, hot) into *fit. */
-static int db_read_latest_fit(db *d, const char *routine, char uplo, int hot,
+static int db_read_latest_fit(db *d, symv_routine routine, char uplo, int hot,
                               int deterministic, db_fit *fit)
 {
   static const char what[] = "SELECT FROM fit (latest)";
   sqlite3_stmt *st;
   int row, status = db_query(d, &st, what,
-    "SELECT id, created, uplo, hot, lo, hi, threshold, method, routine FROM fit "
+    "SELECT id, created, uplo, hot, lo, hi, threshold, method FROM fit "
     "WHERE routine = ? AND uplo = ? AND hot = ? AND atomics = ? ORDER BY id DESC LIMIT 1",
-    "tcit", routine, uplo, hot, deterministic ? "deterministic" : "any");
+    "tcit", symv_routine_name(routine), uplo, hot, deterministic ? "deterministic" : "any");
   if (status) return status;
   status = db_next(d, st, what, &row);
   if (status == 0 && !row)
     status = db_fail(d, SYMV_NOT_FOUND, "no %sfit of %s, uplo %c, %s stored yet "
                      "(run 'symvtune fit' for it)", deterministic ? "deterministic " : "",
-                     routine, uplo, hot ? "hot" : "cold");
+                     symv_routine_name(routine), uplo, hot ? "hot" : "cold");
   if (status == 0) {
     char uplo_text[4];
     memset(fit, 0, sizeof *fit);
@@ -221,7 +224,7 @@ static int db_read_latest_fit(db *d, const char *routine, char uplo, int hot,
     status = db_col_text(d, st, 1, fit->created, sizeof fit->created, what);
     if (status == 0) status = db_col_text(d, st, 2, uplo_text, sizeof uplo_text, what);
     if (status == 0) status = db_col_text(d, st, 7, fit->method, sizeof fit->method, what);
-    if (status == 0) status = db_col_text(d, st, 8, fit->routine, sizeof fit->routine, what);
+    fit->routine = routine;
     char who[32];
     snprintf(who, sizeof who, "fit %lld", fit->id);
     fit->uplo = uplo_text[0];
@@ -268,10 +271,11 @@ static int rule_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void 
                      f->id, r->n_start, r->n_end,
                      (long long)sqlite3_column_int64(st, CANDIDATE_ID));
     if ((status = db_read_candidate(d, st, what, &r->cand))) return status;
-    if (strcmp(r->cand.routine, f->routine) != 0)
+    if (r->cand.p.routine != f->routine)
       return db_fail(d, SYMV_DB_CORRUPT, "fit %lld of %s: the rule for %d..%d "
-                     "names candidate %lld, which is %s's", f->id, f->routine,
-                     r->n_start, r->n_end, r->cand.id, r->cand.routine);
+                     "names candidate %lld, which is %s's", f->id,
+                     symv_routine_name(f->routine), r->n_start, r->n_end, r->cand.id,
+                     symv_routine_name(r->cand.p.routine));
   }
   return 0;
 }
@@ -333,14 +337,14 @@ static int db_read_curves(db *d, long long id, db_fit_curve **curves, size_t *nc
   return db_collect(d, st, what, sizeof **curves, curve_row, &id, (void **)curves, ncurves);
 }
 
-int db_latest_fit(db *d, const char *routine, char uplo, int hot, db_fit *fit,
+int db_latest_fit(db *d, symv_routine routine, char uplo, int hot, db_fit *fit,
                   db_rule **rules, size_t *nrules, db_fit_curve **curves,
                   size_t *ncurves)
 {
   return db_latest_fit_class(d, routine, uplo, hot, 0, fit, rules, nrules, curves, ncurves);
 }
 
-int db_latest_fit_class(db *d, const char *routine, char uplo, int hot, int deterministic,
+int db_latest_fit_class(db *d, symv_routine routine, char uplo, int hot, int deterministic,
                         db_fit *fit, db_rule **rules, size_t *nrules,
                         db_fit_curve **curves, size_t *ncurves)
 {
@@ -362,7 +366,7 @@ int db_latest_fit_class(db *d, const char *routine, char uplo, int hot, int dete
   status = db_read_latest_fit(d, routine, uplo, hot, deterministic != 0, fit);
   if (status == 0) status = db_read_rules(d, fit, rules, nrules);
   for (size_t i = 0; status == 0 && fit->deterministic && i < *nrules; i++)
-    if (!db_kernel_deterministic((*rules)[i].kernel, (*rules)[i].cand.family))
+    if (!db_kernel_deterministic((*rules)[i].kernel, (*rules)[i].cand.p.family))
       status = db_fail(d, SYMV_DB_CORRUPT, "fit %lld is deterministic, but its rule %zu "
                        "(n %d..%d) names a kernel whose results are not bitwise reproducible",
                        fit->id, i + 1, (*rules)[i].n_start, (*rules)[i].n_end);

@@ -15,16 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routine.h"
 #include "symv_error.h"
 #include "util.h"
 
 /* ---- Names ---------------------------------------------------------------- */
-
-/* The routines, in the canonical order; the CHECK of schema version 4 lists
- * the same names (ROUTINE_CHECK, db_internal.h). */
-const char *const routine_names[DB_ROUTINE_COUNT] = {
-  "ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv"
-};
 
 const char *const status_names[] = {
 #define DB_XX_NAME(name, text) text,
@@ -63,30 +58,75 @@ int db_name_index(const char *const *names, int count, const char *s)
   return -1;
 }
 
-/* Index of routine `name` in the canonical order, or -1 (NULL included). */
-int db_routine_index(const char *name)
+/* The name stored for routine r (the registry's, lower case), or NULL for
+ * DB_ANY_ROUTINE, which binds NULL: "any routine" in the filters of
+ * statements. r is in range (db_check_routine). */
+const char *db_routine_key(symv_routine r)
 {
-  if (!name || strnlen(name, DB_ROUTINE_SIZE) >= DB_ROUTINE_SIZE) return -1;
-  return db_name_index(routine_names, DB_ROUTINE_COUNT, name);
+  return r == DB_ANY_ROUTINE ? NULL : symv_routine_name(r);
 }
 
-int db_routine_valid(const char *name)
+/* The name stored for family f (the registry's), or NULL for
+ * DB_ANY_FAMILY. f is in range (db_check_family). */
+const char *db_family_key(symv_family f)
 {
-  return db_routine_index(name) >= 0;
+  return f == DB_ANY_FAMILY ? NULL : symv_family_name(f);
 }
 
-const char *db_routine_name(int index)
+/* A routine argument: one of the registry's, or DB_ANY_ROUTINE where
+ * `optional`. SYMV_INVALID_VALUE otherwise. */
+int db_check_routine(db *d, const char *fn, symv_routine routine, int optional)
 {
-  return index >= 0 && index < DB_ROUTINE_COUNT ? routine_names[index] : NULL;
+  if ((unsigned)routine < SYMV_ROUTINE_COUNT || (optional && routine == DB_ANY_ROUTINE)) return 0;
+  return db_fail(d, SYMV_INVALID_VALUE, "%s: routine %d is not one of the "
+                 "registry's (" SYMV_ROUTINE_NAMES ")", fn, (int)routine);
 }
 
-/* A routine argument: one of the six names, or NULL where `optional`. */
-int db_check_routine(db *d, const char *fn, const char *routine, int optional)
+/* A family argument: one of the registry's, or DB_ANY_FAMILY where
+ * `optional`. SYMV_INVALID_VALUE otherwise. */
+int db_check_family(db *d, const char *fn, symv_family family, int optional)
 {
-  if ((optional && !routine) || db_routine_index(routine) >= 0) return 0;
-  return db_fail(d, SYMV_INVALID_VALUE, "%s: %s%.16s%s is not a routine (ssymv, "
-                 "dsymv, csymv, zsymv, chemv or zhemv)", fn, routine ? "'" : "",
-                 routine ? routine : "NULL", routine ? "'" : "");
+  if ((unsigned)family < SYMV_FAMILY_COUNT || (optional && family == DB_ANY_FAMILY)) return 0;
+  return db_fail(d, SYMV_INVALID_VALUE, "%s: family %d is not one of the "
+                 "registry's (core/params.h)", fn, (int)family);
+}
+
+static const char *routine_text(int i) { return symv_routine_name((symv_routine)i); }
+static const char *family_text(int i) { return symv_family_name((symv_family)i); }
+
+/* Column i of st, the stored name of one of the `count` entries of a
+ * registry (name_of(0 .. count - 1) gives their names; `kind` says which
+ * registry), into *index; `who` names the row in messages. A name no entry
+ * has is SYMV_DB_CORRUPT (a foreign or damaged database). */
+static int col_registry(db *d, sqlite3_stmt *st, int i, const char *who, const char *kind,
+                        const char *(*name_of)(int), int count, int *index)
+{
+  char name[32];
+  int status = db_col_text(d, st, i, name, sizeof name, who);
+  if (status) return status;
+  for (int k = 0; k < count; k++)
+    if (strcmp(name_of(k), name) == 0) {
+      *index = k;
+      return 0;
+    }
+  return db_fail(d, SYMV_DB_CORRUPT, "%s has %s '%s', which this program does not "
+                 "know (a foreign or damaged database)", who, kind, name);
+}
+
+/* Column i of st, a stored routine name, into *out (col_registry). */
+int db_col_routine(db *d, sqlite3_stmt *st, int i, const char *who, symv_routine *out)
+{
+  int k = 0, status = col_registry(d, st, i, who, "routine", routine_text, SYMV_ROUTINE_COUNT, &k);
+  *out = (symv_routine)k;
+  return status;
+}
+
+/* Column i of st, a stored family name, into *out (col_registry). */
+int db_col_family(db *d, sqlite3_stmt *st, int i, const char *who, symv_family *out)
+{
+  int k = 0, status = col_registry(d, st, i, who, "family", family_text, SYMV_FAMILY_COUNT, &k);
+  *out = (symv_family)k;
+  return status;
 }
 
 /* ---- Errors --------------------------------------------------------------- */

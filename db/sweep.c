@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "routine.h"
 #include "symv_error.h"
 
 /* ---- Sweep runs ----------------------------------------------------------------- */
@@ -61,7 +62,7 @@ int db_run_end(db *d, long long run_id, double compile_s, double measure_s)
 
 int db_put_shard(db *d, const db_shard *s)
 {
-  if (!s || !db_routine_valid(s->routine) || strnlen(s->space, sizeof s->space) != 16 ||
+  if (!s || (unsigned)s->routine >= SYMV_ROUTINE_COUNT || strnlen(s->space, sizeof s->space) != 16 ||
       strspn(s->space, "0123456789abcdef") != 16 || s->n < 1 || s->n > 4096 || s->k < 0 || s->k >= s->n ||
       s->candidates < 0 || s->space_size < s->candidates || (s->uplo != 'L' && s->uplo != 'U') ||
       (s->hot != 0 && s->hot != 1) || !db_text_ok(s->sizes, sizeof s->sizes) ||
@@ -71,7 +72,7 @@ int db_put_shard(db *d, const db_shard *s)
   if (status == 0)
     status = db_exec(d, "INSERT INTO shard",
                      "INSERT OR REPLACE INTO shard (" SHARD_COLUMNS ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     "ttiiIItcit", s->routine, s->space, s->k, s->n, s->candidates, s->space_size, s->sizes,
+                     "ttiiIItcit", symv_routine_name(s->routine), s->space, s->k, s->n, s->candidates, s->space_size, s->sizes,
                      s->uplo, s->hot, s->source);
   return status;
 }
@@ -82,7 +83,7 @@ static int shard_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void
   db_shard *s = elem;
   char uplo[4] = "";
   static const char who[] = "a shard row";
-  int status = db_col_text(d, st, 0, s->routine, sizeof s->routine, what);
+  int status = db_col_routine(d, st, 0, who, &s->routine);
   if (status == 0) status = db_col_text(d, st, 1, s->space, sizeof s->space, what);
   if (status == 0) status = db_col_int(d, st, 2, 0, 4095, who, "k", &s->k);
   if (status == 0) status = db_col_int(d, st, 3, 1, 4096, who, "n", &s->n);
@@ -92,14 +93,14 @@ static int shard_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void
   if (status == 0) status = db_col_text(d, st, 7, uplo, sizeof uplo, what);
   if (status == 0) status = db_col_int(d, st, 8, 0, 1, who, "hot", &s->hot);
   if (status == 0) status = db_col_text(d, st, 9, s->source, sizeof s->source, what);
-  if (status == 0 && (!db_routine_valid(s->routine) || s->k >= s->n || (uplo[0] != 'L' && uplo[0] != 'U')))
-    status = db_fail(d, SYMV_DB_CORRUPT, "%s: routine '%s', shard %d of %d, uplo '%s' (a damaged or hand-edited "
-                     "database)", who, s->routine, s->k, s->n, uplo);
+  if (status == 0 && (s->k >= s->n || (uplo[0] != 'L' && uplo[0] != 'U')))
+    status = db_fail(d, SYMV_DB_CORRUPT, "%s: shard %d of %d, uplo '%s' (a damaged or hand-edited "
+                     "database)", who, s->k, s->n, uplo);
   s->uplo = uplo[0];
   return status;
 }
 
-int db_list_shards(db *d, const char *routine, db_shard **list, size_t *count)
+int db_list_shards(db *d, symv_routine routine, db_shard **list, size_t *count)
 {
   *list = NULL;
   *count = 0;
@@ -113,7 +114,7 @@ int db_list_shards(db *d, const char *routine, db_shard **list, size_t *count)
   sqlite3_stmt *st;
   status = db_query(d, &st, what,
                     "SELECT " SHARD_COLUMNS " FROM shard WHERE (?1 IS NULL OR routine = ?1) "
-                    "ORDER BY routine, space, n, k, source", "t", routine);
+                    "ORDER BY routine, space, n, k, source", "t", db_routine_key(routine));
   if (status) return status;
   return db_collect(d, st, what, sizeof **list, shard_row, NULL, (void **)list, count);
 }

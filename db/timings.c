@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routine.h"
 #include "symv_error.h"
 
 /* ---- Measurements and baselines ------------------------------------------------ */
@@ -106,7 +107,7 @@ int db_put_measurement(db *d, long long id, const db_measurement *m)
   return status;
 }
 
-int db_put_baseline(db *d, const char *routine, const char *name,
+int db_put_baseline(db *d, symv_routine routine, const char *name,
                     const db_measurement *m)
 {
   int status = db_check_routine(d, "db_put_baseline", routine, 0);
@@ -124,7 +125,7 @@ int db_put_baseline(db *d, const char *routine, const char *name,
     "max_us = excluded.max_us, batches = excluded.batches, "
     "calls_per_batch = excluded.calls_per_batch, gflops = excluded.gflops, "
     "gbs = excluded.gbs, residual = excluded.residual",
-    "tticitdddiiddd", routine, name, m->n, m->uplo, m->hot, stage_names[m->stage],
+    "tticitdddiiddd", symv_routine_name(routine), name, m->n, m->uplo, m->hot, stage_names[m->stage],
     m->median_us, m->min_us, m->max_us, m->batches, m->calls_per_batch,
     m->gflops, m->gbs, m->residual);
 }
@@ -158,7 +159,7 @@ int db_has_measurement(db *d, long long id, int n, char uplo, int hot,
                    "Itici", id, stage_names[stage], n, uplo, hot);
 }
 
-int db_has_baseline(db *d, const char *routine, const char *name, int n,
+int db_has_baseline(db *d, symv_routine routine, const char *name, int n,
                     char uplo, int hot, db_stage stage, int *found)
 {
   *found = 0;
@@ -171,7 +172,7 @@ int db_has_baseline(db *d, const char *routine, const char *name, int n,
   return db_exists(d, "SELECT FROM baseline (exists)",
                    "SELECT 1 FROM baseline WHERE routine = ? AND name = ? "
                    "AND stage = ? AND n = ? AND uplo = ? AND hot = ?", found,
-                   "tttici", routine, name, stage_names[stage], n, uplo, hot);
+                   "tttici", symv_routine_name(routine), name, stage_names[stage], n, uplo, hot);
 }
 
 /* Check a filter of db_candidate_measurements / db_baseline_measurements. */
@@ -213,7 +214,7 @@ int db_candidate_measurements(db *d, long long id, db_stage stage, char uplo,
     "ItcN", id, stage_names[stage], uplo, hot);
 }
 
-int db_baseline_measurements(db *d, const char *routine, const char *name,
+int db_baseline_measurements(db *d, symv_routine routine, const char *name,
                              db_stage stage, char uplo, int hot,
                              db_measurement **list, size_t *count)
 {
@@ -230,7 +231,7 @@ int db_baseline_measurements(db *d, const char *routine, const char *name,
     "SELECT " MEASUREMENT_COLUMNS " FROM baseline WHERE routine = ?1 "
     "AND name = ?2 AND stage = ?3 AND (?4 IS NULL OR uplo = ?4) "
     "AND (?5 IS NULL OR hot = ?5) ORDER BY n, uplo, hot",
-    "tttcN", routine, name, stage_names[stage], uplo, hot);
+    "tttcN", symv_routine_name(routine), name, stage_names[stage], uplo, hot);
 }
 
 void db_times_free(db_times *t)
@@ -249,7 +250,7 @@ static int compare_id(const void *key, const void *elem)
 }
 
 /* Fill t (routine's candidates already listed) from the measurements. */
-static int db_fill_times(db *d, db_times *t, const char *routine, char uplo,
+static int db_fill_times(db *d, db_times *t, symv_routine routine, char uplo,
                          int hot, db_stage stage)
 {
   static const char what[] = "SELECT FROM measurement (time table)";
@@ -258,7 +259,7 @@ static int db_fill_times(db *d, db_times *t, const char *routine, char uplo,
     "SELECT m.candidate_id, m.n, m.median_us FROM measurement AS m "
     "JOIN candidate AS c ON c.id = m.candidate_id "
     "WHERE c.routine = ? AND c.status = 'valid' AND m.stage = ? AND m.uplo = ? "
-    "AND m.hot = ?", "ttci", routine, stage_names[stage], uplo, hot);
+    "AND m.hot = ?", "ttci", symv_routine_name(routine), stage_names[stage], uplo, hot);
   if (status) return status;
   while ((status = db_next(d, st, what, &row)) == 0 && row) {
     long long id = sqlite3_column_int64(st, 0);
@@ -275,7 +276,7 @@ static int db_fill_times(db *d, db_times *t, const char *routine, char uplo,
   return db_end(d, st, what, status);
 }
 
-int db_time_table(db *d, const char *routine, const int *ns, size_t nsizes,
+int db_time_table(db *d, symv_routine routine, const int *ns, size_t nsizes,
                   char uplo, int hot, db_stage stage, db_times *out)
 {
   memset(out, 0, sizeof *out);
@@ -297,7 +298,7 @@ int db_time_table(db *d, const char *routine, const int *ns, size_t nsizes,
   int own = sqlite3_get_autocommit(d->conn);
   int status = own ? db_exec(d, "BEGIN (time table)", "BEGIN", "") : 0;
   if (status) goto fail;
-  status = db_list_candidates(d, routine, DB_VALID, NULL, &out->cand, &out->ncand);
+  status = db_list_candidates(d, routine, DB_VALID, DB_ANY_FAMILY, &out->cand, &out->ncand);
   if (status == 0 && out->ncand > 0) {
     out->median_us = malloc(out->ncand * nsizes * sizeof *out->median_us);
     if (!out->median_us)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "routine.h"
 #include "symv_error.h"
 
 /* ---- Validation runs (schema version 6) ------------------------------------ */
@@ -130,24 +131,25 @@ int db_latest_validation(db *d, long long fit_id, db_validation *v, db_validatio
   return validation_read(d, st, what, none, v, t, nt);
 }
 
-int db_latest_validation_of(db *d, const char *routine, char uplo, int hot, db_validation *v,
+int db_latest_validation_of(db *d, symv_routine routine, char uplo, int hot, db_validation *v,
                             db_validation_time **t, size_t *nt)
 {
   static const char what[] = "SELECT FROM validation_run (latest of the routine)";
-  if (!v || !t || !nt || !routine) return db_fail(d, SYMV_INVALID_VALUE, "db_latest_validation_of: NULL argument");
+  if (!v || !t || !nt) return db_fail(d, SYMV_INVALID_VALUE, "db_latest_validation_of: NULL argument");
   *t = NULL;
   *nt = 0;
   memset(v, 0, sizeof *v);
-  if (!db_routine_valid(routine) || (uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1))
+  if ((unsigned)routine >= SYMV_ROUTINE_COUNT || (uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1))
     return db_fail(d, SYMV_INVALID_VALUE, "db_latest_validation_of: no routine, uplo or hot of that name");
   sqlite3_stmt *st;
   int status = db_query(d, &st, what,
     "SELECT r.id, r.fit_id, r.seed, r.regret_median, r.regret_p90, r.regret_max FROM validation_run r "
     "JOIN fit f ON f.id = r.fit_id WHERE f.routine = ? AND f.uplo = ? AND f.hot = ? ORDER BY r.id DESC LIMIT 1",
-    "tci", routine, uplo, hot);
+    "tci", symv_routine_name(routine), uplo, hot);
   if (status) return status;
   char none[128];
-  snprintf(none, sizeof none, "no validation run of %s (uplo %c, %s) stored (run 'symvtune validate')", routine, uplo,
+  snprintf(none, sizeof none, "no validation run of %s (uplo %c, %s) stored (run 'symvtune validate')",
+           symv_routine_name(routine), uplo,
            hot ? "hot" : "cold");
   return validation_read(d, st, what, none, v, t, nt);
 }

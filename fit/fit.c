@@ -5,6 +5,7 @@
  */
 #include "fit.h"
 #include "params.h"
+#include "routine.h"
 #include "util.h"
 
 #include <limits.h>
@@ -27,9 +28,7 @@ void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size
   else if (!strcmp(kernel, DB_KERNEL_CUBLAS_ATOMICS))
     snprintf(buf, size, "cuBLAS-atomics");
   else if (!strcmp(kernel, DB_KERNEL_CANDIDATE) && c) {
-    char family[4 * sizeof c->family];  /* the file's text, escaped for the terminal */
-    snprintf(buf, size, "%s:%d,%d,%d,%d", symv_escape(c->family, family, sizeof family), c->block_size, c->ux,
-             c->multiplicity, c->mx);
+    symv_params_format(&c->p, buf, size);
   }
   else
     snprintf(buf, size, "?");
@@ -83,13 +82,13 @@ static int fit_add(fit_set *s, const char *kernel, const db_candidate *c, const 
   return 0;
 }
 
-int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out)
+int fit_load(db *d, symv_routine routine, char uplo, int hot, fit_set *out)
 {
   static const char *const baselines[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
   memset(out, 0, sizeof *out);
-  if ((uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1) || !routine || !db_routine_valid(routine))
+  if ((uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1) || (unsigned)routine >= SYMV_ROUTINE_COUNT)
     return SYMV_INVALID_VALUE;
-  snprintf(out->routine, sizeof out->routine, "%s", routine);
+  out->routine = routine;
   out->uplo = uplo;
   out->hot = hot;
   int rc = 0;
@@ -102,7 +101,7 @@ int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out)
   }
   db_candidate *cand = NULL;
   size_t ncand = 0;
-  if (!rc) rc = db_list_candidates(d, routine, DB_VALID, NULL, &cand, &ncand);
+  if (!rc) rc = db_list_candidates(d, routine, DB_VALID, DB_ANY_FAMILY, &cand, &ncand);
   for (size_t i = 0; i < ncand && !rc; i++) {
     db_measurement *m = NULL;
     size_t count = 0;
@@ -127,18 +126,16 @@ int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out)
 
 long fit_grid_blocks(const db_candidate *c, int sm_count)
 {
-  symv_family f;
-  if (sm_count > 0 && symv_family_parse(c->family, &f) == 0 && symv_family_pipelined(f) && c->multiplicity > 0 &&
-      symv_pipe_ux_valid(c->ux))
-    return (long)sm_count * c->multiplicity;
+  if (sm_count > 0 && symv_family_pipelined(c->p.family) && c->p.multiplicity > 0 &&
+      symv_pipe_ux_valid(c->p.ux))
+    return (long)sm_count * c->p.multiplicity;
   return 0;
 }
 
 int fit_step_width(const db_candidate *c)
 {
-  symv_family f;
-  if (symv_family_parse(c->family, &f) || !symv_family_pipelined(f)) return 0;
-  return symv_pipe_item_width(f == SYMV_FAMILY_PIPE_DET, c->block_size, c->ux, c->mx);
+  if (!symv_family_pipelined(c->p.family)) return 0;
+  return symv_pipe_item_width(c->p.family == SYMV_FAMILY_PIPE_DET, c->p.block_size, c->p.ux, c->p.mx);
 }
 
 int fit_cublas_range(const fit_set *s, int *lo, int *hi)
@@ -613,7 +610,7 @@ double fit_cublas_us(const fit_set *s, int n)
 int fit_deterministic_view(const fit_set *s, fit_set *view)
 {
   memset(view, 0, sizeof *view);
-  memcpy(view->routine, s->routine, sizeof view->routine);
+  view->routine = s->routine;
   view->uplo = s->uplo;
   view->hot = s->hot;
   view->deterministic = 1;
@@ -621,7 +618,7 @@ int fit_deterministic_view(const fit_set *s, fit_set *view)
   if (!view->curve) return SYMV_NO_MEMORY;
   for (size_t i = 0; i < s->ncurves; i++) {
     const fit_curve *c = &s->curve[i];
-    if (db_kernel_deterministic(c->kernel, c->cand.family)) view->curve[view->ncurves++] = *c;
+    if (db_kernel_deterministic(c->kernel, c->cand.p.family)) view->curve[view->ncurves++] = *c;
   }
   return 0;
 }
@@ -802,7 +799,7 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
     m++;
   }
   memset(fit, 0, sizeof *fit);
-  snprintf(fit->routine, sizeof fit->routine, "%s", s->routine);
+  fit->routine = s->routine;
   fit->uplo = s->uplo;
   fit->hot = s->hot;
   fit->lo = s->curve[0].lo;
@@ -815,11 +812,9 @@ int fit_store(db *d, const fit_set *s, double threshold, const char *method, con
   return rc;
 }
 
-void fit_print_rules_title(FILE *f, const char *routine, int deterministic)
+void fit_print_rules_title(FILE *f, symv_routine routine, int deterministic)
 {
-  char name[4 * DB_ROUTINE_SIZE];
-  symv_escape(routine ? routine : "", name, sizeof name);
-  fprintf(f, "%s%srule set '%s' (%s)\n", name, *name ? ", " : "", deterministic ? "deterministic" : "any",
+  fprintf(f, "%s, rule set '%s' (%s)\n", symv_routine_name(routine), deterministic ? "deterministic" : "any",
           deterministic ? FIT_DETERMINISTIC_RULES_FOR : FIT_ANY_RULES_FOR);
 }
 

@@ -178,7 +178,7 @@ typedef struct {
 
 /* The kernels of one (uplo, hot). */
 typedef struct {
-  char routine[8];           /* the routine of every sample, "zhemv" (core/routine.h) */
+  symv_routine routine;      /* the routine of every sample (core/routine.h) */
   char uplo;                 /* 'L' or 'U' */
   int hot;                   /* 0 cold, 1 hot */
   size_t ncurves;            /* kernels with dense samples */
@@ -206,14 +206,15 @@ int fit_deterministic_view(const fit_set *s, fit_set *view);
  * db_baseline_measurements, stage DB_STAGE_DENSE) of every valid candidate
  * and of both cuBLAS modes of `routine` at (uplo, hot) into *out (release with
  * fit_set_free). Samples with a median time <= 0 are skipped.
- * Errors: SYMV_INVALID_VALUE (uplo not 'L'/'U', hot not 0/1), SYMV_NOT_FOUND
- * (no kernel has dense samples there), SYMV_NO_MEMORY, or a db_ status
+ * Errors: SYMV_INVALID_VALUE (routine out of range, uplo not 'L'/'U', hot
+ * not 0/1), SYMV_NOT_FOUND (no kernel has dense samples there),
+ * SYMV_NO_MEMORY, or a db_ status
  * (db_errmsg(d) says why). On error *out is empty. The curves of the pipe
  * and pipe_det families get grid_blocks = the stored device's sm_count x
  * MULTIPLICITY (0 where the database holds no device, or UX is not a
  * power of two in 1..128: no steps).
  */
-int fit_load(db *d, const char *routine, char uplo, int hot, fit_set *out);
+int fit_load(db *d, symv_routine routine, char uplo, int hot, fit_set *out);
 
 /*
  * fit_grid_blocks: G of candidate c on a GPU of sm_count SMs, the blocks
@@ -387,11 +388,10 @@ void fit_label(const char *kernel, const db_candidate *c, char *buf, size_t size
 /*
  * fit_print_rules_title: the line that heads a rule set wherever it is
  * printed: "ROUTINE, rule set 'any' (FIT_ANY_RULES_FOR)" or "ROUTINE, rule
- * set 'deterministic' (FIT_DETERMINISTIC_RULES_FOR)", newline included.
- * routine is the routine's name as the database has it (printed escaped:
- * symv_escape); NULL or "" prints no name.
+ * set 'deterministic' (FIT_DETERMINISTIC_RULES_FOR)", newline included;
+ * ROUTINE is the registry's name of `routine` ("dsymv").
  */
-void fit_print_rules_title(FILE *f, const char *routine, int deterministic);
+void fit_print_rules_title(FILE *f, symv_routine routine, int deterministic);
 
 /*
  * fit_print_rules: the rules as a table in the manner of the paper's

@@ -25,23 +25,23 @@ static int check_candidate(const db_candidate *c, symv_params *p, char *err, siz
     snprintf(err, errlen, "candidate id %lld is not a row id", c->id);
     return SYMV_INVALID_VALUE;
   }
-  if (!terminated(c->family, sizeof c->family) || symv_family_parse(c->family, &p->family) ||
-      !symv_family_tunable(p->family)) {
+  *p = c->p;
+  if (!symv_family_tunable(p->family)) {
     snprintf(err, errlen, "candidate %lld: unknown kernel family (" SYMV_TUNABLE_FAMILIES ")", c->id);
     return SYMV_INVALID_VALUE;
   }
-  p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
-  if (!terminated(c->routine, sizeof c->routine) || symv_routine_parse(c->routine, &p->routine)) {
+  if (!symv_routine_get(p->routine)) {
     snprintf(err, errlen, "candidate %lld: unknown routine (" SYMV_ROUTINE_NAMES ")", c->id);
     return SYMV_INVALID_VALUE;
   }
   if (symv_params_check(p, why, sizeof why)) {
-    snprintf(err, errlen, "candidate %lld (%s): %s", c->id, c->family, why);
+    snprintf(err, errlen, "candidate %lld (%s): %s", c->id, symv_family_name(p->family), why);
     return SYMV_INVALID_VALUE;
   }
   if (c->status != DB_VALID) {
-    snprintf(err, errlen, "candidate %lld (%s:%d,%d,%d,%d) is %s, not valid", c->id, c->family, c->block_size, c->ux,
-             c->multiplicity, c->mx, db_status_name(c->status));
+    char point[64];
+    symv_params_format(p, point, sizeof point);
+    snprintf(err, errlen, "candidate %lld (%s) is %s, not valid", c->id, point, db_status_name(c->status));
     return SYMV_INVALID_VALUE;
   }
   return 0;
@@ -183,7 +183,7 @@ static int check_rules(libgen_plan *pl, symv_routine ro, libgen_routine *rt, con
  * SYMV_NOT_FOUND if there is none. */
 static int latest_fit(db *d, symv_routine ro, int deterministic, db_fit *fit, db_rule **rules, size_t *nrules)
 {
-  return db_latest_fit_class(d, symv_routine_name(ro), 'L', 0, deterministic, fit, rules, nrules, NULL, NULL);
+  return db_latest_fit_class(d, ro, 'L', 0, deterministic, fit, rules, nrules, NULL, NULL);
 }
 
 /* The plan's rules of every routine, freed. */

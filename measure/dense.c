@@ -92,7 +92,7 @@ static int dense_load(db *d, const sweep_opts *o, const db_candidate *champ, lon
   for (int k = 0; k < dd->ncurves && !rc; k++) {
     db_measurement *m = NULL;
     size_t cnt = 0;
-    if (k < 2 ? db_baseline_measurements(d, symv_routine_name(o->routine), base[k], DB_STAGE_DENSE, o->uplo, o->hot, &m, &cnt)
+    if (k < 2 ? db_baseline_measurements(d, o->routine, base[k], DB_STAGE_DENSE, o->uplo, o->hot, &m, &cnt)
               : db_candidate_measurements(d, champ[k - 2].id, DB_STAGE_DENSE, o->uplo, o->hot, &m, &cnt)) {
       rc = SYMV_DB;
       break;
@@ -301,8 +301,7 @@ static int lower_samples(db *d, const sweep_opts *o, const db_candidate *champ, 
   static const char *const base[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
   db_measurement *m = NULL;
   size_t cnt = 0;
-  const char *ro = symv_routine_name(o->routine);
-  if (k < 2 ? db_baseline_measurements(d, ro, base[k], DB_STAGE_DENSE, o->uplo, o->hot, &m, &cnt)
+  if (k < 2 ? db_baseline_measurements(d, o->routine, base[k], DB_STAGE_DENSE, o->uplo, o->hot, &m, &cnt)
             : db_candidate_measurements(d, champ[k - 2].id, DB_STAGE_DENSE, o->uplo, o->hot, &m, &cnt))
     return SYMV_DB;
   dense_confirm_report add = {0};
@@ -316,7 +315,7 @@ static int lower_samples(db *d, const sweep_opts *o, const db_candidate *champ, 
       m[j].median_us = us[i];
       if (us[i] < m[j].min_us) m[j].min_us = us[i];
       m[j].gflops = symv_gflops(o->routine, ns[i], us[i]), m[j].gbs = symv_gbs(o->routine, ns[i], us[i]);
-      if (k < 2 ? db_put_baseline(d, ro, base[k], &m[j]) : db_put_measurement(d, champ[k - 2].id, &m[j])) rc = SYMV_DB;
+      if (k < 2 ? db_put_baseline(d, o->routine, base[k], &m[j]) : db_put_measurement(d, champ[k - 2].id, &m[j])) rc = SYMV_DB;
       add.lowered++;
       if (first / us[i] > add.most)
         add.most = first / us[i], add.most_n = ns[i], snprintf(add.most_label, sizeof add.most_label, "%s", label);
@@ -380,9 +379,9 @@ static int dense_confirm(db *d, sweep_worker *w, const sweep_opts *o, const db_c
       snprintf(what, sizeof what, "base %s", k ? DB_KERNEL_CUBLAS_ATOMICS : DB_KERNEL_CUBLAS);
       snprintf(label, sizeof label, "%s", k ? "cuBLAS-atomics" : "cuBLAS");
     } else {
-      symv_params p;
-      if (sweep_params_of(&champ[k - 2], &p)) nl = 0;
-      else symv_params_format(&p, label, sizeof label), snprintf(what, sizeof what, "cand %s", label);
+      const symv_params *p = &champ[k - 2].p;
+      if (symv_params_check(p, NULL, 0)) nl = 0;
+      else symv_params_format(p, label, sizeof label), snprintf(what, sizeof what, "cand %s", label);
     }
     if (nl) {
       char err[512];

@@ -31,9 +31,10 @@ static int refuse(const char *fmt, ...)
   return MERGE_REFUSED;
 }
 
-/* One input's shard of one routine (-1: not a shard, or several). */
+/* One input's shard of each routine, indexed by symv_routine (-1: not a
+ * shard, or several). */
 typedef struct {
-  int k[DB_ROUTINE_COUNT];
+  int k[SYMV_ROUTINE_COUNT];
 } input_info;
 
 /* Copies the candidates of input `in` (index i, path) into out: a point
@@ -45,7 +46,7 @@ static int copy_candidates(db *out, db *in, int i, char *const *paths, int **fro
 {
   db_candidate *list = NULL;
   size_t n = 0;
-  if (db_list_candidates(in, NULL, -1, NULL, &list, &n)) {
+  if (db_list_candidates(in, DB_ANY_ROUTINE, -1, DB_ANY_FAMILY, &list, &n)) {
     fprintf(stderr, "symvtune merge: %s: %s\n", paths[i], db_errmsg(in));
     return MERGE_ERROR;
   }
@@ -70,9 +71,11 @@ static int copy_candidates(db *out, db *in, int i, char *const *paths, int **fro
     if (c.status == DB_PENDING) continue;
     if (cur.status != DB_PENDING) {
       int other = (*from)[id];
-      rc = refuse("%s:%s:%d,%d,%d,%d was measured in both %s and %s: the inputs overlap (shards of one sweep hold "
-                  "disjoint candidates)", c.routine, c.family, c.block_size, c.ux, c.multiplicity, c.mx,
-                  other >= 0 ? paths[other] : "an earlier input", paths[i]);
+      char point[64];
+      symv_params_format(&c.p, point, sizeof point);
+      rc = refuse("%s:%s was measured in both %s and %s: the inputs overlap (shards of one sweep hold disjoint "
+                  "candidates)", symv_routine_name(c.p.routine), point, other >= 0 ? paths[other] : "an earlier input",
+                  paths[i]);
       break;
     }
     c.id = id;
@@ -104,27 +107,27 @@ static int copy_candidates(db *out, db *in, int i, char *const *paths, int **fro
 static int copy_baselines(db *out, db *in, long long *copied, double *spread)
 {
   static const char *const names[2] = {"cublas", "cublas_atomics"};
-  for (int r = 0; r < DB_ROUTINE_COUNT; r++)
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++)
     for (int b = 0; b < 2; b++)
       for (int s = 0; s < DB_STAGE_COUNT; s++) {
         db_measurement *ml = NULL;
         size_t nm = 0;
-        if (db_baseline_measurements(in, db_routine_name(r), names[b], (db_stage)s, 0, -1, &ml, &nm)) return MERGE_ERROR;
+        if (db_baseline_measurements(in, symv_routine_order(r), names[b], (db_stage)s, 0, -1, &ml, &nm)) return MERGE_ERROR;
         int rc = 0;
         for (size_t m = 0; m < nm && !rc; m++) {
           db_measurement *have = NULL;
           size_t nh = 0;
           int found = 0;
-          if (db_has_baseline(out, db_routine_name(r), names[b], ml[m].n, ml[m].uplo, ml[m].hot, (db_stage)s, &found)) {
+          if (db_has_baseline(out, symv_routine_order(r), names[b], ml[m].n, ml[m].uplo, ml[m].hot, (db_stage)s, &found)) {
             rc = MERGE_ERROR;
             break;
           }
           if (!found) {
-            if (db_put_baseline(out, db_routine_name(r), names[b], &ml[m])) rc = MERGE_ERROR;
+            if (db_put_baseline(out, symv_routine_order(r), names[b], &ml[m])) rc = MERGE_ERROR;
             (*copied)++;
             continue;
           }
-          if (db_baseline_measurements(out, db_routine_name(r), names[b], (db_stage)s, ml[m].uplo, ml[m].hot, &have, &nh))
+          if (db_baseline_measurements(out, symv_routine_order(r), names[b], (db_stage)s, ml[m].uplo, ml[m].hot, &have, &nh))
             rc = MERGE_ERROR;
           for (size_t h = 0; h < nh; h++)
             if (have[h].n == ml[m].n) {
@@ -151,10 +154,10 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
   int rc = 0;
   *any = 0;
   for (int i = 0; i < nin && !rc; i++) {
-    for (int r = 0; r < DB_ROUTINE_COUNT; r++) info[i].k[r] = -2; /* -2: no shard row; -1: several */
+    for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) info[i].k[r] = -2; /* -2: no shard row; -1: several */
     db_shard *rows = NULL;
     size_t n = 0;
-    if (db_list_shards(in[i], NULL, &rows, &n)) {
+    if (db_list_shards(in[i], DB_ANY_ROUTINE, &rows, &n)) {
       fprintf(stderr, "symvtune merge: %s: %s\n", paths[i], db_errmsg(in[i]));
       return MERGE_ERROR;
     }
@@ -171,16 +174,17 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
       all[nall] = rows[j], owner[nall] = i;
       if (!all[nall].source[0]) snprintf(all[nall].source, sizeof all[nall].source, "%s", paths[i]);
       nall++;
-      for (int r = 0; r < DB_ROUTINE_COUNT; r++)
-        if (!strcmp(rows[j].routine, db_routine_name(r))) info[i].k[r] = info[i].k[r] == -2 ? rows[j].k : -1;
+      int *k = &info[i].k[rows[j].routine];
+      *k = *k == -2 ? rows[j].k : -1;
     }
     free(rows);
   }
-  for (int r = 0; r < DB_ROUTINE_COUNT && !rc; r++) {
-    const char *ro = db_routine_name(r);
+  for (int q = 0; q < SYMV_ROUTINE_COUNT && !rc; q++) {
+    const symv_routine r = symv_routine_order(q);
+    const char *ro = symv_routine_name(r);
     long first = -1;
     for (size_t j = 0; j < nall && !rc; j++) {
-      if (strcmp(all[j].routine, ro)) continue;
+      if (all[j].routine != r) continue;
       if (first < 0) {
         first = (long)j;
         continue;
@@ -198,7 +202,7 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
     const char **who = calloc((size_t)n, sizeof *who);
     if (!seen || !who) rc = MERGE_ERROR;
     for (size_t j = 0; j < nall && !rc; j++) {
-      if (strcmp(all[j].routine, ro)) continue;
+      if (all[j].routine != r) continue;
       if (seen[all[j].k]++) rc = refuse("%s: shard %d/%d is in both %s and %s: each shard must be merged once", ro,
                                         all[j].k, n, who[all[j].k], all[j].source);
       who[all[j].k] = all[j].source;
@@ -206,7 +210,7 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
     for (int i = 0; i < nin && !rc; i++)
       if (info[i].k[r] == -2) {
         db_counts cnt;
-        if (!db_count_candidates(in[i], ro, NULL, &cnt) && cnt.total > 0)
+        if (!db_count_candidates(in[i], r, DB_ANY_FAMILY, &cnt) && cnt.total > 0)
           rc = refuse("%s: %s holds a whole %s sweep (no shard record) but others hold shards %s/%d: not one sweep",
                       ro, paths[i], ro, "K", n);
       }
@@ -236,30 +240,24 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
 static int check_membership(db *out, const db_shard *rows, size_t nrows, const int *from, long long nfrom,
                             const input_info *info, char *const *paths)
 {
-  for (int r = 0; r < DB_ROUTINE_COUNT; r++) {
-    const char *ro = db_routine_name(r);
+  for (int q = 0; q < SYMV_ROUTINE_COUNT; q++) {
+    const symv_routine r = symv_routine_order(q);
+    const char *ro = symv_routine_name(r);
     const db_shard *row = NULL;
     int present = 0;
     for (size_t j = 0; j < nrows; j++)
-      if (!strcmp(rows[j].routine, ro)) {
+      if (rows[j].routine == r) {
         if (!row) row = &rows[j];
         present++; /* each shard once: check_shards made sure */
       }
     if (!row || present < row->n) continue; /* an incomplete set cuts differently: nothing to compare with */
     db_candidate *list = NULL;
     size_t n = 0;
-    if (db_list_candidates(out, ro, -1, NULL, &list, &n)) return MERGE_ERROR;
+    if (db_list_candidates(out, r, -1, DB_ANY_FAMILY, &list, &n)) return MERGE_ERROR;
     symv_params *p = malloc(sizeof *p * (n ? n : 1));
     int *shard = malloc(sizeof *shard * (n ? n : 1));
     int ns[64], nsizes = 0, rc = p && shard ? 0 : MERGE_ERROR;
-    for (size_t j = 0; j < n && !rc; j++) {
-      memset(&p[j], 0, sizeof p[j]);
-      symv_family f;
-      if (symv_family_parse(list[j].family, &f)) f = SYMV_FAMILY_FAULT; /* not tunable: not part of the space */
-      p[j].family = f, p[j].block_size = list[j].block_size, p[j].ux = list[j].ux;
-      p[j].multiplicity = list[j].multiplicity, p[j].mx = list[j].mx;
-      symv_routine_parse(ro, &p[j].routine);
-    }
+    for (size_t j = 0; j < n && !rc; j++) p[j] = list[j].p;
     if (!rc) { /* first: the union must be the space, or the cut below means nothing */
       char fp[17], sizes[sizeof row->sizes];
       snprintf(sizes, sizeof sizes, "%s", row->sizes);
@@ -274,10 +272,11 @@ static int check_membership(db *out, const db_shard *rows, size_t nrows, const i
     for (size_t j = 0; j < n && !rc; j++) {
       int i = list[j].id < nfrom ? from[list[j].id] : -1;
       if (i < 0 || !symv_family_tunable(p[j].family) || info[i].k[r] < 0) continue; /* pending, test family, or an input of several shards */
+      char point[64];
+      symv_params_format(&p[j], point, sizeof point);
       if (shard[j] != info[i].k[r])
-        rc = refuse("%s:%s:%d,%d,%d,%d came from %s, shard %d/%d, but the partition puts it in shard %d: the shards "
-                    "were not cut from this space", ro, list[j].family, list[j].block_size, list[j].ux,
-                    list[j].multiplicity, list[j].mx, paths[i], info[i].k[r], row->n, shard[j]);
+        rc = refuse("%s:%s came from %s, shard %d/%d, but the partition puts it in shard %d: the shards were not cut "
+                    "from this space", ro, point, paths[i], info[i].k[r], row->n, shard[j]);
     }
     free(list), free(p), free(shard);
     if (rc) return rc;
@@ -343,14 +342,15 @@ int merge_shards(const char *path, char *const *paths, int nin, const merge_opts
     if (!rc) rc = copy_baselines(out, in[i], &nbase, &spread);
     if (rc == MERGE_ERROR) fprintf(stderr, "symvtune merge: %s into %s: %s %s\n", paths[i], path, db_errmsg(in[i]),
                                        db_errmsg(out));
-    for (int r = 0; !rc && r < DB_ROUTINE_COUNT; r++) {
+    for (int q = 0; !rc && q < SYMV_ROUTINE_COUNT; q++) {
+      const symv_routine r = symv_routine_order(q);
       db_fit f;
       db_rule *ru = NULL;
       size_t nr = 0;
-      if (!db_latest_fit(in[i], db_routine_name(r), 'L', 0, &f, &ru, &nr, NULL, NULL) ||
-          !db_latest_fit(in[i], db_routine_name(r), 'U', 0, &f, &ru, &nr, NULL, NULL))
+      if (!db_latest_fit(in[i], r, 'L', 0, &f, &ru, &nr, NULL, NULL) ||
+          !db_latest_fit(in[i], r, 'U', 0, &f, &ru, &nr, NULL, NULL))
         fprintf(stderr, "symvtune merge: note: %s has fits of %s; they are not merged (run symvtune fit on %s)\n",
-                paths[i], db_routine_name(r), path);
+                paths[i], symv_routine_name(r), path);
       free(ru);
     }
   }
@@ -361,7 +361,7 @@ int merge_shards(const char *path, char *const *paths, int nin, const merge_opts
     }
   if (!rc && any_shards) rc = check_membership(out, rows, nrows, from, nfrom, info, paths);
   db_counts cnt = {0};
-  if (!rc && db_count_candidates(out, NULL, NULL, &cnt)) rc = MERGE_ERROR;
+  if (!rc && db_count_candidates(out, DB_ANY_ROUTINE, DB_ANY_FAMILY, &cnt)) rc = MERGE_ERROR;
   if (!rc && o->check_complete && cnt.by_status[DB_PENDING] > 0)
     rc = refuse("%lld candidates are still pending (--check-complete): finish the sweep of every input first",
                 cnt.by_status[DB_PENDING]);
@@ -384,11 +384,11 @@ int merge_shards(const char *path, char *const *paths, int nin, const merge_opts
            cnt.by_status[DB_INVALID], cnt.by_status[DB_PENDING], ncand, nmeas, nbase);
     if (spread > 0) printf("  baselines measured in several inputs differ by up to %.2f%% (the first input's are kept)\n", 100 * spread);
     for (size_t j = 0; j < nrows; j++)
-      if (j == 0 || strcmp(rows[j].routine, rows[j - 1].routine))
+      if (j == 0 || rows[j].routine != rows[j - 1].routine)
         printf("  %s: shards of space %s (sizes %s, uplo %c%s), %lld candidates: run `symvtune sweep --db %s --routine "
-               "%s --sizes %s` with the shards' other options for the dense stage\n", rows[j].routine, rows[j].space,
-               rows[j].sizes, rows[j].uplo, rows[j].hot ? ", hot" : "", rows[j].space_size, path, rows[j].routine,
-               rows[j].sizes);
+               "%s --sizes %s` with the shards' other options for the dense stage\n", symv_routine_name(rows[j].routine),
+               rows[j].space, rows[j].sizes, rows[j].uplo, rows[j].hot ? ", hot" : "", rows[j].space_size, path,
+               symv_routine_name(rows[j].routine), rows[j].sizes);
   }
   free(in), free(info), free(rows), free(from);
   return rc;

@@ -206,7 +206,7 @@ static int baseline_mode(db *d, sweep_worker *w, const sweep_opts *o, const int 
   int len = 0, missing = 0;
   for (int i = 0; i < nsizes; i++) {
     int found = 0;
-    if (db_has_baseline(d, symv_routine_name(o->routine), baseline_names[b], ns[i], o->uplo, o->hot, stage, &found)) return SYMV_DB;
+    if (db_has_baseline(d, o->routine, baseline_names[b], ns[i], o->uplo, o->hot, stage, &found)) return SYMV_DB;
     if (found) continue;
     len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", missing++ ? "," : "", ns[i]);
   }
@@ -221,7 +221,7 @@ static int baseline_mode(db *d, sweep_worker *w, const sweep_opts *o, const int 
     if (!strcmp(line, "ok")) break;
     db_measurement m;
     if (parse_meas(line, o->routine, &m, o->uplo, o->hot, stage) || db_begin(d) ||
-        db_put_baseline(d, symv_routine_name(o->routine), baseline_names[b], &m) || db_commit(d)) {
+        db_put_baseline(d, o->routine, baseline_names[b], &m) || db_commit(d)) {
       fprintf(stderr, "symvtune: baseline %s: %s %s\n", baseline_names[b], line, db_errmsg(d));
       db_rollback(d);
       return SYMV_IO;
@@ -235,12 +235,11 @@ static int baseline_mode(db *d, sweep_worker *w, const sweep_opts *o, const int 
  * are logged, consecutive sizes with the same winner on one line. */
 static int floor_baseline(db *d, sweep_worker *w, const sweep_opts *o, const int *ns, int nsizes, db_stage stage)
 {
-  const char *rname = symv_routine_name(o->routine);
   char list[8192] = "", line[1024], shape[64] = "", run_shape[64] = "";
   int len = 0, missing = 0, run_lo = 0, run_hi = 0, run_count = 0;
   for (int i = 0; i < nsizes; i++) {
     int found = 0;
-    if (db_has_baseline(d, rname, SWEEP_FLOOR_NAME, ns[i], o->uplo, o->hot, stage, &found)) return SYMV_DB;
+    if (db_has_baseline(d, o->routine, SWEEP_FLOOR_NAME, ns[i], o->uplo, o->hot, stage, &found)) return SYMV_DB;
     if (found) continue;
     len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", missing++ ? "," : "", ns[i]);
   }
@@ -262,7 +261,7 @@ static int floor_baseline(db *d, sweep_worker *w, const sweep_opts *o, const int
     }
     db_measurement m;
     if (parse_meas(line, o->routine, &m, o->uplo, o->hot, stage) || db_begin(d) ||
-        db_put_baseline(d, rname, SWEEP_FLOOR_NAME, &m) || db_commit(d)) {
+        db_put_baseline(d, o->routine, SWEEP_FLOOR_NAME, &m) || db_commit(d)) {
       fprintf(stderr, "symvtune: baseline %s: %s %s\n", SWEEP_FLOOR_NAME, line, db_errmsg(d));
       db_rollback(d);
       return SYMV_IO;
@@ -382,7 +381,7 @@ int sweep_baselines_each(db *d, sweep_worker *w, int nworkers, const sweep_opts 
   for (int b = 0; times && b < 2; b++) {
     db_measurement *ml = NULL;
     size_t cnt = 0;
-    if (db_baseline_measurements(d, symv_routine_name(o->routine), baseline_names[b], stage, o->uplo, o->hot, &ml, &cnt))
+    if (db_baseline_measurements(d, o->routine, baseline_names[b], stage, o->uplo, o->hot, &ml, &cnt))
       return SYMV_DB;
     for (size_t j = 0; j < cnt; j++)
       for (int i = 0; i < nsizes; i++)
@@ -443,15 +442,14 @@ static int add_deterministic(const db_times *tt, int nsizes, const int *family, 
 
 int sweep_sieve_family(const db_candidate *c)
 {
-  symv_family f;
-  if (symv_family_parse(c->family, &f)) return -1;
-  return f == SYMV_FAMILY_PIPE_DET && c->mx >= 3 ? SYMV_FAMILY_COUNT + (int)f : (int)f;
+  const symv_family f = c->p.family;
+  return f == SYMV_FAMILY_PIPE_DET && c->p.mx >= 3 ? SYMV_FAMILY_COUNT + (int)f : (int)f;
 }
 
 int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int hot, int K, int T, db_times *tt, sieve_result *r)
 {
   memset(r, 0, sizeof *r);
-  if (db_time_table(d, symv_routine_name(ro), ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, tt)) return SYMV_DB;
+  if (db_time_table(d, ro, ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, tt)) return SYMV_DB;
   if (tt->ncand == 0) {
     db_times_free(tt);
     return SYMV_NOT_FOUND;
@@ -459,8 +457,7 @@ int sweep_rank(db *d, symv_routine ro, const int *ns, int nsizes, char uplo, int
   int *family = calloc(2 * tt->ncand, sizeof *family), *key = family + tt->ncand;
   int rc = family ? 0 : SYMV_NO_MEMORY;
   for (size_t c = 0; !rc && c < tt->ncand; c++) {
-    symv_family f;
-    family[c] = symv_family_parse(tt->cand[c].family, &f) ? -1 : (int)f;
+    family[c] = (int)tt->cand[c].p.family;
     key[c] = sweep_sieve_family(&tt->cand[c]);
   }
   if (!rc) rc = sieve_rank(tt->median_us, (int)tt->ncand, nsizes, key, K, T, r);
@@ -485,14 +482,6 @@ int sweep_champions(db *d, symv_routine ro, const int *ns, int nsizes, char uplo
   sieve_free(&r);
   db_times_free(&tt);
   return rc;
-}
-
-int sweep_params_of(const db_candidate *c, symv_params *p)
-{
-  if (symv_family_parse(c->family, &p->family)) return SYMV_INVALID_VALUE;
-  p->block_size = c->block_size, p->ux = c->ux, p->multiplicity = c->multiplicity, p->mx = c->mx;
-  if (symv_routine_parse(c->routine, &p->routine)) return SYMV_INVALID_VALUE;
-  return symv_params_check(p, NULL, 0);
 }
 
 /* ---- compiling ahead of the worker -------------------------------------- */
@@ -637,7 +626,7 @@ static void measure_pruning_bases(measure_run *r)
     for (int b = 0; b < 2; b++) {
       db_measurement *ml = NULL;
       size_t cnt = 0;
-      if (!db_baseline_measurements(a->d, symv_routine_name(o->routine), b ? "cublas_atomics" : "cublas", a->stage,
+      if (!db_baseline_measurements(a->d, o->routine, b ? "cublas_atomics" : "cublas", a->stage,
                                     o->uplo, o->hot, &ml, &cnt))
         for (size_t k = 0; k < cnt; k++)
           if (ml[k].n == a->ns[i] && ml[k].median_us < b0) b0 = ml[k].median_us;
@@ -651,7 +640,7 @@ static void measure_pruning_bases(measure_run *r)
   for (int k = 0; k < nworkers; k++) r->sl[k].cand = -1, r->sl[k].best = r->best + (size_t)k * (size_t)nsizes;
   db_times tt;
   if (a->stage == DB_STAGE_SWEEP &&
-      !db_time_table(a->d, symv_routine_name(o->routine), a->ns, (size_t)nsizes, o->uplo, o->hot, a->stage, &tt)) {
+      !db_time_table(a->d, o->routine, a->ns, (size_t)nsizes, o->uplo, o->hot, a->stage, &tt)) {
     for (size_t c = 0; c < tt.ncand; c++)
       for (int i = 0; i < nsizes; i++) {
         double v = tt.median_us[c * (size_t)nsizes + (size_t)i];
@@ -670,14 +659,14 @@ static void measure_codes(measure_run *r)
   const sweep_measure_args *a = r->a;
   r->ncode = 0;
   for (long i = 0; i < a->ncand; i++) {
-    symv_params p;
+    const symv_params *p = &a->cands[i].p;
     r->code_of[i] = -1;
-    if (sweep_params_of(&a->cands[i], &p)) continue;
-    if (r->ncode > 0 && symv_params_same_code(&r->code[r->ncode - 1], &p)) {
+    if (symv_params_check(p, NULL, 0)) continue;
+    if (r->ncode > 0 && symv_params_same_code(&r->code[r->ncode - 1], p)) {
       r->code_of[i] = r->ncode - 1;
       continue;
     }
-    r->code[r->ncode] = p;
+    r->code[r->ncode] = *p;
     r->code_of[i] = r->ncode++;
   }
 }
@@ -798,9 +787,7 @@ static int measure_send(measure_run *r, int k, long i, double cms)
     len += snprintf(sizes + len, sizeof sizes - (size_t)len, "%s%d:%.4g", n2++ ? "," : "", a->ns[s], prune);
   }
   if (rc) return rc;
-  symv_params p;
-  sweep_params_of(c, &p);
-  symv_params_format(&p, point, sizeof point);
+  symv_params_format(&c->p, point, sizeof point);
   q->cand = i, q->t0 = q->last = symv_now(), q->cms = cms, q->nms = 0, q->regs = 0;
   q->why = DB_REASON_NONE, q->detail[0] = 0, q->lrc = 0, q->done = 0;
   if (worker_send(&a->w[k], "cand %s %s %s", point, db_stage_name(a->stage), sizes)) q->lrc = SYMV_IO;

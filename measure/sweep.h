@@ -184,8 +184,7 @@ int sweep_measure(const sweep_measure_args *a);
  *  rule that every family's best survives (sieve_rank): its kernel family,
  *  but for pipe_det's MX 3..5 (units of BLOCK_SIZE columns, fast at large
  *  n), which count as a family of their own beside pipe_det's tiles (fast
- *  at n = 1,000..4,000), so that the best of each survives; -1 for an
- *  unknown family. */
+ *  at n = 1,000..4,000), so that the best of each survives. */
 int sweep_sieve_family(const db_candidate *c);
 
 /** sweep_rank: the champion ranking behind sweep_champions (doc/method.md
@@ -215,9 +214,5 @@ int sweep_champions(db *d, symv_routine ro, const int *ns, int nsizes, char uplo
 /** sweep_sizes_text: the sizes ns[0..nsizes) as "256,768,..." into buf
  *  (len bytes, len >= 1), cut short where they do not fit. */
 void sweep_sizes_text(const int *ns, int nsizes, char *buf, size_t len);
-
-/** sweep_params_of: the symv_params of a database candidate; nonzero if its
- *  family or parameters are not valid. */
-int sweep_params_of(const db_candidate *c, symv_params *p);
 
 #endif

@@ -58,9 +58,9 @@ static int shard_check(db *d, const char *path, const sweep_opts *o, const symv_
                        const int *ns, int nsizes, int k, int n, int **shard_of)
 {
   const char *ro = symv_routine_name(o->routine);
-  db_shard *rows = NULL, me = {{0}};
+  db_shard *rows = NULL, me = {0};
   size_t nrows = 0;
-  int rc = db_list_shards(d, ro, &rows, &nrows);
+  int rc = db_list_shards(d, o->routine, &rows, &nrows);
   if (rc) {
     fprintf(stderr, "symvtune sweep: %s\n", db_errmsg(d));
     return rc;
@@ -79,7 +79,7 @@ static int shard_check(db *d, const char *path, const sweep_opts *o, const symv_
     free(rows);
     return 0;
   }
-  snprintf(me.routine, sizeof me.routine, "%s", ro);
+  me.routine = o->routine;
   me.k = k, me.n = n, me.uplo = o->uplo, me.hot = o->hot, me.space_size = nspace;
   sweep_sizes_text(ns, nsizes, me.sizes, sizeof me.sizes);
   if (!(*shard_of = malloc(sizeof **shard_of * (size_t)(nspace ? nspace : 1))) ||
@@ -89,7 +89,7 @@ static int shard_check(db *d, const char *path, const sweep_opts *o, const symv_
     return SYMV_NO_MEMORY;
   }
   for (long i = 0; i < nspace; i++) me.candidates += (*shard_of)[i] == k;
-  rc = nrows == 0 && !db_count_candidates(d, ro, NULL, &cnt) && cnt.total > 0 ? SYMV_INVALID_VALUE : 0;
+  rc = nrows == 0 && !db_count_candidates(d, o->routine, DB_ANY_FAMILY, &cnt) && cnt.total > 0 ? SYMV_INVALID_VALUE : 0;
   if (rc)
     fprintf(stderr, "symvtune sweep: %s already holds a whole %s sweep (%lld candidates): a shard needs a database "
             "of its own\n", path, ro, cnt.total);
@@ -124,10 +124,7 @@ static int add_test_faults(db *d, symv_routine ro)
 {
   static const int modes[2] = {0, 1};
   for (int i = 0; i < 2; i++) {
-    db_candidate c = {0};
-    snprintf(c.routine, sizeof c.routine, "%s", symv_routine_name(ro));
-    snprintf(c.family, sizeof c.family, "fault");
-    c.block_size = 64, c.ux = 8, c.multiplicity = 1, c.mx = modes[i];
+    db_candidate c = {.p = {SYMV_FAMILY_FAULT, 64, 8, 1, modes[i], ro}};
     if (db_put_candidate(d, &c, NULL)) return SYMV_DB;
   }
   return 0;
@@ -143,10 +140,7 @@ int sweep_stage_record(db *d, const sweep_opts *o, symv_params *space, long nspa
     nmine++;
     db_candidate cand = {0};
     space[i].routine = o->routine;
-    snprintf(cand.routine, sizeof cand.routine, "%s", symv_routine_name(o->routine));
-    snprintf(cand.family, sizeof cand.family, "%s", symv_family_name(space[i].family));
-    cand.block_size = space[i].block_size, cand.ux = space[i].ux;
-    cand.multiplicity = space[i].multiplicity, cand.mx = space[i].mx;
+    cand.p = space[i];
     if (db_put_candidate(d, &cand, &cand.id)) goto db_rollback;
     char why[256];
     if (symv_static_filter(&space[i], dev, why, sizeof why)) {
@@ -218,7 +212,7 @@ void sweep_stage_summary(db *d, symv_routine ro, const sweep_worker *w, int ndev
   int restarts = 0;
   for (int k = 0; k < ndev; k++) restarts += w[k].restarts;
   db_counts cnt;
-  if (db_count_candidates(d, symv_routine_name(ro), NULL, &cnt)) return;
+  if (db_count_candidates(d, ro, DB_ANY_FAMILY, &cnt)) return;
   printf("\n%s sweep summary (%s, %d SMs; copy rate %.0f GB/s)\n", symv_routine_get(ro)->blas, w->dev.name, w->dev.sm_count, w->copy_gbs);
   printf("  candidates %lld: valid %lld, invalid %lld, pending %lld\n", cnt.total, cnt.by_status[DB_VALID],
          cnt.by_status[DB_INVALID], cnt.by_status[DB_PENDING]);
@@ -229,7 +223,7 @@ void sweep_stage_summary(db *d, symv_routine ro, const sweep_worker *w, int ndev
          wall, st->compile_s, st->compile_cpu_s, st->compiled, st->cached, st->measure_s, st->measured, restarts);
   if (ndev > 1) summary_gpus(w, ndev, btimes, ns, nsizes);
   db_times tt;
-  if (db_time_table(d, symv_routine_name(ro), ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return;
+  if (db_time_table(d, ro, ns, (size_t)nsizes, uplo, hot, DB_STAGE_SWEEP, &tt)) return;
   printf("\n  best at each size (time in us; speed-up = faster cuBLAS mode's time / this time)\n");
   printf("  %7s %10s %10s  %-26s %10s %8s %6s\n", "n", "cuBLAS", "cuBLAS-a", "best candidate", "us", "speed-up",
          "%copy");
@@ -238,7 +232,7 @@ void sweep_stage_summary(db *d, symv_routine ro, const sweep_worker *w, int ndev
     for (int b = 0; b < 2; b++) {
       db_measurement *ml = NULL;
       size_t c = 0;
-      if (!db_baseline_measurements(d, symv_routine_name(ro), b ? "cublas_atomics" : "cublas", DB_STAGE_SWEEP, uplo,
+      if (!db_baseline_measurements(d, ro, b ? "cublas_atomics" : "cublas", DB_STAGE_SWEEP, uplo,
                                     hot, &ml, &c))
         for (size_t k = 0; k < c; k++)
           if (ml[k].n == ns[s]) base[b] = ml[k].median_us;
@@ -256,7 +250,7 @@ void sweep_stage_summary(db *d, symv_routine ro, const sweep_worker *w, int ndev
     }
     const db_candidate *c = &tt.cand[bi];
     char label[64];
-    snprintf(label, sizeof label, "%s:%d,%d,%d,%d", c->family, c->block_size, c->ux, c->multiplicity, c->mx);
+    symv_params_format(&c->p, label, sizeof label);
     double t = tt.median_us[(size_t)bi * (size_t)nsizes + (size_t)s];
     double gbs = symv_gbs(ro, ns[s], t);
     printf("  %7d %10.2f %10.2f  %-26s %10.2f %8.2f %6.1f\n", ns[s], base[0], base[1], label, t, fb / t,

@@ -65,9 +65,9 @@ static void plot_style(const fit_set *s, size_t i, char *buf, size_t size)
   int rank = 0;
   for (size_t j = 0; j < i; j++)
     rank += !strcmp(s->curve[j].kernel, DB_KERNEL_CANDIDATE) && s->curve[j].alpha > 0 &&
-            !strcmp(s->curve[j].cand.family, c->cand.family);
+            s->curve[j].cand.p.family == c->cand.p.family;
   static const int pts[] = {7, 5, 9, 11, 13, 15};
-  snprintf(buf, size, "lc rgb \"%s\" dt %d pt %d", gp_family_color(c->cand.family), 1 + rank % 5,
+  snprintf(buf, size, "lc rgb \"%s\" dt %d pt %d", gp_family_color(symv_family_name(c->cand.p.family)), 1 + rank % 5,
            pts[rank % 6]);
 }
 

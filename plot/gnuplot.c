@@ -231,6 +231,6 @@ void gp_rule_marks(FILE *gp, const db_rule *rules, size_t n)
       fprintf(gp, "set arrow from %g, graph 0 to %g, graph 1 nohead dt 3 lw 1 lc rgb \"#555555\" back\n",
               r->n_start - 0.5, r->n_start - 0.5);
     fprintf(gp, "set label \"%s\" at %.6g, graph 0.98 rotate by 90 right font \",8\" tc rgb \"%s\" front\n", safe,
-            sqrt((double)r->n_start * r->n_end), gp_kernel_color(r->kernel, r->cand.family));
+            sqrt((double)r->n_start * r->n_end), gp_kernel_color(r->kernel, symv_family_name(r->cand.p.family)));
   }
 }

@@ -14,12 +14,12 @@ static double speedup_of(const db_bench_run *run, const db_bench_result *b)
 
 void bench_json_write(FILE *f, const db_bench_run *run, const db_bench_result *r, size_t nr, double tol)
 {
-  symv_routine ro = SYMV_DSYMV;
-  const int known = nr > 0 && symv_routine_parse(r[0].routine, &ro) == 0;
+  const symv_routine ro = nr > 0 ? r[0].routine : SYMV_DSYMV;
+  const int known = nr > 0 && symv_routine_get(ro) != NULL;
   fputs("{\n  ", f);
   json_head(f, BENCH_JSON_FORMAT, run->device, run->cc_major, run->cc_minor, run->sm_count);
   fputs("  \"routine\": ", f);
-  json_string(f, nr ? r[0].routine : NULL);
+  json_string(f, known ? symv_routine_name(ro) : NULL);
   fputs(", \"uplo\": ", f);
   if (nr) fprintf(f, "\"%c\"", r[0].uplo == 'U' ? 'U' : 'L');
   else fputs("null", f);

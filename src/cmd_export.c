@@ -96,14 +96,13 @@ static int add_set(symv_wisdom *w, symv_routine ro, int det, const db_fit *f, co
       ru->kernel = SYMV_WISDOM_CUBLAS_ATOMICS;
     } else {
       const db_candidate *c = &r[i].cand;
-      symv_params p = {0};
+      const symv_params p = c->p;
       char label[96], why[160];
-      snprintf(label, sizeof label, "%.15s:%d,%d,%d,%d", c->family, c->block_size, c->ux, c->multiplicity, c->mx);
-      if (symv_params_parse(label, &p, why, sizeof why)) {
-        snprintf(err, errlen, "rule %zu names candidate %lld: %s", i + 1, c->id, why);
+      symv_params_format(&p, label, sizeof label);
+      if (symv_params_check(&p, why, sizeof why)) {
+        snprintf(err, errlen, "rule %zu names candidate %lld: '%s': %s", i + 1, c->id, label, why);
         return SYMV_INVALID_VALUE;
       }
-      p.routine = ro;
       if (c->status != DB_VALID || c->regs_per_thread < 1 || c->regs_per_thread > 255) {
         snprintf(err, errlen, "rule %zu names candidate %lld (%s), which is %s with %d registers per thread recorded",
                  i + 1, c->id, label, db_status_name(c->status), c->regs_per_thread);
@@ -180,7 +179,7 @@ static int read_db(const char *path, const int sel[SYMV_ROUTINE_COUNT], int all,
     db_fit fit;
     db_rule *rules = NULL;
     size_t nrules = 0;
-    rc = db_latest_fit_class(d, symv_routine_name(ro), 'L', 0, det, &fit, &rules, &nrules, NULL, NULL);
+    rc = db_latest_fit_class(d, ro, 'L', 0, det, &fit, &rules, &nrules, NULL, NULL);
     if (rc == SYMV_NOT_FOUND) {
       rc = 0;
       if (!all && !det) {

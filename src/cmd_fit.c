@@ -161,7 +161,7 @@ static int fit_one(fit_args *a, db *d, char uplo, int quiet_missing)
   fit_set s = {0};
   db_rule *rules = NULL;
   size_t nrules = 0;
-  int rc = fit_load(d, rname, uplo, hot, &s);
+  int rc = fit_load(d, a->routine, uplo, hot, &s);
   if (rc == SYMV_NOT_FOUND) {
     if (!quiet_missing)
       fprintf(stderr, "symvtune fit: %s has no dense-stage measurements of %s for uplo %c, %s (run 'symvtune sweep "

@@ -151,7 +151,7 @@ static int run(int argc, char **argv)
   fit_set s = {0}, view = {0};
   db_device dev;
   char dir[4096] = "";
-  if ((rc = db_latest_fit_class(d, symv_routine_name(routine), uplo, 0, det, &fit, &rules, &nrules, &curves,
+  if ((rc = db_latest_fit_class(d, routine, uplo, 0, det, &fit, &rules, &nrules, &curves,
                                 &ncurves))) {
     fprintf(stderr, "symvtune plot: %s%s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d),
             rc == SYMV_NOT_FOUND && uplo == 'U' ? " (without one, libsymv serves uplo U with the rules of L)" : "");

@@ -69,12 +69,12 @@ static int cmp_int(const void *a, const void *b)
 
 /* The sizes at which valid candidates have sweep-stage measurements at
  * (uplo, hot), ascending, at most max of them. */
-static int sweep_sizes(db *d, const char *routine, char uplo, int hot, int *ns, int max, int *count)
+static int sweep_sizes(db *d, symv_routine routine, char uplo, int hot, int *ns, int max, int *count)
 {
   db_candidate *cand = NULL;
   size_t ncand = 0;
   *count = 0;
-  int rc = db_list_candidates(d, routine, DB_VALID, NULL, &cand, &ncand);
+  int rc = db_list_candidates(d, routine, DB_VALID, DB_ANY_FAMILY, &cand, &ncand);
   for (size_t i = 0; !rc && i < ncand; i++) {
     db_measurement *m = NULL;
     size_t k = 0;
@@ -94,7 +94,7 @@ static int sweep_sizes(db *d, const char *routine, char uplo, int hot, int *ns, 
 }
 
 /* The faster cuBLAS mode's sweep-stage time at each size (NAN if neither). */
-static int cublas_times(db *d, const char *routine, const int *ns, int nsizes, char uplo, int hot, double *best)
+static int cublas_times(db *d, symv_routine routine, const int *ns, int nsizes, char uplo, int hot, double *best)
 {
   static const char *const names[2] = {DB_KERNEL_CUBLAS, DB_KERNEL_CUBLAS_ATOMICS};
   for (int s = 0; s < nsizes; s++) best[s] = NAN;
@@ -113,7 +113,7 @@ static int cublas_times(db *d, const char *routine, const int *ns, int nsizes, c
 
 /* The floor's dense-stage times (baseline SWEEP_FLOOR_NAME), *fl (malloc'ed,
  * NULL and *nfl = 0 when there are none). */
-static int floor_times(db *d, const char *routine, char uplo, int hot, db_measurement **fl, size_t *nfl)
+static int floor_times(db *d, symv_routine routine, char uplo, int hot, db_measurement **fl, size_t *nfl)
 {
   *fl = NULL, *nfl = 0;
   return db_baseline_measurements(d, routine, SWEEP_FLOOR_NAME, DB_STAGE_DENSE, uplo, hot, fl, nfl);
@@ -134,7 +134,7 @@ static double over_floor(const db_measurement *m, size_t k, const db_measurement
 
 /* x floor of each candidate of tt (xf[c]) and of the faster cuBLAS mode at
  * each dense size (*xcub), from the dense stage; NAN where none. */
-static int floor_ratios(db *d, const char *routine, const db_times *tt, char uplo, int hot, double *xf, double *xcub)
+static int floor_ratios(db *d, symv_routine routine, const db_times *tt, char uplo, int hot, double *xf, double *xcub)
 {
   db_measurement *fl = NULL, *m = NULL;
   size_t nfl = 0, k = 0;
@@ -247,9 +247,9 @@ static void print_json(FILE *f, const db_times *tt, const sieve_result *r, const
     char label[64];
     fit_label(DB_KERNEL_CANDIDATE, k, label, sizeof label);
     fprintf(f, "%s\n    {\"rank\": %d, \"id\": %lld, \"family\": ", listed++ ? "," : "", q + 1, k->id);
-    json_string(f, k->family);
-    fprintf(f, ", \"block_size\": %d, \"ux\": %d, \"multiplicity\": %d, \"mx\": %d, \"label\": ", k->block_size,
-            k->ux, k->multiplicity, k->mx);
+    json_string(f, symv_family_name(k->p.family));
+    fprintf(f, ", \"block_size\": %d, \"ux\": %d, \"multiplicity\": %d, \"mx\": %d, \"label\": ", k->p.block_size,
+            k->p.ux, k->p.multiplicity, k->p.mx);
     json_string(f, label);
     fputs(", \"points\": ", f);
     json_number(f, r->points[c]);
@@ -322,7 +322,7 @@ static int run(int argc, char **argv)
   db_times tt = {0};
   sieve_result r = {0};
   double cub[MAX_SIZES], *xf = NULL, xcub = NAN;
-  if (nsizes == 0 && (rc = sweep_sizes(d, symv_routine_name(routine), uplo, hot, ns, MAX_SIZES, &nsizes))) {
+  if (nsizes == 0 && (rc = sweep_sizes(d, routine, uplo, hot, ns, MAX_SIZES, &nsizes))) {
     if (rc == SYMV_NO_MEMORY)
       fprintf(stderr, "symvtune rank: more than %d sizes with sweep-stage measurements: choose some with --sizes\n",
               MAX_SIZES);
@@ -335,7 +335,7 @@ static int run(int argc, char **argv)
             "first)\n", path, uplo, hot ? "hot" : "cold");
     goto out;
   }
-  if ((rc = cublas_times(d, symv_routine_name(routine), ns, nsizes, uplo, hot, cub))) {
+  if ((rc = cublas_times(d, routine, ns, nsizes, uplo, hot, cub))) {
     fprintf(stderr, "symvtune rank: %s\n", db_errmsg(d));
     goto out;
   }
@@ -353,7 +353,7 @@ static int run(int argc, char **argv)
     goto out;
   }
   xf = malloc(sizeof *xf * (tt.ncand ? tt.ncand : 1));
-  if (!xf || (rc = floor_ratios(d, symv_routine_name(routine), &tt, uplo, hot, xf, &xcub))) {
+  if (!xf || (rc = floor_ratios(d, routine, &tt, uplo, hot, xf, &xcub))) {
     fprintf(stderr, "symvtune rank: %s\n", xf ? db_errmsg(d) : symv_strerror(SYMV_NO_MEMORY));
     goto out;
   }

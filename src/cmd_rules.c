@@ -61,7 +61,7 @@ static void print_json(FILE *f, const db_fit *fit, const db_rule *rules, size_t 
   json_head(f, RULES_JSON_FORMAT, dev ? dev->name : NULL, dev ? dev->cc_major : 0, dev ? dev->cc_minor : 0,
             dev ? dev->sm_count : 0);
   fputs("  \"routine\": ", f); /* which rules these are: the routine's, of one rule set */
-  json_string(f, fit->routine);
+  json_string(f, symv_routine_name(fit->routine));
   fprintf(f, ", \"atomics\": \"%s\",\n", fit->deterministic ? "deterministic" : "any");
   fprintf(f, "  \"fit\": {\"id\": %lld, \"created\": ", fit->id);
   json_string(f, fit->created);
@@ -82,9 +82,9 @@ static void print_json(FILE *f, const db_fit *fit, const db_rule *rules, size_t 
     fputs(", \"candidate\": ", f);
     if (!strcmp(r->kernel, DB_KERNEL_CANDIDATE)) {
       fprintf(f, "{\"id\": %lld, \"family\": ", r->cand.id);
-      json_string(f, r->cand.family);
-      fprintf(f, ", \"block_size\": %d, \"ux\": %d, \"multiplicity\": %d, \"mx\": %d}", r->cand.block_size,
-              r->cand.ux, r->cand.multiplicity, r->cand.mx);
+      json_string(f, symv_family_name(r->cand.p.family));
+      fprintf(f, ", \"block_size\": %d, \"ux\": %d, \"multiplicity\": %d, \"mx\": %d}", r->cand.p.block_size,
+              r->cand.p.ux, r->cand.p.multiplicity, r->cand.p.mx);
     } else {
       fputs("null", f);
     }
@@ -202,12 +202,12 @@ static int run(int argc, char **argv)
   db_fit fit;
   db_rule *rules = NULL;
   size_t nrules = 0;
-  rc = db_latest_fit_class(d, symv_routine_name(routine), uplo, 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
+  rc = db_latest_fit_class(d, routine, uplo, 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
   if (rc == SYMV_NOT_FOUND && uplo == 'U') { /* what libsymv serves U with */
     fprintf(json ? stderr : stdout, "No fit of uplo U (no dense samples of U): libsymv serves uplo U with the rules "
             "of L\n");
     uplo = 'L';
-    rc = db_latest_fit_class(d, symv_routine_name(routine), uplo, 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
+    rc = db_latest_fit_class(d, routine, uplo, 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
   }
   if (rc) {
     fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
@@ -225,11 +225,11 @@ static int run(int argc, char **argv)
       db_fit dfit;
       db_rule *drules = NULL;
       size_t ndrules = 0;
-      rc = db_latest_fit_class(d, symv_routine_name(routine), uplo, 0, 1, &dfit, &drules, &ndrules, NULL, NULL);
+      rc = db_latest_fit_class(d, routine, uplo, 0, 1, &dfit, &drules, &ndrules, NULL, NULL);
       printf("\n");
       if (rc == 0) fit_print_rules(stdout, &dfit, drules, ndrules);
       else if (rc == SYMV_NOT_FOUND) {
-        fit_print_rules_title(stdout, symv_routine_name(routine), 1);
+        fit_print_rules_title(stdout, routine, 1);
         printf("  none stored: libsymv runs cuBLAS for such handles ('symvtune fit' makes them)\n");
       } else {
         fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));

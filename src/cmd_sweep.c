@@ -354,7 +354,7 @@ static int run(int argc, char **argv)
   if ((rc = sweep_stage_baselines(d, w, ndev, &a.o, a.ns, a.nsizes, btimes, wbase))) goto out;
   db_candidate *pending = NULL;
   size_t npending = 0;
-  if (db_list_candidates(d, symv_routine_name(a.o.routine), DB_PENDING, NULL, &pending, &npending)) goto db_error;
+  if (db_list_candidates(d, a.o.routine, DB_PENDING, DB_ANY_FAMILY, &pending, &npending)) goto db_error;
   if (a.limit > 0 && npending > (size_t)a.limit) npending = (size_t)a.limit;
   symv_progress prog;
   symv_progress_start(&prog, "sweep", (long)npending, a.o.quiet);
@@ -369,7 +369,7 @@ static int run(int argc, char **argv)
 
   /* the dense stage, once no candidate is pending (doc/method.md section 4, steps 3-5) */
   db_counts cnt;
-  if (!rc && a.dense && !db_count_candidates(d, symv_routine_name(a.o.routine), NULL, &cnt) &&
+  if (!rc && a.dense && !db_count_candidates(d, a.o.routine, DB_ANY_FAMILY, &cnt) &&
       cnt.by_status[DB_PENDING] == 0) {
     const dense_opts dop = {.mode = (dense_mode)a.dense_mode, .sizes = a.dn, .nsizes = a.ndense,
                             .target = a.dense_target, .budget = a.dense_budget, .top = a.top, .points_k = a.kpts,

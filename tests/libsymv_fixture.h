@@ -136,25 +136,25 @@ static int fix_pick(db *d, db_candidate c[4], char *err, size_t errlen)
   db_candidate *list = NULL;
   size_t n = 0;
   int found = 0;
-  if (db_list_candidates(d, "dsymv", DB_VALID, "atomic_red", &list, &n) == 0) {
+  if (db_list_candidates(d, SYMV_DSYMV, DB_VALID, SYMV_FAMILY_ATOMIC_RED, &list, &n) == 0) {
     for (size_t i = 0; i < n && !found; i++) {
       size_t lo = i, hi = i;
       for (size_t j = 0; j < n; j++)
-        if (list[i].block_size == list[j].block_size && list[i].ux == list[j].ux && list[i].mx == list[j].mx) {
-          if (list[j].multiplicity < list[lo].multiplicity) lo = j;
-          if (list[j].multiplicity > list[hi].multiplicity) hi = j;
+        if (symv_params_same_code(&list[i].p, &list[j].p)) {
+          if (list[j].p.multiplicity < list[lo].p.multiplicity) lo = j;
+          if (list[j].p.multiplicity > list[hi].p.multiplicity) hi = j;
         }
       if (lo != hi) c[0] = list[lo], c[1] = list[hi], found = 1;
     }
   }
   free(list);
   if (!found) return snprintf(err, errlen, "no two atomic_red candidates of one code"), -1;
-  static const char *const fam[2] = {"atomic", "lu"};
+  static const symv_family fam[2] = {SYMV_FAMILY_ATOMIC, SYMV_FAMILY_LU};
   for (int f = 0; f < 2; f++) {
     list = NULL, n = 0;
-    if (db_list_candidates(d, "dsymv", DB_VALID, fam[f], &list, &n) || n == 0) {
+    if (db_list_candidates(d, SYMV_DSYMV, DB_VALID, fam[f], &list, &n) || n == 0) {
       free(list);
-      return snprintf(err, errlen, "no valid %s candidate: %s", fam[f], db_errmsg(d)), -1;
+      return snprintf(err, errlen, "no valid %s candidate: %s", symv_family_name(fam[f]), db_errmsg(d)), -1;
     }
     c[2 + f] = list[n / 2]; /* one from the middle of the space */
     free(list);
@@ -193,7 +193,7 @@ static int fix_make_db(const char *dbpath, const fix_rule *rules, int nrules, in
     if (rules[i].cand >= 0) r[i].cand = c[rules[i].cand];
     r[i].predicted_us = 10.0 + i, r[i].predicted_gain = 1.25;
   }
-  db_fit fit = {.routine = "dsymv", .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = 0.01};
+  db_fit fit = {.routine = SYMV_DSYMV, .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = 0.01};
   snprintf(fit.method, sizeof fit.method, "test fixture (tests/libsymv_fixture.h)");
   rc = db_put_fit(d, &fit, NULL, 0, r, (size_t)nrules);
   if (!rc && with_det) {

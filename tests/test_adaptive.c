@@ -28,6 +28,7 @@
 #include "../fit/fit.h"
 #include "adaptive.h"
 #include "../kernels/symv_pipe.h"
+#include "routine.h"
 #include "symv_error.h"
 #include "test_util.h"
 #include "util.h"
@@ -631,10 +632,11 @@ Test(adaptive, shipped_databases_replayed_regret_within_target_at_half_the_sizes
     }
     db *d = NULL;
     cr_assert_eq(db_open(&d, path, DB_READONLY), 0);
-    for (int ro = 0; ro < 6; ro++) {
-      const char *name = db_routine_name(ro);
+    for (int q = 0; q < SYMV_ROUTINE_COUNT; q++) {
+      const symv_routine ro = symv_routine_order(q);
+      const char *name = symv_routine_name(ro);
       fit_set full;
-      int rc = fit_load(d, name, 'L', 0, &full);
+      int rc = fit_load(d, ro, 'L', 0, &full);
       if (rc == SYMV_NOT_FOUND) continue;
       cr_assert_eq(rc, 0, "%s %s: %s", gpus[g], name, db_errmsg(d));
       int grid[MAXS], ng = grid_of(&full, grid);

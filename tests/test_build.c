@@ -150,9 +150,7 @@ Test(build, generates_library_from_real_database, .timeout = 600)
   /* one unit per kernel (the two atomic_red share one), with exactly the
    * tuner's flags, and the kernel sources as embedded and as in kernels/ */
   for (int i = 0; i < 4; i++) {
-    symv_params prm;
-    cr_assert_eq(symv_family_parse(c[i].family, &prm.family), 0);
-    prm.block_size = c[i].block_size, prm.ux = c[i].ux, prm.multiplicity = c[i].multiplicity, prm.mx = c[i].mx;
+    const symv_params prm = c[i].p;
     char name[64], defines[256], line[300];
     const char *source;
     symv_kernel_name(&prm, name, sizeof name);
@@ -273,7 +271,7 @@ Test(build, builds_the_rules_symvtune_fit_chose, .timeout = 600)
   db_rule *rules = NULL;
   size_t nrules = 0;
   cr_assert_eq(db_open(&d, dbpath, DB_READONLY), 0);
-  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &fit, &rules, &nrules, NULL, NULL), 0, "%s", db_errmsg(d));
+  cr_assert_eq(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &fit, &rules, &nrules, NULL, NULL), 0, "%s", db_errmsg(d));
   db_close(d);
   cr_assert_eq(build(dbpath, in_dir(out, "lib"), NULL, &text), 0, "build failed:\n%s", text);
   free(text);
@@ -291,10 +289,9 @@ Test(build, builds_the_rules_symvtune_fit_chose, .timeout = 600)
     if (!kernel) { /* the candidate row it names holds the fit's parameters */
       int idx = atoi(hit + strlen(rule));
       char row[160];
-      snprintf(row, sizeof row, ", %d, %d, %d, %d, (symv_routine)%d}, \"dsymv_%s_b%d_u%d_x%d\"",
-               rules[i].cand.block_size, rules[i].cand.ux, rules[i].cand.multiplicity, rules[i].cand.mx, (int)SYMV_DSYMV,
-               rules[i].cand.family,
-               rules[i].cand.block_size, rules[i].cand.ux, rules[i].cand.mx);
+      const symv_params *q = &rules[i].cand.p;
+      snprintf(row, sizeof row, ", %d, %d, %d, %d, (symv_routine)%d}, \"dsymv_%s_b%d_u%d_x%d\"", q->block_size, q->ux,
+               q->multiplicity, q->mx, (int)SYMV_DSYMV, symv_family_name(q->family), q->block_size, q->ux, q->mx);
       char tag[64];
       snprintf(tag, sizeof tag, "/* %d: candidate id %lld */", idx, rules[i].cand.id);
       const char *line = strstr(table, tag);
@@ -322,9 +319,8 @@ Test(build, deterministic_rules_may_run_pipe_det, .timeout = 600)
   cr_assert_eq(fix_make_db(in_dir(dbpath, "pdet.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
   db *d = NULL;
   cr_assert_eq(db_open(&d, dbpath, 0), 0);
-  db_candidate c = {.block_size = 256, .ux = 64, .multiplicity = 2, .mx = 0};
-  snprintf(c.routine, sizeof c.routine, "dsymv");
-  snprintf(c.family, sizeof c.family, "pipe_det");
+  db_candidate c = {.p.routine = SYMV_DSYMV, .p.family = SYMV_FAMILY_PIPE_DET, .p.block_size = 256, .p.ux = 64,
+                    .p.multiplicity = 2, .p.mx = 0};
   long long id;
   cr_assert_eq(db_put_candidate(d, &c, &id), 0, "%s", db_errmsg(d));
   c.id = id, c.status = DB_VALID;
@@ -335,7 +331,7 @@ Test(build, deterministic_rules_may_run_pipe_det, .timeout = 600)
   snprintf(r[0].kernel, sizeof r[0].kernel, "%s", DB_KERNEL_CANDIDATE);
   r[1].n_start = 2001, r[1].n_end = FIX_HI, r[1].predicted_us = 30, r[1].predicted_gain = 1;
   snprintf(r[1].kernel, sizeof r[1].kernel, "%s", DB_KERNEL_CUBLAS);
-  db_fit det = {.routine = "dsymv", .uplo = 'L', .hot = 0, .lo = FIX_LO, .hi = FIX_HI, .threshold = 0.01,
+  db_fit det = {.routine = SYMV_DSYMV, .uplo = 'L', .hot = 0, .lo = FIX_LO, .hi = FIX_HI, .threshold = 0.01,
                 .deterministic = 1};
   snprintf(det.method, sizeof det.method, "test: pipe_det");
   cr_assert_eq(db_put_fit(d, &det, NULL, 0, r, 2), 0, "%s", db_errmsg(d));

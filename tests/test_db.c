@@ -18,6 +18,7 @@
 
 #include "db/db.h"
 #include "params.h"
+#include "routine.h"
 #include "symv_error.h"
 #include "test_util.h"
 
@@ -76,17 +77,15 @@ static db_device h100(void)
 }
 
 /* routine's candidate (family, b, ux, m, mx). */
-static db_candidate point_of(const char *routine, const char *family, int b, int ux, int m, int mx)
+static db_candidate point_of(symv_routine routine, symv_family family, int b, int ux, int m, int mx)
 {
-  db_candidate c = { .block_size = b, .ux = ux, .multiplicity = m, .mx = mx };
-  snprintf(c.routine, sizeof c.routine, "%s", routine);
-  snprintf(c.family, sizeof c.family, "%s", family);
+  db_candidate c = { .p = { family, b, ux, m, mx, routine } };
   return c;
 }
 
-static db_candidate point(const char *family, int b, int ux, int m, int mx)
+static db_candidate point(symv_family family, int b, int ux, int m, int mx)
 {
-  return point_of("dsymv", family, b, ux, m, mx);
+  return point_of(SYMV_DSYMV, family, b, ux, m, mx);
 }
 
 /* A plausible timing of `us` microseconds at n. */
@@ -276,7 +275,7 @@ Test(db, read_only_handle_reads_and_refuses_writes)
   char p[256];
   path_of(p, "ro.db");
   db *d = fresh(p);
-  db_candidate c = point("atomic", 128, 15, 5, 0);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 15, 5, 0);
   long long id;
   OK(db_put_candidate(d, &c, &id));
   close_ok(d);
@@ -286,7 +285,7 @@ Test(db, read_only_handle_reads_and_refuses_writes)
   d = open_ok(p, DB_READONLY);
   db_candidate got;
   OK(db_get_candidate(d, id, &got));
-  cr_assert_eq(got.ux, 15);
+  cr_assert_eq(got.p.ux, 15);
   cr_assert_eq(db_put_candidate(d, &c, &id), SYMV_DB);
   cr_assert_not_null(strstr(db_errmsg(d), "readonly"), "%s", db_errmsg(d));
   close_ok(d);
@@ -312,7 +311,7 @@ Test(db, a_read_only_open_leaves_no_wal_or_shm_behind)
   char p[256], wal[300], shm[300];
   path_of(p, "clean.db");
   db *d = fresh(p);
-  db_candidate c = point("atomic", 128, 15, 5, 0);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 15, 5, 0);
   long long id;
   OK(db_put_candidate(d, &c, &id));
   close_ok(d);
@@ -324,7 +323,7 @@ Test(db, a_read_only_open_leaves_no_wal_or_shm_behind)
   d = open_ok(p, DB_READONLY);
   db_candidate got;
   OK(db_get_candidate(d, id, &got));
-  cr_assert_eq(got.ux, 15);
+  cr_assert_eq(got.p.ux, 15);
   close_ok(d);
   cr_assert_neq(access(wal, F_OK), 0, "%s left behind", wal);
   cr_assert_neq(access(shm, F_OK), 0, "%s left behind", shm);
@@ -364,7 +363,7 @@ static int read_where_unwritable(const char *path, long long id, char *msg, size
     int rc = db_open(&d, path, DB_READONLY);
     db_candidate got;
     if (rc == 0) rc = db_get_candidate(d, id, &got);
-    if (rc == 0 && got.ux != 15) rc = SYMV_WRONG_RESULT;
+    if (rc == 0 && got.p.ux != 15) rc = SYMV_WRONG_RESULT;
     if (rc) {
       const char *m = d ? db_errmsg(d) : "out of memory";
       if (write(fds[1], m, strlen(m)) < 0) _exit(2);
@@ -393,7 +392,7 @@ Test(db, a_read_only_open_reads_a_wal_database_in_a_read_only_folder)
   cr_assert_eq(mkdir(path_of(ro, "ro"), 0755), 0);
   snprintf(p, sizeof p, "%s/x.db", ro);
   db *d = fresh(p);
-  db_candidate c = point("atomic", 128, 15, 5, 0);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 15, 5, 0);
   long long id;
   OK(db_put_candidate(d, &c, &id));
   close_ok(d);
@@ -497,7 +496,7 @@ Test(db, damaged_database_is_refused_untouched)
   OK(db_begin(d));
   for (int b = 32; b <= 256; b += 32)
     for (int ux = 8; ux <= 32; ux++) {
-      db_candidate c = point("atomic", b, ux, 1, 0);
+      db_candidate c = point(SYMV_FAMILY_ATOMIC, b, ux, 1, 0);
       OK(db_put_candidate(d, &c, NULL));
     }
   OK(db_commit(d));
@@ -582,13 +581,13 @@ Test(db, version_1_database_is_migrated_keeping_its_data)
   {
     db_candidate c;
     OK(db_get_candidate(d, 1, &c));
-    cr_assert_str_eq(c.routine, "dsymv");
-    cr_assert(c.block_size == 128 && c.ux == 15 && c.status == DB_VALID && c.attempts == 0);
+    cr_assert_eq(c.p.routine, SYMV_DSYMV);
+    cr_assert(c.p.block_size == 128 && c.p.ux == 15 && c.status == DB_VALID && c.attempts == 0);
     cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_DB, "the copy is read-only too");
     cr_assert_not_null(strstr(db_errmsg(d), "readonly"), "%s", db_errmsg(d));
     db_measurement *m;
     size_t k;
-    OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
+    OK(db_baseline_measurements(d, SYMV_DSYMV, "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
     cr_assert(k == 1 && m[0].median_us == 60.0);
     free(m);
   }
@@ -609,8 +608,8 @@ Test(db, version_1_database_is_migrated_keeping_its_data)
   OK(db_check_device(d, &g, 0));
   db_candidate c;
   OK(db_get_candidate(d, 1, &c));
-  cr_assert_str_eq(c.family, "atomic");
-  cr_assert(c.block_size == 128 && c.ux == 15 && c.multiplicity == 5 && c.mx == 0);
+  cr_assert_eq(c.p.family, SYMV_FAMILY_ATOMIC);
+  cr_assert(c.p.block_size == 128 && c.p.ux == 15 && c.p.multiplicity == 5 && c.p.mx == 0);
   cr_assert_eq(c.status, DB_VALID);
   cr_assert_eq(c.compile_ms, 812.5);
   cr_assert_eq(c.regs_per_thread, 64);
@@ -624,7 +623,7 @@ Test(db, version_1_database_is_migrated_keeping_its_data)
   cr_assert_eq(k, 1);
   cr_assert(m[0].n == 4096 && m[0].median_us == 50.0 && m[0].residual == 0.3);
   free(m);
-  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
+  OK(db_baseline_measurements(d, SYMV_DSYMV, "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
   cr_assert(k == 1 && m[0].median_us == 60.0);
   free(m);
   close_ok(d);
@@ -730,7 +729,7 @@ Test(db, interrupted_sweep_resumes_with_committed_data_only)
   db *d = fresh(p);
   long long id[10];
   for (int i = 0; i < 10; i++) {
-    db_candidate c = point("atomic", 32 * (i + 1), 16, 2, i % 10);
+    db_candidate c = point(SYMV_FAMILY_ATOMIC, 32 * (i + 1), 16, 2, i % 10);
     OK(db_put_candidate(d, &c, &id[i]));
   }
   for (int i = 0; i < 5; i++) measure_candidate(d, id[i], 10.0 + i);
@@ -799,21 +798,21 @@ Test(db, interrupted_sweep_resumes_with_committed_data_only)
 
   db_candidate *pending;
   size_t np;
-  OK(db_list_candidates(d, "dsymv", DB_PENDING, NULL, &pending, &np));
+  OK(db_list_candidates(d, SYMV_DSYMV, DB_PENDING, DB_ANY_FAMILY, &pending, &np));
   cr_assert_eq(np, 5);
   for (size_t i = 0; i < np; i++) {
     cr_assert_eq(pending[i].id, id[5 + i], "pending in id order");
-    cr_assert_eq(pending[i].block_size, 32 * (int)(6 + i));
+    cr_assert_eq(pending[i].p.block_size, 32 * (int)(6 + i));
   }
   free(pending);
 
   db_counts n;
-  OK(db_count_candidates(d, "dsymv", NULL, &n));
+  OK(db_count_candidates(d, SYMV_DSYMV, DB_ANY_FAMILY, &n));
   cr_assert_eq(n.total, 10);
   cr_assert_eq(n.by_status[DB_VALID], 5);
   cr_assert_eq(n.by_status[DB_PENDING], 5);
   cr_assert_eq(n.by_status[DB_INVALID], 0);
-  OK(db_count_candidates(d, "dsymv", "lu", &n));
+  OK(db_count_candidates(d, SYMV_DSYMV, SYMV_FAMILY_LU, &n));
   cr_assert_eq(n.total, 0);
   close_ok(d);
   cr_assert_eq(raw_int(p, "SELECT quick_check = 'ok' FROM pragma_quick_check"), 1);
@@ -825,7 +824,7 @@ Test(db, a_candidate_that_keeps_crashing_the_worker_becomes_a_fault)
   path_of(p, "crash.db");
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("atomic_red", 64, 9, 3, 2);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC_RED, 64, 9, 3, 2);
   OK(db_put_candidate(d, &c, &id));
   close_ok(d);
 
@@ -853,13 +852,13 @@ Test(db, a_candidate_that_keeps_crashing_the_worker_becomes_a_fault)
   snprintf(c.detail, sizeof c.detail, "worker died %d times", c.attempts);
   OK(db_set_candidate_result(d, &c));
   db_counts n;
-  OK(db_count_candidates(d, "dsymv", "atomic_red", &n));
+  OK(db_count_candidates(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC_RED, &n));
   cr_assert_eq(n.by_status[DB_INVALID], 1);
   cr_assert_eq(n.by_reason[DB_REASON_FAULT], 1);
   cr_assert_eq(n.by_reason[DB_REASON_NONE], 0);
   db_candidate *list;
   size_t k;
-  OK(db_list_candidates(d, "dsymv", DB_PENDING, NULL, &list, &k));
+  OK(db_list_candidates(d, SYMV_DSYMV, DB_PENDING, DB_ANY_FAMILY, &list, &k));
   cr_assert_eq(k, 0);
   cr_assert_eq(db_start_attempt(d, id + 1000, NULL), SYMV_NOT_FOUND);
   close_ok(d);
@@ -871,7 +870,7 @@ Test(db, transactions_commit_and_roll_back)
   path_of(p, "tx.db");
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("lu", 64, 0, 1, 0);
+  db_candidate c = point(SYMV_FAMILY_LU, 64, 0, 1, 0);
   OK(db_put_candidate(d, &c, &id));
 
   OK(db_begin(d));
@@ -908,9 +907,9 @@ Test(db, reinserting_keeps_candidates_and_replaces_timings)
   path_of(p, "upsert.db");
   db *d = fresh(p);
   long long a, b, a2, found_id;
-  db_candidate c = point("atomic", 128, 14, 6, 9);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 14, 6, 9);
   OK(db_put_candidate(d, &c, &a));
-  db_candidate c2 = point("atomic", 128, 14, 6, 8);
+  db_candidate c2 = point(SYMV_FAMILY_ATOMIC, 128, 14, 6, 8);
   OK(db_put_candidate(d, &c2, &b));
   cr_assert_neq(a, b);
 
@@ -919,9 +918,11 @@ Test(db, reinserting_keeps_candidates_and_replaces_timings)
   OK(db_set_candidate_result(d, &r));
   OK(db_put_candidate(d, &c, &a2));
   cr_assert_eq(a, a2, "same point, same id");
-  OK(db_find_candidate(d, "dsymv", "atomic", 128, 14, 6, 9, &found_id));
+  OK(db_find_candidate(d, &(symv_params){SYMV_FAMILY_ATOMIC, 128, 14, 6, 9, SYMV_DSYMV}, &found_id));
   cr_assert_eq(found_id, a);
-  cr_assert_eq(db_find_candidate(d, "dsymv", "atomic", 128, 14, 6, 7, &found_id), SYMV_NOT_FOUND);
+  cr_assert_eq(db_find_candidate(d, &(symv_params){SYMV_FAMILY_ATOMIC, 128, 14, 6, 7, SYMV_DSYMV}, &found_id),
+               SYMV_NOT_FOUND);
+  cr_assert_eq(db_find_candidate(d, NULL, &found_id), SYMV_INVALID_VALUE);
   db_candidate got;
   OK(db_get_candidate(d, a, &got));
   cr_assert_eq(got.status, DB_VALID, "re-inserting does not reset the result");
@@ -940,22 +941,22 @@ Test(db, reinserting_keeps_candidates_and_replaces_timings)
   free(ms);
 
   m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 25.0);
-  OK(db_put_baseline(d, "dsymv", "cublas", &m));
+  OK(db_put_baseline(d, SYMV_DSYMV, "cublas", &m));
   m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 24.0);
-  OK(db_put_baseline(d, "dsymv", "cublas", &m));
+  OK(db_put_baseline(d, SYMV_DSYMV, "cublas", &m));
   m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 22.0);
-  OK(db_put_baseline(d, "dsymv", "cublas_atomics", &m));
+  OK(db_put_baseline(d, SYMV_DSYMV, "cublas_atomics", &m));
   int found;
-  OK(db_has_baseline(d, "dsymv", "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
+  OK(db_has_baseline(d, SYMV_DSYMV, "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
   cr_assert_eq(found, 1);
-  OK(db_has_baseline(d, "dsymv", "cublas", 2048, 'U', 0, DB_STAGE_SWEEP, &found));
+  OK(db_has_baseline(d, SYMV_DSYMV, "cublas", 2048, 'U', 0, DB_STAGE_SWEEP, &found));
   cr_assert_eq(found, 0);
-  OK(db_has_baseline(d, "dsymv", "cublas", 2048, 'L', 0, DB_STAGE_DENSE, &found));
+  OK(db_has_baseline(d, SYMV_DSYMV, "cublas", 2048, 'L', 0, DB_STAGE_DENSE, &found));
   cr_assert_eq(found, 0);
-  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  OK(db_baseline_measurements(d, SYMV_DSYMV, "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
   cr_assert(k == 1 && ms[0].median_us == 24.0);
   free(ms);
-  OK(db_baseline_measurements(d, "dsymv", "cublas_atomics", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  OK(db_baseline_measurements(d, SYMV_DSYMV, "cublas_atomics", DB_STAGE_SWEEP, 0, -1, &ms, &k));
   cr_assert(k == 1 && ms[0].median_us == 22.0);
   free(ms);
   close_ok(d);
@@ -967,12 +968,14 @@ Test(db, bad_values_are_refused)
   path_of(p, "bad.db");
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("atomic", 128, 15, 5, 0);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 15, 5, 0);
   OK(db_put_candidate(d, &c, &id));
 
-  db_candidate bad = point("", 128, 15, 5, 0);
+  db_candidate bad = point(SYMV_FAMILY_COUNT + 1, 128, 15, 5, 0);
   cr_assert_eq(db_put_candidate(d, &bad, NULL), SYMV_INVALID_VALUE);
-  bad = point("atomic", 128, -1, 5, 0);
+  bad = point(DB_ANY_FAMILY, 128, 15, 5, 0);
+  cr_assert_eq(db_put_candidate(d, &bad, NULL), SYMV_INVALID_VALUE, "a candidate has one family");
+  bad = point(SYMV_FAMILY_ATOMIC, 128, -1, 5, 0);
   cr_assert_eq(db_put_candidate(d, &bad, NULL), SYMV_INVALID_VALUE);
 
   db_measurement good = timing(1000, 'L', 0, DB_STAGE_SWEEP, 10.0);
@@ -999,7 +1002,7 @@ Test(db, bad_values_are_refused)
   cr_assert_eq(db_put_measurement(d, id, &m), SYMV_INVALID_VALUE);
   cr_assert_eq(db_put_measurement(d, id + 99, &good), SYMV_NOT_FOUND);
   cr_assert_not_null(strstr(db_errmsg(d), "no candidate"), "%s", db_errmsg(d));
-  cr_assert_eq(db_put_baseline(d, "dsymv", "", &good), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_put_baseline(d, SYMV_DSYMV, "", &good), SYMV_INVALID_VALUE);
 
   db_candidate r = { .id = id, .status = DB_INVALID, .reason = DB_REASON_NONE };
   cr_assert_eq(db_set_candidate_result(d, &r), SYMV_INVALID_VALUE);
@@ -1031,7 +1034,7 @@ Test(db, time_table_for_the_ranking)
   db *d = fresh(p);
   long long id[5];
   for (int i = 0; i < 5; i++) {
-    db_candidate c = point(i == 4 ? "lu" : "atomic", 64 * (i + 1), 12, 2, 0);
+    db_candidate c = point(i == 4 ? SYMV_FAMILY_LU : SYMV_FAMILY_ATOMIC, 64 * (i + 1), 12, 2, 0);
     OK(db_put_candidate(d, &c, &id[i]));
   }
   /* 0, 1, 2 and 4 valid; 3 invalid; all but 2 have timings at every size. */
@@ -1061,7 +1064,7 @@ Test(db, time_table_for_the_ranking)
   /* Asked in another order than stored, with one size nobody measured. */
   static const int ask[4] = { 8000, 1000, 2000, 5000 };
   db_times t;
-  OK(db_time_table(d, "dsymv", ask, 4, 'L', 0, DB_STAGE_SWEEP, &t));
+  OK(db_time_table(d, SYMV_DSYMV, ask, 4, 'L', 0, DB_STAGE_SWEEP, &t));
   cr_assert_eq(t.ncand, 4, "valid candidates only");
   cr_assert_eq(t.nsizes, 4);
   static const int rows[4] = { 0, 1, 2, 4 };
@@ -1076,18 +1079,18 @@ Test(db, time_table_for_the_ranking)
       cr_assert_eq(t.median_us[r * 4 + 2], 100.0 * i + 2);
     cr_assert(isnan(t.median_us[r * 4 + 3]), "nobody measured 5000");
   }
-  cr_assert_str_eq(t.cand[3].family, "lu");
+  cr_assert_eq(t.cand[3].p.family, SYMV_FAMILY_LU);
   db_times_free(&t);
   cr_assert_null(t.median_us);
 
   int bad[1] = { 0 };
-  cr_assert_eq(db_time_table(d, "dsymv", bad, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
-  cr_assert_eq(db_time_table(d, "dsymv", ask, 4, 'X', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_time_table(d, SYMV_DSYMV, bad, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_time_table(d, SYMV_DSYMV, ask, 4, 'X', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
   close_ok(d);
 
   /* A read-only handle (the rank stage) gets the same table. */
   d = open_ok(p, DB_READONLY);
-  OK(db_time_table(d, "dsymv", ns, 3, 'L', 0, DB_STAGE_SWEEP, &t));
+  OK(db_time_table(d, SYMV_DSYMV, ns, 3, 'L', 0, DB_STAGE_SWEEP, &t));
   cr_assert_eq(t.ncand, 4);
   cr_assert_eq(t.median_us[0], 1.0);
   db_times_free(&t);
@@ -1100,7 +1103,7 @@ Test(db, measurements_of_one_candidate_come_in_n_order)
   path_of(p, "dense.db");
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("atomic", 160, 14, 5, 7);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 160, 14, 5, 7);
   OK(db_put_candidate(d, &c, &id));
   static const int ns[6] = { 9000, 100, 5000, 2336, 700, 10000 };
   OK(db_begin(d));
@@ -1109,7 +1112,7 @@ Test(db, measurements_of_one_candidate_come_in_n_order)
       db_measurement m = timing(ns[j], 'U', hot, DB_STAGE_DENSE, ns[j] / 100.0 + hot);
       OK(db_put_measurement(d, id, &m));
       m = timing(ns[j], 'U', hot, DB_STAGE_DENSE, ns[j] / 50.0);
-      OK(db_put_baseline(d, "dsymv", "cublas", &m));
+      OK(db_put_baseline(d, SYMV_DSYMV, "cublas", &m));
     }
   db_measurement m = timing(4096, 'U', 0, DB_STAGE_SWEEP, 1.0);
   OK(db_put_measurement(d, id, &m));
@@ -1134,7 +1137,7 @@ Test(db, measurements_of_one_candidate_come_in_n_order)
   free(ms);
   OK(db_candidate_measurements(d, id, DB_STAGE_DENSE, 'L', -1, &ms, &k));
   cr_assert_eq(k, 0);
-  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_DENSE, 'U', 1, &ms, &k));
+  OK(db_baseline_measurements(d, SYMV_DSYMV, "cublas", DB_STAGE_DENSE, 'U', 1, &ms, &k));
   cr_assert_eq(k, 6);
   for (size_t j = 1; j < k; j++) cr_assert_lt(ms[j - 1].n, ms[j].n);
   cr_assert_eq(ms[2].median_us, 2336 / 50.0);
@@ -1178,7 +1181,7 @@ static void make_v2(const char *path)
 /* A fit of lo..hi (uplo L, cold) with `threshold`. */
 static db_fit fit_of(int lo, int hi, double threshold)
 {
-  db_fit f = { .routine = "dsymv", .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = threshold };
+  db_fit f = { .routine = SYMV_DSYMV, .uplo = 'L', .hot = 0, .lo = lo, .hi = hi, .threshold = threshold };
   snprintf(f.method, sizeof f.method, "test: %d..%d", lo, hi);
   return f;
 }
@@ -1210,8 +1213,8 @@ Test(db, version_2_database_is_migrated_keeping_its_data)
   d = open_ok(p, DB_READONLY);
   db_candidate c;
   OK(db_get_candidate(d, 1, &c));
-  cr_assert(c.block_size == 128 && c.ux == 15 && c.status == DB_VALID && c.attempts == 2);
-  cr_assert_str_eq(c.routine, "dsymv");
+  cr_assert(c.p.block_size == 128 && c.p.ux == 15 && c.status == DB_VALID && c.attempts == 2);
+  cr_assert_eq(c.p.routine, SYMV_DSYMV);
   db_measurement *m;
   size_t k;
   OK(db_candidate_measurements(d, 1, DB_STAGE_DENSE, 'L', 0, &m, &k));
@@ -1220,13 +1223,13 @@ Test(db, version_2_database_is_migrated_keeping_its_data)
   OK(db_candidate_measurements(d, 1, DB_STAGE_SWEEP, 'L', 0, &m, &k));
   cr_assert(k == 1 && m[0].n == 4096 && m[0].median_us == 50.0);
   free(m);
-  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
+  OK(db_baseline_measurements(d, SYMV_DSYMV, "cublas", DB_STAGE_SWEEP, 'L', 0, &m, &k));
   cr_assert(k == 1 && m[0].median_us == 60.0);
   free(m);
   db_fit f;
   db_rule *r;
   size_t nr;
-  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_eq(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
   cr_assert_null(r);
   close_ok(d);
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM sweep_run WHERE options = '--wide' AND compile_s = 61.5"), 1);
@@ -1250,7 +1253,7 @@ Test(db, fits_round_trip_and_the_latest_wins)
   path_of(p, "fit.db");
   db *d = fresh(p);
   long long id[3];
-  const char *fam[3] = { "lu", "atomic", "atomic_red" };
+  const symv_family fam[3] = { SYMV_FAMILY_LU, SYMV_FAMILY_ATOMIC, SYMV_FAMILY_ATOMIC_RED };
   for (int i = 0; i < 3; i++) {
     db_candidate c = point(fam[i], 64 << i, 8 + i, 1 + i, i);
     OK(db_put_candidate(d, &c, &id[i]));
@@ -1263,7 +1266,7 @@ Test(db, fits_round_trip_and_the_latest_wins)
   db_fit f;
   db_rule *r;
   size_t nr;
-  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_eq(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
   cr_assert_not_null(strstr(db_errmsg(d), "no fit"), "%s", db_errmsg(d));
 
   db_fit f1 = fit_of(32, 1000, 0.02);
@@ -1293,9 +1296,9 @@ Test(db, fits_round_trip_and_the_latest_wins)
   d = open_ok(p, DB_READONLY);
   db_fit_curve *cv;
   size_t nc;
-  OK(db_latest_fit(d, "dsymv", 'U', 1, &f, &r, &nr, &cv, &nc));
+  OK(db_latest_fit(d, SYMV_DSYMV, 'U', 1, &f, &r, &nr, &cv, &nc));
   cr_assert_eq(f.id, f2.id);
-  cr_assert_str_eq(f.routine, "dsymv");
+  cr_assert_eq(f.routine, SYMV_DSYMV);
   cr_assert_str_eq(f.created, f2.created);
   cr_assert(f.uplo == 'U' && f.hot == 1 && f.lo == 100 && f.hi == 20000 && f.threshold == 0.05);
   cr_assert_str_eq(f.method, "test: 100..20000");
@@ -1307,14 +1310,16 @@ Test(db, fits_round_trip_and_the_latest_wins)
   }
   /* candidate rules carry the whole candidate, cuBLAS ones none */
   cr_assert_eq(r[0].cand.id, id[0]);
-  cr_assert_str_eq(r[0].cand.family, "lu");
-  cr_assert_str_eq(r[0].cand.routine, "dsymv");
-  cr_assert(r[0].cand.block_size == 64 && r[0].cand.ux == 8 && r[0].cand.multiplicity == 1 &&
-            r[0].cand.mx == 0 && r[0].cand.status == DB_VALID && r[0].cand.regs_per_thread == 40);
+  cr_assert_eq(r[0].cand.p.family, SYMV_FAMILY_LU);
+  cr_assert_eq(r[0].cand.p.routine, SYMV_DSYMV);
+  cr_assert(r[0].cand.p.block_size == 64 && r[0].cand.p.ux == 8 && r[0].cand.p.multiplicity == 1 &&
+            r[0].cand.p.mx == 0 && r[0].cand.status == DB_VALID && r[0].cand.regs_per_thread == 40);
   cr_assert_eq(r[2].cand.id, id[2]);
-  cr_assert_str_eq(r[2].cand.family, "atomic_red");
-  cr_assert(r[2].cand.block_size == 256 && r[2].cand.ux == 10 && r[2].cand.mx == 2 && r[2].cand.compile_ms == 102.0);
-  cr_assert(r[1].cand.id == 0 && r[1].cand.family[0] == 0);
+  cr_assert_eq(r[2].cand.p.family, SYMV_FAMILY_ATOMIC_RED);
+  cr_assert(r[2].cand.p.block_size == 256 && r[2].cand.p.ux == 10 && r[2].cand.p.mx == 2 &&
+            r[2].cand.compile_ms == 102.0);
+  const db_candidate none = {0};
+  cr_assert(memcmp(&r[1].cand, &none, sizeof none) == 0, "a cuBLAS rule's candidate is all zero");
   cr_assert_eq(nc, 4);
   for (size_t i = 0; i < 4; i++) {
     cr_assert_str_eq(cv[i].kernel, curves[i].kernel, "curve %zu in stored order", i);
@@ -1324,11 +1329,11 @@ Test(db, fits_round_trip_and_the_latest_wins)
   free(r);
   free(cv);
   /* curves are optional */
-  OK(db_latest_fit(d, "dsymv", 'U', 1, &f, &r, &nr, NULL, NULL));
+  OK(db_latest_fit(d, SYMV_DSYMV, 'U', 1, &f, &r, &nr, NULL, NULL));
   cr_assert_eq(nr, 4);
   free(r);
   /* the newer fit is of (U, hot): it does not hide the (L, cold) one */
-  OK(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL));
+  OK(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &f, &r, &nr, NULL, NULL));
   cr_assert_eq(f.id, f1.id);
   cr_assert(nr == 1 && f.uplo == 'L' && f.hot == 0 && f.lo == 32 && f.hi == 1000);
   free(r);
@@ -1341,7 +1346,7 @@ Test(db, rules_that_do_not_tile_the_range_are_refused)
   path_of(p, "tile.db");
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("atomic", 128, 16, 4, 1);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 16, 4, 1);
   OK(db_put_candidate(d, &c, &id));
   db_fit good = fit_of(32, 1000, 0.01);
   db_rule ok[2] = { rule_of(32, 499, DB_KERNEL_CANDIDATE, id, 5), rule_of(500, 1000, DB_KERNEL_CUBLAS, 0, 9) };
@@ -1405,7 +1410,7 @@ Test(db, rules_that_do_not_tile_the_range_are_refused)
   db_fit latest;
   db_rule *got;
   size_t n;
-  OK(db_latest_fit(d, "dsymv", 'L', 0, &latest, &got, &n, NULL, NULL));
+  OK(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &latest, &got, &n, NULL, NULL));
   cr_assert_eq(latest.id, good.id, "only the good fit was stored");
   cr_assert_eq(n, 2);
   free(got);
@@ -1421,7 +1426,7 @@ Test(db, rules_that_do_not_tile_the_range_are_refused)
   /* rules damaged in the file are reported, not returned */
   raw_exec(p, "UPDATE fit_rule SET n_start = 510 WHERE n_start = 500");
   d = open_ok(p, DB_READONLY);
-  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &latest, &got, &n, NULL, NULL), SYMV_DB_CORRUPT);
+  cr_assert_eq(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &latest, &got, &n, NULL, NULL), SYMV_DB_CORRUPT);
   cr_assert_null(got);
   cr_assert_not_null(strstr(db_errmsg(d), "510"), "%s", db_errmsg(d));
   close_ok(d);
@@ -1429,19 +1434,28 @@ Test(db, rules_that_do_not_tile_the_range_are_refused)
 
 /* ---- Routines (schema version 4) ------------------------------------------------ */
 
-Test(db, routine_names_are_the_six_in_canonical_order)
+Test(db, routines_are_stored_by_their_registry_names)
 {
+  char p[256];
+  path_of(p, "names.db");
+  db *d = fresh(p);
   static const char *const six[6] = { "ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv" };
-  for (int i = 0; i < DB_ROUTINE_COUNT; i++) {
-    cr_assert_str_eq(db_routine_name(i), six[i]);
-    cr_assert_eq(db_routine_valid(six[i]), 1, "%s", six[i]);
+  long long id[6];
+  for (int i = 5; i >= 0; i--) { /* stored in reverse canonical order */
+    db_candidate c = point_of(symv_routine_order(i), SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
+    OK(db_put_candidate(d, &c, &id[i]));
   }
-  cr_assert_null(db_routine_name(DB_ROUTINE_COUNT));
-  cr_assert_null(db_routine_name(-1));
-  static const char *const bad[] = { "DSYMV", "dsymv ", "", "dgemv", "dsymvx", "dsy", "zhemv\n" };
-  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-    cr_assert_eq(db_routine_valid(bad[i]), 0, "'%s'", bad[i]);
-  cr_assert_eq(db_routine_valid(NULL), 0);
+  symv_routine got[SYMV_ROUTINE_COUNT];
+  size_t k;
+  OK(db_list_routines(d, DB_ROUTINES_CANDIDATES, got, SYMV_ROUTINE_COUNT, &k));
+  cr_assert_eq(k, 6);
+  for (int i = 0; i < 6; i++) cr_assert_eq(got[i], symv_routine_order(i), "canonical order at %d", i);
+  close_ok(d);
+  for (int i = 0; i < 6; i++) {
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM candidate WHERE id = %lld AND routine = '%s'", id[i], six[i]);
+    cr_assert_eq(raw_int(p, sql), 1, "candidate %lld is stored as %s", id[i], six[i]);
+  }
 }
 
 Test(db, the_same_parameters_under_two_routines_are_two_candidates)
@@ -1449,33 +1463,34 @@ Test(db, the_same_parameters_under_two_routines_are_two_candidates)
   char p[256];
   path_of(p, "routines.db");
   db *d = fresh(p);
-  char names[DB_ROUTINE_COUNT][DB_ROUTINE_SIZE];
+  symv_routine names[SYMV_ROUTINE_COUNT];
   size_t k;
-  OK(db_list_routines(d, DB_ROUTINES_CANDIDATES, names, DB_ROUTINE_COUNT, &k));
+  OK(db_list_routines(d, DB_ROUTINES_CANDIDATES, names, SYMV_ROUTINE_COUNT, &k));
   cr_assert_eq(k, 0);
 
   /* stored in another order than the canonical one */
   long long idz, idd, idc, again;
-  db_candidate z = point_of("zhemv", "atomic", 128, 16, 2, 3);
-  db_candidate dd = point_of("dsymv", "atomic", 128, 16, 2, 3);
-  db_candidate c = point_of("chemv", "lu", 64, 8, 1, 0);
+  db_candidate z = point_of(SYMV_ZHEMV, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
+  db_candidate dd = point_of(SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
+  db_candidate c = point_of(SYMV_CHEMV, SYMV_FAMILY_LU, 64, 8, 1, 0);
   OK(db_put_candidate(d, &z, &idz));
   OK(db_put_candidate(d, &dd, &idd));
   OK(db_put_candidate(d, &c, &idc));
   cr_assert(idz != idd && idd != idc && idz != idc, "three rows");
   OK(db_put_candidate(d, &z, &again));
   cr_assert_eq(again, idz, "the same routine's point is the same row");
-  OK(db_find_candidate(d, "dsymv", "atomic", 128, 16, 2, 3, &again));
+  OK(db_find_candidate(d, &(symv_params){SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, SYMV_DSYMV}, &again));
   cr_assert_eq(again, idd);
-  OK(db_find_candidate(d, "zhemv", "atomic", 128, 16, 2, 3, &again));
+  OK(db_find_candidate(d, &(symv_params){SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, SYMV_ZHEMV}, &again));
   cr_assert_eq(again, idz);
-  cr_assert_eq(db_find_candidate(d, "ssymv", "atomic", 128, 16, 2, 3, &again), SYMV_NOT_FOUND);
+  cr_assert_eq(db_find_candidate(d, &(symv_params){SYMV_FAMILY_ATOMIC, 128, 16, 2, 3, SYMV_SSYMV}, &again),
+               SYMV_NOT_FOUND);
   cr_assert_not_null(strstr(db_errmsg(d), "ssymv"), "%s", db_errmsg(d));
   db_candidate got;
   OK(db_get_candidate(d, idz, &got));
-  cr_assert_str_eq(got.routine, "zhemv");
+  cr_assert_eq(got.p.routine, SYMV_ZHEMV);
   OK(db_get_candidate(d, idd, &got));
-  cr_assert_str_eq(got.routine, "dsymv");
+  cr_assert_eq(got.p.routine, SYMV_DSYMV);
 
   /* results and timings stay with their row */
   db_candidate r = { .id = idz, .status = DB_VALID };
@@ -1488,67 +1503,69 @@ Test(db, the_same_parameters_under_two_routines_are_two_candidates)
   OK(db_put_measurement(d, idz, &m));
 
   db_candidate *list;
-  OK(db_list_candidates(d, "zhemv", -1, NULL, &list, &k));
-  cr_assert(k == 1 && list[0].id == idz && strcmp(list[0].routine, "zhemv") == 0);
+  OK(db_list_candidates(d, SYMV_ZHEMV, -1, DB_ANY_FAMILY, &list, &k));
+  cr_assert(k == 1 && list[0].id == idz && list[0].p.routine == SYMV_ZHEMV);
   free(list);
-  OK(db_list_candidates(d, NULL, -1, NULL, &list, &k));
-  cr_assert_eq(k, 3, "NULL: every routine");
+  OK(db_list_candidates(d, DB_ANY_ROUTINE, -1, DB_ANY_FAMILY, &list, &k));
+  cr_assert_eq(k, 3, "DB_ANY_ROUTINE: every routine");
   free(list);
-  OK(db_list_candidates(d, NULL, DB_VALID, "atomic", &list, &k));
+  OK(db_list_candidates(d, DB_ANY_ROUTINE, DB_VALID, SYMV_FAMILY_ATOMIC, &list, &k));
   cr_assert(k == 2 && list[0].id == idz && list[1].id == idd, "valid atomic of any routine, id order");
   free(list);
-  OK(db_list_candidates(d, "ssymv", -1, NULL, &list, &k));
+  OK(db_list_candidates(d, SYMV_SSYMV, -1, DB_ANY_FAMILY, &list, &k));
   cr_assert(k == 0 && list == NULL);
 
   db_counts n;
-  OK(db_count_candidates(d, "dsymv", NULL, &n));
+  OK(db_count_candidates(d, SYMV_DSYMV, DB_ANY_FAMILY, &n));
   cr_assert(n.total == 1 && n.by_status[DB_VALID] == 1);
-  OK(db_count_candidates(d, "chemv", NULL, &n));
+  OK(db_count_candidates(d, SYMV_CHEMV, DB_ANY_FAMILY, &n));
   cr_assert(n.total == 1 && n.by_status[DB_PENDING] == 1);
-  OK(db_count_candidates(d, NULL, "atomic", &n));
+  OK(db_count_candidates(d, DB_ANY_ROUTINE, SYMV_FAMILY_ATOMIC, &n));
   cr_assert_eq(n.total, 2);
-  OK(db_count_candidates(d, NULL, NULL, &n));
+  OK(db_count_candidates(d, DB_ANY_ROUTINE, DB_ANY_FAMILY, &n));
   cr_assert_eq(n.total, 3);
 
   static const int ns[1] = { 1000 };
   db_times t;
-  OK(db_time_table(d, "dsymv", ns, 1, 'L', 0, DB_STAGE_SWEEP, &t));
+  OK(db_time_table(d, SYMV_DSYMV, ns, 1, 'L', 0, DB_STAGE_SWEEP, &t));
   cr_assert(t.ncand == 1 && t.cand[0].id == idd && t.median_us[0] == 7.0, "dsymv's table has dsymv's timing");
   db_times_free(&t);
-  OK(db_time_table(d, "zhemv", ns, 1, 'L', 0, DB_STAGE_SWEEP, &t));
+  OK(db_time_table(d, SYMV_ZHEMV, ns, 1, 'L', 0, DB_STAGE_SWEEP, &t));
   cr_assert(t.ncand == 1 && t.cand[0].id == idz && t.median_us[0] == 30.0);
   db_times_free(&t);
-  OK(db_time_table(d, "chemv", ns, 1, 'L', 0, DB_STAGE_SWEEP, &t));
+  OK(db_time_table(d, SYMV_CHEMV, ns, 1, 'L', 0, DB_STAGE_SWEEP, &t));
   cr_assert_eq(t.ncand, 0, "chemv's only candidate is pending");
   db_times_free(&t);
 
   /* routines with candidates, canonical order; a short array gets a prefix */
-  OK(db_list_routines(d, DB_ROUTINES_CANDIDATES, names, DB_ROUTINE_COUNT, &k));
+  OK(db_list_routines(d, DB_ROUTINES_CANDIDATES, names, SYMV_ROUTINE_COUNT, &k));
   cr_assert_eq(k, 3);
-  cr_assert_str_eq(names[0], "dsymv");
-  cr_assert_str_eq(names[1], "chemv");
-  cr_assert_str_eq(names[2], "zhemv");
-  snprintf(names[1], sizeof names[1], "-");
+  cr_assert_eq(names[0], SYMV_DSYMV);
+  cr_assert_eq(names[1], SYMV_CHEMV);
+  cr_assert_eq(names[2], SYMV_ZHEMV);
+  names[1] = SYMV_SSYMV;
   OK(db_list_routines(d, DB_ROUTINES_CANDIDATES, names, 1, &k));
   cr_assert_eq(k, 3, "the count is of all of them");
-  cr_assert_str_eq(names[0], "dsymv");
-  cr_assert_str_eq(names[1], "-", "nothing past max");
-  OK(db_list_routines(d, DB_ROUTINES_FITS, names, DB_ROUTINE_COUNT, &k));
+  cr_assert_eq(names[0], SYMV_DSYMV);
+  cr_assert_eq(names[1], SYMV_SSYMV, "nothing past max");
+  OK(db_list_routines(d, DB_ROUTINES_FITS, names, SYMV_ROUTINE_COUNT, &k));
   cr_assert_eq(k, 0, "no fits yet");
-  cr_assert_eq(db_list_routines(d, (db_routines_of)7, names, DB_ROUTINE_COUNT, &k), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_list_routines(d, (db_routines_of)7, names, SYMV_ROUTINE_COUNT, &k), SYMV_INVALID_VALUE);
 
-  /* names that are not routines are refused, not treated as empty */
-  static const char *const bad[] = { "DSYMV", "", "dgemv", "dsymvx" };
+  /* values that are not routines are refused, not treated as "any" */
+  static const symv_routine bad[] = { SYMV_ROUTINE_COUNT + 1, (symv_routine)-1, (symv_routine)1000 };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    db_candidate b = point_of(bad[i], "atomic", 128, 16, 2, 3);
-    cr_assert_eq(db_put_candidate(d, &b, NULL), SYMV_INVALID_VALUE, "'%s'", bad[i]);
-    cr_assert_eq(db_find_candidate(d, bad[i], "atomic", 128, 16, 2, 3, &again), SYMV_INVALID_VALUE);
-    cr_assert_eq(db_list_candidates(d, bad[i], -1, NULL, &list, &k), SYMV_INVALID_VALUE);
-    cr_assert_eq(db_count_candidates(d, bad[i], NULL, &n), SYMV_INVALID_VALUE);
+    db_candidate b = point_of(bad[i], SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
+    cr_assert_eq(db_put_candidate(d, &b, NULL), SYMV_INVALID_VALUE, "%d", (int)bad[i]);
+    cr_assert_eq(db_find_candidate(d, &b.p, &again), SYMV_INVALID_VALUE);
+    cr_assert_eq(db_list_candidates(d, bad[i], -1, DB_ANY_FAMILY, &list, &k), SYMV_INVALID_VALUE);
+    cr_assert_eq(db_count_candidates(d, bad[i], DB_ANY_FAMILY, &n), SYMV_INVALID_VALUE);
     cr_assert_eq(db_time_table(d, bad[i], ns, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
   }
-  cr_assert_eq(db_find_candidate(d, NULL, "atomic", 128, 16, 2, 3, &again), SYMV_INVALID_VALUE);
-  cr_assert_eq(db_time_table(d, NULL, ns, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
+  db_candidate any = point_of(DB_ANY_ROUTINE, SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
+  cr_assert_eq(db_put_candidate(d, &any, NULL), SYMV_INVALID_VALUE, "a candidate has one routine");
+  cr_assert_eq(db_find_candidate(d, &any.p, &again), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_time_table(d, DB_ANY_ROUTINE, ns, 1, 'L', 0, DB_STAGE_SWEEP, &t), SYMV_INVALID_VALUE);
   close_ok(d);
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM candidate"), 3, "nothing bad was stored");
 }
@@ -1559,49 +1576,50 @@ Test(db, baselines_of_two_routines_do_not_mix)
   path_of(p, "baselines.db");
   db *d = fresh(p);
   db_measurement m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 25.0);
-  OK(db_put_baseline(d, "dsymv", "cublas", &m));
+  OK(db_put_baseline(d, SYMV_DSYMV, "cublas", &m));
   m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 90.0);
-  OK(db_put_baseline(d, "zhemv", "cublas", &m));
+  OK(db_put_baseline(d, SYMV_ZHEMV, "cublas", &m));
   int found;
-  OK(db_has_baseline(d, "dsymv", "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
+  OK(db_has_baseline(d, SYMV_DSYMV, "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
   cr_assert_eq(found, 1);
-  OK(db_has_baseline(d, "zhemv", "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
+  OK(db_has_baseline(d, SYMV_ZHEMV, "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
   cr_assert_eq(found, 1);
-  OK(db_has_baseline(d, "ssymv", "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
+  OK(db_has_baseline(d, SYMV_SSYMV, "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found));
   cr_assert_eq(found, 0);
 
   db_measurement *ms;
   size_t k;
-  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  OK(db_baseline_measurements(d, SYMV_DSYMV, "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
   cr_assert(k == 1 && ms[0].median_us == 25.0, "dsymv's own, not replaced by zhemv's");
   free(ms);
-  OK(db_baseline_measurements(d, "zhemv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  OK(db_baseline_measurements(d, SYMV_ZHEMV, "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
   cr_assert(k == 1 && ms[0].median_us == 90.0);
   free(ms);
 
   /* replacing one routine's timing leaves the other's */
   m = timing(2048, 'L', 0, DB_STAGE_SWEEP, 80.0);
-  OK(db_put_baseline(d, "zhemv", "cublas", &m));
-  OK(db_baseline_measurements(d, "zhemv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  OK(db_put_baseline(d, SYMV_ZHEMV, "cublas", &m));
+  OK(db_baseline_measurements(d, SYMV_ZHEMV, "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
   cr_assert(k == 1 && ms[0].median_us == 80.0);
   free(ms);
-  OK(db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  OK(db_baseline_measurements(d, SYMV_DSYMV, "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
   cr_assert(k == 1 && ms[0].median_us == 25.0);
   free(ms);
-  OK(db_baseline_measurements(d, "csymv", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
+  OK(db_baseline_measurements(d, SYMV_CSYMV, "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k));
   cr_assert(k == 0 && ms == NULL);
 
-  cr_assert_eq(db_put_baseline(d, "Dsymv", "cublas", &m), SYMV_INVALID_VALUE);
-  cr_assert_eq(db_put_baseline(d, NULL, "cublas", &m), SYMV_INVALID_VALUE);
-  cr_assert_eq(db_has_baseline(d, "sgemv", "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found), SYMV_INVALID_VALUE);
-  cr_assert_eq(db_baseline_measurements(d, "", "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_put_baseline(d, SYMV_ROUTINE_COUNT + 1, "cublas", &m), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_put_baseline(d, DB_ANY_ROUTINE, "cublas", &m), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_has_baseline(d, (symv_routine)-1, "cublas", 2048, 'L', 0, DB_STAGE_SWEEP, &found), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_baseline_measurements(d, DB_ANY_ROUTINE, "cublas", DB_STAGE_SWEEP, 0, -1, &ms, &k),
+               SYMV_INVALID_VALUE);
   close_ok(d);
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM baseline"), 2);
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM baseline WHERE routine = 'zhemv' AND median_us = 80"), 1);
 }
 
 /* A valid candidate of `routine`, its id. */
-static long long valid_candidate(db *d, const char *routine, const char *family, int b)
+static long long valid_candidate(db *d, symv_routine routine, symv_family family, int b)
 {
   long long id;
   db_candidate c = point_of(routine, family, b, 8, 1, 0);
@@ -1616,20 +1634,21 @@ Test(db, the_latest_fit_is_that_of_the_routine_uplo_and_hot_asked)
   char p[256];
   path_of(p, "latest.db");
   db *d = fresh(p);
-  long long cd = valid_candidate(d, "dsymv", "atomic", 128);
-  long long cz = valid_candidate(d, "zhemv", "atomic", 128);
+  long long cd = valid_candidate(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128);
+  long long cz = valid_candidate(d, SYMV_ZHEMV, SYMV_FAMILY_ATOMIC, 128);
 
   /* stored in this order: each later one is newer than those it must not hide */
-  static const struct { const char *routine; char uplo; int hot; } key[5] = {
-    { "dsymv", 'L', 0 }, { "zhemv", 'L', 0 }, { "dsymv", 'L', 1 }, { "dsymv", 'U', 0 }, { "zhemv", 'U', 1 },
+  static const struct { symv_routine routine; char uplo; int hot; } key[5] = {
+    { SYMV_DSYMV, 'L', 0 }, { SYMV_ZHEMV, 'L', 0 }, { SYMV_DSYMV, 'L', 1 }, { SYMV_DSYMV, 'U', 0 },
+    { SYMV_ZHEMV, 'U', 1 },
   };
   long long fid[5];
   for (int i = 0; i < 5; i++) {
     db_fit f = fit_of(32, 1000 + i, 0.01);
-    snprintf(f.routine, sizeof f.routine, "%s", key[i].routine);
+    f.routine = key[i].routine;
     f.uplo = key[i].uplo;
     f.hot = key[i].hot;
-    long long cand = strcmp(key[i].routine, "dsymv") == 0 ? cd : cz;
+    long long cand = key[i].routine == SYMV_DSYMV ? cd : cz;
     db_rule r[2] = { rule_of(32, 500, DB_KERNEL_CANDIDATE, cand, 5), rule_of(501, 1000 + i, DB_KERNEL_CUBLAS, 0, 9) };
     OK(db_put_fit(d, &f, NULL, 0, r, 2));
     fid[i] = f.id;
@@ -1642,32 +1661,33 @@ Test(db, the_latest_fit_is_that_of_the_routine_uplo_and_hot_asked)
     db_rule *r;
     size_t nr;
     OK(db_latest_fit(d, key[i].routine, key[i].uplo, key[i].hot, &f, &r, &nr, NULL, NULL));
-    cr_assert_eq(f.id, fid[i], "%s %c %d: fit %lld, not %lld", key[i].routine, key[i].uplo, key[i].hot, f.id, fid[i]);
-    cr_assert_str_eq(f.routine, key[i].routine);
+    cr_assert_eq(f.id, fid[i], "%s %c %d: fit %lld, not %lld", symv_routine_name(key[i].routine), key[i].uplo,
+                 key[i].hot, f.id, fid[i]);
+    cr_assert_eq(f.routine, key[i].routine);
     cr_assert(f.uplo == key[i].uplo && f.hot == key[i].hot && f.hi == 1000 + i);
     cr_assert_eq(nr, 2);
-    cr_assert_str_eq(r[0].cand.routine, key[i].routine);
+    cr_assert_eq(r[0].cand.p.routine, key[i].routine);
     free(r);
   }
   /* none of (dsymv, U, hot) or of ssymv: NOT_FOUND, saying which */
   db_fit f;
   db_rule *r;
   size_t nr;
-  cr_assert_eq(db_latest_fit(d, "dsymv", 'U', 1, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_eq(db_latest_fit(d, SYMV_DSYMV, 'U', 1, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
   cr_assert_null(r);
   cr_assert_not_null(strstr(db_errmsg(d), "dsymv, uplo U, hot"), "%s", db_errmsg(d));
-  cr_assert_eq(db_latest_fit(d, "ssymv", 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
-  cr_assert_eq(db_latest_fit(d, "dsymm", 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
-  cr_assert_eq(db_latest_fit(d, NULL, 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
-  cr_assert_eq(db_latest_fit(d, "dsymv", 'l', 0, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
-  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', -1, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_latest_fit(d, SYMV_SSYMV, 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_eq(db_latest_fit(d, SYMV_ROUTINE_COUNT + 1, 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_latest_fit(d, DB_ANY_ROUTINE, 'L', 0, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_latest_fit(d, SYMV_DSYMV, 'l', 0, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_latest_fit(d, SYMV_DSYMV, 'L', -1, &f, &r, &nr, NULL, NULL), SYMV_INVALID_VALUE);
 
-  char names[DB_ROUTINE_COUNT][DB_ROUTINE_SIZE];
+  symv_routine names[SYMV_ROUTINE_COUNT];
   size_t k;
-  OK(db_list_routines(d, DB_ROUTINES_FITS, names, DB_ROUTINE_COUNT, &k));
+  OK(db_list_routines(d, DB_ROUTINES_FITS, names, SYMV_ROUTINE_COUNT, &k));
   cr_assert_eq(k, 2);
-  cr_assert_str_eq(names[0], "dsymv");
-  cr_assert_str_eq(names[1], "zhemv");
+  cr_assert_eq(names[0], SYMV_DSYMV);
+  cr_assert_eq(names[1], SYMV_ZHEMV);
   close_ok(d);
 
   /* a newer fit of a key replaces it for that key only */
@@ -1675,10 +1695,10 @@ Test(db, the_latest_fit_is_that_of_the_routine_uplo_and_hot_asked)
   db_fit g = fit_of(64, 2000, 0.02);
   db_rule gr[1] = { rule_of(64, 2000, DB_KERNEL_CANDIDATE, cd, 3) };
   OK(db_put_fit(d, &g, NULL, 0, gr, 1));
-  OK(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL));
+  OK(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &f, &r, &nr, NULL, NULL));
   cr_assert(f.id == g.id && nr == 1);
   free(r);
-  OK(db_latest_fit(d, "zhemv", 'L', 0, &f, &r, &nr, NULL, NULL));
+  OK(db_latest_fit(d, SYMV_ZHEMV, 'L', 0, &f, &r, &nr, NULL, NULL));
   cr_assert_eq(f.id, fid[1]);
   free(r);
   close_ok(d);
@@ -1689,8 +1709,8 @@ Test(db, a_fit_naming_a_candidate_of_another_routine_is_refused)
   char p[256];
   path_of(p, "cross.db");
   db *d = fresh(p);
-  long long cd = valid_candidate(d, "dsymv", "atomic", 128);
-  long long cz = valid_candidate(d, "zhemv", "atomic", 128);
+  long long cd = valid_candidate(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128);
+  long long cz = valid_candidate(d, SYMV_ZHEMV, SYMV_FAMILY_ATOMIC, 128);
 
   db_fit f = fit_of(32, 1000, 0.01);  /* dsymv's */
   db_rule r[2] = { rule_of(32, 500, DB_KERNEL_CANDIDATE, cd, 5), rule_of(501, 1000, DB_KERNEL_CANDIDATE, cz, 9) };
@@ -1706,16 +1726,16 @@ Test(db, a_fit_naming_a_candidate_of_another_routine_is_refused)
   cr_assert_not_null(strstr(db_errmsg(d), "curve 0"), "%s", db_errmsg(d));
 
   /* the fit's routine must be one of the six */
-  snprintf(f.routine, sizeof f.routine, "DSYMV");
+  f.routine = SYMV_ROUTINE_COUNT + 1;
   cr_assert_eq(db_put_fit(d, &f, NULL, 0, r, 2), SYMV_INVALID_VALUE);
-  f.routine[0] = 0;
+  f.routine = DB_ANY_ROUTINE;
   cr_assert_eq(db_put_fit(d, &f, NULL, 0, r, 2), SYMV_INVALID_VALUE);
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM fit"), 0, "nothing was stored");
   cr_assert_eq(raw_int(p, "SELECT count(*) FROM fit_rule"), 0);
 
   /* the same rules under zhemv's own candidate are fine */
   f = fit_of(32, 1000, 0.01);
-  snprintf(f.routine, sizeof f.routine, "zhemv");
+  f.routine = SYMV_ZHEMV;
   r[0] = rule_of(32, 500, DB_KERNEL_CANDIDATE, cz, 5);
   cv.candidate_id = cz;
   OK(db_put_fit(d, &f, &cv, 1, r, 2));
@@ -1727,7 +1747,7 @@ Test(db, a_fit_naming_a_candidate_of_another_routine_is_refused)
   db_rule *got;
   size_t n;
   db_fit lf;
-  cr_assert_eq(db_latest_fit(d, "zhemv", 'L', 0, &lf, &got, &n, NULL, NULL), SYMV_DB_CORRUPT);
+  cr_assert_eq(db_latest_fit(d, SYMV_ZHEMV, 'L', 0, &lf, &got, &n, NULL, NULL), SYMV_DB_CORRUPT);
   cr_assert_null(got);
   cr_assert_not_null(strstr(db_errmsg(d), "csymv"), "%s", db_errmsg(d));
   close_ok(d);
@@ -2022,7 +2042,7 @@ static void migrate_shipped(const char *name)
   db_fit f;
   db_rule *r;
   size_t n;
-  OK(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &n, NULL, NULL));
+  OK(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &f, &r, &n, NULL, NULL));
   cr_assert_eq(f.id, fit);
   cr_assert_str_eq(f.method, "latest");
   cr_assert_eq(n, (size_t)nr);
@@ -2033,10 +2053,10 @@ static void migrate_shipped(const char *name)
               "%s rule %d: predicted times", name, i);
     cr_assert_eq(r[i].cand.id, rules[i].cand, "%s rule %d: candidate id", name, i);
     if (rules[i].cand) {
-      cr_assert_str_eq(r[i].cand.routine, "dsymv");
-      cr_assert_str_eq(r[i].cand.family, rules[i].family);
-      cr_assert(r[i].cand.block_size == rules[i].block_size && r[i].cand.ux == rules[i].ux &&
-                r[i].cand.multiplicity == rules[i].multiplicity && r[i].cand.mx == rules[i].mx &&
+      cr_assert_eq(r[i].cand.p.routine, SYMV_DSYMV);
+      cr_assert_str_eq(symv_family_name(r[i].cand.p.family), rules[i].family);
+      cr_assert(r[i].cand.p.block_size == rules[i].block_size && r[i].cand.p.ux == rules[i].ux &&
+                r[i].cand.p.multiplicity == rules[i].multiplicity && r[i].cand.p.mx == rules[i].mx &&
                 r[i].cand.status == DB_VALID, "%s rule %d: candidate parameters", name, i);
     }
   }
@@ -2123,9 +2143,9 @@ Test(db, a_read_only_open_of_a_version_3_file_sees_its_wal)
   db_candidate c;
   OK(db_get_candidate(d, 1, &c));
   cr_assert_str_eq(c.detail, "in the wal");
-  cr_assert_str_eq(c.routine, "dsymv");
+  cr_assert_eq(c.p.routine, SYMV_DSYMV);
   db_counts n;
-  OK(db_count_candidates(d, "dsymv", NULL, &n));
+  OK(db_count_candidates(d, SYMV_DSYMV, DB_ANY_FAMILY, &n));
   cr_assert_eq(n.total, 17192);
   close_ok(d);
   unsigned char *after = slurp(p, &len1);
@@ -2144,17 +2164,20 @@ static void make_small(const char *p)
 {
   db *d = fresh(p);
   long long id;
-  db_candidate c = point("atomic", 128, 16, 2, 3);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
   OK(db_put_candidate(d, &c, &id));
   c.id = id, c.status = DB_VALID, c.regs_per_thread = 40;
   OK(db_set_candidate_result(d, &c));
   db_measurement m = timing(1024, 'L', 0, DB_STAGE_SWEEP, 10.0);
   OK(db_put_measurement(d, id, &m));
-  OK(db_put_baseline(d, "dsymv", "cublas", &m));
+  OK(db_put_baseline(d, SYMV_DSYMV, "cublas", &m));
   db_fit f = fit_of(32, 4096, 0.01);
   db_fit_curve cv = { .kernel = DB_KERNEL_CANDIDATE, .candidate_id = id, .alpha = 1, .nsamples = 9, .rms_rel = 0.01 };
   db_rule r[2] = { rule_of(32, 1000, DB_KERNEL_CUBLAS, 0, 5.0), rule_of(1001, 4096, DB_KERNEL_CANDIDATE, id, 9.0) };
   OK(db_put_fit(d, &f, &cv, 1, r, 2));
+  db_shard sh = { .routine = SYMV_DSYMV, .space = "0123456789abcdef", .k = 0, .n = 2, .candidates = 1,
+                  .space_size = 2, .sizes = "1024", .uplo = 'L', .hot = 0 };
+  OK(db_put_shard(d, &sh));
   close_ok(d);
 }
 
@@ -2172,18 +2195,51 @@ static int read_everything(const char *p, char *msg, size_t len)
   db_rule *r = NULL;
   db_fit_curve *cv = NULL;
   db_times t = {0};
+  db_shard *sh = NULL;
+  size_t nsh = 0, nro = 0;
+  symv_routine ro[SYMV_ROUTINE_COUNT];
   const int ns[1] = {1024};
   if (!rc) rc = db_get_device(d, &g);
-  if (!rc) rc = db_list_candidates(d, "dsymv", -1, NULL, &cl, &nc);
+  if (!rc) rc = db_list_routines(d, DB_ROUTINES_CANDIDATES, ro, SYMV_ROUTINE_COUNT, &nro);
+  if (!rc) rc = db_list_routines(d, DB_ROUTINES_FITS, ro, SYMV_ROUTINE_COUNT, &nro);
+  if (!rc) rc = db_list_shards(d, DB_ANY_ROUTINE, &sh, &nsh);
+  if (!rc) rc = db_list_candidates(d, DB_ANY_ROUTINE, -1, DB_ANY_FAMILY, &cl, &nc);
   if (!rc) rc = db_candidate_measurements(d, cl[0].id, DB_STAGE_SWEEP, 'L', 0, &ml, &nm);
-  if (!rc) rc = db_baseline_measurements(d, "dsymv", "cublas", DB_STAGE_SWEEP, 'L', 0, &bl, &nb);
-  if (!rc) rc = db_time_table(d, "dsymv", ns, 1, 'L', 0, DB_STAGE_SWEEP, &t);
-  if (!rc) rc = db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, &cv, &ncv);
+  if (!rc) rc = db_baseline_measurements(d, SYMV_DSYMV, "cublas", DB_STAGE_SWEEP, 'L', 0, &bl, &nb);
+  if (!rc) rc = db_time_table(d, SYMV_DSYMV, ns, 1, 'L', 0, DB_STAGE_SWEEP, &t);
+  if (!rc) rc = db_latest_fit(d, SYMV_DSYMV, 'L', 0, &f, &r, &nr, &cv, &ncv);
   snprintf(msg, len, "%s", rc ? db_errmsg(d) : "");
-  free(cl), free(ml), free(bl), free(r), free(cv);
+  free(cl), free(ml), free(bl), free(r), free(cv), free(sh);
   db_times_free(&t);
   db_close(d);
   return rc;
+}
+
+/* One change made to make_small's file behind the program's back, and
+ * what the refusal of the readers must say. */
+typedef struct {
+  const char *sql, *expect;
+} tamper_case;
+
+/* Each case on a fresh copy of make_small's file, `prefix` run before its
+ * SQL: every reader refuses the file as SYMV_DB_CORRUPT, naming the value. */
+static void expect_tampered_refused(const tamper_case *cases, size_t n, const char *prefix)
+{
+  char good[256], p[256], msg[1024], sql[512];
+  make_small(path_of(good, "small.db"));
+  cr_assert_eq(read_everything(good, msg, sizeof msg), 0, "the untampered file: %s", msg);
+  long len;
+  unsigned char *bytes = slurp(good, &len);
+  for (size_t i = 0; i < n; i++) {
+    spew(path_of(p, "tampered.db"), bytes, (size_t)len);
+    snprintf(sql, sizeof sql, "%s%s", prefix, cases[i].sql);
+    raw_exec(p, sql);
+    int rc = read_everything(p, msg, sizeof msg);
+    cr_expect_eq(rc, SYMV_DB_CORRUPT, "%s: %s (%s)", cases[i].sql, symv_errname(rc), msg);
+    cr_expect_not_null(strstr(msg, cases[i].expect), "%s: '%s' does not say '%s'", cases[i].sql, msg,
+                       cases[i].expect);
+  }
+  free(bytes);
 }
 
 /* Values that an int would cut to a plausible one (2^32 + 128 reads as 128),
@@ -2191,9 +2247,7 @@ static int read_everything(const char *p, char *msg, size_t len)
  * damaged database, named in the refusal. */
 Test(db, integers_are_read_whole_and_checked_against_the_limits)
 {
-  static const struct {
-    const char *sql, *expect;
-  } cases[] = {
+  static const tamper_case cases[] = {
     {"UPDATE candidate SET block_size = 4294967424", "BLOCK_SIZE is 4294967424"},
     {"UPDATE candidate SET ux = 16.5", "UX is a real number"},
     {"UPDATE candidate SET mx = 'x3'", "MX is text"},
@@ -2211,20 +2265,25 @@ Test(db, integers_are_read_whole_and_checked_against_the_limits)
     {"UPDATE device SET sm_count = 4294967428", "sm_count is 4294967428"},
     {"UPDATE device SET l2_bytes = 'big'", "l2_bytes is text"},
   };
-  char good[256], p[256], msg[1024];
-  make_small(path_of(good, "small.db"));
-  cr_assert_eq(read_everything(good, msg, sizeof msg), 0, "the untampered file: %s", msg);
-  long len;
-  unsigned char *bytes = slurp(good, &len);
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    spew(path_of(p, "tampered.db"), bytes, (size_t)len);
-    raw_exec(p, cases[i].sql);
-    int rc = read_everything(p, msg, sizeof msg);
-    cr_expect_eq(rc, SYMV_DB_CORRUPT, "%s: %s (%s)", cases[i].sql, symv_errname(rc), msg);
-    cr_expect_not_null(strstr(msg, cases[i].expect), "%s: '%s' does not say '%s'", cases[i].sql, msg,
-                       cases[i].expect);
-  }
-  free(bytes);
+  expect_tampered_refused(cases, sizeof cases / sizeof *cases, "");
+}
+
+/* A routine or family name this program does not know, in any table that
+ * holds one: a database of another program or a damaged one, refused with
+ * the name (the CHECK of the schema is bypassed as a foreign writer could). */
+Test(db, unknown_routine_and_family_names_are_a_foreign_or_damaged_database)
+{
+  static const tamper_case cases[] = {
+    {"INSERT INTO candidate (routine, family, block_size, ux, multiplicity, mx) "
+     "VALUES ('qsymv', 'atomic', 64, 8, 1, 0)", "routine 'qsymv'"},
+    {"UPDATE candidate SET routine = 'DSYMV'", "routine 'DSYMV'"},
+    {"UPDATE fit SET routine = 'dsymm'", "routine 'dsymm'"},
+    {"UPDATE shard SET routine = 'zhemv '", "routine 'zhemv '"},
+    {"UPDATE candidate SET family = 'atomics'", "family 'atomics'"},
+    {"UPDATE candidate SET family = 'Atomic'", "family 'Atomic'"},
+    {"UPDATE candidate SET family = ''", "family ''"},
+  };
+  expect_tampered_refused(cases, sizeof cases / sizeof *cases, "PRAGMA ignore_check_constraints = ON; ");
 }
 
 /* The writers refuse what the readers would refuse. */
@@ -2232,13 +2291,13 @@ Test(db, writers_refuse_values_past_the_limits)
 {
   char p[256];
   db *d = fresh(path_of(p, "limits.db"));
-  db_candidate c = point("atomic", 2048, 16, 2, 3);
+  db_candidate c = point(SYMV_FAMILY_ATOMIC, 2048, 16, 2, 3);
   cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);
-  c = point("atomic", 128, SYMV_UX_MAX + 1, 2, 3);
+  c = point(SYMV_FAMILY_ATOMIC, 128, SYMV_UX_MAX + 1, 2, 3);
   cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);
-  c = point("atomic", 128, 16, 2, 10);
+  c = point(SYMV_FAMILY_ATOMIC, 128, 16, 2, 10);
   cr_assert_eq(db_put_candidate(d, &c, NULL), SYMV_INVALID_VALUE);
-  c = point("atomic", 128, 16, 2, 3);
+  c = point(SYMV_FAMILY_ATOMIC, 128, 16, 2, 3);
   long long id;
   OK(db_put_candidate(d, &c, &id));
   db_measurement m = timing(DB_N_MAX + 1, 'L', 0, DB_STAGE_SWEEP, 10.0);
@@ -2250,7 +2309,7 @@ Test(db, writers_refuse_values_past_the_limits)
 }
 
 /* A dsymv candidate of the given parameters, stored and marked valid; its id. */
-static long long valid_point(db *d, const char *family, int b, int ux, int m, int mx)
+static long long valid_point(db *d, symv_family family, int b, int ux, int m, int mx)
 {
   db_candidate c = point(family, b, ux, m, mx);
   long long id;
@@ -2270,7 +2329,7 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
   path_of(p, "det.db");
   db *d = fresh(p);
   long long id[3];
-  const char *fam[3] = { "lu", "pipe", "panel" };
+  const symv_family fam[3] = { SYMV_FAMILY_LU, SYMV_FAMILY_PIPE, SYMV_FAMILY_PANEL };
   for (int i = 0; i < 3; i++) id[i] = valid_point(d, fam[i], 128, 2 + 2 * i, 1, 0);
   db_fit any = fit_of(32, 9000, 0.01);
   db_rule ar[2] = { rule_of(32, 4000, DB_KERNEL_CANDIDATE, id[1], 5),
@@ -2298,16 +2357,16 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
   db_fit f;
   db_rule *r;
   size_t nr;
-  OK(db_latest_fit(d, "dsymv", 'L', 0, &f, &r, &nr, NULL, NULL));
-  cr_assert(f.id == any.id && !f.deterministic && nr == 2 && !strcmp(r[0].cand.family, "pipe"));
+  OK(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &f, &r, &nr, NULL, NULL));
+  cr_assert(f.id == any.id && !f.deterministic && nr == 2 && r[0].cand.p.family == SYMV_FAMILY_PIPE);
   free(r);
-  OK(db_latest_fit_class(d, "dsymv", 'L', 0, 1, &f, &r, &nr, NULL, NULL));
+  OK(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 1, &f, &r, &nr, NULL, NULL));
   cr_assert(f.id == det.id && f.deterministic && nr == 3);
-  cr_assert_str_eq(r[0].cand.family, "panel");
-  cr_assert_str_eq(r[1].cand.family, "lu");
+  cr_assert_eq(r[0].cand.p.family, SYMV_FAMILY_PANEL);
+  cr_assert_eq(r[1].cand.p.family, SYMV_FAMILY_LU);
   cr_assert_str_eq(r[2].kernel, DB_KERNEL_CUBLAS);
   free(r);
-  cr_assert_eq(db_latest_fit_class(d, "dsymv", 'U', 0, 1, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
+  cr_assert_eq(db_latest_fit_class(d, SYMV_DSYMV, 'U', 0, 1, &f, &r, &nr, NULL, NULL), SYMV_NOT_FOUND);
   cr_assert_not_null(strstr(db_errmsg(d), "deterministic"), "%s", db_errmsg(d));
   close_ok(d);
 
@@ -2321,7 +2380,7 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
   snprintf(sql, sizeof sql, "UPDATE fit_rule SET candidate_id = %lld WHERE fit_id = %lld AND n_start = 701", id[1], det.id);
   raw_exec(p, sql);
   d = open_ok(p, DB_READONLY);
-  cr_assert_eq(db_latest_fit_class(d, "dsymv", 'L', 0, 1, &f, &r, &nr, NULL, NULL), SYMV_DB_CORRUPT);
+  cr_assert_eq(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 1, &f, &r, &nr, NULL, NULL), SYMV_DB_CORRUPT);
   cr_assert_null(r);
   cr_assert_not_null(strstr(db_errmsg(d), "not bitwise reproducible"), "%s", db_errmsg(d));
   close_ok(d);
@@ -2336,15 +2395,17 @@ Test(db, deterministic_fits_name_only_reproducible_kernels)
  * its rules and its curves, with no change of schema; pipe may not. */
 Test(db, pipe_det_is_a_deterministic_kernel)
 {
-  cr_assert(db_kernel_deterministic(DB_KERNEL_CANDIDATE, "pipe_det"));
-  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, "pipe"));
-  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, "pipe_de"));
-  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CUBLAS_ATOMICS, "pipe_det"));
+  cr_assert(db_kernel_deterministic(DB_KERNEL_CANDIDATE, SYMV_FAMILY_PIPE_DET));
+  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, SYMV_FAMILY_PIPE));
+  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, DB_ANY_FAMILY));
+  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CANDIDATE, (symv_family)-1));
+  cr_assert_not(db_kernel_deterministic(DB_KERNEL_CUBLAS_ATOMICS, SYMV_FAMILY_PIPE_DET));
+  cr_assert(db_kernel_deterministic(DB_KERNEL_CUBLAS, DB_ANY_FAMILY), "cuBLAS without atomics: no family read");
   char p[256];
   path_of(p, "pipe_det.db");
   db *d = fresh(p);
-  const long long lu = valid_point(d, "lu", 128, 4, 1, 0), pd = valid_point(d, "pipe_det", 256, 64, 2, 0),
-                  pipe = valid_point(d, "pipe", 256, 64, 2, 0);
+  const long long lu = valid_point(d, SYMV_FAMILY_LU, 128, 4, 1, 0), pd = valid_point(d, SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0),
+                  pipe = valid_point(d, SYMV_FAMILY_PIPE, 256, 64, 2, 0);
   db_fit det = fit_of(32, 9000, 0.01);
   det.deterministic = 1;
   db_fit_curve cv[2] = { { .kernel = DB_KERNEL_CANDIDATE, .candidate_id = lu, .alpha = 3, .nsamples = 9 },
@@ -2360,9 +2421,9 @@ Test(db, pipe_det_is_a_deterministic_kernel)
   db_fit f;
   db_rule *got;
   size_t nr;
-  OK(db_latest_fit_class(d, "dsymv", 'L', 0, 1, &f, &got, &nr, NULL, NULL));
+  OK(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 1, &f, &got, &nr, NULL, NULL));
   cr_assert(f.id == det.id && f.deterministic && nr == 3);
-  cr_assert_str_eq(got[1].cand.family, "pipe_det");
+  cr_assert_eq(got[1].cand.p.family, SYMV_FAMILY_PIPE_DET);
   cr_assert_eq(got[1].cand.id, pd);
   free(got);
   close_ok(d);
@@ -2374,7 +2435,7 @@ Test(db, validation_runs_are_stored_and_checked)
   char p[256];
   path_of(p, "val.db");
   db *d = fresh(p);
-  const long long cid = valid_point(d, "lu", 128, 4, 1, 0);
+  const long long cid = valid_point(d, SYMV_FAMILY_LU, 128, 4, 1, 0);
   db_fit f = fit_of(32, 9000, 0.01);
   db_rule r[1] = { rule_of(32, 9000, DB_KERNEL_CANDIDATE, cid, 5) };
   OK(db_put_fit(d, &f, NULL, 0, r, 1));
@@ -2427,12 +2488,12 @@ static db_bench_run bench_run_of(int deterministic)
   return r;
 }
 
-static db_bench_result bench_result_of(const char *routine, int n, double lib, double cub, double cuba)
+static db_bench_result bench_result_of(symv_routine routine, int n, double lib, double cub, double cuba)
 {
-  db_bench_result b = { .uplo = 'L', .n = n, .libsymv_us = lib, .cublas_us = cub, .cublas_atomics_us = cuba,
-                        .openblas_us = 40 * lib, .floor_us = 0.8 * lib, .residual = 0.125, .pct_copy = 61.5 };
-  snprintf(b.routine, sizeof b.routine, "%s", routine);
-  snprintf(b.kernel, sizeof b.kernel, "%s_pipe_b256_u32_x0", routine);
+  db_bench_result b = { .routine = routine, .uplo = 'L', .n = n, .libsymv_us = lib, .cublas_us = cub,
+                        .cublas_atomics_us = cuba, .openblas_us = 40 * lib, .floor_us = 0.8 * lib,
+                        .residual = 0.125, .pct_copy = 61.5 };
+  snprintf(b.kernel, sizeof b.kernel, "%s_pipe_b256_u32_x0", symv_routine_name(routine));
   return b;
 }
 
@@ -2442,18 +2503,18 @@ Test(db, bench_runs_are_stored_with_a_view_for_people)
   path_of(p, "bench.db");
   db *d = fresh(p);
   db_bench_run run = bench_run_of(0);
-  db_bench_result b[3] = { bench_result_of("dsymv", 500, 4.0, 9.0, 6.0), bench_result_of("dsymv", 4096, 40.0, 66.0, 70.0),
-                           bench_result_of("dsymv", 32768, 2000.0, 1990.0, 2010.0) };
+  db_bench_result b[3] = { bench_result_of(SYMV_DSYMV, 500, 4.0, 9.0, 6.0), bench_result_of(SYMV_DSYMV, 4096, 40.0, 66.0, 70.0),
+                           bench_result_of(SYMV_DSYMV, 32768, 2000.0, 1990.0, 2010.0) };
   b[1].openblas_us = NAN, b[1].floor_us = NAN; /* not measured: NULL */
   snprintf(b[2].kernel, sizeof b[2].kernel, "cublas");
   OK(db_put_bench(d, &run, b, 3));
   cr_assert_gt(run.id, 0);
   cr_assert_eq(strlen(run.created), 20, "created: '%s'", run.created);
   db_bench_run det = bench_run_of(1);
-  db_bench_result db1 = bench_result_of("zhemv", 1000, 10.0, 20.0, 12.0);
+  db_bench_result db1 = bench_result_of(SYMV_ZHEMV, 1000, 10.0, 20.0, 12.0);
   OK(db_put_bench(d, &det, &db1, 1));
   db_bench_run again = bench_run_of(0); /* a later run of the same: the latest */
-  db_bench_result b2 = bench_result_of("dsymv", 500, 5.0, 9.0, 6.0);
+  db_bench_result b2 = bench_result_of(SYMV_DSYMV, 500, 5.0, 9.0, 6.0);
   OK(db_put_bench(d, &again, &b2, 1));
   close_ok(d);
   cr_assert_eq(raw_int(p, "PRAGMA user_version"), 7);
@@ -2488,7 +2549,7 @@ Test(db, bad_bench_runs_are_refused_and_leave_nothing)
   path_of(p, "bench-bad.db");
   db *d = fresh(p);
   const db_bench_run good = bench_run_of(0);
-  const db_bench_result ok = bench_result_of("dsymv", 500, 4.0, 9.0, 6.0);
+  const db_bench_result ok = bench_result_of(SYMV_DSYMV, 500, 4.0, 9.0, 6.0);
   struct {
     const char *what;
     db_bench_run run;
@@ -2511,7 +2572,8 @@ Test(db, bad_bench_runs_are_refused_and_leave_nothing)
   BAD_RESULT("a time of 0", libsymv_us, 0.0);
   BAD_RESULT("cuBLAS not measured", cublas_us, NAN);
   BAD_RESULT("a negative residual", residual, -1.0);
-  BAD_RESULT("an unknown routine", routine[0], 'q');
+  BAD_RESULT("an unknown routine", routine, SYMV_ROUTINE_COUNT + 1);
+  BAD_RESULT("any routine", routine, DB_ANY_ROUTINE);
   BAD_RESULT("no kernel", kernel[0], 0);
   bad[nb] = (typeof(bad[0])){"one size twice", good, {ok, ok}, 2}, nb++;
   for (int i = 0; i < nb; i++) {
@@ -2539,7 +2601,7 @@ Test(db, bad_bench_runs_are_refused_and_leave_nothing)
 static void make_v6(const char *p)
 {
   db *d = fresh(p);
-  const long long cid = valid_point(d, "lu", 128, 4, 1, 0);
+  const long long cid = valid_point(d, SYMV_FAMILY_LU, 128, 4, 1, 0);
   db_fit f = fit_of(32, 9000, 0.01);
   db_rule r[1] = { rule_of(32, 9000, DB_KERNEL_CANDIDATE, cid, 5) };
   OK(db_put_fit(d, &f, NULL, 0, r, 1));
@@ -2567,7 +2629,7 @@ Test(db, version_6_database_is_migrated_to_7_keeping_its_data)
   /* a writable open migrates it for good */
   d = open_ok(p, 0);
   db_bench_run run = bench_run_of(0);
-  db_bench_result b = bench_result_of("dsymv", 1000, 10.0, 20.0, 12.0);
+  db_bench_result b = bench_result_of(SYMV_DSYMV, 1000, 10.0, 20.0, 12.0);
   OK(db_put_bench(d, &run, &b, 1));
   close_ok(d);
   cr_assert_eq(raw_int(p, "PRAGMA user_version"), DB_SCHEMA_VERSION);

@@ -566,7 +566,7 @@ Test(json, bench_json_carries_the_head_the_library_and_each_size, .init = need_j
     r[i] = (db_bench_result){.uplo = 'L', .n = ns[i], .libsymv_us = lib[i], .cublas_us = cub[i],
                              .cublas_atomics_us = cuba[i], .openblas_us = 30 * lib[i], .floor_us = 0.8 * lib[i],
                              .residual = 0.5, .pct_copy = 50 + i};
-    snprintf(r[i].routine, sizeof r[i].routine, "dsymv");
+    r[i].routine = SYMV_DSYMV;
     snprintf(r[i].kernel, sizeof r[i].kernel, "dsymv_pipe_b256_u32_x0");
   }
   r[1].openblas_us = NAN;  /* not measured: null */

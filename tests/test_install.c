@@ -358,11 +358,11 @@ Test(install, symv_get_info_reports_what_the_library_carries, .timeout = 60)
   size_t nrules = 0;
   cr_assert_eq(db_open(&d, at(p, "sweep.db"), DB_READONLY), 0);
   cr_assert_eq(db_get_device(d, &dev), 0);
-  cr_assert_eq(db_latest_fit(d, "dsymv", 'L', 0, &fit, &rules, &nrules, NULL, NULL), 0, "%s", db_errmsg(d));
+  cr_assert_eq(db_latest_fit(d, SYMV_DSYMV, 'L', 0, &fit, &rules, &nrules, NULL, NULL), 0, "%s", db_errmsg(d));
   db_fit dfit; /* the deterministic rules, which `symvtune fit` makes too */
   db_rule *drules = NULL;
   size_t ndrules = 0;
-  cr_assert_eq(db_latest_fit_class(d, "dsymv", 'L', 0, 1, &dfit, &drules, &ndrules, NULL, NULL), 0, "%s",
+  cr_assert_eq(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 1, &dfit, &drules, &ndrules, NULL, NULL), 0, "%s",
                db_errmsg(d));
   db_close(d);
   cr_assert_str_eq(info.tuned_gpu, dev.name);

@@ -196,11 +196,7 @@ static void expected_kernel_of(int deterministic, int n, char *out, size_t len)
   }
   db_candidate c[4];
   fixture_candidates(c);
-  symv_params p = {0};
-  cr_assert_eq(symv_family_parse(c[r->cand].family, &p.family), 0);
-  p.block_size = c[r->cand].block_size, p.ux = c[r->cand].ux, p.multiplicity = c[r->cand].multiplicity;
-  p.mx = c[r->cand].mx;
-  symv_kernel_name(&p, out, len);
+  symv_kernel_name(&c[r->cand].p, out, len);
 }
 
 /* expected_kernel_of the 'any' rules: what handles that allowed atomics get. */
@@ -1088,9 +1084,7 @@ static void wisdom_for_this_gpu(const char *name, char *wpath)
   db_candidate c[4];
   fixture_candidates(c);
   for (int i = 0; i < 4; i++) {
-    symv_params p = {0};
-    cr_assert_eq(symv_family_parse(c[i].family, &p.family), 0);
-    p.block_size = c[i].block_size, p.ux = c[i].ux, p.multiplicity = c[i].multiplicity, p.mx = c[i].mx;
+    const symv_params p = c[i].p;
     symv_cubin cub;
     symv_kernel k;
     char why[512];

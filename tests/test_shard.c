@@ -192,15 +192,14 @@ Test(devices, two_gpus_share_the_work_a_dying_and_a_hanging_worker_are_restarted
   cr_assert_eq(db_open(&b, two, DB_READONLY), 0);
   db_candidate *la, *lb;
   size_t na, nb;
-  cr_assert_eq(db_list_candidates(a, "dsymv", -1, NULL, &la, &na), 0);
-  cr_assert_eq(db_list_candidates(b, "dsymv", -1, NULL, &lb, &nb), 0);
+  cr_assert_eq(db_list_candidates(a, SYMV_DSYMV, -1, DB_ANY_FAMILY, &la, &na), 0);
+  cr_assert_eq(db_list_candidates(b, SYMV_DSYMV, -1, DB_ANY_FAMILY, &lb, &nb), 0);
   cr_assert_eq(na, nb);
   int faults = 0, timeouts = 0, on[2] = {0, 0};
   for (size_t i = 0; i < nb; i++) {
-    cr_assert_neq(lb[i].status, DB_PENDING, "%s:%d,%d,%d,%d left pending", lb[i].family, lb[i].block_size, lb[i].ux,
-                  lb[i].multiplicity, lb[i].mx);
     char point[64];
-    snprintf(point, sizeof point, "%s:%d,%d,%d,%d", lb[i].family, lb[i].block_size, lb[i].ux, lb[i].multiplicity, lb[i].mx);
+    symv_params_format(&lb[i].p, point, sizeof point);
+    cr_assert_neq(lb[i].status, DB_PENDING, "%s left pending", point);
     if (lb[i].status == DB_INVALID) {
       if (lb[i].reason == DB_REASON_FAULT) {
         faults++;
@@ -214,7 +213,7 @@ Test(devices, two_gpus_share_the_work_a_dying_and_a_hanging_worker_are_restarted
     }
     /* the same fate as on one GPU, and a time that says which GPU measured it */
     long long id;
-    cr_assert_eq(db_find_candidate(a, "dsymv", lb[i].family, lb[i].block_size, lb[i].ux, lb[i].multiplicity, lb[i].mx, &id), 0);
+    cr_assert_eq(db_find_candidate(a, &lb[i].p, &id), 0);
     db_candidate ca;
     cr_assert_eq(db_get_candidate(a, id, &ca), 0);
     cr_assert_eq(ca.status, DB_VALID);
@@ -249,7 +248,7 @@ Test(devices, gpus_of_two_models_are_refused_together, .init = setup, .fini = te
   db *d;
   cr_assert_eq(db_open(&d, path, DB_READONLY), 0);
   db_counts c;
-  cr_assert_eq(db_count_candidates(d, NULL, NULL, &c), 0);
+  cr_assert_eq(db_count_candidates(d, DB_ANY_ROUTINE, DB_ANY_FAMILY, &c), 0);
   cr_assert_eq(c.total, 0, "candidates recorded by a refused sweep");
   db_close(d);
   cr_assert_eq(run_symvtune_all(out, sizeof out, FAKE_SWEEP(path, "--devices", "0,0")), 2, "%s", out);
@@ -407,23 +406,19 @@ Test(merge, the_shipped_h200_database_split_into_shards_and_merged_is_the_same, 
   cr_assert_eq(db_get_device(src, &dev), 0);
   db_candidate *c;
   size_t n;
-  cr_assert_eq(db_list_candidates(src, "dsymv", -1, NULL, &c, &n), 0);
+  cr_assert_eq(db_list_candidates(src, SYMV_DSYMV, -1, DB_ANY_FAMILY, &c, &n), 0);
   size_t kept = 0;
   for (size_t i = 0; i < n; i++)
-    if (strcmp(c[i].family, "atomic") || (c[i].block_size == 64 && c[i].mx < 2)) c[kept++] = c[i];
+    if (c[i].p.family != SYMV_FAMILY_ATOMIC || (c[i].p.block_size == 64 && c[i].p.mx < 2)) c[kept++] = c[i];
   n = kept;
   cr_assert_eq(n, 1592);
   symv_params *sp = calloc(n, sizeof *sp);
   int *shard = malloc(sizeof *shard * n);
-  for (size_t i = 0; i < n; i++) {
-    cr_assert_eq(symv_family_parse(c[i].family, &sp[i].family), 0);
-    sp[i].block_size = c[i].block_size, sp[i].ux = c[i].ux, sp[i].multiplicity = c[i].multiplicity, sp[i].mx = c[i].mx;
-    sp[i].routine = SYMV_DSYMV;
-  }
+  for (size_t i = 0; i < n; i++) sp[i] = c[i].p;
   enum { N = 4 };
   int ns[] = {256, 768, 2048, 6144, 16384};
   db_shard row = {.k = 0, .n = N, .uplo = 'L', .hot = 0, .space_size = (long long)n};
-  snprintf(row.routine, sizeof row.routine, "dsymv");
+  row.routine = SYMV_DSYMV;
   snprintf(row.sizes, sizeof row.sizes, "256,768,2048,6144,16384");
   cr_assert_eq(sweep_space_fingerprint(sp, (long)n, ns, 5, 'L', 0, row.space), 0);
   cr_assert_eq(sweep_shard_assign(sp, (long)n, N, shard, NULL), 0);
@@ -454,8 +449,8 @@ Test(merge, the_shipped_h200_database_split_into_shards_and_merged_is_the_same, 
       for (int s = 0; s < DB_STAGE_COUNT; s++) {
         db_measurement *m;
         size_t nm;
-        cr_assert_eq(db_baseline_measurements(src, "dsymv", names[b], (db_stage)s, 0, -1, &m, &nm), 0);
-        for (size_t j = 0; j < nm; j++) cr_assert_eq(db_put_baseline(d, "dsymv", names[b], &m[j]), 0);
+        cr_assert_eq(db_baseline_measurements(src, SYMV_DSYMV, names[b], (db_stage)s, 0, -1, &m, &nm), 0);
+        for (size_t j = 0; j < nm; j++) cr_assert_eq(db_put_baseline(d, SYMV_DSYMV, names[b], &m[j]), 0);
         free(m);
       }
     cr_assert_eq(db_put_shard(d, &row), 0, "%s", db_errmsg(d));
@@ -484,7 +479,7 @@ Test(merge, the_shipped_h200_database_split_into_shards_and_merged_is_the_same, 
   for (size_t i = 0; i < n; i++) {
     long long id;
     db_candidate x;
-    cr_assert_eq(db_find_candidate(m, "dsymv", c[i].family, c[i].block_size, c[i].ux, c[i].multiplicity, c[i].mx, &id), 0);
+    cr_assert_eq(db_find_candidate(m, &c[i].p, &id), 0);
     cr_assert_eq(db_get_candidate(m, id, &x), 0);
     cr_assert(x.status == c[i].status && x.reason == c[i].reason && !strcmp(x.detail, c[i].detail));
     db_measurement *ma, *mb;

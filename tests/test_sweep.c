@@ -53,11 +53,14 @@ Test(sweep, without_a_gpu_no_database_is_created)
   cr_assert_not(made, "sweep created %s without a GPU", path);
 }
 
-static db_candidate find(db *d, const char *family, int bs, int ux, int m, int mx)
+static db_candidate find(db *d, symv_family family, int bs, int ux, int m, int mx)
 {
   long long id;
   db_candidate c;
-  cr_assert_eq(db_find_candidate(d, "dsymv", family, bs, ux, m, mx, &id), 0, "%s:%d,%d,%d,%d missing", family, bs, ux, m, mx);
+  const symv_params p = {family, bs, ux, m, mx, SYMV_DSYMV};
+  char point[64];
+  symv_params_format(&p, point, sizeof point);
+  cr_assert_eq(db_find_candidate(d, &p, &id), 0, "%s missing", point);
   cr_assert_eq(db_get_candidate(d, id, &c), 0);
   return c;
 }
@@ -75,17 +78,17 @@ Test(sweep, faulting_and_hanging_candidates_are_recorded_and_the_sweep_goes_on, 
   cr_assert_eq(rc, 0, "sweep exit %d: %s", rc, err);
   db *d;
   cr_assert_eq(db_open(&d, path, DB_READONLY), 0);
-  db_candidate f = find(d, "fault", 64, 8, 1, 0), h = find(d, "fault", 64, 8, 1, 1);
+  db_candidate f = find(d, SYMV_FAMILY_FAULT, 64, 8, 1, 0), h = find(d, SYMV_FAMILY_FAULT, 64, 8, 1, 1);
   cr_assert_eq(f.status, DB_INVALID);
   cr_assert_eq(f.reason, DB_REASON_FAULT, "reason %s: %s", db_reason_name(f.reason), f.detail);
   cr_assert_eq(h.status, DB_INVALID);
   cr_assert_eq(h.reason, DB_REASON_TIMEOUT, "reason %s: %s", db_reason_name(h.reason), h.detail);
   /* everything else was measured: the sweep went on */
   db_counts cnt;
-  cr_assert_eq(db_count_candidates(d, "dsymv", "lu", &cnt), 0);
+  cr_assert_eq(db_count_candidates(d, SYMV_DSYMV, SYMV_FAMILY_LU, &cnt), 0);
   cr_assert_eq(cnt.by_status[DB_PENDING], 0);
   cr_assert(cnt.by_status[DB_VALID] > 0);
-  db_candidate ok = find(d, "lu", 128, 8, 1, 0);
+  db_candidate ok = find(d, SYMV_FAMILY_LU, 128, 8, 1, 0);
   db_measurement *ml;
   size_t nm;
   cr_assert_eq(db_candidate_measurements(d, ok.id, DB_STAGE_SWEEP, 'L', 0, &ml, &nm), 0);
@@ -105,7 +108,7 @@ Test(sweep, an_interrupted_sweep_resumes_where_it_stopped, .init = setup, .fini 
   db *d;
   db_counts cnt;
   cr_assert_eq(db_open(&d, path, DB_READONLY), 0);
-  cr_assert_eq(db_count_candidates(d, "dsymv", NULL, &cnt), 0);
+  cr_assert_eq(db_count_candidates(d, SYMV_DSYMV, DB_ANY_FAMILY, &cnt), 0);
   long long done_first = cnt.by_status[DB_VALID] + cnt.by_status[DB_INVALID];
   cr_assert_eq(done_first, 7, "the first run stops after 7 candidates");
   db_close(d);
@@ -113,11 +116,11 @@ Test(sweep, an_interrupted_sweep_resumes_where_it_stopped, .init = setup, .fini 
                     "--no-dense", "--quiet", NULL};
   cr_assert_eq(run_symvtune(err, sizeof err, second), 0, "%s", err);
   cr_assert_eq(db_open(&d, path, DB_READONLY), 0);
-  cr_assert_eq(db_count_candidates(d, "dsymv", NULL, &cnt), 0);
+  cr_assert_eq(db_count_candidates(d, SYMV_DSYMV, DB_ANY_FAMILY, &cnt), 0);
   cr_assert_eq(cnt.by_status[DB_PENDING], 0);
   db_candidate *list;
   size_t n;
-  cr_assert_eq(db_list_candidates(d, "dsymv", -1, NULL, &list, &n), 0);
+  cr_assert_eq(db_list_candidates(d, SYMV_DSYMV, -1, DB_ANY_FAMILY, &list, &n), 0);
   for (size_t i = 0; i < n; i++)
     if (list[i].status == DB_VALID)
       cr_assert_eq(list[i].attempts, 1, "candidate %lld measured %d times", list[i].id, list[i].attempts);
@@ -154,7 +157,7 @@ Test(sweep, pruned_candidates_are_really_slower_than_the_best, .init = setup, .f
   cr_assert_eq(db_open(&df, full, DB_READONLY), 0);
   db_candidate *list;
   size_t n;
-  cr_assert_eq(db_list_candidates(df, "dsymv", -1, NULL, &list, &n), 0);
+  cr_assert_eq(db_list_candidates(df, SYMV_DSYMV, -1, DB_ANY_FAMILY, &list, &n), 0);
   double best = INFINITY;
   double *tfull = calloc(n, sizeof *tfull);
   size_t nv = 0;
@@ -178,16 +181,18 @@ Test(sweep, pruned_candidates_are_really_slower_than_the_best, .init = setup, .f
     size_t nm;
     if (!(tfull[i] > 0)) continue;
     const db_candidate *c = &list[i];
-    const long long id = find(dp, c->family, c->block_size, c->ux, c->multiplicity, c->mx).id;
+    char point[64];
+    symv_params_format(&c->p, point, sizeof point);
+    long long id;
+    cr_assert_eq(db_find_candidate(dp, &c->p, &id), 0, "%s missing", point);
     cr_assert_eq(db_candidate_measurements(dp, id, DB_STAGE_SWEEP, 'L', 0, &ml, &nm), 0);
     if (nm == 1 && ml[0].batches == 1) {
       int faster = 0; /* 25 or more: not among the 25 that earn champion points */
       for (size_t j = 0; j < n; j++) faster += tfull[j] > 0 && tfull[j] < tfull[i];
       npruned++;
       cr_expect(faster >= 25 && tfull[i] > 1.2 * best,
-                "%s:%d,%d,%d,%d pruned at %.2f us, but takes %.2f us (rank %d) against the best %.2f",
-                c->family, c->block_size, c->ux, c->multiplicity, c->mx, ml[0].median_us, tfull[i], faster + 1,
-                best);
+                "%s pruned at %.2f us, but takes %.2f us (rank %d) against the best %.2f", point, ml[0].median_us,
+                tfull[i], faster + 1, best);
     }
     free(ml);
   }

@@ -608,7 +608,7 @@ Test(wisdom, export_round_trip_of_all_six_routines, .timeout = 600)
     db_fit f;
     db_rule *r = NULL;
     size_t nr = 0;
-    int rc = db_latest_fit_class(d, symv_routine_name(ro), 'L', 0, det, &f, &r, &nr, NULL, NULL);
+    int rc = db_latest_fit_class(d, ro, 'L', 0, det, &f, &r, &nr, NULL, NULL);
     const symv_wisdom_set *s = &w.set[ro][det];
     if (rc == SYMV_NOT_FOUND) {
       cr_expect_eq(s->have, 0, "%s %d: a set without a fit", symv_routine_name(ro), det);
@@ -635,14 +635,14 @@ Test(wisdom, export_round_trip_of_all_six_routines, .timeout = 600)
       if (!strcmp(r[i].kernel, DB_KERNEL_CANDIDATE)) {
         cr_assert_geq(wr->kernel, 0);
         const symv_wisdom_cand *c = &w.cands[wr->kernel];
-        cr_expect_str_eq(symv_family_name(c->p.family), r[i].cand.family);
-        cr_expect_eq(c->p.block_size, r[i].cand.block_size);
-        cr_expect_eq(c->p.ux, r[i].cand.ux);
-        cr_expect_eq(c->p.multiplicity, r[i].cand.multiplicity);
-        cr_expect_eq(c->p.mx, r[i].cand.mx);
+        cr_expect_eq(c->p.family, r[i].cand.p.family);
+        cr_expect_eq(c->p.block_size, r[i].cand.p.block_size);
+        cr_expect_eq(c->p.ux, r[i].cand.p.ux);
+        cr_expect_eq(c->p.multiplicity, r[i].cand.p.multiplicity);
+        cr_expect_eq(c->p.mx, r[i].cand.p.mx);
         cr_expect_eq(c->p.routine, ro);
         cr_expect_eq(c->regs, r[i].cand.regs_per_thread);
-        cr_expect_eq(c->occupancy, r[i].cand.multiplicity);
+        cr_expect_eq(c->occupancy, r[i].cand.p.multiplicity);
       } else {
         cr_expect_eq(wr->kernel, strcmp(r[i].kernel, DB_KERNEL_CUBLAS) ? SYMV_WISDOM_CUBLAS_ATOMICS
                                                                         : SYMV_WISDOM_CUBLAS, "%s", r[i].kernel);

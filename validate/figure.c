@@ -40,7 +40,7 @@ int validate_draw(const char *out, const gp_format *fmt, const validate_result *
       if (vt[j].chosen) {
         tc = vt[j].median_us;
         const int k = fit_curve_of(s, vt[j].kernel, vt[j].candidate_id);
-        color = gp_kernel_color(vt[j].kernel, k >= 0 ? s->curve[k].cand.family : "");
+        color = gp_kernel_color(vt[j].kernel, k >= 0 ? symv_family_name(s->curve[k].cand.p.family) : "");
       }
     }
     if (tc > 0 && tb < INFINITY) {

@@ -225,7 +225,7 @@ static size_t rejudge(const fit_set *s, const db_rule *rules, size_t nrules, db_
  * the candidate's, or "cuBLAS" for both cuBLAS modes. */
 static const char *curve_family(const fit_curve *c)
 {
-  return strcmp(c->kernel, DB_KERNEL_CANDIDATE) ? "cuBLAS" : c->cand.family;
+  return strcmp(c->kernel, DB_KERNEL_CANDIDATE) ? "cuBLAS" : symv_family_name(c->cand.p.family);
 }
 
 /*
@@ -277,9 +277,9 @@ static int load_fit(db *d, const validate_opts *o, validate_result *r, int *l_fo
 {
   const char *rname = symv_routine_name(o->routine);
   const int det = o->deterministic;
-  int rc = db_latest_fit_class(d, rname, o->uplo, 0, det, &r->fit, &r->rules, &r->nrules, &r->curves, &r->ncurves);
+  int rc = db_latest_fit_class(d, o->routine, o->uplo, 0, det, &r->fit, &r->rules, &r->nrules, &r->curves, &r->ncurves);
   *l_for_u = rc == SYMV_NOT_FOUND && o->uplo == 'U'; /* no fit of U: libsymv serves U with L's rules */
-  if (*l_for_u) rc = db_latest_fit_class(d, rname, 'L', 0, det, &r->fit, &r->rules, &r->nrules, &r->curves, &r->ncurves);
+  if (*l_for_u) rc = db_latest_fit_class(d, o->routine, 'L', 0, det, &r->fit, &r->rules, &r->nrules, &r->curves, &r->ncurves);
   if (rc) {
     fprintf(stderr, "symvtune validate: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     return -1;
@@ -287,7 +287,7 @@ static int load_fit(db *d, const validate_opts *o, validate_result *r, int *l_fo
   if (*l_for_u)
     printf("validate %s: no fit of uplo U: judging the rules of L (fit %lld), which libsymv serves U with, on the "
            "upper triangle\n", rname, r->fit.id);
-  if ((rc = fit_load(d, rname, r->fit.uplo, 0, &r->all))) {
+  if ((rc = fit_load(d, o->routine, r->fit.uplo, 0, &r->all))) {
     fprintf(stderr, "symvtune validate: reading the dense samples: %s\n",
             rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
     return -1;
@@ -321,7 +321,7 @@ static int judge_stored(db *d, const validate_opts *o, validate_result *r, int l
   const char *rname = symv_routine_name(o->routine);
   const int replay = o->mode == VALIDATE_REPLAY;
   db_validation v;
-  int rc = replay ? db_latest_validation_of(d, rname, r->fit.uplo, 0, &v, &r->vt, &r->nvt)
+  int rc = replay ? db_latest_validation_of(d, o->routine, r->fit.uplo, 0, &v, &r->vt, &r->nvt)
                   : db_latest_validation(d, r->fit.id, &v, &r->vt, &r->nvt);
   if (rc) {
     fprintf(stderr, "symvtune validate: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
@@ -426,13 +426,12 @@ static int time_rounds(sweep_worker *w, const sweep_opts *so, const validate_opt
             memcpy(&rt->lran[(size_t)at * LIB_KERNEL_LEN], &kr[(size_t)i * LIB_KERNEL_LEN], LIB_KERNEL_LEN);
         }
       } else if (!strcmp(fc->kernel, DB_KERNEL_CANDIDATE)) {
-        symv_params p;
-        if (sweep_params_of(&fc->cand, &p)) {
+        if (symv_params_check(&fc->cand.p, NULL, 0)) {
           dead[k] = 1;
           continue;
         }
         char pt[64];
-        symv_params_format(&p, pt, sizeof pt);
+        symv_params_format(&fc->cand.p, pt, sizeof pt);
         snprintf(what, sizeof what, "cand %s", pt);
       } else {
         snprintf(what, sizeof what, "base %s", fc->kernel);
