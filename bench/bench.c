@@ -375,7 +375,7 @@ static int record(const run_state *st, const bench_row *rows, int nrows, bench_r
   for (int i = 0; i < nrows; i++) {
     const bench_row *b = &rows[i];
     db_bench_result *r = &res[i];
-    snprintf(r->routine, sizeof r->routine, "%s", symv_routine_name(o->c.routine));
+    r->routine = o->c.routine;
     r->uplo = o->c.uplo, r->n = b->n;
     snprintf(r->kernel, sizeof r->kernel, "%s", *b->kernel ? b->kernel : "none");
     r->libsymv_us = b->us[0], r->cublas_us = b->us[1], r->cublas_atomics_us = b->us[2];
