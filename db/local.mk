@@ -13,5 +13,5 @@ tests_test_db_SOURCES = tests/test_db.c tests/test_util.c tests/test_util.h
 tests_test_db_CFLAGS = $(TEST_CFLAGS)
 # The migration tests migrate copies of the shipped version 3 sweeps.
 tests_test_db_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
-EXTRA_DIST += tests/data/sweep-h100.db
+EXTRA_DIST += tests/data/schema3-dsymv-h100.db.xz
 tests_test_db_LDADD = $(TEST_CORE_LIBS)
