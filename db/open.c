@@ -99,31 +99,11 @@ static void db_disconnect(db *d)
   d->conn = NULL;
 }
 
-/* Opens a read-only connection that can read the file where it lies. A
- * database in WAL mode (every one a writer has opened) needs its -shm file,
- * and SQLite creates it (and an empty -wal) if missing; in a folder that
- * cannot be written that fails (SQLITE_READONLY_DIRECTORY, or CANTOPEN).
- * Then, if there is no -wal file with content (whose commits the file
- * would lack), the file is reopened immutable (URI immutable=1: no locks,
- * no -shm, no -wal; sqlite.org/uri.html), which reads it as it is. With a
- * -wal of content that cannot be read without its -shm the open fails with
- * a message saying so. */
-static int db_connect_reader(db *d)
+/* Opens the file immutable (URI immutable=1: no locks, no -shm, no -wal;
+ * sqlite.org/uri.html), which reads it as it is. */
+static int db_connect_immutable(db *d)
 {
-  int status = db_connect(d, SQLITE_OPEN_READONLY);
-  if (status) return status;
-  int rc = sqlite3_exec(d->conn, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
-  if (rc == SQLITE_OK) return 0;
-  if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN)
-    return db_sqlerr(d, rc, "reading", "the schema");
-  db_disconnect(d);
-  char wal[PATH_MAX + 8], real[PATH_MAX];
-  struct stat st;
-  snprintf(wal, sizeof wal, "%s-wal", d->path);
-  if (stat(wal, &st) == 0 && st.st_size > 0)
-    return db_fail(d, SYMV_IO, "cannot be read here: its write-ahead log %s holds commits, and the folder cannot "
-                   "be written to make the shared-memory file that reading them needs (open it once where it "
-                   "can be written, or copy the database with its -wal file to such a place)", wal);
+  char real[PATH_MAX];
   if (!realpath(d->path, real))
     return db_fail(d, SYMV_IO, "cannot resolve the file name: %s", strerror(errno));
   /* file:PATH?immutable=1, PATH percent-encoded but for unreserved bytes */
@@ -132,10 +112,46 @@ static int db_connect_reader(db *d)
   for (const unsigned char *c = (const unsigned char *)real; *c; c++)
     k += (size_t)snprintf(uri + k, sizeof uri - k, (isalnum(*c) || strchr("/._-~", *c)) ? "%c" : "%%%02X", *c);
   snprintf(uri + k, sizeof uri - k, "?immutable=1");
-  status = db_connect_to(d, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  int status = db_connect_to(d, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  int rc;
   if (status == 0 && (rc = sqlite3_exec(d->conn, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL)))
     status = db_sqlerr(d, rc, "reading", "the schema (immutable)");
   return status;
+}
+
+/* Opens a read-only connection that can read the file where it lies. A
+ * database in WAL mode (every one a writer has opened) needs its -shm file,
+ * and SQLite creates it (and an empty -wal) if missing, with the file's
+ * mode, and a read-only connection cannot remove them at its close. So a
+ * file this process cannot write, with neither a -wal nor a -shm beside it
+ * (no connection has it open in WAL mode), is opened immutable: no file is
+ * made that a later writer, once the file is writable, would find
+ * read-only. Otherwise the read-only connection; where the folder cannot be
+ * written, making the -shm fails (SQLITE_READONLY_DIRECTORY, or CANTOPEN),
+ * and then, if there is no -wal file with content (whose commits the file
+ * would lack), the file is opened immutable too. With a -wal of content
+ * that cannot be read without its -shm the open fails with a message
+ * saying so. */
+static int db_connect_reader(db *d)
+{
+  char wal[PATH_MAX + 8], shm[PATH_MAX + 8];
+  struct stat st;
+  snprintf(wal, sizeof wal, "%s-wal", d->path);
+  snprintf(shm, sizeof shm, "%s-shm", d->path);
+  if (access(d->path, W_OK) != 0 && errno == EACCES && access(wal, F_OK) != 0 && access(shm, F_OK) != 0)
+    return db_connect_immutable(d);
+  int status = db_connect(d, SQLITE_OPEN_READONLY);
+  if (status) return status;
+  int rc = sqlite3_exec(d->conn, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+  if (rc == SQLITE_OK) return 0;
+  if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN)
+    return db_sqlerr(d, rc, "reading", "the schema");
+  db_disconnect(d);
+  if (stat(wal, &st) == 0 && st.st_size > 0)
+    return db_fail(d, SYMV_IO, "cannot be read here: its write-ahead log %s holds commits, and the folder cannot "
+                   "be written to make the shared-memory file that reading them needs (open it once where it "
+                   "can be written, or copy the database with its -wal file to such a place)", wal);
+  return db_connect_immutable(d);
 }
 
 /* The connection of a read-only handle of the current schema. Where the

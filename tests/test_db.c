@@ -2673,3 +2673,64 @@ Test(db, a_newer_or_foreign_version_7_file_is_refused_untouched)
   raw_exec(q, "PRAGMA application_id = 1398361430; PRAGMA user_version = 6;"); /* "SYMV", one version back */
   assert_refused(q, 0, SYMV_DB_CORRUPT, "unexpected table 'bench_");
 }
+
+/* ---- Read-only use leaves nothing behind ------------------------------------- */
+
+/* What the child of read_only_use_leaves_no_sidecars found, by exit status. */
+static const char *const sidecar_step[] = {
+  "passed", "could not drop to an unprivileged user", "could not create the database",
+  "could not make it read-only", "could not open it read-only", "could not read it",
+  "left a -wal or -shm file beside it", "could not make it writable again",
+  "could not open it for writing", "could not write to it",
+};
+
+/* Runs the steps as the caller, or as nobody (65534) where the caller is
+ * root, for whom a file's mode bits do not refuse a write; the exit status
+ * indexes sidecar_step. */
+static int sidecar_steps(const char *folder)
+{
+  if (geteuid() == 0 && (setgroups(0, NULL) || setgid(65534) || setuid(65534))) return 1;
+  char p[512], wal[520], shm[520];
+  snprintf(p, sizeof p, "%s/r.db", folder);
+  snprintf(wal, sizeof wal, "%s-wal", p);
+  snprintf(shm, sizeof shm, "%s-shm", p);
+  db *d;
+  if (db_open(&d, p, DB_CREATE) || db_close(d)) return 2;
+  if (chmod(p, 0444)) return 3;
+  if (db_open(&d, p, DB_READONLY)) return 4;
+  symv_routine r[SYMV_ROUTINE_COUNT];
+  size_t n;
+  int read = db_list_routines(d, DB_ROUTINES_CANDIDATES, r, SYMV_ROUTINE_COUNT, &n);
+  db_close(d);
+  if (read) return 5;
+  if (access(wal, F_OK) == 0 || access(shm, F_OK) == 0) return 6;
+  if (chmod(p, 0644)) return 7;
+  if (db_open(&d, p, 0)) return 8;
+  int wrote = db_begin(d) || db_commit(d);
+  db_close(d);
+  return wrote ? 9 : 0;
+}
+
+Test(db, read_only_use_of_a_read_only_file_leaves_no_sidecars_that_break_a_later_writer)
+{
+  /* `chmod 444 r.db; symvtune rules --db r.db`: SQLite's read-only
+   * connection makes -wal and -shm files of the file's mode (0444) and
+   * cannot remove them; after `chmod 644 r.db`, a writer then fails with
+   * "attempt to write a readonly database". */
+  char folder[] = "/tmp/symvtune-sidecar-XXXXXX";
+  cr_assert_not_null(mkdtemp(folder));
+  cr_assert_eq(chmod(folder, 0777), 0);
+  pid_t pid = fork();
+  cr_assert_geq(pid, 0);
+  if (pid == 0) _exit(sidecar_steps(folder));
+  int status;
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", folder);
+  int rm = system(cmd);
+  cr_assert(WIFEXITED(status), "the child ended by signal %d", WTERMSIG(status));
+  int step = WEXITSTATUS(status);
+  cr_assert(step >= 0 && step < (int)(sizeof sidecar_step / sizeof *sidecar_step), "exit status %d", step);
+  cr_assert_eq(step, 0, "read-only use of a read-only file: %s", sidecar_step[step]);
+  cr_assert_eq(rm, 0);
+}
