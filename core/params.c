@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* params.c - naming, parsing and checking of candidates (params.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +98,6 @@ void symv_params_format(const symv_params *p, char *buf, size_t len)
 int symv_params_parse(const char *s, symv_params *out, char *err, size_t errlen)
 {
   char fam[32];
-  int bs, ux, m, mx, used = 0;
   const char *colon = s ? strchr(s, ':') : NULL;
   if (!colon || (size_t)(colon - s) >= sizeof fam) {
     if (err) snprintf(err, errlen, "'%s': expected FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX", s ? s : "");
@@ -108,11 +110,25 @@ int symv_params_parse(const char *s, symv_params *out, char *err, size_t errlen)
     if (err) snprintf(err, errlen, "'%s': unknown family '%s' (" SYMV_TUNABLE_FAMILIES ")", s, fam);
     return SYMV_INVALID_VALUE;
   }
-  if (sscanf(colon + 1, "%d,%d,%d,%d%n", &bs, &ux, &m, &mx, &used) != 4 || colon[1 + used] != 0) {
-    if (err) snprintf(err, errlen, "'%s': expected FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX", s);
-    return SYMV_INVALID_VALUE;
+  int *field[4] = {&p.block_size, &p.ux, &p.multiplicity, &p.mx};
+  const char *c = colon + 1;
+  for (int i = 0; i < 4; i++) {
+    /* a whole decimal integer that fits an int, then ',' (the last: the end) */
+    char *end = (char *)c;
+    long v = 0;
+    errno = 0;
+    if (isdigit((unsigned char)*c) || (*c == '-' && isdigit((unsigned char)c[1]))) v = strtol(c, &end, 10);
+    if (end == c || *end != (i < 3 ? ',' : '\0')) {
+      if (err) snprintf(err, errlen, "'%s': expected FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX", s);
+      return SYMV_INVALID_VALUE;
+    }
+    if (errno == ERANGE || v < INT_MIN || v > INT_MAX) {
+      if (err) snprintf(err, errlen, "'%s': %.*s is out of range", s, (int)(end - c), c);
+      return SYMV_INVALID_VALUE;
+    }
+    *field[i] = (int)v;
+    c = end + (i < 3);
   }
-  p.block_size = bs, p.ux = ux, p.multiplicity = m, p.mx = mx;
   char why[128];
   if (symv_params_check(&p, why, sizeof why)) {
     if (err) snprintf(err, errlen, "'%s': %s", s, why);

@@ -209,3 +209,23 @@ Test(params, a_kernel_name_gives_back_its_family)
     cr_assert_neq(symv_kernel_name_family(bad[i], &got), 0, "'%s'", bad[i]);
   cr_assert_neq(symv_kernel_name_family(NULL, &got), 0);
 }
+
+Test(params, a_value_past_an_int_is_refused_not_wrapped)
+{
+  /* 4294967552 = 2^32 + 256: read as an int it would wrap to 256, a point
+   * of the space; so would 2^64 + 256 through a long. */
+  const char *bad[] = {"pipe:4294967552,32,1,0", "pipe:256,4294967328,1,0", "atomic:128,16,4294967300,0",
+                       "atomic:128,16,4,4294967296", "pipe:18446744073709551872,32,1,0", "atomic:+128,16,4,0",
+                       "atomic: 128,16,4,0", "atomic:128, 16,4,0", "atomic:128,16,4,0 ", "atomic:128,,4,0"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    symv_params p = {0};
+    char err[160] = "";
+    cr_assert_eq(symv_params_parse(bad[i], &p, err, sizeof err), SYMV_INVALID_VALUE, "accepted '%s' as %d,%d,%d,%d",
+                 bad[i], p.block_size, p.ux, p.multiplicity, p.mx);
+    cr_assert(strlen(err) > 0, "no message for '%s'", bad[i]);
+  }
+  char err[160] = "";
+  symv_params p;
+  cr_assert_eq(symv_params_parse("pipe:4294967552,32,1,0", &p, err, sizeof err), SYMV_INVALID_VALUE);
+  cr_assert_not_null(strstr(err, "4294967552 is out of range"), "%s", err);
+}
