@@ -323,12 +323,22 @@ static int fit_curve_reset(fit_curve *c, int lo, int hi)
 /* The samples that decide the curve over lo..hi (elements): those in
  * lo..hi and, where lo (hi) is not itself sampled, the nearest sample below
  * (above) it, so that the curve reaches lo and hi wherever the samples
- * bracket them. Sets w->idx (malloc'ed), w->k and, where k >= 2, w->first,
- * w->last and w->U. Returns 0 or SYMV_NO_MEMORY. */
+ * bracket them; where lo..hi holds fewer than two sampled sizes (lo = hi at
+ * a sampled size, say), the nearest sample below lo and the nearest above
+ * hi in any case, so that a curve through lo..hi exists wherever the
+ * samples reach past it on one side. Sets w->idx (malloc'ed), w->k and,
+ * where k >= 2, w->first, w->last and w->U. Returns 0 or SYMV_NO_MEMORY. */
 static int fit_samples_used(const fit_curve *c, int lo, int hi, fit_work *w)
 {
-  int flo = lo, fhi = hi, at_lo = 0, at_hi = 0;
-  for (int i = 0; i < c->nsamples; i++) at_lo |= c->n[i] == lo, at_hi |= c->n[i] == hi;
+  int flo = lo, fhi = hi, at_lo = 0, at_hi = 0, inside = -1, two_inside = 0;
+  for (int i = 0; i < c->nsamples; i++) {
+    at_lo |= c->n[i] == lo, at_hi |= c->n[i] == hi;
+    if (c->n[i] >= lo && c->n[i] <= hi) {
+      if (inside >= 0 && c->n[i] != inside) two_inside = 1;
+      inside = c->n[i];
+    }
+  }
+  if (!two_inside) at_lo = at_hi = 0;
   for (int i = 0; i < c->nsamples; i++) {
     if (!at_lo && c->n[i] < lo && (flo == lo || c->n[i] > flo)) flo = c->n[i];
     if (!at_hi && c->n[i] > hi && (fhi == hi || c->n[i] < fhi)) fhi = c->n[i];

@@ -34,10 +34,15 @@ static void plot_row(FILE *f, const plot_input *in, int n, double us)
 }
 
 /* Writes c's prediction at log-spaced sizes first..last, both included,
- * about PLOT_POINTS of them per the whole range lo..hi, each n once. */
+ * about PLOT_POINTS of them per the whole range lo..hi, each n once; sizes
+ * outside c's predicted range c->lo..c->hi (where first and last are the
+ * samples that bracket it) are left out. */
 static void plot_span(FILE *f, const plot_input *in, const fit_curve *c, int first, int last)
 {
   int lo = in->fit->lo, hi = in->fit->hi;
+  if (first < c->lo) first = c->lo;
+  if (last > c->hi) last = c->hi;
+  if (first > last) return;
   double width = hi > lo ? log((double)last / first) / log((double)hi / lo) : 1;
   int k = 2 + (int)(PLOT_POINTS * width), prev = 0;
   for (int i = 0; i <= k; i++) {
@@ -159,17 +164,22 @@ int plot_fit_write(const char *dir, const plot_input *in, const gp_format *fmt)
   snprintf(title, sizeof title, "%s on %s: fit %lld, %s rules (%s), uplo %c, %s A", symv_routine_get(in->routine)->blas,
            name, fit->id, fit->deterministic ? "deterministic" : "any", sel, fit->uplo == 'U' ? 'U' : 'L',
            fit->hot ? "hot" : "cold");
+  /* the fit's range; one size (lo = hi) widened by 5% each way, since
+   * gnuplot refuses an empty x range */
+  const int one = fit->lo == fit->hi; /* curves and rules are then drawn as points */
+  double xlo = fit->lo, xhi = fit->hi;
+  if (one) xlo /= 1.05, xhi *= 1.05;
   if (ok) {
     fprintf(gp, "# symvtune plot: generated script, run in its own directory: gnuplot plot.gp\n");
     gp_terminal(gp, fmt, 1400, 900);
     fprintf(gp, "set title \"%s\"\n"
                 "%s\n"
-                "set xrange [%d:%d]\n"
+                "set xrange [%g:%g]\n"
                 "set grid xtics ytics mxtics mytics lc rgb \"#dddddd\"\n"
                 "set key outside right top spacing 1.1\n"
                 "set xlabel \"n (matrix order)\"\n"
                 "set ylabel \"%s\"\n",
-            title, in->speedup ? "set logscale x\nset yrange [0:*]" : "set logscale xy", fit->lo, fit->hi,
+            title, in->speedup ? "set logscale x\nset yrange [0:*]" : "set logscale xy", xlo, xhi,
             in->speedup ? (fit->deterministic ? "speed-up over cuBLAS without atomics (fitted)"
                                               : "speed-up over the faster cuBLAS mode (fitted)")
                         : "time per call (us)");
@@ -186,17 +196,17 @@ int plot_fit_write(const char *dir, const plot_input *in, const gp_format *fmt)
       char label[100], style[96];
       gp_text(label, sizeof label, c->label);
       plot_style(s, i, style, sizeof style);
-      fprintf(gp, "%s \\\n  \"curves.dat\" index %d using 1:2 with lines lw 1.5 %s title \"%s\", \\\n"
+      fprintf(gp, "%s \\\n  \"curves.dat\" index %d using 1:2 with %s %s title \"%s\", \\\n"
                   "  \"samples.dat\" index %d using 1:2 with points ps 0.5 %s notitle",
-              idx ? "," : "", idx, style, label, idx, style);
+              idx ? "," : "", idx, one ? "points ps 1.5" : "lines lw 1.5", style, label, idx, style);
       idx++;
     }
     if (noutliers)
       fprintf(gp, ", \\\n  \"outliers.dat\" using 1:2 with points pt 2 ps 1.2 lc rgb \"red\" "
                   "title \"outliers dropped\"");
     if (nenvelope)
-      fprintf(gp, ", \\\n  \"envelope.dat\" using 1:2 with lines lw 4 lc rgb \"black\" "
-                  "title \"rules (chosen kernel)\"");
+      fprintf(gp, ", \\\n  \"envelope.dat\" using 1:2 with %s lc rgb \"black\" "
+                  "title \"rules (chosen kernel)\"", one ? "points pt 6 ps 3" : "lines lw 4");
     if (nfloor)
       fprintf(gp, ", \\\n  \"floor.dat\" using 1:2 with linespoints lw 2 dt 3 pt 1 lc rgb \"#006400\" "
                   "title \"floor (reads the triangle only)\"");

@@ -1097,9 +1097,18 @@ Test(fit, curves_are_predicted_only_between_their_samples)
   cr_assert(c.first == ns[2] && c.last == ns[5] && c.nused == 4, "seed %llu: fitted %d..%d", seed, c.first, c.last);
   for (int n = ns[2] + 1; n <= ns[5] - 1; n++)
     cr_assert(fabs(c.pred_us[n - ns[2] - 1] / truth(&m, n) - 1) < 0.02, "seed %llu: n = %d", seed, n);
-  /* one sample in range and none beyond: nothing is fitted, nothing predicted */
+  /* one sample in range, the last: the one below it is fitted too, and the
+   * curve reaches that last sample but not past it */
   cr_assert_eq(fit_curve_compute(&c, ns[k - 1], ns[k - 1] + 1, 0), 0);
+  cr_assert(c.alpha > 0 && c.first == ns[k - 2] && c.last == ns[k - 1] && c.nused == 2, "seed %llu: fitted %d..%d",
+            seed, c.first, c.last);
+  cr_assert(fabs(c.pred_us[0] / truth(&m, ns[k - 1]) - 1) < 0.02 && isnan(c.pred_us[1]), "seed %llu: %g, %g", seed,
+            c.pred_us[0], c.pred_us[1]);
+  /* one sample in all: nothing is fitted, nothing predicted */
+  c.nsamples = 1;
+  cr_assert_eq(fit_curve_compute(&c, ns[0], ns[0] + 1, 0), 0);
   cr_assert(c.alpha == 0 && c.nused == 1 && isnan(c.pred_us[0]) && isnan(c.pred_us[1]));
+  c.nsamples = k;
   cr_assert_eq(fit_curve_compute(&c, 10, 5, 0), SYMV_INVALID_VALUE);
   free(c.us), free(c.rejected), free(c.pred_us);
 }
@@ -1733,4 +1742,86 @@ Test(fit, only_the_persistent_families_are_fitted_with_steps)
     }
   fit_set_free(&s);
   db_close(d);
+}
+
+/* Unpacks the shipped H200 sweep into the test's folder as six.db, in p. */
+static const char *unpack_h200(char *p)
+{
+  char cmd[1400];
+  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h200.db.xz' > '%s'", SYMV_TEST_DATA, path_of(p, "six.db"));
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  return p;
+}
+
+/* The largest and the least y of a gnuplot data file (two columns, blocks
+ * and '#' lines skipped), and whether every n lies in lo..hi. */
+static int data_in_range(const char *file, int lo, int hi, double *ymin, double *ymax)
+{
+  FILE *f = fopen(file, "r");
+  cr_assert_not_null(f, "%s", file);
+  char line[256];
+  int rows = 0, inside = 1;
+  *ymin = INFINITY, *ymax = -INFINITY;
+  while (fgets(line, sizeof line, f)) {
+    int n;
+    double y;
+    if (sscanf(line, "%d %lf", &n, &y) != 2) continue;
+    rows++;
+    inside &= n >= lo && n <= hi;
+    *ymin = fmin(*ymin, y), *ymax = fmax(*ymax, y);
+  }
+  fclose(f);
+  cr_assert_gt(rows, 0, "%s has no rows", file);
+  return inside;
+}
+
+Test(fit, a_range_of_one_sampled_size_is_fitted_and_plotted, .timeout = 120)
+{
+  /* n = 32 is the least size the dense stage sampled: over 32..32 a curve
+   * needs the next sample above it, as one within the samples (1024) has
+   * its neighbours */
+  char p[256], png[256], sdir[256], dat[300], *out, *err;
+  unpack_h200(p);
+  static const char *const n[] = {"32", "1024", "32768"};
+  for (int i = 0; i < 3; i++) {
+    int st = symvtune(&out, &err, NULL, "fit", "--db", p, "--routine", "dsymv", "--lo", n[i], "--hi", n[i], NULL);
+    cr_assert_eq(st, 0, "fit --lo %s --hi %s: exit %d: %s", n[i], n[i], st, err);
+    char want[64];
+    snprintf(want, sizeof want, "%s <= N <= %s", n[i], n[i]);
+    cr_assert_not_null(strstr(out, want), "fit --lo %s --hi %s: no rule over %s..%s:\n%s", n[i], n[i], n[i], n[i], out);
+    free(out), free(err);
+  }
+  /* the latest fit, 32768..32768, drawn: gnuplot is given an x range */
+  if (!GNUPLOT_PATH[0]) cr_skip_test("gnuplot was not found by configure");
+  int st = symvtune(&out, &err, NULL, "plot", "--db", p, "--routine", "dsymv", "--out", path_of(png, "one.png"),
+                    "--script", path_of(sdir, "one"), NULL);
+  cr_assert_eq(st, 0, "plot of a fit over one size: exit %d: %s", st, err);
+  free(out), free(err);
+  double ymin, ymax;
+  snprintf(dat, sizeof dat, "%s/curves.dat", sdir);
+  cr_assert(data_in_range(dat, 32768, 32768, &ymin, &ymax), "curves.dat draws sizes outside 32768..32768");
+}
+
+Test(fit, curves_are_drawn_within_the_fitted_range_only, .timeout = 120)
+{
+  /* --lo 1000 --hi 2000: no sample at either end, so each curve is fitted
+   * over the samples that bracket them (961..2048); its prediction exists
+   * over 1000..2000 only, and that is all the figure may draw */
+  char p[256], sdir[256], dat[300], fig[256], *out, *err;
+  unpack_h200(p);
+  int st = symvtune(&out, &err, NULL, "fit", "--db", p, "--routine", "dsymv", "--lo", "1000", "--hi", "2000", NULL);
+  cr_assert_eq(st, 0, "exit %d: %s", st, err);
+  free(out), free(err);
+  st = symvtune(&out, &err, "", "plot", "--db", p, "--routine", "dsymv", "--out", path_of(fig, "fig.svg"), "--script",
+                path_of(sdir, "range"), NULL);
+  cr_assert_eq(st, 4, "without gnuplot: exit %d: %s", st, err);
+  free(out), free(err);
+  static const char *const files[] = {"curves.dat", "envelope.dat"};
+  for (int i = 0; i < 2; i++) {
+    double ymin, ymax;
+    snprintf(dat, sizeof dat, "%s/%s", sdir, files[i]);
+    cr_assert(data_in_range(dat, 1000, 2000, &ymin, &ymax), "%s draws sizes outside 1000..2000", files[i]);
+    /* DSYMV at n = 1000..2000 on an H200: microseconds, not denormals */
+    cr_assert(ymin > 1 && ymax < 1000, "%s: times %g..%g us", files[i], ymin, ymax);
+  }
 }
