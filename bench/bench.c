@@ -405,8 +405,11 @@ int bench_size_setup(const char *cmd, harness *hs, harness_size *s, int n, const
 {
   size_t freeb = 0, totalb = 0;
   cudaMemGetInfo(&freeb, &totalb);
+  hs->why[0] = 0;
   const int rc = harness_size_setup(hs, s, n, dev->l2_bytes, hot, freeb / 2, seed);
-  if (rc == SYMV_NO_MEMORY) {
+  if (rc && hs->why[0]) {
+    fprintf(stderr, "symvtune %s: %s\n", cmd, hs->why);
+  } else if (rc == SYMV_NO_MEMORY) {
     fprintf(stderr, "symvtune %s: out of host memory at n = %d\n", cmd, n);
   } else if (rc == SYMV_CUDA) {
     fprintf(stderr, "symvtune %s: device memory at n = %d (%d copies of A): %s\n", cmd, n, s->copies,

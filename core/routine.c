@@ -2,6 +2,7 @@
 /* routine.c - the routine registry (routine.h). */
 #include <ctype.h>
 #include <float.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "routine.h"
@@ -147,4 +148,35 @@ void symv_scalar_set(symv_routine r, void *p, double re, double im)
     double v[2] = {re, im};
     memcpy(p, v, (size_t)ri->elem_bytes);
   }
+}
+
+int symv_problem_bytes(symv_routine r, long long n, long long lda, size_t mem_bytes, size_t *bytes, char *why,
+                       size_t len)
+{
+  const symv_routine_info *info = symv_routine_get(r);
+  if (why && len) why[0] = 0;
+  if (!info || n < 1 || lda < n) {
+    if (why) snprintf(why, len, "n = %lld, lda = %lld: n must be at least 1 and lda at least n", n, lda);
+    return SYMV_INVALID_VALUE;
+  }
+  const size_t E = (size_t)info->elem_bytes;
+  /* lda * n + 3 n elements, each product checked before it is taken */
+  const int overflow = (unsigned long long)lda > SIZE_MAX / (size_t)n ||
+                       (size_t)n > (SIZE_MAX - (size_t)lda * (size_t)n) / 3 ||
+                       (size_t)lda * (size_t)n + 3 * (size_t)n > SIZE_MAX / E;
+  if (overflow) {
+    if (why)
+      snprintf(why, len, "n = %lld: %s's matrix of %lld x %lld elements of %zu bytes is more than this machine can "
+               "address", n, info->blas, lda, n, E);
+    return SYMV_INVALID_VALUE;
+  }
+  const size_t b = ((size_t)lda * (size_t)n + 3 * (size_t)n) * E;
+  if (mem_bytes > 0 && b > mem_bytes) {
+    if (why)
+      snprintf(why, len, "n = %lld: %s needs %.3g GB (A, x and y), more than the GPU's %.3g GB", n, info->blas,
+               b / 1e9, mem_bytes / 1e9);
+    return SYMV_NO_MEMORY;
+  }
+  if (bytes) *bytes = b;
+  return 0;
 }

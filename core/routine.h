@@ -96,6 +96,16 @@ double symv_gbs(symv_routine r, int n, double t_us);
  *  routine-specific). */
 int symv_routine_serves(symv_routine r, symv_family f);
 
+/** symv_problem_bytes: the bytes one problem of routine r at order n with
+ *  leading dimension lda takes: A (lda * n elements) and x, y and a copy of
+ *  y (n elements each), elem_bytes each, into *bytes. 0 if they fit size_t
+ *  and, where mem_bytes > 0, mem_bytes (a device's memory, bytes); else
+ *  SYMV_INVALID_VALUE (n < 1, lda < n, or a product that overflows) or
+ *  SYMV_NO_MEMORY (more than mem_bytes), with the reason in why (len bytes),
+ *  so that no allocation is sized by a product that wrapped. */
+int symv_problem_bytes(symv_routine r, long long n, long long lda, size_t mem_bytes, size_t *bytes, char *why,
+                       size_t len);
+
 /** symv_scalar_is_zero, symv_scalar_is_one: whether the scalar at p (one
  *  element of routine r, host memory) is 0, or 1 (real part 1, imaginary 0). */
 int symv_scalar_is_zero(symv_routine r, const void *p);

@@ -104,9 +104,14 @@ static int reference(harness *hs, harness_size *s)
 int harness_size_setup(harness *hs, harness_size *s, int n, size_t l2_bytes, int hot, size_t budget,
                        unsigned long long *seed)
 {
-  const size_t E = hs->E, bytes = (size_t)n * (size_t)n * E, vec = (size_t)n * E;
   memset(s, 0, sizeof *s);
   s->n = n;
+  size_t freeb = 0, totalb = 0;
+  cudaMemGetInfo(&freeb, &totalb);
+  int fits = symv_problem_bytes(hs->routine, n, n, totalb, NULL, hs->why, sizeof hs->why);
+  if (fits) return fits;
+  /* n*n*E and n*E fit size_t from here on */
+  const size_t E = hs->E, bytes = (size_t)n * (size_t)n * E, vec = (size_t)n * E;
   s->copies = symv_matrix_copies_for(bytes, l2_bytes, hot, budget);
   s->A = malloc(bytes), s->xh = malloc(vec), s->y0h = malloc(vec), s->yref = malloc(vec), s->yh = malloc(vec);
   int rc = s->A && s->xh && s->y0h && s->yref && s->yh ? 0 : SYMV_NO_MEMORY;

@@ -52,6 +52,7 @@ typedef struct {
   double launch_obs[HARNESS_LAUNCH_OBS]; /* host times to queue one launch, us: the timings' so far (a ring) */
   int nlaunch_obs;                       /* timings seen so far (the ring's next slot modulo HARNESS_LAUNCH_OBS) */
   double launch_min;                     /* the least of them all (0 before the first) */
+  char why[200];                         /* why harness_size_setup refused a size ("" otherwise) */
   cudaError_t fault;                     /* the CUDA error of the last SYMV_FAULT */
   const char *fault_at;                  /* where it was found: a call's name, "verification call", "timing" */
 } harness;
@@ -90,7 +91,10 @@ void harness_free(harness *hs);
  *  l2_bytes, hot, budget bytes) device copies, x and y0 on the device, and
  *  cuBLAS's y from y0 with atomics not allowed (the handle's mode is put
  *  back) with the residual's scale. s->copies is set before any device
- *  memory is taken. On error *s is freed (harness_size_free). Errors:
+ *  memory is taken. A size whose problem (symv_problem_bytes) overflows,
+ *  or exceeds the device's memory, is refused before anything is
+ *  allocated, with the reason in hs->why: SYMV_INVALID_VALUE or
+ *  SYMV_NO_MEMORY. On error *s is freed (harness_size_free). Errors:
  *  SYMV_NO_MEMORY (host), SYMV_CUDA (device memory or a copy), SYMV_CUBLAS
  *  (cuBLAS's call), SYMV_FAULT (cuBLAS's call faulted: hs->fault). */
 int harness_size_setup(harness *hs, harness_size *s, int n, size_t l2_bytes, int hot, size_t budget,

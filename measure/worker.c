@@ -85,8 +85,9 @@ static size_data *size_get(int n)
   for (int i = 0; i < W.nsizes; i++)
     if (W.sizes[i].h.n == n) return &W.sizes[i];
   if (W.nsizes == MAX_SIZES) return NULL;
-  size_t bytes = (size_t)n * n * W.hs.E, freeb = 0, totalb = 0;
+  size_t bytes = 0, freeb = 0, totalb = 0;
   cudaMemGetInfo(&freeb, &totalb);
+  if (symv_problem_bytes(W.hs.routine, n, n, totalb, &bytes, W.hs.why, sizeof W.hs.why)) return NULL;
   if (freeb < 3 * bytes + 2 * W.dev.l2_bytes + ((size_t)1 << 30)) { /* short of memory: forget the other sizes */
     for (int i = 0; i < W.nsizes; i++) harness_size_free(&W.sizes[i].h);
     W.nsizes = 0;
@@ -184,7 +185,7 @@ static int measure_sizes(const symv_kernel *kern, harness_lib_fn lib, const int 
   for (int i = 0; i < k; i++) {
     size_data *s = size_get(ns[i]);
     if (!s) {
-      say("error cannot set up n=%d: %s", ns[i], symv_cuda_error_text());
+      say("error cannot set up n=%d: %s", ns[i], W.hs.why[0] ? W.hs.why : symv_cuda_error_text());
       return 1;
     }
     if (measure(kern, lib, s, prune[i])) return 2;
@@ -248,7 +249,7 @@ static void cmd_floor(char *args)
   for (int i = 0; i < k; i++) {
     size_data *s = size_get(ns[i]);
     if (!s) {
-      say("error cannot set up n=%d: %s", ns[i], symv_cuda_error_text());
+      say("error cannot set up n=%d: %s", ns[i], W.hs.why[0] ? W.hs.why : symv_cuda_error_text());
       return;
     }
     symv_floor_result fr;

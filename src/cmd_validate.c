@@ -148,6 +148,11 @@ static int run(int argc, char **argv)
   }
   if (optind < argc) return cli_usage_error("validate", "unexpected argument '%s'", argv[optind]);
   if (!path) return cli_usage_error("validate", "--db FILE is required");
+  for (int i = 0; i < nsizes; i++) { /* the device's memory is checked once the worker reports it */
+    char why[200];
+    if (symv_problem_bytes(routine, ns[i], ns[i], 0, NULL, why, sizeof why))
+      return cli_usage_error("validate", "--sizes: %s", why);
+  }
   const gp_format *fmt = NULL;
   if (figure) {
     if (!*figure) return cli_usage_error("validate", "--figure needs a file name");

@@ -447,3 +447,16 @@ Test(several, the_json_reader_refuses_what_is_not_one_document)
   for (size_t i = 0; i < sizeof good / sizeof *good; i++)
     cr_assert_eq(test_json_check(good[i], strlen(good[i]), why, sizeof why), 0, "refused %s: %s", good[i], why);
 }
+
+Test(sizes, a_size_whose_matrix_cannot_be_addressed_is_refused_before_anything_runs)
+{
+  /* ZHEMV at n = 2^30: n * n * 16 bytes wrap a 64-bit size to 0; refused
+   * as a usage error, before the database is opened or a worker started */
+  char err[2048];
+  char *args[] = {"symvtune", "validate", "--db", "/nonexistent/sweep.db", "--routine", "zhemv", "--sizes",
+                  "1000,1073741824", NULL};
+  int rc = run_symvtune(err, sizeof err, args);
+  cr_assert_eq(rc, 2, "exit %d: %s", rc, err);
+  cr_assert_not_null(strstr(err, "n = 1073741824: ZHEMV's matrix"), "%s", err);
+  cr_assert_null(strstr(err, "nonexistent"), "the database was opened: %s", err);
+}

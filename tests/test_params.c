@@ -229,3 +229,29 @@ Test(params, a_value_past_an_int_is_refused_not_wrapped)
   cr_assert_eq(symv_params_parse("pipe:4294967552,32,1,0", &p, err, sizeof err), SYMV_INVALID_VALUE);
   cr_assert_not_null(strstr(err, "4294967552 is out of range"), "%s", err);
 }
+
+Test(params, a_problem_too_large_to_address_or_to_fit_the_gpu_is_refused_before_it_is_sized)
+{
+  size_t b = 0;
+  char why[200] = "";
+  /* DSYMV at n = 1000: A (lda * n) and x, y and y's copy, 8 bytes each */
+  cr_assert_eq(symv_problem_bytes(SYMV_DSYMV, 1000, 1000, 0, &b, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(b, (size_t)(1000 * 1000 + 3 * 1000) * 8);
+  cr_assert_eq(symv_problem_bytes(SYMV_ZHEMV, 1000, 1200, 0, &b, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(b, (size_t)(1200 * 1000 + 3 * 1000) * 16);
+  /* n = 2^30: 2^60 elements of 16 bytes wrap a 64-bit size to 0 */
+  cr_assert_eq(symv_problem_bytes(SYMV_ZHEMV, 1LL << 30, 1LL << 30, 0, &b, why, sizeof why), SYMV_INVALID_VALUE);
+  cr_assert_not_null(strstr(why, "more than this machine can address"), "%s", why);
+  cr_assert_eq(symv_problem_bytes(SYMV_SSYMV, 1LL << 31, 1LL << 31, 0, &b, why, sizeof why), SYMV_INVALID_VALUE);
+  cr_assert_eq(symv_problem_bytes(SYMV_SSYMV, 4, 1LL << 62, 0, &b, why, sizeof why), SYMV_INVALID_VALUE);
+  /* n = 2^29: 2^62 bytes fit a size, not an 80 GB GPU */
+  cr_assert_eq(symv_problem_bytes(SYMV_ZHEMV, 1LL << 29, 1LL << 29, 80000000000ULL, &b, why, sizeof why),
+               SYMV_NO_MEMORY);
+  cr_assert_not_null(strstr(why, "more than the GPU's 80 GB"), "%s", why);
+  /* n = 65536 of DSYMV: 34.4 GB, which an 80 GB GPU holds and a 16 GB one does not */
+  cr_assert_eq(symv_problem_bytes(SYMV_DSYMV, 65536, 65536, 80000000000ULL, &b, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(symv_problem_bytes(SYMV_DSYMV, 65536, 65536, 16000000000ULL, &b, why, sizeof why), SYMV_NO_MEMORY);
+  /* arguments BLAS refuses */
+  cr_assert_eq(symv_problem_bytes(SYMV_DSYMV, 0, 1, 0, &b, why, sizeof why), SYMV_INVALID_VALUE);
+  cr_assert_eq(symv_problem_bytes(SYMV_DSYMV, 100, 99, 0, &b, why, sizeof why), SYMV_INVALID_VALUE);
+}

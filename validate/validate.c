@@ -559,6 +559,13 @@ static int measure(db *d, const validate_opts *o, validate_result *r, int l_for_
     status = rc == SYMV_NO_DEVICE ? VALIDATE_NO_GPU : VALIDATE_ERROR;
     goto out;
   }
+  for (int i = 0; i < nsizes; i++) {
+    char why[200];
+    if (symv_problem_bytes(o->routine, ns[i], ns[i], w.dev.global_mem, NULL, why, sizeof why)) {
+      fprintf(stderr, "symvtune validate: %s\n", why);
+      goto out;
+    }
+  }
   db_device fp;
   sweep_device_fingerprint(&w, &fp);
   if ((rc = db_check_device(d, &fp, o->allow_foreign))) {
