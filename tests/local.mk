@@ -50,7 +50,7 @@ LIBSYMV_TEST_DEFS = -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"' -DSYMV_TES
 CRITERION_TESTS += tests/test_build tests/test_libsymv
 EXTRA_DIST += tests/libsymv_fixture.h tests/cublas_standin.c tests/data/sweep-h200.db tests/data/sweep-h100.db tests/data/sweep6-h100.db.xz tests/data/sweep6-h200.db.xz
 
-tests_test_build_SOURCES = tests/test_build.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
+tests_test_build_SOURCES = tests/test_build.c tests/test_commands.c tests/libsymv_fixture.h tests/test_util.c tests/test_util.h
 tests_test_build_CFLAGS = $(TEST_CFLAGS)
 tests_test_build_CPPFLAGS = $(AM_CPPFLAGS) $(LIBSYMV_TEST_DEFS)
 tests_test_build_LDADD = $(TEST_CORE_LIBS)
@@ -75,7 +75,7 @@ EXTRA_tests_test_fit_DEPENDENCIES = src/symvtune$(EXEEXT)
 # A seeded mutation fuzzer of every database reader (tests/test_fuzz.c): a
 # few seconds of damaged copies of the shipped databases.
 CRITERION_TESTS += tests/test_fuzz
-tests_test_fuzz_SOURCES = tests/test_fuzz.c tests/test_util.c tests/test_util.h
+tests_test_fuzz_SOURCES = tests/test_fuzz.c tests/test_commands.c tests/test_util.c tests/test_util.h
 tests_test_fuzz_CFLAGS = $(TEST_CFLAGS)
 tests_test_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 tests_test_fuzz_LDADD = $(TEST_CORE_LIBS)

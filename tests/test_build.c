@@ -27,36 +27,17 @@
 
 extern const symv_command cmd_bench_entry, cmd_tune_entry, cmd_fit_entry, cmd_sweep_entry, cmd_check_entry;
 
-/* tune finds the stages in main.c's table; this program has its own */
+/* tune finds the stages through cli_lookup (tests/test_commands.c) in this table */
 const symv_command *const symv_commands[] = {&cmd_build_entry, &cmd_bench_entry, &cmd_tune_entry, &cmd_fit_entry,
                                              NULL};
-const symv_command *cli_lookup(const char *name)
-{
-  for (int i = 0; symv_commands[i]; i++)
-    if (!strcmp(symv_commands[i]->name, name)) return symv_commands[i];
-  return NULL;
-}
 
 static char dir[64];
-
-static void setup(void)
-{
-  snprintf(dir, sizeof dir, "/tmp/symvtune-test-build-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-}
-
-static void teardown(void)
-{
-  if (!getenv("SYMV_TEST_KEEP")) fix_rmtree(dir);
-}
-
+static void setup(void) { test_tmpdir(dir, sizeof dir, "build"); }
+static void teardown(void) { test_tmpdir_remove(dir); }
 TestSuite(build, .init = setup, .fini = teardown);
 
-static char *in_dir(char *buf, const char *name)
-{
-  snprintf(buf, 512, "%s/%s", dir, name);
-  return buf;
-}
+/* DIR/name in buf (512 bytes). */
+static char *in_dir(char *buf, const char *name) { return test_path(buf, dir, name); }
 
 static void need_nvcc(void)
 {
