@@ -33,35 +33,10 @@ extern const symv_command cmd_rank_entry;
 
 /* ---- The library, built once ------------------------------------------- */
 
-ReportHook(PRE_ALL)(struct criterion_test_set *set)
-{
-  (void)set;
-  static char dir[64] = "/tmp/symvtune-test-doctor-XXXXXX";
-  fix_tree_make(dir, "SYMV_TEST_DOCTORDIR");
-}
-
-ReportHook(POST_ALL)(struct criterion_global_stats *stats)
-{
-  (void)stats;
-  const char *dir = getenv("SYMV_TEST_DOCTORDIR");
-  if (dir && !getenv("SYMV_TEST_KEEP")) fix_rmtree(dir);
-}
-
-static const char *topdir(void) { return fix_tree_dir("SYMV_TEST_DOCTORDIR"); }
-
-/* DIR/name in buf (1024 bytes). */
-static char *at(char *buf, const char *name) { return fix_tree_at(buf, "SYMV_TEST_DOCTORDIR", name); }
-
-/* Skips without nvcc; fails, with the build's log, if the library is not there. */
-static void need_tree(void) { fix_tree_need("SYMV_TEST_DOCTORDIR", "prefix/lib/libsymv.so.0"); }
-
-/* Runs cmd through the shell, its stdout and stderr into DIR/log; returns
- * its exit status (-1 if it did not exit), the output in *text. */
-static int sh(const char *cmd, const char *log, char **text)
-{
-  char p[1024];
-  return fix_sh(cmd, at(p, log), text);
-}
+#define TREE "SYMV_TEST_DOCTORDIR" /* names the tree's folder */
+ReportHook(PRE_ALL)(struct criterion_test_set *set) { (void)set; fix_tree_make("/tmp/symvtune-test-doctor-XXXXXX", TREE); }
+ReportHook(POST_ALL)(struct criterion_global_stats *stats) { (void)stats; fix_tree_remove(TREE); }
+FIX_TREE_HELPERS(TREE, "prefix/lib/libsymv.so.0")
 
 /* A program written against cuBLAS alone: cublasGetProperty (which libsymv
  * does not stand in for, so that cuBLAS stays NEEDED), then, unless its
