@@ -134,17 +134,24 @@ static int run_command(int argc, const char *const *argv, const char *gnuplot, c
   return st;
 }
 
+/* The arguments of ap up to the NULL that ends them, into argv (32
+ * entries) from argv[argc] on, 31 at the most, then NULL; the new argc. */
+static int args_of(const char **argv, int argc, va_list ap)
+{
+  const char *a;
+  while ((a = va_arg(ap, const char *)) && argc < 31) argv[argc++] = a;
+  argv[argc] = NULL;
+  return argc;
+}
+
 /* `symvtune ARGS...` (NULL-terminated), as run_command. */
 static int symvtune(char **out, char **err, const char *gnuplot, ...)
 {
   const char *argv[32];
-  int argc = 0;
   va_list ap;
   va_start(ap, gnuplot);
-  const char *a;
-  while ((a = va_arg(ap, const char *)) && argc < 31) argv[argc++] = a;
+  int argc = args_of(argv, 0, ap);
   va_end(ap);
-  argv[argc] = NULL;
   return run_command(argc, argv, gnuplot, out, err);
 }
 
@@ -1212,13 +1219,10 @@ Test(fit, rank_orders_candidates_by_champion_points)
 static void expect_error(int status, const char *part, const char *cmd, ...)
 {
   const char *argv[32] = {cmd};
-  int argc = 1;
   va_list ap;
   va_start(ap, cmd);
-  const char *a;
-  while ((a = va_arg(ap, const char *)) && argc < 31) argv[argc++] = a;
+  int argc = args_of(argv, 1, ap);
   va_end(ap);
-  argv[argc] = NULL;
   char *out, *err, prefix[64];
   int st = run_command(argc, argv, NULL, &out, &err);
   snprintf(prefix, sizeof prefix, "symvtune %s: ", cmd);
