@@ -1062,12 +1062,12 @@ extern const symv_command cmd_export_entry;
 /* The fixture's database with this GPU's whole fingerprint and, for each of
  * the fixture's candidates, the registers per thread NVRTC gives its kernel
  * here (what the sweep would have recorded on this GPU), exported to
- * LIBDIR/NAME.symvw (path in wpath, 512 bytes). */
+ * LIBDIR/NAME-PID.symvw, PID this process's (path in wpath, 512 bytes). */
 static void wisdom_for_this_gpu(const char *name, char *wpath)
 {
   char src[512], dbp[512], sql[1024];
   snprintf(src, sizeof src, "%s/fit.db", libdir());
-  snprintf(dbp, sizeof dbp, "%s/%s.db", libdir(), name);
+  snprintf(dbp, sizeof dbp, "%s/%s-%d.db", libdir(), name, (int)getpid());
   cr_assert_eq(fix_copy(src, dbp), 0);
   sqlite3 *s;
   sqlite3_stmt *st;
@@ -1102,7 +1102,7 @@ static void wisdom_for_this_gpu(const char *name, char *wpath)
     cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sql);
   }
   sqlite3_close(s);
-  snprintf(wpath, 512, "%s/%s.symvw", libdir(), name);
+  snprintf(wpath, 512, "%s/%s-%d.symvw", libdir(), name, (int)getpid());
   char *av[] = {"export", "--db", dbp, "--out", wpath, NULL}, *text;
   int rc = test_run_in_process(cmd_export_entry.run, 5, av, libdir(), &text, &text);
   cr_assert_eq(rc, 0, "export: %s", text);
@@ -1110,14 +1110,14 @@ static void wisdom_for_this_gpu(const char *name, char *wpath)
 }
 
 /* The text of file `path` with its first `from` made `to`, written to
- * LIBDIR/NAME.symvw (path in out, 512 bytes). */
+ * LIBDIR/NAME-PID.symvw (path in out, 512 bytes). */
 static void wisdom_edited(const char *path, const char *from, const char *to, const char *name, char *out)
 {
   char *text = fix_slurp(path);
   cr_assert_not_null(text);
   char *at = strstr(text, from);
   cr_assert_not_null(at, "no '%s' in %s", from, path);
-  snprintf(out, 512, "%s/%s.symvw", libdir(), name);
+  snprintf(out, 512, "%s/%s-%d.symvw", libdir(), name, (int)getpid());
   FILE *f = fopen(out, "w");
   cr_assert_not_null(f);
   fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
@@ -1126,7 +1126,7 @@ static void wisdom_edited(const char *path, const char *from, const char *to, co
 }
 
 /* Loads the --wisdom library with SYMV_WISDOM = `files`, the log on into
- * LIBDIR/NAME.log (path in logpath, 512 bytes) and the kernel cache in
+ * LIBDIR/NAME-PID.log (path in logpath, 512 bytes) and the kernel cache in
  * LIBDIR/cache. */
 static void *load_wisdom_lib(const char *files, const char *name, char *logpath, dsymv_fn *fn, last_fn *last)
 {
@@ -1137,7 +1137,7 @@ static void *load_wisdom_lib(const char *files, const char *name, char *logpath,
     char *text = fix_slurp(path);
     cr_assert_fail("the --wisdom library was not built:\n%s", text ? text : "(no log)");
   }
-  snprintf(logpath, 512, "%s/%s.log", libdir(), name);
+  snprintf(logpath, 512, "%s/%s-%d.log", libdir(), name, (int)getpid());
   snprintf(cache, sizeof cache, "%s/cache", libdir());
   setenv("SYMV_WISDOM", files, 1);
   setenv("SYMVTUNE_CACHE", cache, 1);
@@ -1187,20 +1187,16 @@ static void call_checked(dsymv_fn fn, last_fn last, cublasHandle_t h, int n, con
 
 Test(libsymv, wisdom_library_runs_the_rules_of_this_gpus_file, .init = need_gpu, .timeout = 600)
 {
-  char wpath[512], foreign[512], logpath[512], name[64];
-  snprintf(name, sizeof name, "match-%d", (int)getpid());
-  wisdom_for_this_gpu(name, wpath);
-  snprintf(name, sizeof name, "foreign-%d", (int)getpid());
-  wisdom_edited(wpath, "device.name ", "device.name Not ", name, foreign);
+  char wpath[512], foreign[512], logpath[512];
+  wisdom_for_this_gpu("match", wpath);
+  wisdom_edited(wpath, "device.name ", "device.name Not ", "foreign", foreign);
   char files[1700], second[512];
-  snprintf(name, sizeof name, "second-%d", (int)getpid());
-  wisdom_edited(wpath, "symv-wisdom 1\n", "symv-wisdom 1\n# the same GPU again: the first file wins\n", name, second);
+  wisdom_edited(wpath, "symv-wisdom 1\n", "symv-wisdom 1\n# the same GPU again: the first file wins\n", "second", second);
   /* the foreign one first: matched by fingerprint, not order; of two that match, the first */
   snprintf(files, sizeof files, "%s:%s:%s", foreign, wpath, second);
   dsymv_fn fn;
   last_fn last;
-  snprintf(name, sizeof name, "wlog-%d", (int)getpid());
-  void *l = load_wisdom_lib(files, name, logpath, &fn, &last);
+  void *l = load_wisdom_lib(files, "wlog", logpath, &fn, &last);
   cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(l, "symvGetInfo_v2");
   cr_assert_not_null(get);
   symvInfo info;
@@ -1246,15 +1242,12 @@ Test(libsymv, wisdom_library_runs_the_rules_of_this_gpus_file, .init = need_gpu,
 
 Test(libsymv, wisdom_library_sends_a_gpu_of_no_file_to_cublas, .init = need_gpu, .timeout = 300)
 {
-  char wpath[512], foreign[512], logpath[512], name[64];
-  snprintf(name, sizeof name, "match2-%d", (int)getpid());
-  wisdom_for_this_gpu(name, wpath);
-  snprintf(name, sizeof name, "foreign2-%d", (int)getpid());
-  wisdom_edited(wpath, "device.sm_count ", "device.sm_count 1", name, foreign); /* 132 -> 1132 SMs: another GPU */
+  char wpath[512], foreign[512], logpath[512];
+  wisdom_for_this_gpu("match2", wpath);
+  wisdom_edited(wpath, "device.sm_count ", "device.sm_count 1", "foreign2", foreign); /* 132 -> 1132 SMs: another GPU */
   dsymv_fn fn;
   last_fn last;
-  snprintf(name, sizeof name, "wlog2-%d", (int)getpid());
-  void *l = load_wisdom_lib(foreign, name, logpath, &fn, &last);
+  void *l = load_wisdom_lib(foreign, "wlog2", logpath, &fn, &last);
   cublasHandle_t h;
   cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
   cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
@@ -1282,9 +1275,8 @@ Test(libsymv, wisdom_library_sends_a_gpu_of_no_file_to_cublas, .init = need_gpu,
 
 Test(libsymv, wisdom_library_refuses_a_kernel_of_other_registers, .init = need_gpu, .timeout = 300)
 {
-  char wpath[512], edited[512], logpath[512], name[64];
-  snprintf(name, sizeof name, "regs-%d", (int)getpid());
-  wisdom_for_this_gpu(name, wpath);
+  char wpath[512], edited[512], logpath[512];
+  wisdom_for_this_gpu("regs", wpath);
   /* the atomic candidate of 1501..2500: its recorded registers one more than NVRTC gives it here */
   char *text = fix_slurp(wpath);
   cr_assert_not_null(text);
@@ -1300,12 +1292,10 @@ Test(libsymv, wisdom_library_refuses_a_kernel_of_other_registers, .init = need_g
   *regs_sp = 0;
   snprintf(to, sizeof to, "%s %d %d\n", line, regs < 255 ? regs + 1 : regs - 1, occ);
   free(text);
-  snprintf(name, sizeof name, "regs-edited-%d", (int)getpid());
-  wisdom_edited(wpath, from, to, name, edited);
+  wisdom_edited(wpath, from, to, "regs-edited", edited);
   dsymv_fn fn;
   last_fn last;
-  snprintf(name, sizeof name, "wlog3-%d", (int)getpid());
-  void *l = load_wisdom_lib(edited, name, logpath, &fn, &last);
+  void *l = load_wisdom_lib(edited, "wlog3", logpath, &fn, &last);
   cublasHandle_t h;
   cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
   cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
