@@ -425,24 +425,31 @@ Test(build, refuses_bad_database_values_and_writes_nothing, .timeout = 120)
   }
 }
 
+/* A refused build: exit status `status` (`want` expected), `why` in its
+ * log `text` (free()d here), nothing written at out. */
+static void expect_refusal(int status, int want, char *text, const char *why, const char *out)
+{
+  cr_assert_not_null(text, "the build left no log");
+  cr_assert_eq(status, want, "exit %d, not %d:\n%s", status, want, text);
+  cr_assert_not_null(strstr(text, why), "no '%s' in the log:\n%s", why, text);
+  cr_assert_not(fix_exists(out), "%s was written", out);
+  free(text);
+}
+
 Test(build, refuses_a_database_without_a_fit)
 {
   char dbpath[512], out[512], sweep[512], *log;
   /* the sweep database as shipped: an older schema, no fit */
-  cr_assert_eq(build(fix_sweep_db(sweep), in_dir(out, "lib"), NULL, &log), SYMV_EXIT_ERROR, "%s", log);
-  cr_assert_not_null(strstr(log, "refusing to build"), "%s", log);
-  cr_assert_not(fix_exists(out));
-  free(log);
+  int status = build(fix_sweep_db(sweep), in_dir(out, "lib"), NULL, &log);
+  expect_refusal(status, SYMV_EXIT_ERROR, log, "refusing to build", out);
   /* migrated, but no fit stored */
   cr_assert_eq(fix_copy(sweep, in_dir(dbpath, "nofit.db")), 0);
   chmod(dbpath, 0644);
   db *d = NULL;
   cr_assert_eq(db_open(&d, dbpath, 0), 0, "%s", d ? db_errmsg(d) : "");
   db_close(d);
-  cr_assert_eq(build(dbpath, out, NULL, &log), SYMV_EXIT_ERROR, "%s", log);
-  cr_assert_not_null(strstr(log, "no fit"), "%s", log);
-  cr_assert_not(fix_exists(out));
-  free(log);
+  status = build(dbpath, out, NULL, &log);
+  expect_refusal(status, SYMV_EXIT_ERROR, log, "no fit", out);
 }
 
 Test(build, refuses_a_missing_nvcc_before_writing)
@@ -450,11 +457,8 @@ Test(build, refuses_a_missing_nvcc_before_writing)
   char dbpath[512], out[512], log[512], err[512];
   cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
   const char *args[] = {"--db", dbpath, "--out", in_dir(out, "lib"), "--nvcc", "/nonexistent/bin/nvcc"};
-  cr_assert_eq(fix_build(in_dir(log, "log"), args, 6), SYMV_EXIT_ERROR);
-  char *text = fix_slurp(log);
-  cr_assert_not_null(strstr(text, "no nvcc"), "%s", text);
-  cr_assert_not(fix_exists(out));
-  free(text);
+  int status = fix_build(in_dir(log, "log"), args, 6);
+  expect_refusal(status, SYMV_EXIT_ERROR, fix_slurp(log), "no nvcc", out);
 }
 
 /* The kernels must be code of the tuned GPU (the runtime launches them with
