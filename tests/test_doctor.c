@@ -65,12 +65,22 @@ static char *write_src(char *path, const char *name, const char *text)
   return path;
 }
 
+/* Runs cmd through the shell, its output into DIR/log; fails the test,
+ * with the command and its output, unless it exits with status 0. */
+static void sh_ok(const char *cmd, const char *log)
+{
+  char *text;
+  int rc = sh(cmd, log, &text);
+  cr_assert_eq(rc, 0, "%s\nexit %d:\n%s", cmd, rc, text);
+  free(text);
+}
+
 /* Writes text to DIR/name.c and compiles it into DIR/name (path in exe,
  * 1024 bytes) with pkg-config's flags for the tree's libsymv, then libs;
  * the compiler's output in DIR/name.build.log, shown if it fails. */
 static void cc_with_libsymv(const char *name, const char *text, const char *libs, char *exe)
 {
-  char src[1024], pc[1024], cmd[4096], n[256], *output;
+  char src[1024], pc[1024], cmd[4096], n[256];
   snprintf(n, sizeof n, "%s.c", name);
   write_src(src, n, text);
   at(exe, name);
@@ -78,15 +88,27 @@ static void cc_with_libsymv(const char *name, const char *text, const char *libs
   snprintf(cmd, sizeof cmd, "cc -std=gnu11 -o '%s' '%s' $(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv) %s",
            exe, src, pc, libs);
   snprintf(n, sizeof n, "%s.build.log", name);
-  cr_assert_eq(sh(cmd, n, &output), 0, "%s\n%s", cmd, output);
-  free(output);
+  sh_ok(cmd, n);
+}
+
+/* The sources of a stand-in library and of a program to link to it: makes
+ * the folder DIR/sub (path in dir), writes lib_text to DIR/sub/fake.c (in
+ * src) and prog_src to DIR/name.c (in prog); 1024 bytes each. */
+static void stand_in(const char *sub, const char *lib_text, const char *name, char *dir, char *src, char *prog)
+{
+  char n[256];
+  cr_assert_eq(mkdir(at(dir, sub), 0755), 0, "mkdir %s: %s", dir, strerror(errno));
+  snprintf(n, sizeof n, "%s/fake.c", sub);
+  write_src(src, n, lib_text);
+  snprintf(n, sizeof n, "%s.c", name);
+  write_src(prog, n, prog_src);
 }
 
 /* Builds DIR/name, linked to the tree DIR/prefix the way `how` says;
  * its path in exe (1024 bytes). */
 static void build_prog(const char *name, int how, char *exe)
 {
-  char src[1024], pc[1024], cmd[6144], log[300], n[256], lib[1024], *text;
+  char src[1024], pc[1024], cmd[6144], log[300], n[256], lib[1024];
   snprintf(n, sizeof n, "%s.c", name);
   write_src(src, n, prog_src);
   at(exe, name);
@@ -104,9 +126,7 @@ static void build_prog(const char *name, int how, char *exe)
              "-Wl,-rpath,'%s' -lcublas -lsymv", how == LINK_AS_NEEDED_DROPS ? "-Wl,--as-needed" : "-Wl,--no-as-needed",
              exe, src, pc, lib);
   snprintf(log, sizeof log, "%s.build.log", name);
-  int rc = sh(cmd, log, &text);
-  cr_assert_eq(rc, 0, "%s\nexit %d:\n%s", cmd, rc, text);
-  free(text);
+  sh_ok(cmd, log);
 }
 
 /* exe's NEEDED entries, from readelf -d: the index of libsymv.so.0 and of
@@ -229,11 +249,10 @@ Test(doctor, cublas_before_libsymv_is_found_with_the_fix, .init = need_tree)
 
 Test(doctor, a_libsymv_from_another_path_than_expected_is_found, .init = need_tree)
 {
-  char exe[1024], a[1024], b[1024], cmd[5200], *text;
+  char exe[1024], a[1024], b[1024], cmd[5200];
   build_prog("other", LINK_RIGHT, exe); /* its RUNPATH names DIR/prefix/lib */
   snprintf(cmd, sizeof cmd, "cp -a '%s' '%s'", at(a, "prefix"), at(b, "copy"));
-  cr_assert_eq(sh(cmd, "copy.log", &text), 0, "%s:\n%s", cmd, text);
-  free(text);
+  sh_ok(cmd, "copy.log");
   char *args[] = {"--lib", b, "--", exe, NULL};
   expect_doctor(args, DOCTOR_OTHER_PATH, (const char *const[]){"not the library of --lib", NULL});
   /* with the copy first in the search, the same program is right */
@@ -251,11 +270,8 @@ static const char fake_cublas_src[] =
 
 Test(doctor, a_program_of_another_cuda_major_version_is_found, .init = need_tree)
 {
-  char dir[1024], src[1024], prog[1024], exe[1024], pc[1024], cmd[6144], *text;
-  at(dir, "fake99");
-  cr_assert_eq(mkdir(dir, 0755), 0);
-  write_src(src, "fake99/fake.c", fake_cublas_src);
-  write_src(prog, "major.c", prog_src);
+  char dir[1024], src[1024], prog[1024], exe[1024], pc[1024], cmd[6144];
+  stand_in("fake99", fake_cublas_src, "major", dir, src, prog);
   at(exe, "major");
   at(pc, "prefix/lib/pkgconfig");
   /* the program: libsymv's flags, but its -lcublas found first in fake99 */
@@ -264,8 +280,7 @@ Test(doctor, a_program_of_another_cuda_major_version_is_found, .init = need_tree
            "ln -s libcublas.so.99 '%s/libcublas.so' && "
            "cc -std=gnu11 -o '%s' '%s' -L'%s' -Wl,-rpath,'%s' $(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv)",
            dir, src, dir, exe, prog, dir, dir, pc), (int)sizeof cmd, "the command is longer than its buffer");
-  cr_assert_eq(sh(cmd, "major.build.log", &text), 0, "%s\n%s", cmd, text);
-  free(text);
+  sh_ok(cmd, "major.build.log");
   snprintf(cmd, sizeof cmd, "LC_ALL=C readelf -d '%s' | grep -q 'Shared library: \\[libcublas.so.99\\]'", exe);
   cr_assert_eq(system(cmd), 0, "the program was meant to need libcublas.so.99: %s", cmd);
   char *args[] = {"--", exe, NULL};
@@ -317,13 +332,9 @@ static const char fake_symv_src[] =
 /* Builds the stand-in and a program linked to it, once; the program's path in exe. */
 static void build_fake(char *exe)
 {
-  char dir[1024], src[1024], prog[1024], inc[1024], pc[1024], cmd[8192], *text;
-  at(dir, "fakesymv");
-  at(exe, "fake_prog");
-  if (fix_exists(exe)) return;
-  cr_assert_eq(mkdir(dir, 0755), 0);
-  write_src(src, "fakesymv/fake.c", fake_symv_src);
-  write_src(prog, "fake_prog.c", prog_src);
+  char dir[1024], src[1024], prog[1024], inc[1024], pc[1024], cmd[8192];
+  if (fix_exists(at(exe, "fake_prog"))) return;
+  stand_in("fakesymv", fake_symv_src, "fake_prog", dir, src, prog);
   at(inc, "prefix/include");
   at(pc, "prefix/lib/pkgconfig");
   cr_assert_lt(snprintf(cmd, sizeof cmd,
@@ -332,8 +343,7 @@ static void build_fake(char *exe)
            "ln -s libsymv.so.0 '%s/libsymv.so' && "
            "cc -std=gnu11 -Wl,--no-as-needed -o '%s' '%s' $CF -L'%s' -Wl,-rpath,'%s' -lsymv $L -lcublas",
            pc, pc, inc, dir, src, dir, exe, prog, dir, dir), (int)sizeof cmd, "the command is longer than its buffer");
-  cr_assert_eq(sh(cmd, "fake.build.log", &text), 0, "%s\n%s", cmd, text);
-  free(text);
+  sh_ok(cmd, "fake.build.log");
 }
 
 /* Runs the doctor on the stand-in's program with FAKE_SYMV_LINE = line. */
