@@ -295,6 +295,16 @@ static void make_dense_db(const char *path, dense_db *x)
   cr_assert_eq(db_close(d), 0);
 }
 
+/* make_dense_db at DIR/name (path in p, 256 bytes), then `symvtune fit`
+ * on it, which must succeed. */
+static void make_fitted_dense_db(char *p, const char *name, dense_db *x)
+{
+  make_dense_db(path_of(p, name), x);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  free(out), free(err);
+}
+
 /* The kernel index (K_*) of rule r of the dense database, or -1. */
 static int kernel_of(const dense_db *x, const db_rule *r)
 {
@@ -914,10 +924,8 @@ Test(fit, plot_script_holds_rules_floor_and_validation_and_the_format_follows_th
 {
   char p[256], fig[256], sdir[256], f[400];
   dense_db x;
-  make_dense_db(path_of(p, "figure.db"), &x);
+  make_fitted_dense_db(p, "figure.db", &x);
   char *out, *err;
-  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
-  free(out), free(err);
   size_t nr;
   db_fit fit;
   db_rule *r = latest_rules(p, 32, 32768, &nr, &fit);
@@ -1034,10 +1042,8 @@ Test(fit, plot_never_writes_over_its_database, .timeout = 60)
 {
   char p[256], link[256], wal[300], png[256], pnglink[256];
   dense_db x;
-  make_dense_db(path_of(p, "plot.db"), &x);
+  make_fitted_dense_db(p, "plot.db", &x);
   char *out, *err;
-  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
-  free(out), free(err);
   long len0, len1;
   char *before = slurp(p, &len0);
   cr_assert_eq(symlink(p, path_of(link, "link.db")), 0);
@@ -1426,10 +1432,8 @@ Test(fit, rules_at_refuses_a_fit_range_too_large_to_tabulate, .timeout = 60)
 #endif
   char p[256];
   dense_db x;
-  make_dense_db(path_of(p, "dense.db"), &x);
+  make_fitted_dense_db(p, "dense.db", &x);
   char *out, *err;
-  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
-  free(out), free(err);
   tamper_sql(p, "UPDATE fit SET lo = 1, hi = 67108864;"
                 "UPDATE fit_rule SET n_start = 1 WHERE n_start = 32;"
                 "UPDATE fit_rule SET n_end = 67108864 WHERE n_end = 32768");
@@ -1457,10 +1461,8 @@ Test(fit, database_text_is_escaped_when_printed)
 {
   char p[256];
   dense_db x;
-  make_dense_db(path_of(p, "dense.db"), &x);
+  make_fitted_dense_db(p, "dense.db", &x);
   char *out, *err;
-  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
-  free(out), free(err);
   /* the lu candidate's family is made unreadable below, which a deterministic
    * fit (that names lu) rightly refuses: this test looks at the 'any' fit */
   tamper_sql(p, "DELETE FROM fit WHERE atomics = 'deterministic'");
