@@ -148,17 +148,26 @@ static void *load(const char *path, dsymv_fn *fn, dsymv_fn *entry, last_fn *last
   return h;
 }
 
+/* LIBDIR/name/lib/libsymv.so, the library the PRE_ALL hook built into
+ * LIBDIR/name, in path (512 bytes); fails the test, with its build's log
+ * LIBDIR/name.log, if it is not there. */
+static char *built_lib(char *path, const char *name)
+{
+  snprintf(path, 512, "%s/%s/lib/libsymv.so", libdir(), name);
+  if (!fix_exists(path)) {
+    char log[512];
+    snprintf(log, sizeof log, "%s/%s.log", libdir(), name);
+    char *text = fix_slurp(log);
+    cr_assert_fail("the library %s was not built:\n%s", path, text ? text : "(no log)");
+  }
+  return path;
+}
+
 static void need_lib(void)
 {
   if (!have_nvcc()) cr_skip_test("no nvcc: no library to test");
-  char path[512], log[512];
-  snprintf(path, sizeof path, "%s/lib/lib/libsymv.so", libdir());
-  if (!fix_exists(path)) {
-    snprintf(log, sizeof log, "%s/lib.log", libdir());
-    char *text = fix_slurp(log);
-    cr_assert_fail("the fixture library was not built:\n%s", text ? text : "(no log)");
-  }
-  lib = load(path, &symv, &symv_cublas_entry, &last_kernel);
+  char path[512];
+  lib = load(built_lib(path, "lib"), &symv, &symv_cublas_entry, &last_kernel);
 }
 
 static symv_device_info dev;
@@ -1131,12 +1140,7 @@ static void wisdom_edited(const char *path, const char *from, const char *to, co
 static void *load_wisdom_lib(const char *files, const char *name, char *logpath, dsymv_fn *fn, last_fn *last)
 {
   char path[512], cache[512];
-  snprintf(path, sizeof path, "%s/wlib/lib/libsymv.so", libdir());
-  if (!fix_exists(path)) {
-    snprintf(path, sizeof path, "%s/wlib.log", libdir());
-    char *text = fix_slurp(path);
-    cr_assert_fail("the --wisdom library was not built:\n%s", text ? text : "(no log)");
-  }
+  built_lib(path, "wlib");
   snprintf(logpath, 512, "%s/%s-%d.log", libdir(), name, (int)getpid());
   snprintf(cache, sizeof cache, "%s/cache", libdir());
   setenv("SYMV_WISDOM", files, 1);
