@@ -58,6 +58,14 @@ static void naive(symv_routine r, char uplo, int n, const void *alpha, const voi
   free(out);
 }
 
+/* alpha = ar + ai i and beta = br + bi i, scalars of routine r (its
+ * element size each; the imaginary parts are dropped for a real routine). */
+static void set_scalars(symv_routine r, void *alpha, double ar, double ai, void *beta, double br, double bi)
+{
+  symv_scalar_set(r, alpha, ar, ai);
+  symv_scalar_set(r, beta, br, bi);
+}
+
 /* count random elements of routine r (malloc'ed; free() them). */
 static void *random_elems(symv_routine r, long count, unsigned long long *seed)
 {
@@ -89,8 +97,7 @@ Test(reference, every_routine_matches_definition_with_small_residual)
     const symv_routine r = symv_routine_order(ro);
     const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
     _Alignas(16) unsigned char alpha[16], beta[16];
-    symv_scalar_set(r, alpha, 1.5, -0.75);
-    symv_scalar_set(r, beta, -0.5, 0.25);
+    set_scalars(r, alpha, 1.5, -0.75, beta, -0.5, 0.25);
     for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
       for (size_t b = 0; b < 3; b++)
         for (int u = 0; u < 2; u++) {
@@ -125,8 +132,7 @@ Test(reference, hemv_ignores_the_diagonal_imaginary_part)
     const int n = 20;
     const size_t E = (size_t)ri->elem_bytes;
     _Alignas(16) unsigned char alpha[16], beta[16];
-    symv_scalar_set(r, alpha, 1.0, 0.5);
-    symv_scalar_set(r, beta, 0.0, 0.0);
+    set_scalars(r, alpha, 1.0, 0.5, beta, 0.0, 0.0);
     void *A = random_elems(r, (long)n * n, &seed), *x = random_elems(r, n, &seed), *y1 = calloc(n, E),
          *y2 = calloc(n, E), *y0 = calloc(n, E);
     symv_ref(r, 'L', n, alpha, A, n, x, 1, beta, y1, 1);
@@ -151,8 +157,7 @@ Test(residual, detects_a_wrong_element_and_nan)
     const size_t E = (size_t)ri->elem_bytes;
     const int n = 50, lda = 50;
     _Alignas(16) unsigned char alpha[16], beta[16];
-    symv_scalar_set(r, alpha, 2.0, -1.0);
-    symv_scalar_set(r, beta, 0.5, 0.5);
+    set_scalars(r, alpha, 2.0, -1.0, beta, 0.5, 0.5);
     void *A = random_elems(r, (long)lda * n, &seed), *x = random_elems(r, n, &seed), *y0 = random_elems(r, n, &seed),
          *y = malloc(E * n), *yref = malloc(E * n);
     memcpy(yref, y0, E * n);
@@ -187,8 +192,7 @@ Test(residual, beta_zero_ignores_nan_in_y0)
     const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
     _Alignas(16) unsigned char A[16 * 16], x[16 * 4], y0[16 * 4], y[16 * 4], yref[16 * 4] = {0}, alpha[16],
         beta[16];
-    symv_scalar_set(r, alpha, 1.0, 0.0);
-    symv_scalar_set(r, beta, 0.0, 0.0);
+    set_scalars(r, alpha, 1.0, 0.0, beta, 0.0, 0.0);
     symv_fill_random(r, A, 16, &seed);
     symv_fill_random(r, x, 4, &seed);
     for (int i = 0; i < 4; i++) symv_set_nan(r, y0, i);
