@@ -100,6 +100,18 @@ char *test_path(char *buf, const char *dir, const char *name)
   return buf;
 }
 
+void test_fake_worker(void)
+{
+  char exe[4096], fake[4200];
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 64);
+  cr_assert(k > 0, "readlink /proc/self/exe: %s", strerror(errno));
+  exe[k] = 0;
+  *strrchr(exe, '/') = 0;
+  snprintf(fake, sizeof fake, "%s/fake_worker", exe);
+  cr_assert_eq(access(fake, X_OK), 0, "%s not built", fake);
+  setenv("SYMVTUNE_WORKER", fake, 1);
+}
+
 uint64_t test_rng_next(uint64_t *x)
 {
   uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);

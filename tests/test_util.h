@@ -38,6 +38,11 @@ void test_tmpdir_remove(const char *dir);
  *  buf. */
 char *test_path(char *buf, const char *dir, const char *name);
 
+/** test_fake_worker: points SYMVTUNE_WORKER at tests/fake_worker, the
+ *  stand-in for `symvtune worker` built beside the test program; fails the
+ *  test if it is not there. */
+void test_fake_worker(void);
+
 /** test_sh: runs cmd through the shell, its standard output and standard
  *  error into the file log; returns its exit status (-1 if it did not
  *  exit), the output in *text (malloc'ed, "" if the log cannot be read;
