@@ -20,6 +20,7 @@
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
 #include <math.h>
+#include <stdarg.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include "bench_json.h"
@@ -65,11 +66,17 @@ static char *write_src(char *path, const char *name, const char *text)
   return path;
 }
 
-/* Runs cmd through the shell, its output into DIR/log; fails the test,
- * with the command and its output, unless it exits with status 0. */
-static void sh_ok(const char *cmd, const char *log)
+/* Runs the command printf(fmt, ...) through the shell, its output into
+ * DIR/log; fails the test, with the command and its output, unless it
+ * exits with status 0. */
+__attribute__((format(printf, 2, 3))) static void sh_ok(const char *log, const char *fmt, ...)
 {
-  char *text;
+  char cmd[8192], *text;
+  va_list ap;
+  va_start(ap, fmt);
+  int len = vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  cr_assert_lt(len, (int)sizeof cmd, "the command is longer than its buffer: %s", cmd);
   int rc = sh(cmd, log, &text);
   cr_assert_eq(rc, 0, "%s\nexit %d:\n%s", cmd, rc, text);
   free(text);
@@ -80,15 +87,14 @@ static void sh_ok(const char *cmd, const char *log)
  * the compiler's output in DIR/name.build.log, shown if it fails. */
 static void cc_with_libsymv(const char *name, const char *text, const char *libs, char *exe)
 {
-  char src[1024], pc[1024], cmd[4096], n[256];
+  char src[1024], pc[1024], n[256];
   snprintf(n, sizeof n, "%s.c", name);
   write_src(src, n, text);
   at(exe, name);
   at(pc, "prefix/lib/pkgconfig");
-  snprintf(cmd, sizeof cmd, "cc -std=gnu11 -o '%s' '%s' $(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv) %s",
-           exe, src, pc, libs);
   snprintf(n, sizeof n, "%s.build.log", name);
-  sh_ok(cmd, n);
+  sh_ok(n, "cc -std=gnu11 -o '%s' '%s' $(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv) %s", exe, src, pc,
+        libs);
 }
 
 /* The sources of a stand-in library and of a program to link to it: makes
@@ -126,7 +132,7 @@ static void build_prog(const char *name, int how, char *exe)
              "-Wl,-rpath,'%s' -lcublas -lsymv", how == LINK_AS_NEEDED_DROPS ? "-Wl,--as-needed" : "-Wl,--no-as-needed",
              exe, src, pc, lib);
   snprintf(log, sizeof log, "%s.build.log", name);
-  sh_ok(cmd, log);
+  sh_ok(log, "%s", cmd);
 }
 
 /* exe's NEEDED entries, from readelf -d: the index of libsymv.so.0 and of
@@ -251,8 +257,7 @@ Test(doctor, a_libsymv_from_another_path_than_expected_is_found, .init = need_tr
 {
   char exe[1024], a[1024], b[1024], cmd[5200];
   build_prog("other", LINK_RIGHT, exe); /* its RUNPATH names DIR/prefix/lib */
-  snprintf(cmd, sizeof cmd, "cp -a '%s' '%s'", at(a, "prefix"), at(b, "copy"));
-  sh_ok(cmd, "copy.log");
+  sh_ok("copy.log", "cp -a '%s' '%s'", at(a, "prefix"), at(b, "copy"));
   char *args[] = {"--lib", b, "--", exe, NULL};
   expect_doctor(args, DOCTOR_OTHER_PATH, (const char *const[]){"not the library of --lib", NULL});
   /* with the copy first in the search, the same program is right */
@@ -270,17 +275,16 @@ static const char fake_cublas_src[] =
 
 Test(doctor, a_program_of_another_cuda_major_version_is_found, .init = need_tree)
 {
-  char dir[1024], src[1024], prog[1024], exe[1024], pc[1024], cmd[6144];
+  char dir[1024], src[1024], prog[1024], exe[1024], pc[1024], cmd[1200];
   stand_in("fake99", fake_cublas_src, "major", dir, src, prog);
   at(exe, "major");
   at(pc, "prefix/lib/pkgconfig");
   /* the program: libsymv's flags, but its -lcublas found first in fake99 */
-  cr_assert_lt(snprintf(cmd, sizeof cmd,
-           "cc -shared -fPIC -Wl,-soname,libcublas.so.99 -o '%s/libcublas.so.99' '%s' && "
-           "ln -s libcublas.so.99 '%s/libcublas.so' && "
-           "cc -std=gnu11 -o '%s' '%s' -L'%s' -Wl,-rpath,'%s' $(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv)",
-           dir, src, dir, exe, prog, dir, dir, pc), (int)sizeof cmd, "the command is longer than its buffer");
-  sh_ok(cmd, "major.build.log");
+  sh_ok("major.build.log",
+        "cc -shared -fPIC -Wl,-soname,libcublas.so.99 -o '%s/libcublas.so.99' '%s' && "
+        "ln -s libcublas.so.99 '%s/libcublas.so' && "
+        "cc -std=gnu11 -o '%s' '%s' -L'%s' -Wl,-rpath,'%s' $(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv)",
+        dir, src, dir, exe, prog, dir, dir, pc);
   snprintf(cmd, sizeof cmd, "LC_ALL=C readelf -d '%s' | grep -q 'Shared library: \\[libcublas.so.99\\]'", exe);
   cr_assert_eq(system(cmd), 0, "the program was meant to need libcublas.so.99: %s", cmd);
   char *args[] = {"--", exe, NULL};
@@ -332,18 +336,17 @@ static const char fake_symv_src[] =
 /* Builds the stand-in and a program linked to it, once; the program's path in exe. */
 static void build_fake(char *exe)
 {
-  char dir[1024], src[1024], prog[1024], inc[1024], pc[1024], cmd[8192];
+  char dir[1024], src[1024], prog[1024], inc[1024], pc[1024];
   if (fix_exists(at(exe, "fake_prog"))) return;
   stand_in("fakesymv", fake_symv_src, "fake_prog", dir, src, prog);
   at(inc, "prefix/include");
   at(pc, "prefix/lib/pkgconfig");
-  cr_assert_lt(snprintf(cmd, sizeof cmd,
-           "CF=$(PKG_CONFIG_PATH='%s' pkg-config --cflags libsymv) && L=$(PKG_CONFIG_PATH='%s' pkg-config --libs-only-L libsymv) && "
-           "cc -std=gnu11 -shared -fPIC -Wl,-soname,libsymv.so.0 -I'%s' $CF -o '%s/libsymv.so.0' '%s' $L -lcublas && "
-           "ln -s libsymv.so.0 '%s/libsymv.so' && "
-           "cc -std=gnu11 -Wl,--no-as-needed -o '%s' '%s' $CF -L'%s' -Wl,-rpath,'%s' -lsymv $L -lcublas",
-           pc, pc, inc, dir, src, dir, exe, prog, dir, dir), (int)sizeof cmd, "the command is longer than its buffer");
-  sh_ok(cmd, "fake.build.log");
+  sh_ok("fake.build.log",
+        "CF=$(PKG_CONFIG_PATH='%s' pkg-config --cflags libsymv) && L=$(PKG_CONFIG_PATH='%s' pkg-config --libs-only-L libsymv) && "
+        "cc -std=gnu11 -shared -fPIC -Wl,-soname,libsymv.so.0 -I'%s' $CF -o '%s/libsymv.so.0' '%s' $L -lcublas && "
+        "ln -s libsymv.so.0 '%s/libsymv.so' && "
+        "cc -std=gnu11 -Wl,--no-as-needed -o '%s' '%s' $CF -L'%s' -Wl,-rpath,'%s' -lsymv $L -lcublas",
+        pc, pc, inc, dir, src, dir, exe, prog, dir, dir);
 }
 
 /* Runs the doctor on the stand-in's program with FAKE_SYMV_LINE = line. */
