@@ -215,6 +215,15 @@ static void expected_kernel_of(int deterministic, int n, char *out, size_t len)
 /* expected_kernel_of the 'any' rules: what handles that allowed atomics get. */
 static void expected_kernel(int n, char *out, size_t len) { expected_kernel_of(0, n, out, len); }
 
+/* A cuBLAS handle that allows atomics: libsymv runs its 'any' rules for it. */
+static cublasHandle_t atomics_handle(void)
+{
+  cublasHandle_t h;
+  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  return h;
+}
+
 /* A device array of count doubles, a copy of h (left as allocated where h
  * is NULL); the test fails if it cannot be made. Free with cudaFree. */
 static double *dev_doubles(const double *h, size_t count)
@@ -470,8 +479,7 @@ Test(libsymv, matches_cublas_and_openblas_over_the_grid, .init = need_gpu, .time
   cr_log_info("seed %llu", seed);
   cublasHandle_t ref, h;
   cr_assert_eq(cublasCreate(&ref), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS); /* every family runs */
+  h = atomics_handle(); /* every family runs */
   double *ds;
   cr_assert_eq(cudaMalloc((void **)&ds, 2 * sizeof(double)), cudaSuccess);
   int cases = 0;
@@ -755,8 +763,7 @@ Test(libsymv, workspace_is_reused_and_freed_at_unload, .init = need_gpu, .timeou
   snprintf(path, sizeof path, "%s/lib/lib/libsymv.so", libdir());
   cublasHandle_t h;
   cudaStream_t s2;
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS); /* the 'any' rules */
+  h = atomics_handle(); /* the 'any' rules */
   cr_assert_eq(cudaStreamCreate(&s2), cudaSuccess);
   const int n = 12000; /* beyond the range: the lu rule */
   double *dA, *dx, *dy, alpha = 1, beta = 0.5;
@@ -801,9 +808,7 @@ static char *two_calls_captured(dsymv_fn fn, last_fn last, int n, const char *wa
 {
   char log[512];
   snprintf(log, sizeof log, "%s/stderr-%d.txt", libdir(), getpid());
-  cublasHandle_t h;
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  cublasHandle_t h = atomics_handle();
   unsigned long long seed = 99;
   double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *y0 = malloc(sizeof(double) * n),
          *yref = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), alpha = 0.7, beta = -0.4, *dA, *dx, *dy;
@@ -1220,8 +1225,7 @@ Test(libsymv, wisdom_library_runs_the_rules_of_this_gpus_file, .init = need_gpu,
   cr_assert_eq(info.n_lo[SYMV_INFO_DSYMV], FIX_LO);
   cr_assert_eq(info.n_hi[SYMV_INFO_DSYMV], FIX_HI);
   cublasHandle_t h, hdet;
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  h = atomics_handle();
   cr_assert_eq(cublasCreate(&hdet), CUBLAS_STATUS_SUCCESS);
   static const int sizes[] = {100, 1000, 2000, 2900, 3500, 4500};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
@@ -1252,9 +1256,7 @@ Test(libsymv, wisdom_library_sends_a_gpu_of_no_file_to_cublas, .init = need_gpu,
   dsymv_fn fn;
   last_fn last;
   void *l = load_wisdom_lib(foreign, "wlog2", logpath, &fn, &last);
-  cublasHandle_t h;
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  cublasHandle_t h = atomics_handle();
   call_checked(fn, last, h, 1000, "cublas"); /* a candidate's rule in the file, which is not of this GPU */
   cublasDestroy(h);
   cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(l, "symvGetInfo_v2");
@@ -1300,9 +1302,7 @@ Test(libsymv, wisdom_library_refuses_a_kernel_of_other_registers, .init = need_g
   dsymv_fn fn;
   last_fn last;
   void *l = load_wisdom_lib(edited, "wlog3", logpath, &fn, &last);
-  cublasHandle_t h;
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  cublasHandle_t h = atomics_handle();
   call_checked(fn, last, h, 2000, "cublas");
   call_checked(fn, last, h, 2100, "cublas"); /* refused once, remembered */
   char want[64];
