@@ -8,9 +8,9 @@
 # helpers (tests/libtestutil.a: test_util.c) and the stages' libraries.
 # automake takes compile flags per program only, so each program names
 # TEST_CPPFLAGS in a tests_test_X_CPPFLAGS of its own: Criterion's flags and
-# the paths the tests find the shipped databases, the source tree, the
-# program under test and nvcc by (each also read from the environment where
-# set: a test program carried to another machine).
+# the paths of the shipped databases, the source tree, the program under
+# test, nvcc and CUDA. TEST_CFLAGS and TEST_CORE_LIBS serve the tests that
+# name their own _CFLAGS and _LDADD (db's, dspline's, sieve's).
 TEST_CFLAGS = $(AM_CFLAGS) $(CRITERION_CFLAGS)
 TEST_CORE_LIBS = $(SYMV_LIBS) $(SYMV_EXT_LIBS) $(CRITERION_LIBS)
 TEST_CPPFLAGS = $(AM_CPPFLAGS) $(CRITERION_CFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"' \
