@@ -143,7 +143,7 @@ Test(rules, one_wide_spike_disappears)
     t[n - LO] = curve_a(n);
     t[NN + n - LO] = (n == 555 ? 0.995 : 1.03) * curve_a(n);
   }
-    const int raw[][3] = {{100, 554, 0}, {555, 555, 1}, {556, 1000, 0}};
+  const int raw[][3] = {{100, 554, 0}, {555, 555, 1}, {556, 1000, 0}};
   expect_select(t, 2, LO, HI, 0.0, raw, 3);
   const int clean[][3] = {{100, 1000, 0}};
   expect_select(t, 2, LO, HI, RULES_DEFAULT_THRESHOLD, clean, 1);
@@ -159,7 +159,7 @@ Test(rules, wide_five_percent_winner_stays)
     t[n - LO] = curve_a(n) * (n % 97 == 0 && in ? 0.945 : 1.0); /* A spikes inside */
     t[NN + n - LO] = curve_a(n) * (in ? 0.95 : (n % 89 == 0 ? 0.995 : 1.04));
   }
-    const int want[][3] = {{100, 399, 0}, {400, 700, 1}, {701, 1000, 0}};
+  const int want[][3] = {{100, 399, 0}, {400, 700, 1}, {701, 1000, 0}};
   expect_select(t, 2, LO, HI, 0.01, want, 3);
 }
 
@@ -177,7 +177,7 @@ Test(rules, removed_interval_goes_to_the_faster_neighbour)
   t[NN + 500 - LO] = curve_a(500);
   t[500 - LO] = 1.02 * curve_a(500);
   t[2 * NN + 500 - LO] = 1.005 * curve_a(500);
-    const int want[][3] = {{100, 499, 0}, {500, 1000, 2}};
+  const int want[][3] = {{100, 499, 0}, {500, 1000, 2}};
   expect_select(t, 3, LO, HI, 0.01, want, 2);
 }
 
@@ -194,7 +194,7 @@ Test(rules, prefer_within_tolerance)
   rules_options opt;
   rules_options_init(&opt);
   opt.priority = prio;
-    opt.tolerance = 0.05;
+  opt.tolerance = 0.05;
   const int b[][3] = {{100, 1000, 1}};
   expect_select_opt(t, 2, LO, HI, &opt, b, 1);
   opt.tolerance = 0.01;
@@ -213,14 +213,14 @@ Test(rules, unavailable_candidates_are_never_chosen)
     t[NN + n - LO] = 1.5 * curve_a(n);
     t[2 * NN + n - LO] = n >= 411 ? curve_a(n) : INFINITY;
   }
-    const int want[][3] = {{100, 400, 0}, {401, 410, 1}, {411, 1000, 2}};
+  const int want[][3] = {{100, 400, 0}, {401, 410, 1}, {411, 1000, 2}};
   expect_select(t, 3, LO, HI, 0.2, want, 3);
 }
 
 Test(rules, single_curve_and_single_point)
 {
   double t[3] = {4.0, 5.0, 6.0};
-    const int one[][3] = {{7, 9, 0}};
+  const int one[][3] = {{7, 9, 0}};
   expect_select(t, 1, 7, 9, 0.01, one, 1);
   const int pt[][3] = {{42, 42, 0}};
   expect_select(t, 3, 42, 42, 0.01, pt, 1);
