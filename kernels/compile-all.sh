@@ -133,22 +133,27 @@ done <<<"$points"
 for bad in foo "" DSYMV 2; do
   echo "badroutine_${bad:-empty} SYMV_ROUTINE symv_panel.cu -DSYMV_ROUTINE=$bad -DBLOCK_SIZE=128 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k" >>"$list"
 done
-# the families' own #error (a point outside the constraints must not build)
-cat >>"$list" <<EOF
-badpipe_bs96 pipe symv_pipe.cu -DSYMV_ROUTINE=zhemv -DBLOCK_SIZE=96 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
-badpipe_ux2 pipe symv_pipe.cu -DSYMV_ROUTINE=csymv -DBLOCK_SIZE=256 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
-badpipe_mx3 pipe symv_pipe.cu -DSYMV_ROUTINE=ssymv -DBLOCK_SIZE=128 -DUX=2 -DMX=3 -DSYMV_KERNEL_NAME=k
-badpipedet_bs96 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=96 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
-badpipedet_mx6 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=256 -DUX=64 -DMX=6 -DSYMV_KERNEL_NAME=k
-badpipedet_ux2 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=zhemv -DBLOCK_SIZE=256 -DUX=2 -DMX=0 -DSYMV_KERNEL_NAME=k
-badpipe_ux64 pipe symv_pipe.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=64 -DUX=64 -DMX=0 -DSYMV_KERNEL_NAME=k
-badpipedet_ux64 pipe_det symv_pipe_det.cu -DSYMV_ROUTINE=zsymv -DBLOCK_SIZE=64 -DUX=64 -DMX=1 -DSYMV_KERNEL_NAME=k
-badpanel_ux3 panel symv_panel.cu -DSYMV_ROUTINE=chemv -DBLOCK_SIZE=128 -DUX=3 -DMX=0 -DSYMV_KERNEL_NAME=k
-badpanel_mx4 panel symv_panel.cu -DSYMV_ROUTINE=zsymv -DBLOCK_SIZE=128 -DUX=2 -DMX=4 -DSYMV_KERNEL_NAME=k
-badfloor_mx2 floor symv_floor.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=256 -DUX=4 -DMX=2 -DSYMV_KERNEL_NAME=k
-badfloor_ux3 floor symv_floor.cu -DSYMV_ROUTINE=ssymv -DBLOCK_SIZE=256 -DUX=3 -DMX=1 -DSYMV_KERNEL_NAME=k
-badlu_ux3 L+U symv_lu.cu -DSYMV_ROUTINE=dsymv -DBLOCK_SIZE=128 -DUX=3 -DMX=0 -DSYMV_KERNEL_NAME=k
-EOF
+# the families' own #error (a point outside the constraints must not build):
+# tag, the word the #error says, source, routine, BLOCK_SIZE, UX, MX
+bad_points="
+badpipe_bs96 pipe symv_pipe.cu zhemv 96 2 0
+badpipe_ux2 pipe symv_pipe.cu csymv 256 2 0
+badpipe_mx3 pipe symv_pipe.cu ssymv 128 2 3
+badpipedet_bs96 pipe_det symv_pipe_det.cu dsymv 96 2 0
+badpipedet_mx6 pipe_det symv_pipe_det.cu dsymv 256 64 6
+badpipedet_ux2 pipe_det symv_pipe_det.cu zhemv 256 2 0
+badpipe_ux64 pipe symv_pipe.cu dsymv 64 64 0
+badpipedet_ux64 pipe_det symv_pipe_det.cu zsymv 64 64 1
+badpanel_ux3 panel symv_panel.cu chemv 128 3 0
+badpanel_mx4 panel symv_panel.cu zsymv 128 2 4
+badfloor_mx2 floor symv_floor.cu dsymv 256 4 2
+badfloor_ux3 floor symv_floor.cu ssymv 256 3 1
+badlu_ux3 L+U symv_lu.cu dsymv 128 3 0
+"
+while read -r tag expect src r b u x; do
+  [ -n "$tag" ] || continue
+  echo "$tag $expect $src -DSYMV_ROUTINE=$r -DBLOCK_SIZE=$b -DUX=$u -DMX=$x -DSYMV_KERNEL_NAME=k" >>"$list"
+done <<<"$bad_points"
 
 # NVRTC-like constraint: no system header anywhere in kernels/
 status=0

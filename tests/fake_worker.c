@@ -46,6 +46,16 @@ static void say(const char *s)
   fflush(stdout);
 }
 
+/* Whether a command's arguments parsed: sscanf gave `got` of the `want`
+ * fields; where not, says "error usage: USAGE" (the worker's answer). */
+static int parsed(int got, int want, const char *usage)
+{
+  if (got == want) return 1;
+  printf("error usage: %s\n", usage);
+  fflush(stdout);
+  return 0;
+}
+
 static double base_us(int n) { return 2 + (double)n * n * elem / 2 / 3000e3; }
 
 /* f(candidate) of a point FAMILY:B,U,M,X: in [0.6, 1.6) from its hash */
@@ -84,10 +94,7 @@ int main(void)
     if (!strcmp(line, "quit")) break;
     if (!strncmp(line, "init ", 5)) {
       char routine[16] = "";
-      if (sscanf(line + 5, "%d %*c %*d %*d %*g %15s", &device, routine) != 2) {
-        say("error usage: init");
-        continue;
-      }
+      if (!parsed(sscanf(line + 5, "%d %*c %*d %*d %*g %15s", &device, routine), 2, "init")) continue;
       elem = routine[0] == 's' ? 4 : routine[0] == 'z' ? 16 : 8;
       char var[32];
       snprintf(var, sizeof var, "FAKE_NAME_%d", device);
@@ -98,18 +105,12 @@ int main(void)
       say("ok");
     } else if (!strncmp(line, "base ", 5)) {
       char name[32], stage[16], list[8192];
-      if (sscanf(line + 5, "%31s %15s %8191s", name, stage, list) != 3) {
-        say("error usage: base");
-        continue;
-      }
+      if (!parsed(sscanf(line + 5, "%31s %15s %8191s", name, stage, list), 3, "base")) continue;
       meas(list, strcmp(name, "cublas_atomics") ? 1.0 : 1.05);
       say("ok");
     } else if (!strncmp(line, "floor ", 6)) {
       char stage[16], list[8192];
-      if (sscanf(line + 6, "%15s %8191s", stage, list) != 2) {
-        say("error usage: floor");
-        continue;
-      }
+      if (!parsed(sscanf(line + 6, "%15s %8191s", stage, list), 2, "floor")) continue;
       say("empty 2.5");
       /* a shape line before each meas line, as the worker's */
       for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -142,10 +143,7 @@ int main(void)
       say("ok");
     } else if (!strncmp(line, "cand ", 5)) {
       char point[64], stage[16], list[8192];
-      if (sscanf(line + 5, "%63s %15s %8191s", point, stage, list) != 3) {
-        say("error usage: cand");
-        continue;
-      }
+      if (!parsed(sscanf(line + 5, "%63s %15s %8191s", point, stage, list), 3, "cand")) continue;
       handled++;
       dense_handled += !strcmp(stage, "dense");
       const char *us = getenv("FAKE_US");

@@ -247,12 +247,15 @@ static int fix_exists(const char *path) { return access(path, F_OK) == 0; }
  * built with nvcc into a temporary folder that a Criterion PRE_ALL hook
  * makes and names in an environment variable for the tests. */
 
-/* Makes the folder `dir` (a mkdtemp template, filled in), names it in $env
- * and, where nvcc is, fits a copy of the shipped sweep there (DIR/sweep.db)
- * and builds it into DIR/prefix, both commands' output in DIR/build.log.
- * Nothing is reported: the tests find what is missing (fix_tree_need). */
-static inline void fix_tree_make(char *dir, const char *env)
+/* Makes a folder DIR from the mkdtemp template `template`, names it in
+ * $env and, where nvcc is, fits a copy of the shipped sweep there
+ * (DIR/sweep.db) and builds it into DIR/prefix, both commands' output in
+ * DIR/build.log. Nothing is reported: the tests find what is missing
+ * (fix_tree_need). For a Criterion PRE_ALL hook. */
+static inline void fix_tree_make(const char *template, const char *env)
 {
+  char dir[256];
+  snprintf(dir, sizeof dir, "%s", template);
   if (!mkdtemp(dir)) return;
   setenv(env, dir, 1);
   if (!*FIX_NVCC || access(FIX_NVCC, X_OK)) return; /* the tests that need it skip */
@@ -266,6 +269,14 @@ static inline void fix_tree_make(char *dir, const char *env)
   if (fix_run_cli(&cmd_fit_entry, log, fit_av, 3)) return;
   const char *args[] = {"--db", db, "--out", out, "--nvcc", FIX_NVCC};
   fix_build(log, args, 6);
+}
+
+/* Removes the folder fix_tree_make named in $env, unless SYMV_TEST_KEEP is
+ * set. For a Criterion POST_ALL hook. */
+static inline void fix_tree_remove(const char *env)
+{
+  const char *dir = getenv(env);
+  if (dir && !getenv("SYMV_TEST_KEEP")) fix_rmtree(dir);
 }
 
 /* The folder fix_tree_make named in $env. */
@@ -295,5 +306,24 @@ static inline void fix_tree_need(const char *env, const char *lib)
     cr_assert_fail("no library was built:\n%s", log ? log : "(no log)");
   }
 }
+
+/* FIX_TREE_HELPERS(ENV, LIB): the helpers of the tests of a program whose
+ * tree fix_tree_make made (its PRE_ALL hook) and names in $ENV:
+ *   topdir()            the tree's folder, DIR;
+ *   at(buf, name)       DIR/name in buf (1024 bytes), returns buf;
+ *   need_tree()         skips the test without nvcc, fails it (with the
+ *                       build's log) if DIR/LIB was not built;
+ *   sh(cmd, log, text)  runs cmd through the shell, its standard output and
+ *                       standard error into DIR/log; its exit status (-1
+ *                       if it did not exit), the output in *text (free()). */
+#define FIX_TREE_HELPERS(ENV, LIB)                                                                    \
+  static inline const char *topdir(void) { return fix_tree_dir(ENV); }                               \
+  static inline char *at(char *buf, const char *name) { return fix_tree_at(buf, ENV, name); }         \
+  static inline void need_tree(void) { fix_tree_need(ENV, LIB); }                                     \
+  static inline int sh(const char *cmd, const char *log, char **text)                                 \
+  {                                                                                                   \
+    char p[1024];                                                                                     \
+    return fix_sh(cmd, at(p, log), text);                                                             \
+  }
 
 #endif

@@ -27,36 +27,17 @@
 
 extern const symv_command cmd_bench_entry, cmd_tune_entry, cmd_fit_entry, cmd_sweep_entry, cmd_check_entry;
 
-/* tune finds the stages in main.c's table; this program has its own */
+/* tune finds the stages through cli_lookup (tests/test_commands.c) in this table */
 const symv_command *const symv_commands[] = {&cmd_build_entry, &cmd_bench_entry, &cmd_tune_entry, &cmd_fit_entry,
                                              NULL};
-const symv_command *cli_lookup(const char *name)
-{
-  for (int i = 0; symv_commands[i]; i++)
-    if (!strcmp(symv_commands[i]->name, name)) return symv_commands[i];
-  return NULL;
-}
 
 static char dir[64];
-
-static void setup(void)
-{
-  snprintf(dir, sizeof dir, "/tmp/symvtune-test-build-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-}
-
-static void teardown(void)
-{
-  if (!getenv("SYMV_TEST_KEEP")) fix_rmtree(dir);
-}
-
+static void setup(void) { test_tmpdir(dir, sizeof dir, "build"); }
+static void teardown(void) { test_tmpdir_remove(dir); }
 TestSuite(build, .init = setup, .fini = teardown);
 
-static char *in_dir(char *buf, const char *name)
-{
-  snprintf(buf, 512, "%s/%s", dir, name);
-  return buf;
-}
+/* DIR/name in buf (512 bytes). */
+static char *in_dir(char *buf, const char *name) { return test_path(buf, dir, name); }
 
 static void need_nvcc(void)
 {
@@ -440,24 +421,31 @@ Test(build, refuses_bad_database_values_and_writes_nothing, .timeout = 120)
   }
 }
 
+/* A refused build: exit status `status` (`want` expected), `why` in its
+ * log `text` (free()d here), nothing written at out. */
+static void expect_refusal(int status, int want, char *text, const char *why, const char *out)
+{
+  cr_assert_not_null(text, "the build left no log");
+  cr_assert_eq(status, want, "exit %d, not %d:\n%s", status, want, text);
+  cr_assert_not_null(strstr(text, why), "no '%s' in the log:\n%s", why, text);
+  cr_assert_not(fix_exists(out), "%s was written", out);
+  free(text);
+}
+
 Test(build, refuses_a_database_without_a_fit)
 {
   char dbpath[512], out[512], sweep[512], *log;
   /* the sweep database as shipped: an older schema, no fit */
-  cr_assert_eq(build(fix_sweep_db(sweep), in_dir(out, "lib"), NULL, &log), SYMV_EXIT_ERROR, "%s", log);
-  cr_assert_not_null(strstr(log, "refusing to build"), "%s", log);
-  cr_assert_not(fix_exists(out));
-  free(log);
+  int status = build(fix_sweep_db(sweep), in_dir(out, "lib"), NULL, &log);
+  expect_refusal(status, SYMV_EXIT_ERROR, log, "refusing to build", out);
   /* migrated, but no fit stored */
   cr_assert_eq(fix_copy(sweep, in_dir(dbpath, "nofit.db")), 0);
   chmod(dbpath, 0644);
   db *d = NULL;
   cr_assert_eq(db_open(&d, dbpath, 0), 0, "%s", d ? db_errmsg(d) : "");
   db_close(d);
-  cr_assert_eq(build(dbpath, out, NULL, &log), SYMV_EXIT_ERROR, "%s", log);
-  cr_assert_not_null(strstr(log, "no fit"), "%s", log);
-  cr_assert_not(fix_exists(out));
-  free(log);
+  status = build(dbpath, out, NULL, &log);
+  expect_refusal(status, SYMV_EXIT_ERROR, log, "no fit", out);
 }
 
 Test(build, refuses_a_missing_nvcc_before_writing)
@@ -465,11 +453,8 @@ Test(build, refuses_a_missing_nvcc_before_writing)
   char dbpath[512], out[512], log[512], err[512];
   cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
   const char *args[] = {"--db", dbpath, "--out", in_dir(out, "lib"), "--nvcc", "/nonexistent/bin/nvcc"};
-  cr_assert_eq(fix_build(in_dir(log, "log"), args, 6), SYMV_EXIT_ERROR);
-  char *text = fix_slurp(log);
-  cr_assert_not_null(strstr(text, "no nvcc"), "%s", text);
-  cr_assert_not(fix_exists(out));
-  free(text);
+  int status = fix_build(in_dir(log, "log"), args, 6);
+  expect_refusal(status, SYMV_EXIT_ERROR, fix_slurp(log), "no nvcc", out);
 }
 
 /* The kernels must be code of the tuned GPU (the runtime launches them with
@@ -721,47 +706,50 @@ static int run_cmd(const symv_command *cmd, char **av, int ac, char **text)
   return test_run_in_process(cmd->run, ac, av, dir, text, text);
 }
 
+/* A command line, the exit status it must give and a text its output
+ * must hold (NULL: any). */
+typedef struct {
+  const symv_command *cmd;
+  const char *args[8]; /* NULL-terminated */
+  int status;
+  const char *expect;
+} cmd_case;
+
+/* Runs each case; the messages name the case by its number and command line. */
+static void expect_cases(const cmd_case *cases, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    char *av[8] = {0}, *t, line[256] = "";
+    int ac = 0;
+    for (; ac < 7 && cases[i].args[ac]; ac++) {
+      av[ac] = (char *)cases[i].args[ac];
+      snprintf(line + strlen(line), sizeof line - strlen(line), "%s'%s'", ac ? " " : "", av[ac]);
+    }
+    int status = run_cmd(cases[i].cmd, av, ac, &t);
+    cr_expect_eq(status, cases[i].status, "case %zu (%s): exit %d, not %d:\n%s", i, line, status, cases[i].status, t);
+    if (cases[i].expect)
+      cr_expect_not_null(strstr(t, cases[i].expect), "case %zu (%s): no '%s' in:\n%s", i, line, cases[i].expect, t);
+    free(t);
+  }
+}
+
 Test(build, usage_of_build_bench_and_tune)
 {
+  static const cmd_case cases[] = {
+    {&cmd_build_entry, {"build", "--help"}, 0, "Usage: symvtune build --db FILE --out DIR"},
+    {&cmd_bench_entry, {"bench", "--help"}, 0, "Usage: symvtune bench --lib DIR"},
+    {&cmd_tune_entry, {"tune", "--help"}, 0, "Usage: symvtune tune"},
+    {&cmd_build_entry, {"build", "--out", "x"}, SYMV_EXIT_USAGE, NULL},
+    {&cmd_build_entry, {"build", "--db", "x"}, SYMV_EXIT_USAGE, NULL},
+    {&cmd_build_entry, {"build", "--db", "x", "--out", "y", "--arch", "sm_9x"}, SYMV_EXIT_USAGE, "--arch"},
+    {&cmd_build_entry, {"build", "--db", "x", "--out", "y", "z"}, SYMV_EXIT_USAGE, NULL},
+    {&cmd_bench_entry, {"bench"}, SYMV_EXIT_USAGE, NULL},
+    {&cmd_bench_entry, {"bench", "--lib", "x", "--sizes", "10,,20"}, SYMV_EXIT_USAGE, NULL},
+    {&cmd_bench_entry, {"bench", "--lib", "/nonexistent/libsymv"}, SYMV_EXIT_ERROR, "cannot load"},
+    {&cmd_tune_entry, {"tune", "now"}, SYMV_EXIT_USAGE, NULL},
+  };
+  expect_cases(cases, sizeof cases / sizeof *cases);
   char *t;
-  char *help_build[] = {"build", "--help", NULL}, *help_bench[] = {"bench", "--help", NULL},
-       *help_tune[] = {"tune", "--help", NULL};
-  cr_assert_eq(run_cmd(&cmd_build_entry, help_build, 2, &t), 0);
-  cr_assert_not_null(strstr(t, "Usage: symvtune build --db FILE --out DIR"), "%s", t);
-  free(t);
-  cr_assert_eq(run_cmd(&cmd_bench_entry, help_bench, 2, &t), 0);
-  cr_assert_not_null(strstr(t, "Usage: symvtune bench --lib DIR"), "%s", t);
-  free(t);
-  cr_assert_eq(run_cmd(&cmd_tune_entry, help_tune, 2, &t), 0);
-  cr_assert_not_null(strstr(t, "Usage: symvtune tune"), "%s", t);
-  free(t);
-
-  char *no_db[] = {"build", "--out", "x", NULL}, *no_out[] = {"build", "--db", "x", NULL},
-       *bad_arch[] = {"build", "--db", "x", "--out", "y", "--arch", "sm_9x", NULL},
-       *extra[] = {"build", "--db", "x", "--out", "y", "z", NULL};
-  cr_assert_eq(run_cmd(&cmd_build_entry, no_db, 3, &t), SYMV_EXIT_USAGE);
-  free(t);
-  cr_assert_eq(run_cmd(&cmd_build_entry, no_out, 3, &t), SYMV_EXIT_USAGE);
-  free(t);
-  cr_assert_eq(run_cmd(&cmd_build_entry, bad_arch, 7, &t), SYMV_EXIT_USAGE);
-  cr_assert_not_null(strstr(t, "--arch"), "%s", t);
-  free(t);
-  cr_assert_eq(run_cmd(&cmd_build_entry, extra, 6, &t), SYMV_EXIT_USAGE);
-  free(t);
-
-  char *bench_no_lib[] = {"bench", NULL}, *bench_bad_sizes[] = {"bench", "--lib", "x", "--sizes", "10,,20", NULL},
-       *bench_missing[] = {"bench", "--lib", "/nonexistent/libsymv", NULL};
-  cr_assert_eq(run_cmd(&cmd_bench_entry, bench_no_lib, 1, &t), SYMV_EXIT_USAGE);
-  free(t);
-  cr_assert_eq(run_cmd(&cmd_bench_entry, bench_bad_sizes, 5, &t), SYMV_EXIT_USAGE);
-  free(t);
-  cr_assert_eq(run_cmd(&cmd_bench_entry, bench_missing, 3, &t), SYMV_EXIT_ERROR);
-  cr_assert_not_null(strstr(t, "cannot load"), "%s", t);
-  free(t);
-
-  char *tune_extra[] = {"tune", "now", NULL};
-  cr_assert_eq(run_cmd(&cmd_tune_entry, tune_extra, 2, &t), SYMV_EXIT_USAGE);
-  free(t);
   int count;
   if (symv_device_count(&count) == SYMV_NO_DEVICE) { /* with a GPU, tune would start a sweep */
     char db_opt[512], out_opt[512];
@@ -777,28 +765,18 @@ Test(build, usage_of_build_bench_and_tune)
  * with a message), checked before any GPU is looked for. */
 Test(build, empty_and_negative_arguments_are_usage_errors)
 {
-  static const struct {
-    const symv_command *cmd;
-    const char *args[6];
-    const char *expect;
-  } cases[] = {
-    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", ""}, "invalid --families ''"},
-    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", "lu,,pipe"}, "invalid --families 'lu,,pipe'"},
-    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", "lu,"}, "invalid --families 'lu,'"},
-    {&cmd_bench_entry, {"bench", "--lib", ""}, "--lib needs a folder"},
-    {&cmd_check_entry, {"check", "--seed", "-1"}, "invalid --seed '-1'"},
-    {&cmd_check_entry, {"check", "--seed", " 7"}, "invalid --seed ' 7'"},
-    {&cmd_check_entry, {"check", "--seed", "18446744073709551616"}, "invalid --seed '18446744073709551616'"},
+  static const cmd_case cases[] = {
+    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", ""}, SYMV_EXIT_USAGE, "invalid --families ''"},
+    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", "lu,,pipe"}, SYMV_EXIT_USAGE,
+     "invalid --families 'lu,,pipe'"},
+    {&cmd_sweep_entry, {"sweep", "--db", "x.db", "--families", "lu,"}, SYMV_EXIT_USAGE, "invalid --families 'lu,'"},
+    {&cmd_bench_entry, {"bench", "--lib", ""}, SYMV_EXIT_USAGE, "--lib needs a folder"},
+    {&cmd_check_entry, {"check", "--seed", "-1"}, SYMV_EXIT_USAGE, "invalid --seed '-1'"},
+    {&cmd_check_entry, {"check", "--seed", " 7"}, SYMV_EXIT_USAGE, "invalid --seed ' 7'"},
+    {&cmd_check_entry, {"check", "--seed", "18446744073709551616"}, SYMV_EXIT_USAGE,
+     "invalid --seed '18446744073709551616'"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    char *av[7] = {0}, *t;
-    int ac = 0;
-    while (ac < 6 && cases[i].args[ac]) av[ac] = (char *)cases[i].args[ac], ac++;
-    int status = run_cmd(cases[i].cmd, av, ac, &t);
-    cr_expect_eq(status, SYMV_EXIT_USAGE, "case %zu: exit %d:\n%s", i, status, t);
-    cr_expect_not_null(strstr(t, cases[i].expect), "case %zu: no '%s' in:\n%s", i, cases[i].expect, t);
-    free(t);
-  }
+  expect_cases(cases, sizeof cases / sizeof *cases);
 }
 
 /* The shipped six-routine sweep (tests/data/sweep6-h100.db.xz; it holds

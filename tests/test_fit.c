@@ -134,17 +134,24 @@ static int run_command(int argc, const char *const *argv, const char *gnuplot, c
   return st;
 }
 
+/* The arguments of ap up to the NULL that ends them, into argv (32
+ * entries) from argv[argc] on, 31 at the most, then NULL; the new argc. */
+static int args_of(const char **argv, int argc, va_list ap)
+{
+  const char *a;
+  while ((a = va_arg(ap, const char *)) && argc < 31) argv[argc++] = a;
+  argv[argc] = NULL;
+  return argc;
+}
+
 /* `symvtune ARGS...` (NULL-terminated), as run_command. */
 static int symvtune(char **out, char **err, const char *gnuplot, ...)
 {
   const char *argv[32];
-  int argc = 0;
   va_list ap;
   va_start(ap, gnuplot);
-  const char *a;
-  while ((a = va_arg(ap, const char *)) && argc < 31) argv[argc++] = a;
+  int argc = args_of(argv, 0, ap);
   va_end(ap);
-  argv[argc] = NULL;
   return run_command(argc, argv, gnuplot, out, err);
 }
 
@@ -284,6 +291,16 @@ static void make_dense_db(const char *path, dense_db *x)
   }
   OK(db_commit(d));
   cr_assert_eq(db_close(d), 0);
+}
+
+/* make_dense_db at DIR/name (path in p, 256 bytes), then `symvtune fit`
+ * on it, which must succeed. */
+static void make_fitted_dense_db(char *p, const char *name, dense_db *x)
+{
+  make_dense_db(path_of(p, name), x);
+  char *out, *err;
+  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
+  free(out), free(err);
 }
 
 /* The kernel index (K_*) of rule r of the dense database, or -1. */
@@ -903,10 +920,8 @@ Test(fit, plot_script_holds_rules_floor_and_validation_and_the_format_follows_th
 {
   char p[256], fig[256], sdir[256], f[400];
   dense_db x;
-  make_dense_db(path_of(p, "figure.db"), &x);
+  make_fitted_dense_db(p, "figure.db", &x);
   char *out, *err;
-  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
-  free(out), free(err);
   size_t nr;
   db_fit fit;
   db_rule *r = latest_rules(p, 32, 32768, &nr, &fit);
@@ -1023,10 +1038,8 @@ Test(fit, plot_never_writes_over_its_database, .timeout = 60)
 {
   char p[256], link[256], wal[300], png[256], pnglink[256];
   dense_db x;
-  make_dense_db(path_of(p, "plot.db"), &x);
+  make_fitted_dense_db(p, "plot.db", &x);
   char *out, *err;
-  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
-  free(out), free(err);
   long len0, len1;
   char *before = slurp(p, &len0);
   cr_assert_eq(symlink(p, path_of(link, "link.db")), 0);
@@ -1217,13 +1230,10 @@ Test(fit, rank_orders_candidates_by_champion_points)
 static void expect_error(int status, const char *part, const char *cmd, ...)
 {
   const char *argv[32] = {cmd};
-  int argc = 1;
   va_list ap;
   va_start(ap, cmd);
-  const char *a;
-  while ((a = va_arg(ap, const char *)) && argc < 31) argv[argc++] = a;
+  int argc = args_of(argv, 1, ap);
   va_end(ap);
-  argv[argc] = NULL;
   char *out, *err, prefix[64];
   int st = run_command(argc, argv, NULL, &out, &err);
   snprintf(prefix, sizeof prefix, "symvtune %s: ", cmd);
@@ -1427,10 +1437,8 @@ Test(fit, rules_at_refuses_a_fit_range_too_large_to_tabulate, .timeout = 60)
 #endif
   char p[256];
   dense_db x;
-  make_dense_db(path_of(p, "dense.db"), &x);
+  make_fitted_dense_db(p, "dense.db", &x);
   char *out, *err;
-  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
-  free(out), free(err);
   tamper_sql(p, "UPDATE fit SET lo = 1, hi = 67108864;"
                 "UPDATE fit_rule SET n_start = 1 WHERE n_start = 32;"
                 "UPDATE fit_rule SET n_end = 67108864 WHERE n_end = 32768");
@@ -1458,10 +1466,8 @@ Test(fit, database_text_is_escaped_when_printed)
 {
   char p[256];
   dense_db x;
-  make_dense_db(path_of(p, "dense.db"), &x);
+  make_fitted_dense_db(p, "dense.db", &x);
   char *out, *err;
-  cr_assert_eq(symvtune(&out, &err, NULL, "fit", "--db", p, NULL), 0, "seed %llu: %s", seed, err);
-  free(out), free(err);
   tamper_sql(p, "DELETE FROM fit WHERE atomics = 'deterministic'");
   tamper_sql(p, "UPDATE fit SET method = 'm' || char(27) || '[31mRED' || char(10) || 'x\\y'");
   cr_assert_eq(symvtune(&out, &err, NULL, "rules", "--db", p, NULL), 0, "seed %llu: %s", seed, err);

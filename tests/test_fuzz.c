@@ -35,33 +35,18 @@
 
 extern const symv_command cmd_rank_entry, cmd_fit_entry, cmd_rules_entry, cmd_build_entry;
 
-/* cli_each_routine and tune find commands in main.c's table; this program has its own */
+/* cli_each_routine and tune find commands through cli_lookup
+ * (tests/test_commands.c) in this table */
 const symv_command *const symv_commands[] = {&cmd_rank_entry, &cmd_fit_entry, &cmd_rules_entry, &cmd_build_entry,
                                              NULL};
-const symv_command *cli_lookup(const char *name)
-{
-  for (int i = 0; symv_commands[i]; i++)
-    if (!strcmp(symv_commands[i]->name, name)) return symv_commands[i];
-  return NULL;
-}
 
 static char dir[64];
-
-static void setup(void)
-{
-  snprintf(dir, sizeof dir, "/tmp/symvtune-test-fuzz-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-}
-
-static void teardown(void) { test_rmtree(dir); }
-
+static void setup(void) { test_tmpdir(dir, sizeof dir, "fuzz"); }
+static void teardown(void) { test_tmpdir_remove(dir); }
 TestSuite(fuzz, .init = setup, .fini = teardown);
 
-static char *in_dir(char *buf, const char *name)
-{
-  snprintf(buf, 512, "%s/%s", dir, name);
-  return buf;
-}
+/* DIR/name in buf (512 bytes). */
+static char *in_dir(char *buf, const char *name) { return test_path(buf, dir, name); }
 
 /* Runs a command in this process, its output to files; its exit status,
  * its standard error in *err (free() it). */

@@ -33,35 +33,10 @@
 
 /* ---- The tree, built once ---------------------------------------------- */
 
-ReportHook(PRE_ALL)(struct criterion_test_set *set)
-{
-  (void)set;
-  static char dir[64] = "/tmp/symvtune-test-install-XXXXXX";
-  fix_tree_make(dir, "SYMV_TEST_INSTALLDIR");
-}
-
-ReportHook(POST_ALL)(struct criterion_global_stats *stats)
-{
-  (void)stats;
-  const char *dir = getenv("SYMV_TEST_INSTALLDIR");
-  if (dir && !getenv("SYMV_TEST_KEEP")) fix_rmtree(dir);
-}
-
-static const char *topdir(void) { return fix_tree_dir("SYMV_TEST_INSTALLDIR"); }
-
-/* DIR/name in buf (1024 bytes). */
-static char *at(char *buf, const char *name) { return fix_tree_at(buf, "SYMV_TEST_INSTALLDIR", name); }
-
-/* Skips without nvcc; fails, with the build's log, if the library is not there. */
-static void need_tree(void) { fix_tree_need("SYMV_TEST_INSTALLDIR", "prefix/lib/libsymv.so"); }
-
-/* Runs cmd through the shell, its stdout and stderr into DIR/log; returns
- * the exit status (-1 if it did not exit), the output in *text. */
-static int sh(const char *cmd, const char *log, char **text)
-{
-  char p[1024];
-  return fix_sh(cmd, at(p, log), text);
-}
+#define TREE "SYMV_TEST_INSTALLDIR" /* names the tree's folder */
+ReportHook(PRE_ALL)(struct criterion_test_set *set) { (void)set; fix_tree_make("/tmp/symvtune-test-install-XXXXXX", TREE); }
+ReportHook(POST_ALL)(struct criterion_global_stats *stats) { (void)stats; fix_tree_remove(TREE); }
+FIX_TREE_HELPERS(TREE, "prefix/lib/libsymv.so")
 
 /* A program written against cuBLAS only. It calls cublasGetProperty, which
  * libsymv does not stand in for (so cuBLAS stays NEEDED under

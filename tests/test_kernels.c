@@ -306,6 +306,34 @@ Test(kernels, multiplicity_is_enforced_and_checked, .init = need_gpu)
   }
 }
 
+/* The kernel of `family` (BLOCK_SIZE 256, UX 64, MULTIPLICITY 2) told of
+ * four times the SMs, so that it launches four times the blocks the GPU
+ * holds at once (n = 4096: 2080 tiles, 8 x SMs blocks): right for each
+ * beta, with uplo U and a negative incy among the cases, and, where `gate`
+ * (the pipe family's), with the gate's count at its target after each
+ * call; then right with the true count of SMs in the same workspace. */
+static void check_more_blocks_than_the_gpu_holds(symv_family family, int gate)
+{
+  unsigned long long seed = seed0();
+  symv_kernel k = load((symv_params){family, 256, 64, 2, 0});
+  symv_kernel big = k;
+  big.sm_count = 4 * k.sm_count;
+  symv_workspace ws = {0};
+  const double betas[] = {0.5, 0.0, 1.0};
+  for (int c = 0; c < 3; c++) {
+    double r = run_case(&big, &ws, c == 1 ? 'U' : 'L', 4096, 4099, 1, c == 2 ? -2 : 1, 1.5, betas[c], c == 1, &seed);
+    cr_assert(r >= 0 && r < 4.0, "beta %g: residual %g (seed %llu)", betas[c], r, seed);
+    if (!gate) continue;
+    unsigned long long g;
+    cudaMemcpy(&g, ws.gate, sizeof g, cudaMemcpyDeviceToHost);
+    cr_assert_eq(g, ws.gate_target, "beta %g: gate %llu, want %llu", betas[c], g, ws.gate_target);
+  }
+  double r = run_case(&k, &ws, 'L', 1500, 1500, 1, 1, -0.5, 2.0, 0, &seed);
+  cr_assert(r >= 0 && r < 4.0, "after: residual %g (seed %llu)", r, seed);
+  symv_kernel_unload(&k);
+  symv_workspace_free(&ws);
+}
+
 /* The pipe kernel's blocks wait at its gate for y's chunks to be scaled,
  * and its launch is not cooperative, so a block must never wait for one
  * that cannot start. Told of four times the SMs, it launches four times the
@@ -314,23 +342,7 @@ Test(kernels, multiplicity_is_enforced_and_checked, .init = need_gpu)
  * that waited for every block would hang here, caught by the timeout). */
 Test(kernels, pipe_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gpu, .timeout = 120)
 {
-  unsigned long long seed = seed0();
-  symv_kernel k = load((symv_params){SYMV_FAMILY_PIPE, 256, 64, 2, 0});
-  symv_kernel big = k;
-  big.sm_count = 4 * k.sm_count; /* n = 4096: 2080 tiles, 8 x SMs blocks */
-  symv_workspace ws = {0};
-  const double betas[] = {0.5, 0.0, 1.0};
-  for (int c = 0; c < 3; c++) {
-    double r = run_case(&big, &ws, c == 1 ? 'U' : 'L', 4096, 4099, 1, c == 2 ? -2 : 1, 1.5, betas[c], c == 1, &seed);
-    cr_assert(r >= 0 && r < 4.0, "beta %g: residual %g (seed %llu)", betas[c], r, seed);
-    unsigned long long g;
-    cudaMemcpy(&g, ws.gate, sizeof g, cudaMemcpyDeviceToHost);
-    cr_assert_eq(g, ws.gate_target, "beta %g: gate %llu, want %llu", betas[c], g, ws.gate_target);
-  }
-  double r = run_case(&k, &ws, 'L', 1500, 1500, 1, 1, -0.5, 2.0, 0, &seed); /* the true count, same workspace */
-  cr_assert(r >= 0 && r < 4.0, "after: residual %g (seed %llu)", r, seed);
-  symv_kernel_unload(&k);
-  symv_workspace_free(&ws);
+  check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE, 1);
 }
 
 /* pipe_det's blocks never wait for one another, and its phase 1 waits for
@@ -341,20 +353,7 @@ Test(kernels, pipe_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gp
  * a negative incy; then the usual grid in the same workspace. */
 Test(kernels, pipe_det_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gpu, .timeout = 120)
 {
-  unsigned long long seed = seed0();
-  symv_kernel k = load((symv_params){SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0});
-  symv_kernel big = k;
-  big.sm_count = 4 * k.sm_count; /* n = 4096: 2080 tiles, 8 x SMs blocks */
-  symv_workspace ws = {0};
-  const double betas[] = {0.5, 0.0, 1.0};
-  for (int c = 0; c < 3; c++) {
-    double r = run_case(&big, &ws, c == 1 ? 'U' : 'L', 4096, 4099, 1, c == 2 ? -2 : 1, 1.5, betas[c], c == 1, &seed);
-    cr_assert(r >= 0 && r < 4.0, "beta %g: residual %g (seed %llu)", betas[c], r, seed);
-  }
-  double r = run_case(&k, &ws, 'L', 1500, 1500, 1, 1, -0.5, 2.0, 0, &seed); /* the usual grid, same workspace */
-  cr_assert(r >= 0 && r < 4.0, "after: residual %g (seed %llu)", r, seed);
-  symv_kernel_unload(&k);
-  symv_workspace_free(&ws);
+  check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE_DET, 0);
 }
 
 /* Under programmatic dependent launch a call's grid may start while the

@@ -148,17 +148,26 @@ static void *load(const char *path, dsymv_fn *fn, dsymv_fn *entry, last_fn *last
   return h;
 }
 
+/* LIBDIR/name/lib/libsymv.so, the library the PRE_ALL hook built into
+ * LIBDIR/name, in path (512 bytes); fails the test, with its build's log
+ * LIBDIR/name.log, if it is not there. */
+static char *built_lib(char *path, const char *name)
+{
+  snprintf(path, 512, "%s/%s/lib/libsymv.so", libdir(), name);
+  if (!fix_exists(path)) {
+    char log[512];
+    snprintf(log, sizeof log, "%s/%s.log", libdir(), name);
+    char *text = fix_slurp(log);
+    cr_assert_fail("the library %s was not built:\n%s", path, text ? text : "(no log)");
+  }
+  return path;
+}
+
 static void need_lib(void)
 {
   if (!have_nvcc()) cr_skip_test("no nvcc: no library to test");
-  char path[512], log[512];
-  snprintf(path, sizeof path, "%s/lib/lib/libsymv.so", libdir());
-  if (!fix_exists(path)) {
-    snprintf(log, sizeof log, "%s/lib.log", libdir());
-    char *text = fix_slurp(log);
-    cr_assert_fail("the fixture library was not built:\n%s", text ? text : "(no log)");
-  }
-  lib = load(path, &symv, &symv_cublas_entry, &last_kernel);
+  char path[512];
+  lib = load(built_lib(path, "lib"), &symv, &symv_cublas_entry, &last_kernel);
 }
 
 static symv_device_info dev;
@@ -201,6 +210,15 @@ static void expected_kernel_of(int deterministic, int n, char *out, size_t len)
 
 /* expected_kernel_of the 'any' rules: what handles that allowed atomics get. */
 static void expected_kernel(int n, char *out, size_t len) { expected_kernel_of(0, n, out, len); }
+
+/* A cuBLAS handle that allows atomics: libsymv runs its 'any' rules for it. */
+static cublasHandle_t atomics_handle(void)
+{
+  cublasHandle_t h;
+  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  return h;
+}
 
 /* A device array of count doubles, a copy of h (left as allocated where h
  * is NULL); the test fails if it cannot be made. Free with cudaFree. */
@@ -457,8 +475,7 @@ Test(libsymv, matches_cublas_and_openblas_over_the_grid, .init = need_gpu, .time
   cr_log_info("seed %llu", seed);
   cublasHandle_t ref, h;
   cr_assert_eq(cublasCreate(&ref), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS); /* every family runs */
+  h = atomics_handle(); /* every family runs */
   double *ds;
   cr_assert_eq(cudaMalloc((void **)&ds, 2 * sizeof(double)), cudaSuccess);
   int cases = 0;
@@ -742,8 +759,7 @@ Test(libsymv, workspace_is_reused_and_freed_at_unload, .init = need_gpu, .timeou
   snprintf(path, sizeof path, "%s/lib/lib/libsymv.so", libdir());
   cublasHandle_t h;
   cudaStream_t s2;
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS); /* the 'any' rules */
+  h = atomics_handle(); /* the 'any' rules */
   cr_assert_eq(cudaStreamCreate(&s2), cudaSuccess);
   const int n = 12000; /* beyond the range: the lu rule */
   double *dA, *dx, *dy, alpha = 1, beta = 0.5;
@@ -788,9 +804,7 @@ static char *two_calls_captured(dsymv_fn fn, last_fn last, int n, const char *wa
 {
   char log[512];
   snprintf(log, sizeof log, "%s/stderr-%d.txt", libdir(), getpid());
-  cublasHandle_t h;
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  cublasHandle_t h = atomics_handle();
   unsigned long long seed = 99;
   double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *y0 = malloc(sizeof(double) * n),
          *yref = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), alpha = 0.7, beta = -0.4, *dA, *dx, *dy;
@@ -1058,12 +1072,12 @@ extern const symv_command cmd_export_entry;
 /* The fixture's database with this GPU's whole fingerprint and, for each of
  * the fixture's candidates, the registers per thread NVRTC gives its kernel
  * here (what the sweep would have recorded on this GPU), exported to
- * LIBDIR/NAME.symvw (path in wpath, 512 bytes). */
+ * LIBDIR/NAME-PID.symvw, PID this process's (path in wpath, 512 bytes). */
 static void wisdom_for_this_gpu(const char *name, char *wpath)
 {
   char src[512], dbp[512], sql[1024];
   snprintf(src, sizeof src, "%s/fit.db", libdir());
-  snprintf(dbp, sizeof dbp, "%s/%s.db", libdir(), name);
+  snprintf(dbp, sizeof dbp, "%s/%s-%d.db", libdir(), name, (int)getpid());
   cr_assert_eq(fix_copy(src, dbp), 0);
   sqlite3 *s;
   sqlite3_stmt *st;
@@ -1096,7 +1110,7 @@ static void wisdom_for_this_gpu(const char *name, char *wpath)
     cr_assert_eq(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sql);
   }
   sqlite3_close(s);
-  snprintf(wpath, 512, "%s/%s.symvw", libdir(), name);
+  snprintf(wpath, 512, "%s/%s-%d.symvw", libdir(), name, (int)getpid());
   char *av[] = {"export", "--db", dbp, "--out", wpath, NULL}, *text;
   int rc = test_run_in_process(cmd_export_entry.run, 5, av, libdir(), &text, &text);
   cr_assert_eq(rc, 0, "export: %s", text);
@@ -1104,14 +1118,14 @@ static void wisdom_for_this_gpu(const char *name, char *wpath)
 }
 
 /* The text of file `path` with its first `from` made `to`, written to
- * LIBDIR/NAME.symvw (path in out, 512 bytes). */
+ * LIBDIR/NAME-PID.symvw (path in out, 512 bytes). */
 static void wisdom_edited(const char *path, const char *from, const char *to, const char *name, char *out)
 {
   char *text = fix_slurp(path);
   cr_assert_not_null(text);
   char *at = strstr(text, from);
   cr_assert_not_null(at, "no '%s' in %s", from, path);
-  snprintf(out, 512, "%s/%s.symvw", libdir(), name);
+  snprintf(out, 512, "%s/%s-%d.symvw", libdir(), name, (int)getpid());
   FILE *f = fopen(out, "w");
   cr_assert_not_null(f);
   fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
@@ -1120,18 +1134,13 @@ static void wisdom_edited(const char *path, const char *from, const char *to, co
 }
 
 /* Loads the --wisdom library with SYMV_WISDOM = `files`, the log on into
- * LIBDIR/NAME.log (path in logpath, 512 bytes) and the kernel cache in
+ * LIBDIR/NAME-PID.log (path in logpath, 512 bytes) and the kernel cache in
  * LIBDIR/cache. */
 static void *load_wisdom_lib(const char *files, const char *name, char *logpath, dsymv_fn *fn, last_fn *last)
 {
   char path[512], cache[512];
-  snprintf(path, sizeof path, "%s/wlib/lib/libsymv.so", libdir());
-  if (!fix_exists(path)) {
-    snprintf(path, sizeof path, "%s/wlib.log", libdir());
-    char *text = fix_slurp(path);
-    cr_assert_fail("the --wisdom library was not built:\n%s", text ? text : "(no log)");
-  }
-  snprintf(logpath, 512, "%s/%s.log", libdir(), name);
+  built_lib(path, "wlib");
+  snprintf(logpath, 512, "%s/%s-%d.log", libdir(), name, (int)getpid());
   snprintf(cache, sizeof cache, "%s/cache", libdir());
   setenv("SYMV_WISDOM", files, 1);
   setenv("SYMVTUNE_CACHE", cache, 1);
@@ -1181,20 +1190,16 @@ static void call_checked(dsymv_fn fn, last_fn last, cublasHandle_t h, int n, con
 
 Test(libsymv, wisdom_library_runs_the_rules_of_this_gpus_file, .init = need_gpu, .timeout = 600)
 {
-  char wpath[512], foreign[512], logpath[512], name[64];
-  snprintf(name, sizeof name, "match-%d", (int)getpid());
-  wisdom_for_this_gpu(name, wpath);
-  snprintf(name, sizeof name, "foreign-%d", (int)getpid());
-  wisdom_edited(wpath, "device.name ", "device.name Not ", name, foreign);
+  char wpath[512], foreign[512], logpath[512];
+  wisdom_for_this_gpu("match", wpath);
+  wisdom_edited(wpath, "device.name ", "device.name Not ", "foreign", foreign);
   char files[1700], second[512];
-  snprintf(name, sizeof name, "second-%d", (int)getpid());
-  wisdom_edited(wpath, "symv-wisdom 1\n", "symv-wisdom 1\n# the same GPU again: the first file wins\n", name, second);
+  wisdom_edited(wpath, "symv-wisdom 1\n", "symv-wisdom 1\n# the same GPU again: the first file wins\n", "second", second);
   /* the foreign one first: matched by fingerprint, not order; of two that match, the first */
   snprintf(files, sizeof files, "%s:%s:%s", foreign, wpath, second);
   dsymv_fn fn;
   last_fn last;
-  snprintf(name, sizeof name, "wlog-%d", (int)getpid());
-  void *l = load_wisdom_lib(files, name, logpath, &fn, &last);
+  void *l = load_wisdom_lib(files, "wlog", logpath, &fn, &last);
   cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(l, "symvGetInfo_v2");
   cr_assert_not_null(get);
   symvInfo info;
@@ -1214,8 +1219,7 @@ Test(libsymv, wisdom_library_runs_the_rules_of_this_gpus_file, .init = need_gpu,
   cr_assert_eq(info.n_lo[SYMV_INFO_DSYMV], FIX_LO);
   cr_assert_eq(info.n_hi[SYMV_INFO_DSYMV], FIX_HI);
   cublasHandle_t h, hdet;
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  h = atomics_handle();
   cr_assert_eq(cublasCreate(&hdet), CUBLAS_STATUS_SUCCESS);
   static const int sizes[] = {100, 1000, 2000, 2900, 3500, 4500};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
@@ -1240,18 +1244,13 @@ Test(libsymv, wisdom_library_runs_the_rules_of_this_gpus_file, .init = need_gpu,
 
 Test(libsymv, wisdom_library_sends_a_gpu_of_no_file_to_cublas, .init = need_gpu, .timeout = 300)
 {
-  char wpath[512], foreign[512], logpath[512], name[64];
-  snprintf(name, sizeof name, "match2-%d", (int)getpid());
-  wisdom_for_this_gpu(name, wpath);
-  snprintf(name, sizeof name, "foreign2-%d", (int)getpid());
-  wisdom_edited(wpath, "device.sm_count ", "device.sm_count 1", name, foreign); /* 132 -> 1132 SMs: another GPU */
+  char wpath[512], foreign[512], logpath[512];
+  wisdom_for_this_gpu("match2", wpath);
+  wisdom_edited(wpath, "device.sm_count ", "device.sm_count 1", "foreign2", foreign); /* 132 -> 1132 SMs: another GPU */
   dsymv_fn fn;
   last_fn last;
-  snprintf(name, sizeof name, "wlog2-%d", (int)getpid());
-  void *l = load_wisdom_lib(foreign, name, logpath, &fn, &last);
-  cublasHandle_t h;
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  void *l = load_wisdom_lib(foreign, "wlog2", logpath, &fn, &last);
+  cublasHandle_t h = atomics_handle();
   call_checked(fn, last, h, 1000, "cublas"); /* a candidate's rule in the file, which is not of this GPU */
   cublasDestroy(h);
   cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(l, "symvGetInfo_v2");
@@ -1276,9 +1275,8 @@ Test(libsymv, wisdom_library_sends_a_gpu_of_no_file_to_cublas, .init = need_gpu,
 
 Test(libsymv, wisdom_library_refuses_a_kernel_of_other_registers, .init = need_gpu, .timeout = 300)
 {
-  char wpath[512], edited[512], logpath[512], name[64];
-  snprintf(name, sizeof name, "regs-%d", (int)getpid());
-  wisdom_for_this_gpu(name, wpath);
+  char wpath[512], edited[512], logpath[512];
+  wisdom_for_this_gpu("regs", wpath);
   /* the atomic candidate of 1501..2500: its recorded registers one more than NVRTC gives it here */
   char *text = fix_slurp(wpath);
   cr_assert_not_null(text);
@@ -1294,15 +1292,11 @@ Test(libsymv, wisdom_library_refuses_a_kernel_of_other_registers, .init = need_g
   *regs_sp = 0;
   snprintf(to, sizeof to, "%s %d %d\n", line, regs < 255 ? regs + 1 : regs - 1, occ);
   free(text);
-  snprintf(name, sizeof name, "regs-edited-%d", (int)getpid());
-  wisdom_edited(wpath, from, to, name, edited);
+  wisdom_edited(wpath, from, to, "regs-edited", edited);
   dsymv_fn fn;
   last_fn last;
-  snprintf(name, sizeof name, "wlog3-%d", (int)getpid());
-  void *l = load_wisdom_lib(edited, name, logpath, &fn, &last);
-  cublasHandle_t h;
-  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  cr_assert_eq(cublasSetAtomicsMode(h, CUBLAS_ATOMICS_ALLOWED), CUBLAS_STATUS_SUCCESS);
+  void *l = load_wisdom_lib(edited, "wlog3", logpath, &fn, &last);
+  cublasHandle_t h = atomics_handle();
   call_checked(fn, last, h, 2000, "cublas");
   call_checked(fn, last, h, 2100, "cublas"); /* refused once, remembered */
   char want[64];

@@ -58,6 +58,23 @@ static void naive(symv_routine r, char uplo, int n, const void *alpha, const voi
   free(out);
 }
 
+/* alpha = ar + ai i and beta = br + bi i, scalars of routine r (its
+ * element size each; the imaginary parts are dropped for a real routine). */
+static void set_scalars(symv_routine r, void *alpha, double ar, double ai, void *beta, double br, double bi)
+{
+  symv_scalar_set(r, alpha, ar, ai);
+  symv_scalar_set(r, beta, br, bi);
+}
+
+/* count random elements of routine r (malloc'ed; free() them). */
+static void *random_elems(symv_routine r, long count, unsigned long long *seed)
+{
+  void *buf = malloc((size_t)symv_routine_get(r)->elem_bytes * (size_t)count);
+  cr_assert_not_null(buf);
+  symv_fill_random(r, buf, count, seed);
+  return buf;
+}
+
 Test(args, blas_positions)
 {
   cr_assert_eq(symv_check_args('L', 10, 10, 1, 1), 0);
@@ -80,19 +97,15 @@ Test(reference, every_routine_matches_definition_with_small_residual)
     const symv_routine r = symv_routine_order(ro);
     const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
     _Alignas(16) unsigned char alpha[16], beta[16];
-    symv_scalar_set(r, alpha, 1.5, -0.75);
-    symv_scalar_set(r, beta, -0.5, 0.25);
+    set_scalars(r, alpha, 1.5, -0.75, beta, -0.5, 0.25);
     for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
       for (size_t b = 0; b < 3; b++)
         for (int u = 0; u < 2; u++) {
           int n = ns[a], lda = n + 2, incx = incs[b][0], incy = incs[b][1];
           char uplo = u ? 'U' : 'L';
           long xl = (long)(n - 1) * abs(incx) + 1, yl = (long)(n - 1) * abs(incy) + 1;
-          void *A = malloc(E * lda * n), *x = malloc(E * xl), *y0 = malloc(E * yl), *y1 = malloc(E * yl),
-               *y2 = malloc(E * yl);
-          symv_fill_random(r, A, (long)lda * n, &seed);
-          symv_fill_random(r, x, xl, &seed);
-          symv_fill_random(r, y0, yl, &seed);
+          void *A = random_elems(r, (long)lda * n, &seed), *x = random_elems(r, xl, &seed),
+               *y0 = random_elems(r, yl, &seed), *y1 = malloc(E * yl), *y2 = malloc(E * yl);
           memcpy(y1, y0, E * yl);
           memcpy(y2, y0, E * yl);
           cr_assert_eq(symv_ref(r, uplo, n, alpha, A, lda, x, incx, beta, y1, incy), 0);
@@ -119,11 +132,9 @@ Test(reference, hemv_ignores_the_diagonal_imaginary_part)
     const int n = 20;
     const size_t E = (size_t)ri->elem_bytes;
     _Alignas(16) unsigned char alpha[16], beta[16];
-    symv_scalar_set(r, alpha, 1.0, 0.5);
-    symv_scalar_set(r, beta, 0.0, 0.0);
-    void *A = malloc(E * n * n), *x = malloc(E * n), *y1 = calloc(n, E), *y2 = calloc(n, E), *y0 = calloc(n, E);
-    symv_fill_random(r, A, (long)n * n, &seed);
-    symv_fill_random(r, x, n, &seed);
+    set_scalars(r, alpha, 1.0, 0.5, beta, 0.0, 0.0);
+    void *A = random_elems(r, (long)n * n, &seed), *x = random_elems(r, n, &seed), *y1 = calloc(n, E),
+         *y2 = calloc(n, E), *y0 = calloc(n, E);
     symv_ref(r, 'L', n, alpha, A, n, x, 1, beta, y1, 1);
     for (int i = 0; i < n; i++) { /* a different imaginary part on the diagonal */
       double re = ri->real_bytes == 4 ? ((float *)A)[2 * ((long)i * n + i)] : ((double *)A)[2 * ((long)i * n + i)];
@@ -146,12 +157,9 @@ Test(residual, detects_a_wrong_element_and_nan)
     const size_t E = (size_t)ri->elem_bytes;
     const int n = 50, lda = 50;
     _Alignas(16) unsigned char alpha[16], beta[16];
-    symv_scalar_set(r, alpha, 2.0, -1.0);
-    symv_scalar_set(r, beta, 0.5, 0.5);
-    void *A = malloc(E * lda * n), *x = malloc(E * n), *y0 = malloc(E * n), *y = malloc(E * n), *yref = malloc(E * n);
-    symv_fill_random(r, A, (long)lda * n, &seed);
-    symv_fill_random(r, x, n, &seed);
-    symv_fill_random(r, y0, n, &seed);
+    set_scalars(r, alpha, 2.0, -1.0, beta, 0.5, 0.5);
+    void *A = random_elems(r, (long)lda * n, &seed), *x = random_elems(r, n, &seed), *y0 = random_elems(r, n, &seed),
+         *y = malloc(E * n), *yref = malloc(E * n);
     memcpy(yref, y0, E * n);
     symv_ref(r, 'L', n, alpha, A, lda, x, 1, beta, yref, 1);
     memcpy(y, yref, E * n);
@@ -184,8 +192,7 @@ Test(residual, beta_zero_ignores_nan_in_y0)
     const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
     _Alignas(16) unsigned char A[16 * 16], x[16 * 4], y0[16 * 4], y[16 * 4], yref[16 * 4] = {0}, alpha[16],
         beta[16];
-    symv_scalar_set(r, alpha, 1.0, 0.0);
-    symv_scalar_set(r, beta, 0.0, 0.0);
+    set_scalars(r, alpha, 1.0, 0.0, beta, 0.0, 0.0);
     symv_fill_random(r, A, 16, &seed);
     symv_fill_random(r, x, 4, &seed);
     for (int i = 0; i < 4; i++) symv_set_nan(r, y0, i);

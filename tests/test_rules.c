@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,14 +95,43 @@ Test(rules, cover_the_grid_on_random_curves)
 #define NN (HI - LO + 1)
 static double curve_a(int n) { return 20.0 + 0.01 * n; }
 
-static void expect(const rules_interval *iv, int m, const int (*want)[3], int nwant)
+/* The intervals iv[0..m) must be exactly want[0..nwant) ({n_start, n_end,
+ * cand}); the messages name the case, `what`. */
+static void expect(const char *what, const rules_interval *iv, int m, const int (*want)[3], int nwant)
 {
-  cr_assert_eq(m, nwant, "%d intervals, expected %d", m, nwant);
+  cr_assert_eq(m, nwant, "%s: %d intervals, expected %d", what, m, nwant);
   for (int i = 0; i < m; i++) {
-    cr_assert_eq(iv[i].n_start, want[i][0], "interval %d starts at %d", i, iv[i].n_start);
-    cr_assert_eq(iv[i].n_end, want[i][1], "interval %d ends at %d", i, iv[i].n_end);
-    cr_assert_eq(iv[i].cand, want[i][2], "interval %d runs %d", i, iv[i].cand);
+    cr_assert_eq(iv[i].n_start, want[i][0], "%s: interval %d starts at %d", what, i, iv[i].n_start);
+    cr_assert_eq(iv[i].n_end, want[i][1], "%s: interval %d ends at %d", what, i, iv[i].n_end);
+    cr_assert_eq(iv[i].cand, want[i][2], "%s: interval %d runs %d", what, i, iv[i].cand);
   }
+}
+
+/* rules_select of the curves t (M of them over lo..hi) with `threshold`
+ * must give exactly the intervals want[0..nwant) ({n_start, n_end, cand}). */
+static void expect_select(const double *t, int M, int lo, int hi, double threshold, const int (*want)[3], int nwant)
+{
+  rules_interval *iv;
+  int m;
+  char what[128];
+  snprintf(what, sizeof what, "rules_select of %d curves over %d..%d, threshold %g", M, lo, hi, threshold);
+  cr_assert_eq(rules_select(t, M, lo, hi, threshold, &iv, &m), 0, "%s", what);
+  expect(what, iv, m, want, nwant);
+  free(iv);
+}
+
+/* expect_select with rules_select_opt and its options opt. */
+static void expect_select_opt(const double *t, int M, int lo, int hi, const rules_options *opt, const int (*want)[3],
+                              int nwant)
+{
+  rules_interval *iv;
+  int m;
+  char what[160];
+  snprintf(what, sizeof what, "rules_select_opt of %d curves over %d..%d, threshold %g, tolerance %g", M, lo, hi,
+           opt->threshold, opt->tolerance);
+  cr_assert_eq(rules_select_opt(t, M, lo, hi, opt, &iv, &m), 0, "%s", what);
+  expect(what, iv, m, want, nwant);
+  free(iv);
 }
 
 /* The paper's absurd one-wide interval ([paper] Table 5): B is 0.5% faster
@@ -113,16 +143,10 @@ Test(rules, one_wide_spike_disappears)
     t[n - LO] = curve_a(n);
     t[NN + n - LO] = (n == 555 ? 0.995 : 1.03) * curve_a(n);
   }
-  rules_interval *iv;
-  int m;
-  cr_assert_eq(rules_select(t, 2, LO, HI, 0.0, &iv, &m), 0);
   const int raw[][3] = {{100, 554, 0}, {555, 555, 1}, {556, 1000, 0}};
-  expect(iv, m, raw, 3);
-  free(iv);
-  cr_assert_eq(rules_select(t, 2, LO, HI, RULES_DEFAULT_THRESHOLD, &iv, &m), 0);
+  expect_select(t, 2, LO, HI, 0.0, raw, 3);
   const int clean[][3] = {{100, 1000, 0}};
-  expect(iv, m, clean, 1);
-  free(iv);
+  expect_select(t, 2, LO, HI, RULES_DEFAULT_THRESHOLD, clean, 1);
 }
 
 /* A real winner, 5% faster over 400..700, stays, with its exact edges,
@@ -135,12 +159,8 @@ Test(rules, wide_five_percent_winner_stays)
     t[n - LO] = curve_a(n) * (n % 97 == 0 && in ? 0.945 : 1.0); /* A spikes inside */
     t[NN + n - LO] = curve_a(n) * (in ? 0.95 : (n % 89 == 0 ? 0.995 : 1.04));
   }
-  rules_interval *iv;
-  int m;
-  cr_assert_eq(rules_select(t, 2, LO, HI, 0.01, &iv, &m), 0);
   const int want[][3] = {{100, 399, 0}, {400, 700, 1}, {701, 1000, 0}};
-  expect(iv, m, want, 3);
-  free(iv);
+  expect_select(t, 2, LO, HI, 0.01, want, 3);
 }
 
 /* A removed interval goes to the neighbour whose candidate is faster over
@@ -157,12 +177,8 @@ Test(rules, removed_interval_goes_to_the_faster_neighbour)
   t[NN + 500 - LO] = curve_a(500);
   t[500 - LO] = 1.02 * curve_a(500);
   t[2 * NN + 500 - LO] = 1.005 * curve_a(500);
-  rules_interval *iv;
-  int m;
-  cr_assert_eq(rules_select(t, 3, LO, HI, 0.01, &iv, &m), 0);
   const int want[][3] = {{100, 499, 0}, {500, 1000, 2}};
-  expect(iv, m, want, 2);
-  free(iv);
+  expect_select(t, 3, LO, HI, 0.01, want, 2);
 }
 
 /* Prefer within tolerance: A is 2% faster than B everywhere, but B is
@@ -178,18 +194,12 @@ Test(rules, prefer_within_tolerance)
   rules_options opt;
   rules_options_init(&opt);
   opt.priority = prio;
-  rules_interval *iv;
-  int m;
   opt.tolerance = 0.05;
-  cr_assert_eq(rules_select_opt(t, 2, LO, HI, &opt, &iv, &m), 0);
   const int b[][3] = {{100, 1000, 1}};
-  expect(iv, m, b, 1);
-  free(iv);
+  expect_select_opt(t, 2, LO, HI, &opt, b, 1);
   opt.tolerance = 0.01;
-  cr_assert_eq(rules_select_opt(t, 2, LO, HI, &opt, &iv, &m), 0);
   const int a[][3] = {{100, 1000, 0}};
-  expect(iv, m, a, 1);
-  free(iv);
+  expect_select_opt(t, 2, LO, HI, &opt, a, 1);
 }
 
 /* NaN marks a candidate unavailable: B fills the gap between A (available up
@@ -203,27 +213,17 @@ Test(rules, unavailable_candidates_are_never_chosen)
     t[NN + n - LO] = 1.5 * curve_a(n);
     t[2 * NN + n - LO] = n >= 411 ? curve_a(n) : INFINITY;
   }
-  rules_interval *iv;
-  int m;
-  cr_assert_eq(rules_select(t, 3, LO, HI, 0.2, &iv, &m), 0);
   const int want[][3] = {{100, 400, 0}, {401, 410, 1}, {411, 1000, 2}};
-  expect(iv, m, want, 3);
-  free(iv);
+  expect_select(t, 3, LO, HI, 0.2, want, 3);
 }
 
 Test(rules, single_curve_and_single_point)
 {
   double t[3] = {4.0, 5.0, 6.0};
-  rules_interval *iv;
-  int m;
-  cr_assert_eq(rules_select(t, 1, 7, 9, 0.01, &iv, &m), 0);
   const int one[][3] = {{7, 9, 0}};
-  expect(iv, m, one, 1);
-  free(iv);
-  cr_assert_eq(rules_select(t, 3, 42, 42, 0.01, &iv, &m), 0);
+  expect_select(t, 1, 7, 9, 0.01, one, 1);
   const int pt[][3] = {{42, 42, 0}};
-  expect(iv, m, pt, 1);
-  free(iv);
+  expect_select(t, 3, 42, 42, 0.01, pt, 1);
 }
 
 Test(rules, refuses_bad_input)
@@ -420,7 +420,7 @@ Test(rules, regret_selection_follows_a_real_winner_and_ignores_a_spike)
   int m;
   cr_assert_eq(rules_select_regret(t, 3, L0, H0, NULL, &iv, &m), 0);
   const int want[][3] = {{L0, 1859, 0}, {1860, 2261, 1}, {2262, H0, 0}};
-  expect(iv, m, want, 3);
+  expect("regret, default options", iv, m, want, 3);
   double mean, max;
   int wn;
   cr_assert_eq(rules_regret(t, 3, L0, H0, 1, iv, m, &mean, &max, &wn), 0);
@@ -434,7 +434,7 @@ Test(rules, regret_selection_follows_a_real_winner_and_ignores_a_spike)
   opt.interval_cost = 0.01;
   cr_assert_eq(rules_select_regret(t, 3, L0, H0, &opt, &iv, &m), 0);
   const int one[][3] = {{L0, H0, 0}};
-  expect(iv, m, one, 1);
+  expect("regret, interval cost 0.01", iv, m, one, 1);
   free(iv);
   /* ties: the better priority */
   double same[4] = {2.0, 2.0, 2.0, 2.0};
@@ -442,7 +442,7 @@ Test(rules, regret_selection_follows_a_real_winner_and_ignores_a_spike)
   opt.priority = prio;
   cr_assert_eq(rules_select_regret(same, 2, 10, 11, &opt, &iv, &m), 0);
   const int tie[][3] = {{10, 11, 1}};
-  expect(iv, m, tie, 1);
+  expect("regret, a tie", iv, m, tie, 1);
   free(iv);
 }
 
@@ -456,7 +456,7 @@ Test(rules, regret_selection_refuses_bad_input)
   rules_regret_options_init(&opt);
   cr_assert_eq(rules_select_regret(t, 2, 1, 2, &opt, &iv, &m), 0);
   const int two[][3] = {{1, 1, 0}, {2, 2, 1}};
-  expect(iv, m, two, 2); /* 50% regret at n = 2 costs more than 0.002 */
+  expect("regret, two points", iv, m, two, 2); /* 50% regret at n = 2 costs more than 0.002 */
   free(iv);
   cr_assert_eq(rules_select_regret(NULL, 2, 1, 2, &opt, &iv, &m), SYMV_INVALID_VALUE);
   cr_assert_eq(rules_select_regret(t, 2, 1, 2, &opt, NULL, &m), SYMV_INVALID_VALUE);

@@ -209,14 +209,7 @@ static char fdir[64];
 
 static void fake_setup(void)
 {
-  char exe[4096], fake[4200];
-  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 64);
-  cr_assert(k > 0);
-  exe[k] = 0;
-  *strrchr(exe, '/') = 0;
-  snprintf(fake, sizeof fake, "%s/fake_worker", exe);
-  cr_assert_eq(access(fake, X_OK), 0, "%s not built", fake);
-  setenv("SYMVTUNE_WORKER", fake, 1);
+  test_fake_worker();
   snprintf(fdir, sizeof fdir, "%s/symvtune-dense-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
   cr_assert_not_null(mkdtemp(fdir));
 }

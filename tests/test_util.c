@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* nftw flags */
 #include <criterion/criterion.h>
 #include <sqlite3.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <time.h>
@@ -80,6 +81,35 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
 void test_rmtree(const char *dir)
 {
   if (dir && *dir) nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void test_tmpdir(char *dir, size_t len, const char *name)
+{
+  cr_assert_lt(snprintf(dir, len, "/tmp/symvtune-test-%s-XXXXXX", name), (int)len, "folder name too long: %s", name);
+  cr_assert_not_null(mkdtemp(dir), "mkdtemp %s: %s", dir, strerror(errno));
+}
+
+void test_tmpdir_remove(const char *dir)
+{
+  if (!getenv("SYMV_TEST_KEEP")) test_rmtree(dir);
+}
+
+char *test_path(char *buf, const char *dir, const char *name)
+{
+  snprintf(buf, 512, "%s/%s", dir, name);
+  return buf;
+}
+
+void test_fake_worker(void)
+{
+  char exe[4096], fake[4200];
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 64);
+  cr_assert(k > 0, "readlink /proc/self/exe: %s", strerror(errno));
+  exe[k] = 0;
+  *strrchr(exe, '/') = 0;
+  snprintf(fake, sizeof fake, "%s/fake_worker", exe);
+  cr_assert_eq(access(fake, X_OK), 0, "%s not built", fake);
+  setenv("SYMVTUNE_WORKER", fake, 1);
 }
 
 uint64_t test_rng_next(uint64_t *x)

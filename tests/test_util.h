@@ -25,6 +25,24 @@ int run_symvtune_all(char *out, size_t len, char *const args[]);
  *  is a no-op. */
 void test_rmtree(const char *dir);
 
+/** test_tmpdir: makes a new folder /tmp/symvtune-test-NAME-XXXXXX (mkdtemp)
+ *  and writes its path into dir (len bytes); fails the test where it
+ *  cannot. */
+void test_tmpdir(char *dir, size_t len, const char *name);
+
+/** test_tmpdir_remove: test_rmtree(dir), unless SYMV_TEST_KEEP is set (the
+ *  folder is kept to look at after a failure). */
+void test_tmpdir_remove(const char *dir);
+
+/** test_path: "DIR/name" into buf (512 bytes, truncated beyond); returns
+ *  buf. */
+char *test_path(char *buf, const char *dir, const char *name);
+
+/** test_fake_worker: points SYMVTUNE_WORKER at tests/fake_worker, the
+ *  stand-in for `symvtune worker` built beside the test program; fails the
+ *  test if it is not there. */
+void test_fake_worker(void);
+
 /** test_sh: runs cmd through the shell, its standard output and standard
  *  error into the file log; returns its exit status (-1 if it did not
  *  exit), the output in *text (malloc'ed, "" if the log cannot be read;

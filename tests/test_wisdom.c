@@ -37,25 +37,12 @@
 extern const symv_command cmd_export_entry, cmd_fit_entry;
 
 static char dir[64];
-
-static void setup(void)
-{
-  snprintf(dir, sizeof dir, "/tmp/symvtune-test-wisdom-XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void teardown(void)
-{
-  if (!getenv("SYMV_TEST_KEEP")) test_rmtree(dir);
-}
-
+static void setup(void) { test_tmpdir(dir, sizeof dir, "wisdom"); }
+static void teardown(void) { test_tmpdir_remove(dir); }
 TestSuite(wisdom, .init = setup, .fini = teardown);
 
-static char *in_dir(char *buf, const char *name)
-{
-  snprintf(buf, 512, "%s/%s", dir, name);
-  return buf;
-}
+/* DIR/name in buf (512 bytes). */
+static char *in_dir(char *buf, const char *name) { return test_path(buf, dir, name); }
 
 static void put(const char *path, const char *text, size_t len)
 {
