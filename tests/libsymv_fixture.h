@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libsymv_fixture.h - what tests/test_build.c and tests/test_libsymv.c
- * share: a copy of the real sweep database (tests/data/sweep-h200.db) with a
+ * share: a copy of the real sweep database (DSYMV of tests/data/sweep6-h200.db.xz) with a
  * fit stored through the db API, `symvtune build` run in-process on it with
  * its output captured, and temporary folders.
  *
@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <criterion/criterion.h>
+#include <sqlite3.h>
 #include "../db/db.h"
 #include "cli.h"
 #include "symv_error.h"
@@ -56,10 +57,38 @@ static const char *fix_env(const char *name, const char *dflt)
 #define FIX_DATA fix_env("SYMV_TEST_DATA", SYMV_TEST_DATA)
 #define FIX_NVCC fix_env("SYMV_TEST_NVCC", SYMV_TEST_NVCC)
 
-/* The real sweep database, in buf (512 bytes). */
+/* The real sweep database of the fixture, its path in buf (512 bytes):
+ * DSYMV of the shipped H200 sweep (tests/data/sweep6-h200.db.xz), its
+ * candidates, timings and baselines, without fits, validation or bench
+ * runs, and without the other routines. Made once per build tree, beside
+ * the test program, from a copy of its own renamed into place, so that
+ * test programs running at the same time each find a whole file. */
 static const char *fix_sweep_db(char *buf)
 {
-  snprintf(buf, 512, "%s/sweep-h200.db", FIX_DATA);
+  char exe[400] = "";
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  cr_assert(k > 0, "readlink /proc/self/exe");
+  exe[k] = 0;
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = 0;
+  snprintf(buf, 512, "%s/fixture-dsymv-h200.db", exe);
+  if (access(buf, R_OK) == 0) return buf;
+  char tmp[560], cmd[1400];
+  snprintf(tmp, sizeof tmp, "%s.%ld", buf, (long)getpid());
+  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h200.db.xz' > '%s'", FIX_DATA, tmp);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(tmp, &s), SQLITE_OK, "%s", tmp);
+  char *msg = NULL;
+  int rc = sqlite3_exec(s,
+                        "PRAGMA foreign_keys = ON; BEGIN; DELETE FROM bench_run; DELETE FROM validation_run; "
+                        "DELETE FROM fit; DELETE FROM candidate WHERE routine <> 'dsymv'; "
+                        "DELETE FROM baseline WHERE routine <> 'dsymv'; COMMIT; VACUUM; "
+                        "PRAGMA journal_mode = DELETE",
+                        NULL, NULL, &msg);
+  cr_assert_eq(rc, SQLITE_OK, "making %s: %s", tmp, msg ? msg : "");
+  cr_assert_eq(sqlite3_close(s), SQLITE_OK);
+  cr_assert_eq(rename(tmp, buf), 0, "rename %s: %s", tmp, strerror(errno));
   return buf;
 }
 

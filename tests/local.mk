@@ -42,7 +42,7 @@ tests_test_sweep_CPPFLAGS = $(TEST_CPPFLAGS)
 # They build a library with nvcc (once per test binary for test_libsymv);
 # GPU tests skip themselves without a GPU.
 CRITERION_TESTS += tests/test_build tests/test_libsymv
-EXTRA_DIST += tests/libsymv_fixture.h tests/cublas_standin.c tests/data/sweep-h200.db tests/data/sweep-h100.db tests/data/sweep6-h100.db.xz tests/data/sweep6-h200.db.xz
+EXTRA_DIST += tests/libsymv_fixture.h tests/cublas_standin.c tests/data/sweep6-h100.db.xz tests/data/sweep6-h200.db.xz
 tests_test_build_SOURCES = tests/test_build.c tests/test_commands.c
 tests_test_build_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_libsymv_CPPFLAGS = $(TEST_CPPFLAGS)
@@ -117,3 +117,5 @@ tests_test_shipped_CFLAGS = $(TEST_CFLAGS)
 tests_test_shipped_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
 tests_test_shipped_LDADD = $(TEST_CORE_LIBS)
 EXTRA_tests_test_shipped_DEPENDENCIES = src/symvtune$(EXEEXT)
+# the fixture's database, made by the tests (tests/libsymv_fixture.h)
+CLEANFILES += tests/fixture-dsymv-h200.db

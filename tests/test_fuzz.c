@@ -227,7 +227,7 @@ Test(fuzz, damaged_databases_are_refused_clearly, .timeout = 300)
   unsigned long long seed = test_fresh_seed();
   rng = seed;
   double seconds = getenv("SYMV_FUZZ_SECONDS") ? atof(getenv("SYMV_FUZZ_SECONDS")) : 4;
-  static const char *const shipped[] = {"sweep-h200.db", "sweep-h100.db", "sweep6-h100.db.xz", "sweep6-h200.db.xz"};
+  static const char *const shipped[] = {"schema3-dsymv-h100.db.xz", "sweep6-h100.db.xz", "sweep6-h200.db.xz"};
   enum { NSEEDS = sizeof shipped / sizeof *shipped };
   unsigned char *image[NSEEDS];
   long size[NSEEDS];

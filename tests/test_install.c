@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tests of the generated library as people install and link it: the tree
- * `symvtune build` writes from the shipped sweep (tests/data/sweep-h200.db,
+ * `symvtune build` writes from the shipped sweep (DSYMV of tests/data/sweep6-h200.db.xz,
  * copied, fitted with `symvtune fit`), built once per run of this program
  * (a Criterion PRE_ALL hook, in a temp folder whose name the tests find in
  * SYMV_TEST_INSTALLDIR).
@@ -368,7 +368,7 @@ Test(install, symv_get_info_reports_what_the_library_carries, .timeout = 60)
   cr_assert_eq(info.candidates, kernels, "%d candidates, the fits' rules name %d", info.candidates, kernels);
   free(rules), free(drules);
   static const int untuned[] = {SYMV_INFO_SSYMV, SYMV_INFO_CSYMV, SYMV_INFO_ZSYMV, SYMV_INFO_CHEMV, SYMV_INFO_ZHEMV};
-  for (int i = 0; i < 5; i++) /* sweep-h200.db holds DSYMV only */
+  for (int i = 0; i < 5; i++) /* the fixture holds DSYMV only */
     cr_assert(info.rules[untuned[i]] == 0 && info.det_rules[untuned[i]] == 0 && info.n_lo[untuned[i]] == 0 &&
                   info.n_hi[untuned[i]] == 0,
               "routine %d: %d rules", untuned[i], info.rules[untuned[i]]);
