@@ -145,8 +145,8 @@ static int parse_point(cli_opts *o, const char *s)
   return 0;
 }
 
-/* Option c of o->cmd, with value arg: CLI_GO_ON when it is parsed into *o,
- * else the exit status of the command (c the command's own is not asked). */
+/* Option c ('h', '?' or a CLI_* code) of o->cmd, with value arg: CLI_GO_ON
+ * when it is parsed into *o, else the exit status of the command. */
 static int shared_option(cli_opts *o, int c, const char *arg)
 {
   const char *cmd = o->cmd;
