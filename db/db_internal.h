@@ -86,6 +86,7 @@ int db_collect(db *d, sqlite3_stmt *st, const char *what, size_t size,
 /* ---- Schema (schema.c) ---------------------------------------------------- */
 
 int db_read_header(db *d, long long *app_id, long long *version, long long *ntables);
+int db_check_version(db *d, long long version);
 int db_check_tables(db *d, int version);
 int db_migrate(db *d);
 

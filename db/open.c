@@ -224,13 +224,7 @@ static int db_inspect(db *d, int *version, int *blank)
                      (unsigned long long)app_id & 0xffffffffu, DB_APPLICATION_ID);
     goto out;
   }
-  if (user_version > DB_SCHEMA_VERSION) {
-    status = db_fail(d, SYMV_DB_VERSION,
-                     "schema version %lld is newer than this program's (%d); "
-                     "use a newer symvtune (nothing was written)",
-                     user_version, DB_SCHEMA_VERSION);
-    goto out;
-  }
+  if ((status = db_check_version(d, user_version))) goto out;
   if (user_version < 1) {
     status = db_fail(d, SYMV_DB_CORRUPT,
                      "damaged symvtune database: schema version %lld "

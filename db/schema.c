@@ -396,6 +396,17 @@ int db_read_header(db *d, long long *app_id, long long *version, long long *ntab
   return status;
 }
 
+/* 0 when a file of schema version `version` is one this program reads (one
+ * not above DB_SCHEMA_VERSION); else SYMV_DB_VERSION, db_fail'ed. */
+int db_check_version(db *d, long long version)
+{
+  if (version <= DB_SCHEMA_VERSION) return 0;
+  return db_fail(d, SYMV_DB_VERSION,
+                 "schema version %lld is newer than this program's (%d); "
+                 "use a newer symvtune (nothing was written)",
+                 version, DB_SCHEMA_VERSION);
+}
+
 /* ---- Migration --------------------------------------------------------------- */
 
 /* The schema objects a rebuild would lose, saved by db_save_schema: the
@@ -512,13 +523,7 @@ int db_migrate(db *d)
   status = db_read_header(d, &app_id, &version, &ntables);
   if (status) goto fail;
 
-  if (version > DB_SCHEMA_VERSION) {
-    status = db_fail(d, SYMV_DB_VERSION,
-                     "schema version %lld is newer than this program's (%d); "
-                     "use a newer symvtune (nothing was written)",
-                     version, DB_SCHEMA_VERSION);
-    goto fail;
-  }
+  if ((status = db_check_version(d, version))) goto fail;
   if (version == 0) {
     if (app_id != 0 || ntables != 0) {
       status = db_fail(d, SYMV_DB_CORRUPT, "not a symvtune database (changed "

@@ -110,23 +110,18 @@ static void rules_unlink(rules_list *L, int i)
  * surviving interval. */
 static int rules_absorb(rules_list *L, int i)
 {
-  int nb = L->to[i];
-  if (nb == L->prev[i]) {
-    L->end[nb] = L->end[i];
-    rules_unlink(L, i);
-    int far = L->next[nb];
-    if (far >= 0 && L->cand[far] == L->cand[nb]) {
-      L->end[nb] = L->end[far];
-      rules_unlink(L, far);
-    }
-  } else {
-    L->start[nb] = L->start[i];
-    rules_unlink(L, i);
-    int far = L->prev[nb];
-    if (far >= 0 && L->cand[far] == L->cand[nb]) {
-      L->start[nb] = L->start[far];
-      rules_unlink(L, far);
-    }
+  const int nb = L->to[i];
+  /* a left neighbour grows at its end, toward the next intervals; a right
+   * one at its start, toward the previous ones */
+  const int left = nb == L->prev[i];
+  int *edge = left ? L->end : L->start;
+  const int *beyond = left ? L->next : L->prev;
+  edge[nb] = edge[i];
+  rules_unlink(L, i);
+  const int far = beyond[nb];
+  if (far >= 0 && L->cand[far] == L->cand[nb]) {
+    edge[nb] = edge[far];
+    rules_unlink(L, far);
   }
   return nb;
 }

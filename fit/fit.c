@@ -695,47 +695,50 @@ static int fit_rules_of(const fit_set *s, const rules_interval *iv, int m, db_ru
   return 0;
 }
 
-int fit_select(const fit_set *s, double threshold, double margin, db_rule **rules, size_t *nrules, int *bad_n)
+/* The rules of s (*rules, *nrules as fit_select's) where valid, else
+ * SYMV_INVALID_VALUE: the table of its curves (fit_table with margin), then
+ * rules_select_opt with *merge or, where merge is NULL,
+ * rules_select_regret with *regret, either with the table's priorities. */
+static int fit_select_by(const fit_set *s, int valid, double margin, rules_options *merge,
+                         rules_regret_options *regret, db_rule **rules, size_t *nrules, int *bad_n)
 {
   *rules = NULL;
   *nrules = 0;
-  if (!(threshold >= 0 && threshold < 1)) return SYMV_INVALID_VALUE;
+  if (!valid) return SYMV_INVALID_VALUE;
   double *t;
   int *prio;
   int rc = fit_table(s, margin, &t, &prio, bad_n);
   if (rc) return rc;
-  rules_options opt;
-  rules_options_init(&opt);
-  opt.threshold = threshold;
-  opt.priority = prio;
   rules_interval *iv = NULL;
   int m = 0;
-  rc = rules_select_opt(t, (int)s->ncurves, s->curve[0].lo, s->curve[0].hi, &opt, &iv, &m);
+  const int lo = s->curve[0].lo, hi = s->curve[0].hi;
+  if (merge) {
+    merge->priority = prio;
+    rc = rules_select_opt(t, (int)s->ncurves, lo, hi, merge, &iv, &m);
+  } else {
+    regret->priority = prio;
+    rc = rules_select_regret(t, (int)s->ncurves, lo, hi, regret, &iv, &m);
+  }
   if (!rc) rc = fit_rules_of(s, iv, m, rules, nrules);
   free(iv), free(t), free(prio);
   return rc;
 }
 
+int fit_select(const fit_set *s, double threshold, double margin, db_rule **rules, size_t *nrules, int *bad_n)
+{
+  rules_options opt;
+  rules_options_init(&opt);
+  opt.threshold = threshold;
+  return fit_select_by(s, threshold >= 0 && threshold < 1, margin, &opt, NULL, rules, nrules, bad_n);
+}
+
 int fit_select_regret(const fit_set *s, double interval_cost, db_rule **rules, size_t *nrules, int *bad_n)
 {
-  *rules = NULL;
-  *nrules = 0;
-  if (!(interval_cost >= 0) || !isfinite(interval_cost)) return SYMV_INVALID_VALUE;
-  double *t;
-  int *prio;
-  int rc = fit_table(s, 0.0, &t, &prio, bad_n);
-  if (rc) return rc;
   rules_regret_options opt;
   rules_regret_options_init(&opt);
   opt.interval_cost = interval_cost;
-  opt.priority = prio;
   opt.max_regret = FIT_MAX_PREDICTED_REGRET;
-  rules_interval *iv = NULL;
-  int m = 0;
-  rc = rules_select_regret(t, (int)s->ncurves, s->curve[0].lo, s->curve[0].hi, &opt, &iv, &m);
-  if (!rc) rc = fit_rules_of(s, iv, m, rules, nrules);
-  free(iv), free(t), free(prio);
-  return rc;
+  return fit_select_by(s, interval_cost >= 0 && isfinite(interval_cost), 0.0, NULL, &opt, rules, nrules, bad_n);
 }
 
 int fit_curve_of(const fit_set *s, const char *kernel, long long cand_id)

@@ -211,6 +211,21 @@ static int expect_key(reader *r, const char *text, size_t len, size_t *pos, cons
   return split(r, 2, 2);
 }
 
+/* The next line must be `key` with an integer value in lo..hi: into *out. */
+static int key_int32(reader *r, const char *text, size_t len, size_t *pos, const char *key, int lo, int hi,
+                     int *out)
+{
+  int rc = expect_key(r, text, len, pos, key, 0);
+  return rc ? rc : word_int32(r, r->word[1], key, lo, hi, out);
+}
+
+/* The next line must be `key` with a MAJOR.MINOR value: into *major, *minor. */
+static int key_version(reader *r, const char *text, size_t len, size_t *pos, const char *key, int *major, int *minor)
+{
+  int rc = expect_key(r, text, len, pos, key, 0);
+  return rc ? rc : word_version(r, r->word[1], key, major, minor);
+}
+
 /* Adds candidate p (with regs and occupancy) to w, or finds it; its index,
  * or a negative code. */
 static int add_cand(reader *r, symv_wisdom *w, const symv_params *p, int regs, int occ)
@@ -395,11 +410,8 @@ int symv_wisdom_parse(const char *text, size_t len, symv_wisdom *w, char *err, s
   symv_wisdom_device *d = &w->dev;
   if ((rc = expect_key(r, text, len, &pos, "device.name", 1)) || (rc = text_value(r, "device.name", d->name, sizeof d->name)))
     goto out;
-  if ((rc = expect_key(r, text, len, &pos, "device.cc", 0)) ||
-      (rc = word_version(r, r->word[1], "device.cc", &d->cc_major, &d->cc_minor)))
-    goto out;
-  if ((rc = expect_key(r, text, len, &pos, "device.sm_count", 0)) ||
-      (rc = word_int32(r, r->word[1], "device.sm_count", 1, 65536, &d->sm_count)))
+  if ((rc = key_version(r, text, len, &pos, "device.cc", &d->cc_major, &d->cc_minor)) ||
+      (rc = key_int32(r, text, len, &pos, "device.sm_count", 1, 65536, &d->sm_count)))
     goto out;
   if ((rc = expect_key(r, text, len, &pos, "device.l2_bytes", 0)) ||
       (rc = word_int(r, r->word[1], "device.l2_bytes", 0, 1LL << 50, &d->l2_bytes)))
@@ -410,14 +422,9 @@ int symv_wisdom_parse(const char *text, size_t len, symv_wisdom *w, char *err, s
       {"device.driver_version", &d->driver_version, 0, 999999999},
   };
   for (size_t i = 0; i < sizeof more / sizeof *more; i++)
-    if ((rc = expect_key(r, text, len, &pos, more[i].key, 0)) ||
-        (rc = word_int32(r, r->word[1], more[i].key, more[i].lo, more[i].hi, more[i].out)))
-      goto out;
-  if ((rc = expect_key(r, text, len, &pos, "device.nvrtc", 0)) ||
-      (rc = word_version(r, r->word[1], "device.nvrtc", &d->nvrtc_major, &d->nvrtc_minor)))
-    goto out;
-  if ((rc = expect_key(r, text, len, &pos, "db.schema", 0)) ||
-      (rc = word_int32(r, r->word[1], "db.schema", 1, 999, &w->db_schema)))
+    if ((rc = key_int32(r, text, len, &pos, more[i].key, more[i].lo, more[i].hi, more[i].out))) goto out;
+  if ((rc = key_version(r, text, len, &pos, "device.nvrtc", &d->nvrtc_major, &d->nvrtc_minor)) ||
+      (rc = key_int32(r, text, len, &pos, "db.schema", 1, 999, &w->db_schema)))
     goto out;
   for (;;) {
     rc = next_line(r, text, len, &pos);

@@ -122,6 +122,79 @@ int cli_parse_seed(const char *cmd, const char *s, unsigned long long *out)
   return 0;
 }
 
+/* --uplo's value s into *uplo: "L" or "U", and "l" or "u" too where
+ * anycase; else a usage error, worded as each kind of command words it. */
+static int parse_uplo(const char *cmd, const char *s, int anycase, char *uplo)
+{
+  if (!strcmp(s, "L") || !strcmp(s, "U") || (anycase && (!strcmp(s, "l") || !strcmp(s, "u")))) {
+    *uplo = (char)(s[0] & ~0x20);
+    return 0;
+  }
+  return cli_usage_error(cmd, anycase ? "invalid --uplo '%s' (expected L or U)" : "invalid --uplo '%s' (L or U)", s);
+}
+
+/* --point's value s appended to o->points: 0, or the exit status. */
+static int parse_point(cli_opts *o, const char *s)
+{
+  if (o->npoints == o->max_points) return cli_usage_error(o->cmd, "at most %d --point options", o->max_points);
+  symv_params *p = &o->points[o->npoints];
+  if (cli_parse_point(o->cmd, s, p)) return SYMV_EXIT_USAGE;
+  if (!symv_family_tunable(p->family))
+    return cli_usage_error(o->cmd, "family '%s' computes no product", symv_family_name(p->family));
+  o->npoints++;
+  return 0;
+}
+
+/* Option c ('h', '?' or a CLI_* code) of o->cmd, with value arg: CLI_GO_ON
+ * when it is parsed into *o, else the exit status of the command. */
+static int shared_option(cli_opts *o, int c, const char *arg)
+{
+  const char *cmd = o->cmd;
+  switch (c) {
+  case 'h': o->help(); return SYMV_EXIT_OK;
+  case CLI_DB: o->db = arg; return CLI_GO_ON;
+  case CLI_LIB: return *(o->lib = arg) ? CLI_GO_ON : cli_usage_error(cmd, "--lib needs a folder");
+  case CLI_ROUTINE: return cli_parse_routine(cmd, arg, &o->routine) ? SYMV_EXIT_USAGE : CLI_GO_ON;
+  case CLI_ROUTINES: return cli_parse_routines(cmd, arg, o->routines) ? SYMV_EXIT_USAGE : CLI_GO_ON;
+  case CLI_ATOMICS: return cli_parse_atomics(cmd, arg, &o->deterministic) ? SYMV_EXIT_USAGE : CLI_GO_ON;
+  case CLI_UPLO:
+  case CLI_UPLO_ANYCASE: return parse_uplo(cmd, arg, c == CLI_UPLO_ANYCASE, &o->uplo) ? SYMV_EXIT_USAGE : CLI_GO_ON;
+  case CLI_DEVICE: return cli_parse_int(cmd, "--device", arg, 0, 1023, &o->device) ? SYMV_EXIT_USAGE : CLI_GO_ON;
+  case CLI_BATCHES: return cli_parse_int(cmd, "--batches", arg, 1, 999, &o->batches) ? SYMV_EXIT_USAGE : CLI_GO_ON;
+  case CLI_HOT: o->hot = 1; return CLI_GO_ON;
+  case CLI_JSON: o->json = 1; return CLI_GO_ON;
+  case CLI_POINT: return parse_point(o, arg) ? SYMV_EXIT_USAGE : CLI_GO_ON;
+  default: return cli_usage_error(cmd, "unknown option");
+  }
+}
+
+int cli_getopt(cli_opts *o, int argc, char **argv)
+{
+  if (!o->started) optind = 0, o->started = 1;
+  for (;;) {
+    const int c = getopt_long(argc, argv, o->operands == CLI_OPERANDS_STOP ? "+h" : "h", o->options, NULL);
+    if (c == -1) break;
+    if (c != 'h' && c != '?' && c < CLI_DB) return c; /* the command's own */
+    if ((o->status = shared_option(o, c, optarg)) != CLI_GO_ON) return 0;
+  }
+  if (o->operands == CLI_NO_OPERANDS && optind < argc)
+    o->status = cli_usage_error(o->cmd, "unexpected argument '%s'", argv[optind]);
+  else if (o->need_db && !o->db)
+    o->status = cli_usage_error(o->cmd, "--db FILE is required");
+  else
+    o->status = CLI_GO_ON;
+  return 0;
+}
+
+int cli_open_db(const char *cmd, const char *path, int flags, db **d)
+{
+  if (db_open(d, path, flags) == 0) return 0;
+  fprintf(stderr, "symvtune %s: %s\n", cmd, db_errmsg(*d));
+  db_close(*d);
+  *d = NULL;
+  return SYMV_EXIT_ERROR;
+}
+
 int cli_routine_file(const char *path, const char *routine, char *buf, size_t size)
 {
   const char *base = strrchr(path, '/');

@@ -9,6 +9,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include "../db/db.h"
 #include "params.h"
 #include "routine.h"
 
@@ -65,6 +66,73 @@ int cli_parse_atomics(const char *cmd, const char *s, int *deterministic);
  *  blanks, nothing past 2^64 - 1); else a usage error as above,
  *  SYMV_EXIT_USAGE. */
 int cli_parse_seed(const char *cmd, const char *s, unsigned long long *out);
+
+/** Codes of the options that several commands share: a command's
+ *  getopt_long table gives one as an entry's val (a value above every
+ *  character's), and cli_getopt parses it into the command's cli_opts. */
+enum {
+  CLI_DB = 0x100,   /* --db FILE: db = FILE */
+  CLI_LIB,          /* --lib DIR: lib = DIR, a generated library's folder; an empty DIR is "--lib needs a folder" */
+  CLI_ROUTINE,      /* --routine R of a command of one routine: routine (cli_parse_routine) */
+  CLI_ROUTINES,     /* --routine LIST: routines[] (cli_parse_routines) */
+  CLI_ATOMICS,      /* --atomics C: deterministic (cli_parse_atomics) */
+  CLI_UPLO,         /* --uplo L|U: uplo; anything else "invalid --uplo 'S' (L or U)" */
+  CLI_UPLO_ANYCASE, /* --uplo L|U|l|u: uplo, upper case; anything else "invalid --uplo 'S' (expected L or U)" */
+  CLI_DEVICE,       /* --device N: device, a CUDA device 0..1023 */
+  CLI_BATCHES,      /* --batches N: batches, timed batches per measurement, 1..999 */
+  CLI_HOT,          /* --hot: hot = 1 */
+  CLI_JSON,         /* --json: json = 1 */
+  CLI_POINT         /* --point P: the candidate P, of a family that computes the product, appended to
+                       points[npoints++] (at most max_points of them: "at most MAX --point options") */
+};
+
+/** What a command accepts after its options (cli_opts.operands). */
+enum {
+  CLI_NO_OPERANDS = 0, /* none: the first is "unexpected argument 'ARG'" */
+  CLI_OPERANDS,        /* any number, options and operands mixed (argv permuted: operands last) */
+  CLI_OPERANDS_STOP    /* any number; options end at the first (a program and its arguments follow) */
+};
+
+/** cli_getopt's status while the command goes on with its options read. */
+#define CLI_GO_ON (-1)
+
+/** One command's reading of its options: what it is, set before the first
+ *  cli_getopt, and the values of the shared options (the CLI_* codes its
+ *  table holds), its defaults until argv gives others. */
+typedef struct {
+  const char *cmd;                /* the command's name, as messages give it */
+  const struct option *options;   /* its getopt_long table, a zero entry last; --help's val is 'h' */
+  void (*help)(void);             /* prints its --help text to stdout */
+  int operands;                   /* CLI_NO_OPERANDS, CLI_OPERANDS or CLI_OPERANDS_STOP */
+  int need_db;                    /* 1: no --db is "--db FILE is required" */
+  const char *db, *lib;           /* CLI_DB, CLI_LIB */
+  symv_routine routine;           /* CLI_ROUTINE */
+  int routines[SYMV_ROUTINE_COUNT]; /* CLI_ROUTINES: routines[r] = 1 for each routine r named */
+  int deterministic;              /* CLI_ATOMICS: 1 deterministic, 0 any */
+  char uplo;                      /* CLI_UPLO, CLI_UPLO_ANYCASE: 'L' or 'U' */
+  int device, batches, hot, json; /* CLI_DEVICE, CLI_BATCHES, CLI_HOT, CLI_JSON */
+  symv_params *points;            /* CLI_POINT: points[0..npoints), room for max_points */
+  int max_points, npoints;
+  int status;                     /* when cli_getopt returns 0: CLI_GO_ON, or the exit status to return */
+  int started;                    /* cli_getopt's own: 0 before its first call */
+} cli_opts;
+
+/** cli_getopt: the next option of argv that is the command's own (its val
+ *  a character other than 'h'), read with getopt_long (o->options; no short
+ *  option but -h; optarg its value), as a command's option loop calls it:
+ *  `while ((c = cli_getopt(&o, argc, argv))) switch (c) {...}`. The first
+ *  call starts argv afresh (optind = 0). The shared options (CLI_*) are
+ *  parsed into *o and not returned; -h and --help print o->help's text.
+ *  Returns the option's val, or 0 when the
+ *  loop ends, with o->status: SYMV_EXIT_OK after --help; SYMV_EXIT_USAGE
+ *  (the message printed) for a bad shared value, an option the command does
+ *  not have ("unknown option"), an operand it does not take, or no --db
+ *  where o->need_db; else CLI_GO_ON with optind at the first operand. */
+int cli_getopt(cli_opts *o, int argc, char **argv);
+
+/** cli_open_db: db_open(d, path, flags) for command cmd: 0 with *d open,
+ *  or SYMV_EXIT_ERROR with "symvtune CMD: WHY" printed and *d = NULL. */
+int cli_open_db(const char *cmd, const char *path, int flags, db **d);
 
 /** What cli_each_routine_of needs to know of a command beyond --routine. */
 typedef struct {

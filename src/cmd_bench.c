@@ -113,23 +113,21 @@ static int write_json(const bench_record *rec)
   return 0;
 }
 
-static const struct option opts[] = {{"lib", required_argument, 0, 'l'},     {"sizes", required_argument, 0, 's'},
-                                     {"uplo", required_argument, 0, 'u'},    {"hot", no_argument, 0, 'H'},
-                                     {"batches", required_argument, 0, 'b'}, {"figure", required_argument, 0, 'p'},
-                                     {"png", required_argument, 0, 'p'},
-                                     {"device", required_argument, 0, 'd'},  {"help", no_argument, 0, 'h'},
-                                     {"routine", required_argument, 0, 'r'}, {"atomics", required_argument, 0, 'A'},
-                                     {"db", required_argument, 0, 'D'},      {"json", no_argument, 0, 'j'},
-                                     {0, 0, 0, 0}};
+static const struct option opts[] = {
+  {"lib", required_argument, 0, 'l'},             {"sizes", required_argument, 0, 's'},
+  {"uplo", required_argument, 0, CLI_UPLO_ANYCASE}, {"hot", no_argument, 0, CLI_HOT},
+  {"batches", required_argument, 0, CLI_BATCHES}, {"figure", required_argument, 0, 'p'},
+  {"png", required_argument, 0, 'p'},             {"device", required_argument, 0, CLI_DEVICE},
+  {"help", no_argument, 0, 'h'},                  {"routine", required_argument, 0, CLI_ROUTINE},
+  {"atomics", required_argument, 0, CLI_ATOMICS}, {"db", required_argument, 0, 'D'},
+  {"json", no_argument, 0, CLI_JSON},             {0, 0, 0, 0}};
 
 static int bench(int argc, char **argv)
 {
-  symv_routine routine = SYMV_DSYMV;
+  cli_opts o = {.cmd = "bench", .options = opts, .help = help, .routine = SYMV_DSYMV, .uplo = 'L', .batches = 7};
   const char *libdir = NULL, *png = NULL, *dbpath = NULL;
-  int sizes[MAX_SIZES], nsizes = 0, hot = 0, batches = 7, device = 0, c, det = 0, json = 0;
-  char uplo = 'L';
-  optind = 0;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  int sizes[MAX_SIZES], nsizes = 0, c;
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
     case 'l':
       if (!*optarg) return cli_usage_error("bench", "--lib needs a folder (made by `symvtune build --out DIR`)");
@@ -139,35 +137,14 @@ static int bench(int argc, char **argv)
       if (cli_parse_int_list("bench", "--sizes", optarg, 1, 65536, sizes, MAX_SIZES, &nsizes))
         return SYMV_EXIT_USAGE;
       break;
-    case 'u':
-      if (strcmp(optarg, "L") && strcmp(optarg, "U") && strcmp(optarg, "l") && strcmp(optarg, "u"))
-        return cli_usage_error("bench", "invalid --uplo '%s' (expected L or U)", optarg);
-      uplo = (char)(optarg[0] & ~0x20);
-      break;
-    case 'H': hot = 1; break;
-    case 'r':
-      if (cli_parse_routine("bench", optarg, &routine)) return SYMV_EXIT_USAGE;
-      break;
-    case 'b':
-      if (cli_parse_int("bench", "--batches", optarg, 1, 999, &batches)) return SYMV_EXIT_USAGE;
-      break;
     case 'p': png = optarg; break;
-    case 'A':
-      if (cli_parse_atomics("bench", optarg, &det)) return SYMV_EXIT_USAGE;
-      break;
-    case 'd':
-      if (cli_parse_int("bench", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
-      break;
     case 'D':
       if (!*optarg) return cli_usage_error("bench", "--db needs a file name");
       dbpath = optarg;
       break;
-    case 'j': json = 1; break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("bench", "unknown option");
     }
   }
-  if (optind < argc) return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+  if (o.status != CLI_GO_ON) return o.status;
   if (!libdir) return cli_usage_error("bench", "--lib DIR is required");
   char path[PATH_MAX + 32], gp[PATH_MAX + 8];
   snprintf(path, sizeof path, "%s/lib/libsymv.so", libdir);
@@ -184,7 +161,7 @@ static int bench(int argc, char **argv)
   if (dbpath && png && (cli_refuse_overwrite("bench", "--figure", png, "the database", dbpath) ||
                         cli_refuse_overwrite("bench", "--figure's script", gp, "the database", dbpath)))
     return SYMV_EXIT_USAGE;
-  if (json) { /* the table to stderr, the document to the real stdout at the end */
+  if (o.json) { /* the table to stderr, the document to the real stdout at the end */
     fflush(stdout);
     if ((json_fd = dup(1)) < 0 || dup2(2, 1) < 0) {
       fprintf(stderr, "symvtune bench: --json: %s\n", strerror(errno));
@@ -196,11 +173,11 @@ static int bench(int argc, char **argv)
     memcpy(sizes, default_sizes, sizeof default_sizes);
   }
 
-  const bench_opts o = {.c = {.routine = routine, .sizes = sizes, .nsizes = nsizes, .uplo = uplo, .hot = hot,
-                              .batches = batches, .device = device},
-                        .path = path, .det = det, .figure = png, .db_path = dbpath};
+  const bench_opts bo = {.c = {.routine = o.routine, .sizes = sizes, .nsizes = nsizes, .uplo = o.uplo, .hot = o.hot,
+                               .batches = o.batches, .device = o.device},
+                         .path = path, .det = o.deterministic, .figure = png, .db_path = dbpath};
   bench_record rec = {0};
-  int status = bench_run(&o, json ? &rec : NULL);
+  int status = bench_run(&bo, o.json ? &rec : NULL);
   if (rec.res && write_json(&rec) && status != SYMV_EXIT_ERROR) status = SYMV_EXIT_ERROR;
   bench_record_free(&rec);
   return status;

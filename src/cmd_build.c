@@ -56,19 +56,18 @@ static void help(void)
 /* Parses and checks the options, then builds (libgen_generate). */
 static int run(int argc, char **argv)
 {
-  static const struct option opts[] = {{"db", required_argument, 0, 'D'},   {"out", required_argument, 0, 'o'},
+  static const struct option opts[] = {{"db", required_argument, 0, CLI_DB}, {"out", required_argument, 0, 'o'},
                                        {"nvcc", required_argument, 0, 'n'}, {"arch", required_argument, 0, 'a'},
                                        {"jobs", required_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
                                        {"wisdom", no_argument, 0, 'w'}, {"wisdom-dir", required_argument, 0, 'W'},
                                        {0, 0, 0, 0}};
-  const char *dbpath = NULL, *out = NULL, *nvcc_opt = NULL, *arch = NULL, *wisdom_dir = NULL;
+  cli_opts o = {.cmd = "build", .options = opts, .help = help};
+  const char *out = NULL, *nvcc_opt = NULL, *arch = NULL, *wisdom_dir = NULL;
   int wisdom = 0;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   int jobs = ncpu > 0 ? (int)ncpu : 1, c;
-  optind = 0;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
-    case 'D': dbpath = optarg; break;
     case 'o': out = optarg; break;
     case 'n': nvcc_opt = optarg; break;
     case 'a': arch = optarg; break;
@@ -77,12 +76,10 @@ static int run(int argc, char **argv)
       break;
     case 'w': wisdom = 1; break;
     case 'W': wisdom_dir = optarg; break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("build", "unknown option");
     }
   }
-  if (optind < argc) return cli_usage_error("build", "unexpected argument '%s'", argv[optind]);
-  if (wisdom && dbpath)
+  if (o.status != CLI_GO_ON) return o.status;
+  if (wisdom && o.db)
     return cli_usage_error("build", "--wisdom takes no --db: its rules come from wisdom files (symvtune export)");
   if (wisdom && arch)
     return cli_usage_error("build", "--wisdom takes no --arch: its kernels are compiled at run time for the GPU found");
@@ -94,7 +91,7 @@ static int run(int argc, char **argv)
       return cli_usage_error("build", "--wisdom-dir '%s': expected an absolute path of printable characters",
                              wisdom_dir);
   }
-  if (!dbpath && !wisdom) return cli_usage_error("build", "--db FILE is required (or --wisdom)");
+  if (!o.db && !wisdom) return cli_usage_error("build", "--db FILE is required (or --wisdom)");
   if (!out || !*out) return cli_usage_error("build", "--out DIR is required");
   if (strlen(out) > PATH_MAX - 200 || strpbrk(out, "\n\r"))
     return cli_usage_error("build", "--out: the folder name is too long or holds a line break");
@@ -107,7 +104,7 @@ static int run(int argc, char **argv)
     if (!ok) return cli_usage_error("build", "invalid --arch '%s' (expected sm_XY, e.g. sm_90 or sm_90a)", arch);
   }
 
-  const libgen_request rq = {dbpath, out, nvcc_opt, arch, wisdom_dir, wisdom, jobs, argc, argv};
+  const libgen_request rq = {o.db, out, nvcc_opt, arch, wisdom_dir, wisdom, jobs, argc, argv};
   switch (libgen_generate(&rq)) {
   case LIBGEN_OK: return SYMV_EXIT_OK;
   case LIBGEN_REFUSED: return SYMV_EXIT_USAGE;

@@ -59,27 +59,21 @@ static void help(void)
 
 static int run(int argc, char **argv)
 {
-  static const struct option opts[] = {{"point", required_argument, 0, 'p'}, {"sizes", required_argument, 0, 's'},
-                                       {"tol", required_argument, 0, 't'},   {"seed", required_argument, 0, 'S'},
-                                       {"device", required_argument, 0, 'd'}, {"verbose", no_argument, 0, 'v'},
-                                       {"routine", required_argument, 0, 'r'}, {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+  static const struct option opts[] = {
+    {"point", required_argument, 0, CLI_POINT},      {"sizes", required_argument, 0, 's'},
+    {"tol", required_argument, 0, 't'},              {"seed", required_argument, 0, 'S'},
+    {"device", required_argument, 0, CLI_DEVICE},    {"verbose", no_argument, 0, 'v'},
+    {"routine", required_argument, 0, CLI_ROUTINES}, {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0}};
   static symv_params pts[MAX_POINTS];
-  int npts = 0, sizes[MAX_SIZES], nsizes = 0, device = 0, verbose = 0, c;
-  int sel[SYMV_ROUTINE_COUNT] = {[SYMV_DSYMV] = 1};
+  memset(pts, 0, sizeof pts);
+  cli_opts o = {.cmd = "check", .options = opts, .help = help, .routines = {[SYMV_DSYMV] = 1}, .points = pts,
+                .max_points = MAX_POINTS};
+  int sizes[MAX_SIZES], nsizes = 0, verbose = 0, c;
   double tol = SYMV_RESIDUAL_TOL;
   unsigned long long seed = (unsigned long long)time(NULL) * 2654435761ull;
-  memset(pts, 0, sizeof pts);
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
-    case 'p':
-      if (npts == MAX_POINTS) return cli_usage_error("check", "at most %d --point options", MAX_POINTS);
-      if (cli_parse_point("check", optarg, &pts[npts])) return SYMV_EXIT_USAGE;
-      if (!symv_family_tunable(pts[npts].family))
-        return cli_usage_error("check", "family '%s' computes no product", symv_family_name(pts[npts].family));
-      npts++;
-      break;
     case 's':
       if (cli_parse_int_list("check", "--sizes", optarg, 0, 100000, sizes, MAX_SIZES, &nsizes))
         return SYMV_EXIT_USAGE;
@@ -90,18 +84,11 @@ static int run(int argc, char **argv)
     case 'S':
       if (cli_parse_seed("check", optarg, &seed)) return SYMV_EXIT_USAGE;
       break;
-    case 'd':
-      if (cli_parse_int("check", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
-      break;
-    case 'r':
-      if (cli_parse_routines("check", optarg, sel)) return SYMV_EXIT_USAGE;
-      break;
     case 'v': verbose = 1; break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("check", "unknown option");
     }
   }
-  if (optind < argc) return cli_usage_error("check", "unexpected argument '%s'", argv[optind]);
+  if (o.status != CLI_GO_ON) return o.status;
+  int npts = o.npoints;
   if (npts == 0)
     for (size_t i = 0; i < sizeof default_points / sizeof *default_points; i++)
       symv_params_parse(default_points[i], &pts[npts++], NULL, 0);
@@ -110,9 +97,9 @@ static int run(int argc, char **argv)
     memcpy(sizes, default_sizes, sizeof default_sizes);
   }
 
-  const check_opts o = {.points = pts, .npoints = npts, .sizes = sizes, .nsizes = nsizes, .routines = sel,
-                        .tol = tol, .seed = seed, .device = device, .verbose = verbose};
-  return check_run(&o);
+  const check_opts co = {.points = pts, .npoints = npts, .sizes = sizes, .nsizes = nsizes, .routines = o.routines,
+                         .tol = tol, .seed = seed, .device = o.device, .verbose = verbose};
+  return check_run(&co);
 }
 
 const symv_command cmd_check_entry = {"check", "verify kernel candidates against cuBLAS and OpenBLAS", run};

@@ -19,16 +19,9 @@ static void help(void)
 static int run(int argc, char **argv)
 {
   static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-  int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    if (c == 'h') {
-      help();
-      return SYMV_EXIT_OK;
-    }
-    return cli_usage_error("devices", "unknown option");
-  }
-  if (optind < argc) return cli_usage_error("devices", "unexpected argument '%s'", argv[optind]);
+  cli_opts o = {.cmd = "devices", .options = opts, .help = help};
+  cli_getopt(&o, argc, argv); /* no option of its own: one call reads them all */
+  if (o.status != CLI_GO_ON) return o.status;
   int n;
   int nv = symv_nvrtc_version();
   if (symv_device_count(&n)) {

@@ -46,28 +46,20 @@ static void help(void)
 
 static int run(int argc, char **argv)
 {
-  static const struct option opts[] = {{"lib", required_argument, 0, 'l'}, {"keep", no_argument, 0, 'k'},
+  static const struct option opts[] = {{"lib", required_argument, 0, CLI_LIB}, {"keep", no_argument, 0, 'k'},
                                        {"help", no_argument, 0, 'h'},      {0, 0, 0, 0}};
-  const char *libdir = NULL;
+  /* options stop at the program's name */
+  cli_opts o = {.cmd = "doctor", .options = opts, .help = help, .operands = CLI_OPERANDS_STOP};
   int keep = 0, c;
-  optind = 0; /* "+": options stop at the program's name */
-  while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-    switch (c) {
-    case 'l':
-      if (!*optarg) return cli_usage_error("doctor", "--lib needs a folder");
-      libdir = optarg;
-      break;
-    case 'k': keep = 1; break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("doctor", "unknown option");
-    }
-  }
+  while ((c = cli_getopt(&o, argc, argv)))
+    if (c == 'k') keep = 1;
+  if (o.status != CLI_GO_ON) return o.status;
   if (optind >= argc) return cli_usage_error("doctor", "no program to run (symvtune doctor [--lib DIR] -- ./app ARGS)");
   char want[PATH_MAX] = "";
-  if (libdir && doctor_expected_lib(libdir, want))
-    return cli_usage_error("doctor", "--lib %s: neither %s/lib/libsymv.so.0 nor %s/libsymv.so.0 is there", libdir,
-                           libdir, libdir);
-  return doctor_run(argv + optind, libdir, want, keep);
+  if (o.lib && doctor_expected_lib(o.lib, want))
+    return cli_usage_error("doctor", "--lib %s: neither %s/lib/libsymv.so.0 nor %s/libsymv.so.0 is there", o.lib,
+                           o.lib, o.lib);
+  return doctor_run(argv + optind, o.lib, want, keep);
 }
 
 const symv_command cmd_doctor_entry = {"doctor", "run a program and say whether its calls reach libsymv, and why not",

@@ -210,36 +210,32 @@ static int read_db(const char *path, const int sel[SYMV_ROUTINE_COUNT], int all,
 
 static int run(int argc, char **argv)
 {
-  static const struct option opts[] = {{"db", required_argument, 0, 'D'},      {"out", required_argument, 0, 'o'},
+  static const struct option opts[] = {{"db", required_argument, 0, CLI_DB},   {"out", required_argument, 0, 'o'},
                                        {"routine", required_argument, 0, 'r'}, {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-  const char *dbpath = NULL, *out = NULL;
+  cli_opts o = {.cmd = "export", .options = opts, .help = help, .need_db = 1};
+  const char *out = NULL;
   int sel[SYMV_ROUTINE_COUNT], all = 1, c;
   for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) sel[i] = 1;
-  optind = 0;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
-    case 'D': dbpath = optarg; break;
     case 'o': out = optarg; break;
     case 'r':
       if (cli_parse_routines("export", optarg, sel)) return SYMV_EXIT_USAGE;
       all = !strcmp(optarg, "all");
       break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("export", "unknown option");
     }
   }
-  if (optind < argc) return cli_usage_error("export", "unexpected argument '%s'", argv[optind]);
-  if (!dbpath) return cli_usage_error("export", "--db FILE is required");
+  if (o.status != CLI_GO_ON) return o.status;
   if (!out || !*out) return cli_usage_error("export", "--out FILE is required");
-  if (strcmp(out, "-") && cli_refuse_overwrite("export", "--out", out, "the database", dbpath)) return SYMV_EXIT_USAGE;
+  if (strcmp(out, "-") && cli_refuse_overwrite("export", "--out", out, "the database", o.db)) return SYMV_EXIT_USAGE;
 
   symv_wisdom w;
   memset(&w, 0, sizeof w);
   char err[1024] = "";
-  int rc = read_db(dbpath, sel, all, &w, err, sizeof err);
+  int rc = read_db(o.db, sel, all, &w, err, sizeof err);
   if (rc) {
-    fprintf(stderr, "symvtune export: %s: %s; nothing written\n", dbpath, err);
+    fprintf(stderr, "symvtune export: %s: %s; nothing written\n", o.db, err);
     symv_wisdom_free(&w);
     return SYMV_EXIT_ERROR;
   }
@@ -251,7 +247,7 @@ static int run(int argc, char **argv)
   if (mem && fclose(mem)) rc = SYMV_NO_MEMORY;
   symv_wisdom back;
   if (!rc && (rc = symv_wisdom_parse(text, len, &back, err, sizeof err)))
-    fprintf(stderr, "symvtune export: %s: the wisdom made of it does not read back (%s); nothing written\n", dbpath,
+    fprintf(stderr, "symvtune export: %s: the wisdom made of it does not read back (%s); nothing written\n", o.db,
             err);
   else if (rc)
     fprintf(stderr, "symvtune export: out of memory; nothing written\n");

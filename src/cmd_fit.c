@@ -255,23 +255,20 @@ static int run(int argc, char **argv)
   int each;
   if (cli_each_routine("fit", argc, argv, run, &each)) return each;
   static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'}, {"routine", required_argument, 0, 'r'}, {"threshold", required_argument, 0, 't'}, {"margin", required_argument, 0, 'm'},
+    {"db", required_argument, 0, CLI_DB}, {"routine", required_argument, 0, CLI_ROUTINE},
+    {"threshold", required_argument, 0, 't'}, {"margin", required_argument, 0, 'm'},
     {"lo", required_argument, 0, 'l'}, {"hi", required_argument, 0, 'i'},
-    {"uplo", required_argument, 0, 'u'}, {"hot", no_argument, 0, 'H'},
+    {"uplo", required_argument, 0, CLI_UPLO}, {"hot", no_argument, 0, CLI_HOT},
     {"alpha", required_argument, 0, 'a'}, {"select", required_argument, 0, 's'},
     {"interval-cost", required_argument, 0, 'c'}, {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0}};
-  fit_args a = {.routine = SYMV_DSYMV, .regret = 1, .interval_cost = RULES_DEFAULT_INTERVAL_COST,
-                .threshold = FIT_DEFAULT_THRESHOLD, .margin = FIT_DEFAULT_MARGIN};
+  /* uplo 0: no --uplo, L and U both fitted */
+  cli_opts o = {.cmd = "fit", .options = opts, .help = help, .need_db = 1, .routine = SYMV_DSYMV, .uplo = 0};
+  fit_args a = {.regret = 1, .interval_cost = RULES_DEFAULT_INTERVAL_COST, .threshold = FIT_DEFAULT_THRESHOLD,
+                .margin = FIT_DEFAULT_MARGIN};
   int c, merge_opt = 0, regret_opt = 0, selected = 0;
-  char uplo = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
-    case 'D': a.path = optarg; break;
-    case 'r':
-      if (cli_parse_routine("fit", optarg, &a.routine)) return SYMV_EXIT_USAGE;
-      break;
     case 's':
       if (strcmp(optarg, FIT_SELECT_REGRET) && strcmp(optarg, FIT_SELECT_MERGE))
         return cli_usage_error("fit", "invalid --select '%s' (regret or merge)", optarg);
@@ -296,35 +293,23 @@ static int run(int argc, char **argv)
     case 'i':
       if (cli_parse_int("fit", "--hi", optarg, 1, FIT_N_MAX, &a.hi)) return SYMV_EXIT_USAGE;
       break;
-    case 'u':
-      if (strcmp(optarg, "L") && strcmp(optarg, "U")) return cli_usage_error("fit", "invalid --uplo '%s' (L or U)", optarg);
-      uplo = optarg[0];
-      break;
-    case 'H': a.hot = 1; break;
     case 'a':
       if (cli_parse_double("fit", "--alpha", optarg, 1e-12, 1e15, &a.alpha)) return SYMV_EXIT_USAGE;
       break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("fit", "unknown option");
     }
   }
-  if (optind < argc) return cli_usage_error("fit", "unexpected argument '%s'", argv[optind]);
-  if (!a.path) return cli_usage_error("fit", "--db FILE is required");
+  if (o.status != CLI_GO_ON) return o.status;
+  a.path = o.db, a.routine = o.routine, a.hot = o.hot;
   if (a.lo && a.hi && a.lo > a.hi) return cli_usage_error("fit", "--lo %d is above --hi %d", a.lo, a.hi);
   if (!selected && merge_opt && !regret_opt) a.regret = 0; /* the options of merge ask for merge */
   if (a.regret && merge_opt) return cli_usage_error("fit", "--threshold and --margin go with --select merge");
   if (!a.regret && regret_opt) return cli_usage_error("fit", "--interval-cost goes with --select regret");
 
-  db *d = NULL;
-  int rc = db_open(&d, a.path, 0);
-  if (rc) {
-    fprintf(stderr, "symvtune fit: %s\n", db_errmsg(d));
-    db_close(d);
-    return SYMV_EXIT_ERROR;
-  }
+  db *d;
+  if (cli_open_db("fit", a.path, 0, &d)) return SYMV_EXIT_ERROR;
   int status;
-  if (uplo) {
-    status = fit_one(&a, d, uplo, 0);
+  if (o.uplo) {
+    status = fit_one(&a, d, o.uplo, 0);
   } else { /* L, and U where it was sampled (a database swept with --uplo U has only U) */
     status = fit_one(&a, d, 'L', 1);
     int su = status == SYMV_EXIT_OK || status == SYMV_NOT_FOUND ? fit_one(&a, d, 'U', 1) : SYMV_EXIT_ERROR;

@@ -43,38 +43,35 @@ static void help(void)
 
 static int run(int argc, char **argv)
 {
-  static const struct option opts[] = {{"db", required_argument, 0, 'D'}, {"check-complete", no_argument, 0, 'c'},
+  static const struct option opts[] = {{"db", required_argument, 0, CLI_DB}, {"check-complete", no_argument, 0, 'c'},
                                        {"incomplete", no_argument, 0, 'i'}, {"quiet", no_argument, 0, 'q'},
                                        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
-  const char *path = NULL;
+  cli_opts o = {.cmd = "merge", .options = opts, .help = help, .operands = CLI_OPERANDS};
   int check_complete = 0, incomplete = 0, quiet = 0, c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
-    case 'D': path = optarg; break;
     case 'c': check_complete = 1; break;
     case 'i': incomplete = 1; break;
     case 'q': quiet = 1; break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("merge", "unknown option");
     }
   }
-  if (!path) return cli_usage_error("merge", "--db OUT is required");
+  if (o.status != CLI_GO_ON) return o.status;
+  if (!o.db) return cli_usage_error("merge", "--db OUT is required");
   int nin = argc - optind;
   if (nin < 1) return cli_usage_error("merge", "no input databases");
   if (nin > MAX_INPUTS) return cli_usage_error("merge", "more than %d inputs", MAX_INPUTS);
   char *const *paths = argv + optind;
   struct stat sb;
-  if (lstat(path, &sb) == 0 || errno != ENOENT)
-    return cli_usage_error("merge", "%s exists: merge writes a new database (remove it, or name another)", path);
+  if (lstat(o.db, &sb) == 0 || errno != ENOENT)
+    return cli_usage_error("merge", "%s exists: merge writes a new database (remove it, or name another)", o.db);
   for (int i = 0; i < nin; i++)
-    if (!strcmp(paths[i], path)) return cli_usage_error("merge", "%s is both an input and the output", path);
+    if (!strcmp(paths[i], o.db)) return cli_usage_error("merge", "%s is both an input and the output", o.db);
 
   char optline[512];
   cli_command_line(argc, argv, optline, sizeof optline);
-  const merge_opts o = {.check_complete = check_complete, .incomplete = incomplete, .quiet = quiet,
-                        .command_line = optline};
-  return merge_shards(path, paths, nin, &o);
+  const merge_opts mo = {.check_complete = check_complete, .incomplete = incomplete, .quiet = quiet,
+                         .command_line = optline};
+  return merge_shards(o.db, paths, nin, &mo);
 }
 
 const symv_command cmd_merge_entry = {"merge", "join the databases of a sweep's shards (one GPU model) into one", run};

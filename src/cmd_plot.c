@@ -75,10 +75,11 @@ static void help(void)
 }
 
 static const struct option opts[] = {
-  {"db", required_argument, 0, 'D'},      {"routine", required_argument, 0, 'r'}, {"figure", required_argument, 0, 'o'},
-  {"out", required_argument, 0, 'o'},     {"atomics", required_argument, 0, 'A'}, {"uplo", required_argument, 0, 'u'},
-  {"speedup", no_argument, 0, 'S'},       {"script", required_argument, 0, 'k'},  {"help", no_argument, 0, 'h'},
-  {0, 0, 0, 0}};
+  {"db", required_argument, 0, CLI_DB},           {"routine", required_argument, 0, CLI_ROUTINE},
+  {"figure", required_argument, 0, 'o'},          {"out", required_argument, 0, 'o'},
+  {"atomics", required_argument, 0, CLI_ATOMICS}, {"uplo", required_argument, 0, CLI_UPLO},
+  {"speedup", no_argument, 0, 'S'},               {"script", required_argument, 0, 'k'},
+  {"help", no_argument, 0, 'h'},                  {0, 0, 0, 0}};
 
 static int run(int argc, char **argv)
 {
@@ -86,36 +87,19 @@ static int run(int argc, char **argv)
   static const char *const outputs[] = {"figure", "out", "script", NULL};
   static const cli_each how = {.options = opts, .outputs = outputs};
   if (cli_each_routine_of("plot", argc, argv, run, &how, &each)) return each;
-  symv_routine routine = SYMV_DSYMV;
-  const char *path = NULL, *out = NULL, *keep = NULL;
-  int det = 0, speedup = 0, c;
-  char uplo = 'L';
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  cli_opts o = {.cmd = "plot", .options = opts, .help = help, .need_db = 1, .routine = SYMV_DSYMV, .uplo = 'L'};
+  const char *out = NULL, *keep = NULL;
+  int speedup = 0, c;
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
-    case 'D': path = optarg; break;
-    case 'r':
-      if (cli_parse_routine("plot", optarg, &routine)) return SYMV_EXIT_USAGE;
-      break;
-    case 'A':
-      if (cli_parse_atomics("plot", optarg, &det)) return SYMV_EXIT_USAGE;
-      break;
-    case 'u':
-      if (strcmp(optarg, "L") && strcmp(optarg, "U"))
-        return cli_usage_error("plot", "invalid --uplo '%s' (L or U)", optarg);
-      uplo = optarg[0];
-      break;
     case 'S': speedup = 1; break;
     case 'k': keep = optarg; break;
     case 'o': out = optarg; break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("plot", "unknown option");
     }
   }
-  if (optind < argc) return cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
-  if (!path) return cli_usage_error("plot", "--db FILE is required");
+  if (o.status != CLI_GO_ON) return o.status;
   if (!out || !*out) return cli_usage_error("plot", "--figure FIGURE (" GP_EXTENSIONS ") is required");
-  if (cli_refuse_overwrite("plot", "--figure", out, "the database", path)) return SYMV_EXIT_USAGE;
+  if (cli_refuse_overwrite("plot", "--figure", out, "the database", o.db)) return SYMV_EXIT_USAGE;
   const gp_format *fmt = gp_format_of(out);
   if (!fmt) {
     const char *dot = strrchr(out, '.');
@@ -132,14 +116,9 @@ static int run(int argc, char **argv)
     return SYMV_EXIT_ERROR;
   }
 
-  db *d = NULL;
-  int rc = db_open(&d, path, DB_READONLY);
-  if (rc) {
-    fprintf(stderr, "symvtune plot: %s\n", db_errmsg(d));
-    db_close(d);
-    return SYMV_EXIT_ERROR;
-  }
-  int status = SYMV_EXIT_ERROR;
+  db *d;
+  if (cli_open_db("plot", o.db, DB_READONLY, &d)) return SYMV_EXIT_ERROR;
+  int rc, status = SYMV_EXIT_ERROR;
   db_fit fit;
   db_rule *rules = NULL;
   db_fit_curve *curves = NULL;
@@ -151,10 +130,10 @@ static int run(int argc, char **argv)
   fit_set s = {0}, view = {0};
   db_device dev;
   char dir[4096] = "";
-  if ((rc = db_latest_fit_class(d, routine, uplo, 0, det, &fit, &rules, &nrules, &curves,
+  if ((rc = db_latest_fit_class(d, o.routine, o.uplo, 0, o.deterministic, &fit, &rules, &nrules, &curves,
                                 &ncurves))) {
     fprintf(stderr, "symvtune plot: %s%s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d),
-            rc == SYMV_NOT_FOUND && uplo == 'U' ? " (without one, libsymv serves uplo U with the rules of L)" : "");
+            rc == SYMV_NOT_FOUND && o.uplo == 'U' ? " (without one, libsymv serves uplo U with the rules of L)" : "");
     goto out;
   }
   if ((rc = db_get_device(d, &dev)) == SYMV_NOT_FOUND) {
@@ -166,7 +145,7 @@ static int run(int argc, char **argv)
   if ((rc = fit_load(d, fit.routine, fit.uplo, fit.hot, &s))) {
     if (rc == SYMV_NOT_FOUND)
       fprintf(stderr, "symvtune plot: %s has no dense-stage measurements for uplo %c, %s (those of fit %lld)\n",
-              path, fit.uplo, fit.hot ? "hot" : "cold", fit.id);
+              o.db, fit.uplo, fit.hot ? "hot" : "cold", fit.id);
     else
       fprintf(stderr, "symvtune plot: reading the dense samples: %s\n",
               rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
@@ -188,15 +167,15 @@ static int run(int argc, char **argv)
     fprintf(stderr, "symvtune plot: reading the validation run: %s\n", db_errmsg(d));
     goto out;
   }
-  if (det && fit_deterministic_view(&s, &view)) { /* the deterministic rules: their kernels' curves only */
+  if (o.deterministic && fit_deterministic_view(&s, &view)) { /* the deterministic rules: their kernels' curves only */
     fprintf(stderr, "symvtune plot: %s\n", symv_strerror(SYMV_NO_MEMORY));
     goto out;
   }
   if (gp_workdir("plot", dir, sizeof dir)) goto out;
   errno = 0;
-  plot_input in = {.routine = routine, .s = det ? &view : &s, .fit = &fit, .rules = rules, .nrules = nrules,
-                   .dev = &dev, .floor = floor_samples, .nfloor = nfloor, .run = have_run ? &run : NULL, .vt = vt,
-                   .nvt = nvt, .speedup = speedup};
+  plot_input in = {.routine = o.routine, .s = o.deterministic ? &view : &s, .fit = &fit, .rules = rules,
+                   .nrules = nrules, .dev = &dev, .floor = floor_samples, .nfloor = nfloor,
+                   .run = have_run ? &run : NULL, .vt = vt, .nvt = nvt, .speedup = speedup};
   rc = plot_fit_write(dir, &in, fmt);
   if (rc == -2) {
     fprintf(stderr, "symvtune plot: no kernel has two or more samples in %d..%d: nothing to draw\n", fit.lo, fit.hi);
@@ -212,8 +191,8 @@ static int run(int argc, char **argv)
   }
   if (gp_draw("plot", gnuplot, dir, fmt, out)) goto out;
   printf("wrote %s: fit %lld%s, %zu kernels, %zu rules, n = %d..%d%s%s\n", out, fit.id,
-         det ? " (deterministic)" : "", in.s->ncurves, nrules, fit.lo, fit.hi, nfloor ? ", the floor" : "",
-         have_run ? ", a validation run" : "");
+         o.deterministic ? " (deterministic)" : "", in.s->ncurves, nrules, fit.lo, fit.hi,
+         nfloor ? ", the floor" : "", have_run ? ", a validation run" : "");
   status = SYMV_EXIT_OK;
 out:
   gp_cleanup(dir, plot_fit_files, PLOT_FIT_NFILES);

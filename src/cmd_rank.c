@@ -268,27 +268,20 @@ static void print_json(FILE *f, const db_times *tt, const sieve_result *r, const
 }
 
 static const struct option opts[] = {
-  {"db", required_argument, 0, 'D'},       {"routine", required_argument, 0, 'r'}, {"sizes", required_argument, 0, 's'},
+  {"db", required_argument, 0, CLI_DB},    {"routine", required_argument, 0, CLI_ROUTINE}, {"sizes", required_argument, 0, 's'},
   {"points-k", required_argument, 0, 'K'}, {"top", required_argument, 0, 'T'},
-  {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
-  {"help", no_argument, 0, 'h'},           {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}};
+  {"uplo", required_argument, 0, CLI_UPLO}, {"hot", no_argument, 0, CLI_HOT},
+  {"help", no_argument, 0, 'h'},           {"json", no_argument, 0, CLI_JSON}, {0, 0, 0, 0}};
 
 static int run(int argc, char **argv)
 {
   int each;
   static const cli_each how = {.options = opts, .json = "json"}; /* several routines: one document */
   if (cli_each_routine_of("rank", argc, argv, run, &how, &each)) return each;
-  symv_routine routine = SYMV_DSYMV;
-  const char *path = NULL;
-  int ns[MAX_SIZES], nsizes = 0, K = SIEVE_DEFAULT_K, T = SIEVE_DEFAULT_T, hot = 0, c, json = 0;
-  char uplo = 'L';
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  cli_opts o = {.cmd = "rank", .options = opts, .help = help, .need_db = 1, .routine = SYMV_DSYMV, .uplo = 'L'};
+  int ns[MAX_SIZES], nsizes = 0, K = SIEVE_DEFAULT_K, T = SIEVE_DEFAULT_T, c;
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
-    case 'D': path = optarg; break;
-    case 'r':
-      if (cli_parse_routine("rank", optarg, &routine)) return SYMV_EXIT_USAGE;
-      break;
     case 's':
       if (cli_parse_int_list("rank", "--sizes", optarg, 1, 1 << 24, ns, MAX_SIZES, &nsizes)) return SYMV_EXIT_USAGE;
       break;
@@ -298,31 +291,16 @@ static int run(int argc, char **argv)
     case 'T':
       if (cli_parse_int("rank", "--top", optarg, 1, 100000, &T)) return SYMV_EXIT_USAGE;
       break;
-    case 'u':
-      if (strcmp(optarg, "L") && strcmp(optarg, "U")) return cli_usage_error("rank", "invalid --uplo '%s' (L or U)", optarg);
-      uplo = optarg[0];
-      break;
-    case 'H': hot = 1; break;
-    case 'j': json = 1; break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("rank", "unknown option");
     }
   }
-  if (optind < argc) return cli_usage_error("rank", "unexpected argument '%s'", argv[optind]);
-  if (!path) return cli_usage_error("rank", "--db FILE is required");
-
-  db *d = NULL;
-  int rc = db_open(&d, path, DB_READONLY);
-  if (rc) {
-    fprintf(stderr, "symvtune rank: %s\n", db_errmsg(d));
-    db_close(d);
-    return SYMV_EXIT_ERROR;
-  }
-  int status = SYMV_EXIT_ERROR;
+  if (o.status != CLI_GO_ON) return o.status;
+  db *d;
+  if (cli_open_db("rank", o.db, DB_READONLY, &d)) return SYMV_EXIT_ERROR;
+  int rc, status = SYMV_EXIT_ERROR;
   db_times tt = {0};
   sieve_result r = {0};
   double cub[MAX_SIZES], *xf = NULL, xcub = NAN;
-  if (nsizes == 0 && (rc = sweep_sizes(d, routine, uplo, hot, ns, MAX_SIZES, &nsizes))) {
+  if (nsizes == 0 && (rc = sweep_sizes(d, o.routine, o.uplo, o.hot, ns, MAX_SIZES, &nsizes))) {
     if (rc == SYMV_NO_MEMORY)
       fprintf(stderr, "symvtune rank: more than %d sizes with sweep-stage measurements: choose some with --sizes\n",
               MAX_SIZES);
@@ -332,16 +310,16 @@ static int run(int argc, char **argv)
   }
   if (nsizes == 0) {
     fprintf(stderr, "symvtune rank: %s has no sweep-stage measurements for uplo %c, %s (run 'symvtune sweep' "
-            "first)\n", path, uplo, hot ? "hot" : "cold");
+            "first)\n", o.db, o.uplo, o.hot ? "hot" : "cold");
     goto out;
   }
-  if ((rc = cublas_times(d, routine, ns, nsizes, uplo, hot, cub))) {
+  if ((rc = cublas_times(d, o.routine, ns, nsizes, o.uplo, o.hot, cub))) {
     fprintf(stderr, "symvtune rank: %s\n", db_errmsg(d));
     goto out;
   }
-  rc = sweep_rank(d, routine, ns, nsizes, uplo, hot, K, T, &tt, &r);
+  rc = sweep_rank(d, o.routine, ns, nsizes, o.uplo, o.hot, K, T, &tt, &r);
   if (rc == SYMV_NOT_FOUND) {
-    fprintf(stderr, "symvtune rank: %s has no valid candidates\n", path);
+    fprintf(stderr, "symvtune rank: %s has no valid candidates\n", o.db);
     goto out;
   }
   if (rc) {
@@ -353,16 +331,16 @@ static int run(int argc, char **argv)
     goto out;
   }
   xf = malloc(sizeof *xf * (tt.ncand ? tt.ncand : 1));
-  if (!xf || (rc = floor_ratios(d, routine, &tt, uplo, hot, xf, &xcub))) {
+  if (!xf || (rc = floor_ratios(d, o.routine, &tt, o.uplo, o.hot, xf, &xcub))) {
     fprintf(stderr, "symvtune rank: %s\n", xf ? db_errmsg(d) : symv_strerror(SYMV_NO_MEMORY));
     goto out;
   }
-  if (json) {
+  if (o.json) {
     db_device dev;
     const int have_dev = db_get_device(d, &dev) == 0;
-    print_json(stdout, &tt, &r, cub, xf, xcub, K, T, symv_routine_name(routine), uplo, hot, have_dev ? &dev : NULL);
+    print_json(stdout, &tt, &r, cub, xf, xcub, K, T, symv_routine_name(o.routine), o.uplo, o.hot, have_dev ? &dev : NULL);
   } else {
-    print_ranking(&tt, &r, cub, xf, xcub, K, T, symv_routine_name(routine), uplo, hot);
+    print_ranking(&tt, &r, cub, xf, xcub, K, T, symv_routine_name(o.routine), o.uplo, o.hot);
   }
   status = SYMV_EXIT_OK;
   if (fflush(stdout) || ferror(stdout)) {

@@ -150,64 +150,38 @@ static int print_at(db *d, const db_fit *fit, const db_rule *rules, size_t nrule
   return SYMV_EXIT_OK;
 }
 
-static const struct option opts[] = {{"db", required_argument, 0, 'D'},      {"routine", required_argument, 0, 'r'},
-                                     {"json", no_argument, 0, 'j'},          {"at", required_argument, 0, 'a'},
-                                     {"help", no_argument, 0, 'h'},          {"atomics", required_argument, 0, 'A'},
-                                     {"uplo", required_argument, 0, 'u'},    {0, 0, 0, 0}};
+static const struct option opts[] = {
+  {"db", required_argument, 0, CLI_DB},     {"routine", required_argument, 0, CLI_ROUTINE},
+  {"json", no_argument, 0, CLI_JSON},       {"at", required_argument, 0, 'a'},
+  {"help", no_argument, 0, 'h'},            {"atomics", required_argument, 0, CLI_ATOMICS},
+  {"uplo", required_argument, 0, CLI_UPLO}, {0, 0, 0, 0}};
 
 static int run(int argc, char **argv)
 {
   int each;
   static const cli_each how = {.options = opts, .json = "json"}; /* several routines: one document */
   if (cli_each_routine_of("rules", argc, argv, run, &how, &each)) return each;
-  symv_routine routine = SYMV_DSYMV;
-  const char *path = NULL;
-  int json = 0, c, at[256], nat = 0, deterministic = 0, class_given = 0;
-  char uplo = 'L';
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (c) {
-    case 'D': path = optarg; break;
-    case 'r':
-      if (cli_parse_routine("rules", optarg, &routine)) return SYMV_EXIT_USAGE;
-      break;
-    case 'j': json = 1; break;
-    case 'u':
-      if (strcmp(optarg, "L") && strcmp(optarg, "U"))
-        return cli_usage_error("rules", "invalid --uplo '%s' (L or U)", optarg);
-      uplo = optarg[0];
-      break;
-    case 'A':
-      if (cli_parse_atomics("rules", optarg, &deterministic)) return SYMV_EXIT_USAGE;
-      class_given = 1;
-      break;
-    case 'a':
-      if (cli_parse_int_list("rules", "--at", optarg, 1, 1 << 30, at, 256, &nat)) return SYMV_EXIT_USAGE;
-      break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("rules", "unknown option");
-    }
-  }
-  if (optind < argc) return cli_usage_error("rules", "unexpected argument '%s'", argv[optind]);
-  if (!path) return cli_usage_error("rules", "--db FILE is required");
-  if (json && nat) return cli_usage_error("rules", "--json and --at do not go together");
-
-  db *d = NULL;
-  int rc = db_open(&d, path, DB_READONLY);
-  if (rc) {
-    fprintf(stderr, "symvtune rules: %s\n", db_errmsg(d));
-    db_close(d);
-    return SYMV_EXIT_ERROR;
-  }
+  /* deterministic -1: no --atomics, the table shows both rule sets */
+  cli_opts o = {.cmd = "rules", .options = opts, .help = help, .need_db = 1, .routine = SYMV_DSYMV, .uplo = 'L',
+                .deterministic = -1};
+  int c, at[256], nat = 0;
+  while ((c = cli_getopt(&o, argc, argv)))
+    if (c == 'a' && cli_parse_int_list("rules", "--at", optarg, 1, 1 << 30, at, 256, &nat)) return SYMV_EXIT_USAGE;
+  if (o.status != CLI_GO_ON) return o.status;
+  if (o.json && nat) return cli_usage_error("rules", "--json and --at do not go together");
+  const int class_given = o.deterministic >= 0, deterministic = class_given && o.deterministic;
+  char uplo = o.uplo;
+  db *d;
+  if (cli_open_db("rules", o.db, DB_READONLY, &d)) return SYMV_EXIT_ERROR;
   db_fit fit;
   db_rule *rules = NULL;
   size_t nrules = 0;
-  rc = db_latest_fit_class(d, routine, uplo, 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
+  int rc = db_latest_fit_class(d, o.routine, uplo, 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
   if (rc == SYMV_NOT_FOUND && uplo == 'U') { /* what libsymv serves U with */
-    fprintf(json ? stderr : stdout, "No fit of uplo U (no dense samples of U): libsymv serves uplo U with the rules "
+    fprintf(o.json ? stderr : stdout, "No fit of uplo U (no dense samples of U): libsymv serves uplo U with the rules "
             "of L\n");
     uplo = 'L';
-    rc = db_latest_fit_class(d, routine, uplo, 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
+    rc = db_latest_fit_class(d, o.routine, uplo, 0, deterministic, &fit, &rules, &nrules, NULL, NULL);
   }
   if (rc) {
     fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
@@ -216,8 +190,8 @@ static int run(int argc, char **argv)
   }
   int status = SYMV_EXIT_OK;
   db_device dev;
-  const int have_dev = json && db_get_device(d, &dev) == 0;
-  if (json) print_json(stdout, &fit, rules, nrules, have_dev ? &dev : NULL);
+  const int have_dev = o.json && db_get_device(d, &dev) == 0;
+  if (o.json) print_json(stdout, &fit, rules, nrules, have_dev ? &dev : NULL);
   else if (nat) status = print_at(d, &fit, rules, nrules, at, nat);
   else {
     fit_print_rules(stdout, &fit, rules, nrules);
@@ -225,11 +199,11 @@ static int run(int argc, char **argv)
       db_fit dfit;
       db_rule *drules = NULL;
       size_t ndrules = 0;
-      rc = db_latest_fit_class(d, routine, uplo, 0, 1, &dfit, &drules, &ndrules, NULL, NULL);
+      rc = db_latest_fit_class(d, o.routine, uplo, 0, 1, &dfit, &drules, &ndrules, NULL, NULL);
       printf("\n");
       if (rc == 0) fit_print_rules(stdout, &dfit, drules, ndrules);
       else if (rc == SYMV_NOT_FOUND) {
-        fit_print_rules_title(stdout, routine, 1);
+        fit_print_rules_title(stdout, o.routine, 1);
         printf("  none stored: libsymv runs cuBLAS for such handles ('symvtune fit' makes them)\n");
       } else {
         fprintf(stderr, "symvtune rules: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));

@@ -148,13 +148,14 @@ typedef struct {
 static int parse_args(int argc, char **argv, sweep_args *a)
 {
   static const struct option opts[] = {
-    {"db", required_argument, 0, 'D'},      {"families", required_argument, 0, 'f'},
+    {"db", required_argument, 0, CLI_DB},   {"families", required_argument, 0, 'f'},
     {"wide", no_argument, 0, 'w'},           {"sizes", required_argument, 0, 's'},
-    {"routine", required_argument, 0, 'r'}, {"uplo", required_argument, 0, 'u'},     {"hot", no_argument, 0, 'H'},
-    {"batches", required_argument, 0, 'b'},  {"prune", required_argument, 0, 'p'},
+    {"routine", required_argument, 0, CLI_ROUTINE}, {"uplo", required_argument, 0, CLI_UPLO},
+    {"hot", no_argument, 0, CLI_HOT},
+    {"batches", required_argument, 0, CLI_BATCHES}, {"prune", required_argument, 0, 'p'},
     {"tol", required_argument, 0, 't'},      {"timeout", required_argument, 0, 'T'},
     {"jobs", required_argument, 0, 'j'},     {"limit", required_argument, 0, 'l'},
-    {"device", required_argument, 0, 'd'},   {"allow-foreign", no_argument, 0, 'F'},
+    {"device", required_argument, 0, CLI_DEVICE}, {"allow-foreign", no_argument, 0, 'F'},
     {"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
     {"top", required_argument, 0, 'P'},      {"points-k", required_argument, 0, 'K'},
     {"dense-sizes", required_argument, 0, 'S'}, {"no-dense", no_argument, 0, 'N'},
@@ -166,32 +167,21 @@ static int parse_args(int argc, char **argv, sweep_args *a)
   a->so.family[SYMV_FAMILY_ATOMIC] = a->so.family[SYMV_FAMILY_LU] = a->so.family[SYMV_FAMILY_ATOMIC_RED] = 1;
   a->so.family[SYMV_FAMILY_ATOMIC_W] = a->so.family[SYMV_FAMILY_PANEL] = a->so.family[SYMV_FAMILY_PIPE] = 1;
   a->so.family[SYMV_FAMILY_PIPE_DET] = 1;
-  a->o = (sweep_opts){.device = 0, .uplo = 'L', .hot = 0, .batches = 5, .tol = SYMV_RESIDUAL_TOL, .timeout_s = 20,
-                      .prune = 2.0, .max_attempts = 3, .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .quiet = 0};
+  a->o = (sweep_opts){.tol = SYMV_RESIDUAL_TOL, .timeout_s = 20, .prune = 2.0, .max_attempts = 3,
+                      .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .quiet = 0};
   a->top = SIEVE_DEFAULT_T, a->kpts = SIEVE_DEFAULT_K, a->dense = 1;
   a->dense_mode = -1, a->dense_target = ADAPTIVE_DEFAULT_TARGET;
+  cli_opts o = {.cmd = "sweep", .options = opts, .help = help, .need_db = 1, .routine = SYMV_DSYMV, .uplo = 'L',
+                .batches = 5};
   int c;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
-    case 'D': a->path = optarg; break;
     case 'f':
       if (family_list(optarg, &a->so)) return cli_usage_error("sweep", "invalid --families '%s' (" SYMV_TUNABLE_FAMILIES ")", optarg);
       break;
     case 'w': a->so.wide = 1; break;
     case 's':
       if (cli_parse_int_list("sweep", "--sizes", optarg, 1, 65536, a->ns, MAX_SIZES, &a->nsizes)) return SYMV_EXIT_USAGE;
-      break;
-    case 'u':
-      if (strcmp(optarg, "L") && strcmp(optarg, "U")) return cli_usage_error("sweep", "invalid --uplo '%s' (L or U)", optarg);
-      a->o.uplo = optarg[0];
-      break;
-    case 'H': a->o.hot = 1; break;
-    case 'r':
-      if (cli_parse_routine("sweep", optarg, &a->o.routine)) return SYMV_EXIT_USAGE;
-      break;
-    case 'b':
-      if (cli_parse_int("sweep", "--batches", optarg, 1, 999, &a->o.batches)) return SYMV_EXIT_USAGE;
       break;
     case 'p':
       if (cli_parse_double("sweep", "--prune", optarg, 0, 1e6, &a->o.prune)) return SYMV_EXIT_USAGE;
@@ -208,9 +198,6 @@ static int parse_args(int argc, char **argv, sweep_args *a)
       break;
     case 'l':
       if (cli_parse_int("sweep", "--limit", optarg, 0, 100000000, &a->limit)) return SYMV_EXIT_USAGE;
-      break;
-    case 'd':
-      if (cli_parse_int("sweep", "--device", optarg, 0, 1023, &a->o.device)) return SYMV_EXIT_USAGE;
       break;
     case 'F': a->allow_foreign = 1; break;
     case 'q': a->o.quiet = 1; break;
@@ -248,12 +235,11 @@ static int parse_args(int argc, char **argv, sweep_args *a)
         for (int j = 0; j < i; j++)
           if (a->devs[i] == a->devs[j]) return cli_usage_error("sweep", "--devices lists GPU %d twice", a->devs[i]);
       break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("sweep", "unknown option");
     }
   }
-  if (optind < argc) return cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
-  if (!a->path) return cli_usage_error("sweep", "--db FILE is required");
+  if (o.status != CLI_GO_ON) return o.status;
+  a->path = o.db, a->o.routine = o.routine, a->o.uplo = o.uplo, a->o.hot = o.hot, a->o.batches = o.batches;
+  a->o.device = o.device;
   if (a->dense_mode < 0) a->dense_mode = a->ndense ? DENSE_GRID : DENSE_ADAPTIVE;
   if (a->dense_mode == DENSE_GRID && a->dense_budget)
     return cli_usage_error("sweep", "--dense-budget is for --dense adaptive (the grid times all its sizes)");
@@ -282,12 +268,7 @@ static int open_sweep(sweep_args *a, db **d)
     return SYMV_EXIT_NO_GPU;
   }
   /* the database: a foreign or corrupt file is refused before any work */
-  *d = NULL;
-  if (db_open(d, a->path, DB_CREATE)) {
-    fprintf(stderr, "symvtune sweep: %s\n", db_errmsg(*d));
-    db_close(*d);
-    return SYMV_EXIT_ERROR;
-  }
+  if (cli_open_db("sweep", a->path, DB_CREATE, d)) return SYMV_EXIT_ERROR;
   if (a->all_devices) {
     int count = 0;
     if (symv_device_count(&count) || count < 1) {

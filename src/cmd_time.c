@@ -9,7 +9,6 @@
  */
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 #include "cli.h"
 #include "time_stage.h"
 
@@ -56,63 +55,39 @@ static int run(int argc, char **argv)
 {
   int each;
   if (cli_each_routine("time", argc, argv, run, &each)) return each;
-  static const struct option opts[] = {{"point", required_argument, 0, 'p'}, {"sizes", required_argument, 0, 's'},
-                                       {"uplo", required_argument, 0, 'u'},  {"hot", no_argument, 0, 'H'},
-                                       {"batches", required_argument, 0, 'b'}, {"device", required_argument, 0, 'd'},
-                                       {"beta", required_argument, 0, 'B'},  {"help", no_argument, 0, 'h'},
-                                       {"routine", required_argument, 0, 'r'}, {"floor-detail", no_argument, 0, 'F'},
-                                       {"no-floor", no_argument, 0, 'N'},      {0, 0, 0, 0}};
-  symv_routine routine = SYMV_DSYMV;
+  static const struct option opts[] = {
+    {"point", required_argument, 0, CLI_POINT},     {"sizes", required_argument, 0, 's'},
+    {"uplo", required_argument, 0, CLI_UPLO_ANYCASE}, {"hot", no_argument, 0, CLI_HOT},
+    {"batches", required_argument, 0, CLI_BATCHES}, {"device", required_argument, 0, CLI_DEVICE},
+    {"beta", required_argument, 0, 'B'},            {"help", no_argument, 0, 'h'},
+    {"routine", required_argument, 0, CLI_ROUTINE}, {"floor-detail", no_argument, 0, 'F'},
+    {"no-floor", no_argument, 0, 'N'},              {0, 0, 0, 0}};
   symv_params pts[MAX_POINTS];
-  int npts = 0, sizes[MAX_SIZES] = {1000, 4096, 16384}, nsizes = 3, hot = 0, batches = 7, device = 0, c;
+  cli_opts o = {.cmd = "time", .options = opts, .help = help, .routine = SYMV_DSYMV, .uplo = 'L', .batches = 7,
+                .points = pts, .max_points = MAX_POINTS};
+  int sizes[MAX_SIZES] = {1000, 4096, 16384}, nsizes = 3, c;
   int floor_detail = 0, no_floor = 0;
-  char uplo = 'L';
   double beta = 0.5;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
-    case 'p':
-      if (npts == MAX_POINTS) return cli_usage_error("time", "at most %d --point options", MAX_POINTS);
-      if (cli_parse_point("time", optarg, &pts[npts])) return SYMV_EXIT_USAGE;
-      if (!symv_family_tunable(pts[npts].family))
-        return cli_usage_error("time", "family '%s' computes no product", symv_family_name(pts[npts].family));
-      npts++;
-      break;
     case 's':
       if (cli_parse_int_list("time", "--sizes", optarg, 1, 65536, sizes, MAX_SIZES, &nsizes)) return SYMV_EXIT_USAGE;
       break;
-    case 'u':
-      if (strcmp(optarg, "L") && strcmp(optarg, "U") && strcmp(optarg, "l") && strcmp(optarg, "u"))
-        return cli_usage_error("time", "invalid --uplo '%s' (expected L or U)", optarg);
-      uplo = (char)(optarg[0] & ~0x20);
-      break;
-    case 'H': hot = 1; break;
     case 'F': floor_detail = 1; break;
     case 'N': no_floor = 1; break;
-    case 'r':
-      if (cli_parse_routine("time", optarg, &routine)) return SYMV_EXIT_USAGE;
-      break;
-    case 'b':
-      if (cli_parse_int("time", "--batches", optarg, 1, 999, &batches)) return SYMV_EXIT_USAGE;
-      break;
     case 'B':
       if (cli_parse_double("time", "--beta", optarg, -1e6, 1e6, &beta)) return SYMV_EXIT_USAGE;
       break;
-    case 'd':
-      if (cli_parse_int("time", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
-      break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("time", "unknown option");
     }
   }
-  if (optind < argc) return cli_usage_error("time", "unexpected argument '%s'", argv[optind]);
+  if (o.status != CLI_GO_ON) return o.status;
   if (floor_detail && no_floor) return cli_usage_error("time", "--floor-detail and --no-floor exclude each other");
 
-  const time_stage_opts o = {.c = {.routine = routine, .sizes = sizes, .nsizes = nsizes, .uplo = uplo, .hot = hot,
-                                   .batches = batches, .device = device},
-                             .points = pts, .npoints = npts, .beta = beta, .floor_detail = floor_detail,
-                             .no_floor = no_floor};
-  return time_stage_run(&o);
+  const time_stage_opts to = {.c = {.routine = o.routine, .sizes = sizes, .nsizes = nsizes, .uplo = o.uplo,
+                                    .hot = o.hot, .batches = o.batches, .device = o.device},
+                              .points = pts, .npoints = o.npoints, .beta = beta, .floor_detail = floor_detail,
+                              .no_floor = no_floor};
+  return time_stage_run(&to);
 }
 
 const symv_command cmd_time_entry = {"time", "time candidates against cuBLAS at chosen sizes", run};

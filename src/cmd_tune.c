@@ -61,46 +61,37 @@ static double now_s(void)
 
 static int run(int argc, char **argv)
 {
-  static const struct option opts[] = {{"db", required_argument, 0, 'D'},
+  static const struct option opts[] = {{"db", required_argument, 0, CLI_DB},
                                        {"out", required_argument, 0, 'o'},
-                                       {"device", required_argument, 0, 'd'},
-                                       {"routine", required_argument, 0, 'r'},
+                                       {"device", required_argument, 0, CLI_DEVICE},
+                                       {"routine", required_argument, 0, CLI_ROUTINES},
                                        {"devices", required_argument, 0, 'V'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-  const char *dbpath = "symvtune.db", *out = "libsymv", *devices = NULL;
-  int device = 0, c, sel[SYMV_ROUTINE_COUNT] = {[SYMV_DSYMV] = 1};
-  optind = 0;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  cli_opts o = {.cmd = "tune", .options = opts, .help = help, .db = "symvtune.db", .routines = {[SYMV_DSYMV] = 1}};
+  const char *out = "libsymv", *devices = NULL;
+  int c;
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
-    case 'D': dbpath = optarg; break;
     case 'o': out = optarg; break;
     case 'V': devices = optarg; break;
-    case 'd':
-      if (cli_parse_int("tune", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
-      break;
-    case 'r':
-      if (cli_parse_routines("tune", optarg, sel)) return SYMV_EXIT_USAGE;
-      break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("tune", "unknown option");
     }
   }
-  if (optind < argc) return cli_usage_error("tune", "unexpected argument '%s'", argv[optind]);
-  if (!*dbpath || !*out) return cli_usage_error("tune", "--db and --out need a name");
+  if (o.status != CLI_GO_ON) return o.status;
+  if (!*o.db || !*out) return cli_usage_error("tune", "--db and --out need a name");
 
   int count = 0;
-  if (symv_device_count(&count) || device >= count) {
+  if (symv_device_count(&count) || o.device >= count) {
     if (count == 0)
       fprintf(stderr, "symvtune tune: no CUDA device found (%s): tuning needs a GPU; without one, fit and build "
                       "from an existing database (scripts/quickstart)\n", symv_cuda_error_text());
     else
-      fprintf(stderr, "symvtune tune: no device %d (%d found)\n", device, count);
+      fprintf(stderr, "symvtune tune: no device %d (%d found)\n", o.device, count);
     return count == 0 ? SYMV_EXIT_NO_GPU : SYMV_EXIT_USAGE;
   }
 
   char dev[16];
-  snprintf(dev, sizeof dev, "%d", device);
+  snprintf(dev, sizeof dev, "%d", o.device);
   /* argv of each stage; argv[0] is the command's name, as main() passes it */
   static char *argvs[NSTAGES][12];
   char **stages[NSTAGES];
@@ -108,33 +99,33 @@ static int run(int argc, char **argv)
   for (int pass = 0; pass < 3; pass++) { /* sweep and fit of each routine; build; bench of each */
     if (pass == 1) {
       char **av = argvs[nstages];
-      av[0] = "build", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--out", av[4] = (char *)out, av[5] = NULL;
+      av[0] = "build", av[1] = "--db", av[2] = (char *)o.db, av[3] = "--out", av[4] = (char *)out, av[5] = NULL;
       stages[nstages++] = av;
     }
     for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
       const symv_routine r = symv_routine_order(i);
       char *name = (char *)symv_routine_name(r);
-      if (!sel[r]) continue;
+      if (!o.routines[r]) continue;
       if (pass == 0) {
         char **av = argvs[nstages];
-        av[0] = "sweep", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--device", av[4] = dev;
+        av[0] = "sweep", av[1] = "--db", av[2] = (char *)o.db, av[3] = "--device", av[4] = dev;
         av[5] = "--routine", av[6] = name, av[7] = NULL;
         if (devices) av[3] = "--devices", av[4] = (char *)devices; /* sweep checks the list */
         stages[nstages++] = av;
         av = argvs[nstages];
-        av[0] = "fit", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--routine", av[4] = name, av[5] = NULL;
+        av[0] = "fit", av[1] = "--db", av[2] = (char *)o.db, av[3] = "--routine", av[4] = name, av[5] = NULL;
         stages[nstages++] = av;
       } else if (pass == 2) { /* a handle that allowed atomics, then one in cuBLAS's default mode */
         for (int det = 0; det < 2; det++) {
           char **av = argvs[nstages];
           av[0] = "bench", av[1] = "--lib", av[2] = (char *)out, av[3] = "--device", av[4] = dev;
           av[5] = "--routine", av[6] = name, av[7] = "--atomics", av[8] = det ? "deterministic" : "any";
-          av[9] = "--db", av[10] = (char *)dbpath, av[11] = NULL; /* the bench runs go into the database */
+          av[9] = "--db", av[10] = (char *)o.db, av[11] = NULL; /* the bench runs go into the database */
           stages[nstages++] = av;
         }
         for (int det = 0; det < 2; det++) { /* each rule set's regret at sizes no stage sampled */
           char **av = argvs[nstages];
-          av[0] = "validate", av[1] = "--db", av[2] = (char *)dbpath, av[3] = "--device", av[4] = dev;
+          av[0] = "validate", av[1] = "--db", av[2] = (char *)o.db, av[3] = "--device", av[4] = dev;
           av[5] = "--routine", av[6] = name, av[7] = "--lib", av[8] = (char *)out;
           av[9] = "--atomics", av[10] = det ? "deterministic" : "any", av[11] = NULL;
           stages[nstages++] = av; /* --lib: libsymv's own call timed too, so that dispatch shows */

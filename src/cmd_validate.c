@@ -77,12 +77,15 @@ static void help(void)
 
 
 static const struct option opts[] = {
-  {"db", required_argument, 0, 'D'},      {"routine", required_argument, 0, 'r'}, {"sizes", required_argument, 0, 's'},
-  {"seed", required_argument, 0, 'S'},    {"atomics", required_argument, 0, 'A'}, {"device", required_argument, 0, 'd'},
-  {"timeout", required_argument, 0, 't'}, {"allow-foreign", no_argument, 0, 'F'}, {"uplo", required_argument, 0, 'u'},
-  {"figure", required_argument, 0, 'p'},  {"png", required_argument, 0, 'p'},     {"out", required_argument, 0, 'p'},
-  {"stored", no_argument, 0, 'T'},        {"replay", no_argument, 0, 'P'},        {"rounds", required_argument, 0, 'R'},
-  {"lib", required_argument, 0, 'L'},     {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+  {"db", required_argument, 0, CLI_DB},       {"routine", required_argument, 0, CLI_ROUTINE},
+  {"sizes", required_argument, 0, 's'},       {"seed", required_argument, 0, 'S'},
+  {"atomics", required_argument, 0, CLI_ATOMICS}, {"device", required_argument, 0, CLI_DEVICE},
+  {"timeout", required_argument, 0, 't'},     {"allow-foreign", no_argument, 0, 'F'},
+  {"uplo", required_argument, 0, CLI_UPLO},   {"figure", required_argument, 0, 'p'},
+  {"png", required_argument, 0, 'p'},         {"out", required_argument, 0, 'p'},
+  {"stored", no_argument, 0, 'T'},            {"replay", no_argument, 0, 'P'},
+  {"rounds", required_argument, 0, 'R'},      {"lib", required_argument, 0, CLI_LIB},
+  {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
 
 static int run(int argc, char **argv)
 {
@@ -90,20 +93,14 @@ static int run(int argc, char **argv)
   static const char *const outputs[] = {"figure", "png", "out", NULL};
   static const cli_each how = {.options = opts, .outputs = outputs};
   if (cli_each_routine_of("validate", argc, argv, run, &how, &each)) return each;
-  symv_routine routine = SYMV_DSYMV;
-  const char *path = NULL, *figure = NULL, *libdir = NULL;
-  int ns[VALIDATE_MAX_SIZES], nsizes = 0, want = VALIDATE_DEFAULT_SIZES, det = 0, device = 0, allow_foreign = 0, c, seeded = 0;
+  cli_opts o = {.cmd = "validate", .options = opts, .help = help, .need_db = 1, .routine = SYMV_DSYMV, .uplo = 'L'};
+  const char *figure = NULL;
+  int ns[VALIDATE_MAX_SIZES], nsizes = 0, want = VALIDATE_DEFAULT_SIZES, allow_foreign = 0, c, seeded = 0;
   int stored = 0, replay = 0, sizes_given = 0, rounds = 3, rounds_given = 0;
-  char uplo = 'L';
   double timeout = 20;
   unsigned long long seed = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+  while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
-    case 'D': path = optarg; break;
-    case 'r':
-      if (cli_parse_routine("validate", optarg, &routine)) return SYMV_EXIT_USAGE;
-      break;
     case 's':
       sizes_given = 1;
       if (!strchr(optarg, ',')) {
@@ -116,47 +113,29 @@ static int run(int argc, char **argv)
       if (cli_parse_seed("validate", optarg, &seed)) return SYMV_EXIT_USAGE;
       seeded = 1;
       break;
-    case 'A':
-      if (cli_parse_atomics("validate", optarg, &det)) return SYMV_EXIT_USAGE;
-      break;
-    case 'd':
-      if (cli_parse_int("validate", "--device", optarg, 0, 1023, &device)) return SYMV_EXIT_USAGE;
-      break;
     case 't':
       if (cli_parse_double("validate", "--timeout", optarg, 1, 3600, &timeout)) return SYMV_EXIT_USAGE;
-      break;
-    case 'u':
-      if (strcmp(optarg, "L") && strcmp(optarg, "U"))
-        return cli_usage_error("validate", "invalid --uplo '%s' (L or U)", optarg);
-      uplo = optarg[0];
       break;
     case 'p': figure = optarg; break;
     case 'R':
       if (cli_parse_int("validate", "--rounds", optarg, 1, 10, &rounds)) return SYMV_EXIT_USAGE;
       rounds_given = 1;
       break;
-    case 'L':
-      if (!*optarg) return cli_usage_error("validate", "--lib needs a folder");
-      libdir = optarg;
-      break;
     case 'T': stored = 1; break;
     case 'P': replay = 1; break;
     case 'F': allow_foreign = 1; break;
-    case 'h': help(); return SYMV_EXIT_OK;
-    default: return cli_usage_error("validate", "unknown option");
     }
   }
-  if (optind < argc) return cli_usage_error("validate", "unexpected argument '%s'", argv[optind]);
-  if (!path) return cli_usage_error("validate", "--db FILE is required");
+  if (o.status != CLI_GO_ON) return o.status;
   for (int i = 0; i < nsizes; i++) { /* the device's memory is checked once the worker reports it */
     char why[200];
-    if (symv_problem_bytes(routine, ns[i], ns[i], 0, NULL, why, sizeof why))
+    if (symv_problem_bytes(o.routine, ns[i], ns[i], 0, NULL, why, sizeof why))
       return cli_usage_error("validate", "--sizes: %s", why);
   }
   const gp_format *fmt = NULL;
   if (figure) {
     if (!*figure) return cli_usage_error("validate", "--figure needs a file name");
-    if (cli_refuse_overwrite("validate", "--figure", figure, "the database", path)) return SYMV_EXIT_USAGE;
+    if (cli_refuse_overwrite("validate", "--figure", figure, "the database", o.db)) return SYMV_EXIT_USAGE;
     if (!(fmt = gp_format_of(figure))) {
       const char *dot = strrchr(figure, '.');
       char ext[64];
@@ -170,33 +149,28 @@ static int run(int argc, char **argv)
     return cli_usage_error("validate", "--%s measures nothing: --sizes, --seed and --rounds do not go with it",
                            stored ? "stored" : "replay");
   char libpath[PATH_MAX + 32] = "";
-  if (libdir) {
+  if (o.lib) {
     char given[PATH_MAX + 32];
     if (stored || replay)
       return cli_usage_error("validate", "--lib times the library: it does not go with --%s", stored ? "stored" : "replay");
-    snprintf(given, sizeof given, "%s/lib/libsymv.so", libdir);
+    snprintf(given, sizeof given, "%s/lib/libsymv.so", o.lib);
     if (!realpath(given, libpath) || access(libpath, R_OK))
       return cli_usage_error("validate", "--lib %s: no library at %s (`symvtune build --db FILE --out %s` makes one)",
-                             libdir, given, libdir);
+                             o.lib, given, o.lib);
     if (strpbrk(libpath, "\n\r") || strlen(libpath) > 4000)
       return cli_usage_error("validate", "--lib %s: the library's path is longer than 4000 bytes or breaks a line",
-                             libdir);
+                             o.lib);
   }
   if (!seeded) seed = (unsigned long long)time(NULL) * 6364136223846793005ull + 1442695040888963407ull;
 
-  db *d = NULL;
-  int rc = db_open(&d, path, stored || replay ? DB_READONLY : 0);
-  if (rc) {
-    fprintf(stderr, "symvtune validate: %s\n", db_errmsg(d));
-    db_close(d);
-    return SYMV_EXIT_ERROR;
-  }
-  const validate_opts o = {.mode = stored ? VALIDATE_STORED : replay ? VALIDATE_REPLAY : VALIDATE_MEASURE,
-                           .routine = routine, .uplo = uplo, .deterministic = det, .ns = ns, .nsizes = nsizes,
-                           .want = want, .seed = seed, .rounds = rounds, .device = device, .timeout_s = timeout,
-                           .allow_foreign = allow_foreign, .libpath = libpath, .dbpath = path};
+  db *d;
+  if (cli_open_db("validate", o.db, stored || replay ? DB_READONLY : 0, &d)) return SYMV_EXIT_ERROR;
+  const validate_opts vo = {.mode = stored ? VALIDATE_STORED : replay ? VALIDATE_REPLAY : VALIDATE_MEASURE,
+                            .routine = o.routine, .uplo = o.uplo, .deterministic = o.deterministic, .ns = ns,
+                            .nsizes = nsizes, .want = want, .seed = seed, .rounds = rounds, .device = o.device,
+                            .timeout_s = timeout, .allow_foreign = allow_foreign, .libpath = libpath, .dbpath = o.db};
   validate_result r;
-  int status = validate_run(d, &o, &r);
+  int status = validate_run(d, &vo, &r);
   if (status == VALIDATE_OK && figure &&
       validate_draw(figure, fmt, &r))
     status = SYMV_EXIT_ERROR;
