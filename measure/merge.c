@@ -17,6 +17,7 @@
 #include "shard.h"
 #include "sweep.h"
 #include "symv_error.h"
+#include "util.h"
 
 /* A refusal: message, then the merge is undone. */
 static int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -193,7 +194,8 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
       if (strcmp(a->space, b->space) || a->n != b->n)
         rc = refuse("%s: %s holds shard %d/%d of space %s (sizes %s) and %s shard %d/%d of space %s (sizes %s): not "
                     "one sweep (same --families, --wide, --sizes, --uplo, --hot and GPU model make the same space)",
-                    ro, a->source, a->k, a->n, a->space, a->sizes, b->source, b->k, b->n, b->space, b->sizes);
+                    ro, symv_shown(a->source).s, a->k, a->n, symv_shown(a->space).s, symv_shown(a->sizes).s, symv_shown(b->source).s, b->k,
+                    b->n, symv_shown(b->space).s, symv_shown(b->sizes).s);
     }
     if (rc || first < 0) continue;
     *any = 1;
@@ -204,7 +206,7 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
     for (size_t j = 0; j < nall && !rc; j++) {
       if (all[j].routine != r) continue;
       if (seen[all[j].k]++) rc = refuse("%s: shard %d/%d is in both %s and %s: each shard must be merged once", ro,
-                                        all[j].k, n, who[all[j].k], all[j].source);
+                                        all[j].k, n, symv_shown(who[all[j].k]).s, symv_shown(all[j].source).s);
       who[all[j].k] = all[j].source;
     }
     for (int i = 0; i < nin && !rc; i++)
@@ -266,7 +268,7 @@ static int check_membership(db *out, const db_shard *rows, size_t nrows, const i
       if (sweep_space_fingerprint(p, (long)n, ns, nsizes, row->uplo, row->hot, fp)) rc = MERGE_ERROR;
       else if (strcmp(fp, row->space))
         rc = refuse("%s: the shards' %zu candidates make up space %s, not the space %s they were cut from: a shard "
-                    "holds candidates of another space", ro, n, fp, row->space);
+                    "holds candidates of another space", ro, n, fp, symv_shown(row->space).s);
     }
     if (!rc && sweep_shard_assign(p, (long)n, row->n, shard, NULL)) rc = MERGE_ERROR;
     for (size_t j = 0; j < n && !rc; j++) {
@@ -318,8 +320,8 @@ int merge_shards(const char *path, char *const *paths, int nin, const merge_opts
     else if (strcmp(dv.name, dev0.name) || dv.cc_major != dev0.cc_major || dv.cc_minor != dev0.cc_minor ||
              dv.sm_count != dev0.sm_count)
       rc = refuse("%s was made on %s (compute capability %d.%d, %d SMs) but %s on %s (%d.%d, %d SMs): timings of two "
-                  "GPU models do not merge", paths[i], dv.name, dv.cc_major, dv.cc_minor, dv.sm_count, paths[0],
-                  dev0.name, dev0.cc_major, dev0.cc_minor, dev0.sm_count);
+                  "GPU models do not merge", paths[i], symv_shown(dv.name).s, dv.cc_major, dv.cc_minor, dv.sm_count,
+                  paths[0], symv_shown(dev0.name).s, dev0.cc_major, dev0.cc_minor, dev0.sm_count);
   }
   if (!rc) rc = check_shards(in, nin, paths, info, o->incomplete, &rows, &nrows, &any_shards);
   if (!rc) {
@@ -387,8 +389,8 @@ int merge_shards(const char *path, char *const *paths, int nin, const merge_opts
       if (j == 0 || rows[j].routine != rows[j - 1].routine)
         printf("  %s: shards of space %s (sizes %s, uplo %c%s), %lld candidates: run `symvtune sweep --db %s --routine "
                "%s --sizes %s` with the shards' other options for the dense stage\n", symv_routine_name(rows[j].routine),
-               rows[j].space, rows[j].sizes, rows[j].uplo, rows[j].hot ? ", hot" : "", rows[j].space_size, path,
-               symv_routine_name(rows[j].routine), rows[j].sizes);
+               symv_shown(rows[j].space).s, symv_shown(rows[j].sizes).s, rows[j].uplo, rows[j].hot ? ", hot" : "",
+               rows[j].space_size, path, symv_routine_name(rows[j].routine), symv_shown(rows[j].sizes).s);
   }
   free(in), free(info), free(rows), free(from);
   return rc;

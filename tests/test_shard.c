@@ -35,6 +35,7 @@
 #include "symv_error.h"
 #include "test_device.h"
 #include "test_util.h"
+#include "util.h"
 
 
 static void whole_space(int wide, symv_params **sp, long *n)
@@ -788,4 +789,49 @@ Test(validate, uplo_u_with_its_own_fit_is_stored, .init = setup, .fini = teardow
   cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--sizes", "5", NULL}), 4,
                "%s", out);
   cr_assert_not_null(strstr(out, "no fit"), "%s", out);
+}
+
+/* ---- merge: text from the databases on a terminal --------------------------- */
+
+/* Copies of the three shards' databases into t[k] (dir/tK.db), fresh each
+ * time, then sql run on copy k where k is in which (bit k). */
+static void tampered_copies(char p[3][128], char t[3][128], unsigned which, const char *sql)
+{
+  for (int k = 0; k < 3; k++) {
+    char cmd[400];
+    snprintf(t[k], 128, "%s/t%d.db", dir, k);
+    unlink(t[k]);
+    cr_assert_lt(snprintf(cmd, sizeof cmd, "cp '%s' '%s'", p[k], t[k]), (int)sizeof cmd);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    if (which >> k & 1) test_sql_exec(t[k], sql);
+  }
+}
+
+/* A device name, a shard's space, sizes and source holding ESC and BEL
+ * sequences reach merge's output (refused or merged) written \xHH: no byte
+ * below 0x20 but newline and tab. */
+Test(merge, text_a_database_holds_is_escaped_on_the_terminal, .init = setup, .fini = teardown, .timeout = 60)
+{
+  char p[3][128], t[3][128], m[160];
+  sweep_shards(p);
+  snprintf(m, sizeof m, "%s/m.db", dir);
+  static const struct {
+    unsigned which;
+    const char *sql, *says;
+  } cases[] = {
+    {2, "UPDATE device SET name = 'NVIDIA' || char(27) || ']0;owned' || char(7) || ' H100'", "two GPU models"},
+    {7, "UPDATE shard SET sizes = sizes || char(27) || '[31m' || char(7)", "--sizes"},
+    {2, "UPDATE shard SET space = substr(space, 1, 11) || char(27) || '[2J' || char(7)", "not one sweep"},
+    {2, "UPDATE shard SET source = 'm' || char(27) || '[5m.db', space = '0123456789abcdef'", "not one sweep"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    tampered_copies(p, t, cases[i].which, cases[i].sql);
+    unlink(m);
+    run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, t[0], t[1], t[2], NULL});
+    cr_assert_not_null(strstr(out, cases[i].says), "case %zu: %s", i, symv_shown(out).s);
+    cr_assert_not_null(strstr(out, "\\x1b"), "case %zu: the escape is not shown: %s", i, symv_shown(out).s);
+    for (const char *c = out; *c; c++)
+      cr_assert((unsigned char)*c >= 0x20 || *c == '\n' || *c == '\t', "case %zu: byte 0x%02x at %ld of the output: %s",
+                i, (unsigned char)*c, (long)(c - out), symv_shown(out).s);
+  }
 }
