@@ -835,3 +835,38 @@ Test(merge, text_a_database_holds_is_escaped_on_the_terminal, .init = setup, .fi
                 i, (unsigned char)*c, (long)(c - out), symv_shown(out).s);
   }
 }
+
+/* merge --incomplete checks every candidate's shard too, in the space
+ * rebuilt from the GPU's limits: a shard's file that holds a candidate of a
+ * missing shard is refused, and so is a set whose space cannot be rebuilt;
+ * the set as swept is taken. */
+Test(merge, an_incomplete_set_is_checked_against_its_rebuilt_space, .init = setup, .fini = teardown, .timeout = 60)
+{
+  char p[3][128], t[3][128], m[160], sql[600];
+  sweep_shards(p);
+  snprintf(m, sizeof m, "%s/m.db", dir);
+  char *const args[] = {"symvtune", "merge", "--db", m, t[0], t[1], "--incomplete", NULL};
+  tampered_copies(p, t, 0, NULL);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, args), 0, "%s", out);
+  cr_assert_not_null(strstr(out, "1 of the 3 shards missing (K = 2)"), "%s", out);
+  unlink(m);
+  /* shard 1's file with a measured candidate of the missing shard 2 */
+  snprintf(sql, sizeof sql, "ATTACH '%s' AS two; INSERT INTO candidate (routine, family, block_size, ux, multiplicity, "
+           "mx, status) SELECT routine, family, block_size, ux, multiplicity, mx, status FROM two.candidate "
+           "WHERE status = 'valid' LIMIT 1", p[2]);
+  tampered_copies(p, t, 2, sql);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, args), 1, "%s", out);
+  cr_assert_not_null(strstr(out, "shard 1/3, but the partition puts it in shard 2"), "%s", out);
+  cr_assert_neq(access(m, F_OK), 0);
+  /* a point of no space of lu */
+  tampered_copies(p, t, 2, "INSERT INTO candidate (routine, family, block_size, ux, multiplicity, mx, status) "
+                           "VALUES ('dsymv', 'lu', 96, 8, 1, 0, 'valid')");
+  cr_assert_eq(run_symvtune_all(out, sizeof out, args), 1, "%s", out);
+  cr_assert_not_null(strstr(out, "lu:96,8,1,0 came from"), "%s", out);
+  cr_assert_not_null(strstr(out, "no point of the space"), "%s", out);
+  /* a space no choice of families gives: not checked, refused */
+  tampered_copies(p, t, 3, "UPDATE shard SET space = '0123456789abcdef'");
+  cr_assert_eq(run_symvtune_all(out, sizeof out, args), 1, "%s", out);
+  cr_assert_not_null(strstr(out, "cannot be checked"), "%s", out);
+  cr_assert_neq(access(m, F_OK), 0);
+}
