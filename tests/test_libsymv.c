@@ -13,7 +13,8 @@
  * against cublasDsymv, linked -lsymv before -lcublas or run with
  * LD_PRELOAD, binds its call to libsymv; that a rule naming cuBLAS calls
  * cuBLAS (a stand-in, tests/cublas_standin.c) in the rule's atomics mode and
- * restores the handle's. With a GPU: libsymv against cuBLAS
+ * restores the handle's; that a call at either end of a rule, and past
+ * the first and the last, goes by that rule. With a GPU: libsymv against cuBLAS
  * and OpenBLAS over an argument grid like `symvtune check`'s in both pointer
  * modes, with the kernel each rule names checked by symvLastKernel; the
  * handle's atomics mode restored; two streams from two threads at once
@@ -374,26 +375,39 @@ static const char mode_prog_src[] =
  * cuBLAS in that mode whatever the handle's, and gives the handle its own
  * mode back. Without a GPU: cuBLAS is the stand-in of tests/cublas_standin.c,
  * linked between libsymv and libcublas. */
-Test(libsymv, cublas_rules_run_cublas_in_the_rules_mode, .init = need_lib, .timeout = 120)
+/* Compiles mode_prog_src, linked with libsymv and the stand-in cuBLAS,
+ * into a folder `name` of its own in the library's folder (tests run at
+ * once): the program's path into exe, its log's into log (512 bytes each). */
+static void mode_prog_build(const char *name, char *exe, char *log)
 {
-  const char *dir = libdir(), *cuda = fix_env("SYMV_TEST_CUDA_HOME", SYMV_TEST_CUDA_HOME);
+  const char *cuda = fix_env("SYMV_TEST_CUDA_HOME", SYMV_TEST_CUDA_HOME);
   const char *srcdir = fix_env("SYMV_TEST_SRCDIR", SYMV_TEST_SRCDIR);
-  char src[512], exe[512], log[512], cmd[4096], *text;
+  char dir[400], lib[512], src[600], cmd[4096], *text;
+  snprintf(lib, sizeof lib, "%s/lib/lib", libdir());
+  snprintf(dir, sizeof dir, "%s/%s", libdir(), name);
+  cr_assert(mkdir(dir, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
   snprintf(src, sizeof src, "%s/mode_prog.c", dir);
-  snprintf(exe, sizeof exe, "%s/mode_prog", dir);
-  snprintf(log, sizeof log, "%s/mode_prog.log", dir);
+  snprintf(exe, 512, "%s/mode_prog", dir);
+  snprintf(log, 512, "%s/mode_prog.log", dir);
   FILE *f = fopen(src, "w");
   cr_assert_not_null(f);
   fputs(mode_prog_src, f);
   cr_assert_eq(fclose(f), 0);
   snprintf(cmd, sizeof cmd,
            "cc -std=gnu11 -shared -fPIC -o '%s/libcublas_standin.so' '%s/tests/cublas_standin.c' -I'%s/include' && "
-           "cc -std=gnu11 -o '%s' '%s' -I'%s/include' -Wl,--no-as-needed -L'%s/lib/lib' -Wl,-rpath,'%s/lib/lib' "
+           "cc -std=gnu11 -o '%s' '%s' -I'%s/include' -Wl,--no-as-needed -L'%s' -Wl,-rpath,'%s' "
            "-lsymv -L'%s' -Wl,-rpath,'%s' -lcublas_standin -L'%s/lib64' -Wl,-rpath,'%s/lib64' -lcublas -lcudart",
-           dir, srcdir, cuda, exe, src, cuda, dir, dir, dir, dir, cuda, cuda);
+           dir, srcdir, cuda, exe, src, cuda, lib, lib, dir, dir, cuda, cuda);
   int rc = fix_sh(cmd, log, &text);
   cr_assert_eq(rc, 0, "%s\n%s", cmd, text);
   free(text);
+}
+
+Test(libsymv, cublas_rules_run_cublas_in_the_rules_mode, .init = need_lib, .timeout = 120)
+{
+  char exe[512], log[512], cmd[4096], *text;
+  mode_prog_build("modes", exe, log);
+  int rc;
   /* the fixture's rules: 'any' 301..700 cuBLAS, 2501..3200 cuBLAS with
    * atomics; deterministic 1501..4000 cuBLAS */
   static const struct {
@@ -1316,4 +1330,43 @@ Test(libsymv, wisdom_library_refuses_a_kernel_of_other_registers, .init = need_g
   cr_assert_not_null(strstr(text, "(fallback: kernel "), "%s", text);
   free(text);
   dlclose(l);
+}
+
+/* Dispatch at both ends of every rule of both sets, and past the first and
+ * the last: the call goes by the rule that holds n, else the nearest end
+ * one. Without a GPU (none is shown to the program) a rule naming cuBLAS
+ * calls the stand-in in its mode and the log names the rule; one naming a
+ * kernel falls back to cuBLAS as called. */
+Test(libsymv, dispatch_at_the_ends_of_every_rule, .init = need_lib, .timeout = 120)
+{
+  char exe[512], log[512], cmd[4096], *text;
+  mode_prog_build("ends", exe, log);
+  for (int det = 0; det < 2; det++) {
+    const fix_rule *rules = det ? fix_det_rules : fix_rules;
+    const int count = det ? FIX_NDET : FIX_NRULES, mode = det ? CUBLAS_ATOMICS_NOT_ALLOWED : CUBLAS_ATOMICS_ALLOWED;
+    for (int i = 0; i < count; i++) {
+      const fix_rule *r = &rules[i];
+      int ns[4], m = 0;
+      ns[m++] = r->n_start, ns[m++] = r->n_end;
+      if (i == 0) ns[m++] = r->n_start - 1;
+      if (i == count - 1) ns[m++] = r->n_end + 1;
+      for (int k = 0; k < m; k++) {
+        char want[160], rule[80];
+        const int atomics = r->cand < 0 && !strcmp(r->kernel, DB_KERNEL_CUBLAS_ATOMICS);
+        snprintf(cmd, sizeof cmd, "SYMV_LOG=1 CUDA_VISIBLE_DEVICES= '%s' %d %d", exe, ns[k], mode);
+        int rc = fix_sh(cmd, log, &text);
+        cr_assert_eq(rc, 0, "%s: exit %d\n%s", cmd, rc, text);
+        snprintf(want, sizeof want, "status 0 calls 1 seen %d after %d kernel %s\n",
+                 r->cand >= 0 ? mode : atomics ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED, mode,
+                 r->cand >= 0 ? "cublas" : r->kernel);
+        if (r->cand >= 0) snprintf(rule, sizeof rule, "(fallback: ");
+        else snprintf(rule, sizeof rule, "(%srule n %d..%d)", det ? "deterministic " : "", r->n_start, r->n_end);
+        cr_assert_not_null(strstr(text, want), "%s rules, n = %d: not by rule %d..%d (%s):\n%s",
+                           det ? "deterministic" : "'any'", ns[k], r->n_start, r->n_end, r->kernel, text);
+        cr_assert_not_null(strstr(text, rule), "%s rules, n = %d: not by rule %d..%d (%s):\n%s",
+                           det ? "deterministic" : "'any'", ns[k], r->n_start, r->n_end, r->kernel, text);
+        free(text);
+      }
+    }
+  }
 }
