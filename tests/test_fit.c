@@ -1832,14 +1832,15 @@ Test(fit, curves_are_drawn_within_the_fitted_range_only, .timeout = 120)
  * Hand-made curves, the atomics mode first. */
 Test(fit, the_faster_cublas_mode_is_the_baseline_at_each_n)
 {
+  static const char *const kernel[3] = {DB_KERNEL_CUBLAS_ATOMICS, DB_KERNEL_CUBLAS, DB_KERNEL_CANDIDATE};
   const int lo = 100, hi = 2000, N = hi - lo + 1;
   fit_curve cv[3];
   memset(cv, 0, sizeof cv);
-  snprintf(cv[0].kernel, sizeof cv[0].kernel, "%s", DB_KERNEL_CUBLAS_ATOMICS);
-  snprintf(cv[1].kernel, sizeof cv[1].kernel, "%s", DB_KERNEL_CUBLAS);
-  snprintf(cv[2].kernel, sizeof cv[2].kernel, "%s", DB_KERNEL_CANDIDATE);
+  for (int c = 0; c < 3; c++) {
+    snprintf(cv[c].kernel, sizeof cv[c].kernel, "%s", kernel[c]);
+    cv[c].lo = lo, cv[c].hi = hi, cv[c].pred_us = malloc(sizeof(double) * N);
+  }
   cv[2].cand.id = 3;
-  for (int c = 0; c < 3; c++) cv[c].lo = lo, cv[c].hi = hi, cv[c].pred_us = malloc(sizeof(double) * N);
   for (int j = 0; j < N; j++) {
     cv[0].pred_us[j] = 5.0 + 0.02 * j;
     cv[1].pred_us[j] = 10.0 + 0.01 * j;
