@@ -46,6 +46,24 @@ static void whole_space(int wide, symv_params **sp, long *n)
   cr_assert_eq(symv_space_enumerate(&o, &d, sp, n), 0);
 }
 
+/* A point of the space and its index there. */
+typedef struct {
+  symv_params p;
+  long i;
+} point_at;
+
+/* Order of the code a point shares with its compile unit: all but
+ * MULTIPLICITY (symv_params_same_code), then the index. */
+static int cmp_code(const void *x, const void *y)
+{
+  const point_at *a = x, *b = y;
+  const long ka[6] = {a->p.routine, a->p.family, a->p.block_size, a->p.ux, a->p.mx, a->i};
+  const long kb[6] = {b->p.routine, b->p.family, b->p.block_size, b->p.ux, b->p.mx, b->i};
+  for (int k = 0; k < 6; k++)
+    if (ka[k] != kb[k]) return ka[k] < kb[k] ? -1 : 1;
+  return 0;
+}
+
 Test(shard, every_point_in_one_shard_units_whole_costs_within_the_bound)
 {
   symv_params *sp;
@@ -53,6 +71,9 @@ Test(shard, every_point_in_one_shard_units_whole_costs_within_the_bound)
   whole_space(0, &sp, &n);
   cr_assert_gt(n, 17000);
   int *shard = malloc(sizeof *shard * (size_t)n);
+  point_at *by_code = malloc(sizeof *by_code * (size_t)n);
+  for (long i = 0; i < n; i++) by_code[i] = (point_at){sp[i], i};
+  qsort(by_code, (size_t)n, sizeof *by_code, cmp_code);
   static const int counts[] = {1, 2, 3, 7, 16, 64};
   for (size_t t = 0; t < sizeof counts / sizeof *counts; t++) {
     int N = counts[t];
@@ -63,34 +84,29 @@ Test(shard, every_point_in_one_shard_units_whole_costs_within_the_bound)
       cr_assert(shard[i] >= 0 && shard[i] < N, "point %ld in shard %d of %d", i, shard[i], N);
       members[shard[i]]++;
     }
-    /* compile units (same code) whole, and each shard's cost from its units */
-    for (long i = 0; i < n; i++) {
-      long first = -1, count = 0;
-      for (long j = 0; j < n; j++)
-        if (symv_params_same_code(&sp[i], &sp[j])) {
-          if (first < 0) first = j;
-          count++;
-          cr_assert_eq(shard[j], shard[i], "a compile unit split between shards %d and %d", shard[i], shard[j]);
-        }
-      if (first == i) {
-        double c = sweep_unit_cost(&sp[i], count);
-        recomputed[shard[i]] += c;
-        maxunit = fmax(maxunit, c);
-      }
-      if (i > 2000) break; /* O(n^2): a sample of the units is enough for the check of wholeness */
+    /* compile units (same code) whole, and each shard's cost from its
+     * units: the points sorted by their code, each run a unit */
+    for (long r = 0, e; r < n; r = e) {
+      for (e = r + 1; e < n && symv_params_same_code(&by_code[r].p, &by_code[e].p); e++)
+        cr_assert_eq(shard[by_code[e].i], shard[by_code[r].i], "N %d: a compile unit split between shards %d and %d",
+                     N, shard[by_code[r].i], shard[by_code[e].i]);
+      double c = sweep_unit_cost(&by_code[r].p, e - r);
+      recomputed[shard[by_code[r].i]] += c;
+      maxunit = fmax(maxunit, c);
     }
     double lo = INFINITY, hi = 0, total = 0;
     for (int s = 0; s < N; s++) {
       lo = fmin(lo, cost[s]), hi = fmax(hi, cost[s]), total += cost[s];
       cr_assert_gt(members[s], 0, "shard %d of %d is empty", s, N);
+      cr_assert_float_eq(cost[s], recomputed[s], 1e-9 * recomputed[s], "N %d: shard %d costs %g, its units %g", N, s,
+                         cost[s], recomputed[s]);
     }
     /* the stated bound: any two shards within the costliest unit */
     for (long i = 0; i < n; i++) maxunit = fmax(maxunit, sweep_unit_cost(&sp[i], 10));
     cr_assert_leq(hi - lo, maxunit + 1e-9, "N %d: costs %g..%g differ by more than a unit (%g)", N, lo, hi, maxunit);
     if (N > 1) cr_assert_lt(hi / (total / N), 1.02, "N %d: the costliest shard is %g of the mean", N, hi / (total / N));
-    (void)recomputed;
   }
-  free(shard);
+  free(shard), free(by_code);
   free(sp);
 }
 
