@@ -19,7 +19,7 @@ tests_test_params_SOURCES = tests/test_params.c
 tests_test_params_CFLAGS = $(TEST_CFLAGS)
 tests_test_params_LDADD = $(TEST_CORE_LIBS)
 
-tests_test_reference_SOURCES = tests/test_reference.c
+tests_test_reference_SOURCES = tests/test_reference.c tests/test_util.c tests/test_util.h
 tests_test_reference_CFLAGS = $(TEST_CFLAGS)
 tests_test_reference_LDADD = $(TEST_CORE_LIBS)
 
@@ -27,7 +27,7 @@ tests_test_compile_SOURCES = tests/test_compile.c tests/test_util.c tests/test_u
 tests_test_compile_CFLAGS = $(TEST_CFLAGS)
 tests_test_compile_LDADD = $(TEST_CORE_LIBS)
 
-tests_test_kernels_SOURCES = tests/test_kernels.c
+tests_test_kernels_SOURCES = tests/test_kernels.c tests/test_util.c tests/test_util.h
 tests_test_kernels_CFLAGS = $(TEST_CFLAGS)
 tests_test_kernels_LDADD = $(TEST_CORE_LIBS)
 AM_TESTS_ENVIRONMENT = CRITERION_VERBOSITY_LEVEL=1; export CRITERION_VERBOSITY_LEVEL;

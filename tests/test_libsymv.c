@@ -39,7 +39,6 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
-#include <time.h>
 #include "gpu.h"
 #include "params.h"
 #include "reference.h"
@@ -467,8 +466,8 @@ static long bpos(int n, int inc, int i) { return inc > 0 ? (long)i * inc : (long
 Test(libsymv, matches_cublas_and_openblas_over_the_grid, .init = need_gpu, .timeout = 600)
 {
   static const int sizes[] = {1, 17, 100, 500, 1000, 2000, 2900, 3500, 4500};
-  unsigned long long seed = (unsigned long long)time(NULL) * 2862933555777941757ull + 1;
-  cr_log_info("seed %llu", seed);
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   cublasHandle_t ref, h;
   cr_assert_eq(cublasCreate(&ref), CUBLAS_STATUS_SUCCESS);
   cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
@@ -537,8 +536,8 @@ Test(libsymv, matches_cublas_and_openblas_over_the_grid, .init = need_gpu, .time
           cublasStatus_t st = symv(h, fill, n, mode ? ds : &s[0], dA, lda, xin, cb->incx, mode ? ds + 1 : &s[1], dy,
                                    cb->incy);
           char what[200];
-          snprintf(what, sizeof what, "n=%d uplo=%c lda=%d incx=%d incy=%d alpha=%g beta=%g %s pointers", n, uplo,
-                   lda, cb->incx, cb->incy, cb->alpha, cb->beta, mode ? "device" : "host");
+          snprintf(what, sizeof what, "n=%d uplo=%c lda=%d incx=%d incy=%d alpha=%g beta=%g %s pointers (seed %llu)",
+                   n, uplo, lda, cb->incx, cb->incy, cb->alpha, cb->beta, mode ? "device" : "host", seed0);
           cr_assert_eq(st, CUBLAS_STATUS_SUCCESS, "%s: status %d", what, (int)st);
           cr_assert_str_eq(last_kernel(), want, "%s: ran %s, the rule says %s", what, last_kernel(), want);
           cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "%s: kernel failed", what);
@@ -703,17 +702,18 @@ Test(libsymv, concurrent_threads_and_streams, .init = need_gpu, .timeout = 300)
 {
   worker_arg w[3];
   memset(w, 0, sizeof w);
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
   for (int t = 0; t < 3; t++) {
     w[t].use_default_stream = t == 2;
     w[t].fn = t == 1 ? symv_cublas_entry : symv;
     w[t].last = last_kernel;
-    w[t].seed = 1000003ull * (t + 1) + (unsigned long long)time(NULL);
+    w[t].seed = 1000003ull * (t + 1) + seed0;
     for (int k = 0; k < 4; k++) expected_kernel(thread_sizes[k], w[t].want[k], sizeof w[t].want[k]);
   }
   pthread_t th[3];
   for (int t = 0; t < 3; t++) cr_assert_eq(pthread_create(&th[t], NULL, worker, &w[t]), 0);
   for (int t = 0; t < 3; t++) pthread_join(th[t], NULL);
-  for (int t = 0; t < 3; t++) cr_expect_str_eq(w[t].msg, "", "thread %d: %s", t, w[t].msg);
+  for (int t = 0; t < 3; t++) cr_expect_str_eq(w[t].msg, "", "thread %d: %s (seed %llu)", t, w[t].msg, seed0);
   cr_assert_str_eq(last_kernel(), "", "symvLastKernel is not per thread");
 }
 
@@ -948,8 +948,8 @@ static void *noise(void *varg)
 Test(libsymv, default_atomics_mode_gives_the_same_bits_every_call, .init = need_gpu, .timeout = 300)
 {
   static const int sizes[] = {300, 1200, 3000}; /* lu, lu, cuBLAS without atomics */
-  unsigned long long seed = (unsigned long long)time(NULL) * 6364136223846793005ull + 1442695040888963407ull;
-  cr_log_info("seed %llu", seed);
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   noise_arg na = {0};
   pthread_t th;
   cr_assert_eq(pthread_create(&th, NULL, noise, &na), 0);
@@ -970,14 +970,14 @@ Test(libsymv, default_atomics_mode_gives_the_same_bits_every_call, .init = need_
       cr_assert_eq(symv(h, CUBLAS_FILL_MODE_LOWER, n, &alpha, dA, n, dx, 1, &beta, dy, 1), CUBLAS_STATUS_SUCCESS);
       cr_assert_str_eq(last_kernel(), want, "n = %d: the default mode ran %s", n, last_kernel());
       cr_assert_eq(cudaMemcpy(call ? y : first, dy, sizeof(double) * n, cudaMemcpyDeviceToHost), cudaSuccess);
-      if (call) cr_assert_eq(memcmp(y, first, sizeof(double) * n), 0, "n = %d (%s): call %d differs in its bits", n,
-                             want, call);
+      if (call) cr_assert_eq(memcmp(y, first, sizeof(double) * n), 0, "n = %d (%s): call %d differs in its bits (seed "
+                             "%llu)", n, want, call, seed0);
     }
     /* and the bits are right: a scaled residual against OpenBLAS */
     memcpy(yref, y0, sizeof(double) * n);
     symv_ref(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, yref, 1);
     double res = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, y0, first, yref, 1);
-    cr_assert(res >= 0 && res <= SYMV_RESIDUAL_TOL, "n = %d: scaled residual %g", n, res);
+    cr_assert(res >= 0 && res <= SYMV_RESIDUAL_TOL, "n = %d: scaled residual %g (seed %llu)", n, res, seed0);
     cudaFree(dA), cudaFree(dx), cudaFree(dy);
     free(A), free(x), free(y0), free(first), free(y), free(yref);
   }
@@ -996,8 +996,8 @@ Test(libsymv, default_atomics_mode_gives_the_same_bits_every_call, .init = need_
 Test(libsymv, a_captured_call_replays_right, .init = need_gpu, .timeout = 120)
 {
   const int n = 1000;
-  unsigned long long seed = (unsigned long long)time(NULL) * 2862933555777941757ull + 3037000493ull;
-  cr_log_info("seed %llu", seed);
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   char want[64];
   expected_kernel(n, want, sizeof want);
   cr_assert_not_null(strstr(want, "atomic_red"), "the fixture's rule at n = %d is %s, not atomic_red", n, want);
@@ -1026,7 +1026,8 @@ Test(libsymv, a_captured_call_replays_right, .init = need_gpu, .timeout = 120)
     memcpy(yref, y0, sizeof(double) * n);                                                                           \
     symv_ref(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, yref, 1);                                               \
     double res = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, y0, y, yref, 1);                      \
-    cr_assert(res >= 0 && res <= SYMV_RESIDUAL_TOL, "%s, round %d: scaled residual %g", what, round, res);          \
+    cr_assert(res >= 0 && res <= SYMV_RESIDUAL_TOL, "%s, round %d: scaled residual %g (seed %llu)", what, round,    \
+              res, seed0);                                                                                          \
   } while (0)
   FRESH_Y();
   cr_assert_eq(symv(h, CUBLAS_FILL_MODE_LOWER, n, &alpha, dA, n, dx, 1, &beta, dy, 1), CUBLAS_STATUS_SUCCESS);
@@ -1158,8 +1159,8 @@ static void *load_wisdom_lib(const char *files, const char *name, char *logpath,
  * served by `want`; its residual against OpenBLAS and against cuBLAS. */
 static void call_checked(dsymv_fn fn, last_fn last, cublasHandle_t h, int n, const char *want)
 {
-  static unsigned long long seed;
-  if (!seed) seed = (unsigned long long)time(NULL) * 6364136223846793005ull + 1442695040888963407ull;
+  static unsigned long long seed0, seed;
+  if (!seed0) seed0 = seed = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
   const int lda = n + 2, incy = -2;
   const long ylen = span(n, incy);
   double alpha = 0.75, beta = -0.5;
@@ -1187,8 +1188,8 @@ static void call_checked(dsymv_fn fn, last_fn last, cublasHandle_t h, int n, con
   cudaMemcpy(y, dy, sizeof(double) * ylen, cudaMemcpyDeviceToHost);
   double r1 = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, lda, x, 1, &beta, y0, y, yref, incy);
   double r2 = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, lda, x, 1, &beta, y0, y, ycub, incy);
-  cr_expect(r1 <= 4.0, "n=%d (%s): residual %.3g against OpenBLAS", n, want, r1);
-  cr_expect(r2 <= 4.0, "n=%d (%s): residual %.3g against cuBLAS", n, want, r2);
+  cr_expect(r1 <= 4.0, "n=%d (%s): residual %.3g against OpenBLAS (seed %llu)", n, want, r1, seed0);
+  cr_expect(r2 <= 4.0, "n=%d (%s): residual %.3g against cuBLAS (seed %llu)", n, want, r2, seed0);
   cudaFree(dA), cudaFree(dx), cudaFree(dy);
   free(A), free(x), free(y0), free(yref), free(ycub), free(y);
 }
