@@ -207,3 +207,10 @@ char *symv_escape(const char *s, char *buf, size_t size)
   buf[k] = 0;
   return buf;
 }
+
+symv_shown_text symv_shown(const char *s)
+{
+  symv_shown_text t;
+  symv_escape(s, t.s, sizeof t.s);
+  return t;
+}

@@ -91,4 +91,17 @@ int symv_replace_file(const char *src, const char *dst);
  *  retitle a terminal. NULL reads as "". Returns buf. */
 char *symv_escape(const char *s, char *buf, size_t size);
 
+/** symv_shown_text: room for a text of up to 512 bytes escaped whole (4
+ *  bytes each, and the NUL). */
+typedef struct {
+  char s[4 * 512 + 1];
+} symv_shown_text;
+
+/** symv_shown: s as symv_escape writes it (cut to fit symv_shown_text),
+ *  for a message's arguments: `printf("%s", symv_shown(name).s)`. The text
+ *  lives until the end of the full expression that calls symv_shown, so
+ *  that one message can show several texts read from files (a database's
+ *  device name, a shard's space, sizes and source). */
+symv_shown_text symv_shown(const char *s);
+
 #endif

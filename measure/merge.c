@@ -15,8 +15,10 @@
 #include "params.h"
 #include "routine.h"
 #include "shard.h"
+#include "space.h"
 #include "sweep.h"
 #include "symv_error.h"
+#include "util.h"
 
 /* A refusal: message, then the merge is undone. */
 static int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -193,7 +195,8 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
       if (strcmp(a->space, b->space) || a->n != b->n)
         rc = refuse("%s: %s holds shard %d/%d of space %s (sizes %s) and %s shard %d/%d of space %s (sizes %s): not "
                     "one sweep (same --families, --wide, --sizes, --uplo, --hot and GPU model make the same space)",
-                    ro, a->source, a->k, a->n, a->space, a->sizes, b->source, b->k, b->n, b->space, b->sizes);
+                    ro, symv_shown(a->source).s, a->k, a->n, symv_shown(a->space).s, symv_shown(a->sizes).s, symv_shown(b->source).s, b->k,
+                    b->n, symv_shown(b->space).s, symv_shown(b->sizes).s);
     }
     if (rc || first < 0) continue;
     *any = 1;
@@ -204,7 +207,7 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
     for (size_t j = 0; j < nall && !rc; j++) {
       if (all[j].routine != r) continue;
       if (seen[all[j].k]++) rc = refuse("%s: shard %d/%d is in both %s and %s: each shard must be merged once", ro,
-                                        all[j].k, n, who[all[j].k], all[j].source);
+                                        all[j].k, n, symv_shown(who[all[j].k]).s, symv_shown(all[j].source).s);
       who[all[j].k] = all[j].source;
     }
     for (int i = 0; i < nin && !rc; i++)
@@ -234,11 +237,62 @@ static int check_shards(db **in, int nin, char *const *paths, input_info *info, 
   return rc;
 }
 
+/* The space `row` (of routine r) was cut from, rebuilt without the
+ * shards: the points symv_space_enumerate gives on the limits of the GPU
+ * whose fingerprint is dev for a choice of families and width, as many as
+ * row->space_size, whose fingerprint with the sizes ns[0..nsizes), row->uplo
+ * and row->hot is row->space. The shard record does not say which families
+ * and width the sweep took: every set of tunable families that holds
+ * `present` (a bit per family: those of the candidates at hand) is tried,
+ * fewest families first, each narrow then wide. *space is malloc'd (free()),
+ * or NULL (*nspace 0) where no choice gives the space. 0 or
+ * SYMV_NO_MEMORY. */
+static int rebuild_space(const db_shard *row, symv_routine r, const db_device *dev, unsigned present, const int *ns,
+                         int nsizes, symv_params **space, long *nspace)
+{
+  symv_device_info d;
+  sweep_limits_of(dev, &d);
+  /* no point has a MULTIPLICITY above this (symv_params_check), whatever
+   * the fingerprint says: the wide space's walk stops there */
+  if (d.max_blocks_per_sm > SYMV_MULTIPLICITY_MAX) d.max_blocks_per_sm = SYMV_MULTIPLICITY_MAX;
+  unsigned tunable = 0;
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++)
+    if (symv_family_tunable((symv_family)f)) tunable |= 1u << f;
+  *space = NULL, *nspace = 0;
+  for (int size = __builtin_popcount(present); size <= __builtin_popcount(tunable); size++)
+    for (unsigned set = 1; set <= tunable; set++) {
+      if ((set & ~tunable) || (set & present) != present || __builtin_popcount(set) != size) continue;
+      for (int wide = 0; wide < 2; wide++) {
+        symv_space_opts o = {{0}, wide};
+        for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = set >> f & 1;
+        if (symv_space_count(&o, &d) != row->space_size) continue;
+        symv_params *v;
+        long nv;
+        char fp[17];
+        if (symv_space_enumerate(&o, &d, &v, &nv)) return SYMV_NO_MEMORY;
+        for (long i = 0; i < nv; i++) v[i].routine = r;
+        if (sweep_space_fingerprint(v, nv, ns, nsizes, row->uplo, row->hot, fp)) {
+          free(v);
+          return SYMV_NO_MEMORY;
+        }
+        if (!strcmp(fp, row->space)) {
+          *space = v, *nspace = nv;
+          return 0;
+        }
+        free(v);
+      }
+    }
+  return 0;
+}
+
 /* Every candidate of a sharded routine must lie in the shard its input
- * says (recomputed from the union of the candidates, sweep_shard_assign);
- * a complete set must make up the space its fingerprint names. */
+ * says, in the cut (sweep_shard_of) of the space the shards were cut from:
+ * for a complete set, the union of their candidates, which must make up
+ * the space their fingerprint names; for an incomplete one, the space
+ * rebuilt from the GPU's limits (rebuild_space), refused where it cannot
+ * be. dev: the inputs' device fingerprint. */
 static int check_membership(db *out, const db_shard *rows, size_t nrows, const int *from, long long nfrom,
-                            const input_info *info, char *const *paths)
+                            const input_info *info, char *const *paths, const db_device *dev)
 {
   for (int q = 0; q < SYMV_ROUTINE_COUNT; q++) {
     const symv_routine r = symv_routine_order(q);
@@ -250,34 +304,51 @@ static int check_membership(db *out, const db_shard *rows, size_t nrows, const i
         if (!row) row = &rows[j];
         present++; /* each shard once: check_shards made sure */
       }
-    if (!row || present < row->n) continue; /* an incomplete set cuts differently: nothing to compare with */
+    if (!row) continue;
     db_candidate *list = NULL;
     size_t n = 0;
     if (db_list_candidates(out, r, -1, DB_ANY_FAMILY, &list, &n)) return MERGE_ERROR;
-    symv_params *p = malloc(sizeof *p * (n ? n : 1));
+    symv_params *p = malloc(sizeof *p * (n ? n : 1)), *space = p;
+    long nspace = (long)n;
     int *shard = malloc(sizeof *shard * (n ? n : 1));
     int ns[64], nsizes = 0, rc = p && shard ? 0 : MERGE_ERROR;
-    for (size_t j = 0; j < n && !rc; j++) p[j] = list[j].p;
-    if (!rc) { /* first: the union must be the space, or the cut below means nothing */
-      char fp[17], sizes[sizeof row->sizes];
-      snprintf(sizes, sizeof sizes, "%s", row->sizes);
-      for (char *save = NULL, *t = strtok_r(sizes, ",", &save); t && nsizes < 64; t = strtok_r(NULL, ",", &save))
-        ns[nsizes++] = atoi(t);
+    unsigned families = 0;
+    for (size_t j = 0; j < n && !rc; j++) {
+      p[j] = list[j].p;
+      if (symv_family_tunable(p[j].family)) families |= 1u << p[j].family;
+    }
+    char sizes[sizeof row->sizes];
+    snprintf(sizes, sizeof sizes, "%s", row->sizes);
+    for (char *save = NULL, *t = strtok_r(sizes, ",", &save); t && nsizes < 64; t = strtok_r(NULL, ",", &save))
+      ns[nsizes++] = atoi(t);
+    if (!rc && present == row->n) { /* the union must be the space, or the cut below means nothing */
+      char fp[17];
       if (sweep_space_fingerprint(p, (long)n, ns, nsizes, row->uplo, row->hot, fp)) rc = MERGE_ERROR;
       else if (strcmp(fp, row->space))
         rc = refuse("%s: the shards' %zu candidates make up space %s, not the space %s they were cut from: a shard "
-                    "holds candidates of another space", ro, n, fp, row->space);
+                    "holds candidates of another space", ro, n, fp, symv_shown(row->space).s);
+    } else if (!rc) {
+      if (rebuild_space(row, r, dev, families, ns, nsizes, &space, &nspace)) rc = MERGE_ERROR;
+      else if (!space)
+        rc = refuse("%s: %d of the %d shards are here, and no choice of --families and --wide on this GPU model "
+                    "gives their space %s (%lld candidates): which shard each candidate belongs to cannot be "
+                    "checked; merge all %d shards", ro, present, row->n, symv_shown(row->space).s, row->space_size,
+                    row->n);
     }
-    if (!rc && sweep_shard_assign(p, (long)n, row->n, shard, NULL)) rc = MERGE_ERROR;
+    if (!rc && sweep_shard_of(space, nspace, row->n, p, (long)n, shard)) rc = MERGE_ERROR;
     for (size_t j = 0; j < n && !rc; j++) {
       int i = list[j].id < nfrom ? from[list[j].id] : -1;
       if (i < 0 || !symv_family_tunable(p[j].family) || info[i].k[r] < 0) continue; /* pending, test family, or an input of several shards */
       char point[64];
       symv_params_format(&p[j], point, sizeof point);
-      if (shard[j] != info[i].k[r])
+      if (shard[j] < 0)
+        rc = refuse("%s:%s came from %s, but it is no point of the space %s the shards were cut from", ro, point,
+                    paths[i], symv_shown(row->space).s);
+      else if (shard[j] != info[i].k[r])
         rc = refuse("%s:%s came from %s, shard %d/%d, but the partition puts it in shard %d: the shards were not cut "
                     "from this space", ro, point, paths[i], info[i].k[r], row->n, shard[j]);
     }
+    if (space != p) free(space);
     free(list), free(p), free(shard);
     if (rc) return rc;
   }
@@ -318,8 +389,8 @@ int merge_shards(const char *path, char *const *paths, int nin, const merge_opts
     else if (strcmp(dv.name, dev0.name) || dv.cc_major != dev0.cc_major || dv.cc_minor != dev0.cc_minor ||
              dv.sm_count != dev0.sm_count)
       rc = refuse("%s was made on %s (compute capability %d.%d, %d SMs) but %s on %s (%d.%d, %d SMs): timings of two "
-                  "GPU models do not merge", paths[i], dv.name, dv.cc_major, dv.cc_minor, dv.sm_count, paths[0],
-                  dev0.name, dev0.cc_major, dev0.cc_minor, dev0.sm_count);
+                  "GPU models do not merge", paths[i], symv_shown(dv.name).s, dv.cc_major, dv.cc_minor, dv.sm_count,
+                  paths[0], symv_shown(dev0.name).s, dev0.cc_major, dev0.cc_minor, dev0.sm_count);
   }
   if (!rc) rc = check_shards(in, nin, paths, info, o->incomplete, &rows, &nrows, &any_shards);
   if (!rc) {
@@ -359,7 +430,7 @@ int merge_shards(const char *path, char *const *paths, int nin, const merge_opts
       fprintf(stderr, "symvtune merge: %s\n", db_errmsg(out));
       rc = MERGE_ERROR;
     }
-  if (!rc && any_shards) rc = check_membership(out, rows, nrows, from, nfrom, info, paths);
+  if (!rc && any_shards) rc = check_membership(out, rows, nrows, from, nfrom, info, paths, &dev0);
   db_counts cnt = {0};
   if (!rc && db_count_candidates(out, DB_ANY_ROUTINE, DB_ANY_FAMILY, &cnt)) rc = MERGE_ERROR;
   if (!rc && o->check_complete && cnt.by_status[DB_PENDING] > 0)
@@ -387,8 +458,8 @@ int merge_shards(const char *path, char *const *paths, int nin, const merge_opts
       if (j == 0 || rows[j].routine != rows[j - 1].routine)
         printf("  %s: shards of space %s (sizes %s, uplo %c%s), %lld candidates: run `symvtune sweep --db %s --routine "
                "%s --sizes %s` with the shards' other options for the dense stage\n", symv_routine_name(rows[j].routine),
-               rows[j].space, rows[j].sizes, rows[j].uplo, rows[j].hot ? ", hot" : "", rows[j].space_size, path,
-               symv_routine_name(rows[j].routine), rows[j].sizes);
+               symv_shown(rows[j].space).s, symv_shown(rows[j].sizes).s, rows[j].uplo, rows[j].hot ? ", hot" : "",
+               rows[j].space_size, path, symv_routine_name(rows[j].routine), symv_shown(rows[j].sizes).s);
   }
   free(in), free(info), free(rows), free(from);
   return rc;

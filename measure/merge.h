@@ -9,13 +9,18 @@
  * fingerprint, as db_check_device compares it) and, where they are shards,
  * from one space (families, width, sizes, uplo, hot): each shard once, and
  * all of them unless incomplete; every candidate must lie in the shard its
- * database says (shard.h). Output: a new database holding their
- * candidates with their fate and timings, and the cuBLAS baselines (those
- * of the first input that has them; the others' are compared with them).
+ * database says (shard.h), in the cut of the space the shards make up or,
+ * with shards missing, of the space rebuilt from the GPU's limits (the
+ * families and width whose space has the recorded fingerprint); a set
+ * whose space cannot be rebuilt is refused. Output: a new database holding
+ * their candidates with their fate and timings, and the cuBLAS baselines
+ * (those of the first input that has them; the others' are compared with
+ * them).
  * A candidate measured in two inputs is a conflict. Fits are not copied.
  *
  * Errors: MERGE_REFUSED (a foreign device, another space, a shard missing
- * or twice, conflicting measurements, pending candidates with
+ * or twice, a candidate outside its shard, an incomplete set whose space
+ * cannot be rebuilt, conflicting measurements, pending candidates with
  * check_complete) and MERGE_ERROR (a database or system error), each after
  * a message on stderr; then nothing is left of the output file.
  */

@@ -100,6 +100,28 @@ int sweep_shard_assign(const symv_params *space, long n, int nshards, int *shard
   return 0;
 }
 
+int sweep_shard_of(const symv_params *space, long n, int nshards, const symv_params *pts, long m, int *shard)
+{
+  if (n < 0 || m < 0 || nshards < 1 || nshards > SWEEP_SHARDS_MAX) return SYMV_INVALID_VALUE;
+  long nt = 0;
+  ref *idx = sorted_points(space, n, &nt);
+  int *cut = malloc(sizeof *cut * (size_t)(n ? n : 1));
+  int rc = idx && cut ? sweep_shard_assign(space, n, nshards, cut, NULL) : SYMV_NO_MEMORY;
+  for (long j = 0; j < m && !rc; j++) {
+    shard[j] = symv_family_tunable(pts[j].family) ? -1 : 0;
+    long lo = 0, hi = nt; /* idx[lo..hi) may hold pts[j] */
+    while (shard[j] < 0 && lo < hi) {
+      long mid = lo + (hi - lo) / 2;
+      int c = cmp_point(idx[mid].p, &pts[j]);
+      if (c == 0) shard[j] = cut[idx[mid].i];
+      else if (c < 0) lo = mid + 1;
+      else hi = mid;
+    }
+  }
+  free(idx), free(cut);
+  return rc;
+}
+
 static unsigned long long fnv(unsigned long long h, const void *data, size_t len)
 {
   const unsigned char *p = data;

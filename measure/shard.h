@@ -38,6 +38,13 @@ double sweep_unit_cost(const symv_params *p, long count);
  *  1..SWEEP_SHARDS_MAX, n < 0), SYMV_NO_MEMORY. */
 int sweep_shard_assign(const symv_params *space, long n, int nshards, int *shard, double *cost);
 
+/** sweep_shard_of: the shard that the cut of `space` (n points, as
+ *  sweep_shard_assign cuts it into nshards) gives each of the m points
+ *  pts[], into shard[] (m entries): a point of a tunable family that is
+ *  not in space gets -1, a point of a non-tunable family 0. Errors: as
+ *  sweep_shard_assign (m < 0 too). */
+int sweep_shard_of(const symv_params *space, long n, int nshards, const symv_params *pts, long m, int *shard);
+
 /** sweep_space_fingerprint: a 64-bit FNV-1a hash of a sweep's space, as 16
  *  lower-case hex digits and a NUL in out (17 bytes): the set of tunable
  *  points of `space` (order does not matter), their routine, and the sizes

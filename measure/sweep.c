@@ -183,6 +183,20 @@ void sweep_fingerprint_of(const symv_device_info *d, double copy_gbs, db_device 
   out->copy_gbs = copy_gbs;
 }
 
+void sweep_limits_of(const db_device *fp, symv_device_info *d)
+{
+  memset(d, 0, sizeof *d);
+  snprintf(d->name, sizeof d->name, "%s", fp->name);
+  d->cc_major = fp->cc_major, d->cc_minor = fp->cc_minor, d->sm_count = fp->sm_count;
+  d->l2_bytes = fp->l2_bytes > 0 ? (size_t)fp->l2_bytes : 0;
+  d->mem_clock_khz = fp->mem_clock_khz, d->bus_width_bits = fp->bus_width_bits;
+  d->smem_per_sm = fp->smem_per_sm > 0 ? (size_t)fp->smem_per_sm : 0;
+  d->smem_per_block_optin = fp->smem_per_block_optin > 0 ? (size_t)fp->smem_per_block_optin : 0;
+  d->regs_per_sm = fp->regs_per_sm, d->max_blocks_per_sm = fp->max_blocks_per_sm;
+  d->max_threads_per_sm = fp->max_threads_per_sm;
+  d->driver_version = fp->driver_version, d->runtime_version = fp->runtime_version;
+}
+
 /* "meas N MEDIAN MIN MAX BATCHES CALLS RESID" */
 static int parse_meas(const char *line, symv_routine ro, db_measurement *m, char uplo, int hot, db_stage stage)
 {

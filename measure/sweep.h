@@ -69,6 +69,14 @@ void sweep_device_fingerprint(const sweep_worker *w, db_device *out);
  *  copy_gbs (GB/s; 0: not measured). */
 void sweep_fingerprint_of(const symv_device_info *d, double copy_gbs, db_device *out);
 
+/** sweep_limits_of: the limits of the GPU whose fingerprint is fp, as far
+ *  as it records them (name, compute capability, SM count, shared memory
+ *  per SM and opt-in per block, registers, blocks and threads per SM, L2,
+ *  memory clock and bus, driver and runtime); the rest of *d is 0. Enough
+ *  for symv_space_enumerate, which is how `merge` rebuilds a sweep's space
+ *  without the GPU; not for symv_static_filter. */
+void sweep_limits_of(const db_device *fp, symv_device_info *d);
+
 /** sweep_worker_times: has worker w time one kernel at the nsizes sizes ns,
  *  nothing stored: `what` is "base cublas", "base cublas_atomics" or
  *  "cand P" (P as symv_params_format writes it; the worker compiles it,

@@ -13,6 +13,7 @@
 #include "sweep.h"
 #include "sweep_stage.h"
 #include "symv_error.h"
+#include "util.h"
 
 int sweep_stage_workers(db *d, sweep_worker *w, int ndev, const int *devs, const sweep_opts *o, int allow_foreign)
 {
@@ -97,8 +98,8 @@ static int shard_check(db *d, const char *path, const sweep_opts *o, const symv_
     if (rows[i].source[0] || rows[i].k != k || rows[i].n != n || strcmp(rows[i].space, me.space)) {
       fprintf(stderr, "symvtune sweep: %s holds %s %d/%d of %s space %s; this is shard %d/%d of space %s (same "
               "--families, --wide, --sizes, --uplo, --hot and GPU model make the same space): use another --db\n",
-              path, rows[i].source[0] ? "the merged shard" : "shard", rows[i].k, rows[i].n, ro, rows[i].space, k, n,
-              me.space);
+              path, rows[i].source[0] ? "the merged shard" : "shard", rows[i].k, rows[i].n, ro,
+              symv_shown(rows[i].space).s, k, n, me.space);
       rc = SYMV_INVALID_VALUE;
     }
   free(rows);

@@ -25,8 +25,10 @@ static void help(void)
        "them; the others' are compared with them). Made for the shards of one sweep\n"
        "(symvtune sweep --shard K/N): they must come from the same space (families, width,\n"
        "sizes, uplo, hot and GPU model), hold each shard once, and, unless --incomplete, all\n"
-       "N of them; every candidate is checked to lie in the shard its database says. A\n"
-       "candidate measured in two inputs is a conflict. Fits are not copied.\n"
+       "N of them; every candidate is checked to lie in the shard its database says (with\n"
+       "shards missing, in the space rebuilt from the GPU model's limits: the families and\n"
+       "width whose space has the recorded fingerprint; a set whose space cannot be rebuilt\n"
+       "is refused). A candidate measured in two inputs is a conflict. Fits are not copied.\n"
        "Then `symvtune sweep --db OUT` with the shards' options runs the dense stage.\n"
        "Needs no GPU. Nothing is left of OUT when the merge is refused.\n\n"
        "Options:\n"
@@ -37,7 +39,8 @@ static void help(void)
        "  --quiet           no summary\n"
        "  --help            this text\n"
        "Exit status: 0 merged, 1 refused (foreign device, other space, a shard missing or\n"
-       "twice, conflicting measurements, pending candidates with --check-complete),\n"
+       "twice, a candidate outside its shard, an incomplete set whose space cannot be\n"
+       "rebuilt, conflicting measurements, pending candidates with --check-complete),\n"
        "2 usage, 4 database or system error.");
 }
 

@@ -591,7 +591,7 @@ Test(json, bench_json_carries_the_head_the_library_and_each_size, .init = need_j
 static void need_gpu(void)
 {
   symv_device_info dev;
-  if (symv_device_query(0, &dev)) cr_skip_test("no CUDA device: GPU test skipped");
+  if (symv_device_query(0, &dev)) test_skip_without_gpu("no CUDA device: GPU test skipped");
 }
 
 /* bench --json --db: the document and the stored run say the same. */

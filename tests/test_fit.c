@@ -1831,3 +1831,40 @@ Test(fit, curves_are_drawn_within_the_fitted_range_only, .timeout = 120)
     cr_assert(ymin > 1 && ymax < 1000, "%s: times %g..%g us", files[i], ymin, ymax);
   }
 }
+
+/* cuBLAS's two modes cross (with atomics faster below n = 600, without
+ * above): fit_cublas_us is the faster one's prediction at every n, and a
+ * candidate's predicted_gain is over the faster mode at the rule's middle.
+ * Hand-made curves, the atomics mode first. */
+Test(fit, the_faster_cublas_mode_is_the_baseline_at_each_n)
+{
+  static const char *const kernel[3] = {DB_KERNEL_CUBLAS_ATOMICS, DB_KERNEL_CUBLAS, DB_KERNEL_CANDIDATE};
+  const int lo = 100, hi = 2000, N = hi - lo + 1;
+  fit_curve cv[3];
+  memset(cv, 0, sizeof cv);
+  for (int c = 0; c < 3; c++) {
+    snprintf(cv[c].kernel, sizeof cv[c].kernel, "%s", kernel[c]);
+    cv[c].lo = lo, cv[c].hi = hi, cv[c].pred_us = malloc(sizeof(double) * N);
+  }
+  cv[2].cand.id = 3;
+  for (int j = 0; j < N; j++) {
+    cv[0].pred_us[j] = 5.0 + 0.02 * j;
+    cv[1].pred_us[j] = 10.0 + 0.01 * j;
+    cv[2].pred_us[j] = 0.8 * fmin(cv[0].pred_us[j], cv[1].pred_us[j]); /* 1.25 times the faster mode's speed */
+  }
+  fit_set s = {SYMV_DSYMV, 'L', 0, 3, cv};
+  for (int n = lo; n <= hi; n++) {
+    double faster = fmin(cv[0].pred_us[n - lo], cv[1].pred_us[n - lo]);
+    cr_assert_eq(fit_cublas_us(&s, n), faster, "n %d: cuBLAS %g us, the faster mode %g us", n, fit_cublas_us(&s, n),
+                 faster);
+  }
+  cr_assert(isnan(fit_cublas_us(&s, lo - 1)) && isnan(fit_cublas_us(&s, hi + 1)));
+  db_rule *r;
+  size_t nr;
+  cr_assert_eq(fit_select(&s, 0.01, 0.0, &r, &nr, NULL), 0);
+  cr_assert_eq(nr, 1);
+  cr_assert_str_eq(r[0].kernel, DB_KERNEL_CANDIDATE);
+  cr_assert_float_eq(r[0].predicted_gain, 1.25, 1e-12, "gain %g over the faster mode", r[0].predicted_gain);
+  free(r);
+  for (int c = 0; c < 3; c++) free(cv[c].pred_us);
+}

@@ -151,7 +151,7 @@ static symv_device_info dev;
 
 static void need_gpu(void)
 {
-  if (symv_device_query(0, &dev)) cr_skip_test("no CUDA device: GPU test skipped");
+  if (symv_device_query(0, &dev)) test_skip_without_gpu("no CUDA device: GPU test skipped");
 }
 
 /* Every shape of every routine reads exactly the triangle's words: the

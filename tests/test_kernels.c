@@ -14,7 +14,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "compile.h"
 #include "cublas_symv.h"
 #include "floor.h"
@@ -22,13 +21,14 @@
 #include "reference.h"
 #include "routine.h"
 #include "symv_error.h"
+#include "test_util.h"
 #include "timing.h"
 
 static symv_device_info dev;
 
 static void need_gpu(void)
 {
-  if (symv_device_query(0, &dev)) cr_skip_test("no CUDA device: GPU test skipped");
+  if (symv_device_query(0, &dev)) test_skip_without_gpu("no CUDA device: GPU test skipped");
 }
 
 /* Compiles and loads p; 0, or the status (SYMV_RESOURCES, SYMV_OCCUPANCY:
@@ -58,7 +58,6 @@ static symv_kernel load(symv_params p)
   return k;
 }
 
-static unsigned long long seed0(void) { return (unsigned long long)time(NULL) * 2862933555777941757ull + 3037000493ull; }
 
 /* Runs one case with k (of routine k->p.routine) and returns the scaled
  * residual against the CPU reference. alpha and beta get imaginary parts
@@ -118,7 +117,8 @@ static const symv_params sample[] = {
 
 Test(kernels, every_family_and_routine_matches_the_reference, .init = need_gpu, .timeout = 600)
 {
-  unsigned long long seed = seed0();
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   const int ns[] = {1, 2, 31, 64, 300, 1100};
   const int incs[][2] = {{1, 1}, {-1, 2}, {3, -2}};
   symv_workspace ws = {0};
@@ -139,7 +139,7 @@ Test(kernels, every_family_and_routine_matches_the_reference, .init = need_gpu, 
           double alpha = c == 0 && a % 2 ? 0.0 : 1.25; /* alpha = 0 at some sizes */
           double r = run_case(&k, &ws, uplo, n, lda, incs[c][0], incs[c][1], alpha, c == 1 ? 0.0 : -0.75, c == 2, &seed);
           cr_assert(r >= 0 && r < 4.0, "%s point %d uplo=%c n=%d lda=%d incs=%d,%d: residual %g (seed %llu)",
-                    symv_routine_name(pp.routine), p, uplo, n, lda, incs[c][0], incs[c][1], r, seed);
+                    symv_routine_name(pp.routine), p, uplo, n, lda, incs[c][0], incs[c][1], r, seed0);
         }
     symv_kernel_unload(&k);
   }
@@ -148,7 +148,8 @@ Test(kernels, every_family_and_routine_matches_the_reference, .init = need_gpu, 
 
 Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
 {
-  unsigned long long seed = seed0();
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   symv_workspace ws = {0};
   for (int p = 0; p < NSAMPLE; p++) {
     symv_kernel k = load(sample[p]);
@@ -182,7 +183,8 @@ Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
  * tested here, not assumed. */
 Test(kernels, deterministic_families_are_reproducible_bit_for_bit, .init = need_gpu, .timeout = 300)
 {
-  unsigned long long seed = seed0();
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   static const int sizes[] = {100, 1000, 3000};
   cudaStream_t busy;
   cr_assert_eq(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking), cudaSuccess);
@@ -232,8 +234,8 @@ Test(kernels, deterministic_families_are_reproducible_bit_for_bit, .init = need_
           cr_assert_eq(symv_launch(&k, &ws, 0, 'L', n, al, dA, n, dx, 1, be, dy, 1, 0, NULL), 0);
           cr_assert_eq(cudaMemcpy(rep ? y2 : y1, dy, E * n, cudaMemcpyDeviceToHost), cudaSuccess);
           if (rep)
-            cr_assert_eq(memcmp(y1, y2, E * n), 0, "%s %s at n = %d: run %d differs in its bits from the first",
-                         symv_routine_name(r), label, n, rep);
+            cr_assert_eq(memcmp(y1, y2, E * n), 0, "%s %s at n = %d: run %d differs in its bits from the first "
+                         "(seed %llu)", symv_routine_name(r), label, n, rep, seed0);
         }
       }
       symv_kernel_unload(&k);
@@ -314,7 +316,8 @@ Test(kernels, multiplicity_is_enforced_and_checked, .init = need_gpu)
  * call; then right with the true count of SMs in the same workspace. */
 static void check_more_blocks_than_the_gpu_holds(symv_family family, int gate)
 {
-  unsigned long long seed = seed0();
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   symv_kernel k = load((symv_params){family, 256, 64, 2, 0});
   symv_kernel big = k;
   big.sm_count = 4 * k.sm_count;
@@ -322,14 +325,14 @@ static void check_more_blocks_than_the_gpu_holds(symv_family family, int gate)
   const double betas[] = {0.5, 0.0, 1.0};
   for (int c = 0; c < 3; c++) {
     double r = run_case(&big, &ws, c == 1 ? 'U' : 'L', 4096, 4099, 1, c == 2 ? -2 : 1, 1.5, betas[c], c == 1, &seed);
-    cr_assert(r >= 0 && r < 4.0, "beta %g: residual %g (seed %llu)", betas[c], r, seed);
+    cr_assert(r >= 0 && r < 4.0, "beta %g: residual %g (seed %llu)", betas[c], r, seed0);
     if (!gate) continue;
     unsigned long long g;
     cudaMemcpy(&g, ws.gate, sizeof g, cudaMemcpyDeviceToHost);
     cr_assert_eq(g, ws.gate_target, "beta %g: gate %llu, want %llu", betas[c], g, ws.gate_target);
   }
   double r = run_case(&k, &ws, 'L', 1500, 1500, 1, 1, -0.5, 2.0, 0, &seed);
-  cr_assert(r >= 0 && r < 4.0, "after: residual %g (seed %llu)", r, seed);
+  cr_assert(r >= 0 && r < 4.0, "after: residual %g (seed %llu)", r, seed0);
   symv_kernel_unload(&k);
   symv_workspace_free(&ws);
 }
@@ -362,7 +365,8 @@ Test(kernels, pipe_det_is_right_with_more_blocks_than_the_gpu_holds, .init = nee
  * the second reading the first's y as its x: y2 = 0.5*y2 + A*(A*x). */
 Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .timeout = 120)
 {
-  unsigned long long seed = seed0();
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   const int n = 3000;
   const symv_params pts[] = {{SYMV_FAMILY_PANEL, 256, 4, 4, 0}, {SYMV_FAMILY_PIPE, 256, 64, 2, 0},
                              {SYMV_FAMILY_PIPE, 64, 16, 4, 2},  {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},
@@ -400,7 +404,7 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
     cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess, "point %zu faulted", p);
     cudaMemcpy(y, dy, sizeof(double) * n, cudaMemcpyDeviceToHost);
     double r = symv_residual(SYMV_DSYMV, 'L', n, &one, A, n, t, 1, &half, y0, y, yref, 1);
-    cr_assert(r >= 0 && r < 4.0, "point %zu: residual %g of the second call (seed %llu)", p, r, seed);
+    cr_assert(r >= 0 && r < 4.0, "point %zu: residual %g of the second call (seed %llu)", p, r, seed0);
     symv_kernel_unload(&k);
     symv_workspace_free(&ws);
   }
@@ -424,7 +428,7 @@ Test(kernels, the_probe_agrees_with_the_full_timing, .init = need_gpu, .timeout 
   cr_assert_eq(symv_floor_family_load(&dev, SYMV_DSYMV, &f, why, sizeof why), 0, "%s", why);
   cr_assert_geq(f.untuned, 0);
   double *A = malloc(sizeof(double) * n * n);
-  unsigned long long s = seed0();
+  unsigned long long s = test_fresh_seed();
   symv_fill_random(SYMV_DSYMV, A, (long)n * n, &s);
   symv_matrix_set set;
   cr_assert_eq(symv_matrix_set_create(&set, sizeof(double), A, n, n, 4), 0);
@@ -486,7 +490,7 @@ Test(kernels, held_timing_reads_the_gpu_not_the_host, .init = need_gpu, .timeout
   for (size_t q = 0; q < sizeof sizes / sizeof *sizes; q++) {
     const int n = sizes[q];
     double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *dx, *dy;
-    unsigned long long s = seed0();
+    unsigned long long s = test_fresh_seed();
     symv_fill_random(SYMV_DSYMV, A, (long)n * n, &s);
     symv_fill_random(SYMV_DSYMV, x, n, &s);
     symv_matrix_set set;

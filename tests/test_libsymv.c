@@ -13,7 +13,8 @@
  * against cublasDsymv, linked -lsymv before -lcublas or run with
  * LD_PRELOAD, binds its call to libsymv; that a rule naming cuBLAS calls
  * cuBLAS (a stand-in, tests/cublas_standin.c) in the rule's atomics mode and
- * restores the handle's. With a GPU: libsymv against cuBLAS
+ * restores the handle's; that a call at either end of a rule, and past
+ * the first and the last, goes by that rule. With a GPU: libsymv against cuBLAS
  * and OpenBLAS over an argument grid like `symvtune check`'s in both pointer
  * modes, with the kernel each rule names checked by symvLastKernel; the
  * handle's atomics mode restored; two streams from two threads at once
@@ -38,7 +39,6 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
-#include <time.h>
 #include "gpu.h"
 #include "params.h"
 #include "reference.h"
@@ -175,7 +175,7 @@ static symv_device_info dev;
 static void need_gpu(void)
 {
   need_lib();
-  if (symv_device_query(0, &dev)) cr_skip_test("no CUDA device: GPU test skipped");
+  if (symv_device_query(0, &dev)) test_skip_without_gpu("no CUDA device: GPU test skipped");
 }
 
 /* The fixture's candidates, from the library's database. */
@@ -392,26 +392,39 @@ static const char mode_prog_src[] =
  * cuBLAS in that mode whatever the handle's, and gives the handle its own
  * mode back. Without a GPU: cuBLAS is the stand-in of tests/cublas_standin.c,
  * linked between libsymv and libcublas. */
-Test(libsymv, cublas_rules_run_cublas_in_the_rules_mode, .init = need_lib, .timeout = 120)
+/* Compiles mode_prog_src, linked with libsymv and the stand-in cuBLAS,
+ * into a folder `name` of its own in the library's folder (tests run at
+ * once): the program's path into exe, its log's into log (512 bytes each). */
+static void mode_prog_build(const char *name, char *exe, char *log)
 {
-  const char *dir = libdir(), *cuda = fix_env("SYMV_TEST_CUDA_HOME", SYMV_TEST_CUDA_HOME);
+  const char *cuda = fix_env("SYMV_TEST_CUDA_HOME", SYMV_TEST_CUDA_HOME);
   const char *srcdir = fix_env("SYMV_TEST_SRCDIR", SYMV_TEST_SRCDIR);
-  char src[512], exe[512], log[512], cmd[4096], *text;
+  char dir[400], lib[512], src[600], cmd[4096], *text;
+  snprintf(lib, sizeof lib, "%s/lib/lib", libdir());
+  snprintf(dir, sizeof dir, "%s/%s", libdir(), name);
+  cr_assert(mkdir(dir, 0755) == 0 || errno == EEXIST, "mkdir %s: %s", dir, strerror(errno));
   snprintf(src, sizeof src, "%s/mode_prog.c", dir);
-  snprintf(exe, sizeof exe, "%s/mode_prog", dir);
-  snprintf(log, sizeof log, "%s/mode_prog.log", dir);
+  snprintf(exe, 512, "%s/mode_prog", dir);
+  snprintf(log, 512, "%s/mode_prog.log", dir);
   FILE *f = fopen(src, "w");
   cr_assert_not_null(f);
   fputs(mode_prog_src, f);
   cr_assert_eq(fclose(f), 0);
   snprintf(cmd, sizeof cmd,
            "cc -std=gnu11 -shared -fPIC -o '%s/libcublas_standin.so' '%s/tests/cublas_standin.c' -I'%s/include' && "
-           "cc -std=gnu11 -o '%s' '%s' -I'%s/include' -Wl,--no-as-needed -L'%s/lib/lib' -Wl,-rpath,'%s/lib/lib' "
+           "cc -std=gnu11 -o '%s' '%s' -I'%s/include' -Wl,--no-as-needed -L'%s' -Wl,-rpath,'%s' "
            "-lsymv -L'%s' -Wl,-rpath,'%s' -lcublas_standin -L'%s/lib64' -Wl,-rpath,'%s/lib64' -lcublas -lcudart",
-           dir, srcdir, cuda, exe, src, cuda, dir, dir, dir, dir, cuda, cuda);
+           dir, srcdir, cuda, exe, src, cuda, lib, lib, dir, dir, cuda, cuda);
   int rc = fix_sh(cmd, log, &text);
   cr_assert_eq(rc, 0, "%s\n%s", cmd, text);
   free(text);
+}
+
+Test(libsymv, cublas_rules_run_cublas_in_the_rules_mode, .init = need_lib, .timeout = 120)
+{
+  char exe[512], log[512], cmd[4096], *text;
+  mode_prog_build("modes", exe, log);
+  int rc;
   /* the fixture's rules: 'any' 301..700 cuBLAS, 2501..3200 cuBLAS with
    * atomics; deterministic 1501..4000 cuBLAS */
   static const struct {
@@ -471,8 +484,8 @@ static long bpos(int n, int inc, int i) { return inc > 0 ? (long)i * inc : (long
 Test(libsymv, matches_cublas_and_openblas_over_the_grid, .init = need_gpu, .timeout = 600)
 {
   static const int sizes[] = {1, 17, 100, 500, 1000, 2000, 2900, 3500, 4500};
-  unsigned long long seed = (unsigned long long)time(NULL) * 2862933555777941757ull + 1;
-  cr_log_info("seed %llu", seed);
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   cublasHandle_t ref, h;
   cr_assert_eq(cublasCreate(&ref), CUBLAS_STATUS_SUCCESS);
   h = atomics_handle(); /* every family runs */
@@ -540,8 +553,8 @@ Test(libsymv, matches_cublas_and_openblas_over_the_grid, .init = need_gpu, .time
           cublasStatus_t st = symv(h, fill, n, mode ? ds : &s[0], dA, lda, xin, cb->incx, mode ? ds + 1 : &s[1], dy,
                                    cb->incy);
           char what[200];
-          snprintf(what, sizeof what, "n=%d uplo=%c lda=%d incx=%d incy=%d alpha=%g beta=%g %s pointers", n, uplo,
-                   lda, cb->incx, cb->incy, cb->alpha, cb->beta, mode ? "device" : "host");
+          snprintf(what, sizeof what, "n=%d uplo=%c lda=%d incx=%d incy=%d alpha=%g beta=%g %s pointers (seed %llu)",
+                   n, uplo, lda, cb->incx, cb->incy, cb->alpha, cb->beta, mode ? "device" : "host", seed0);
           cr_assert_eq(st, CUBLAS_STATUS_SUCCESS, "%s: status %d", what, (int)st);
           cr_assert_str_eq(last_kernel(), want, "%s: ran %s, the rule says %s", what, last_kernel(), want);
           cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "%s: kernel failed", what);
@@ -706,17 +719,18 @@ Test(libsymv, concurrent_threads_and_streams, .init = need_gpu, .timeout = 300)
 {
   worker_arg w[3];
   memset(w, 0, sizeof w);
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
   for (int t = 0; t < 3; t++) {
     w[t].use_default_stream = t == 2;
     w[t].fn = t == 1 ? symv_cublas_entry : symv;
     w[t].last = last_kernel;
-    w[t].seed = 1000003ull * (t + 1) + (unsigned long long)time(NULL);
+    w[t].seed = 1000003ull * (t + 1) + seed0;
     for (int k = 0; k < 4; k++) expected_kernel(thread_sizes[k], w[t].want[k], sizeof w[t].want[k]);
   }
   pthread_t th[3];
   for (int t = 0; t < 3; t++) cr_assert_eq(pthread_create(&th[t], NULL, worker, &w[t]), 0);
   for (int t = 0; t < 3; t++) pthread_join(th[t], NULL);
-  for (int t = 0; t < 3; t++) cr_expect_str_eq(w[t].msg, "", "thread %d: %s", t, w[t].msg);
+  for (int t = 0; t < 3; t++) cr_expect_str_eq(w[t].msg, "", "thread %d: %s (seed %llu)", t, w[t].msg, seed0);
   cr_assert_str_eq(last_kernel(), "", "symvLastKernel is not per thread");
 }
 
@@ -948,8 +962,8 @@ static void *noise(void *varg)
 Test(libsymv, default_atomics_mode_gives_the_same_bits_every_call, .init = need_gpu, .timeout = 300)
 {
   static const int sizes[] = {300, 1200, 3000}; /* lu, lu, cuBLAS without atomics */
-  unsigned long long seed = (unsigned long long)time(NULL) * 6364136223846793005ull + 1442695040888963407ull;
-  cr_log_info("seed %llu", seed);
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   noise_arg na = {0};
   pthread_t th;
   cr_assert_eq(pthread_create(&th, NULL, noise, &na), 0);
@@ -970,14 +984,14 @@ Test(libsymv, default_atomics_mode_gives_the_same_bits_every_call, .init = need_
       cr_assert_eq(symv(h, CUBLAS_FILL_MODE_LOWER, n, &alpha, dA, n, dx, 1, &beta, dy, 1), CUBLAS_STATUS_SUCCESS);
       cr_assert_str_eq(last_kernel(), want, "n = %d: the default mode ran %s", n, last_kernel());
       cr_assert_eq(cudaMemcpy(call ? y : first, dy, sizeof(double) * n, cudaMemcpyDeviceToHost), cudaSuccess);
-      if (call) cr_assert_eq(memcmp(y, first, sizeof(double) * n), 0, "n = %d (%s): call %d differs in its bits", n,
-                             want, call);
+      if (call) cr_assert_eq(memcmp(y, first, sizeof(double) * n), 0, "n = %d (%s): call %d differs in its bits (seed "
+                             "%llu)", n, want, call, seed0);
     }
     /* and the bits are right: a scaled residual against OpenBLAS */
     memcpy(yref, y0, sizeof(double) * n);
     symv_ref(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, yref, 1);
     double res = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, y0, first, yref, 1);
-    cr_assert(res >= 0 && res <= SYMV_RESIDUAL_TOL, "n = %d: scaled residual %g", n, res);
+    cr_assert(res >= 0 && res <= SYMV_RESIDUAL_TOL, "n = %d: scaled residual %g (seed %llu)", n, res, seed0);
     cudaFree(dA), cudaFree(dx), cudaFree(dy);
     free(A), free(x), free(y0), free(first), free(y), free(yref);
   }
@@ -996,8 +1010,8 @@ Test(libsymv, default_atomics_mode_gives_the_same_bits_every_call, .init = need_
 Test(libsymv, a_captured_call_replays_right, .init = need_gpu, .timeout = 120)
 {
   const int n = 1000;
-  unsigned long long seed = (unsigned long long)time(NULL) * 2862933555777941757ull + 3037000493ull;
-  cr_log_info("seed %llu", seed);
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   char want[64];
   expected_kernel(n, want, sizeof want);
   cr_assert_not_null(strstr(want, "atomic_red"), "the fixture's rule at n = %d is %s, not atomic_red", n, want);
@@ -1026,7 +1040,8 @@ Test(libsymv, a_captured_call_replays_right, .init = need_gpu, .timeout = 120)
     memcpy(yref, y0, sizeof(double) * n);                                                                           \
     symv_ref(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, yref, 1);                                               \
     double res = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, n, x, 1, &beta, y0, y, yref, 1);                      \
-    cr_assert(res >= 0 && res <= SYMV_RESIDUAL_TOL, "%s, round %d: scaled residual %g", what, round, res);          \
+    cr_assert(res >= 0 && res <= SYMV_RESIDUAL_TOL, "%s, round %d: scaled residual %g (seed %llu)", what, round,    \
+              res, seed0);                                                                                          \
   } while (0)
   FRESH_Y();
   cr_assert_eq(symv(h, CUBLAS_FILL_MODE_LOWER, n, &alpha, dA, n, dx, 1, &beta, dy, 1), CUBLAS_STATUS_SUCCESS);
@@ -1153,8 +1168,8 @@ static void *load_wisdom_lib(const char *files, const char *name, char *logpath,
  * served by `want`; its residual against OpenBLAS and against cuBLAS. */
 static void call_checked(dsymv_fn fn, last_fn last, cublasHandle_t h, int n, const char *want)
 {
-  static unsigned long long seed;
-  if (!seed) seed = (unsigned long long)time(NULL) * 6364136223846793005ull + 1442695040888963407ull;
+  static unsigned long long seed0, seed;
+  if (!seed0) seed0 = seed = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
   const int lda = n + 2, incy = -2;
   const long ylen = span(n, incy);
   double alpha = 0.75, beta = -0.5;
@@ -1182,8 +1197,8 @@ static void call_checked(dsymv_fn fn, last_fn last, cublasHandle_t h, int n, con
   cudaMemcpy(y, dy, sizeof(double) * ylen, cudaMemcpyDeviceToHost);
   double r1 = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, lda, x, 1, &beta, y0, y, yref, incy);
   double r2 = symv_residual(SYMV_DSYMV, 'L', n, &alpha, A, lda, x, 1, &beta, y0, y, ycub, incy);
-  cr_expect(r1 <= 4.0, "n=%d (%s): residual %.3g against OpenBLAS", n, want, r1);
-  cr_expect(r2 <= 4.0, "n=%d (%s): residual %.3g against cuBLAS", n, want, r2);
+  cr_expect(r1 <= 4.0, "n=%d (%s): residual %.3g against OpenBLAS (seed %llu)", n, want, r1, seed0);
+  cr_expect(r2 <= 4.0, "n=%d (%s): residual %.3g against cuBLAS (seed %llu)", n, want, r2, seed0);
   cudaFree(dA), cudaFree(dx), cudaFree(dy);
   free(A), free(x), free(y0), free(yref), free(ycub), free(y);
 }
@@ -1310,4 +1325,43 @@ Test(libsymv, wisdom_library_refuses_a_kernel_of_other_registers, .init = need_g
   cr_assert_not_null(strstr(text, "(fallback: kernel "), "%s", text);
   free(text);
   dlclose(l);
+}
+
+/* Dispatch at both ends of every rule of both sets, and past the first and
+ * the last: the call goes by the rule that holds n, else the nearest end
+ * one. Without a GPU (none is shown to the program) a rule naming cuBLAS
+ * calls the stand-in in its mode and the log names the rule; one naming a
+ * kernel falls back to cuBLAS as called. */
+Test(libsymv, dispatch_at_the_ends_of_every_rule, .init = need_lib, .timeout = 120)
+{
+  char exe[512], log[512], cmd[4096], *text;
+  mode_prog_build("ends", exe, log);
+  for (int det = 0; det < 2; det++) {
+    const fix_rule *rules = det ? fix_det_rules : fix_rules;
+    const int count = det ? FIX_NDET : FIX_NRULES, mode = det ? CUBLAS_ATOMICS_NOT_ALLOWED : CUBLAS_ATOMICS_ALLOWED;
+    for (int i = 0; i < count; i++) {
+      const fix_rule *r = &rules[i];
+      int ns[4], m = 0;
+      ns[m++] = r->n_start, ns[m++] = r->n_end;
+      if (i == 0) ns[m++] = r->n_start - 1;
+      if (i == count - 1) ns[m++] = r->n_end + 1;
+      for (int k = 0; k < m; k++) {
+        char want[160], rule[80];
+        const int atomics = r->cand < 0 && !strcmp(r->kernel, DB_KERNEL_CUBLAS_ATOMICS);
+        snprintf(cmd, sizeof cmd, "SYMV_LOG=1 CUDA_VISIBLE_DEVICES= '%s' %d %d", exe, ns[k], mode);
+        int rc = fix_sh(cmd, log, &text);
+        cr_assert_eq(rc, 0, "%s: exit %d\n%s", cmd, rc, text);
+        snprintf(want, sizeof want, "status 0 calls 1 seen %d after %d kernel %s\n",
+                 r->cand >= 0 ? mode : atomics ? CUBLAS_ATOMICS_ALLOWED : CUBLAS_ATOMICS_NOT_ALLOWED, mode,
+                 r->cand >= 0 ? "cublas" : r->kernel);
+        if (r->cand >= 0) snprintf(rule, sizeof rule, "(fallback: ");
+        else snprintf(rule, sizeof rule, "(%srule n %d..%d)", det ? "deterministic " : "", r->n_start, r->n_end);
+        cr_assert_not_null(strstr(text, want), "%s rules, n = %d: not by rule %d..%d (%s):\n%s",
+                           det ? "deterministic" : "'any'", ns[k], r->n_start, r->n_end, r->kernel, text);
+        cr_assert_not_null(strstr(text, rule), "%s rules, n = %d: not by rule %d..%d (%s):\n%s",
+                           det ? "deterministic" : "'any'", ns[k], r->n_start, r->n_end, r->kernel, text);
+        free(text);
+      }
+    }
+  }
 }

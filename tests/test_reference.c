@@ -8,13 +8,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "gpu.h"
 #include "reference.h"
 #include "routine.h"
 #include "symv_error.h"
-
-static unsigned long long fresh_seed(void) { return (unsigned long long)time(NULL) * 6364136223846793005ull + clock(); }
+#include "test_util.h"
 
 /* Element k of buf (routine r) as a complex long double. */
 static long double complex elem(symv_routine r, const void *buf, long k)
@@ -90,7 +88,8 @@ Test(args, blas_positions)
 
 Test(reference, every_routine_matches_definition_with_small_residual)
 {
-  unsigned long long seed = fresh_seed();
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   const int ns[] = {1, 5, 33, 120};
   const int incs[][2] = {{1, 1}, {-2, 3}, {3, -1}};
   for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
@@ -115,7 +114,7 @@ Test(reference, every_routine_matches_definition_with_small_residual)
            * (Higham, Accuracy and Stability, 3.6), and at n = 1 the n eps of
            * the scale leaves no room for that (seen: 1.08) */
           cr_assert(res >= 0 && res < 2.0, "%s n=%d uplo=%c inc=%d,%d: residual %g (seed %llu)",
-                    symv_routine_name(r), n, uplo, incx, incy, res, seed);
+                    symv_routine_name(r), n, uplo, incx, incy, res, seed0);
           free(A), free(x), free(y0), free(y1), free(y2);
         }
   }
@@ -124,7 +123,8 @@ Test(reference, every_routine_matches_definition_with_small_residual)
 /* HEMV reads only the real part of the diagonal; a SYMV reads all of it. */
 Test(reference, hemv_ignores_the_diagonal_imaginary_part)
 {
-  unsigned long long seed = fresh_seed();
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
     const symv_routine r = symv_routine_order(ro);
     const symv_routine_info *ri = symv_routine_get(r);
@@ -142,15 +142,17 @@ Test(reference, hemv_ignores_the_diagonal_imaginary_part)
     }
     symv_ref(r, 'L', n, alpha, A, n, x, 1, beta, y2, 1);
     double res = symv_residual(r, 'L', n, alpha, A, n, x, 1, beta, y0, y2, y1, 1);
-    if (ri->hermitian) cr_assert(res >= 0 && res < 1.0, "%s read the diagonal's imaginary part (%g)", ri->name, res);
-    else cr_assert(res > 100, "%s must read the diagonal's imaginary part (%g)", ri->name, res);
+    if (ri->hermitian)
+      cr_assert(res >= 0 && res < 1.0, "%s read the diagonal's imaginary part (%g; seed %llu)", ri->name, res, seed0);
+    else cr_assert(res > 100, "%s must read the diagonal's imaginary part (%g; seed %llu)", ri->name, res, seed0);
     free(A), free(x), free(y0), free(y1), free(y2);
   }
 }
 
 Test(residual, detects_a_wrong_element_and_nan)
 {
-  unsigned long long seed = fresh_seed();
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
     const symv_routine r = symv_routine_order(ro);
     const symv_routine_info *ri = symv_routine_get(r);
@@ -170,15 +172,17 @@ Test(residual, detects_a_wrong_element_and_nan)
     long double complex v = elem(r, y, 17) + 100 * scale[17];
     symv_scalar_set(r, (char *)y + 17 * E, (double)creall(v), (double)cimagl(v));
     double res = symv_residual(r, 'L', n, alpha, A, lda, x, 1, beta, y0, y, yref, 1);
-    cr_assert(res > 50, "%s: an error of 100 x the scale must stand out, got %g", ri->name, res);
+    cr_assert(res > 50, "%s: an error of 100 x the scale must stand out, got %g (seed %llu)", ri->name, res, seed0);
     symv_set_nan(r, y, 17);
-    cr_assert(isinf(symv_residual(r, 'L', n, alpha, A, lda, x, 1, beta, y0, y, yref, 1)), "%s", ri->name);
+    cr_assert(isinf(symv_residual(r, 'L', n, alpha, A, lda, x, 1, beta, y0, y, yref, 1)), "%s (seed %llu)", ri->name,
+              seed0);
     memcpy(y, yref, E * n);
     for (int i = 0; i < n; i++) {
       v = elem(r, y, i) + 0.25 * scale[i];
       symv_scalar_set(r, (char *)y + i * E, (double)creall(v), (double)cimagl(v));
     }
-    cr_assert(symv_residual(r, 'L', n, alpha, A, lda, x, 1, beta, y0, y, yref, 1) < 1.0, "%s", ri->name);
+    cr_assert(symv_residual(r, 'L', n, alpha, A, lda, x, 1, beta, y0, y, yref, 1) < 1.0, "%s (seed %llu)", ri->name,
+              seed0);
     free(scale);
     free(A), free(x), free(y0), free(y), free(yref);
   }
@@ -186,7 +190,8 @@ Test(residual, detects_a_wrong_element_and_nan)
 
 Test(residual, beta_zero_ignores_nan_in_y0)
 {
-  unsigned long long seed = fresh_seed();
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
   for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
     const symv_routine r = symv_routine_order(ro);
     const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
@@ -199,7 +204,7 @@ Test(residual, beta_zero_ignores_nan_in_y0)
     symv_ref(r, 'U', 4, alpha, A, 4, x, 1, beta, yref, 1);
     memcpy(y, yref, 4 * E);
     double res = symv_residual(r, 'U', 4, alpha, A, 4, x, 1, beta, y0, y, yref, 1);
-    cr_assert(res >= 0 && res < 1.0, "%s: got %g", symv_routine_name(r), res);
+    cr_assert(res >= 0 && res < 1.0, "%s: got %g (seed %llu)", symv_routine_name(r), res, seed0);
   }
 }
 

@@ -35,6 +35,7 @@
 #include "symv_error.h"
 #include "test_device.h"
 #include "test_util.h"
+#include "util.h"
 
 
 static void whole_space(int wide, symv_params **sp, long *n)
@@ -45,6 +46,24 @@ static void whole_space(int wide, symv_params **sp, long *n)
   cr_assert_eq(symv_space_enumerate(&o, &d, sp, n), 0);
 }
 
+/* A point of the space and its index there. */
+typedef struct {
+  symv_params p;
+  long i;
+} point_at;
+
+/* Order of the code a point shares with its compile unit: all but
+ * MULTIPLICITY (symv_params_same_code), then the index. */
+static int cmp_code(const void *x, const void *y)
+{
+  const point_at *a = x, *b = y;
+  const long ka[6] = {a->p.routine, a->p.family, a->p.block_size, a->p.ux, a->p.mx, a->i};
+  const long kb[6] = {b->p.routine, b->p.family, b->p.block_size, b->p.ux, b->p.mx, b->i};
+  for (int k = 0; k < 6; k++)
+    if (ka[k] != kb[k]) return ka[k] < kb[k] ? -1 : 1;
+  return 0;
+}
+
 Test(shard, every_point_in_one_shard_units_whole_costs_within_the_bound)
 {
   symv_params *sp;
@@ -52,6 +71,9 @@ Test(shard, every_point_in_one_shard_units_whole_costs_within_the_bound)
   whole_space(0, &sp, &n);
   cr_assert_gt(n, 17000);
   int *shard = malloc(sizeof *shard * (size_t)n);
+  point_at *by_code = malloc(sizeof *by_code * (size_t)n);
+  for (long i = 0; i < n; i++) by_code[i] = (point_at){sp[i], i};
+  qsort(by_code, (size_t)n, sizeof *by_code, cmp_code);
   static const int counts[] = {1, 2, 3, 7, 16, 64};
   for (size_t t = 0; t < sizeof counts / sizeof *counts; t++) {
     int N = counts[t];
@@ -62,34 +84,29 @@ Test(shard, every_point_in_one_shard_units_whole_costs_within_the_bound)
       cr_assert(shard[i] >= 0 && shard[i] < N, "point %ld in shard %d of %d", i, shard[i], N);
       members[shard[i]]++;
     }
-    /* compile units (same code) whole, and each shard's cost from its units */
-    for (long i = 0; i < n; i++) {
-      long first = -1, count = 0;
-      for (long j = 0; j < n; j++)
-        if (symv_params_same_code(&sp[i], &sp[j])) {
-          if (first < 0) first = j;
-          count++;
-          cr_assert_eq(shard[j], shard[i], "a compile unit split between shards %d and %d", shard[i], shard[j]);
-        }
-      if (first == i) {
-        double c = sweep_unit_cost(&sp[i], count);
-        recomputed[shard[i]] += c;
-        maxunit = fmax(maxunit, c);
-      }
-      if (i > 2000) break; /* O(n^2): a sample of the units is enough for the check of wholeness */
+    /* compile units (same code) whole, and each shard's cost from its
+     * units: the points sorted by their code, each run a unit */
+    for (long r = 0, e; r < n; r = e) {
+      for (e = r + 1; e < n && symv_params_same_code(&by_code[r].p, &by_code[e].p); e++)
+        cr_assert_eq(shard[by_code[e].i], shard[by_code[r].i], "N %d: a compile unit split between shards %d and %d",
+                     N, shard[by_code[r].i], shard[by_code[e].i]);
+      double c = sweep_unit_cost(&by_code[r].p, e - r);
+      recomputed[shard[by_code[r].i]] += c;
+      maxunit = fmax(maxunit, c);
     }
     double lo = INFINITY, hi = 0, total = 0;
     for (int s = 0; s < N; s++) {
       lo = fmin(lo, cost[s]), hi = fmax(hi, cost[s]), total += cost[s];
       cr_assert_gt(members[s], 0, "shard %d of %d is empty", s, N);
+      cr_assert_float_eq(cost[s], recomputed[s], 1e-9 * recomputed[s], "N %d: shard %d costs %g, its units %g", N, s,
+                         cost[s], recomputed[s]);
     }
     /* the stated bound: any two shards within the costliest unit */
     for (long i = 0; i < n; i++) maxunit = fmax(maxunit, sweep_unit_cost(&sp[i], 10));
     cr_assert_leq(hi - lo, maxunit + 1e-9, "N %d: costs %g..%g differ by more than a unit (%g)", N, lo, hi, maxunit);
     if (N > 1) cr_assert_lt(hi / (total / N), 1.02, "N %d: the costliest shard is %g of the mean", N, hi / (total / N));
-    (void)recomputed;
   }
-  free(shard);
+  free(shard), free(by_code);
   free(sp);
 }
 
@@ -788,4 +805,84 @@ Test(validate, uplo_u_with_its_own_fit_is_stored, .init = setup, .fini = teardow
   cr_assert_eq(run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "validate", "--db", db, "--sizes", "5", NULL}), 4,
                "%s", out);
   cr_assert_not_null(strstr(out, "no fit"), "%s", out);
+}
+
+/* ---- merge: text from the databases on a terminal --------------------------- */
+
+/* Copies of the three shards' databases into t[k] (dir/tK.db), fresh each
+ * time, then sql run on copy k where k is in which (bit k). */
+static void tampered_copies(char p[3][128], char t[3][128], unsigned which, const char *sql)
+{
+  for (int k = 0; k < 3; k++) {
+    char cmd[400];
+    snprintf(t[k], 128, "%s/t%d.db", dir, k);
+    unlink(t[k]);
+    cr_assert_lt(snprintf(cmd, sizeof cmd, "cp '%s' '%s'", p[k], t[k]), (int)sizeof cmd);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    if (which >> k & 1) test_sql_exec(t[k], sql);
+  }
+}
+
+/* A device name, a shard's space, sizes and source holding ESC and BEL
+ * sequences reach merge's output (refused or merged) written \xHH: no byte
+ * below 0x20 but newline and tab. */
+Test(merge, text_a_database_holds_is_escaped_on_the_terminal, .init = setup, .fini = teardown, .timeout = 60)
+{
+  char p[3][128], t[3][128], m[160];
+  sweep_shards(p);
+  snprintf(m, sizeof m, "%s/m.db", dir);
+  static const struct {
+    unsigned which;
+    const char *sql, *says;
+  } cases[] = {
+    {2, "UPDATE device SET name = 'NVIDIA' || char(27) || ']0;owned' || char(7) || ' H100'", "two GPU models"},
+    {7, "UPDATE shard SET sizes = sizes || char(27) || '[31m' || char(7)", "--sizes"},
+    {2, "UPDATE shard SET space = substr(space, 1, 11) || char(27) || '[2J' || char(7)", "not one sweep"},
+    {2, "UPDATE shard SET source = 'm' || char(27) || '[5m.db', space = '0123456789abcdef'", "not one sweep"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    tampered_copies(p, t, cases[i].which, cases[i].sql);
+    unlink(m);
+    run_symvtune_all(out, sizeof out, (char *[]){"symvtune", "merge", "--db", m, t[0], t[1], t[2], NULL});
+    cr_assert_not_null(strstr(out, cases[i].says), "case %zu: %s", i, symv_shown(out).s);
+    cr_assert_not_null(strstr(out, "\\x1b"), "case %zu: the escape is not shown: %s", i, symv_shown(out).s);
+    for (const char *c = out; *c; c++)
+      cr_assert((unsigned char)*c >= 0x20 || *c == '\n' || *c == '\t', "case %zu: byte 0x%02x at %ld of the output: %s",
+                i, (unsigned char)*c, (long)(c - out), symv_shown(out).s);
+  }
+}
+
+/* merge --incomplete checks every candidate's shard too, in the space
+ * rebuilt from the GPU's limits: a shard's file that holds a candidate of a
+ * missing shard is refused, and so is a set whose space cannot be rebuilt;
+ * the set as swept is taken. */
+Test(merge, an_incomplete_set_is_checked_against_its_rebuilt_space, .init = setup, .fini = teardown, .timeout = 60)
+{
+  char p[3][128], t[3][128], m[160], sql[600];
+  sweep_shards(p);
+  snprintf(m, sizeof m, "%s/m.db", dir);
+  char *const args[] = {"symvtune", "merge", "--db", m, t[0], t[1], "--incomplete", NULL};
+  tampered_copies(p, t, 0, NULL);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, args), 0, "%s", out);
+  cr_assert_not_null(strstr(out, "1 of the 3 shards missing (K = 2)"), "%s", out);
+  unlink(m);
+  /* shard 1's file with a measured candidate of the missing shard 2 */
+  snprintf(sql, sizeof sql, "ATTACH '%s' AS two; INSERT INTO candidate (routine, family, block_size, ux, multiplicity, "
+           "mx, status) SELECT routine, family, block_size, ux, multiplicity, mx, status FROM two.candidate "
+           "WHERE status = 'valid' LIMIT 1", p[2]);
+  tampered_copies(p, t, 2, sql);
+  cr_assert_eq(run_symvtune_all(out, sizeof out, args), 1, "%s", out);
+  cr_assert_not_null(strstr(out, "shard 1/3, but the partition puts it in shard 2"), "%s", out);
+  cr_assert_neq(access(m, F_OK), 0);
+  /* a point of no space of lu */
+  tampered_copies(p, t, 2, "INSERT INTO candidate (routine, family, block_size, ux, multiplicity, mx, status) "
+                           "VALUES ('dsymv', 'lu', 96, 8, 1, 0, 'valid')");
+  cr_assert_eq(run_symvtune_all(out, sizeof out, args), 1, "%s", out);
+  cr_assert_not_null(strstr(out, "lu:96,8,1,0 came from"), "%s", out);
+  cr_assert_not_null(strstr(out, "no point of the space"), "%s", out);
+  /* a space no choice of families gives: not checked, refused */
+  tampered_copies(p, t, 3, "UPDATE shard SET space = '0123456789abcdef'");
+  cr_assert_eq(run_symvtune_all(out, sizeof out, args), 1, "%s", out);
+  cr_assert_not_null(strstr(out, "cannot be checked"), "%s", out);
+  cr_assert_neq(access(m, F_OK), 0);
 }

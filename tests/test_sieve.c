@@ -178,3 +178,26 @@ Test(sieve, refuses_bad_input)
   cr_assert_eq(sieve_rank(t, 2, 2, NULL, -1, 0, &r), SYMV_INVALID_VALUE);
   cr_assert_eq(sieve_rank(t, 2, 2, NULL, 0, -3, &r), SYMV_INVALID_VALUE);
 }
+
+/* The slowdown of a candidate measured at some sizes only is the geometric
+ * mean over the sizes it was measured at, not over all of them. */
+Test(sieve, slowdown_counts_only_the_measured_sizes)
+{
+  const double t[4 * 4] = {
+    10, 20, X, 40,  /* the best wherever measured */
+    20, X,  X, 80,  /* twice the best at 2 sizes */
+    X,  60, 30, X,  /* three times the best, then the best */
+    X,  X,  X, X,   /* never measured */
+  };
+  const double slowdown[4] = {1.0, 2.0, sqrt(3.0), NAN};
+  const int nmeasured[4] = {3, 2, 2, 0};
+  sieve_result r;
+  cr_assert_eq(sieve_rank(t, 4, 4, NULL, 0, 0, &r), 0);
+  for (int c = 0; c < 4; c++) {
+    cr_assert_eq(r.nmeasured[c], nmeasured[c], "c %d: %d sizes", c, r.nmeasured[c]);
+    if (isnan(slowdown[c])) cr_assert(isnan(r.slowdown[c]), "c %d: slowdown %g", c, r.slowdown[c]);
+    else cr_assert_float_eq(r.slowdown[c], slowdown[c], 1e-12, "c %d: slowdown %g, expected %g", c, r.slowdown[c],
+                            slowdown[c]);
+  }
+  sieve_free(&r);
+}

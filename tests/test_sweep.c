@@ -27,7 +27,7 @@ static char dir[64];
 static void setup(void)
 {
   int n;
-  if (symv_device_count(&n)) cr_skip_test("no CUDA device: GPU test skipped");
+  if (symv_device_count(&n)) test_skip_without_gpu("no CUDA device: GPU test skipped");
   snprintf(dir, sizeof dir, "/tmp/symvtune-sweep-XXXXXX");
   cr_assert_not_null(mkdtemp(dir));
 }

@@ -130,6 +130,13 @@ double test_rng_normal(uint64_t *x)
   return sqrt(-2.0 * log(1.0 - u)) * cos(2.0 * M_PI * v);
 }
 
+void test_skip_without_gpu(const char *why)
+{
+  const char *req = getenv("SYMV_REQUIRE_GPU");
+  if (req && !strcmp(req, "1")) cr_assert_fail("%s, and SYMV_REQUIRE_GPU=1: a GPU test must not skip", why);
+  cr_skip_test("%s", why);
+}
+
 uint64_t test_fresh_seed(void)
 {
   const char *env = getenv("SYMV_TEST_SEED");

@@ -70,6 +70,13 @@ double test_rng_unit(uint64_t *x);
 int test_rng_int(uint64_t *x, int lo, int hi);
 double test_rng_normal(uint64_t *x);
 
+/** test_skip_without_gpu: ends the calling test (its body or its .init)
+ *  for want of a CUDA device, `why` saying so: the test is skipped, or,
+ *  where SYMV_REQUIRE_GPU=1 is set (the GPU runs set it: scripts/gpu-run,
+ *  scripts/gpu-final), failed, so that a run meant to test the GPU cannot
+ *  pass by skipping. Does not return. */
+void test_skip_without_gpu(const char *why);
+
 /** test_fresh_seed: a new seed every run, or SYMV_TEST_SEED=<seed> to replay
  *  a failure (tests print the seed they used). */
 uint64_t test_fresh_seed(void);
