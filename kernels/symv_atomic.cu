@@ -102,11 +102,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   __shared__ int flag;
   const int t = threadIdx.x;
 
-  SYMV_ENTER();
-  if (symv_is_zero(alpha)) {
-    symv_scale_y(n, y, incy, beta);
-    return;
-  }
+  SYMV_ENTER_OR_SCALE();
   const int c0 = blockIdx.x * UX;
   if (t < UX) xs[t] = (c0 + t < n) ? x[(symv_ll)(c0 + t) * incx] : symv_zero();
   __syncthreads();

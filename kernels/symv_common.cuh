@@ -194,9 +194,8 @@ static __device__ __forceinline__ void symv_reduce_cdot(symv_t (&cdot)[UX], symv
  * completed and its memory is visible (griddepcontrol.wait, the PTX of
  * cudaGridDependencySynchronize), then lets the next grid of the stream
  * start launching in turn (griddepcontrol.launch_dependents). What it saves
- * is the launch's latency between back-to-back calls: 1.1-1.6 us a call on
- * an H100 (symvtune time, panel and pipe, n = 500..4,096). A no-op in a
- * launch without the attribute and on older GPUs. CUDA C++ Programming
+ * is the launch's latency between back-to-back calls (doc/design.md). A
+ * no-op in a launch without the attribute and on older GPUs. CUDA C++ Programming
  * Guide, "Programmatic Dependent Launch and Synchronization". */
 static __device__ __forceinline__ void symv_grid_dependency()
 {
@@ -221,6 +220,19 @@ static __device__ __forceinline__ void symv_grid_dependency()
   do {                                   \
     symv_grid_dependency();              \
     SYMV_READ_SCALARS();                 \
+  } while (0)
+
+/* A kernel's first statement where alpha = 0 leaves nothing but
+ * y := beta*y: SYMV_ENTER, then, when alpha = 0, y scaled by the grid
+ * (symv_scale_y; A and x are not read) and a return from the kernel.
+ * Reads the kernel's parameters n, y, incy, alpha and beta. */
+#define SYMV_ENTER_OR_SCALE()            \
+  do {                                   \
+    SYMV_ENTER();                        \
+    if (symv_is_zero(alpha)) {           \
+      symv_scale_y(n, y, incy, beta);    \
+      return;                            \
+    }                                    \
   } while (0)
 
 #endif

@@ -29,9 +29,7 @@
  *
  * A thread issues first what it needs last: y(s+t) (for beta) and the first
  * batch of its row-panel loads go out before the column panel, so that
- * their latency overlaps it. On an H200 (symvtune time, cold A) that took
- * the best of six candidates from 5.73/7.06/8.91 to 5.40/6.53/8.56 us at
- * n = 724/1000/1448.
+ * their latency overlaps it (doc/design.md, "The families").
  *
  * MX chooses the schedule (the order in which a thread issues its loads):
  *   bit 0   row panel from the left (0) or from the diagonal leftwards (1),
@@ -85,11 +83,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   __shared__ symv_t part[SYMV_NWARPS * UX];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
 
-  SYMV_ENTER();
-  if (symv_is_zero(alpha)) {
-    symv_scale_y(n, y, incy, beta);
-    return;
-  }
+  SYMV_ENTER_OR_SCALE();
   const int s = blockIdx.x * UX;
   if (s >= n) return;
 

@@ -41,14 +41,13 @@
  * this workspace). Blocks c >= C neither scale nor count. While n < 64 x G
  * the chunks thus go to the first blocks launched, 64 rows or more each,
  * and the gate opens about one access of y after those start, not after
- * the grid's last block has started and scaled its few rows (a chunk per
- * block is slower at middle n: doc/results/2026-11-24-h100-gate-chunks.txt).
- * The wait is cheap because S-1 tiles' loads are already in flight. The launch is not
- * cooperative (a cooperative launch forgoes the overlap of programmatic
- * dependent launch, symv_common.cuh: on an H100, pipe launched with both
- * attributes ran no faster than cooperative alone), so the blocks need not all be
- * resident at once (a shared GPU, a concurrent kernel): a block must not
- * wait for one that may never start. So a chunk is claimed before it is
+ * the grid's last block has started and scaled its few rows
+ * (doc/results/2026-11-24-h100-gate-chunks.txt). The wait is cheap because
+ * S-1 tiles' loads are already in flight. The launch is not cooperative (a
+ * cooperative launch forgoes the overlap of programmatic dependent launch,
+ * symv_common.cuh), so the blocks need not all be resident at once (a
+ * shared GPU, a concurrent kernel): a block must not wait for one that may
+ * never start. So a chunk is claimed before it is
  * scaled (gate[1 + c] raised to the call's target with atomicMax: exactly
  * one claim of a call wins), and a block that has waited 20 us at the gate
  * claims, and scales, the chunks not yet claimed; the chunks are then all
@@ -94,14 +93,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   if (work) symv_pipe_tile(t0, nb, ns, I, J);
   int iI = I, iJ = J; /* the next tile to issue */
   auto issue = [&](int stage) {
-    symv_t *buf = symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
-    const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
-    const symv_t *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs;
-#pragma unroll
-    for (int k = 0; k < SYMV_PIPE_CPT; k++)
-      symv_cp_elem(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
-    symv_cp_elem(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
-    if (++iI == nb) iJ++, iI = (int)symv_pipe_first_block(iJ, UX);
+    symv_pipe_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
   if (work) {
 #pragma unroll
@@ -139,17 +131,11 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
    * loads; the tiles' cp.async it does not wait for) and before the first
    * tile's wait, which hides them. */
   symv_t xc[SYMV_PIPE_CPT];
-  auto load_xc = [&](int Js) {
-    const int j0 = Js * UX + cg * SYMV_PIPE_CPT;
-#pragma unroll
-    for (int kk = 0; kk < SYMV_PIPE_CPT; kk++)
-      xc[kk] = (j0 + kk < n) ? symv_ldg(x + (symv_ll)(j0 + kk) * incx) : symv_zero();
-  };
   int curJ = J;
-  load_xc(J);
+  symv_pipe_load_xc(xc, J, t, n, x, incx);
   bool open = symv_is_one(beta); /* nothing to wait for when y is not scaled */
 
-  symv_t cacc = symv_zero(); /* thread t < TC: column t's sum over this block's tiles of strip curJ */
+  symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
@@ -161,7 +147,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
         symv_atomic_add(y + (symv_ll)(curJ * UX + t) * incy, symv_mul(alpha, cacc));
       cacc = symv_zero();
       curJ = J;
-      load_xc(J);
+      symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
     const symv_t xr = buf[SYMV_PIPE_CPT * BLOCK_SIZE + t];
     const bool below = I * 64 >= (J + 1) * UX; /* no element on or above the diagonal */
@@ -181,14 +167,8 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     rsum[cg][r] = rsv;
     __syncthreads();
     symv_t vr = symv_zero();
-    if (t < 64) {
-#pragma unroll
-      for (int g = 0; g < SYMV_PIPE_CG; g++) vr = symv_add(vr, rsum[g][t]);
-    }
-    if (t < UX) { /* column t: group g's two warps */
-      const int g = t / SYMV_PIPE_CPT, c = t % SYMV_PIPE_CPT;
-      cacc = symv_add(cacc, symv_add(csum[2 * g][c], csum[2 * g + 1][c]));
-    }
+    if (t < 64) vr = symv_pipe_row_total(rsum, t);
+    if (t < UX) cacc = symv_add(cacc, symv_pipe_col_total(csum, t));
     if (!open) {
       if (t == 0) symv_gate_wait(gate, target, n, C, y, incy, beta);
       open = true;

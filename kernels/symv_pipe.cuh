@@ -3,12 +3,12 @@
  * symv_pipe.cuh - what the two pipe families share (kernels/symv_pipe.cu,
  * atomic; kernels/symv_pipe_det.cu, deterministic): their parameters'
  * constraints and derived sizes (column groups, columns per thread,
- * pipeline stages), the cp.async copies that stream a tile of 64 rows x UX
- * columns into shared memory, the transposing butterfly of the column sums,
- * and the tile numbering. The two kernels read and sum a tile alike and
- * differ in where the sums go (atomicAdd into y, or a workspace summed in a
- * fixed order). These pieces were moved here from symv_pipe.cu as they
- * were: the pipe kernels' machine code is unchanged by the move.
+ * pipeline stages), the tile numbering, the cp.async copies that stream
+ * tiles of 64 rows x UX columns into shared memory, and the per-tile code: a tile's copies, x of a strip's columns,
+ * the row and column sums of a tile (with the transposing butterfly) and
+ * their totals. The two kernels read and sum a tile with these same
+ * functions and differ in where the sums go (atomicAdd into y, or a
+ * workspace summed in a fixed order).
  *
  * Included after symv_common.cuh (symv_t, BLOCK_SIZE, UX, MX) and
  * symv_pipe.h (symv_pipe_tiles_before).
@@ -20,8 +20,7 @@
 #error "BLOCK_SIZE of the pipe family (and pipe_det) must be a power of two, 64..1024"
 #endif
 /* UX <= BLOCK_SIZE/2: at most 32 columns a thread (CPT), one a lane of the
- * column sums' butterfly (symv_pipe_tr); at BLOCK_SIZE 64, UX 64 left
- * columns 32..63 out of the column sums (wrong y, refused by every sweep) */
+ * column sums' butterfly (symv_pipe_tr), which has no lane for a 33rd */
 #if (UX & (UX - 1)) != 0 || UX < BLOCK_SIZE / 64 || UX > BLOCK_SIZE / 2
 #error "UX of the pipe family (and pipe_det) must be a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2"
 #endif
@@ -47,19 +46,15 @@ static __device__ __forceinline__ void symv_cp_elem(symv_t *dst, const symv_t *s
                "r"(ok ? (int)sizeof(symv_t) : 0)
                : "memory");
 }
-/* Not used: an L2 evict-first policy on these copies (createpolicy, then
- * cp.async with .L2::cache_hint) kept pipe_det's partial sums in L2 and made
- * it 2-4.5% faster at n = 4,096 - 16,384 on an H100, but nvcc 13's ptxas,
- * given -maxrregcount as symvtune build gives it, put the policy in an odd
- * uniform register (desc[UR1]) and the library's kernel raised an illegal
- * instruction (doc/results/2026-11-24-h100-evict-first.txt). */
-/* Not used either: copying whole aligned runs of 64 elements (a tile's
- * slot taking the run that holds its last row, its head read from the slot
- * before, after a barrier), to win back the 5% pipe loses at n whose
- * columns are not a multiple of 512 bytes: correct, but slower at every n
- * on an H100, the odd n still 4-6% behind
+/* The copies take no L2 cache hint (createpolicy and .L2::cache_hint):
+ * ptxas, given -maxrregcount as symvtune build gives it, can place the
+ * policy in a register that makes the kernel raise an illegal instruction
+ * (doc/results/2026-11-24-h100-evict-first.txt). They copy element by
+ * element, not in whole aligned runs of 64 elements, which are slower
  * (doc/results/2026-11-25-h100-pipe-runs-and-pdet-bound.txt). */
+/* closes the group of this thread's copies issued since the last commit */
 static __device__ __forceinline__ void symv_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+/* waits until at most N of this thread's committed groups are in flight */
 template <int N> static __device__ __forceinline__ void symv_cp_wait()
 {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
@@ -104,6 +99,97 @@ template <int W> static __device__ __forceinline__ void symv_pipe_item(long t, i
 static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, int &I, int &J)
 {
   symv_pipe_item<UX>(t, nb, ns, I, J);
+}
+
+/* The copies of tile (iI, iJ) into stage buffer buf (CPT + 1 rows of
+ * BLOCK_SIZE elements), issued with cp.async: row k < CPT holds, at
+ * column t, element (i, j0 + k) of this thread's row i = iI*64 + t mod 64
+ * and its first column j0 = iJ*UX + (t/64)*CPT, zero where not stored
+ * (j0 + k > i) or past n; row CPT holds x(i). t is threadIdx.x. */
+static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int iI, int iJ, int t, int n,
+                                                      const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                                      const symv_t *__restrict__ x, symv_ll incx)
+{
+  const int r = t & 63, cg = t >> 6;
+  const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
+  const symv_t *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs; /* p is A(i, j0) */
+#pragma unroll
+  for (int k = 0; k < SYMV_PIPE_CPT; k++)
+    symv_cp_elem(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
+  symv_cp_elem(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
+}
+
+/* symv_pipe_copy of tile (iI, iJ) into buf, then (iI, iJ) := the next tile
+ * of the numbering (down strip iJ's nb row blocks, then the next strip's
+ * first, symv_pipe_first_block). */
+static __device__ __forceinline__ void symv_pipe_issue(symv_t *buf, int &iI, int &iJ, int t, int nb, int n,
+                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                                       const symv_t *__restrict__ x, symv_ll incx)
+{
+  symv_pipe_copy(buf, iI, iJ, t, n, A, rs, cs, x, incx);
+  if (++iI == nb) iJ++, iI = (int)symv_pipe_first_block(iJ, UX);
+}
+
+/* xc[kk] := x(j0 + kk), j0 = Js*UX + (t/64)*CPT: this thread's CPT
+ * columns of strip Js (0 past n); t is threadIdx.x. */
+static __device__ __forceinline__ void symv_pipe_load_xc(symv_t (&xc)[SYMV_PIPE_CPT], int Js, int t, int n,
+                                                         const symv_t *__restrict__ x, symv_ll incx)
+{
+  const int j0 = Js * UX + (t >> 6) * SYMV_PIPE_CPT;
+#pragma unroll
+  for (int kk = 0; kk < SYMV_PIPE_CPT; kk++)
+    xc[kk] = (j0 + kk < n) ? symv_ldg(x + (symv_ll)(j0 + kk) * incx) : symv_zero();
+}
+
+/* The sums of tile (I, J), whose copies are in buf (symv_pipe_copy), for
+ * this thread's row i = I*64 + t mod 64 and columns j0.. j0 + CPT - 1,
+ * j0 = J*UX + (t/64)*CPT: its share of row i's sum, the CPT elements
+ * against xc (x(j0..)), into rsum[t/64][t mod 64]; and the column sums
+ * (the mirrored elements times x(i), summed over each warp's 32 rows by
+ * the transposing butterfly) into csum[w][c], c < CPT: warp w's sum of
+ * column J*UX + (w/2)*CPT + c. The diagonal counts once, in the row sum,
+ * as symv_diag; the column sums take symv_mirror of the elements strictly
+ * below it. t is threadIdx.x. The caller synchronises before reading rsum
+ * and csum. (pipe's kernel holds the same statements inline: as this
+ * function they give it other machine code at some points.) */
+static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT], int I,
+                                                           int J, int t, symv_t (*rsum)[64],
+                                                           symv_t (*csum)[SYMV_PIPE_CPT])
+{
+  const int r = t & 63, cg = t >> 6, lane = t & 31, w = t >> 5;
+  const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
+  const symv_t xr = buf[SYMV_PIPE_CPT * BLOCK_SIZE + t]; /* x(i) */
+  const bool below = I * 64 >= (J + 1) * UX; /* no element on or above the diagonal */
+  symv_t rsv = symv_zero(), cp[SYMV_PIPE_CPT];
+#pragma unroll
+  for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) {
+    const symv_t a = buf[kk * BLOCK_SIZE + t]; /* A(i, j0 + kk), 0 where not stored (zero-filled) */
+    rsv = symv_fma_rn(!below && j0 + kk == i ? symv_diag(a) : a, xc[kk], rsv);
+    cp[kk] = (below || j0 + kk < i) ? symv_mul(symv_mirror(a), xr) : symv_zero();
+  }
+  symv_pipe_tr<SYMV_PIPE_CPT, SYMV_PIPE_CPT / 2>::run(cp, lane);
+#pragma unroll
+  for (int h = SYMV_PIPE_CPT; h < 32; h *= 2) cp[0] = symv_add(cp[0], symv_shfl_xor(cp[0], h));
+  if (lane < SYMV_PIPE_CPT) csum[w][lane] = cp[0]; /* lane holds column lane mod CPT of its group */
+  rsum[cg][r] = rsv;
+}
+
+/* Row r (< 64) of the tile whose sums symv_pipe_tile_sums left in rsum:
+ * its column groups' shares added in group order. */
+static __device__ __forceinline__ symv_t symv_pipe_row_total(const symv_t (*rsum)[64], int r)
+{
+  symv_t v = symv_zero();
+#pragma unroll
+  for (int g = 0; g < SYMV_PIPE_CG; g++) v = symv_add(v, rsum[g][r]);
+  return v;
+}
+
+/* Column c (< UX) of the tile whose sums symv_pipe_tile_sums left in csum:
+ * its column group g = c/CPT's two warps' sums, 2g's plus 2g + 1's. */
+static __device__ __forceinline__ symv_t symv_pipe_col_total(const symv_t (*csum)[SYMV_PIPE_CPT], int c)
+{
+  const int g = c / SYMV_PIPE_CPT, cc = c % SYMV_PIPE_CPT;
+  return symv_add(csum[2 * g][cc], csum[2 * g + 1][cc]);
 }
 
 #endif

@@ -121,9 +121,8 @@ SYMV_PIPE_FN long symv_pipe_chunks(long n, long G)
 /** SYMV_PDET_P1_THREADS(bs), symv_pdet_p1_threads: the threads of a block
  *  of the pipe_det kernel's phase 1 (kernels/symv_pipe_det.cu) for a
  *  candidate of BLOCK_SIZE bs: min(bs, 128), fewer than phase 0's so that
- *  its blocks fit beside phase 0's on an SM (DSYMV pipe_det:512 takes 73-80
- *  registers a thread: a second block of 512 does not fit, one of 128 does)
- *  and wait there, launched early, for phase 0 to end. The macro is the
+ *  its blocks fit in the registers phase 0's leave on an SM and wait
+ *  there, launched early, for phase 0 to end. The macro is the
  *  kernel's constant, the function the host's launch. */
 #define SYMV_PDET_P1_THREADS(bs) ((bs) < 128 ? (bs) : 128)
 SYMV_PIPE_FN int symv_pdet_p1_threads(int block_size) { return SYMV_PDET_P1_THREADS(block_size); }

@@ -51,33 +51,20 @@
  * its tiles were, and row block I has a tile in every strip J <= I, which
  * every block's share reaches last: nearly every row block would complete
  * at the very end, and the few blocks that completed them would read the
- * T x 64 row sums (n/UX a row) alone, a tail growing as n^2/UX
- * (doc/results/2026-11-24-h100-pipe_det-one-launch.txt). Phase 1 reads them
- * with the whole GPU, RB consecutive rows of a tile per load (coalesced),
- * SYMV_PDET_BATCH loads in flight per thread. Its blocks are small (at
- * most 128 threads) so that they fit on an SM beside phase 0's and are
- * resident, their y read, when phase 0 ends: with blocks of BLOCK_SIZE
- * threads, DSYMV pipe_det:512's 73 registers a thread left no room for a
- * second block of 512, so phase 1's blocks were launched only as phase 0's
- * left, and under Nsight Compute phase 1 alone took 4.7 us at n = 1448
- * (H100). Nor one launch with a
- * barrier of the grid before the summing (the blocks claiming shares and
- * sets on a call count kept on the device, taking over those of blocks
- * that have not started): it was 3-16% slower than the two phases at
- * n = 724..8,192 on an H100, the barrier's release and polling costing
- * more than the second launch under programmatic dependent launch
- * (doc/results/2026-11-24-h100-pipe_det-one-launch.txt). Nor one launch
- * taking the tiles round robin, so that row blocks complete while the grid
- * streams, each summed by the block whose tile completes it (a ticket a
- * row block, no block waiting): slower than the two phases at every
- * n >= 724 on an H100, 1.6x at n = 2,000, the summing gathering on the
- * blocks already behind and the last tile's ticket a round trip of its own
- * (doc/results/2026-11-24-h100-pipe_ticket-one-launch.txt). One kernel with a phase
- * argument rather than two kernels: a candidate stays one entry point,
- * so its loading, registers and occupancy checks, the NVRTC cache, the
- * library compiled by nvcc and its wisdom files (which record one
- * function's registers) are the other families'; phase 1's code was in
- * the kernel before (its summing) and adds no registers.
+ * T x 64 row sums (n/UX a row) alone, a tail growing as n^2/UX. Phase 1
+ * reads them with the whole GPU, RB consecutive rows of a tile per load
+ * (coalesced), SYMV_PDET_BATCH loads in flight per thread. Its blocks are
+ * small (at most 128 threads) so that they fit on an SM beside phase 0's
+ * and are resident, their y read, when phase 0 ends. Two phases rather
+ * than one launch with a barrier of the grid before the summing, or one
+ * launch taking the tiles round robin and summing each row block as it
+ * completes: both are slower (doc/results.md;
+ * doc/results/2026-11-24-h100-pipe_det-one-launch.txt,
+ * doc/results/2026-11-24-h100-pipe_ticket-one-launch.txt). One kernel with
+ * a phase argument rather than two kernels: a candidate stays one entry
+ * point, so its loading, registers and occupancy checks, the NVRTC cache,
+ * the library compiled by nvcc and its wisdom files (which record one
+ * function's registers) are the other families'.
  *
  * Traffic over pipe's: R holds T x 64 elements, about 1/UX of the
  * triangle's, written once and read once (L2 holds much of it); C holds
@@ -93,20 +80,15 @@
  * add up over its tiles in order, the column sums (thread t: column
  * S*W + t of unit strip S, x of its columns in shared memory) over the
  * block's units of that strip, stored at slot b + S (G + ceil(n/W) - 1
- * slots of W). Phase 1 reads them as it reads tiles, with W for UX. On an
- * H100, DSYMV pipe_det:256,64,2,3 against pipe_det:256,64,2,0: phase 0
- * 1.46 against 1.49-1.50 ms at n = 32,768 (R 17 MB written, not 70),
- * phase 1 13 against 37 us (Nsight Compute); a call 3.6% faster (1.04x
- * the floor, from 1.08), 3.3% at 16,384, 1.7% at 8,192; slower below
- * about 5,000, where a block has few units
- * (doc/results/2026-11-25-h100-pipe_det-units.txt). The fit chooses between the two by n.
+ * slots of W). Phase 1 reads them as it reads tiles, with W for UX. The
+ * fit chooses between tiles and units by n: units write and read back
+ * less at large n, and leave a block few units at small n
+ * (doc/results/2026-11-25-h100-pipe_det-units.txt).
  *
  * Parameters as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE a power of two,
  * 64..1024; UX a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2, up to 128 (a
  * strip of 128 columns starts at row block 2J: its diagonal spans two
- * tiles; R and the rows' lists halve against UX 64, which made
- * pipe_det:512,128,1,0 2% faster than the best of UX 64 at n = 8,192 -
- * 32,768 on an H100); MX = pipeline
+ * tiles; R and the rows' lists are half those of UX 64); MX = pipeline
  * stages - 2, 0..2, and 3..5 the same stages (MX - 3) with units;
  * MULTIPLICITY blocks per SM = phase 0's grid. Dynamic
  * shared memory: the pipeline's in phase 0, as pipe (symv_pipe_smem,
@@ -127,35 +109,6 @@
 #define SYMV_PDET_W SYMV_PDET_UNIT_WIDTH(BLOCK_SIZE, UX, MX)
 #define SYMV_PDET_A (SYMV_PDET_W / UX)
 
-/* The next three are pipe's tile loop, statement for statement, as
- * functions (pipe keeps them inline: as functions they changed its
- * register allocation, and its code is the one measured). */
-
-/* Issues the cp.async copies of tile (iI, iJ) into stage buffer buf
- * (CPT + 1 rows of BLOCK_SIZE elements: this thread's CPT elements of row
- * iI*64 + r, zero-filled where not stored or past n, then x(row)) and
- * moves (iI, iJ) on to the next tile of the numbering (nb row blocks); t
- * is threadIdx.x, r = t mod 64. */
-static __device__ __forceinline__ void symv_pdet_copy(symv_t *buf, int iI, int iJ, int t, int n,
-                                                      const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                                      const symv_t *__restrict__ x, symv_ll incx)
-{
-  const int r = t & 63, cg = t >> 6;
-  const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
-  const symv_t *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs;
-#pragma unroll
-  for (int k = 0; k < SYMV_PIPE_CPT; k++)
-    symv_cp_elem(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
-  symv_cp_elem(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
-}
-static __device__ __forceinline__ void symv_pdet_issue(symv_t *buf, int &iI, int &iJ, int t, int nb, int n,
-                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                                       const symv_t *__restrict__ x, symv_ll incx)
-{
-  symv_pdet_copy(buf, iI, iJ, t, n, A, rs, cs, x, incx);
-  if (++iI == nb) iJ++, iI = (int)symv_pipe_first_block(iJ, UX);
-}
-
 #if MX >= 3
 /* the tiles of unit (I, S): its strips S*A.. that hold tiles of row block I
  * (ns strips of UX columns), at most A */
@@ -175,54 +128,12 @@ static __device__ __forceinline__ void symv_pdet_next_unit(int &I, int &S, int &
 }
 #endif
 
-/* xc[kk] := x(j0 + kk), j0 = Js*UX + (column group)*CPT: this thread's
- * CPT columns of strip Js (0 past n); t is threadIdx.x. */
-static __device__ __forceinline__ void symv_pdet_load_xc(symv_t (&xc)[SYMV_PIPE_CPT], int Js, int t, int n,
-                                                         const symv_t *__restrict__ x, symv_ll incx)
-{
-  const int j0 = Js * UX + (t >> 6) * SYMV_PIPE_CPT;
-#pragma unroll
-  for (int kk = 0; kk < SYMV_PIPE_CPT; kk++)
-    xc[kk] = (j0 + kk < n) ? symv_ldg(x + (symv_ll)(j0 + kk) * incx) : symv_zero();
-}
-
-/* The sums of tile (I, J), whose copies are in buf (symv_pdet_issue): this
- * thread's share of row I*64 + r's sum, its CPT columns against xc, into
- * rsum[cg][r]; and the column sums (the mirrored elements times x(row),
- * summed over each warp's 32 rows by the transposing butterfly) into
- * csum[w][c], c < CPT: warp w's sum of column J*UX + (w/2)*CPT + c. The
- * diagonal counts once, in the row sum, as symv_diag; the column sums take
- * symv_mirror of the elements strictly below it. t is threadIdx.x. The
- * caller synchronises before reading rsum and csum. */
-static __device__ __forceinline__ void symv_pdet_tile_sums(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT], int I,
-                                                           int J, int t, symv_t (*rsum)[64],
-                                                           symv_t (*csum)[SYMV_PIPE_CPT])
-{
-  const int r = t & 63, cg = t >> 6, lane = t & 31, w = t >> 5;
-  const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
-  const symv_t xr = buf[SYMV_PIPE_CPT * BLOCK_SIZE + t];
-  const bool below = I * 64 >= (J + 1) * UX; /* no element on or above the diagonal */
-  symv_t rsv = symv_zero(), cp[SYMV_PIPE_CPT];
-#pragma unroll
-  for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) {
-    const symv_t a = buf[kk * BLOCK_SIZE + t]; /* 0 where not stored (zero-filled) */
-    rsv = symv_fma_rn(!below && j0 + kk == i ? symv_diag(a) : a, xc[kk], rsv);
-    cp[kk] = (below || j0 + kk < i) ? symv_mul(symv_mirror(a), xr) : symv_zero();
-  }
-  symv_pipe_tr<SYMV_PIPE_CPT, SYMV_PIPE_CPT / 2>::run(cp, lane);
-#pragma unroll
-  for (int h = SYMV_PIPE_CPT; h < 32; h *= 2) cp[0] = symv_add(cp[0], symv_shfl_xor(cp[0], h));
-  if (lane < SYMV_PIPE_CPT) csum[w][lane] = cp[0]; /* lane holds column lane mod CPT of its group */
-  rsum[cg][r] = rsv;
-}
-
 /* Loads in flight per thread when rows are summed (phase 1): 64 bytes of
  * elements, at least 8 bytes each (8 loads of DSYMV). A row holds up to
  * ns + G partial sums, read by its SYMV_PDET_P1_GROUPS = 8 threads, so
  * that 64 a row are in flight at once; those loads, not arithmetic, are
- * what the summing costs. More (128 bytes, as it was when a row had 4
- * threads at BLOCK_SIZE 256) took DSYMV pipe_det:256,64 from 106 to 128
- * registers. */
+ * what the summing costs; more loads a thread would cost registers
+ * (doc/results/2026-11-24-h100-pipe_det-phase1-batch.txt). */
 #define SYMV_PDET_BATCH (64 / (sizeof(symv_t) < 8 ? 8 : (int)sizeof(symv_t)))
 
 /* Phase 1's block: SYMV_PDET_P1 threads (at most 128; kernels/symv_pipe.h,
@@ -263,8 +174,7 @@ static __device__ __forceinline__ symv_t symv_pdet_sum(symv_t s, long k0, long k
  * strips; R and C the workspace's two parts; cbuf SYMV_PDET_P1 elements of
  * shared memory. The wait for phase 0 (symv_grid_dependency) is here,
  * after each row's list is worked out (its 64-bit block numbers take two
- * divisions): that arithmetic overlaps phase 0's end, 1-3% of the call at
- * n = 1,448 - 4,096 on an H100. alpha = 0 (device pointer mode): phase 0
+ * divisions), so that that arithmetic overlaps phase 0's end. alpha = 0 (device pointer mode): phase 0
  * scaled y; nothing more after the wait. Called by every thread of the
  * block (a barrier). */
 static __device__ void symv_pdet_rows(int blk, int n, int nb, int ns, long G, long T, const symv_t *R,
@@ -321,11 +231,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     symv_pdet_rows(blockIdx.x, n, nb, nsw, G, ntiles, R, C, y, incy, alpha, beta, yv, &rsum[0][0]);
     return;
   }
-  SYMV_ENTER();
-  if (symv_is_zero(alpha)) {
-    symv_scale_y(n, y, incy, beta);
-    return;
-  }
+  SYMV_ENTER_OR_SCALE();
 
 #if MX >= 3
   /* units: block b takes units [b*U/G, (b+1)*U/G) (U = ntiles), each unit
@@ -340,7 +246,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     symv_pipe_item<SYMV_PDET_W>(u0, nb, nsw, I, S); /* unit u0 -> (row block, unit strip) */
     int iI = I, iS = S, is = 0, iu = u0, icnt = symv_pdet_unit_tiles(I, S, ns); /* the next tile to issue */
     auto issue = [&](int stage) {
-      symv_pdet_copy(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iS * SYMV_PDET_A + is, t, n, A,
+      symv_pipe_copy(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iS * SYMV_PDET_A + is, t, n, A,
                      rs, cs, x, incx);
       if (++is == icnt) is = 0, iu++, symv_pdet_next_unit(iI, iS, icnt, nb, ns);
     };
@@ -372,18 +278,11 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       symv_t xc[SYMV_PIPE_CPT];
 #pragma unroll
       for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) xc[kk] = xs[s * UX + cg * SYMV_PIPE_CPT + kk];
-      symv_pdet_tile_sums(buf, xc, I, S * SYMV_PDET_A + s, t, rsum, csum);
+      symv_pipe_tile_sums(buf, xc, I, S * SYMV_PDET_A + s, t, rsum, csum);
       __syncthreads();
-      if (t < 64) {
-        symv_t vr = symv_zero();
-#pragma unroll
-        for (int g = 0; g < SYMV_PIPE_CG; g++) vr = symv_add(vr, rsum[g][t]);
-        racc = symv_add(racc, vr);
-      }
-      if (t >= s * UX && t < (s + 1) * UX) { /* column t of the unit strip: tile s's group g's two warps */
-        const int c = t - s * UX, g = c / SYMV_PIPE_CPT, cc = c % SYMV_PIPE_CPT;
-        cacc = symv_add(cacc, symv_add(csum[2 * g][cc], csum[2 * g + 1][cc]));
-      }
+      if (t < 64) racc = symv_add(racc, symv_pipe_row_total(rsum, t));
+      if (t >= s * UX && t < (s + 1) * UX) /* column t of the unit strip: tile s's column t - s*UX */
+        cacc = symv_add(cacc, symv_pipe_col_total(csum, t - s * UX));
       __syncthreads(); /* rsum and csum are free for the next tile */
       if (++s == cnt) { /* the unit's row sums */
         if (t < 64 && I * 64 + t < n) symv_stcg(R + (symv_ll)u * 64 + t, racc);
@@ -403,7 +302,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   symv_pipe_tile(t0, nb, ns, I, J);
   int iI = I, iJ = J; /* the next tile to issue */
   auto issue = [&](int stage) {
-    symv_pdet_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+    symv_pipe_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
 #pragma unroll
   for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
@@ -413,7 +312,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
 
   symv_t xc[SYMV_PIPE_CPT];
   int curJ = J;
-  symv_pdet_load_xc(xc, J, t, n, x, incx);
+  symv_pipe_load_xc(xc, J, t, n, x, incx);
   symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
@@ -424,19 +323,13 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       if (t < UX && curJ * UX + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
       cacc = symv_zero();
       curJ = J;
-      symv_pdet_load_xc(xc, J, t, n, x, incx);
+      symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
-    symv_pdet_tile_sums(buf, xc, I, J, t, rsum, csum);
+    symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum);
     __syncthreads();
     symv_t vr = symv_zero();
-    if (t < 64) {
-#pragma unroll
-      for (int g = 0; g < SYMV_PIPE_CG; g++) vr = symv_add(vr, rsum[g][t]);
-    }
-    if (t < UX) { /* column t: group g's two warps */
-      const int g = t / SYMV_PIPE_CPT, c = t % SYMV_PIPE_CPT;
-      cacc = symv_add(cacc, symv_add(csum[2 * g][c], csum[2 * g + 1][c]));
-    }
+    if (t < 64) vr = symv_pipe_row_total(rsum, t);
+    if (t < UX) cacc = symv_add(cacc, symv_pipe_col_total(csum, t));
     __syncthreads(); /* rsum and csum are free for the next tile */
     if (t < 64 && I * 64 + t < n) symv_stcg(R + (symv_ll)k * 64 + t, vr);
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);

@@ -73,11 +73,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   const int t = threadIdx.x;
   const int H = groups * BLOCK_SIZE;
 
-  SYMV_ENTER();
-  if (symv_is_zero(alpha)) {
-    symv_scale_y(n, y, incy, beta);
-    return;
-  }
+  SYMV_ENTER_OR_SCALE();
   int c0, r0;
   if (!symv_tile_of_block(n, nblk, H, &c0, &r0)) return;
   const int k = blockIdx.x / nblk, r1 = min(n, r0 + H);

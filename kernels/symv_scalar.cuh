@@ -30,10 +30,9 @@
  * the logical matrix is the stored one reversed (P A P), Hermitian too, so
  * the same rule holds with no special case.
  *
- * For real routines every helper is the plain expression the kernels used
- * before (c + a * b, contracted to one fma; __ldg, atomicAdd, ...), so the
- * DSYMV code is unchanged: its cubins are byte-identical to those of the
- * double-only sources.
+ * For real routines every helper is the plain expression (c + a * b,
+ * contracted to one fma; __ldg, atomicAdd, ...), so the real kernels'
+ * code is that of the same sources written on double or float.
  *
  * Helpers (a, b, c, beta: elements, symv_t; p: a symv_t pointer; r: symv_r):
  *   symv_zero()  symv_add(a,b)  symv_mul(a,b)  symv_fma(a,b,c) = a*b + c
@@ -212,9 +211,9 @@ static __device__ __forceinline__ symv_t symv_zero() { return 0; }
 static __device__ __forceinline__ symv_t symv_add(symv_t a, symv_t b) { return a + b; }
 /* a * b */
 static __device__ __forceinline__ symv_t symv_mul(symv_t a, symv_t b) { return a * b; }
-/* a * b + c (contracted to one fma, as `c += a * b` was) */
+/* a * b + c (c + a * b, which the compiler contracts to one fma) */
 static __device__ __forceinline__ symv_t symv_fma(symv_t a, symv_t b, symv_t c) { return c + a * b; }
-/* a * b + c by an explicit fma() (pipe's row sums were written so) */
+/* a * b + c by an explicit fma() (the pipe families' row sums) */
 static __device__ __forceinline__ symv_t symv_fma_rn(symv_t a, symv_t b, symv_t c) { return symv_rfma(a, b, c); }
 /* A(j,i) from the stored A(i,j): the same element */
 static __device__ __forceinline__ symv_t symv_mirror(symv_t a) { return a; }

@@ -16,8 +16,8 @@
  *   n-1    |____|        adds each row's sum as it goes and keeps cdot[UX]
  *                        (its share of the column dots) for the tile. The
  * first row's loads are issued before anything else, x's included, so that a
- * tile's first wait is for its matrix data: below n ~ 4,000 the whole
- * product is one wave of tiles and its time is a few memory latencies.
+ * tile's first wait is for its matrix data: at small n the whole product is
+ * one wave of tiles and its time is a few memory latencies.
  *
  * What differs is where the sums go. atomic_red adds into y and so must have
  * y scaled by beta first, which makes tiles wait for one another; here every
@@ -87,11 +87,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   const int H = groups * BLOCK_SIZE;
 
-  SYMV_ENTER();
-  if (symv_is_zero(alpha)) {
-    symv_scale_y(n, y, incy, beta);
-    return;
-  }
+  SYMV_ENTER_OR_SCALE();
   int c0, r0;
   if (!symv_tile_of_block(n, nblk, H, &c0, &r0)) return;
   const int r1 = min(n, r0 + H), c1 = min(n, c0 + UX);
