@@ -109,18 +109,6 @@ static int read_all(int fd, void *buf, size_t len)
   return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-  const char *p = buf;
-  while (len > 0) {
-    ssize_t r = write(fd, p, len);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return -1;
-    p += r, len -= (size_t)r;
-  }
-  return 0;
-}
-
 /* The cache entry at path, if it is a regular file (opened without
  * following a symbolic link or waiting on a FIFO) that holds the code of
  * `key` and entry point `name` intact: *data (malloc'ed) and *size; else
@@ -164,7 +152,7 @@ static void cache_write(const char *path, uint64_t key, const char *name, const 
   if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) return;
   int fd = mkstemp(tmp);
   if (fd < 0) return;
-  int ok = write_all(fd, &h, sizeof h) == 0 && write_all(fd, data, size) == 0;
+  int ok = symv_write_all(fd, &h, sizeof h) == 0 && symv_write_all(fd, data, size) == 0;
   ok &= close(fd) == 0;
   if (!ok || rename(tmp, path) != 0) unlink(tmp);
 }

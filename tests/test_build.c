@@ -14,7 +14,9 @@
 #include <cublas_v2.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include "compile.h"
 #include "gpu.h"
 #include "kernel_sources.h"
@@ -908,4 +910,67 @@ Test(build, six_routine_library_from_the_shipped_sweep, .timeout = 600)
       }
     }
   dlclose(h);
+}
+
+/* A stand-in nvcc that needs no CUDA: it writes the file its -o names, a
+ * line for an object and a library of `lib_bytes` bytes for the link. It
+ * lifts the file size limit the test sets for the build, so that only the
+ * build's own writes meet it. */
+static void put_writing_nvcc(const char *path, long lib_bytes)
+{
+  char text[512];
+  snprintf(text, sizeof text,
+           "#!/bin/sh\nulimit -f unlimited 2>/dev/null\nout=\n"
+           "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+           "case $out in *.so.tmp) head -c %ld /dev/zero >\"$out\" ;; *) echo object >\"$out\" ;; esac\n",
+           lib_bytes);
+  put(path, text);
+  cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* A build onto a file system that takes no more bytes: the build, compiled
+ * on another file system ($TMPDIR) and copied beside DIR, meets a write
+ * that fails (a file size limit the library is larger than, SIGXFSZ
+ * ignored: write fails with EFBIG) and must fail, exit 4, say why, and
+ * leave the old build in DIR as it was, with nothing temporary left. */
+Test(build, a_write_that_fails_while_installing_leaves_the_old_build, .timeout = 120)
+{
+  char dbpath[512], out[512], outside[512], fake[512], logp[512], p[1024], err[512];
+  char tmp[64] = "/dev/shm/symvtune-test-build-XXXXXX";
+  struct stat here, there;
+  if (!mkdtemp(tmp)) cr_skip_test("no /dev/shm for a $TMPDIR on another file system: %s", strerror(errno));
+  cr_assert_eq(stat(dir, &here), 0);
+  cr_assert_eq(stat(tmp, &there), 0);
+  if (here.st_dev == there.st_dev) {
+    rmdir(tmp);
+    cr_skip_test("%s and %s are one file system: the build would be renamed, not copied", dir, tmp);
+  }
+  cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  put_writing_nvcc(in_dir(fake, "nvcc"), 3 << 20);
+  plant_old_build(in_dir(out, "lib"), "src/kernels", in_dir(outside, "outside"));
+  struct rlimit lim;
+  cr_assert_eq(getrlimit(RLIMIT_FSIZE, &lim), 0);
+  lim.rlim_cur = 1 << 20; /* above every source build writes, below the library */
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  signal(SIGXFSZ, SIG_IGN);
+  const char *args[] = {"--db", dbpath, "--out", out, "--nvcc", fake, "--jobs", "2"};
+  int status = fix_build(in_dir(logp, "full.log"), args, 8);
+  lim.rlim_cur = lim.rlim_max;
+  setrlimit(RLIMIT_FSIZE, &lim);
+  char *log = fix_slurp(logp);
+  int left = count_entries(tmp, "");
+  fix_rmtree(tmp);
+  cr_assert_eq(status, SYMV_EXIT_ERROR, "exit %d:\n%s", status, log);
+  cr_assert_not_null(strstr(log, strerror(EFBIG)), "the failed write is not told:\n%s", log);
+  cr_assert_not_null(strstr(log, "left as it was"), "%s", log);
+  char *text = fix_slurp(strcat(strcpy(p, out), "/lib/libsymv.so"));
+  cr_assert_str_eq(text, "old library", "the old library was replaced");
+  free(text);
+  text = fix_slurp(strcat(strcpy(p, out), "/src/symv_table.c"));
+  cr_assert_str_eq(text, "old table", "the old build's sources were replaced");
+  free(text);
+  cr_assert_eq(count_entries(dir, "."), 0, "a temporary folder was left beside --out");
+  cr_assert_eq(left, 0, "a temporary folder was left in TMPDIR");
+  free(log);
 }
