@@ -974,3 +974,49 @@ Test(build, a_write_that_fails_while_installing_leaves_the_old_build, .timeout =
   cr_assert_eq(left, 0, "a temporary folder was left in TMPDIR");
   free(log);
 }
+
+/* A relative nvcc, as --nvcc (bin/nvcc, ./bin/nvcc), as $NVCC, or a bare
+ * name found in $PATH (a relative folder of it too), is the program of that
+ * name where build was started, though the compiler runs in build's own
+ * folder: each build succeeds and says the absolute name it compiles with. */
+Test(build, a_relative_nvcc_is_found_from_where_build_started, .timeout = 120)
+{
+  char dbpath[512], bin[512], fake[512], logp[512], out[512], p[1024], err[512], cwd[4096];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(mkdir(in_dir(bin, "cuda"), 0755), 0);
+  cr_assert_eq(mkdir(in_dir(bin, "cuda/bin"), 0755), 0);
+  put_writing_nvcc(in_dir(fake, "cuda/bin/standin-nvcc"), 4096);
+  char real[4096];
+  cr_assert_not_null(realpath(fake, real)); /* the name build finds: the current folder's, links resolved */
+  cr_assert_not_null(getcwd(cwd, sizeof cwd));
+  cr_assert_eq(chdir(dir), 0);
+  const char *path = getenv("PATH");
+  char path_with[8192];
+  snprintf(path_with, sizeof path_with, "/nonexistent:cuda/bin:%s", path ? path : "/usr/bin:/bin");
+  static const struct { const char *nvcc, *env_nvcc; int in_path; } cases[] = {
+    {"cuda/bin/standin-nvcc", NULL, 0}, {"./cuda/bin/standin-nvcc", NULL, 0},
+    {NULL, "cuda/bin/standin-nvcc", 0}, {"standin-nvcc", NULL, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "lib%zu", i);
+    in_dir(out, name);
+    if (cases[i].env_nvcc) setenv("NVCC", cases[i].env_nvcc, 1);
+    else unsetenv("NVCC");
+    if (cases[i].in_path) setenv("PATH", path_with, 1);
+    const char *args[] = {"--db", dbpath, "--out", out, "--jobs", "2", "--nvcc", cases[i].nvcc};
+    unlink(in_dir(logp, "rel.log"));
+    int status = fix_build(logp, args, cases[i].nvcc ? 8 : 6);
+    if (path) setenv("PATH", path, 1);
+    char *log = fix_slurp(logp);
+    cr_expect_eq(status, 0, "case %zu (nvcc %s, NVCC %s): exit %d\n%s", i, cases[i].nvcc ? cases[i].nvcc : "-",
+                 cases[i].env_nvcc ? cases[i].env_nvcc : "-", status, log);
+    snprintf(p, sizeof p, "compiling with %s, ", real);
+    cr_expect_not_null(strstr(log, p), "case %zu: no '%s' in\n%s", i, p, log);
+    snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
+    cr_expect(fix_exists(p), "case %zu: no %s", i, p);
+    free(log);
+  }
+  unsetenv("NVCC");
+  cr_assert_eq(chdir(cwd), 0);
+}
