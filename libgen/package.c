@@ -308,7 +308,7 @@ static int sync_entry(const char *p, const struct stat *st, int flag, struct FTW
   (void)st, (void)f;
   if (flag == FTW_SL) return 0; /* a link is written with its folder */
   int fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 || fsync(fd)) sync_errno = errno;
+  if (fd < 0 || (fsync(fd) && errno != EINVAL)) sync_errno = errno; /* EINVAL: a file system with no flush */
   if (fd >= 0 && close(fd) && !sync_errno) sync_errno = errno;
   return sync_errno != 0;
 }
@@ -330,15 +330,16 @@ static int sync_tree(const char *path)
 static void sync_parent(const char *parent)
 {
   int fd = open(parent, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || fsync(fd))
+  if (fd < 0 || (fsync(fd) && errno != EINVAL))
     fprintf(stderr, "symvtune build: warning: cannot flush %s to disk: %s\n", parent, strerror(errno));
   if (fd >= 0) close(fd);
 }
 
 /* Moves the finished build in work to DIR (abs): into a fresh folder beside
  * DIR (renamed there, or copied if /tmp is another file system), flushed to
- * disk, which then takes DIR's place (an old DIR is swapped out and removed). 0, or -1 with
- * a message printed; DIR is then as it was. work is gone either way. */
+ * disk, which then takes DIR's place (an old DIR is swapped out and
+ * removed). 0, or -1 with a message printed; DIR is then as it was. work is
+ * gone either way. */
 int libgen_install(const char *work, const char *abs, const char *out, const char *dbpath)
 {
   char stage[PATH_MAX + 64], old[PATH_MAX + 64], tmp[PATH_MAX];
