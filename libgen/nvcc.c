@@ -14,20 +14,27 @@
 #include "generate.h"
 #include "jobs.h"
 
+/* 1 if path names a regular file this process may execute, else 0. */
+static int executable(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
 /* The program `name` as execv must be given it after build changed
  * folder, into out (len bytes): name itself if absolute; with a slash,
  * name against the current folder; without one, the first executable
  * name in a folder of $PATH (as execvp finds it). 0 if that is an
- * executable file, else -1 (out then holds the last name tried). */
+ * executable regular file, else -1 (out then holds the last name tried). */
 static int resolve(const char *name, char *out, size_t len)
 {
   char cwd[PATH_MAX];
-  if (name[0] == '/') return snprintf(out, len, "%s", name) >= (int)len || access(out, X_OK) ? -1 : 0;
+  if (name[0] == '/') return snprintf(out, len, "%s", name) >= (int)len || !executable(out) ? -1 : 0;
   if (strchr(name, '/')) {
     while (name[0] == '.' && name[1] == '/') /* ./bin/nvcc: cwd/bin/nvcc */
       for (name += 2; *name == '/';) name++;
     if (!getcwd(cwd, sizeof cwd)) return snprintf(out, len, "%s", name), -1;
-    return snprintf(out, len, "%s/%s", strcmp(cwd, "/") ? cwd : "", name) >= (int)len || access(out, X_OK) ? -1 : 0;
+    return snprintf(out, len, "%s/%s", strcmp(cwd, "/") ? cwd : "", name) >= (int)len || !executable(out) ? -1 : 0;
   }
   snprintf(out, len, "%s", name);
   for (const char *p = getenv("PATH"); p && *p;) {
@@ -56,7 +63,7 @@ int libgen_find_nvcc(const char *opt, char *out, size_t len)
   }
   if (resolve("nvcc", out, len) == 0) return 0;
   snprintf(out, len, "/usr/local/cuda/bin/nvcc");
-  return access(out, X_OK) == 0 ? 0 : -1;
+  return executable(out) ? 0 : -1;
 }
 
 /* The runtime's units: those of every library, then the source of rules
