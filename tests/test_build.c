@@ -981,7 +981,7 @@ Test(build, a_write_that_fails_while_installing_leaves_the_old_build, .timeout =
  * folder: each build succeeds and says the absolute name it compiles with. */
 Test(build, a_relative_nvcc_is_found_from_where_build_started, .timeout = 120)
 {
-  char dbpath[512], bin[512], fake[512], logp[512], out[512], p[1024], err[512], cwd[4096];
+  char dbpath[512], bin[512], fake[512], logp[512], out[512], p[4200], err[512], cwd[4096];
   cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
   cr_assert_eq(mkdir(in_dir(bin, "cuda"), 0755), 0);
   cr_assert_eq(mkdir(in_dir(bin, "cuda/bin"), 0755), 0);
