@@ -89,6 +89,19 @@ int symv_rmtree(const char *path)
   return rmtree_errno ? -1 : 0;
 }
 
+int symv_write_all(int fd, const void *buf, size_t len)
+{
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t r = write(fd, p, len);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (r == 0) return errno = EIO, -1;
+    p += r, len -= (size_t)r;
+  }
+  return 0;
+}
+
 int symv_out_open(symv_out_file *o, const char *dst)
 {
   struct stat st;

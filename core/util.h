@@ -47,6 +47,12 @@ int symv_shell_safe(const char *s);
  *  bytes). 0, or -1 with errno set (ENAMETOOLONG if it does not fit). */
 int symv_private_tmpdir(const char *prefix, char *out, size_t len);
 
+/** symv_write_all: writes the len bytes at buf to the file descriptor fd,
+ *  going on after short writes and EINTR. 0, or -1 with errno set by the
+ *  write that failed (ENOSPC on a full disk, EFBIG past a file size limit);
+ *  some bytes may have been written then. */
+int symv_write_all(int fd, const void *buf, size_t len);
+
 /** symv_rmtree: removes path and, if it is a folder, everything below it,
  *  never following a symbolic link (a link is removed, not its target).
  *  0, or -1 with errno set by the first removal that failed (the rest is

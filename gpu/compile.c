@@ -96,24 +96,20 @@ typedef struct {
   char name[64];       /* the entry point, symv_kernel_name(), NUL-padded */
 } cache_header;
 
-/* Reads (writing 0) or writes len bytes at fd's position into or from p,
- * again after a short count or EINTR; 0, or -1 on an error or, reading, an
- * early end of file. */
-static int transfer_all(int fd, char *p, size_t len, int writing)
+/* Reads len bytes at fd's position into buf, again after a short count or
+ * EINTR; 0, or -1 on an error or an early end of file. (Writes go through
+ * symv_write_all.) */
+static int read_all(int fd, void *buf, size_t len)
 {
+  char *p = buf;
   while (len > 0) {
-    ssize_t r = writing ? write(fd, p, len) : read(fd, p, len);
+    ssize_t r = read(fd, p, len);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return -1;
     p += r, len -= (size_t)r;
   }
   return 0;
 }
-
-static int read_all(int fd, void *buf, size_t len) { return transfer_all(fd, buf, len, 0); }
-
-/* The cast drops const: transfer_all writing only reads p's bytes. */
-static int write_all(int fd, const void *buf, size_t len) { return transfer_all(fd, (char *)buf, len, 1); }
 
 /* The cache entry at path, if it is a regular file (opened without
  * following a symbolic link or waiting on a FIFO) that holds the code of
@@ -158,7 +154,7 @@ static void cache_write(const char *path, uint64_t key, const char *name, const 
   if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) return;
   int fd = mkstemp(tmp);
   if (fd < 0) return;
-  int ok = write_all(fd, &h, sizeof h) == 0 && write_all(fd, data, size) == 0;
+  int ok = symv_write_all(fd, &h, sizeof h) == 0 && symv_write_all(fd, data, size) == 0;
   ok &= close(fd) == 0;
   if (!ok || rename(tmp, path) != 0) unlink(tmp);
 }

@@ -55,8 +55,12 @@
  * the status returned, and in a --wisdom library the wisdom file whose rules
  * served it (" wisdom=PATH", or " wisdom=none" when no file matches the
  * device); to stderr, or to the file SYMV_LOG_FILE names
- * (appended; "stdout" and "stderr" name those). The environment is read
- * once, on the first call (pthread_once); each line is written whole.
+ * (appended; "stdout" and "stderr" name those). A file that cannot be
+ * opened, or is neither a regular file nor a character device (a terminal,
+ * /dev/null; a FIFO is refused, opened without waiting for a reader), is
+ * told in one line on stderr, and the log goes to stderr. The environment
+ * is read once, on the first call (pthread_once); each line is written
+ * whole.
  *
  * Thread safety. One mutex (libsymv_lock) guards the caches: per device,
  * whether it is covered and its prepared kernels (made once, on the
@@ -77,12 +81,15 @@
 #include <cublas_v2.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "gpu.h"
 #include "libsymv_table.h"
 #include "routine.h"
@@ -139,18 +146,43 @@ void libsymv_notice(const char *fmt, ...)
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 static FILE *log_out; /* NULL: no log */
 
-/* Reads SYMV_LOG and SYMV_LOG_FILE, once. A file that cannot be opened is
- * told on stderr, and the log goes to stderr instead. */
+/* The file at path opened for appending (created if absent), if it is a
+ * regular file or a character device (a terminal, /dev/null); else NULL
+ * with why (len bytes) said. Opened without blocking, so that a FIFO with
+ * no reader is refused at once instead of holding the call; the stream
+ * then blocks as usual. */
+static FILE *log_open(const char *path, char *why, size_t len)
+{
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
+  struct stat st;
+  if (fd < 0 && errno != ENXIO) return snprintf(why, len, "%s", strerror(errno)), NULL;
+  if (fd < 0 || fstat(fd, &st) || (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode))) { /* ENXIO: a FIFO, no reader */
+    if (fd >= 0) close(fd);
+    return snprintf(why, len, "not a regular file or a terminal"), NULL;
+  }
+  int flags = fcntl(fd, F_GETFL);
+  FILE *f = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) ? NULL : fdopen(fd, "a");
+  if (!f) {
+    snprintf(why, len, "%s", strerror(errno));
+    close(fd);
+  }
+  return f;
+}
+
+/* Reads SYMV_LOG and SYMV_LOG_FILE, once. A file that cannot be opened, or
+ * is not a regular file or a terminal, is told on stderr (one line), and
+ * the log goes to stderr instead. */
 static void log_init(void)
 {
   const char *on = getenv("SYMV_LOG"), *path = getenv("SYMV_LOG_FILE");
+  char why[256];
   if (!on || !*on || !strcmp(on, "0")) return;
   if (!path || !*path || !strcmp(path, "stderr")) {
     log_out = stderr;
   } else if (!strcmp(path, "stdout")) {
     log_out = stdout;
-  } else if (!(log_out = fopen(path, "a"))) {
-    fprintf(stderr, "libsymv: SYMV_LOG_FILE %s: %s; logging to stderr\n", path, strerror(errno));
+  } else if (!(log_out = log_open(path, why, sizeof why))) {
+    fprintf(stderr, "libsymv: SYMV_LOG_FILE %s: %s; logging to stderr\n", path, why);
     log_out = stderr;
   }
 }

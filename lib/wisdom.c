@@ -573,8 +573,6 @@ static void note(char *notes, size_t len, const char *entry, const char *why)
   snprintf(notes + l, len - l, "%s: %s\n", entry, why);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 /* Adds path (copied) to files; 0 or SYMV_NO_MEMORY. Beyond the limit, told. */
 static int add_file(char **files, int *n, const char *path, char *notes, size_t len)
 {
@@ -587,13 +585,34 @@ static int add_file(char **files, int *n, const char *path, char *notes, size_t 
   return 0;
 }
 
-/* The *.symvw regular files of folder dir, sorted. */
+/* Puts p into names[0..*k), kept in strcmp order and at most
+ * SYMV_WISDOM_MAX_FILES + 1 long: the smallest names of those offered so
+ * far. The one that falls off the end (p, or the last) is freed. */
+static void keep_smallest(char **names, int *k, char *p)
+{
+  int i = *k;
+  if (i == SYMV_WISDOM_MAX_FILES + 1) {
+    if (strcmp(p, names[i - 1]) >= 0) {
+      free(p);
+      return;
+    }
+    free(names[--i]);
+  }
+  for (; i > 0 && strcmp(p, names[i - 1]) < 0; i--) names[i] = names[i - 1];
+  names[i] = p;
+  *k += *k < SYMV_WISDOM_MAX_FILES + 1;
+}
+
+/* The *.symvw regular files of folder dir in strcmp order of their names,
+ * the first SYMV_WISDOM_MAX_FILES of them: any beyond are told in one note
+ * (how many, and the first of them). */
 static int add_folder(const char *dir, char **files, int *n, char *notes, size_t len)
 {
   DIR *dp = opendir(dir);
   if (!dp) return note(notes, len, dir, strerror(errno)), 0;
-  char *names[SYMV_WISDOM_MAX_FILES + 1];
-  int k = 0, rc = 0, more = 0;
+  char *names[SYMV_WISDOM_MAX_FILES + 1]; /* the smallest names, sorted; one more tells the first skipped */
+  int k = 0, rc = 0;
+  long total = 0;
   const size_t sl = strlen(SYMV_WISDOM_SUFFIX);
   for (struct dirent *e; (e = readdir(dp));) {
     size_t l = strlen(e->d_name);
@@ -605,16 +624,22 @@ static int add_folder(const char *dir, char **files, int *n, char *notes, size_t
     }
     sprintf(p, "%s/%s", dir, e->d_name);
     struct stat st;
-    if (stat(p, &st) || !S_ISREG(st.st_mode) || k == SYMV_WISDOM_MAX_FILES) {
-      more += k == SYMV_WISDOM_MAX_FILES;
+    if (stat(p, &st) || !S_ISREG(st.st_mode)) {
       free(p);
       continue;
     }
-    names[k++] = p;
+    total++;
+    keep_smallest(names, &k, p);
   }
   closedir(dp);
-  if (more) note(notes, len, dir, "more than 64 wisdom files: the rest skipped");
-  qsort(names, (size_t)k, sizeof *names, cmp_str);
+  if (k > SYMV_WISDOM_MAX_FILES) {
+    char why[512];
+    snprintf(why, sizeof why, "more than %d wisdom files: the first %d in name order taken, %ld skipped, the first "
+             "of them %s", SYMV_WISDOM_MAX_FILES, SYMV_WISDOM_MAX_FILES, total - SYMV_WISDOM_MAX_FILES,
+             names[SYMV_WISDOM_MAX_FILES] + strlen(dir) + 1);
+    note(notes, len, dir, why);
+    free(names[--k]);
+  }
   for (int i = 0; i < k; i++) {
     if (!rc) rc = add_file(files, n, names[i], notes, len);
     free(names[i]);

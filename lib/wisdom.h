@@ -172,9 +172,11 @@ int symv_wisdom_match(const symv_wisdom *w, const symv_wisdom_device *d, char *w
 /** symv_wisdom_search: the wisdom files to look at, in order: each entry of
  *  the ':'-separated list `path_list` (a file, taken whatever its name, or
  *  a folder, whose regular *.symvw files are taken in strcmp order of their
- *  names; empty entries are skipped), then the folder system_dir (NULL:
- *  none). At most SYMV_WISDOM_MAX_FILES paths, each malloc'ed, into
- *  files[]; *nfiles their number. An entry that does not exist or cannot be
+ *  names, the first SYMV_WISDOM_MAX_FILES of them, those beyond told in
+ *  one note: how many, and the first; empty entries are skipped), then the
+ *  folder system_dir (NULL: none). At most SYMV_WISDOM_MAX_FILES paths,
+ *  each malloc'ed, into files[] (those beyond told, one note each);
+ *  *nfiles their number. An entry that does not exist or cannot be
  *  read is skipped and told in notes (one line per entry, "ENTRY: why\n",
  *  NUL-terminated, truncated to noteslen); a missing system_dir is not
  *  told. Returns 0, or SYMV_NO_MEMORY. Free with symv_wisdom_search_free. */

@@ -14,31 +14,56 @@
 #include "generate.h"
 #include "jobs.h"
 
-/* Finds an executable nvcc: opt, $NVCC, $CUDA_HOME/bin/nvcc, PATH,
- * /usr/local/cuda/bin/nvcc. */
-int libgen_find_nvcc(const char *opt, char *out, size_t len)
+/* 1 if path names a regular file this process may execute, else 0. */
+static int executable(const char *path)
 {
-  if (opt) {
-    snprintf(out, len, "%s", opt);
-    return access(out, X_OK) == 0 ? 0 : -1;
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The program `name` as execv must be given it after build changed
+ * folder, into out (len bytes): name itself if absolute; with a slash,
+ * name against the current folder; without one, the first executable
+ * name in a folder of $PATH (as execvp finds it). 0 if that is an
+ * executable regular file, else -1 (out then holds the last name tried). */
+static int resolve(const char *name, char *out, size_t len)
+{
+  char cwd[PATH_MAX];
+  if (name[0] == '/') return snprintf(out, len, "%s", name) >= (int)len || !executable(out) ? -1 : 0;
+  if (strchr(name, '/')) {
+    while (name[0] == '.' && name[1] == '/') /* ./bin/nvcc: cwd/bin/nvcc */
+      for (name += 2; *name == '/';) name++;
+    if (!getcwd(cwd, sizeof cwd)) return snprintf(out, len, "%s", name), -1;
+    return snprintf(out, len, "%s/%s", strcmp(cwd, "/") ? cwd : "", name) >= (int)len || !executable(out) ? -1 : 0;
   }
-  const char *env = getenv("NVCC"), *home = getenv("CUDA_HOME"), *path = getenv("PATH");
-  if (env && *env && access(env, X_OK) == 0) return snprintf(out, len, "%s", env), 0;
-  if (home && *home) {
-    snprintf(out, len, "%s/bin/nvcc", home);
-    if (access(out, X_OK) == 0) return 0;
-  }
-  for (const char *p = path; p && *p;) {
+  snprintf(out, len, "%s", name);
+  for (const char *p = getenv("PATH"); p && *p;) {
     const char *colon = strchr(p, ':');
     size_t l = colon ? (size_t)(colon - p) : strlen(p);
-    if (l > 0) {
-      snprintf(out, len, "%.*s/nvcc", (int)l, p);
-      if (access(out, X_OK) == 0) return 0;
-    }
+    char in_dir[PATH_MAX];
+    if (l > 0 && snprintf(in_dir, sizeof in_dir, "%.*s/%s", (int)l, p, name) < (int)sizeof in_dir &&
+        resolve(in_dir, out, len) == 0)
+      return 0;
     p += l + (colon ? 1 : 0);
   }
+  return -1;
+}
+
+/* Finds an executable nvcc: opt, $NVCC, $CUDA_HOME/bin/nvcc, PATH,
+ * /usr/local/cuda/bin/nvcc; a relative name made absolute (resolve). */
+int libgen_find_nvcc(const char *opt, char *out, size_t len)
+{
+  if (opt) return resolve(opt, out, len);
+  const char *env = getenv("NVCC"), *home = getenv("CUDA_HOME");
+  if (env && *env && resolve(env, out, len) == 0) return 0;
+  if (home && *home) {
+    char bin[PATH_MAX + 16];
+    snprintf(bin, sizeof bin, "%s/bin/nvcc", home);
+    if (resolve(bin, out, len) == 0) return 0;
+  }
+  if (resolve("nvcc", out, len) == 0) return 0;
   snprintf(out, len, "/usr/local/cuda/bin/nvcc");
-  return access(out, X_OK) == 0 ? 0 : -1;
+  return executable(out) ? 0 : -1;
 }
 
 /* The runtime's units: those of every library, then the source of rules

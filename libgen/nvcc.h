@@ -14,8 +14,12 @@
 
 /* libgen_find_nvcc: an executable nvcc into out (len bytes): opt if not
  * NULL (and only it), else the first of $NVCC, $CUDA_HOME/bin/nvcc, nvcc in
- * each folder of $PATH, /usr/local/cuda/bin/nvcc that is executable.
- * 0, or -1 if none is (out then holds the last name tried). */
+ * each folder of $PATH, /usr/local/cuda/bin/nvcc that is an executable
+ * regular file. The name is made absolute, so that it still names the
+ * program once build changed folder: a relative name with a slash
+ * (bin/nvcc) against the current folder, a name without one (opt, $NVCC)
+ * looked for in $PATH as execvp would. 0, or -1 if none is (out then holds
+ * the last name tried). */
 int libgen_find_nvcc(const char *opt, char *out, size_t len);
 
 /* libgen_cuda_root: the CUDA toolkit root of nvcc (its bin folder's

@@ -290,18 +290,56 @@ static int copy_entry(const char *p, const struct stat *st, int flag, struct FTW
   int in = open(p, O_RDONLY), out = in < 0 ? -1 : open(dst, O_WRONLY | O_CREAT | O_EXCL, st->st_mode & 07777);
   char buf[65536];
   ssize_t k = 0;
-  while (out >= 0 && (k = read(in, buf, sizeof buf)) > 0)
-    if (write(out, buf, (size_t)k) != k) k = -1;
-  if (in < 0 || out < 0 || k < 0) copy_errno = errno ? errno : EIO;
+  if (in < 0 || out < 0) copy_errno = errno;
+  while (!copy_errno && (k = read(in, buf, sizeof buf)) != 0)
+    if ((k < 0 && errno != EINTR) || (k > 0 && symv_write_all(out, buf, (size_t)k))) copy_errno = errno;
+  /* here copy_errno is 0 only if every byte of p was read and written */
   if (out >= 0 && close(out) && !copy_errno) copy_errno = errno;
   if (in >= 0) close(in);
   return copy_errno != 0;
 }
 
+/* The first error of the walk that flushes a tree to disk (nftw passes no
+ * user data). */
+static int sync_errno;
+
+static int sync_entry(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+  (void)st, (void)f;
+  if (flag == FTW_SL) return 0; /* a link is written with its folder */
+  int fd = open(p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || (fsync(fd) && errno != EINVAL)) sync_errno = errno; /* EINVAL: a file system with no flush */
+  if (fd >= 0 && close(fd) && !sync_errno) sync_errno = errno;
+  return sync_errno != 0;
+}
+
+/* Flushes every file and folder of the tree at path to disk (fsync), so
+ * that a disk that is full, or fills while the data is written back, fails
+ * here and not after the tree took DIR's place. 0, or -1 with errno set. */
+static int sync_tree(const char *path)
+{
+  sync_errno = 0;
+  if (nftw(path, sync_entry, 16, FTW_PHYS) && !sync_errno) sync_errno = errno ? errno : EIO;
+  errno = sync_errno;
+  return sync_errno ? -1 : 0;
+}
+
+/* Flushes the folder parent to disk, so that the rename that put the new
+ * build in it lasts; a failure is told as a warning (DIR is already the new
+ * build). */
+static void sync_parent(const char *parent)
+{
+  int fd = open(parent, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (fsync(fd) && errno != EINVAL))
+    fprintf(stderr, "symvtune build: warning: cannot flush %s to disk: %s\n", parent, strerror(errno));
+  if (fd >= 0) close(fd);
+}
+
 /* Moves the finished build in work to DIR (abs): into a fresh folder beside
- * DIR (renamed there, or copied if /tmp is another file system), which then
- * takes DIR's place (an old DIR is swapped out and removed). 0, or -1 with
- * a message printed; DIR is then as it was. work is gone either way. */
+ * DIR (renamed there, or copied if /tmp is another file system), flushed to
+ * disk, which then takes DIR's place (an old DIR is swapped out and
+ * removed). 0, or -1 with a message printed; DIR is then as it was. work is
+ * gone either way. */
 int libgen_install(const char *work, const char *abs, const char *out, const char *dbpath)
 {
   char stage[PATH_MAX + 64], old[PATH_MAX + 64], tmp[PATH_MAX];
@@ -330,11 +368,19 @@ int libgen_install(const char *work, const char *abs, const char *out, const cha
     symv_rmtree(work);
   }
   chmod(stage, 0777 & ~mask); /* mkdtemp made it 0700; DIR is an ordinary folder */
+  if (sync_tree(stage)) {
+    fprintf(stderr, "symvtune build: cannot write %s to disk: %s\n", stage, strerror(errno));
+    symv_rmtree(stage);
+    return -1;
+  }
   if (libgen_dir_replaceable(abs, out, dbpath)) { /* again: it may have changed while we compiled */
     symv_rmtree(stage);
     return -1;
   }
-  if (rename(stage, abs) == 0) return 0; /* DIR was absent or empty */
+  if (rename(stage, abs) == 0) { /* DIR was absent or empty */
+    sync_parent(parent);
+    return 0;
+  }
   if (errno != ENOTEMPTY && errno != EEXIST) {
     fprintf(stderr, "symvtune build: cannot rename %s to %s: %s\n", stage, abs, strerror(errno));
     symv_rmtree(stage);
@@ -346,6 +392,7 @@ int libgen_install(const char *work, const char *abs, const char *out, const cha
   }
 #ifdef RENAME_EXCHANGE
   if (renameat2(AT_FDCWD, stage, AT_FDCWD, abs, RENAME_EXCHANGE) == 0) {
+    sync_parent(parent);
     if (symv_rmtree(stage)) fprintf(stderr, "symvtune build: warning: the old build left in %s: %s\n", stage, strerror(errno));
     return 0;
   }
@@ -372,6 +419,7 @@ int libgen_install(const char *work, const char *abs, const char *out, const cha
     symv_rmtree(stage);
     return -1;
   }
+  sync_parent(parent);
   if (symv_rmtree(old)) fprintf(stderr, "symvtune build: warning: the old build left in %s: %s\n", old, strerror(errno));
   return 0;
 }

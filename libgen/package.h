@@ -15,9 +15,11 @@
  * /tmp whose name is safe for the shell nvcc runs its stages through
  * (symv_private_tmpdir), so that no folder name of the user's reaches a
  * shell. Once the library is linked, that folder is moved (renamed, or
- * copied across file systems) to a fresh folder beside DIR, which then takes
- * DIR's place in one rename. A build that fails leaves DIR as it was; a
- * symbolic link planted in DIR is replaced with the rest, never followed.
+ * copied across file systems, every write checked) to a fresh folder beside
+ * DIR, whose files are flushed to disk (fsync), and which then takes DIR's
+ * place in one rename. A build that fails, a write that fails (a full disk)
+ * included, leaves DIR as it was; a symbolic link planted in DIR is
+ * replaced with the rest, never followed.
  * An existing DIR is replaced only if it holds nothing but what build
  * writes (src, obj, lib, include, share) and not the database; its share/
  * (a site's wisdom files) moves into the new DIR.
@@ -58,9 +60,10 @@ int libgen_dir_replaceable(const char *abs, const char *out, const char *dbpath)
 /* libgen_install: moves the finished build in the folder work to DIR (abs;
  * out and dbpath as for libgen_dir_replaceable, which it checks again):
  * into a fresh folder beside DIR (renamed there, or copied if work is on
- * another file system), which then takes DIR's place (an old DIR is
- * swapped out, its share/ carried over, and removed). On -1, DIR is as it
- * was. work is gone either way. */
+ * another file system), flushed to disk, which then takes DIR's place (an
+ * old DIR is swapped out, its share/ carried over, and removed). A copy or
+ * flush that fails (ENOSPC, EFBIG, EIO) returns -1 with the reason printed.
+ * On -1, DIR is as it was. work is gone either way. */
 int libgen_install(const char *work, const char *abs, const char *out, const char *dbpath);
 
 #endif

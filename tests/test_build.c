@@ -14,7 +14,9 @@
 #include <cublas_v2.h>
 #include <dirent.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include "compile.h"
 #include "gpu.h"
 #include "kernel_sources.h"
@@ -886,4 +888,113 @@ Test(build, six_routine_library_from_the_shipped_sweep, .timeout = 600)
       }
     }
   dlclose(h);
+}
+
+/* A stand-in nvcc that needs no CUDA: it writes the file its -o names, a
+ * line for an object and a library of `lib_bytes` bytes for the link. It
+ * lifts the file size limit the test sets for the build, so that only the
+ * build's own writes meet it. */
+static void put_writing_nvcc(const char *path, long lib_bytes)
+{
+  char text[512];
+  snprintf(text, sizeof text,
+           "#!/bin/sh\nulimit -f unlimited 2>/dev/null\nout=\n"
+           "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+           "case $out in *.so.tmp) head -c %ld /dev/zero >\"$out\" ;; *) echo object >\"$out\" ;; esac\n",
+           lib_bytes);
+  put(path, text);
+  cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* A build onto a file system that takes no more bytes: the build, compiled
+ * on another file system ($TMPDIR) and copied beside DIR, meets a write
+ * that fails (a file size limit the library is larger than, SIGXFSZ
+ * ignored: write fails with EFBIG) and must fail, exit 4, say why, and
+ * leave the old build in DIR as it was, with nothing temporary left. */
+Test(build, a_write_that_fails_while_installing_leaves_the_old_build, .timeout = 120)
+{
+  char dbpath[512], out[512], outside[512], fake[512], logp[512], p[1024], err[512];
+  char tmp[64] = "/dev/shm/symvtune-test-build-XXXXXX";
+  struct stat here, there;
+  if (!mkdtemp(tmp)) cr_skip_test("no /dev/shm for a $TMPDIR on another file system: %s", strerror(errno));
+  cr_assert_eq(stat(dir, &here), 0);
+  cr_assert_eq(stat(tmp, &there), 0);
+  if (here.st_dev == there.st_dev) {
+    rmdir(tmp);
+    cr_skip_test("%s and %s are one file system: the build would be renamed, not copied", dir, tmp);
+  }
+  cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  put_writing_nvcc(in_dir(fake, "nvcc"), 3 << 20);
+  plant_old_build(in_dir(out, "lib"), "src/kernels", in_dir(outside, "outside"));
+  struct rlimit lim;
+  cr_assert_eq(getrlimit(RLIMIT_FSIZE, &lim), 0);
+  lim.rlim_cur = 1 << 20; /* above every source build writes, below the library */
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  signal(SIGXFSZ, SIG_IGN);
+  const char *args[] = {"--db", dbpath, "--out", out, "--nvcc", fake, "--jobs", "2"};
+  int status = fix_build(in_dir(logp, "full.log"), args, 8);
+  lim.rlim_cur = lim.rlim_max;
+  setrlimit(RLIMIT_FSIZE, &lim);
+  char *log = fix_slurp(logp);
+  int left = count_entries(tmp, "");
+  fix_rmtree(tmp);
+  cr_assert_eq(status, SYMV_EXIT_ERROR, "exit %d:\n%s", status, log);
+  cr_assert_not_null(strstr(log, strerror(EFBIG)), "the failed write is not told:\n%s", log);
+  cr_assert_not_null(strstr(log, "left as it was"), "%s", log);
+  char *text = fix_slurp(strcat(strcpy(p, out), "/lib/libsymv.so"));
+  cr_assert_str_eq(text, "old library", "the old library was replaced");
+  free(text);
+  text = fix_slurp(strcat(strcpy(p, out), "/src/symv_table.c"));
+  cr_assert_str_eq(text, "old table", "the old build's sources were replaced");
+  free(text);
+  cr_assert_eq(count_entries(dir, "."), 0, "a temporary folder was left beside --out");
+  cr_assert_eq(left, 0, "a temporary folder was left in TMPDIR");
+  free(log);
+}
+
+/* A relative nvcc, as --nvcc (bin/nvcc, ./bin/nvcc), as $NVCC, or a bare
+ * name found in $PATH (a relative folder of it too), is the program of that
+ * name where build was started, though the compiler runs in build's own
+ * folder: each build succeeds and says the absolute name it compiles with. */
+Test(build, a_relative_nvcc_is_found_from_where_build_started, .timeout = 120)
+{
+  char dbpath[512], bin[512], fake[512], logp[512], out[512], p[4200], err[512], cwd[4096];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(mkdir(in_dir(bin, "cuda"), 0755), 0);
+  cr_assert_eq(mkdir(in_dir(bin, "cuda/bin"), 0755), 0);
+  put_writing_nvcc(in_dir(fake, "cuda/bin/standin-nvcc"), 4096);
+  char real[4096];
+  cr_assert_not_null(realpath(fake, real)); /* the name build finds: the current folder's, links resolved */
+  cr_assert_not_null(getcwd(cwd, sizeof cwd));
+  cr_assert_eq(chdir(dir), 0);
+  const char *path = getenv("PATH");
+  char path_with[8192];
+  snprintf(path_with, sizeof path_with, "/nonexistent:cuda/bin:%s", path ? path : "/usr/bin:/bin");
+  static const struct { const char *nvcc, *env_nvcc; int in_path; } cases[] = {
+    {"cuda/bin/standin-nvcc", NULL, 0}, {"./cuda/bin/standin-nvcc", NULL, 0},
+    {NULL, "cuda/bin/standin-nvcc", 0}, {"standin-nvcc", NULL, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "lib%zu", i);
+    in_dir(out, name);
+    if (cases[i].env_nvcc) setenv("NVCC", cases[i].env_nvcc, 1);
+    else unsetenv("NVCC");
+    if (cases[i].in_path) setenv("PATH", path_with, 1);
+    const char *args[] = {"--db", dbpath, "--out", out, "--jobs", "2", "--nvcc", cases[i].nvcc};
+    unlink(in_dir(logp, "rel.log"));
+    int status = fix_build(logp, args, cases[i].nvcc ? 8 : 6);
+    if (path) setenv("PATH", path, 1);
+    char *log = fix_slurp(logp);
+    cr_expect_eq(status, 0, "case %zu (nvcc %s, NVCC %s): exit %d\n%s", i, cases[i].nvcc ? cases[i].nvcc : "-",
+                 cases[i].env_nvcc ? cases[i].env_nvcc : "-", status, log);
+    snprintf(p, sizeof p, "compiling with %s, ", real);
+    cr_expect_not_null(strstr(log, p), "case %zu: no '%s' in\n%s", i, p, log);
+    snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
+    cr_expect(fix_exists(p), "case %zu: no %s", i, p);
+    free(log);
+  }
+  unsetenv("NVCC");
+  cr_assert_eq(chdir(cwd), 0);
 }

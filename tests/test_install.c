@@ -378,3 +378,28 @@ Test(install, symv_get_info_reports_what_the_library_carries, .timeout = 60)
                  info.device_matched);
   dlclose(h);
 }
+
+/* SYMV_LOG_FILE naming what is not a regular file or a terminal: a FIFO
+ * no one reads is refused at once (the call does not wait for a reader:
+ * `timeout` would end it with 124), in one line on stderr, and the call's
+ * line goes to stderr; a character device (/dev/null) is taken. */
+Test(install, symv_log_file_a_fifo_is_refused_without_waiting, .timeout = 120)
+{
+  char exe[1024], fifo[1024], cmd[4400], *text;
+  build_pc("prefix", "prog_log_fifo", exe);
+  cr_assert_eq(mkfifo(at(fifo, "calls.fifo"), 0644), 0, "%s: %s", fifo, strerror(errno));
+  snprintf(cmd, sizeof cmd, "SYMV_LOG=1 SYMV_LOG_FILE='%s' timeout 30 '%s'", fifo, exe);
+  int rc = sh(cmd, "log_fifo.log", &text);
+  cr_assert_eq(rc, 0, "%s: exit %d (124: it waited on the FIFO):\n%s", cmd, rc, text);
+  char want[1200];
+  snprintf(want, sizeof want, "libsymv: SYMV_LOG_FILE %s: not a regular file or a terminal; logging to stderr\n", fifo);
+  char *hit = strstr(text, want);
+  cr_assert_not_null(hit, "expected the notice\n%swithin:\n%s", want, text);
+  cr_assert_null(strstr(hit + strlen(want), "SYMV_LOG_FILE"), "more than one notice:\n%s", text);
+  cr_assert_not_null(strstr(text, "libsymv: dsymv n=-1 uplo=L"), "the call was not logged on stderr:\n%s", text);
+  free(text);
+  snprintf(cmd, sizeof cmd, "SYMV_LOG=1 SYMV_LOG_FILE=/dev/null timeout 30 '%s'", exe);
+  cr_assert_eq(sh(cmd, "log_null.log", &text), 0, "%s:\n%s", cmd, text);
+  cr_assert_null(strstr(text, "libsymv:"), "/dev/null was refused:\n%s", text);
+  free(text);
+}

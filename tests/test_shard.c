@@ -886,3 +886,103 @@ Test(merge, an_incomplete_set_is_checked_against_its_rebuilt_space, .init = setu
   cr_assert_not_null(strstr(out, "cannot be checked"), "%s", out);
   cr_assert_neq(access(m, F_OK), 0);
 }
+
+/* ---- the Slurm scripts (scripts/slurm/), with stand-ins ------------------- */
+
+/* Writes an executable script to dir/name, its path in path (4200 bytes). */
+static void put_script(char *path, const char *name, const char *text)
+{
+  snprintf(path, 4200, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s", path);
+  fputs(text, f);
+  cr_assert_eq(fclose(f), 0);
+  cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* A stand-in for sbatch and symvtune alike: each call appends its name and
+ * arguments, one line, to $CALLS and prints a job id. */
+static const char standin[] = "#!/bin/sh\necho \"$(basename \"$0\") $*\" >>\"$CALLS\"\necho 42\n";
+
+/* The lines the stand-ins appended to dir/calls (malloc'ed; "" for none),
+ * the file then removed. */
+static char *calls_taken(void)
+{
+  char p[4200];
+  snprintf(p, sizeof p, "%s/calls", dir);
+  char *text = (char *)test_slurp(p, NULL);
+  unlink(p);
+  return text ? text : strdup("");
+}
+
+/* submit.sh SHARDS: a count in plain decimal from 1 to 4096, nothing else
+ * (bash would read 010 as octal, 8 tasks for shards K/010; a huge count
+ * wraps): refused with exit 2 before anything is submitted. */
+Test(slurm, submit_takes_only_a_plain_decimal_count_of_shards, .init = setup, .fini = teardown, .timeout = 60)
+{
+  char sbatch[4200], cmd[16384], log[4200], *text;
+  mkdir(strcat(strcpy(sbatch, dir), "/bin"), 0755);
+  put_script(sbatch, "bin/sbatch", standin);
+  snprintf(log, sizeof log, "%s/submit.log", dir);
+  static const struct { const char *shards, *array; } good[] = {{"8", "--array=0-7"}, {"1", "--array=0-0"},
+                                                                {"4096", "--array=0-4095"}};
+  static const char *const bad[] = {"010", "0", "00", "4097", "99999999999999999999", "-1", "+8", "1e3", "0x10", "8 ",
+                                    " 8", "a[$(touch PWNED)]"};
+  for (size_t i = 0; i < sizeof good / sizeof *good + sizeof bad / sizeof *bad; i++) {
+    const int ok = i < sizeof good / sizeof *good;
+    const char *shards = ok ? good[i].shards : bad[i - sizeof good / sizeof *good];
+    snprintf(cmd, sizeof cmd, "cd '%s' && PATH='%s/bin':\"$PATH\" CALLS='%s/calls' bash '%s/../../scripts/slurm/submit.sh' "
+             "'%s' --partition=test", dir, dir, dir, SYMV_TEST_DATA, shards);
+    int rc = test_sh(cmd, log, &text);
+    char *calls = calls_taken();
+    if (ok) {
+      cr_expect_eq(rc, 0, "submit.sh %s: exit %d\n%s", shards, rc, text);
+      cr_expect_not_null(strstr(calls, good[i].array), "submit.sh %s: no %s in\n%s", shards, good[i].array, calls);
+    } else {
+      cr_expect_eq(rc, 2, "submit.sh '%s': exit %d\n%s", shards, rc, text);
+      cr_expect_not_null(strstr(text, "SHARDS must be"), "submit.sh '%s':\n%s", shards, text);
+      cr_expect_str_eq(calls, "", "submit.sh '%s' submitted:\n%s", shards, calls);
+    }
+    free(text), free(calls);
+  }
+  snprintf(cmd, sizeof cmd, "%s/PWNED", dir);
+  cr_assert_neq(access(cmd, F_OK), 0, "a count was run as code");
+}
+
+/* merge-fit.sbatch with NO_DENSE=1 needs no GPU: it merges the shards and
+ * runs neither the dense stage nor fit nor build (which would fail without
+ * dense samples), and says what is left; without it, merge, the dense
+ * stage, fit and build run in that order. A SHARDS that is not a plain
+ * count is refused before anything runs. */
+Test(slurm, merge_fit_with_no_dense_merges_only, .init = setup, .fini = teardown, .timeout = 60)
+{
+  char symvtune[4200], cmd[16384], log[4200], *text;
+  put_script(symvtune, "symvtune", standin);
+  snprintf(log, sizeof log, "%s/merge-fit.log", dir);
+  static const char *const env[] = {"NO_DENSE=1 SHARDS=2", "SHARDS=2", "SHARDS=010"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s OUTDIR='%s/shards' SYMVTUNE='%s' ROUTINE=zhemv CALLS='%s/calls' "
+             "bash '%s/../../scripts/slurm/merge-fit.sbatch'", dir, env[i], dir, symvtune, dir, SYMV_TEST_DATA);
+    int rc = test_sh(cmd, log, &text);
+    char *calls = calls_taken(), want[16384];
+    if (i == 0) {
+      cr_expect_eq(rc, 0, "%s: exit %d\n%s", env[i], rc, text);
+      snprintf(want, sizeof want, "symvtune merge --db %s/shards/merged.db --check-complete %s/shards/part-0.db "
+               "%s/shards/part-1.db\n", dir, dir, dir);
+      cr_expect_str_eq(calls, want, "%s: ran\n%s", env[i], calls);
+      cr_expect_not_null(strstr(text, "NO_DENSE=1"), "%s: nothing said of what is left:\n%s", env[i], text);
+    } else if (i == 1) {
+      cr_expect_eq(rc, 0, "%s: exit %d\n%s", env[i], rc, text);
+      snprintf(want, sizeof want, "symvtune merge --db %s/shards/merged.db --check-complete %s/shards/part-0.db "
+               "%s/shards/part-1.db\nsymvtune sweep --db %s/shards/merged.db --routine zhemv\n"
+               "symvtune fit --db %s/shards/merged.db --routine zhemv\n"
+               "symvtune build --db %s/shards/merged.db --out %s/shards/libsymv\n", dir, dir, dir, dir, dir, dir, dir);
+      cr_expect_str_eq(calls, want, "%s: ran\n%s", env[i], calls);
+    } else {
+      cr_expect_eq(rc, 2, "%s: exit %d\n%s", env[i], rc, text);
+      cr_expect_not_null(strstr(text, "SHARDS must be"), "%s:\n%s", env[i], text);
+      cr_expect_str_eq(calls, "", "%s: ran\n%s", env[i], calls);
+    }
+    free(text), free(calls);
+  }
+}

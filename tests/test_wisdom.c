@@ -786,3 +786,35 @@ Test(wisdom, library_system_folder_follows_the_library, .timeout = 300)
   cr_assert_eq(symv_wisdom_read(good, &w, err, sizeof err), 0, "%s", err);
   symv_wisdom_free(&w);
 }
+
+/* A folder of more than SYMV_WISDOM_MAX_FILES wisdom files offers the first
+ * ones in name order, whatever order the folder lists them in: the files
+ * are created in ascending order in one folder and in descending order in
+ * another (a file system that lists in creation order, or in its reverse,
+ * lists one of them unsorted; one that hashes names, both), and each gives
+ * f000 ... f063, with one note: the count skipped and the first of them. */
+Test(wisdom, a_folder_of_too_many_files_offers_the_first_in_name_order)
+{
+  const int total = SYMV_WISDOM_MAX_FILES + 5;
+  for (int descending = 0; descending < 2; descending++) {
+    char many[512], p[1024];
+    cr_assert_eq(mkdir(in_dir(many, descending ? "down" : "up"), 0755), 0);
+    for (int i = 0; i < total; i++) {
+      snprintf(p, sizeof p, "%s/f%03d.symvw", many, descending ? total - 1 - i : i);
+      put(p, "x\n", 2);
+    }
+    char *files[SYMV_WISDOM_MAX_FILES], notes[1024];
+    int n = -1;
+    cr_assert_eq(symv_wisdom_search(many, NULL, files, &n, notes, sizeof notes), 0);
+    cr_assert_eq(n, SYMV_WISDOM_MAX_FILES);
+    for (int i = 0; i < n; i++) {
+      snprintf(p, sizeof p, "%s/f%03d.symvw", many, i);
+      cr_expect_str_eq(files[i], p, "%s: file %d", many, i);
+    }
+    symv_wisdom_search_free(files, n);
+    snprintf(p, sizeof p, "%s: more than %d wisdom files: the first %d in name order taken, %d skipped, the first of "
+             "them f%03d.symvw\n", many, SYMV_WISDOM_MAX_FILES, SYMV_WISDOM_MAX_FILES, total - SYMV_WISDOM_MAX_FILES,
+             SYMV_WISDOM_MAX_FILES);
+    cr_assert_str_eq(notes, p);
+  }
+}
