@@ -65,9 +65,9 @@ static long long sql_int(sqlite3 *s, const char *sql, const char *text)
   return v;
 }
 
-/* Points of today's default space (all tunable families) that database s
- * lacks for routine r; the points go to a temporary table first. */
-static long long missing_points(sqlite3 *s, symv_routine r)
+/* Today's default space (all tunable families; the points are the same for
+ * every routine) into database s's temporary table `point`. */
+static void load_space(sqlite3 *s)
 {
   symv_space_opts o = {{0}, 0};
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = symv_family_tunable((symv_family)f);
@@ -77,8 +77,8 @@ static long long missing_points(sqlite3 *s, symv_routine r)
   cr_assert_eq(symv_space_enumerate(&o, &d, &v, &n), 0);
   cr_assert_gt(n, 0);
   cr_assert_eq(sqlite3_exec(s,
-                            "DROP TABLE IF EXISTS temp.point; CREATE TEMP TABLE point (family TEXT, block_size INT, "
-                            "ux INT, multiplicity INT, mx INT); BEGIN",
+                            "CREATE TEMP TABLE point (family TEXT, block_size INT, ux INT, multiplicity INT, mx INT); "
+                            "BEGIN",
                             NULL, NULL, NULL),
                SQLITE_OK, "%s", sqlite3_errmsg(s));
   sqlite3_stmt *ins;
@@ -95,6 +95,12 @@ static long long missing_points(sqlite3 *s, symv_routine r)
   sqlite3_finalize(ins);
   free(v);
   cr_assert_eq(sqlite3_exec(s, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+}
+
+/* Points of the space in temp.point (load_space) that database s lacks as
+ * candidates of routine r. */
+static long long missing_points(sqlite3 *s, symv_routine r)
+{
   return sql_int(s,
                  "SELECT count(*) FROM temp.point p WHERE NOT EXISTS (SELECT 1 FROM candidate c WHERE "
                  "c.routine = ?1 AND c.family = p.family AND c.block_size = p.block_size AND c.ux = p.ux AND "
@@ -109,6 +115,7 @@ static char *lacks_of(const char *path)
   size_t len = 0;
   sqlite3 *s;
   cr_assert_eq(sqlite3_open_v2(path, &s, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+  load_space(s);
   for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
     symv_routine r = symv_routine_order(i);
     const char *name = symv_routine_name(r);
