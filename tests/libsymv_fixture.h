@@ -36,6 +36,7 @@
 #include "../db/db.h"
 #include "cli.h"
 #include "symv_error.h"
+#include "test_util.h"
 
 #ifndef SYMV_TEST_DATA
 #error "SYMV_TEST_DATA (the tests/data folder) must be defined"
@@ -65,13 +66,8 @@ static const char *fix_env(const char *name, const char *dflt)
  * test programs running at the same time each find a whole file. */
 static const char *fix_sweep_db(char *buf)
 {
-  char exe[400] = "";
-  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  cr_assert(k > 0, "readlink /proc/self/exe");
-  exe[k] = 0;
-  char *slash = strrchr(exe, '/');
-  if (slash) *slash = 0;
-  snprintf(buf, 512, "%s/fixture-dsymv-h200.db", exe);
+  char exe[400];
+  snprintf(buf, 512, "%s/fixture-dsymv-h200.db", test_exe_dir(exe, sizeof exe));
   if (access(buf, R_OK) == 0) return buf;
   char tmp[560], cmd[1400];
   snprintf(tmp, sizeof tmp, "%s.%ld", buf, (long)getpid());
@@ -116,7 +112,6 @@ static const fix_rule fix_det_rules[FIX_NDET] = {
   {32, 1500, DB_KERNEL_CANDIDATE, 3}, {1501, 4000, DB_KERNEL_CUBLAS, -1},
 };
 
-#include "test_util.h"
 #define fix_rmtree test_rmtree
 #define fix_sh test_sh /* runs a shell command, output into a log and a string */
 

@@ -152,18 +152,11 @@ Test(shard, the_cut_and_the_fingerprint_do_not_depend_on_the_order)
 
 /* ---- the program, with the stand-in worker -------------------------------- */
 
-static char dir[64], exe_dir[4096];
+static char dir[64];
 
 static void setup(void)
 {
-  ssize_t k = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 64);
-  cr_assert(k > 0);
-  exe_dir[k] = 0;
-  *strrchr(exe_dir, '/') = 0;
-  char fake[4200];
-  snprintf(fake, sizeof fake, "%s/fake_worker", exe_dir);
-  cr_assert_eq(access(fake, X_OK), 0, "%s not built", fake);
-  setenv("SYMVTUNE_WORKER", fake, 1);
+  test_fake_worker();
   /* in memory where there is /dev/shm: a sweep commits once per candidate */
   snprintf(dir, sizeof dir, "%s/symvtune-shard-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
   cr_assert_not_null(mkdtemp(dir));

@@ -21,16 +21,23 @@
  * and its standard output too when both is nonzero (else that goes to
  * /dev/null); what does not fit is read and dropped, so that the program
  * never blocks on a full pipe. */
+char *test_exe_dir(char *buf, size_t len)
+{
+  ssize_t k = readlink("/proc/self/exe", buf, len);
+  cr_assert(k > 0 && (size_t)k < len, "readlink /proc/self/exe: %s", k < 0 ? strerror(errno) : "too long");
+  buf[k] = 0;
+  *strrchr(buf, '/') = 0;
+  return buf;
+}
+
 const char *test_symvtune_path(void)
 {
   static char path[4096];
   const char *bin = getenv("SYMVTUNE_BIN");
   if (bin) return bin;
   /* ../src/symvtune from the test program's folder (the build tree), or beside it (a bundle) */
-  ssize_t k = readlink("/proc/self/exe", path, sizeof path - 32);
-  cr_assert(k > 0);
-  path[k] = 0;
-  char *dir_end = strrchr(path, '/');
+  test_exe_dir(path, sizeof path - 32);
+  char *dir_end = path + strlen(path);
   strcpy(dir_end, "/../src/symvtune");
   if (access(path, X_OK)) strcpy(dir_end, "/symvtune");
   return path;
@@ -103,11 +110,7 @@ char *test_path(char *buf, const char *dir, const char *name)
 void test_fake_worker(void)
 {
   char exe[4096], fake[4200];
-  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 64);
-  cr_assert(k > 0, "readlink /proc/self/exe: %s", strerror(errno));
-  exe[k] = 0;
-  *strrchr(exe, '/') = 0;
-  snprintf(fake, sizeof fake, "%s/fake_worker", exe);
+  snprintf(fake, sizeof fake, "%s/fake_worker", test_exe_dir(exe, sizeof exe));
   cr_assert_eq(access(fake, X_OK), 0, "%s not built", fake);
   setenv("SYMVTUNE_WORKER", fake, 1);
 }

@@ -38,6 +38,11 @@ void test_tmpdir_remove(const char *dir);
  *  buf. */
 char *test_path(char *buf, const char *dir, const char *name);
 
+/** test_exe_dir: the folder of the running test program (the build tree's
+ *  tests/, or a bundle's bin/) into buf (len bytes); returns buf. Fails the
+ *  test if /proc/self/exe cannot be read or does not fit. */
+char *test_exe_dir(char *buf, size_t len);
+
 /** test_fake_worker: points SYMVTUNE_WORKER at tests/fake_worker, the
  *  stand-in for `symvtune worker` built beside the test program; fails the
  *  test if it is not there. */
