@@ -193,11 +193,14 @@ int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *o
   opts[nopts++] = "--std=c++17";
   opts[nopts++] = "-default-device";
 
-  /* headers: every embedded file that is not a .cu */
-  const char *hdr_text[8], *hdr_name[8];
+  /* headers: every embedded file that is not a .cu, all of them (a kernel
+   * including one left out would fail to compile) */
+  enum { MAX_HEADERS = 32 };
+  const char *hdr_text[MAX_HEADERS], *hdr_name[MAX_HEADERS];
   int nhdr = 0;
-  for (int i = 0; i < symv_nsources && nhdr < 8; i++)
+  for (int i = 0; i < symv_nsources; i++)
     if (!strstr(symv_sources[i].name, ".cu") || strstr(symv_sources[i].name, ".cuh")) {
+      if (nhdr == MAX_HEADERS) return SYMV_INVALID_VALUE; /* more embedded headers than NVRTC is given room for */
       hdr_name[nhdr] = symv_sources[i].name;
       hdr_text[nhdr++] = symv_sources[i].text;
     }

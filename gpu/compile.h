@@ -36,7 +36,7 @@ typedef struct {
  *  capability cc_major.cc_minor into a CUBIN, using the cache unless
  *  SYMVTUNE_NO_CACHE is set (a bad cache entry is a miss, see above). On SYMV_COMPILE, *log (if log is non-NULL) gets
  *  the NVRTC log (free() it). Errors: SYMV_INVALID_VALUE (bad parameters or
- *  architecture), SYMV_COMPILE, SYMV_NO_MEMORY. A cache that cannot be
+ *  architecture; more than 32 embedded kernel headers), SYMV_COMPILE, SYMV_NO_MEMORY. A cache that cannot be
  *  written is not an error. */
 int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *out, char **log);
 
