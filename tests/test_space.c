@@ -45,9 +45,10 @@ Test(space, default_and_wide_counts_follow_the_device)
 {
   symv_device_info d = test_hopper();
   symv_space_opts o = {{0}, 0};
-  o.family[SYMV_FAMILY_ATOMIC] = o.family[SYMV_FAMILY_LU] = o.family[SYMV_FAMILY_ATOMIC_RED] = 1;
-  o.family[SYMV_FAMILY_ATOMIC_W] = o.family[SYMV_FAMILY_PANEL] = o.family[SYMV_FAMILY_PIPE] = 1;
-  o.family[SYMV_FAMILY_PIPE_DET] = 1;
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = symv_family_default_space((symv_family)f);
+  /* every tunable family but pipe_fx, which a sweep enumerates only when named */
+  cr_assert_not(o.family[SYMV_FAMILY_PIPE_FX]);
+  cr_assert(o.family[SYMV_FAMILY_PIPE_DET] && !o.family[SYMV_FAMILY_FAULT] && !o.family[SYMV_FAMILY_FLOOR]);
   /* pipe: 4 x 4 x 4 x 3 less BLOCK_SIZE 64 with UX 64 and 128 and BLOCK_SIZE 128 with
    * UX 128 (UX <= BLOCK_SIZE/2): 192 - 36; pipe_det the same with MX 0..5 */
   cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336 + 256 + 156 + 312);
@@ -144,8 +145,9 @@ Test(space, each_family_alone_counts_its_own_points)
   const long want[SYMV_FAMILY_COUNT] = {[SYMV_FAMILY_ATOMIC] = 16000, [SYMV_FAMILY_LU] = 120,
                                         [SYMV_FAMILY_ATOMIC_RED] = 336, [SYMV_FAMILY_ATOMIC_W] = 336,
                                         [SYMV_FAMILY_PANEL] = 256, [SYMV_FAMILY_PIPE] = 156,
-                                        [SYMV_FAMILY_PIPE_DET] = 312}; /* 192 less UX > BLOCK_SIZE/2;
-                                                                          pipe_det: MX 0..5 */
+                                        [SYMV_FAMILY_PIPE_DET] = 312, /* 192 less UX > BLOCK_SIZE/2;
+                                                                         pipe_det: MX 0..5 */
+                                        [SYMV_FAMILY_PIPE_FX] = 156}; /* named: pipe's space */
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
     symv_space_opts o = {{0}, 0};
     o.family[f] = 1;
@@ -249,16 +251,24 @@ Test(space, pipe_pipeline_counts_in_shared_memory)
   cr_assert_gt(symv_static_smem(&pd), symv_static_smem(&p)); /* and 16 bytes of margin (symv_static_smem) */
   cr_assert_eq(symv_static_filter(&pd, &d, why, sizeof why), 0, "%s", why);
   cr_assert_eq(symv_static_filter(&bigd, &d, why, sizeof why), SYMV_RESOURCES);
+  /* and pipe_fx through pipe's, with pipe's static arrays */
+  symv_params pf = p, bigf = big;
+  pf.family = bigf.family = SYMV_FAMILY_PIPE_FX;
+  cr_assert_eq(symv_pipe_smem(&pf), symv_pipe_smem(&p));
+  cr_assert_eq(symv_static_smem(&pf), symv_static_smem(&p));
+  cr_assert_eq(symv_static_filter(&pf, &d, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(symv_static_filter(&bigf, &d, why, sizeof why), SYMV_RESOURCES);
 }
 
-/* cp.async came with compute capability 8.0: the two pipe families are
+/* cp.async came with compute capability 8.0: the three pipe families are
  * dropped below it, with the reason, and kept from it on. */
 Test(space, pipe_families_need_compute_capability_8)
 {
   symv_device_info d = test_hopper();
   char why[256];
-  const symv_params pts[] = {{SYMV_FAMILY_PIPE, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}};
-  for (int i = 0; i < 2; i++) {
+  const symv_params pts[] = {{SYMV_FAMILY_PIPE, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0},
+                             {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}};
+  for (int i = 0; i < 3; i++) {
     d.cc_major = 7, d.cc_minor = 5;
     cr_assert_eq(symv_static_filter(&pts[i], &d, why, sizeof why), SYMV_RESOURCES);
     cr_assert_not_null(strstr(why, "compute capability 8.0"), "%s", why);
