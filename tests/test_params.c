@@ -152,7 +152,7 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
   cr_assert(symv_family_pipelined(SYMV_FAMILY_PIPE) && symv_family_pipelined(SYMV_FAMILY_PIPE_DET));
   cr_assert_not(symv_family_pipelined(SYMV_FAMILY_PANEL));
   /* every point pipe takes, pipe_det takes, and no other; pipe_det's MX
-   * 3..5 are its MX 0..2 with units */
+   * 3..5 are its MX 0..2 with units; pipe_fx takes pipe's points */
   for (int bs = 32; bs <= 1024; bs += 32)
     for (int ux = 1; ux <= 128; ux++)
       for (int mx = 0; mx < 10; mx++) {
@@ -160,6 +160,9 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
         b.family = SYMV_FAMILY_PIPE_DET, b.mx = mx;
         cr_assert_eq(symv_params_check(&a, NULL, 0) == 0 && mx <= 5, symv_params_check(&b, NULL, 0) == 0,
                      "%d,%d,%d", bs, ux, mx);
+        symv_params c = {SYMV_FAMILY_PIPE, bs, ux, 1, mx}, d = c; /* pipe_fx: pipe's points exactly */
+        d.family = SYMV_FAMILY_PIPE_FX;
+        cr_assert_eq(symv_params_check(&c, NULL, 0), symv_params_check(&d, NULL, 0), "pipe_fx %d,%d,%d", bs, ux, mx);
       }
   symv_params p;
   char err[128] = "";
@@ -185,7 +188,8 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
 }
 
 /* pipe_fx: pipe with exact integer accumulation, deterministic in one
- * launch. It takes pipe's points (MX 0..2) and no other, names itself in
+ * launch. It takes pipe's points (MX 0..2) and no other (checked with
+ * pipe_det's beside pipe's above), names itself in
  * the messages that refuse a point, and is tunable but outside the default
  * space: a sweep enumerates it only when named, and the deterministic
  * families' list (the rule set's heading) leaves it out until then. */
@@ -204,21 +208,18 @@ Test(params, pipe_fx_is_registered_deterministic_in_one_launch_outside_the_defau
   for (int g = 0; g < SYMV_FAMILY_COUNT; g++)
     cr_assert_eq(symv_family_default_space((symv_family)g), symv_family_tunable((symv_family)g) && g != SYMV_FAMILY_PIPE_FX,
                  "%s", symv_family_name((symv_family)g));
-  for (int bs = 32; bs <= 1024; bs += 32)
-    for (int ux = 1; ux <= 128; ux++)
-      for (int mx = 0; mx < 10; mx++) {
-        symv_params a = {SYMV_FAMILY_PIPE, bs, ux, 1, mx}, b = a;
-        b.family = SYMV_FAMILY_PIPE_FX;
-        cr_assert_eq(symv_params_check(&a, NULL, 0) == 0, symv_params_check(&b, NULL, 0) == 0, "%d,%d,%d", bs, ux, mx);
-      }
+  /* its points are pipe's (pipe_det_is_registered_deterministic_with_pipes_constraints) */
+  static const struct {
+    const char *point, *says;
+  } refused[] = {{"pipe_fx:256,2,1,0", "UX of the pipe_fx family"},
+                 {"pipe_fx:96,16,1,0", "BLOCK_SIZE of the pipe_fx family"},
+                 {"pipe_fx:256,64,1,3", "MX of the pipe_fx family (0..2)"}};
   symv_params p;
   char err[128] = "";
-  cr_assert_eq(symv_params_parse("pipe_fx:256,2,1,0", &p, err, sizeof err), SYMV_INVALID_VALUE);
-  cr_assert_not_null(strstr(err, "UX of the pipe_fx family"), "%s", err);
-  cr_assert_eq(symv_params_parse("pipe_fx:96,16,1,0", &p, err, sizeof err), SYMV_INVALID_VALUE);
-  cr_assert_not_null(strstr(err, "BLOCK_SIZE of the pipe_fx family"), "%s", err);
-  cr_assert_eq(symv_params_parse("pipe_fx:256,64,1,3", &p, err, sizeof err), SYMV_INVALID_VALUE);
-  cr_assert_not_null(strstr(err, "MX of the pipe_fx family (0..2)"), "%s", err);
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+    cr_assert_eq(symv_params_parse(refused[i].point, &p, err, sizeof err), SYMV_INVALID_VALUE, "%s", refused[i].point);
+    cr_assert_not_null(strstr(err, refused[i].says), "%s", err);
+  }
   cr_assert_eq(symv_params_parse("pipe_fx:256,64,2,0", &p, err, sizeof err), 0, "%s", err);
   p.routine = SYMV_DSYMV;
   char name[64];
