@@ -38,6 +38,11 @@ CRITERION_TESTS += tests/test_space tests/test_sweep
 tests_test_space_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_sweep_CPPFLAGS = $(TEST_CPPFLAGS)
 
+# The exact fixed-point sums of the pipe_fx kernels (kernels/symv_fx.h) and
+# their contribution counts, on the host: no GPU.
+CRITERION_TESTS += tests/test_fx
+tests_test_fx_CPPFLAGS = $(TEST_CPPFLAGS)
+
 # The generated library (lib/local.mk): `symvtune build` and libsymv itself.
 # They build a library with nvcc (once per test binary for test_libsymv);
 # GPU tests skip themselves without a GPU.
