@@ -131,12 +131,13 @@ static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int i, symv_t
  * call. Called by every thread (barriers). */
 static __device__ __forceinline__ bool symv_pfx_arrive(symv_ull *cnt, int rb, int nb, int ns, int ntiles)
 {
+  /* the count is worked out while the other threads' additions finish */
+  const long want = threadIdx.x == 0 ? symv_fx_expected(rb, nb, ns, UX, ntiles, gridDim.x) : 0;
   __syncthreads();
   bool last = false;
   if (threadIdx.x == 0) {
     __threadfence();
-    const symv_ull old = atomicAdd(cnt + rb, 1ull);
-    last = (long)(old + 1) == symv_fx_expected(rb, nb, ns, UX, ntiles, gridDim.x);
+    last = (long)(atomicAdd(cnt + rb, 1ull) + 1) == want;
   }
   return __syncthreads_or(last);
 }
