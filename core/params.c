@@ -15,15 +15,16 @@
 /* The family registry, indexed by symv_family: adding a family is a row
  * here (and its kernel source in kernels/). */
 static const symv_family_info families[SYMV_FAMILY_COUNT] = {
-    [SYMV_FAMILY_ATOMIC] = {"atomic", "symv_atomic.cu", 1, 0, 1},
-    [SYMV_FAMILY_LU] = {"lu", "symv_lu.cu", 1, 1, 1},
-    [SYMV_FAMILY_ATOMIC_RED] = {"atomic_red", "symv_red.cu", 1, 0, 1},
-    [SYMV_FAMILY_FAULT] = {"fault", "symv_fault.cu", 0, 0, 1},
-    [SYMV_FAMILY_FLOOR] = {"floor", "symv_floor.cu", 0, 1, 1},
-    [SYMV_FAMILY_ATOMIC_W] = {"atomic_w", "symv_w.cu", 1, 0, 1},
-    [SYMV_FAMILY_PANEL] = {"panel", "symv_panel.cu", 1, 1, 1},
-    [SYMV_FAMILY_PIPE] = {"pipe", "symv_pipe.cu", 1, 0, 1},
-    [SYMV_FAMILY_PIPE_DET] = {"pipe_det", "symv_pipe_det.cu", 1, 1, 2},
+    [SYMV_FAMILY_ATOMIC] = {"atomic", "symv_atomic.cu", 1, 0, 1, 1},
+    [SYMV_FAMILY_LU] = {"lu", "symv_lu.cu", 1, 1, 1, 1},
+    [SYMV_FAMILY_ATOMIC_RED] = {"atomic_red", "symv_red.cu", 1, 0, 1, 1},
+    [SYMV_FAMILY_FAULT] = {"fault", "symv_fault.cu", 0, 0, 1, 0},
+    [SYMV_FAMILY_FLOOR] = {"floor", "symv_floor.cu", 0, 1, 1, 0},
+    [SYMV_FAMILY_ATOMIC_W] = {"atomic_w", "symv_w.cu", 1, 0, 1, 1},
+    [SYMV_FAMILY_PANEL] = {"panel", "symv_panel.cu", 1, 1, 1, 1},
+    [SYMV_FAMILY_PIPE] = {"pipe", "symv_pipe.cu", 1, 0, 1, 1},
+    [SYMV_FAMILY_PIPE_DET] = {"pipe_det", "symv_pipe_det.cu", 1, 1, 2, 1},
+    [SYMV_FAMILY_PIPE_FX] = {"pipe_fx", "symv_pipe_fx.cu", 1, 1, 1, 0},
 };
 
 const symv_family_info *symv_family_get(symv_family f)
@@ -41,9 +42,14 @@ int symv_family_tunable(symv_family f)
   return (unsigned)f < SYMV_FAMILY_COUNT && families[f].tunable;
 }
 
+int symv_family_default_space(symv_family f)
+{
+  return symv_family_tunable(f) && families[f].default_space;
+}
+
 int symv_family_pipelined(symv_family f)
 {
-  return f == SYMV_FAMILY_PIPE || f == SYMV_FAMILY_PIPE_DET;
+  return f == SYMV_FAMILY_PIPE || f == SYMV_FAMILY_PIPE_DET || f == SYMV_FAMILY_PIPE_FX;
 }
 
 int symv_family_parse(const char *s, symv_family *out)
@@ -56,8 +62,17 @@ int symv_family_parse(const char *s, symv_family *out)
   return SYMV_INVALID_VALUE;
 }
 
+/* "PARAM of the FAMILY family RANGE" into buf, for the pipelined families'
+ * checks; returns buf. */
+static const char *pipe_what(symv_family f, const char *param, const char *range, char *buf, size_t len)
+{
+  snprintf(buf, len, "%s of the %s family %s", param, symv_family_name(f), range);
+  return buf;
+}
+
 int symv_params_check(const symv_params *p, char *err, size_t errlen)
 {
+  char wbuf[96];
   const char *what = NULL;
   int v = 0;
   if ((unsigned)p->family >= SYMV_FAMILY_COUNT) what = "family", v = (int)p->family;
@@ -74,16 +89,13 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
   else if (p->family == SYMV_FAMILY_PANEL && 32 % p->ux) what = "UX of the panel family (1, 2, 4, 8, 16 or 32)", v = p->ux;
   else if (p->family == SYMV_FAMILY_PANEL && p->mx > 3) what = "MX of the panel family (0..3)", v = p->mx;
   else if (symv_family_pipelined(p->family) && (p->block_size < 64 || (p->block_size & (p->block_size - 1))))
-    what = p->family == SYMV_FAMILY_PIPE ? "BLOCK_SIZE of the pipe family (64, 128, 256, 512 or 1024)"
-                                         : "BLOCK_SIZE of the pipe_det family (64, 128, 256, 512 or 1024)",
-    v = p->block_size;
+    what = pipe_what(p->family, "BLOCK_SIZE", "(64, 128, 256, 512 or 1024)", wbuf, sizeof wbuf), v = p->block_size;
   else if (symv_family_pipelined(p->family) &&
            (!symv_pipe_ux_valid(p->ux) || p->ux < p->block_size / 64 || p->ux > p->block_size / 2))
-    what = p->family == SYMV_FAMILY_PIPE ? "UX of the pipe family (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)"
-                                         : "UX of the pipe_det family (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)",
-    v = p->ux;
-  else if (p->family == SYMV_FAMILY_PIPE && p->mx > 2) what = "MX of the pipe family (0..2)", v = p->mx;
-  else if (p->family == SYMV_FAMILY_PIPE_DET && p->mx > 5) what = "MX of the pipe_det family (0..5)", v = p->mx;
+    what = pipe_what(p->family, "UX", "(a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)", wbuf, sizeof wbuf), v = p->ux;
+  else if (symv_family_pipelined(p->family) && p->mx > (p->family == SYMV_FAMILY_PIPE_DET ? 5 : 2))
+    what = pipe_what(p->family, "MX", p->family == SYMV_FAMILY_PIPE_DET ? "(0..5)" : "(0..2)", wbuf, sizeof wbuf),
+    v = p->mx;
   if (!what) return 0;
   if (err) snprintf(err, errlen, "invalid %s: %d", what, v);
   return SYMV_INVALID_VALUE;

@@ -15,11 +15,14 @@
  *   pipe_det    pipe without atomics on data: sums into a workspace, each
  *               row block summed in a fixed order by the block that
  *               completes it, kernels/symv_pipe_det.cu
+ *   pipe_fx     pipe adding exactly with integer atomics into fixed-point
+ *               accumulators, each row block rounded once and written by
+ *               the block that completes it, kernels/symv_pipe_fx.cu
  * Parameters (all families): BLOCK_SIZE threads per block, UX columns per
- * block (panel: rows of y per block; pipe, pipe_det: columns per tile),
+ * block (panel: rows of y per block; pipe, pipe_det, pipe_fx: columns per tile),
  * MULTIPLICITY thread blocks resident per SM (a launch setting, enforced
  * through dynamic shared memory), MX load order (kernels/symv_mx.h; panel:
- * its schedule, 0..3; pipe, pipe_det: pipeline stages - 2, 0..2).
+ * its schedule, 0..3; pipe, pipe_det, pipe_fx: pipeline stages - 2, 0..2).
  * BLOCK_SIZE, UX, MX and the family select the compiled code.
  */
 #ifndef SYMV_PARAMS_H
@@ -37,6 +40,7 @@ typedef enum {
   SYMV_FAMILY_PANEL = 6,
   SYMV_FAMILY_PIPE = 7,
   SYMV_FAMILY_PIPE_DET = 8,
+  SYMV_FAMILY_PIPE_FX = 9,
   SYMV_FAMILY_COUNT
 } symv_family;
 
@@ -76,13 +80,15 @@ typedef struct {
   int tunable;         /* 1: part of the tuning space and the library; 0: test or bench only */
   int deterministic;   /* 1: the same inputs give the same bits, run after run (no atomics on data) */
   int launches;        /* the grids one call launches (alpha != 0): 2 for pipe_det's two phases, else 1 */
+  int default_space;   /* 1: a sweep that names no family enumerates it; 0: only when named (tunable
+                          families whose databases are not yet swept with them) */
 } symv_family_info;
 
 /** symv_family_get: the registry entry of f; NULL if out of range. */
 const symv_family_info *symv_family_get(symv_family f);
 
 /** symv_family_name: "atomic", "lu", "atomic_red", "fault", "floor",
- *  "atomic_w", "panel", "pipe" or "pipe_det". */
+ *  "atomic_w", "panel", "pipe", "pipe_det" or "pipe_fx". */
 const char *symv_family_name(symv_family f);
 
 /** symv_family_tunable: nonzero for the families of the tuning space and of
@@ -90,20 +96,27 @@ const char *symv_family_name(symv_family f);
  *  the bench-only floor kernels, which do not compute DSYMV. */
 int symv_family_tunable(symv_family f);
 
+/** symv_family_default_space: nonzero for the tunable families a sweep
+ *  enumerates when it names none (symv_family_info.default_space); the
+ *  others (pipe_fx) are swept only when named. */
+int symv_family_default_space(symv_family f);
+
 /** SYMV_TUNABLE_FAMILIES: the names of the families symv_family_tunable
  *  accepts, in enum order, for messages and --help texts (a literal, so that
  *  it joins other literals; tests/test_params.c checks it against the
  *  table). */
-#define SYMV_TUNABLE_FAMILIES "atomic, lu, atomic_red, atomic_w, panel, pipe, pipe_det"
+#define SYMV_TUNABLE_FAMILIES "atomic, lu, atomic_red, atomic_w, panel, pipe, pipe_det, pipe_fx"
 
-/** SYMV_DETERMINISTIC_FAMILIES: the names of the tunable families whose
- *  results are bitwise reproducible run after run (symv_family_info
- *  .deterministic), in enum order, for messages (tests/test_params.c checks
- *  it against the table). */
+/** SYMV_DETERMINISTIC_FAMILIES: the names of the families of the default
+ *  space (symv_family_default_space) whose results are bitwise reproducible
+ *  run after run (symv_family_info .deterministic), in enum order, for
+ *  messages and the deterministic rule set's heading (tests/test_params.c
+ *  checks it against the table). pipe_fx, deterministic too, joins it when
+ *  it joins the default space. */
 #define SYMV_DETERMINISTIC_FAMILIES "lu, panel, pipe_det"
 
-/** symv_family_pipelined: nonzero for the two families of the cp.async tile
- *  pipeline, pipe and pipe_det (kernels/symv_pipe.cuh), which share their
+/** symv_family_pipelined: nonzero for the families of the cp.async tile
+ *  pipeline, pipe, pipe_det and pipe_fx (kernels/symv_pipe.cuh), which share their
  *  parameters' constraints, their pipeline's shared memory and their tile
  *  numbering. */
 int symv_family_pipelined(symv_family f);

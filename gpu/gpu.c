@@ -7,6 +7,7 @@
 #include <string.h>
 #include "gpu.h"
 #include "../kernels/symv_pipe.h"
+#include "../kernels/symv_fx.h"
 #include "routine.h"
 #include "symv_error.h"
 
@@ -226,6 +227,19 @@ long symv_pipe_det_partials(int n, int w, long grid)
   return units * 64 + (grid + (n + w - 1) / w - 1) * w; /* R, then C (kernels/symv_pipe_det.cu) */
 }
 
+long symv_pipe_fx_words(symv_routine r, int n)
+{
+  if (n < 1 || (unsigned)r >= SYMV_ROUTINE_COUNT) return 0;
+  const symv_routine_info *ri = symv_routine_get(r);
+  const long words = ri->real_bytes == 4 ? SYMV_FX_WORDS_F : SYMV_FX_WORDS_D;
+  return 2 * ((n + 63L) / 64) + (long)n * (ri->is_complex ? 2 : 1) * words;
+}
+
+int symv_pipe_fx_fits(const symv_params *p, int n, int sm_count)
+{
+  return (n + (long)p->ux - 1) / p->ux + symv_pipe_grid(p, n, sm_count) <= SYMV_FX_TERMS_MAX;
+}
+
 long symv_pipe_smem(const symv_params *p)
 {
   if (!symv_family_pipelined(p->family)) return 0;
@@ -246,10 +260,10 @@ int symv_lu_splits(int n, int block_size, int multiplicity, int sm_count)
 }
 
 static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_t *sync, size_t *P, size_t *state,
-                     size_t *cnt, size_t *gate)
+                     size_t *cnt, size_t *gate, size_t *fx)
 {
   size_t nseg = ((size_t)n + p->block_size - 1) / p->block_size;
-  *w = *sync = *P = *state = *cnt = *gate = 0;
+  *w = *sync = *P = *state = *cnt = *gate = *fx = 0;
   if (p->family == SYMV_FAMILY_LU) {
     int S = symv_lu_splits(n, p->block_size, p->multiplicity, sm_count);
     if (S > 1) {
@@ -269,6 +283,8 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
     /* the tiles' row sums and the blocks' column sums (scratch; phase 1 sums them) */
     *P = (size_t)symv_pipe_det_partials(n, symv_pdet_unit_width(p->block_size, p->ux, p->mx),
                                         symv_pipe_grid(p, n, sm_count));
+  } else if (p->family == SYMV_FAMILY_PIPE_FX) {
+    *fx = (size_t)symv_pipe_fx_words(p->routine, n); /* zero between calls: the kernel clears what it used */
   } else {
     *w = (size_t)n;
     *sync = 2 * nseg;
@@ -316,9 +332,10 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t elem, int zero, cud
 
 int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, int sm_count, cudaStream_t stream)
 {
-  size_t w, s, P, st, c, g;
-  ws_needs(p, n, sm_count, &w, &s, &P, &st, &c, &g);
+  size_t w, s, P, st, c, g, fx;
+  ws_needs(p, n, sm_count, &w, &s, &P, &st, &c, &g, &fx);
   int rc;
+  if ((rc = grow((void **)&ws->fx, &ws->fx_len, fx, sizeof(unsigned long long), 1, stream))) return rc;
   if (g > ws->gate_len) ws->gate_target = 0; /* a new gate counts from zero */
   if ((rc = grow((void **)&ws->gate, &ws->gate_len, g, sizeof(unsigned long long), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->cnt, &ws->cnt_len, c, sizeof(unsigned long long), 1, stream))) return rc;
@@ -335,6 +352,7 @@ int symv_workspace_reset(symv_workspace *ws, cudaStream_t stream)
   if (ws->sync) CUDA_TRY(cudaMemsetAsync(ws->sync, 0, ws->sync_len * sizeof(int), stream), SYMV_CUDA);
   if (ws->cnt) CUDA_TRY(cudaMemsetAsync(ws->cnt, 0, ws->cnt_len * sizeof(unsigned long long), stream), SYMV_CUDA);
   if (ws->gate) CUDA_TRY(cudaMemsetAsync(ws->gate, 0, ws->gate_len * sizeof(unsigned long long), stream), SYMV_CUDA);
+  if (ws->fx) CUDA_TRY(cudaMemsetAsync(ws->fx, 0, ws->fx_len * sizeof(unsigned long long), stream), SYMV_CUDA);
   ws->gate_target = 0;
   return 0;
 }
@@ -347,6 +365,7 @@ void symv_workspace_free(symv_workspace *ws)
   cudaFree(ws->state);
   cudaFree(ws->cnt);
   cudaFree(ws->gate);
+  cudaFree(ws->fx);
   memset(ws, 0, sizeof *ws);
 }
 
@@ -437,6 +456,13 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     x0 = (const char *)x + (ix > 0 ? N1 * ix : 0) * E, ix = -ix;
     y0 = (char *)y + (iy > 0 ? N1 * iy : 0) * E, iy = -iy;
   }
+  if (k->p.family == SYMV_FAMILY_PIPE_FX && !symv_pipe_fx_fits(&k->p, n, k->sm_count)) {
+    snprintf(last_error, sizeof last_error,
+             "pipe_fx at n = %d: an element may receive ceil(n/UX) + %ld contributions, more than the %ld "
+             "additions a word of its accumulators holds",
+             n, symv_pipe_grid(&k->p, n, k->sm_count), SYMV_FX_TERMS_MAX);
+    return SYMV_INVALID_VALUE;
+  }
   int rc = symv_workspace_reserve(ws, &k->p, n, k->sm_count, stream);
   if (rc) return rc;
   const int nblk = (n + k->p.ux - 1) / k->p.ux;
@@ -454,6 +480,7 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   void *args_pipe[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->gate, &target, &ntiles};
   void *args_pipe_det[] = {&n,  &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->P, &ntiles, &det_grid,
                            &det_phase};
+  void *args_pipe_fx[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->fx, &ntiles};
   void **args = args_atomic;
   unsigned grid = (unsigned)nblk;
   unsigned gridy = 1;
@@ -480,6 +507,8 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
     if (k->p.family == SYMV_FAMILY_PIPE) {
       target = ws->gate_target + (unsigned long long)symv_pipe_chunks(n, (long)grid);
       args = args_pipe;
+    } else if (k->p.family == SYMV_FAMILY_PIPE_FX) {
+      args = args_pipe_fx; /* the region was sized for n (ws_needs) */
     } else {
       det_grid = (int)grid;
       args = args_pipe_det;

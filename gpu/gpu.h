@@ -96,8 +96,22 @@ long symv_pipe_grid(const symv_params *p, int n, int sm_count);
  *  grid is not in 1..U. */
 long symv_pipe_det_partials(int n, int w, long grid);
 
-/** symv_pipe_smem: the dynamic shared memory the pipe and pipe_det kernels
- *  need for their pipeline (symv_pipe_stages(MX) = MX mod 3 + 2 stages of (CPT + 1) x BLOCK_SIZE
+/** symv_pipe_fx_words: the unsigned 64-bit words of the pipe_fx kernel's
+ *  workspace region (kernels/symv_pipe_fx.cu) for routine r at size n:
+ *  cnt[nb] and flag[nb] (nb = ceil(n/64) row blocks), then n elements'
+ *  accumulators of parts (2 for complex routines, else 1) x words
+ *  (SYMV_FX_WORDS_F for single precision, SYMV_FX_WORDS_D for double,
+ *  kernels/symv_fx.h). 0 when n < 1 or r is not a routine. */
+long symv_pipe_fx_words(symv_routine r, int n);
+
+/** symv_pipe_fx_fits: 1 if a pipe_fx call of candidate p at size n on a
+ *  GPU of sm_count SMs adds at most SYMV_FX_TERMS_MAX digits to any word
+ *  of its accumulators (an element receives at most ns + G contributions:
+ *  ns = ceil(n/UX) strips, G = symv_pipe_grid blocks), else 0. */
+int symv_pipe_fx_fits(const symv_params *p, int n, int sm_count);
+
+/** symv_pipe_smem: the dynamic shared memory the pipe, pipe_det and
+ *  pipe_fx kernels need for their pipeline (symv_pipe_stages(MX) = MX mod 3 + 2 stages of (CPT + 1) x BLOCK_SIZE
  *  elements of the candidate's routine, CPT = UX / (BLOCK_SIZE/64) columns
  *  per thread), bytes; 0 for the other families, whose dynamic shared
  *  memory only pads for MULTIPLICITY. */
@@ -151,7 +165,7 @@ int symv_kernel_launches(const symv_kernel *k);
 void symv_kernel_unload(symv_kernel *k);
 
 /** Reusable device workspace for one stream: regions that every successful
- *  call leaves zero (w, sync, cnt) and a scratch region (P). It grows (never
+ *  call leaves zero (w, sync, cnt, fx) and a scratch region (P). It grows (never
  *  shrinks) to the largest need seen; growing waits for the stream, and is
  *  refused (SYMV_CUDA) while the stream is being captured into a graph:
  *  one call of the largest n before the capture avoids that. */
@@ -166,8 +180,10 @@ typedef struct {
   unsigned long long *gate;  /* pipe's gate (kernels/symv_pipe.cu): gate[0] counts the chunks of y scaled
                                 over all calls, gate[1 + c] the last call that claimed chunk c */
   unsigned long long gate_target; /* what gate[0] reaches when the calls launched so far are all counted */
+  unsigned long long *fx;    /* zero between calls: pipe_fx's cnt[nb], flag[nb] and accumulators
+                                (kernels/symv_pipe_fx.cu, symv_pipe_fx_words) */
   size_t w_bytes, P_bytes;                            /* capacities of w and P, bytes */
-  size_t sync_len, state_len, cnt_len, gate_len;       /* capacities of the others, elements */
+  size_t sync_len, state_len, cnt_len, gate_len, fx_len; /* capacities of the others, elements */
 } symv_workspace;
 
 /** symv_stream_capturing: 1 if `stream` is being captured into a CUDA
@@ -213,6 +229,8 @@ int symv_check_args(char uplo, int n, int lda, int incx, int incy);
  *  one launch, two for pipe_det (its phase 0 streams A into partial sums,
  *  its phase 1 sums them in a fixed order and writes y; alpha = 0 in host
  *  pointer mode: phase 0 alone).
+ *  pipe_fx refuses (SYMV_INVALID_VALUE, the reason in
+ *  symv_cuda_error_text) sizes where symv_pipe_fx_fits fails.
  *  On compute capability 9.0 and later the kernel is launched with
  *  programmatic dependent launch: it may start while the stream's previous
  *  kernel finishes, and waits for it before touching memory (a kernel of

@@ -58,7 +58,7 @@ fi
 
 routines="ssymv dsymv csymv zsymv chemv zhemv"
 # family source BLOCK_SIZE UX MX (points inside each family's constraints:
-# pipe, pipe_det: BLOCK_SIZE a power of two 64..1024, UX a power of two in
+# pipe, pipe_det, pipe_fx: BLOCK_SIZE a power of two 64..1024, UX a power of two in
 # BLOCK_SIZE/64..BLOCK_SIZE/2 up to 128, MX 0..2 (pipe_det: 0..5); panel: UX divides 32, MX 0..3; lu: UX divides 32; all: BLOCK_SIZE
 # a multiple of 32 in 32..1024, UX 1..64 (the pipe families: up to 128), MX 0..9)
 points="
@@ -90,6 +90,11 @@ pipe symv_pipe.cu 512 128 0
 pipe_det symv_pipe_det.cu 512 128 0
 pipe_det symv_pipe_det.cu 256 64 3
 pipe_det symv_pipe_det.cu 1024 16 5
+pipe_fx symv_pipe_fx.cu 256 64 0
+pipe_fx symv_pipe_fx.cu 128 32 1
+pipe_fx symv_pipe_fx.cu 64 1 2
+pipe_fx symv_pipe_fx.cu 1024 16 0
+pipe_fx symv_pipe_fx.cu 512 128 1
 floor symv_floor.cu 256 1 0
 floor symv_floor.cu 128 8 1
 floor symv_floor.cu 512 2 1
@@ -144,6 +149,8 @@ badpipedet_mx6 pipe_det symv_pipe_det.cu dsymv 256 64 6
 badpipedet_ux2 pipe_det symv_pipe_det.cu zhemv 256 2 0
 badpipe_ux64 pipe symv_pipe.cu dsymv 64 64 0
 badpipedet_ux64 pipe_det symv_pipe_det.cu zsymv 64 64 1
+badpipefx_mx3 pipe symv_pipe_fx.cu dsymv 256 64 3
+badpipefx_ux2 pipe symv_pipe_fx.cu csymv 256 2 0
 badpanel_ux3 panel symv_panel.cu chemv 128 3 0
 badpanel_mx4 panel symv_panel.cu zsymv 128 2 4
 badfloor_mx2 floor symv_floor.cu dsymv 256 4 2

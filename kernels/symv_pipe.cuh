@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * symv_pipe.cuh - what the two pipe families share (kernels/symv_pipe.cu,
- * atomic; kernels/symv_pipe_det.cu, deterministic): their parameters'
+ * symv_pipe.cuh - what the pipe families share (kernels/symv_pipe.cu,
+ * atomic; kernels/symv_pipe_det.cu and kernels/symv_pipe_fx.cu,
+ * deterministic): their parameters'
  * constraints and derived sizes (column groups, columns per thread,
  * pipeline stages), the tile numbering, the cp.async copies that stream
  * tiles of 64 rows x UX columns into shared memory, and the per-tile code: a tile's copies, x of a strip's columns,
  * the row and column sums of a tile (with the transposing butterfly) and
- * their totals. The two kernels read and sum a tile with these same
- * functions and differ in where the sums go (atomicAdd into y, or a
- * workspace summed in a fixed order).
+ * their totals, and the start of a block's share. The kernels read and
+ * sum a tile with these same functions and differ in where the sums go
+ * (atomicAdd into y; a workspace summed in a fixed order; exact integer
+ * accumulators).
  *
  * Included after symv_common.cuh (symv_t, BLOCK_SIZE, UX, MX) and
  * symv_pipe.h (symv_pipe_tiles_before).
@@ -130,6 +132,28 @@ static __device__ __forceinline__ void symv_pipe_issue(symv_t *buf, int &iI, int
   if (++iI == nb) iJ++, iI = (int)symv_pipe_first_block(iJ, UX);
 }
 
+/* The start of a block's share of the T = ntiles tiles among the G
+ * blocks of the grid (G <= T: every share holds a tile): its tiles
+ * [t0, t1) = [b*T/G, (b+1)*T/G), b = blockIdx.x, its first tile (I, J),
+ * and the copies of its first S - 1 tiles issued into stages 0..S-2 of
+ * bufs (S x (CPT + 1) x BLOCK_SIZE elements), one commit group a stage
+ * (empty past t1); (iI, iJ) := the next tile to issue. */
+static __device__ __forceinline__ void symv_pipe_begin(int ntiles, int G, int nb, int ns, int n,
+                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                                       const symv_t *__restrict__ x, symv_ll incx, symv_t *bufs,
+                                                       int &t0, int &t1, int &I, int &J, int &iI, int &iJ)
+{
+  t0 = (int)((long)blockIdx.x * ntiles / G), t1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
+  symv_pipe_tile(t0, nb, ns, I, J);
+  iI = I, iJ = J;
+#pragma unroll
+  for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
+    if (t0 + s < t1)
+      symv_pipe_issue(bufs + s * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, threadIdx.x, nb, n, A, rs, cs, x, incx);
+    symv_cp_commit();
+  }
+}
+
 /* xc[kk] := x(j0 + kk), j0 = Js*UX + (t/64)*CPT: this thread's CPT
  * columns of strip Js (0 past n); t is threadIdx.x. */
 static __device__ __forceinline__ void symv_pipe_load_xc(symv_t (&xc)[SYMV_PIPE_CPT], int Js, int t, int n,
@@ -190,6 +214,22 @@ static __device__ __forceinline__ symv_t symv_pipe_col_total(const symv_t (*csum
 {
   const int g = c / SYMV_PIPE_CPT, cc = c % SYMV_PIPE_CPT;
   return symv_add(csum[2 * g][cc], csum[2 * g + 1][cc]);
+}
+
+/* Tile (I, J), whose copies are in buf: its sums (symv_pipe_tile_sums), a
+ * barrier, then column t's total added to cacc (t < UX), and row t's
+ * total returned (t < 64; 0 for the other threads). t is threadIdx.x.
+ * The caller synchronises before rsum and csum are written again. */
+static __device__ __forceinline__ symv_t symv_pipe_tile_totals(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT],
+                                                               int I, int J, int t, symv_t (*rsum)[64],
+                                                               symv_t (*csum)[SYMV_PIPE_CPT], symv_t &cacc)
+{
+  symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum);
+  __syncthreads();
+  symv_t vr = symv_zero();
+  if (t < 64) vr = symv_pipe_row_total(rsum, t);
+  if (t < UX) cacc = symv_add(cacc, symv_pipe_col_total(csum, t));
+  return vr;
 }
 
 #endif

@@ -297,18 +297,11 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   }
 #endif
   /* the host launches G = gridDim.x <= ntiles blocks: every share holds a tile */
-  const int t0 = (int)((long)blockIdx.x * ntiles / G), t1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
-  int I, J;
-  symv_pipe_tile(t0, nb, ns, I, J);
-  int iI = I, iJ = J; /* the next tile to issue */
+  int t0, t1, I, J, iI, iJ; /* (iI, iJ): the next tile to issue */
+  symv_pipe_begin(ntiles, G, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, t0, t1, I, J, iI, iJ);
   auto issue = [&](int stage) {
     symv_pipe_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
-#pragma unroll
-  for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
-    if (t0 + s < t1) issue(s);
-    symv_cp_commit();
-  }
 
   symv_t xc[SYMV_PIPE_CPT];
   int curJ = J;
@@ -325,11 +318,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       curJ = J;
       symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
-    symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum);
-    __syncthreads();
-    symv_t vr = symv_zero();
-    if (t < 64) vr = symv_pipe_row_total(rsum, t);
-    if (t < UX) cacc = symv_add(cacc, symv_pipe_col_total(csum, t));
+    const symv_t vr = symv_pipe_tile_totals(buf, xc, I, J, t, rsum, csum, cacc);
     __syncthreads(); /* rsum and csum are free for the next tile */
     if (t < 64 && I * 64 + t < n) symv_stcg(R + (symv_ll)k * 64 + t, vr);
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);

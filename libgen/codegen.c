@@ -18,7 +18,7 @@ static const char *const family_enum[SYMV_FAMILY_COUNT] = {"SYMV_FAMILY_ATOMIC",
                                                            "SYMV_FAMILY_ATOMIC_RED", "SYMV_FAMILY_FAULT",
                                                            "SYMV_FAMILY_FLOOR", "SYMV_FAMILY_ATOMIC_W",
                                                            "SYMV_FAMILY_PANEL", "SYMV_FAMILY_PIPE",
-                                                           "SYMV_FAMILY_PIPE_DET"};
+                                                           "SYMV_FAMILY_PIPE_DET", "SYMV_FAMILY_PIPE_FX"};
 
 /* src/NAME.cu for each kernel. */
 int libgen_write_kernel_units(const libgen_plan *pl, const char *dir, const char *cmd)

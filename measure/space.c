@@ -49,6 +49,7 @@ static void axes(symv_family f, int wide, const symv_device_info *d, axis ax[4])
     break;
   case SYMV_FAMILY_PIPE: /* UX: columns per tile; MX: pipeline stages - 2; MULTIPLICITY: the grid per SM */
   case SYMV_FAMILY_PIPE_DET: /* the same space, but for MX 3..5 of pipe_det (units of BLOCK_SIZE columns) */
+  case SYMV_FAMILY_PIPE_FX:  /* pipe's space */
     ax[0] = wide ? (axis){0, 0, 1, {64, 128, 256, 512, 1024}, 5} : (axis){0, 0, 1, {64, 128, 256, 512}, 4};
     ax[1] = (axis){0, 0, 1, {16, 32, 64, 128}, 4};
     ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 3, 4}, 4};
@@ -114,6 +115,7 @@ int symv_static_smem(const symv_params *p)
   case SYMV_FAMILY_PANEL: /* part[NW*UX] */
     return nw * p->ux * d;
   case SYMV_FAMILY_PIPE: /* rsum[CG][64], csum[NW][CPT], 16-byte aligned; the pipeline is dynamic (symv_pipe_smem) */
+  case SYMV_FAMILY_PIPE_FX: /* pipe's arrays */
     return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16;
   case SYMV_FAMILY_PIPE_DET: /* pipe's, 16 bytes more (the ticket counter of the one-launch kernel, gone
                                  since the two phases; kept as a margin, so that the filter drops what it

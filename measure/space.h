@@ -16,6 +16,8 @@
  *   pipe, pipe_det  BLOCK_SIZE 64, 128, 256, 512; UX 16, 32, 64, 128
  *               (at most BLOCK_SIZE/2); MULTIPLICITY 1..4; MX 0..2: 156
  *               points; pipe_det MX 0..5 (3..5: units): 312 points
+ *   pipe_fx     pipe's 156 points, enumerated only when named
+ *               (symv_family_default_space)
  * Wide space (--wide), where the GPU allows: MULTIPLICITY up to the GPU's
  * blocks per SM (32 on Hopper) and BLOCK_SIZE up to 512 for atomic and
  * atomic_red (up to 1024 for lu), the rest as above.
@@ -53,7 +55,7 @@ int symv_static_smem(const symv_params *p);
  *  above the threads an SM takes, BLOCK_SIZE above the threads a block may
  *  have, MULTIPLICITY x (static shared memory + the pipe families'
  *  pipeline (symv_pipe_smem) + reserved) above the SM's shared memory, or
- *  a pipe or pipe_det point on a GPU below compute capability 8.0 (their
+ *  a pipe, pipe_det or pipe_fx point on a GPU below compute capability 8.0 (their
  *  cp.async copies).
  *  Registers are checked after compiling (occupancy API). */
 int symv_static_filter(const symv_params *p, const symv_device_info *d, char *why, int len);

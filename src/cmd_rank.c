@@ -36,7 +36,7 @@ static void help(void)
        "a read-only kernel that streams the stored triangle once; 1.00 would be at the floor;\n"
        "'-' where it has no dense samples or the database no floor). Survivors, marked '*', are the top T plus the best\n"
        "candidate of each family with none among them, plus the first min(6, T) of the\n"
-       "deterministic families (lu, panel, pipe_det) ranked among themselves alone and the\n"
+       "deterministic families (lu, panel, pipe_det, pipe_fx) ranked among themselves alone and the\n"
        "fastest of them at each size, whose\n"
        "candidates the deterministic rules choose from: the champions `symvtune sweep`\n"
        "samples densely. Reads FILE only.\n\n"

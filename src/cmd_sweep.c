@@ -52,7 +52,8 @@ static void help(void)
        "command again to resume.\n\n"
        "Options:\n"
        "  --db FILE         the database (required)\n"
-       "  --families LIST   comma-separated: " SYMV_TUNABLE_FAMILIES " (default: all)\n"
+       "  --families LIST   comma-separated: " SYMV_TUNABLE_FAMILIES "\n"
+       "                    (default: all but pipe_fx, which is swept only when named)\n"
        "  --wide            widen the space where the GPU allows: MULTIPLICITY up to the\n"
        "                    GPU's blocks per SM, larger BLOCK_SIZE (see man symvtune)\n"
        "  --sizes LIST      representative sizes n (default 256,768,2048,6144,16384: geometric,\n"
@@ -83,7 +84,7 @@ static void help(void)
        "  --top T           champions sampled densely after the sweep: the top T by champion\n"
        "                    points (default 10) plus the best of each family with none there,\n"
        "                    plus the first min(6, T) of the deterministic families (lu, panel,\n"
-       "                    pipe_det) ranked among themselves and the fastest of them at\n"
+       "                    pipe_det, pipe_fx) ranked among themselves and the fastest of them at\n"
        "                    each size\n"
        "  --points-k K      the K fastest at each size earn points, (K+1-rank)/K (default 25)\n"
        "  --dense MODE      how the dense stage picks its sizes: adaptive (default) starts from\n"
@@ -164,9 +165,7 @@ static int parse_args(int argc, char **argv, sweep_args *a)
     {"dense-budget", required_argument, 0, 'B'},
     {0, 0, 0, 0}};
   memset(a, 0, sizeof *a);
-  a->so.family[SYMV_FAMILY_ATOMIC] = a->so.family[SYMV_FAMILY_LU] = a->so.family[SYMV_FAMILY_ATOMIC_RED] = 1;
-  a->so.family[SYMV_FAMILY_ATOMIC_W] = a->so.family[SYMV_FAMILY_PANEL] = a->so.family[SYMV_FAMILY_PIPE] = 1;
-  a->so.family[SYMV_FAMILY_PIPE_DET] = 1;
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) a->so.family[f] = symv_family_default_space((symv_family)f);
   a->o = (sweep_opts){.tol = SYMV_RESIDUAL_TOL, .timeout_s = 20, .prune = 2.0, .max_attempts = 3,
                       .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .quiet = 0};
   a->top = SIEVE_DEFAULT_T, a->kpts = SIEVE_DEFAULT_K, a->dense = 1;

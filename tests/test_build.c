@@ -292,18 +292,22 @@ Test(build, builds_the_rules_symvtune_fit_chose, .timeout = 600)
   free(table);
 }
 
-/* A deterministic fit that runs pipe_det (the deterministic pipe family):
- * build writes its candidate into the table as SYMV_FAMILY_PIPE_DET, in the
- * deterministic rules, and nvcc compiles its unit with the tuner's flags. */
-Test(build, deterministic_rules_may_run_pipe_det, .timeout = 600)
+/* A deterministic fit that runs candidate f:256,64,2,0 of a deterministic
+ * pipe family f (enumerator `fenum`): build writes it into the table as
+ * fenum, in the deterministic rules, and nvcc compiles its unit, which
+ * includes the family's source, with the tuner's flags. */
+static void deterministic_rules_may_run(symv_family f, const char *fenum)
 {
   need_nvcc();
+  const symv_params prm = {f, 256, 64, 2, 0};
+  char name[64], incl[64];
+  symv_kernel_name(&prm, name, sizeof name);
+  snprintf(incl, sizeof incl, "#include \"%s\"\n", symv_family_get(f)->source);
   char dbpath[512], out[512], p[1024], err[512], *text;
   cr_assert_eq(fix_make_db(in_dir(dbpath, "pdet.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
   db *d = NULL;
   cr_assert_eq(db_open(&d, dbpath, 0), 0);
-  db_candidate c = {.p.routine = SYMV_DSYMV, .p.family = SYMV_FAMILY_PIPE_DET, .p.block_size = 256, .p.ux = 64,
-                    .p.multiplicity = 2, .p.mx = 0};
+  db_candidate c = {.p = prm};
   long long id;
   cr_assert_eq(db_put_candidate(d, &c, &id), 0, "%s", db_errmsg(d));
   c.id = id, c.status = DB_VALID;
@@ -316,37 +320,48 @@ Test(build, deterministic_rules_may_run_pipe_det, .timeout = 600)
   snprintf(r[1].kernel, sizeof r[1].kernel, "%s", DB_KERNEL_CUBLAS);
   db_fit det = {.routine = SYMV_DSYMV, .uplo = 'L', .hot = 0, .lo = FIX_LO, .hi = FIX_HI, .threshold = 0.01,
                 .deterministic = 1};
-  snprintf(det.method, sizeof det.method, "test: pipe_det");
+  snprintf(det.method, sizeof det.method, "test: %s", symv_family_name(f));
   cr_assert_eq(db_put_fit(d, &det, NULL, 0, r, 2), 0, "%s", db_errmsg(d));
   db_close(d);
 
   cr_assert_eq(build(dbpath, in_dir(out, "lib"), NULL, &text), 0, "build failed:\n%s", text);
   free(text);
   char *table = read_table(out);
-  snprintf(p, sizeof p, "{SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0, (symv_routine)%d}, \"dsymv_pipe_det_b256_u64_x0\"",
-           (int)SYMV_DSYMV);
+  snprintf(p, sizeof p, "{%s, 256, 64, 2, 0, (symv_routine)%d}, \"%s\"", fenum, (int)SYMV_DSYMV, name);
   const char *row = strstr(table, p), *tag = row ? strstr(row, "/* ") : NULL;
-  cr_assert(row && tag, "no pipe_det candidate row %s:\n%s", p, table);
+  cr_assert(row && tag, "no %s candidate row %s:\n%s", symv_family_name(f), p, table);
   char rule[64];
   snprintf(rule, sizeof rule, "{%d, 2000, %d}", FIX_LO, atoi(tag + 3)); /* the rule names that row */
   cr_assert_not_null(strstr(table, rule), "no deterministic rule %s:\n%s", rule, table);
   cr_assert_not_null(strstr(table, "{2001, 4000, SYMV_RULE_CUBLAS}"), "the deterministic cuBLAS rule:\n%s", table);
   free(table);
-  const symv_params prm = {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0};
   char defines[256], line[300];
   const char *source;
   symv_compile_defines(&prm, defines, sizeof defines, &source);
-  snprintf(p, sizeof p, "%s/src/dsymv_pipe_det_b256_u64_x0.cu", out);
+  snprintf(p, sizeof p, "%s/src/%s.cu", out, name);
   char *unit = fix_slurp(p);
   cr_assert_not_null(unit, "no unit %s", p);
   snprintf(line, sizeof line, " *   %s */", defines);
   cr_assert_not_null(strstr(unit, line), "%s lacks the flags '%s':\n%s", p, defines, unit);
-  cr_assert_not_null(strstr(unit, "#include \"symv_pipe_det.cu\"\n"), "%s", unit);
+  cr_assert_not_null(strstr(unit, incl), "%s", unit);
   free(unit);
-  snprintf(p, sizeof p, "%s/obj/dsymv_pipe_det_b256_u64_x0.o", out);
-  cr_assert(fix_exists(p), "pipe_det's unit was not compiled");
+  snprintf(p, sizeof p, "%s/obj/%s.o", out, name);
+  cr_assert(fix_exists(p), "%s's unit was not compiled", name);
   snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
   cr_assert(fix_exists(p));
+}
+
+/* pipe_det, the two-phase deterministic pipe family */
+Test(build, deterministic_rules_may_run_pipe_det, .timeout = 600)
+{
+  deterministic_rules_may_run(SYMV_FAMILY_PIPE_DET, "SYMV_FAMILY_PIPE_DET");
+}
+
+/* pipe_fx, the one-launch deterministic pipe family (its unit includes
+ * kernels/symv_fx.h, and the runtime's workspace has its region) */
+Test(build, deterministic_rules_may_run_pipe_fx, .timeout = 600)
+{
+  deterministic_rules_may_run(SYMV_FAMILY_PIPE_FX, "SYMV_FAMILY_PIPE_FX");
 }
 
 Test(build, device_name_becomes_an_escaped_c_string, .timeout = 300)

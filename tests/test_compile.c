@@ -34,6 +34,7 @@ Test(compile, every_family_compiles_for_sm90_and_is_cached, .init = setup, .fini
     {SYMV_FAMILY_PANEL, 256, 4, 4, 3}, {SYMV_FAMILY_PANEL, 64, 16, 2, 0},
     {SYMV_FAMILY_PIPE, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE, 1024, 16, 1, 2},
     {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_DET, 1024, 16, 1, 2}, {SYMV_FAMILY_PIPE_DET, 64, 1, 1, 1},
+    {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_FX, 512, 128, 1, 1},
   };
   for (size_t i = 0; i < sizeof pts / sizeof *pts; i++) {
     symv_cubin a, b;
@@ -78,13 +79,14 @@ Test(compile, bad_parameters_and_architecture_are_rejected, .init = setup, .fini
   cr_assert_eq(symv_compile(&p, 1, 0, &c, NULL), SYMV_INVALID_VALUE);
 }
 
-/* The deterministic pipe family, for every routine, through NVRTC as the
- * tuner compiles it: the entry point carries the routine and the family,
- * and sm_80 (the first with cp.async) compiles too. */
-Test(compile, pipe_det_compiles_for_every_routine, .init = setup, .fini = teardown, .timeout = 120)
+/* A deterministic pipe family f, for every routine, through NVRTC as the
+ * tuner compiles it: the entry point carries the routine and the family
+ * (tag, "_pipe_det_b"), sm_80 (the first with cp.async) compiles too, and
+ * the defines name its source src. */
+static void compiles_for_every_routine(symv_family f, const char *tag, const char *src_want)
 {
   for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
-    const symv_params p = {SYMV_FAMILY_PIPE_DET, r % 2 ? 128 : 256, r % 2 ? 32 : 64, 2, r % 3, (symv_routine)r};
+    const symv_params p = {f, r % 2 ? 128 : 256, r % 2 ? 32 : 64, 2, r % 3, (symv_routine)r};
     symv_cubin c;
     char *log = NULL, name[64];
     int rc = symv_compile(&p, r == 5 ? 8 : 9, 0, &c, &log);
@@ -92,15 +94,36 @@ Test(compile, pipe_det_compiles_for_every_routine, .init = setup, .fini = teardo
     cr_assert(is_elf(&c));
     symv_kernel_name(&p, name, sizeof name);
     cr_assert_str_eq(c.name, name);
-    cr_assert_not_null(strstr(c.name, "_pipe_det_b"), "%s", c.name);
+    cr_assert_not_null(strstr(c.name, tag), "%s", c.name);
     symv_cubin_free(&c);
     free(log);
   }
-  const symv_params p = {SYMV_FAMILY_PIPE_DET, 128, 32, 1, 1};
+  const symv_params p = {f, 128, 32, 1, 1};
   const char *src;
   char buf[256];
   symv_compile_defines(&p, buf, sizeof buf, &src);
-  cr_assert_str_eq(src, "symv_pipe_det.cu");
+  cr_assert_str_eq(src, src_want);
+}
+
+Test(compile, pipe_det_compiles_for_every_routine, .init = setup, .fini = teardown, .timeout = 120)
+{
+  compiles_for_every_routine(SYMV_FAMILY_PIPE_DET, "_pipe_det_b", "symv_pipe_det.cu");
+}
+
+/* pipe_fx includes kernels/symv_fx.h, which NVRTC finds among the embedded
+ * sources, and compiles with UX 128 too */
+Test(compile, pipe_fx_compiles_for_every_routine, .init = setup, .fini = teardown, .timeout = 120)
+{
+  compiles_for_every_routine(SYMV_FAMILY_PIPE_FX, "_pipe_fx_b", "symv_pipe_fx.cu");
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+    const symv_params p = {SYMV_FAMILY_PIPE_FX, 512, 128, 1, 2, (symv_routine)r};
+    symv_cubin c;
+    char *log = NULL;
+    int rc = symv_compile(&p, 9, 0, &c, &log);
+    cr_assert_eq(rc, 0, "routine %d: %s: %s", r, symv_strerror(rc), log ? log : "");
+    symv_cubin_free(&c);
+    free(log);
+  }
 }
 
 Test(compile, defines_name_the_source)

@@ -7,6 +7,7 @@
  * families' reproducibility, the MULTIPLICITY check, the workspace's return
  * to zero after every call, back-to-back calls under programmatic dependent
  * launch, and the pipe family with more blocks than the GPU holds at once;
+ * pipe_fx's fallback, exactness, inf and NaN, subnormal inputs and clearing;
  * and the timing probe the sweep prunes on, against the full timing.
  */
 #include <criterion/criterion.h>
@@ -112,6 +113,9 @@ static const symv_params sample[] = {
   /* pipe_det's units of BLOCK_SIZE columns (MX 3..5): 2 to 64 tiles side by side */
   {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 3}, {SYMV_FAMILY_PIPE_DET, 64, 16, 4, 5}, {SYMV_FAMILY_PIPE_DET, 128, 4, 3, 4},
   {SYMV_FAMILY_PIPE_DET, 512, 128, 1, 3}, {SYMV_FAMILY_PIPE_DET, 1024, 16, 1, 3},
+  /* pipe_fx: pipe's tiles, exact sums completed by the last block to add to a row block */
+  {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_FX, 512, 128, 1, 1}, {SYMV_FAMILY_PIPE_FX, 64, 16, 4, 2},
+  {SYMV_FAMILY_PIPE_FX, 128, 4, 3, 0}, {SYMV_FAMILY_PIPE_FX, 1024, 16, 1, 0},
 };
 #define NSAMPLE (int)(sizeof sample / sizeof *sample)
 
@@ -164,6 +168,11 @@ Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
     cudaMemcpy(cnt, ws.cnt, sizeof *cnt * ws.cnt_len, cudaMemcpyDeviceToHost);
     for (size_t i = 0; i < ws.cnt_len; i++)
       cr_assert_eq(cnt[i], 0ull, "point %d: cnt[%zu] = %llu after the call", p, i, cnt[i]);
+    unsigned long long *fx = malloc(sizeof *fx * (ws.fx_len + 1));
+    cudaMemcpy(fx, ws.fx, sizeof *fx * ws.fx_len, cudaMemcpyDeviceToHost);
+    for (size_t i = 0; i < ws.fx_len; i++)
+      cr_assert_eq(fx[i], 0ull, "point %d: fx[%zu] = %llu after the call", p, i, fx[i]);
+    free(fx);
     if (ws.gate) { /* pipe: every block of every call has passed the gate */
       unsigned long long g = 0;
       cudaMemcpy(&g, ws.gate, sizeof g, cudaMemcpyDeviceToHost);
@@ -359,6 +368,16 @@ Test(kernels, pipe_det_is_right_with_more_blocks_than_the_gpu_holds, .init = nee
   check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE_DET, 0);
 }
 
+/* pipe_fx's blocks never wait for one another: told of four times the
+ * SMs, it launches four times the blocks the GPU holds at once, and the
+ * blocks that complete each row block (whenever they run) are right for
+ * each beta, with uplo U and a negative incy; then the usual grid in the
+ * same workspace, which the calls left zero. */
+Test(kernels, pipe_fx_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gpu, .timeout = 120)
+{
+  check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE_FX, 0);
+}
+
 /* Under programmatic dependent launch a call's grid may start while the
  * previous call's is still running; it must wait for that one's result
  * all the same. Two calls back to back on one stream and one workspace,
@@ -371,7 +390,7 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
   const symv_params pts[] = {{SYMV_FAMILY_PANEL, 256, 4, 4, 0}, {SYMV_FAMILY_PIPE, 256, 64, 2, 0},
                              {SYMV_FAMILY_PIPE, 64, 16, 4, 2},  {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},
                              {SYMV_FAMILY_LU, 128, 16, 1, 0},   {SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3},
-                             {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}};
+                             {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}};
   double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *t = calloc(n, sizeof(double));
   double *y0 = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *yref = malloc(sizeof(double) * n);
   double *dA, *dx, *dt, *dy, one = 1.0, zero = 0.0, half = 0.5;
@@ -411,6 +430,354 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
   cudaStreamDestroy(s);
   cudaFree(dA), cudaFree(dx), cudaFree(dt), cudaFree(dy);
   free(A), free(x), free(t), free(y0), free(y), free(yref);
+}
+
+/* The pipe_fx points of the tests below (tiles of 4 to 128 columns). */
+static const symv_params fx_points[] = {{SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_FX, 512, 128, 1, 1},
+                                        {SYMV_FAMILY_PIPE_FX, 64, 16, 4, 2}, {SYMV_FAMILY_PIPE_FX, 128, 4, 3, 0}};
+#define NFX (int)(sizeof fx_points / sizeof *fx_points)
+
+/* fx_points[p] for routine ro, loaded (asserts that it loads) */
+static symv_kernel load_fx(int p, symv_routine ro)
+{
+  symv_params pt = fx_points[p];
+  pt.routine = ro;
+  return load(pt);
+}
+
+/* y := alpha*A*x + beta*y for routine ro on host data (A n x n, lda = n,
+ * unit strides; y in place) on the GPU: with kernel k in workspace ws, or
+ * with cuBLAS (handle h, default atomics mode) when k is NULL. */
+static void gpu_symv(const symv_kernel *k, symv_workspace *ws, cublasHandle_t h, symv_routine ro, char uplo, int n,
+                     const void *alpha, const void *A, const void *x, const void *beta, void *y)
+{
+  const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
+  void *dA, *dx, *dy;
+  cr_assert_eq(cudaMalloc(&dA, E * n * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc(&dx, E * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc(&dy, E * n), cudaSuccess);
+  cudaMemcpy(dA, A, E * n * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(dx, x, E * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(dy, y, E * n, cudaMemcpyHostToDevice);
+  if (k) {
+    int rc = symv_launch(k, ws, 0, uplo, n, alpha, dA, n, dx, 1, beta, dy, 1, 0, NULL);
+    cr_assert_eq(rc, 0, "launch: %s %s", symv_strerror(rc), symv_cuda_error_text());
+  } else {
+    cr_assert_eq(symv_cublas(h, ro, uplo, n, alpha, dA, n, dx, 1, beta, dy, 1), CUBLAS_STATUS_SUCCESS);
+  }
+  cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "kernel faulted");
+  cudaMemcpy(y, dy, E * n, cudaMemcpyDeviceToHost);
+  cudaFree(dA), cudaFree(dx), cudaFree(dy);
+}
+
+/* A(i, j) and A(j, i) of the n x n column-major A (routine ro) := re + im i,
+ * so that either triangle holds it */
+static void set_sym(symv_routine ro, void *A, int n, int i, int j, double re, double im)
+{
+  const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
+  symv_scalar_set(ro, (char *)A + E * ((size_t)i + (size_t)j * n), re, im);
+  symv_scalar_set(ro, (char *)A + E * ((size_t)j + (size_t)i * n), re, im);
+}
+
+/* A random n x n matrix of routine ro, symmetric (both triangles equal) */
+static void *random_symmetric(symv_routine ro, int n, unsigned long long *seed)
+{
+  const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
+  char *A = malloc(E * n * n);
+  symv_fill_random(ro, A, (long)n * n, seed);
+  for (int j = 0; j < n; j++)
+    for (int i = j + 1; i < n; i++) memcpy(A + E * ((size_t)j + (size_t)i * n), A + E * ((size_t)i + (size_t)j * n), E);
+  return A;
+}
+
+/* Element k of an array of a real routine's elements, as a double. */
+static double real_at(symv_routine ro, const void *v, long k)
+{
+  return symv_routine_get(ro)->real_bytes == 4 ? ((const float *)v)[k] : ((const double *)v)[k];
+}
+
+/* A case of the pipe_fx tests below, for routine ro, in workspace ws, its
+ * random numbers from *seed (seed0 reported on failure). */
+typedef void fx_case(symv_routine ro, symv_workspace *ws, unsigned long long *seed, unsigned long long seed0);
+
+/* Runs case fn for each of the nro routines ros, in one workspace, from a
+ * fresh seed (SYMV_TEST_SEED replays it). */
+static void for_routines(const symv_routine *ros, int nro, fx_case *fn)
+{
+  const unsigned long long seed0 = test_fresh_seed();
+  unsigned long long seed = seed0;
+  symv_workspace ws = {0};
+  for (int q = 0; q < nro; q++) fn(ros[q], &ws, &seed, seed0);
+  symv_workspace_free(&ws);
+}
+
+/* (a) A row whose entries span 1e-300 .. 1e300 (and their mirrors in its
+ * column): its products fall outside pipe_fx's double window, so the row
+ * blocks they reach are computed directly (the fallback); every element
+ * is still right to the scaled residual against the CPU reference. */
+static void fallback_case(symv_routine ro, symv_workspace *ws, unsigned long long *seed, unsigned long long seed0)
+{
+  const int n = 700, i0 = 333;
+  const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
+  void *A = random_symmetric(ro, n, seed), *x = malloc(E * n), *y0 = malloc(E * n), *y = malloc(E * n),
+       *yref = malloc(E * n);
+  for (int j = 0; j < n; j++) {
+    const double v = (j % 2 ? -1 : 1) * pow(10.0, -300.0 + 600.0 * j / (n - 1));
+    set_sym(ro, A, n, i0, j, v, v / 2);
+  }
+  symv_fill_random(ro, x, n, seed);
+  symv_fill_random(ro, y0, n, seed);
+  _Alignas(16) unsigned char al[16], be[16];
+  symv_scalar_set(ro, al, 1.5, 0.5);
+  symv_scalar_set(ro, be, -0.5, 0.25);
+  int ran = 0;
+  for (int p = 0; p < NFX; p++) {
+    symv_params pt = fx_points[p];
+    pt.routine = ro;
+    symv_kernel k;
+    if (try_load(pt, &k)) continue;
+    ran++;
+    for (int u = 0; u < 2; u++) {
+      const char uplo = u ? 'U' : 'L';
+      memcpy(yref, y0, E * n), memcpy(y, y0, E * n);
+      symv_ref(ro, uplo, n, al, A, n, x, 1, be, yref, 1);
+      gpu_symv(&k, ws, NULL, ro, uplo, n, al, A, x, be, y);
+      const double r = symv_residual(ro, uplo, n, al, A, n, x, 1, be, y0, y, yref, 1);
+      cr_assert(r >= 0 && r < 4.0, "%s point %d uplo=%c: residual %g (seed %llu)", symv_routine_name(ro), p, uplo, r,
+                seed0);
+    }
+    symv_kernel_unload(&k);
+  }
+  cr_assert_gt(ran, 0, "no pipe_fx point loads for %s", symv_routine_name(ro));
+  free(A), free(x), free(y0), free(y), free(yref);
+}
+
+Test(kernels, pipe_fx_falls_back_on_magnitudes_outside_its_window, .init = need_gpu, .timeout = 120)
+{
+  const symv_routine ros[] = {SYMV_DSYMV, SYMV_ZSYMV};
+  for_routines(ros, 2, fallback_case);
+}
+
+/* (b) Heavy cancellation with an exactly known result. A = S + D, D a
+ * diagonal of small integers, S(i, j) = H r(i) r(j) where i and j lie in
+ * different aligned blocks of 128 (0 within a block), H a large power of
+ * two (2^60 for DSYMV, 2^30 for SSYMV), r(2m) = -r(2m+1) small integers,
+ * x(2m) = x(2m+1) small integers: in S x every block's pairs cancel, so
+ * y = alpha*D*x + beta*y0 exactly, a small integer, while the partial sums
+ * reach H 2^16. Each of pipe_fx's contributions is exact in floating point
+ * (a tile lies within one block of 128 columns: its diagonal tile holds
+ * only D, the others only multiples of H of at most 2^13 H; a block's
+ * column sums at most 2^16 H), and their sum is exact: so y must EQUAL the
+ * exact result here. This is the one place equality is right: the test is
+ * of exactness, and any rounding of the large partial sums (an order of
+ * additions in floating point) would lose the small result entirely. */
+static void cancellation_case(symv_routine ro, symv_workspace *ws, unsigned long long *seed, unsigned long long seed0)
+{
+  const int n = 1024;
+  const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
+  const double H = ldexp(1.0, ro == SYMV_DSYMV ? 60 : 30);
+  void *A = malloc(E * n * n), *x = malloc(E * n), *y0 = malloc(E * n), *y = malloc(E * n);
+  double *r = malloc(sizeof *r * n), *xd = malloc(sizeof *xd * n), *want = malloc(sizeof *want * n);
+  double *u = malloc(sizeof *u * 3 * n);
+  symv_fill_random(SYMV_DSYMV, u, 3L * n, seed); /* uniform in [-1, 1): small integers from it */
+  for (int m = 0; m < n / 2; m++) {
+    const double rv = 1 + floor(fabs(u[m]) * 4), xv = (u[n + m] < 0 ? -1 : 1) * (1 + floor(fabs(u[n + m]) * 4));
+    r[2 * m] = rv, r[2 * m + 1] = -rv;
+    xd[2 * m] = xd[2 * m + 1] = xv;
+  }
+  for (int j = 0; j < n; j++)
+    for (int i = j; i < n; i++) {
+      const double d = floor(u[2 * n + i] * 8); /* -8 .. 7 */
+      set_sym(ro, A, n, i, j, i == j ? d : i / 128 == j / 128 ? 0.0 : H * r[i] * r[j], 0);
+    }
+  for (int j = 0; j < n; j++) symv_scalar_set(ro, (char *)x + E * j, xd[j], 0);
+  for (int i = 0; i < n; i++) symv_scalar_set(ro, (char *)y0 + E * i, (double)((i % 7) - 3), 0);
+  _Alignas(16) unsigned char al[16], be[16];
+  symv_scalar_set(ro, al, 2.0, 0);
+  symv_scalar_set(ro, be, 0.5, 0);
+  for (int i = 0; i < n; i++) want[i] = 2.0 * floor(u[2 * n + i] * 8) * xd[i] + 0.5 * ((i % 7) - 3);
+  for (int p = 0; p < NFX; p++) {
+    symv_kernel k = load_fx(p, ro);
+    for (int uu = 0; uu < 2; uu++) {
+      const char uplo = uu ? 'U' : 'L'; /* n a multiple of 128: U's reversed blocks are blocks too */
+      memcpy(y, y0, E * n);
+      gpu_symv(&k, ws, NULL, ro, uplo, n, al, A, x, be, y);
+      for (int i = 0; i < n; i++)
+        cr_assert(real_at(ro, y, i) == want[i], "%s point %d uplo=%c: y(%d) = %.17g, exactly %.17g (seed %llu)",
+                  symv_routine_name(ro), p, uplo, i, real_at(ro, y, i), want[i], seed0);
+    }
+    symv_kernel_unload(&k);
+  }
+  free(A), free(x), free(y0), free(y), free(r), free(xd), free(want), free(u);
+}
+
+Test(kernels, pipe_fx_is_exact_under_heavy_cancellation, .init = need_gpu, .timeout = 120)
+{
+  const symv_routine ros[] = {SYMV_DSYMV, SYMV_SSYMV};
+  for_routines(ros, 2, cancellation_case);
+}
+
+/* (c) inf and NaN in A and in x: where pipe_fx's y is NaN, inf (and of
+ * which sign) or finite is where cuBLAS's is, and its finite elements
+ * match cuBLAS's to the scaled residual (|A||x| of the finite terms: the
+ * non-finite entries count as 0 there, and a finite element has none). */
+static void nonfinite_case(symv_routine ro, symv_workspace *ws, unsigned long long *seed, unsigned long long seed0)
+{
+  const int n = 700;
+  cublasHandle_t h;
+  cr_assert_eq(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
+  _Alignas(16) unsigned char al[16], be[16];
+  symv_scalar_set(ro, al, 1.25, 0);
+  symv_scalar_set(ro, be, -0.5, 0);
+  /* cases: inf and NaN in A (rows 5 and 300, 600 and 37); NaN in x(410); -inf in x(99) */
+  for (int c = 0; c < 3; c++) {
+    void *A = random_symmetric(ro, n, seed), *x = malloc(E * n), *y0 = malloc(E * n), *y = malloc(E * n),
+         *yc = malloc(E * n), *A0 = malloc(E * n * n), *x0 = malloc(E * n);
+    symv_fill_random(ro, x, n, seed);
+    symv_fill_random(ro, y0, n, seed);
+    memcpy(A0, A, E * n * n), memcpy(x0, x, E * n); /* the finite terms: 0 where A, x are not finite */
+    if (c == 0) {
+      set_sym(ro, A, n, 300, 5, INFINITY, 0), set_sym(ro, A0, n, 300, 5, 0, 0);
+      set_sym(ro, A, n, 600, 37, NAN, 0), set_sym(ro, A0, n, 600, 37, 0, 0);
+    } else {
+      symv_scalar_set(ro, (char *)x + E * (c == 1 ? 410 : 99), c == 1 ? NAN : -INFINITY, 0);
+      symv_scalar_set(ro, (char *)x0 + E * (c == 1 ? 410 : 99), 0, 0);
+    }
+    for (int p = 0; p < NFX; p++) {
+      symv_kernel k = load_fx(p, ro);
+      for (int u = 0; u < 2; u++) {
+        const char uplo = u ? 'U' : 'L';
+        memcpy(y, y0, E * n), memcpy(yc, y0, E * n);
+        gpu_symv(&k, ws, NULL, ro, uplo, n, al, A, x, be, y);
+        gpu_symv(NULL, NULL, h, ro, uplo, n, al, A, x, be, yc);
+        double *scale = symv_residual_scale(ro, uplo, n, al, A0, n, x0, 1, be, y0, 1);
+        cr_assert_not_null(scale);
+        int nonfinite = 0;
+        for (int i = 0; i < n; i++) {
+          const double a = real_at(ro, y, i), b = real_at(ro, yc, i);
+          cr_assert(!!isnan(a) == !!isnan(b) && !!isinf(a) == !!isinf(b) && (!isinf(a) || a == b),
+                    "%s point %d case %d uplo=%c: y(%d) = %g, cuBLAS %g (seed %llu)", symv_routine_name(ro), p, c,
+                    uplo, i, a, b, seed0);
+          nonfinite += !isfinite(a);
+          if (isfinite(a))
+            cr_assert(fabs(a - b) / scale[i] < 4.0, "%s point %d case %d uplo=%c: y(%d) = %.17g, cuBLAS %.17g",
+                      symv_routine_name(ro), p, c, uplo, i, a, b);
+        }
+        cr_assert(c == 0 ? nonfinite >= 4 && nonfinite < n : nonfinite == n, "case %d: %d non-finite", c, nonfinite);
+        free(scale);
+      }
+      symv_kernel_unload(&k);
+    }
+    free(A), free(x), free(y0), free(y), free(yc), free(A0), free(x0);
+  }
+  cublasDestroy(h);
+}
+
+Test(kernels, pipe_fx_spreads_inf_and_nan_as_cublas, .init = need_gpu, .timeout = 120)
+{
+  const symv_routine ros[] = {SYMV_DSYMV, SYMV_SSYMV};
+  for_routines(ros, 2, nonfinite_case);
+}
+
+/* (d) SSYMV with subnormal inputs: A's entries and y's below FLT_MIN
+ * (2^-140 times uniform values), x large (2^30 times), so that the
+ * products are normal floats: right to the scaled residual. */
+static void subnormal_case(symv_routine ro, symv_workspace *ws, unsigned long long *seed, unsigned long long seed0)
+{
+  const int n = 1000;
+  float *A = random_symmetric(ro, n, seed), *x = malloc(sizeof *x * n), *y0 = malloc(sizeof *y0 * n),
+        *y = malloc(sizeof *y * n), *yref = malloc(sizeof *yref * n);
+  symv_fill_random(ro, x, n, seed);
+  symv_fill_random(ro, y0, n, seed);
+  int subnormal = 0;
+  for (long i = 0; i < (long)n * n; i++) A[i] = ldexpf(A[i], -140), subnormal += fpclassify(A[i]) == FP_SUBNORMAL;
+  cr_assert_gt(subnormal, n * n / 2);
+  for (int i = 0; i < n; i++) x[i] = ldexpf(x[i], 30), y0[i] = ldexpf(y0[i], -135);
+  const float al = 0.75f, be = 1.5f;
+  for (int p = 0; p < NFX; p++) {
+    symv_kernel k = load_fx(p, ro);
+    for (int u = 0; u < 2; u++) {
+      const char uplo = u ? 'U' : 'L';
+      memcpy(yref, y0, sizeof *y0 * n), memcpy(y, y0, sizeof *y0 * n);
+      symv_ref(ro, uplo, n, &al, A, n, x, 1, &be, yref, 1);
+      gpu_symv(&k, ws, NULL, ro, uplo, n, &al, A, x, &be, y);
+      const double r = symv_residual(ro, uplo, n, &al, A, n, x, 1, &be, y0, y, yref, 1);
+      cr_assert(r >= 0 && r < 4.0, "point %d uplo=%c: residual %g (seed %llu)", p, uplo, r, seed0);
+    }
+    symv_kernel_unload(&k);
+  }
+  free(A), free(x), free(y0), free(y), free(yref);
+}
+
+Test(kernels, pipe_fx_takes_subnormal_inputs, .init = need_gpu, .timeout = 120)
+{
+  const symv_routine ro = SYMV_SSYMV;
+  for_routines(&ro, 1, subnormal_case);
+}
+
+/* (e) The clearing invariant: 20 calls of different n (1 to 3000) back to
+ * back on one stream and one workspace, sized first for the largest, so
+ * that each call finds the accumulators, counts and flags the previous
+ * ones left zero; every other call with beta = 0 over a y of NaN (not
+ * read). Each result is right, and the workspace is zero at the end. */
+Test(kernels, pipe_fx_calls_back_to_back_leave_the_workspace_clear, .init = need_gpu, .timeout = 120)
+{
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
+  enum { CALLS = 20 };
+  static const int ns[CALLS] = {3000, 1, 777, 64, 2049, 65, 1500, 2, 129, 3000,
+                                31, 1024, 999, 128, 2500, 63, 300, 1100, 4, 2999};
+  const int nmax = 3000;
+  double *A = malloc(sizeof *A * nmax * nmax), *x = malloc(sizeof *x * nmax), *y0 = malloc(sizeof *y0 * nmax);
+  double *y = malloc(sizeof *y * nmax), *yref = malloc(sizeof *yref * nmax), *dA, *dx, *dy[CALLS];
+  symv_fill_random(SYMV_DSYMV, A, (long)nmax * nmax, &seed);
+  symv_fill_random(SYMV_DSYMV, x, nmax, &seed);
+  symv_fill_random(SYMV_DSYMV, y0, nmax, &seed);
+  cr_assert_eq(cudaMalloc((void **)&dA, sizeof *A * nmax * nmax), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dx, sizeof *x * nmax), cudaSuccess);
+  cudaMemcpy(dA, A, sizeof *A * nmax * nmax, cudaMemcpyHostToDevice);
+  cudaMemcpy(dx, x, sizeof *x * nmax, cudaMemcpyHostToDevice);
+  for (int c = 0; c < CALLS; c++) cr_assert_eq(cudaMalloc((void **)&dy[c], sizeof *y * nmax), cudaSuccess);
+  const double al = -1.25, betas[2] = {0.75, 0.0};
+  for (int p = 0; p < 2; p++) {
+    symv_kernel k = load(fx_points[p]);
+    symv_workspace ws = {0};
+    cr_assert_eq(symv_workspace_reserve(&ws, &k.p, nmax, k.sm_count, 0), 0);
+    for (int c = 0; c < CALLS; c++) {
+      if (c % 2) cudaMemset(dy[c], 0xff, sizeof *y * nmax); /* NaN: beta = 0 must not read it */
+      else cudaMemcpy(dy[c], y0, sizeof *y0 * nmax, cudaMemcpyHostToDevice);
+    }
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+    for (int c = 0; c < CALLS; c++) {
+      const char uplo = c % 3 ? 'L' : 'U';
+      int rc = symv_launch(&k, &ws, 0, uplo, ns[c], &al, dA, nmax, dx, 1, &betas[c % 2], dy[c], 1, 0, NULL);
+      cr_assert_eq(rc, 0, "call %d: %s %s", c, symv_strerror(rc), symv_cuda_error_text());
+    }
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "point %d faulted", p);
+    for (int c = 0; c < CALLS; c++) {
+      const char uplo = c % 3 ? 'L' : 'U';
+      const double *yin = c % 2 ? yref : y0; /* beta = 0: y's NaN is not read; yref zeroed below stands for it */
+      if (c % 2) memset(yref, 0, sizeof *yref * nmax);
+      double *want = malloc(sizeof *want * nmax);
+      memcpy(want, yin, sizeof *want * ns[c]);
+      symv_ref(SYMV_DSYMV, uplo, ns[c], &al, A, nmax, x, 1, &betas[c % 2], want, 1);
+      cudaMemcpy(y, dy[c], sizeof *y * ns[c], cudaMemcpyDeviceToHost);
+      const double r = symv_residual(SYMV_DSYMV, uplo, ns[c], &al, A, nmax, x, 1, &betas[c % 2], yin, y, want, 1);
+      cr_assert(r >= 0 && r < 4.0, "point %d call %d (n = %d, uplo %c, beta %g): residual %g (seed %llu)", p, c, ns[c],
+                uplo, betas[c % 2], r, seed0);
+      free(want);
+    }
+    unsigned long long *fx = malloc(sizeof *fx * ws.fx_len);
+    cudaMemcpy(fx, ws.fx, sizeof *fx * ws.fx_len, cudaMemcpyDeviceToHost);
+    for (size_t i = 0; i < ws.fx_len; i++) cr_assert_eq(fx[i], 0ull, "point %d: fx[%zu] = %llu at the end", p, i, fx[i]);
+    free(fx);
+    symv_kernel_unload(&k);
+    symv_workspace_free(&ws);
+  }
+  for (int c = 0; c < CALLS; c++) cudaFree(dy[c]);
+  cudaFree(dA), cudaFree(dx);
+  free(A), free(x), free(y0), free(y), free(yref);
 }
 
 /* The sweep prunes on the probe, so the probe must not read a kernel slower

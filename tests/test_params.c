@@ -44,7 +44,7 @@ Test(mx, out_of_range_is_rejected)
 Test(params, format_parse_round_trip)
 {
   const char *in[] = {"atomic:128,16,4,0", "lu:64,8,1,3", "atomic_red:256,32,2,9", "panel:256,4,8,3", "pipe:512,16,1,2",
-                      "pipe_det:256,64,2,0", "pipe_det:64,1,4,2"};
+                      "pipe_det:256,64,2,0", "pipe_det:64,1,4,2", "pipe_fx:256,64,2,0"};
   for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
     symv_params p;
     char buf[64];
@@ -61,7 +61,8 @@ Test(params, malformed_and_out_of_range_are_errors)
                        "atomic:128,65,4,0", "lu:64,5,1,0", "atomic:128,16,0,0", "atomic:128,16,4,10", "atomic:2048,16,4,0",
                        "panel:256,6,4,0", "panel:256,4,4,4", "pipe:96,16,1,0", "pipe:256,2,1,0", "pipe:256,48,1,0",
                        "pipe:256,64,1,3", "pipe_det:96,16,1,0", "pipe_det:256,2,1,0", "pipe_det:256,48,1,0",
-                       "pipe_det:256,64,1,6", "pipe_det:32,16,1,0", "pipe-det:256,64,1,0", "pipe_de:256,64,1,0"};
+                       "pipe_det:256,64,1,6", "pipe_det:32,16,1,0", "pipe-det:256,64,1,0", "pipe_de:256,64,1,0",
+                       "pipe_fx:256,64,1,3", "pipe_fx:96,16,1,0"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     symv_params p;
     char err[128] = "";
@@ -125,7 +126,7 @@ Test(params, deterministic_family_list_matches_the_table)
 {
   char want[256] = "";
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++)
-    if (symv_family_tunable((symv_family)f) && symv_family_get((symv_family)f)->deterministic) {
+    if (symv_family_default_space((symv_family)f) && symv_family_get((symv_family)f)->deterministic) {
       if (*want) strcat(want, ", ");
       strcat(want, symv_family_name((symv_family)f));
     }
@@ -151,7 +152,7 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
   cr_assert(symv_family_pipelined(SYMV_FAMILY_PIPE) && symv_family_pipelined(SYMV_FAMILY_PIPE_DET));
   cr_assert_not(symv_family_pipelined(SYMV_FAMILY_PANEL));
   /* every point pipe takes, pipe_det takes, and no other; pipe_det's MX
-   * 3..5 are its MX 0..2 with units */
+   * 3..5 are its MX 0..2 with units; pipe_fx takes pipe's points */
   for (int bs = 32; bs <= 1024; bs += 32)
     for (int ux = 1; ux <= 128; ux++)
       for (int mx = 0; mx < 10; mx++) {
@@ -159,6 +160,9 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
         b.family = SYMV_FAMILY_PIPE_DET, b.mx = mx;
         cr_assert_eq(symv_params_check(&a, NULL, 0) == 0 && mx <= 5, symv_params_check(&b, NULL, 0) == 0,
                      "%d,%d,%d", bs, ux, mx);
+        symv_params c = {SYMV_FAMILY_PIPE, bs, ux, 1, mx}, d = c; /* pipe_fx: pipe's points exactly */
+        d.family = SYMV_FAMILY_PIPE_FX;
+        cr_assert_eq(symv_params_check(&c, NULL, 0), symv_params_check(&d, NULL, 0), "pipe_fx %d,%d,%d", bs, ux, mx);
       }
   symv_params p;
   char err[128] = "";
@@ -181,6 +185,48 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
   char name[64];
   symv_kernel_name(&p, name, sizeof name);
   cr_assert_str_eq(name, "zhemv_pipe_det_b256_u64_x0");
+}
+
+/* pipe_fx: pipe with exact integer accumulation, deterministic in one
+ * launch. It takes pipe's points (MX 0..2) and no other (checked with
+ * pipe_det's beside pipe's above), names itself in
+ * the messages that refuse a point, and is tunable but outside the default
+ * space: a sweep enumerates it only when named, and the deterministic
+ * families' list (the rule set's heading) leaves it out until then. */
+Test(params, pipe_fx_is_registered_deterministic_in_one_launch_outside_the_default_space)
+{
+  symv_family f;
+  cr_assert_eq(symv_family_parse("pipe_fx", &f), 0);
+  cr_assert_eq(f, SYMV_FAMILY_PIPE_FX);
+  cr_assert_eq((int)SYMV_FAMILY_PIPE_FX, 9);
+  const symv_family_info *fi = symv_family_get(f);
+  cr_assert_str_eq(fi->source, "symv_pipe_fx.cu");
+  cr_assert(fi->tunable && fi->deterministic && fi->launches == 1 && !fi->default_space);
+  cr_assert(symv_family_tunable(f) && !symv_family_default_space(f) && symv_family_pipelined(f));
+  cr_assert_null(strstr(SYMV_DETERMINISTIC_FAMILIES, "pipe_fx"));
+  cr_assert_not_null(strstr(SYMV_TUNABLE_FAMILIES, "pipe_fx"));
+  for (int g = 0; g < SYMV_FAMILY_COUNT; g++)
+    cr_assert_eq(symv_family_default_space((symv_family)g), symv_family_tunable((symv_family)g) && g != SYMV_FAMILY_PIPE_FX,
+                 "%s", symv_family_name((symv_family)g));
+  /* its points are pipe's (pipe_det_is_registered_deterministic_with_pipes_constraints) */
+  static const struct {
+    const char *point, *says;
+  } refused[] = {{"pipe_fx:256,2,1,0", "UX of the pipe_fx family"},
+                 {"pipe_fx:96,16,1,0", "BLOCK_SIZE of the pipe_fx family"},
+                 {"pipe_fx:256,64,1,3", "MX of the pipe_fx family (0..2)"}};
+  symv_params p;
+  char err[128] = "";
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+    cr_assert_eq(symv_params_parse(refused[i].point, &p, err, sizeof err), SYMV_INVALID_VALUE, "%s", refused[i].point);
+    cr_assert_not_null(strstr(err, refused[i].says), "%s", err);
+  }
+  cr_assert_eq(symv_params_parse("pipe_fx:256,64,2,0", &p, err, sizeof err), 0, "%s", err);
+  p.routine = SYMV_DSYMV;
+  char name[64];
+  symv_kernel_name(&p, name, sizeof name);
+  cr_assert_str_eq(name, "dsymv_pipe_fx_b256_u64_x0");
+  cr_assert_eq(symv_kernel_name_family(name, &f), 0);
+  cr_assert_eq(f, SYMV_FAMILY_PIPE_FX);
 }
 
 /* symv_kernel_name_family reads back the family of every registered

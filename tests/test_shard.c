@@ -41,7 +41,7 @@
 static void whole_space(int wide, symv_params **sp, long *n)
 {
   symv_space_opts o = {{0}, wide};
-  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = symv_family_tunable((symv_family)f);
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = symv_family_default_space((symv_family)f);
   symv_device_info d = test_hopper();
   cr_assert_eq(symv_space_enumerate(&o, &d, sp, n), 0);
 }

@@ -65,12 +65,12 @@ static long long sql_int(sqlite3 *s, const char *sql, const char *text)
   return v;
 }
 
-/* Today's default space (all tunable families; the points are the same for
+/* Today's default space (the families of symv_family_default_space; the points are the same for
  * every routine) into database s's temporary table `point`. */
 static void load_space(sqlite3 *s)
 {
   symv_space_opts o = {{0}, 0};
-  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = symv_family_tunable((symv_family)f);
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = symv_family_default_space((symv_family)f);
   symv_device_info d = test_hopper();
   symv_params *v;
   long n;

@@ -13,6 +13,7 @@
 #include "space.h"
 #include "test_device.h"
 #include "../kernels/symv_pipe.h"
+#include "../kernels/symv_fx.h"
 #include "test_util.h"
 #include "symv_error.h"
 
@@ -45,9 +46,10 @@ Test(space, default_and_wide_counts_follow_the_device)
 {
   symv_device_info d = test_hopper();
   symv_space_opts o = {{0}, 0};
-  o.family[SYMV_FAMILY_ATOMIC] = o.family[SYMV_FAMILY_LU] = o.family[SYMV_FAMILY_ATOMIC_RED] = 1;
-  o.family[SYMV_FAMILY_ATOMIC_W] = o.family[SYMV_FAMILY_PANEL] = o.family[SYMV_FAMILY_PIPE] = 1;
-  o.family[SYMV_FAMILY_PIPE_DET] = 1;
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) o.family[f] = symv_family_default_space((symv_family)f);
+  /* every tunable family but pipe_fx, which a sweep enumerates only when named */
+  cr_assert_not(o.family[SYMV_FAMILY_PIPE_FX]);
+  cr_assert(o.family[SYMV_FAMILY_PIPE_DET] && !o.family[SYMV_FAMILY_FAULT] && !o.family[SYMV_FAMILY_FLOOR]);
   /* pipe: 4 x 4 x 4 x 3 less BLOCK_SIZE 64 with UX 64 and 128 and BLOCK_SIZE 128 with
    * UX 128 (UX <= BLOCK_SIZE/2): 192 - 36; pipe_det the same with MX 0..5 */
   cr_assert_eq(symv_space_count(&o, &d), 16000 + 120 + 336 + 336 + 256 + 156 + 312);
@@ -144,8 +146,9 @@ Test(space, each_family_alone_counts_its_own_points)
   const long want[SYMV_FAMILY_COUNT] = {[SYMV_FAMILY_ATOMIC] = 16000, [SYMV_FAMILY_LU] = 120,
                                         [SYMV_FAMILY_ATOMIC_RED] = 336, [SYMV_FAMILY_ATOMIC_W] = 336,
                                         [SYMV_FAMILY_PANEL] = 256, [SYMV_FAMILY_PIPE] = 156,
-                                        [SYMV_FAMILY_PIPE_DET] = 312}; /* 192 less UX > BLOCK_SIZE/2;
-                                                                          pipe_det: MX 0..5 */
+                                        [SYMV_FAMILY_PIPE_DET] = 312, /* 192 less UX > BLOCK_SIZE/2;
+                                                                         pipe_det: MX 0..5 */
+                                        [SYMV_FAMILY_PIPE_FX] = 156}; /* named: pipe's space */
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
     symv_space_opts o = {{0}, 0};
     o.family[f] = 1;
@@ -249,16 +252,24 @@ Test(space, pipe_pipeline_counts_in_shared_memory)
   cr_assert_gt(symv_static_smem(&pd), symv_static_smem(&p)); /* and 16 bytes of margin (symv_static_smem) */
   cr_assert_eq(symv_static_filter(&pd, &d, why, sizeof why), 0, "%s", why);
   cr_assert_eq(symv_static_filter(&bigd, &d, why, sizeof why), SYMV_RESOURCES);
+  /* and pipe_fx through pipe's, with pipe's static arrays */
+  symv_params pf = p, bigf = big;
+  pf.family = bigf.family = SYMV_FAMILY_PIPE_FX;
+  cr_assert_eq(symv_pipe_smem(&pf), symv_pipe_smem(&p));
+  cr_assert_eq(symv_static_smem(&pf), symv_static_smem(&p));
+  cr_assert_eq(symv_static_filter(&pf, &d, why, sizeof why), 0, "%s", why);
+  cr_assert_eq(symv_static_filter(&bigf, &d, why, sizeof why), SYMV_RESOURCES);
 }
 
-/* cp.async came with compute capability 8.0: the two pipe families are
+/* cp.async came with compute capability 8.0: the three pipe families are
  * dropped below it, with the reason, and kept from it on. */
 Test(space, pipe_families_need_compute_capability_8)
 {
   symv_device_info d = test_hopper();
   char why[256];
-  const symv_params pts[] = {{SYMV_FAMILY_PIPE, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}};
-  for (int i = 0; i < 2; i++) {
+  const symv_params pts[] = {{SYMV_FAMILY_PIPE, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0},
+                             {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}};
+  for (int i = 0; i < 3; i++) {
     d.cc_major = 7, d.cc_minor = 5;
     cr_assert_eq(symv_static_filter(&pts[i], &d, why, sizeof why), SYMV_RESOURCES);
     cr_assert_not_null(strstr(why, "compute capability 8.0"), "%s", why);
@@ -403,4 +414,68 @@ Test(space, every_routine_scales_shared_memory_by_its_element)
   cr_assert_eq(symv_static_filter(&p, &d, why, sizeof why), 0, "%s", why);
   p.routine = SYMV_ZHEMV;
   cr_assert_eq(symv_static_filter(&p, &d, why, sizeof why), SYMV_RESOURCES, "zhemv pipe:256,64,2,0 fits?");
+}
+
+/* The completion counts of the pipe_fx kernel (kernels/symv_pipe_fx.cu):
+ * its blocks walked on the host as the kernel walks them, each tile's row
+ * sums counted once in its row block, and a block's column sums of a
+ * strip, when it leaves the strip or ends, counted once in every row block
+ * of the strip's UX columns (one, or two at UX 128, the second only where
+ * it exists). Each row block is counted exactly symv_fx_expected times, so
+ * every row block is completed, once, by the block that counts its last
+ * contribution. Sizes from one tile per block to many strips per block,
+ * n not a multiple of 64 or of UX among them. */
+Test(space, pipe_fx_counts_every_row_blocks_contributions)
+{
+  const int uxs[] = {1, 4, 16, 32, 64, 128};
+  const int ns_[] = {1, 63, 64, 65, 127, 129, 300, 1000, 2049};
+  const long gs[] = {1, 2, 3, 7, 64, 132, 528};
+  for (size_t u = 0; u < sizeof uxs / sizeof *uxs; u++)
+    for (size_t a = 0; a < sizeof ns_ / sizeof *ns_; a++) {
+      const int ux = uxs[u], n = ns_[a], nb = (n + 63) / 64, ns = (n + ux - 1) / ux;
+      const long T = symv_pipe_tiles(n, ux);
+      long *got = calloc((size_t)nb, sizeof *got);
+      cr_assert(got);
+      for (size_t g = 0; g < sizeof gs / sizeof *gs; g++) {
+        const long G = gs[g] < T ? gs[g] : T;
+        memset(got, 0, sizeof *got * (size_t)nb);
+        for (long b = 0; b < G; b++) {
+          const long t0 = b * T / G, t1 = (b + 1) * T / G;
+          long J = 0;
+          while (J + 1 < ns && symv_pipe_tiles_before(J + 1, nb, ux) <= t0) J++;
+          long I = symv_pipe_first_block(J, ux) + (t0 - symv_pipe_tiles_before(J, nb, ux)), curJ = J;
+          for (long k = t0; k <= t1; k++) {
+            if (k == t1 || J != curJ) { /* leaving strip curJ */
+              for (long rb = curJ * ux / 64; rb <= (curJ * ux + ux - 1) / 64 && rb < nb; rb++) got[rb]++;
+              curJ = J;
+            }
+            if (k == t1) break;
+            got[I]++;
+            if (++I == nb) J++, I = symv_pipe_first_block(J, ux);
+          }
+        }
+        for (long rb = 0; rb < nb; rb++)
+          cr_assert_eq(got[rb], symv_fx_expected(rb, nb, ns, ux, T, G), "n %d, UX %d, G %ld: row block %ld", n, ux, G,
+                       rb);
+      }
+      free(got);
+    }
+}
+
+/* pipe_fx's workspace: cnt and flag a row block each, then every element's
+ * accumulators (two parts for complex routines; 7 words of 48-bit digits
+ * for single precision, 16 for double); and its launch's limit, at most
+ * SYMV_FX_TERMS_MAX contributions an element (ns + G). */
+Test(space, pipe_fx_workspace_and_limit)
+{
+  cr_assert_eq(symv_pipe_fx_words(SYMV_DSYMV, 100), 2 * 2 + 100 * 16);
+  cr_assert_eq(symv_pipe_fx_words(SYMV_SSYMV, 64), 2 * 1 + 64 * 7);
+  cr_assert_eq(symv_pipe_fx_words(SYMV_CHEMV, 65), 2 * 2 + 65 * 2 * 7);
+  cr_assert_eq(symv_pipe_fx_words(SYMV_ZSYMV, 1), 2 + 2 * 16);
+  cr_assert_eq(symv_pipe_fx_words(SYMV_ZHEMV, 0), 0);
+  symv_params p = {SYMV_FAMILY_PIPE_FX, 256, 16, 4, 0};
+  /* 132 SMs x 4 = 528 blocks: ns + 528 <= 32767 up to ns = 32239 strips of 16 columns */
+  cr_assert(symv_pipe_fx_fits(&p, 32239 * 16, 132));
+  cr_assert_not(symv_pipe_fx_fits(&p, 32239 * 16 + 1, 132));
+  cr_assert(symv_pipe_fx_fits(&p, 100000, 132));
 }

@@ -230,6 +230,24 @@ static char *mutate(const char *from, const char *to, size_t *len)
   return s;
 }
 
+/* pipe_fx is deterministic: a deterministic rule set may name it, and
+ * the wisdom loader takes its candidate by the name its entry point has. */
+Test(wisdom, a_deterministic_rule_set_may_name_pipe_fx)
+{
+  size_t len;
+  char *text = mutate("rule 32 2338 panel:256,2,4,2 3.0 2.2 64 4", "rule 32 2338 pipe_fx:256,64,2,0 3.0 2.2 96 2", &len),
+       err[512] = "";
+  symv_wisdom w;
+  cr_assert_eq(parse(text, len, &w, err, sizeof err), 0, "%s", err);
+  const symv_wisdom_set *d = &w.set[SYMV_DSYMV][1];
+  const symv_wisdom_rule *r = &w.rules[d->first];
+  cr_assert_eq(w.cands[r->kernel].p.family, SYMV_FAMILY_PIPE_FX);
+  cr_assert_str_eq(w.cands[r->kernel].name, "dsymv_pipe_fx_b256_u64_x0");
+  cr_assert_eq(w.cands[r->kernel].regs, 96);
+  symv_wisdom_free(&w);
+  free(text);
+}
+
 Test(wisdom, malformed_and_hostile_files_are_refused_with_the_reason)
 {
   for (size_t i = 0; i < sizeof bad_cases / sizeof *bad_cases; i++) {

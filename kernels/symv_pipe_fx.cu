@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * symv_pipe_fx.cu - kernel family "pipe_fx": the pipe kernel
+ * (kernels/symv_pipe.cu) with its sums added exactly, in fixed point, so
+ * that the same inputs give the same bits run after run (cuBLAS's default
+ * atomics mode, CUBLAS_ATOMICS_NOT_ALLOWED) in one launch, with no block
+ * ever waiting for another.
+ *
+ *          strip J
+ *          |<-UX->|
+ *          |\     |     Tiles, shares and the pipeline are pipe's: tiles of
+ *   row    | \    |     64 rows by UX columns numbered down each column
+ *   block I|==\===|     strip, SMs x MULTIPLICITY persistent blocks, block b
+ *          |===\==|     streaming tiles [b*T/G, (b+1)*T/G) through MX + 2
+ *          |====\=|     cp.async stages (kernels/symv_pipe.cuh), the same
+ *          |=====\|     arithmetic per tile (symv_pipe_tile_sums).
+ *
+ * What differs is where the sums go. A contribution to element i of y (a
+ * tile's row sum of row i; a block's column sum of column i over its tiles
+ * of one strip, once it leaves the strip or ends), computed in floating
+ * point in pipe's fixed order, is split into digits of 48 bits
+ * (symv_fx_split, kernels/symv_fx.h) and added with integer atomics
+ * (red.global.add.u64, two's complement) into element i's fixed-point
+ * accumulator, without alpha. Integer additions are associative: whatever
+ * order the blocks' atomics land in, the accumulator ends up holding the
+ * exact sum of its contributions, which is rounded once (symv_fx_round_d,
+ * symv_fx_round_f). Each contribution is a fixed function of n, UX, the
+ * grid (G = SMs x MULTIPLICITY) and the data, so y is too: the same bits on
+ * every run on a GPU of the same SM count, as cuBLAS promises its default
+ * mode's.
+ *
+ * Completion: row block rb (rows 64 rb .. 64 rb + 63) receives a known
+ * number of contributions in a call (symv_fx_expected: its tiles' row sums,
+ * and the column sums of the blocks holding tiles of the strips its columns
+ * lie in). Once a block's threads have added one (a tile's 64 row sums, or
+ * a strip's UX column sums: one row block, two when UX = 128), a barrier,
+ * then thread 0 fences and counts it in cnt[rb] (the pattern of a grid
+ * barrier: bar.sync, one thread's fence and atomic). The block that brings
+ * cnt[rb] to the expected count reads rb's accumulators (through L2,
+ * __ldcg, after a fence), rounds each element once and writes
+ *
+ *   y(i) := alpha * s(i) + beta * y(i)       (beta = 0: y(i) not read)
+ *
+ * then stores zeros to the accumulators, cnt[rb] and flag[rb]. y is read
+ * and written once per element, by that block: nothing scales y ahead of
+ * the additions, so pipe's gate is not needed, and one launch does it all.
+ * alpha = 0: y := beta*y, A and x not read (SYMV_ENTER_OR_SCALE).
+ *
+ * Fallback: a contribution whose part is not finite, or has a nonzero bit
+ * outside the window (double: [2^-384, 2^384); float: every finite float),
+ * is not added; flag[rb] of its row block is set (atomicOr) instead. The
+ * block completing a flagged row block computes its rows directly,
+ * y(i) := alpha * sum_j A(i,j) x(j) + beta * y(i), every thread of the
+ * block a column group (columns g, g + BLOCK_SIZE/64, ...), the groups'
+ * sums added in group order: a fixed order again, and inf and NaN spread as
+ * a plain dot product spreads them. It clears the accumulators as well.
+ *
+ * Workspace (unsigned long long, zero when allocated and left zero by every
+ * call; gpu/gpu.c): cnt[nb], flag[nb], then acc[n][parts][words], parts = 1
+ * (2 for complex routines: real and imaginary parts), words
+ * SYMV_FX_WORDS_F (float, complex float) or SYMV_FX_WORDS_D (double,
+ * complex double). An element receives at most ns + G contributions, one
+ * digit each per word; the host refuses sizes where that exceeds
+ * SYMV_FX_TERMS_MAX, the digits a word holds without overflow.
+ * Programmatic dependent launch as pipe: SYMV_ENTER waits for the previous
+ * grid before any access, so its clearing is visible.
+ *
+ * Parameters and shared memory as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE
+ * a power of two, 64..1024; UX a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2,
+ * up to 128; MX = pipeline stages - 2, 0..2; MULTIPLICITY blocks per SM;
+ * dynamic shared memory symv_pipe_smem (gpu/gpu.c). Every routine
+ * (SYMV_ROUTINE): symv_mirror for the column sums, symv_diag for the
+ * diagonal, as in pipe.
+ */
+#include "symv_common.cuh"
+#include "symv_pipe.h"
+#include "symv_pipe.cuh"
+#include "symv_fx.h"
+
+/* the accumulator of one real part: words from 2^E0 */
+#if SYMV_SINGLE
+#define SYMV_PFX_WORDS SYMV_FX_WORDS_F
+#define SYMV_PFX_E0 SYMV_FX_E0_F
+#else
+#define SYMV_PFX_WORDS SYMV_FX_WORDS_D
+#define SYMV_PFX_E0 SYMV_FX_E0_D
+#endif
+#define SYMV_PFX_PARTS (SYMV_COMPLEX ? 2 : 1)
+
+/* real part p (0: real, 1: imaginary) of v */
+static __device__ __forceinline__ symv_r symv_pfx_part(symv_t v, int p)
+{
+#if SYMV_COMPLEX
+  return p ? v.im : v.re;
+#else
+  (void)p;
+  return v;
+#endif
+}
+
+/* element i's accumulators: parts x words words */
+static __device__ __forceinline__ symv_ull *symv_pfx_acc(symv_ull *acc, int i)
+{
+  return acc + (symv_ll)i * (SYMV_PFX_PARTS * SYMV_PFX_WORDS);
+}
+
+/* v's parts added exactly to element i's accumulators; false (that part
+ * left out) when a part is not finite or out of the window. */
+static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int i, symv_t v)
+{
+  bool ok = true;
+#pragma unroll
+  for (int p = 0; p < SYMV_PFX_PARTS; p++) {
+    int k0;
+    long long d[3];
+    if (symv_fx_split((double)symv_pfx_part(v, p), SYMV_PFX_E0, SYMV_PFX_WORDS, &k0, d) != SYMV_FX_OK) {
+      ok = false;
+      continue;
+    }
+    symv_ull *w = symv_pfx_acc(acc, i) + p * SYMV_PFX_WORDS + k0;
+#pragma unroll
+    for (int q = 0; q < 3; q++)
+      if (d[q] != 0) atomicAdd(w + q, (symv_ull)d[q]); /* nonzero digits lie below word WORDS */
+  }
+  return ok;
+}
+
+/* Counts one contribution to row block rb, which the block's threads have
+ * all added: a barrier, then thread 0's fence and atomic. True in every
+ * thread when it was the last of the expected (symv_fx_expected) for this
+ * call. Called by every thread (barriers). */
+static __device__ __forceinline__ bool symv_pfx_arrive(symv_ull *cnt, int rb, int nb, int ns, int ntiles)
+{
+  /* the count is worked out while the other threads' additions finish */
+  const long want = threadIdx.x == 0 ? symv_fx_expected(rb, nb, ns, UX, ntiles, gridDim.x) : 0;
+  __syncthreads();
+  bool last = false;
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = (long)(atomicAdd(cnt + rb, 1ull) + 1) == want;
+  }
+  return __syncthreads_or(last);
+}
+
+/* Row block rb, complete: y(i) for its rows i < n from their accumulators
+ * rounded once (or directly when flag[rb] is set, see the header), then
+ * its accumulators, cnt[rb] and flag[rb] zero again. scratch: CG x 64
+ * elements of shared memory, free on entry and on return. Called by every
+ * thread (barriers). */
+static __device__ void symv_pfx_finish(int rb, int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                       const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
+                                       symv_t alpha, symv_t beta, symv_ull *cnt, symv_ull *flag, symv_ull *acc,
+                                       symv_t (*scratch)[64])
+{
+  const int t = threadIdx.x, r = t & 63, cg = t >> 6, i = rb * 64 + r;
+  __threadfence(); /* the other blocks' additions, counted before ours, are visible */
+  const bool fallback = __syncthreads_or(t == 0 && __ldcg(flag + rb) != 0);
+  symv_t v = symv_zero();
+  if (!fallback) {
+    if (t < 64 && i < n) {
+      symv_r s[SYMV_PFX_PARTS];
+#pragma unroll
+      for (int p = 0; p < SYMV_PFX_PARTS; p++) {
+        const symv_ull *w = symv_pfx_acc(acc, i) + p * SYMV_PFX_WORDS;
+        long long wv[SYMV_PFX_WORDS];
+#pragma unroll
+        for (int k = 0; k < SYMV_PFX_WORDS; k++) wv[k] = (long long)__ldcg(w + k);
+#if SYMV_SINGLE
+        s[p] = symv_fx_round_f(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
+#else
+        s[p] = symv_fx_round_d(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
+#endif
+      }
+#if SYMV_COMPLEX
+      v = symv_make(s[0], s[1]);
+#else
+      v = s[0];
+#endif
+    }
+  } else {
+    /* row i directly: column group cg takes columns cg, cg + CG, ... in
+     * order; A(i, j) stored for j <= i, its mirror A(j, i) for j > i */
+    symv_t s = symv_zero();
+    if (i < n)
+      for (int j = cg; j < n; j += SYMV_PIPE_CG) {
+        const symv_t a = j <= i ? A[(symv_ll)i * rs + (symv_ll)j * cs] : A[(symv_ll)j * rs + (symv_ll)i * cs];
+        s = symv_fma_rn(j == i ? symv_diag(a) : j < i ? a : symv_mirror(a), x[(symv_ll)j * incx], s);
+      }
+    scratch[cg][r] = s;
+    __syncthreads();
+    if (t < 64) v = symv_pipe_row_total(scratch, t);
+  }
+  if (t < 64 && i < n) {
+    const symv_t yold = symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
+    y[(symv_ll)i * incy] = symv_y_value(alpha, v, beta, yold);
+    symv_ull *w = symv_pfx_acc(acc, i);
+#pragma unroll
+    for (int k = 0; k < SYMV_PFX_PARTS * SYMV_PFX_WORDS; k++) w[k] = 0;
+  }
+  if (t == 0) cnt[rb] = 0, flag[rb] = 0;
+  __syncthreads(); /* scratch is free again */
+}
+
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
+SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
+                 const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
+                 symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
+                 symv_ull *fx, int ntiles)
+{
+  extern __shared__ symv_t symv_pipe_buf[]; /* S stages x (CPT + 1) x BLOCK_SIZE elements */
+  __shared__ symv_t rsum[SYMV_PIPE_CG][64];  /* a tile's row sums by column group; the fallback's scratch */
+  __shared__ symv_t csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
+  const int t = threadIdx.x;
+  const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX;
+  symv_ull *const cnt = fx, *const flag = fx + nb, *const acc = fx + 2 * (symv_ll)nb;
+  SYMV_ENTER_OR_SCALE();
+
+  /* the host launches G = gridDim.x <= ntiles blocks: every share holds a tile */
+  int t0, t1, I, J, iI, iJ; /* (iI, iJ): the next tile to issue */
+  symv_pipe_begin(ntiles, gridDim.x, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, t0, t1, I, J, iI, iJ);
+  auto issue = [&](int stage) {
+    symv_pipe_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+  };
+  /* one contribution to row block rb added by every thread: counted, and
+   * rb finished if it was the last */
+  auto arrive = [&](int rb) {
+    if (symv_pfx_arrive(cnt, rb, nb, ns, ntiles))
+      symv_pfx_finish(rb, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, rsum);
+  };
+  symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
+  /* strip Js's column sums, this block's share of them: added, then
+   * counted in each row block their columns lie in */
+  auto leave_strip = [&](int Js) {
+    const int j = Js * UX + t;
+    if (t < UX && j < n && !symv_pfx_add(acc, j, cacc)) atomicOr(flag + j / 64, 1ull);
+    const int last = (Js * UX + UX - 1) / 64;
+    for (int rb = Js * UX / 64; rb <= last && rb < nb; rb++) arrive(rb);
+  };
+
+  symv_t xc[SYMV_PIPE_CPT];
+  int curJ = J;
+  symv_pipe_load_xc(xc, J, t, n, x, incx);
+  for (int k = t0; k < t1; k++) {
+    if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
+    symv_cp_commit();
+    symv_cp_wait<SYMV_PIPE_S - 1>();
+    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
+    if (J != curJ) {
+      leave_strip(curJ);
+      cacc = symv_zero();
+      curJ = J;
+      symv_pipe_load_xc(xc, J, t, n, x, incx);
+    }
+    const symv_t vr = symv_pipe_tile_totals(buf, xc, I, J, t, rsum, csum, cacc);
+    if (t < 64 && I * 64 + t < n && !symv_pfx_add(acc, I * 64 + t, vr)) atomicOr(flag + I, 1ull);
+    arrive(I); /* its barrier also frees rsum and csum for the next tile */
+    if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);
+  }
+  leave_strip(curJ);
+  symv_cp_wait<0>(); /* no copy outlives the block */
+}
