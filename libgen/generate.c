@@ -11,6 +11,7 @@
 #include "generate.h"
 #include "codegen.h"
 #include "lib_sources.h"
+#include "makefile.h"
 #include "nvcc.h"
 #include "package.h"
 #include "plan.h"
@@ -80,10 +81,11 @@ static int find_toolchain(const libgen_request *rq, toolchain *tc)
 
 /* Creates the folders of the build in work and writes every file but the
  * objects and the library: sources, symv.h, pkg-config and CMake files
- * (the toolkit at root, NULL: /usr/local/cuda). 0, or -1 with the error
- * printed. */
-static int write_tree(const libgen_request *rq, const libgen_plan *pl, const char *work, const char *root)
+ * (the toolkit at tc->root, NULL: /usr/local/cuda), the Makefile. 0, or -1
+ * with the error printed. */
+static int write_tree(const libgen_request *rq, const libgen_plan *pl, const char *work, const toolchain *tc)
 {
+  const char *root = tc->root;
   char cmd[1024], sub[PATH_MAX + 64];
   libgen_made_by(rq->argc, rq->argv, cmd, sizeof cmd);
   static const char *const subdirs[] = {"/src",     "/src/kernels",   "/src/runtime",        "/obj",    "/lib",
@@ -102,7 +104,8 @@ static int write_tree(const libgen_request *rq, const libgen_plan *pl, const cha
       libgen_write_kernel_units(pl, work, cmd) || libgen_write_table(pl, work, cmd) || !hdr ||
       libgen_write_text(sub, hdr->text) || (pl->wisdom && libgen_write_kernel_sources(work, cmd)) ||
       libgen_write_pc(pl, work, root ? root : "/usr/local/cuda") ||
-      libgen_write_cmake(pl, work, root ? root : "/usr/local/cuda")) {
+      libgen_write_cmake(pl, work, root ? root : "/usr/local/cuda") ||
+      libgen_write_makefile(pl, work, tc->nvcc, tc->libdir)) {
     fprintf(stderr, "symvtune build: no library written; %s left as it was\n", rq->out);
     return -1;
   }
@@ -151,7 +154,7 @@ int libgen_generate(const libgen_request *rq)
     libgen_plan_free(&pl);
     return rc;
   }
-  if (write_tree(rq, &pl, work, tc.root)) {
+  if (write_tree(rq, &pl, work, &tc)) {
     symv_rmtree(work);
     libgen_plan_free(&pl);
     return LIBGEN_FAILED;

@@ -21,11 +21,14 @@
  *                  it (pkg-config, CMake's find_package), relocatable: both
  *                  find the library from their own folder
  *   include/symv.h
+ *   Makefile       rebuilds the library with a site's flags and installs
+ *                  it into a prefix (makefile.h)
  *
  * The pieces, in the order libgen_generate runs them:
  *   plan.h     read and validate the device and the rules into a plan
  *   codegen.h  write the sources: kernel units, dispatch table, runtime
  *   package.h  pkg-config and CMake files; DIR's checks and its replacement
+ *   makefile.h the Makefile that compiles and installs it again
  *   nvcc.h     find nvcc, compile every unit and link the library
  *   jobs.h     the parallel runner of the compiler's processes
  *   text.h     the growing string and file writer they share

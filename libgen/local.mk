@@ -12,5 +12,6 @@ libgen_liblibgen_a_SOURCES = \
 	libgen/codegen.c libgen/codegen.h \
 	libgen/package.c libgen/package.h \
 	libgen/nvcc.c libgen/nvcc.h \
+	libgen/makefile.c libgen/makefile.h \
 	libgen/jobs.c libgen/jobs.h \
 	libgen/text.c libgen/text.h

@@ -89,6 +89,26 @@ static const char *runtime_unit(const libgen_plan *pl, int i)
   return pl->wisdom ? runtime_wisdom[i] : runtime_table[i];
 }
 
+/* The C unit i of the plan's library, 0 <= i <= libgen_c_units(pl) - 1:
+ * its object's base name into base (blen bytes) and its source, relative
+ * to DIR, into src (slen bytes). */
+void libgen_c_unit(const libgen_plan *pl, int i, char *base, size_t blen, char *src, size_t slen)
+{
+  const int nru = runtime_units(pl);
+  if (i < nru) {
+    const char *unit = runtime_unit(pl, i);
+    snprintf(base, blen, "%.*s", (int)(strlen(unit) - 2), unit);
+    snprintf(src, slen, "src/runtime/%s", unit);
+  } else {
+    snprintf(base, blen, "%s", pl->wisdom && i == nru ? "kernel_sources" : "symv_table");
+    snprintf(src, slen, "src/%s.c", base);
+  }
+}
+
+/* The number of C units: the runtime's, src/kernel_sources.c with
+ * --wisdom, and src/symv_table.c. */
+int libgen_c_units(const libgen_plan *pl) { return runtime_units(pl) + (pl->wisdom ? 1 : 0) + 1; }
+
 /* The end of a compile job: "-c src -o DIR/obj/base.o", its log in
  * DIR/obj/base.log. */
 static void job_compile_io(libgen_job *j, const char *src, const char *dir, const char *base)
@@ -106,8 +126,7 @@ static void job_compile_io(libgen_job *j, const char *src, const char *dir, cons
  * symv_private_tmpdir) and links dir/lib/libsymv.so. */
 int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib, int par)
 {
-  const int nru = runtime_units(pl), nrt = pl->wisdom ? nru + 1 : nru; /* + src/kernel_sources.c */
-  const int nj = pl->nkernels + nrt + 1;
+  const int nj = pl->nkernels + libgen_c_units(pl);
   libgen_job *jobs = calloc((size_t)nj + 1, sizeof *jobs);
   if (!jobs) return -1;
   char buf[PATH_MAX + 256];
@@ -116,7 +135,7 @@ int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, con
     libgen_job *j = &jobs[k];
     const char *name = pl->kernels[i].name;
     libgen_job_arg(j, nvcc);
-    libgen_job_words(j, "-O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden");
+    libgen_job_words(j, LIBGEN_KERNEL_FLAGS);
     snprintf(buf, sizeof buf, "-arch=%s", pl->arch);
     libgen_job_arg(j, buf);
     snprintf(buf, sizeof buf, "-I%s/src/kernels", dir);
@@ -130,22 +149,13 @@ int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, con
     job_compile_io(j, buf, dir, name);
     snprintf(j->what, sizeof j->what, "compiling kernel %s", name);
   }
-  for (int i = 0; i <= nrt; i++, k++) {
+  for (int i = 0; i < libgen_c_units(pl); i++, k++) {
     libgen_job *j = &jobs[k];
-    char base[64];
-    if (i < nru) {
-      const char *unit = runtime_unit(pl, i);
-      snprintf(base, sizeof base, "%.*s", (int)(strlen(unit) - 2), unit);
-      snprintf(buf, sizeof buf, "%s/src/runtime/%s", dir, unit);
-    } else if (i < nrt) {
-      snprintf(base, sizeof base, "kernel_sources");
-      snprintf(buf, sizeof buf, "%s/src/kernel_sources.c", dir);
-    } else {
-      snprintf(base, sizeof base, "symv_table");
-      snprintf(buf, sizeof buf, "%s/src/symv_table.c", dir);
-    }
+    char base[64], rel[PATH_MAX];
+    libgen_c_unit(pl, i, base, sizeof base, rel, sizeof rel);
+    snprintf(buf, sizeof buf, "%s/%s", dir, rel);
     libgen_job_arg(j, nvcc);
-    libgen_job_words(j, "-x c -O2 -Xcompiler -fPIC,-fvisibility=hidden,-std=gnu11,-Wall");
+    libgen_job_words(j, LIBGEN_C_FLAGS);
     char inc[PATH_MAX + 64];
     snprintf(inc, sizeof inc, "-I%s/src/runtime", dir);
     libgen_job_arg(j, inc);
@@ -158,7 +168,7 @@ int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, con
   if (rc == 0) { /* link */
     libgen_job *j = &jobs[k];
     libgen_job_arg(j, nvcc);
-    libgen_job_words(j, "-shared -cudart shared -Xlinker -soname=" LIBGEN_SONAME " -Xlinker --no-undefined");
+    libgen_job_words(j, LIBGEN_LINK_FLAGS);
     snprintf(buf, sizeof buf, "%s/lib/libsymv.so.tmp", dir);
     libgen_job_arg(j, "-o");
     libgen_job_arg(j, buf);
@@ -168,7 +178,7 @@ int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, con
       snprintf(buf, sizeof buf, "-rpath=%s", cuda_lib);
       libgen_job_arg(j, buf);
     }
-    libgen_job_words(j, pl->wisdom ? "-lcublas -lnvrtc -lcudart -lpthread -ldl" : "-lcublas -lcudart -lpthread -ldl");
+    libgen_job_words(j, LIBGEN_LIBS(pl));
     snprintf(j->log, sizeof j->log, "%s/obj/link.log", dir);
     snprintf(j->what, sizeof j->what, "linking " LIBGEN_REALNAME);
     rc = libgen_run_jobs(j, 1, 1, dir, &prog);

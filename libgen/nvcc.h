@@ -10,7 +10,17 @@
 #define SYMV_LIBGEN_NVCC_H
 
 #include <stddef.h>
+#include "generate.h"
 #include "plan.h"
+
+/* The flags of every compile and of the link, the same here and in the
+ * generated Makefile (makefile.h): the kernels' (before -arch, -I and
+ * their -D flags), the C units' (the runtime, the table), the link's and
+ * the libraries it links. */
+#define LIBGEN_KERNEL_FLAGS "-O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden"
+#define LIBGEN_C_FLAGS "-x c -O2 -Xcompiler -fPIC,-fvisibility=hidden,-std=gnu11,-Wall"
+#define LIBGEN_LINK_FLAGS "-shared -cudart shared -Xlinker -soname=" LIBGEN_SONAME " -Xlinker --no-undefined"
+#define LIBGEN_LIBS(pl) ((pl)->wisdom ? "-lcublas -lnvrtc -lcudart -lpthread -ldl" : "-lcublas -lcudart -lpthread -ldl")
 
 /* libgen_find_nvcc: an executable nvcc into out (len bytes): opt if not
  * NULL (and only it), else the first of $NVCC, $CUDA_HOME/bin/nvcc, nvcc in
@@ -29,6 +39,15 @@ int libgen_find_nvcc(const char *opt, char *out, size_t len);
  * that what is written into the library (RUNPATH) and its .pc names no one
  * toolkit version beyond need; else the folder nvcc really lies in. */
 const char *libgen_cuda_root(const char *nvcc, char *out, size_t len);
+
+/* libgen_c_units: the number of C units of the plan's library (its
+ * runtime, src/kernel_sources.c with --wisdom, src/symv_table.c). */
+int libgen_c_units(const libgen_plan *pl);
+
+/* libgen_c_unit: C unit i (0 <= i < libgen_c_units(pl)): the base name of
+ * its object (obj/BASE.o) into base (blen bytes) and its source relative
+ * to DIR (src/runtime/libsymv.c, src/symv_table.c ...) into src (slen). */
+void libgen_c_unit(const libgen_plan *pl, int i, char *base, size_t blen, char *src, size_t slen);
 
 /*
  * libgen_compile: compiles every unit under dir (a private folder with a

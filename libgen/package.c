@@ -145,7 +145,7 @@ int libgen_write_cmake(const libgen_plan *pl, const char *dir, const char *cuda_
 }
 
 /* The entries of DIR that build writes (share: the site's, carried over). */
-static const char *const build_entries[] = {"src", "obj", "lib", "include", "share"};
+static const char *const build_entries[] = {"src", "obj", "lib", "include", "share", "Makefile"};
 
 /* DIR/share (the wisdom files a site dropped into a --wisdom library's
  * system folder, DIR/share/symv) is the site's, not build's: a new build
@@ -180,7 +180,7 @@ static int walk_find_db(const char *p, const struct stat *st, int flag, struct F
 
 /* 0 if the folder abs may be replaced by a new build: it does not exist, or
  * it is a folder holding only build's own entries (src, obj, lib, include,
- * share), none of them the database or its -wal, -shm or -journal file. Else prints
+ * share, Makefile), none of them the database or its -wal, -shm or -journal file. Else prints
  * why and returns -1. */
 int libgen_dir_replaceable(const char *abs, const char *out, const char *dbpath)
 {

@@ -21,7 +21,7 @@
  * included, leaves DIR as it was; a symbolic link planted in DIR is
  * replaced with the rest, never followed.
  * An existing DIR is replaced only if it holds nothing but what build
- * writes (src, obj, lib, include, share) and not the database; its share/
+ * writes (src, obj, lib, include, share, Makefile) and not the database; its share/
  * (a site's wisdom files) moves into the new DIR.
  *
  * Every function returns 0, or -1 with the reason printed to stderr

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/resource.h>
+#include "../libgen/generate.h"
 #include "compile.h"
 #include "gpu.h"
 #include "kernel_sources.h"
@@ -1015,4 +1016,125 @@ Test(build, a_relative_nvcc_is_found_from_where_build_started, .timeout = 120)
   }
   unsetenv("NVCC");
   cr_assert_eq(chdir(cwd), 0);
+}
+
+/* A stand-in nvcc at dir/bin/nvcc that appends its arguments, one line a
+ * run, to dir/nvcc.args and then writes what put_writing_nvcc's does; a
+ * database with the default fixture's rules at dir/fit.db, built into
+ * dir/lib with it: asserts the build and its Makefile are there. */
+static void build_with_recording_nvcc(char *out)
+{
+  char dbpath[512], fake[512], rec[512], args_path[512], logp[512], p[1024], err[512];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(mkdir(in_dir(p, "bin"), 0755), 0);
+  put_writing_nvcc(in_dir(fake, "bin/writing-nvcc"), 4096);
+  snprintf(p, sizeof p, "#!/bin/sh\necho \"$*\" >>'%s'\nexec '%s' \"$@\"\n", in_dir(args_path, "nvcc.args"), fake);
+  put(in_dir(rec, "bin/nvcc"), p);
+  cr_assert_eq(chmod(rec, 0755), 0);
+  const char *args[] = {"--db", dbpath, "--out", in_dir(out, "lib"), "--nvcc", rec, "--jobs", "2"};
+  int status = fix_build(in_dir(logp, "build.log"), args, 8);
+  char *log = fix_slurp(logp);
+  cr_assert_eq(status, 0, "exit %d:\n%s", status, log);
+  free(log);
+  cr_assert(fix_exists(strcat(strcpy(p, out), "/Makefile")), "no %s", p);
+}
+
+/* Runs `make -C out ARGS` (a shell command line's words), its output in
+ * dir/make.log (*text, free() it). Returns the exit status. */
+static int run_make(const char *out, const char *make_args, char **text)
+{
+  char cmd[2048], logp[512];
+  snprintf(cmd, sizeof cmd, "make -C '%s' %s >'%s' 2>&1", out, make_args, in_dir(logp, "make.log"));
+  int st = system(cmd);
+  *text = fix_slurp(logp);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* `make install DESTDIR=STAGE PREFIX=/opt/site` into a prefix that holds
+ * another package: that package's files stay byte for byte, the library,
+ * its links, symv.h, libsymv.pc (prefix=/opt/site) and the CMake package
+ * are there, and nothing else is written. */
+Test(build, makefile_installs_beside_other_software, .timeout = 120)
+{
+  char out[512], stage[512], p[1024], cmd[2048];
+  build_with_recording_nvcc(out);
+  static const char *const dirs[] = {"", "/opt", "/opt/site", "/opt/site/lib", "/opt/site/include",
+                                     "/opt/site/lib/pkgconfig"};
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+    cr_assert_eq(mkdir(strcat(in_dir(stage, "stage"), dirs[i]), 0755), 0);
+  static const char *const others[][2] = {{"lib/libother.so", "other library\n"},
+                                          {"include/other.h", "int other(void);\n"},
+                                          {"lib/pkgconfig/other.pc", "prefix=/opt/site\nName: other\n"}};
+  for (int i = 0; i < 3; i++) put(strcat(in_dir(p, "stage/opt/site/"), others[i][0]), others[i][1]);
+  char *text;
+  snprintf(cmd, sizeof cmd, "install DESTDIR='%s' PREFIX=/opt/site", in_dir(stage, "stage"));
+  int status = run_make(out, cmd, &text);
+  cr_assert_eq(status, 0, "make install: exit %d\n%s", status, text);
+  free(text);
+  for (int i = 0; i < 3; i++) {
+    char *t = fix_slurp(strcat(in_dir(p, "stage/opt/site/"), others[i][0]));
+    cr_assert_str_eq(t, others[i][1], "%s was changed", others[i][0]);
+    free(t);
+  }
+  long a, b;
+  unsigned char *built = slurp_bytes(strcat(strcpy(p, out), "/lib/" LIBGEN_REALNAME), &a);
+  unsigned char *inst = slurp_bytes(in_dir(p, "stage/opt/site/lib/" LIBGEN_REALNAME), &b);
+  cr_assert(a == b && memcmp(built, inst, (size_t)a) == 0, "the installed library is not the built one");
+  free(built), free(inst);
+  char *pc = fix_slurp(in_dir(p, "stage/opt/site/lib/pkgconfig/libsymv.pc"));
+  cr_assert_not_null(strstr(pc, "\nprefix=/opt/site\n"), "%s", pc);
+  cr_assert_null(strstr(pc, "pcfiledir"), "%s", pc);
+  free(pc);
+  /* every file and link under the stage: the other package's and the library's, no more */
+  snprintf(cmd, sizeof cmd, "cd '%s' && find . ! -type d | LC_ALL=C sort", in_dir(stage, "stage"));
+  FILE *f = popen(cmd, "r");
+  cr_assert_not_null(f);
+  char listed[2048] = "", line[512];
+  while (fgets(line, sizeof line, f)) strncat(listed, line, sizeof listed - strlen(listed) - 1);
+  cr_assert_eq(pclose(f), 0);
+  cr_assert_str_eq(listed, "./opt/site/include/other.h\n./opt/site/include/symv.h\n"
+                           "./opt/site/lib/cmake/symv/symvConfig.cmake\n"
+                           "./opt/site/lib/cmake/symv/symvConfigVersion.cmake\n./opt/site/lib/libother.so\n"
+                           "./opt/site/lib/libsymv.so\n./opt/site/lib/" LIBGEN_SONAME "\n"
+                           "./opt/site/lib/" LIBGEN_REALNAME "\n./opt/site/lib/pkgconfig/libsymv.pc\n"
+                           "./opt/site/lib/pkgconfig/other.pc\n");
+  char target[64] = "";
+  cr_assert_gt(readlink(in_dir(p, "stage/opt/site/lib/libsymv.so"), target, sizeof target - 1), 0);
+  cr_assert_str_eq(target, LIBGEN_SONAME);
+}
+
+/* `make NVCCFLAGS=... CCBIN=...` compiles every unit the build compiled
+ * again and links the library: the kernels get the site's flags in place
+ * of the build's, and every nvcc run gets -ccbin. */
+Test(build, makefile_rebuilds_with_the_sites_flags, .timeout = 120)
+{
+  char out[512], args_path[512], p[1024];
+  build_with_recording_nvcc(out);
+  char *built = fix_slurp(in_dir(args_path, "nvcc.args"));
+  int runs = 0;
+  for (const char *c = built; *c; c++) runs += *c == '\n';
+  free(built);
+  cr_assert_gt(runs, 2);
+  unlink(args_path);
+  unlink(strcat(strcpy(p, out), "/lib/" LIBGEN_REALNAME));
+  char *text;
+  int status = run_make(out, "NVCCFLAGS='-O1 -lineinfo -arch=sm_90a' CCBIN=/opt/gcc/bin/g++", &text);
+  cr_assert_eq(status, 0, "make: exit %d\n%s", status, text);
+  free(text);
+  cr_assert(fix_exists(p), "make linked no %s", p);
+  char *rec = fix_slurp(args_path);
+  int made = 0, kernels = 0, links = 0;
+  for (char *line = strtok(rec, "\n"); line; line = strtok(NULL, "\n"), made++) {
+    cr_expect(strstr(line, "-ccbin /opt/gcc/bin/g++ ") == line, "no -ccbin first: %s", line);
+    if (strstr(line, ".cu -o ")) {
+      kernels++;
+      cr_expect_not_null(strstr(line, " -O1 -lineinfo -arch=sm_90a "), "the site's flags missing: %s", line);
+      cr_expect_null(strstr(line, "-O3"), "the build's flags left: %s", line);
+    }
+    links += strstr(line, "-soname=" LIBGEN_SONAME) != NULL;
+  }
+  free(rec);
+  cr_assert_eq(made, runs, "the build ran nvcc %d times, make %d", runs, made);
+  cr_assert_gt(kernels, 0);
+  cr_assert_eq(links, 1);
 }

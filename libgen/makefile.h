@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * makefile.h - the generated library's Makefile, DIR/Makefile, with which
+ * a site rebuilds and installs the library it got from `symvtune build`
+ * without symvtune: `make -C DIR && make -C DIR install`.
+ *
+ * Its variables: NVCC (default: the nvcc the build ran), NVCCFLAGS (the
+ * kernels' flags, -arch included; default: the build's), NVCC_CFLAGS (the
+ * C units' flags; default: the build's), LDFLAGS (default: the RUNPATH of
+ * the CUDA library folder, as the build linked), LDLIBS, CCBIN (passed as
+ * -ccbin to every nvcc run when set), PREFIX (default /usr/local) and
+ * DESTDIR (prepended to every installed name, for staging).
+ *
+ * Targets: all (the default) compiles every unit under src/ again into
+ * obj/ with the commands the build ran, these variables in place of the
+ * build's flags, and links lib/libsymv.so.X.Y.Z and its two links;
+ * install copies the library and its links, include/symv.h, the pkg-config
+ * file (its prefix rewritten to PREFIX), the CMake package (relocatable:
+ * found from its own folder, PREFIX/lib/cmake/symv) and share/symv (wisdom
+ * files) if there is one into $(DESTDIR)$(PREFIX)/{lib, include,
+ * lib/pkgconfig, lib/cmake/symv, share/symv}, creating those folders and
+ * writing no other file.
+ */
+#ifndef SYMV_LIBGEN_MAKEFILE_H
+#define SYMV_LIBGEN_MAKEFILE_H
+
+#include "plan.h"
+
+/* libgen_write_makefile: writes dir/Makefile for the plan's library,
+ * compiled with nvcc (an absolute, shell-safe name) and cuda_lib (the
+ * library's RUNPATH, or NULL: none). Every path in it is relative to its
+ * own folder, so that DIR may be moved. 0, or -1 with the error printed
+ * (libgen_write_text). */
+int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib);
+
+#endif
