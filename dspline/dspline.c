@@ -8,7 +8,8 @@
  * lower form, not the upper, because OpenBLAS's dpbtrf factors it twice as
  * fast for kd = 2.)
  */
-#include <lapacke.h>
+#include "config.h"
+#include SYMV_LAPACKE_H
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* reference.c - reference SYMV/HEMV and scaled residual (reference.h). */
-#include <cblas.h>
+#include "config.h"
+#include SYMV_CBLAS_H
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>

@@ -124,3 +124,9 @@ tests_test_shipped_LDADD = $(TEST_CORE_LIBS)
 EXTRA_tests_test_shipped_DEPENDENCIES = src/symvtune$(EXEEXT)
 # the fixture's database, made by the tests (tests/libsymv_fixture.h)
 CLEANFILES += tests/fixture-dsymv-h200.db
+
+# configure's --with-blas (tests/test_configure.c): runs configure twice in
+# a temporary folder, with the BLAS flags this tree was configured with.
+CRITERION_TESTS += tests/test_configure
+tests_test_configure_CPPFLAGS = $(TEST_CPPFLAGS) -DSYMV_TEST_BLAS_LIBS='"$(BLAS_LIBS)"' \
+	-DSYMV_TEST_BLAS_CFLAGS='"$(BLAS_CFLAGS)"'

@@ -2,7 +2,8 @@
 /* Tests of the d-spline (dspline/dspline.h). Random inputs are fresh on every
  * run; each assertion message carries the seed that reproduces it. */
 #include <criterion/criterion.h>
-#include <lapacke.h>
+#include "config.h"
+#include SYMV_LAPACKE_H
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -942,6 +942,42 @@ Test(slurm, submit_takes_only_a_plain_decimal_count_of_shards, .init = setup, .f
   cr_assert_neq(access(cmd, F_OK), 0, "a count was run as code");
 }
 
+/* submit.sh --help prints its options; --gpu-type TYPE puts
+ * --gres=gpu:TYPE:1 on both sbatch command lines (none without it: the
+ * scripts' generic --gres=gpu:1), --dry-run prints them and submits
+ * nothing, and a TYPE that is not a gres name is refused with exit 2. */
+Test(slurm, submit_asks_for_the_gpu_type_given_and_a_dry_run_submits_nothing, .init = setup, .fini = teardown,
+     .timeout = 60)
+{
+  char sbatch[4200], cmd[16384], log[4200], *text;
+  mkdir(strcat(strcpy(sbatch, dir), "/bin"), 0755);
+  put_script(sbatch, "bin/sbatch", standin);
+  snprintf(log, sizeof log, "%s/submit.log", dir);
+  /* gres: the --gres= expected in the sbatch command lines, -1 not counted */
+  static const struct { const char *args, *want; int rc, submits, gres; } runs[] = {
+      {"--help", "--gpu-type TYPE", 0, 0, -1},
+      {"--dry-run --gpu-type a100 4 --partition=test", "--array=0-3 --gres=gpu:a100:1 --partition=test", 0, 0, 2},
+      {"--dry-run 4", "--array=0-3 ", 0, 0, 0},
+      {"--gpu-type=h100 2", "merge, dense, fit, build: job 42", 0, 1, 2},
+      {"--gpu-type 'a b' 2", "--gpu-type must be a gres type name", 2, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    snprintf(cmd, sizeof cmd, "cd '%s' && PATH='%s/bin':\"$PATH\" CALLS='%s/calls' GPU_TYPE= bash "
+             "'%s/../../scripts/slurm/submit.sh' %s", dir, dir, dir, SYMV_TEST_DATA, runs[i].args);
+    int rc = test_sh(cmd, log, &text);
+    char *calls = calls_taken();
+    cr_expect_eq(rc, runs[i].rc, "submit.sh %s: exit %d\n%s", runs[i].args, rc, text);
+    cr_expect_not_null(strstr(text, runs[i].want), "submit.sh %s: no '%s' in\n%s", runs[i].args, runs[i].want, text);
+    const char *seen = runs[i].submits ? calls : text;
+    int gres = 0;
+    for (const char *p = seen; (p = strstr(p, "--gres=")) != NULL; p++) gres++;
+    if (runs[i].gres >= 0) /* the help text names the option itself */
+      cr_expect_eq(gres, runs[i].gres, "submit.sh %s: %d --gres= in\n%s", runs[i].args, gres, seen);
+    if (!runs[i].submits) cr_expect_str_eq(calls, "", "submit.sh %s submitted:\n%s", runs[i].args, calls);
+    free(text), free(calls);
+  }
+}
+
 /* merge-fit.sbatch with NO_DENSE=1 needs no GPU: it merges the shards and
  * runs neither the dense stage nor fit nor build (which would fail without
  * dense samples), and says what is left; without it, merge, the dense

@@ -10,8 +10,8 @@
 #
 # The node is this host with all its CPUs and memory, in one partition named
 # "gpu" (the name the job scripts ask for), with GPUS generic resources of
-# type h100 (default 2) so that the scripts' --gres=gpu:h100:1 lines are
-# accepted unchanged. On a machine without GPUs these resources are only
+# type h100 (default 2): the scripts' generic --gres=gpu:1 and
+# `submit.sh --gpu-type h100` are both accepted. On a machine without GPUs these resources are only
 # counted (stand-in device files): jobs that need a real GPU fail in symvtune with "no CUDA GPU",
 # and the job scripts can still be run end to end with a stand-in worker
 # (SYMVTUNE_WORKER, as the tests do).
