@@ -228,11 +228,6 @@ SYMV_FX_FN float symv_fx_round_f(const long long *w, int words, int e0)
   return (float)(neg ? -r : r);
 }
 
-/** symv_fx_block_of_tile: the block b of G holding work item k of T when
- *  block b takes items [floor(b T / G), floor((b+1) T / G))
- *  (kernels/symv_pipe.cu; symv_pipe_block_of); 0 <= k < T, 1 <= G <= T. */
-SYMV_FX_FN long symv_fx_block_of_tile(long k, long T, long G) { return symv_pipe_block_of(k, G, T); }
-
 /** symv_fx_expected: the contributions row block rb (rows 64 rb .. 64 rb +
  *  63, 0 <= rb < nb) receives in one call of pipe_fx with nb row blocks, ns
  *  strips of ux columns (symv_pipe.h's numbering), T tiles shared by G
@@ -253,7 +248,7 @@ SYMV_FX_FN long symv_fx_expected(long rb, long nb, long ns, int ux, long T, long
      * non-empty: the blocks of its first through its last tile */
     const long t0 = symv_pipe_tiles_before(J, nb, ux);
     const long t1 = t0 + nb - symv_pipe_first_block(J, ux) - 1;
-    c += symv_fx_block_of_tile(t1, T, G) - symv_fx_block_of_tile(t0, T, G) + 1;
+    c += symv_pipe_block_of(t1, G, T) - symv_pipe_block_of(t0, G, T) + 1;
   }
   return c;
 }

@@ -359,7 +359,7 @@ Test(fx, block_of_tile_is_the_block_whose_share_holds_the_tile)
     for (long G = 1; G <= T && bad < 0; G++)
       for (long b = 0; b < G; b++)
         for (long k = b * T / G; k < (b + 1) * T / G; k++)
-          if (symv_fx_block_of_tile(k, T, G) != b) bad = k, badT = T, badG = G;
+          if (symv_pipe_block_of(k, G, T) != b) bad = k, badT = T, badG = G;
   cr_assert_eq(bad, -1, "tile %ld of %ld among %ld blocks", bad, badT, badG);
   /* large shares: the shares' first and last tiles */
   const long Ts[] = {1000003, 134217728, 4000000000L}, Gs[] = {132, 528, 1056};
@@ -367,8 +367,8 @@ Test(fx, block_of_tile_is_the_block_whose_share_holds_the_tile)
     for (int j = 0; j < 3; j++)
       for (long b = 0; b < Gs[j]; b++) {
         const long first = b * Ts[i] / Gs[j], end = (b + 1) * Ts[i] / Gs[j];
-        cr_assert_eq(symv_fx_block_of_tile(first, Ts[i], Gs[j]), b);
-        cr_assert_eq(symv_fx_block_of_tile(end - 1, Ts[i], Gs[j]), b);
+        cr_assert_eq(symv_pipe_block_of(first, Gs[j], Ts[i]), b);
+        cr_assert_eq(symv_pipe_block_of(end - 1, Gs[j], Ts[i]), b);
       }
 }
 
