@@ -32,10 +32,13 @@
  * Completion: row block rb (rows 64 rb .. 64 rb + 63) receives a known
  * number of contributions in a call (symv_fx_expected: its tiles' row sums,
  * and the column sums of the blocks holding tiles of the strips its columns
- * lie in). Once a block's threads have added one (a tile's 64 row sums, or
- * a strip's UX column sums: one row block, two when UX = 128), a barrier,
- * then thread 0 fences and counts it in cnt[rb] (the pattern of a grid
- * barrier: bar.sync, one thread's fence and atomic). The block that brings
+ * lie in). A block adds its digits as it goes and counts them in cnt[rb]
+ * once per strip it leaves (and at its end): the row sums of its tiles of
+ * that strip, one for each of their row blocks, and its column sums of the
+ * strip, one for each row block their columns lie in (one, two when UX =
+ * 128); a barrier, thread 0's fence, a barrier, then one atomic per row
+ * block (symv_pfx_count; the pattern of a grid barrier: bar.sync, one
+ * thread's fence). The block that brings
  * cnt[rb] to the expected count reads rb's accumulators (through L2,
  * __ldcg, after a fence), rounds each element once and writes
  *
@@ -125,21 +128,29 @@ static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int i, symv_t
   return ok;
 }
 
-/* Counts one contribution to row block rb, which the block's threads have
- * all added: a barrier, then thread 0's fence and atomic. True in every
- * thread when it was the last of the expected (symv_fx_expected) for this
- * call. Called by every thread (barriers). */
-static __device__ __forceinline__ bool symv_pfx_arrive(symv_ull *cnt, int rb, int nb, int ns, int ntiles)
+/* Counts, once all the block's threads have added them, the contributions
+ * the block made to row blocks lo..hi: add(rb) each (its tiles' row sums
+ * and its column sums of one strip there). A barrier, thread 0's fence
+ * (the pattern of a grid barrier: bar.sync, one thread's fence), another
+ * barrier, then one atomic per row block, thread t taking rb = lo + t, lo
+ * + t + BLOCK_SIZE, ...; the row blocks this brought to their expected
+ * count (symv_fx_expected) go to list[0..*nlist), in no particular order.
+ * Called by every thread (barriers); *nlist is shared memory, and list
+ * holds BLOCK_SIZE entries: hi - lo < BLOCK_SIZE. */
+template <typename Add>
+static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, int lo, int hi, Add add, int nb, int ns,
+                                                      int ntiles, int *list, int *nlist)
 {
+  const int t = threadIdx.x, rb = lo + t;
+  const int a = rb <= hi ? add(rb) : 0;
   /* the count is worked out while the other threads' additions finish */
-  const long want = threadIdx.x == 0 ? symv_fx_expected(rb, nb, ns, UX, ntiles, gridDim.x) : 0;
+  const long want = a ? symv_fx_expected(rb, nb, ns, UX, ntiles, gridDim.x) : 0;
+  if (t == 0) *nlist = 0;
   __syncthreads();
-  bool last = false;
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last = (long)(atomicAdd(cnt + rb, 1ull) + 1) == want;
-  }
-  return __syncthreads_or(last);
+  if (t == 0) __threadfence();
+  __syncthreads();
+  if (a && (long)(atomicAdd(cnt + rb, (symv_ull)a) + a) == want) list[atomicAdd(nlist, 1)] = rb;
+  __syncthreads();
 }
 
 /* Row block rb, complete: y(i) for its rows i < n from their accumulators
@@ -221,24 +232,28 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   auto issue = [&](int stage) {
     symv_pipe_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
-  /* one contribution to row block rb added by every thread: counted, and
-   * rb finished if it was the last */
-  auto arrive = [&](int rb) {
-    if (symv_pfx_arrive(cnt, rb, nb, ns, ntiles))
-      symv_pfx_finish(rb, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, rsum);
-  };
+  __shared__ int fin[BLOCK_SIZE], nfin; /* the row blocks a count completed */
   symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
-  /* strip Js's column sums, this block's share of them: added, then
-   * counted in each row block their columns lie in */
-  auto leave_strip = [&](int Js) {
+  /* strip Js's column sums, this block's share of them, added; then the
+   * block's contributions in strip Js counted: the row sums of its tiles,
+   * row blocks Ia..Ib, and its column sums, in the row blocks c0..c1 their
+   * columns lie in (c0 = the strip's first row block <= Ia); the row
+   * blocks those counts completed are finished */
+  auto leave_strip = [&](int Js, int Ia, int Ib) {
     const int j = Js * UX + t;
     if (t < UX && j < n && !symv_pfx_add(acc, j, cacc)) atomicOr(flag + j / 64, 1ull);
-    const int last = (Js * UX + UX - 1) / 64;
-    for (int rb = Js * UX / 64; rb <= last && rb < nb; rb++) arrive(rb);
+    const int c0 = Js * UX / 64, c1 = min((Js * UX + UX - 1) / 64, nb - 1), hi = max(Ib, c1);
+    auto add = [&](int rb) { return (int)(rb >= Ia && rb <= Ib) + (int)(rb <= c1); };
+    for (int lo = c0; lo <= hi; lo += BLOCK_SIZE) {
+      symv_pfx_count(cnt, lo, min(hi, lo + BLOCK_SIZE - 1), add, nb, ns, ntiles, fin, &nfin);
+      const int nf = nfin;
+      for (int q = 0; q < nf; q++)
+        symv_pfx_finish(fin[q], n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, rsum);
+    }
   };
 
   symv_t xc[SYMV_PIPE_CPT];
-  int curJ = J;
+  int curJ = J, Ia = I, Ib = I; /* row blocks Ia..Ib: this block's tiles of strip curJ so far */
   symv_pipe_load_xc(xc, J, t, n, x, incx);
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
@@ -246,16 +261,17 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     symv_cp_wait<SYMV_PIPE_S - 1>();
     const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
     if (J != curJ) {
-      leave_strip(curJ);
+      leave_strip(curJ, Ia, Ib);
       cacc = symv_zero();
-      curJ = J;
+      curJ = J, Ia = I;
       symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
     const symv_t vr = symv_pipe_tile_totals(buf, xc, I, J, t, rsum, csum, cacc);
     if (t < 64 && I * 64 + t < n && !symv_pfx_add(acc, I * 64 + t, vr)) atomicOr(flag + I, 1ull);
-    arrive(I); /* its barrier also frees rsum and csum for the next tile */
+    Ib = I;
+    __syncthreads(); /* rsum and csum are free for the next tile */
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);
   }
-  leave_strip(curJ);
+  leave_strip(curJ, Ia, Ib);
   symv_cp_wait<0>(); /* no copy outlives the block */
 }
