@@ -36,9 +36,8 @@
  * once per strip it leaves (and at its end): the row sums of its tiles of
  * that strip, one for each of their row blocks, and its column sums of the
  * strip, one for each row block their columns lie in (one, two when UX =
- * 128); a barrier, thread 0's fence, a barrier, then one atomic per row
- * block (symv_pfx_count; the pattern of a grid barrier: bar.sync, one
- * thread's fence). The block that brings
+ * 128): a barrier, then a fence and an atomic per row block, one thread
+ * each (symv_pfx_count). The block that brings
  * cnt[rb] to the expected count reads rb's accumulators (through L2,
  * __ldcg, after a fence), rounds each element once and writes
  *
@@ -130,10 +129,10 @@ static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int i, symv_t
 
 /* Counts, once all the block's threads have added them, the contributions
  * the block made to row blocks lo..hi: add(rb) each (its tiles' row sums
- * and its column sums of one strip there). A barrier, thread 0's fence
- * (the pattern of a grid barrier: bar.sync, one thread's fence), another
- * barrier, then one atomic per row block, thread t taking rb = lo + t, lo
- * + t + BLOCK_SIZE, ...; the row blocks this brought to their expected
+ * and its column sums of one strip there). A barrier, then one fence and
+ * atomic per row block, thread t taking rb = lo + t (the pattern of a grid
+ * barrier, bar.sync then the signalling thread's fence, in each thread that
+ * counts); the row blocks this brought to their expected
  * count (symv_fx_expected) go to list[0..*nlist), in no particular order.
  * Called by every thread (barriers); *nlist is shared memory, and list
  * holds BLOCK_SIZE entries: hi - lo < BLOCK_SIZE. */
@@ -147,9 +146,10 @@ static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, int lo, int
   const long want = a ? symv_fx_expected(rb, nb, ns, UX, ntiles, gridDim.x) : 0;
   if (t == 0) *nlist = 0;
   __syncthreads();
-  if (t == 0) __threadfence();
-  __syncthreads();
-  if (a && (long)(atomicAdd(cnt + rb, (symv_ull)a) + a) == want) list[atomicAdd(nlist, 1)] = rb;
+  if (a) {
+    __threadfence(); /* the block's additions, ordered before this count by the barrier */
+    if ((long)(atomicAdd(cnt + rb, (symv_ull)a) + a) == want) list[atomicAdd(nlist, 1)] = rb;
+  }
   __syncthreads();
 }
 
