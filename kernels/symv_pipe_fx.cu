@@ -43,7 +43,9 @@
  *
  *   y(i) := alpha * s(i) + beta * y(i)       (beta = 0: y(i) not read)
  *
- * then stores zeros to the accumulators, cnt[rb] and flag[rb]. y is read
+ * then stores zeros to the accumulators, cnt[rb] and flag[rb]; the row
+ * blocks one count completes are finished side by side, BLOCK_SIZE/64 at
+ * a time. y is read
  * and written once per element, by that block: nothing scales y ahead of
  * the additions, so pipe's gate is not needed, and one launch does it all.
  * alpha = 0: y := beta*y, A and x not read (SYMV_ENTER_OR_SCALE).
@@ -58,7 +60,8 @@
  * a plain dot product spreads them. It clears the accumulators as well.
  *
  * Workspace (unsigned long long, zero when allocated and left zero by every
- * call; gpu/gpu.c): cnt[nb], flag[nb], then acc[n][parts][words], parts = 1
+ * call; gpu/gpu.c): cnt[nb], flag[nb], then acc[parts][words][n] (word
+ * by word, so that a warp's atomics coalesce), parts = 1
  * (2 for complex routines: real and imaginary parts), words
  * SYMV_FX_WORDS_F (float, complex float) or SYMV_FX_WORDS_D (double,
  * complex double). An element receives at most ns + G contributions, one
@@ -100,15 +103,17 @@ static __device__ __forceinline__ symv_r symv_pfx_part(symv_t v, int p)
 #endif
 }
 
-/* element i's accumulators: parts x words words */
-static __device__ __forceinline__ symv_ull *symv_pfx_acc(symv_ull *acc, int i)
+/* word k of part p of element i's accumulator: the words are stored word
+ * by word, acc[(p * WORDS + k) * n + i], so that a warp's atomics on one
+ * word of 32 consecutive elements fall on consecutive addresses */
+static __device__ __forceinline__ symv_ull *symv_pfx_word(symv_ull *acc, int n, int i, int p, int k)
 {
-  return acc + (symv_ll)i * (SYMV_PFX_PARTS * SYMV_PFX_WORDS);
+  return acc + (symv_ll)(p * SYMV_PFX_WORDS + k) * n + i;
 }
 
-/* v's parts added exactly to element i's accumulators; false (that part
- * left out) when a part is not finite or out of the window. */
-static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int i, symv_t v)
+/* v's parts added exactly to element i's accumulator (n elements); false
+ * (that part left out) when a part is not finite or out of the window. */
+static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int n, int i, symv_t v)
 {
   bool ok = true;
 #pragma unroll
@@ -119,10 +124,9 @@ static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int i, symv_t
       ok = false;
       continue;
     }
-    symv_ull *w = symv_pfx_acc(acc, i) + p * SYMV_PFX_WORDS + k0;
 #pragma unroll
     for (int q = 0; q < 3; q++)
-      if (d[q] != 0) atomicAdd(w + q, (symv_ull)d[q]); /* nonzero digits lie below word WORDS */
+      if (d[q] != 0) atomicAdd(symv_pfx_word(acc, n, i, p, k0 + q), (symv_ull)d[q]); /* k0 + q < WORDS */
   }
   return ok;
 }
@@ -153,63 +157,85 @@ static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, int lo, int
   __syncthreads();
 }
 
-/* Row block rb, complete: y(i) for its rows i < n from their accumulators
- * rounded once (or directly when flag[rb] is set, see the header), then
- * its accumulators, cnt[rb] and flag[rb] zero again. scratch: CG x 64
- * elements of shared memory, free on entry and on return. Called by every
- * thread (barriers). */
-static __device__ void symv_pfx_finish(int rb, int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                       const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
-                                       symv_t alpha, symv_t beta, symv_ull *cnt, symv_ull *flag, symv_ull *acc,
-                                       symv_t (*scratch)[64])
+/* y(i) := alpha * v + beta * y(i) (beta = 0: y(i) not read), then
+ * element i's accumulator zero again. */
+static __device__ __forceinline__ void symv_pfx_store(int i, int n, symv_t v, symv_t *y, symv_ll incy,
+                                                      symv_t alpha, symv_t beta, symv_ull *acc)
 {
-  const int t = threadIdx.x, r = t & 63, cg = t >> 6, i = rb * 64 + r;
-  __threadfence(); /* the other blocks' additions, counted before ours, are visible */
-  const bool fallback = __syncthreads_or(t == 0 && __ldcg(flag + rb) != 0);
-  symv_t v = symv_zero();
-  if (!fallback) {
-    if (t < 64 && i < n) {
-      symv_r s[SYMV_PFX_PARTS];
+  const symv_t yold = symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
+  y[(symv_ll)i * incy] = symv_y_value(alpha, v, beta, yold);
 #pragma unroll
-      for (int p = 0; p < SYMV_PFX_PARTS; p++) {
-        const symv_ull *w = symv_pfx_acc(acc, i) + p * SYMV_PFX_WORDS;
-        long long wv[SYMV_PFX_WORDS];
+  for (int p = 0; p < SYMV_PFX_PARTS; p++)
 #pragma unroll
-        for (int k = 0; k < SYMV_PFX_WORDS; k++) wv[k] = (long long)__ldcg(w + k);
+    for (int k = 0; k < SYMV_PFX_WORDS; k++) *symv_pfx_word(acc, n, i, p, k) = 0;
+}
+
+/* Element i's sum, its accumulator rounded once per part (read through
+ * L2: other blocks added to it). */
+static __device__ __noinline__ symv_t symv_pfx_round(const symv_ull *acc, int n, int i)
+{
+  symv_r s[SYMV_PFX_PARTS];
+#pragma unroll
+  for (int p = 0; p < SYMV_PFX_PARTS; p++) {
+    long long wv[SYMV_PFX_WORDS];
+#pragma unroll
+    for (int k = 0; k < SYMV_PFX_WORDS; k++)
+      wv[k] = (long long)__ldcg(symv_pfx_word(const_cast<symv_ull *>(acc), n, i, p, k));
 #if SYMV_SINGLE
-        s[p] = symv_fx_round_f(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
+    s[p] = symv_fx_round_f(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
 #else
-        s[p] = symv_fx_round_d(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
+    s[p] = symv_fx_round_d(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
 #endif
-      }
+  }
 #if SYMV_COMPLEX
-      v = symv_make(s[0], s[1]);
+  return symv_make(s[0], s[1]);
 #else
-      v = s[0];
+  return s[0];
 #endif
-    }
-  } else {
-    /* row i directly: column group cg takes columns cg, cg + CG, ... in
-     * order; A(i, j) stored for j <= i, its mirror A(j, i) for j > i */
-    symv_t s = symv_zero();
-    if (i < n)
-      for (int j = cg; j < n; j += SYMV_PIPE_CG) {
-        const symv_t a = j <= i ? A[(symv_ll)i * rs + (symv_ll)j * cs] : A[(symv_ll)j * rs + (symv_ll)i * cs];
-        s = symv_fma_rn(j == i ? symv_diag(a) : j < i ? a : symv_mirror(a), x[(symv_ll)j * incx], s);
+}
+
+/* Row blocks list[0..nf), each complete: y(i) for their rows i < n from
+ * the rows' accumulators rounded once, CG row blocks at a time, column
+ * group cg taking list[q + cg]; a row block whose flag is set (see the
+ * header) is computed directly instead, one at a time, by the whole block:
+ * row i's column group cg takes columns cg, cg + CG, ... in order (A(i, j)
+ * stored for j <= i, its mirror A(j, i) for j > i), the groups' sums added
+ * in group order. Either way each row block's y is a function of its own
+ * flag and sums, whichever block finishes it with whichever others. Then
+ * the rows' accumulators, cnt and flag of each row block are zero again.
+ * scratch: CG x 64 elements of shared memory, free on entry and on return.
+ * Called by every thread (barriers); list is shared memory. */
+static __device__ void symv_pfx_finish(const int *list, int nf, int n, const symv_t *__restrict__ A, int rs,
+                                       symv_ll cs, const symv_t *__restrict__ x, symv_ll incx, symv_t *y,
+                                       symv_ll incy, symv_t alpha, symv_t beta, symv_ull *cnt, symv_ull *flag,
+                                       symv_ull *acc, symv_t (*scratch)[64])
+{
+  const int t = threadIdx.x, r = t & 63, cg = t >> 6;
+  __threadfence(); /* the other blocks' additions, counted before ours, are visible */
+  for (int q = 0; q < nf; q += SYMV_PIPE_CG) {
+    const int m = min(SYMV_PIPE_CG, nf - q);
+    const int rb = cg < m ? list[q + cg] : -1, i = rb * 64 + r;
+    const bool flagged = rb >= 0 && __ldcg(flag + rb) != 0;
+    if (rb >= 0 && !flagged && i < n) symv_pfx_store(i, n, symv_pfx_round(acc, n, i), y, incy, alpha, beta, acc);
+    if (__syncthreads_or(flagged))
+      for (int g = 0; g < m; g++) {
+        const int rg = list[q + g], ig = rg * 64 + r;
+        if (__ldcg(flag + rg) == 0) continue; /* the same for every thread: no block adds to rg any more */
+        symv_t s = symv_zero();
+        if (ig < n)
+          for (int j = cg; j < n; j += SYMV_PIPE_CG) {
+            const symv_t a =
+                j <= ig ? A[(symv_ll)ig * rs + (symv_ll)j * cs] : A[(symv_ll)j * rs + (symv_ll)ig * cs];
+            s = symv_fma_rn(j == ig ? symv_diag(a) : j < ig ? a : symv_mirror(a), x[(symv_ll)j * incx], s);
+          }
+        scratch[cg][r] = s;
+        __syncthreads();
+        if (t < 64 && ig < n) symv_pfx_store(ig, n, symv_pipe_row_total(scratch, t), y, incy, alpha, beta, acc);
+        __syncthreads(); /* scratch is free again */
       }
-    scratch[cg][r] = s;
-    __syncthreads();
-    if (t < 64) v = symv_pipe_row_total(scratch, t);
+    __syncthreads(); /* every flag of the group read */
+    if (t < m) cnt[list[q + t]] = 0, flag[list[q + t]] = 0;
   }
-  if (t < 64 && i < n) {
-    const symv_t yold = symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
-    y[(symv_ll)i * incy] = symv_y_value(alpha, v, beta, yold);
-    symv_ull *w = symv_pfx_acc(acc, i);
-#pragma unroll
-    for (int k = 0; k < SYMV_PFX_PARTS * SYMV_PFX_WORDS; k++) w[k] = 0;
-  }
-  if (t == 0) cnt[rb] = 0, flag[rb] = 0;
-  __syncthreads(); /* scratch is free again */
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
@@ -241,14 +267,12 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
    * blocks those counts completed are finished */
   auto leave_strip = [&](int Js, int Ia, int Ib) {
     const int j = Js * UX + t;
-    if (t < UX && j < n && !symv_pfx_add(acc, j, cacc)) atomicOr(flag + j / 64, 1ull);
+    if (t < UX && j < n && !symv_pfx_add(acc, n, j, cacc)) atomicOr(flag + j / 64, 1ull);
     const int c0 = Js * UX / 64, c1 = min((Js * UX + UX - 1) / 64, nb - 1), hi = max(Ib, c1);
     auto add = [&](int rb) { return (int)(rb >= Ia && rb <= Ib) + (int)(rb <= c1); };
     for (int lo = c0; lo <= hi; lo += BLOCK_SIZE) {
       symv_pfx_count(cnt, lo, min(hi, lo + BLOCK_SIZE - 1), add, nb, ns, ntiles, fin, &nfin);
-      const int nf = nfin;
-      for (int q = 0; q < nf; q++)
-        symv_pfx_finish(fin[q], n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, rsum);
+      symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, rsum);
     }
   };
 
@@ -267,7 +291,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
     const symv_t vr = symv_pipe_tile_totals(buf, xc, I, J, t, rsum, csum, cacc);
-    if (t < 64 && I * 64 + t < n && !symv_pfx_add(acc, I * 64 + t, vr)) atomicOr(flag + I, 1ull);
+    if (t < 64 && I * 64 + t < n && !symv_pfx_add(acc, n, I * 64 + t, vr)) atomicOr(flag + I, 1ull);
     Ib = I;
     __syncthreads(); /* rsum and csum are free for the next tile */
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);
