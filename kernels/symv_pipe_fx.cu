@@ -157,17 +157,22 @@ static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, int lo, int
   __syncthreads();
 }
 
-/* y(i) := alpha * v + beta * y(i) (beta = 0: y(i) not read), then
- * element i's accumulator zero again. */
-static __device__ __forceinline__ void symv_pfx_store(int i, int n, symv_t v, symv_t *y, symv_ll incy,
+/* y(i) := alpha * v + beta * yold, then element i's accumulator zero
+ * again. */
+static __device__ __forceinline__ void symv_pfx_store(int i, int n, symv_t v, symv_t yold, symv_t *y, symv_ll incy,
                                                       symv_t alpha, symv_t beta, symv_ull *acc)
 {
-  const symv_t yold = symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
   y[(symv_ll)i * incy] = symv_y_value(alpha, v, beta, yold);
 #pragma unroll
   for (int p = 0; p < SYMV_PFX_PARTS; p++)
 #pragma unroll
     for (int k = 0; k < SYMV_PFX_WORDS; k++) *symv_pfx_word(acc, n, i, p, k) = 0;
+}
+
+/* y(i) as symv_y_value reads it: not read when beta = 0 */
+static __device__ __forceinline__ symv_t symv_pfx_yold(int i, const symv_t *y, symv_ll incy, symv_t beta)
+{
+  return symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
 }
 
 /* Element i's sum, its accumulator rounded once per part (read through
@@ -216,7 +221,10 @@ static __device__ void symv_pfx_finish(const int *list, int nf, int n, const sym
     const int m = min(SYMV_PIPE_CG, nf - q);
     const int rb = cg < m ? list[q + cg] : -1, i = rb * 64 + r;
     const bool flagged = rb >= 0 && __ldcg(flag + rb) != 0;
-    if (rb >= 0 && !flagged && i < n) symv_pfx_store(i, n, symv_pfx_round(acc, n, i), y, incy, alpha, beta, acc);
+    if (rb >= 0 && !flagged && i < n) {
+      const symv_t yold = symv_pfx_yold(i, y, incy, beta); /* in flight while the sum is read and rounded */
+      symv_pfx_store(i, n, symv_pfx_round(acc, n, i), yold, y, incy, alpha, beta, acc);
+    }
     if (__syncthreads_or(flagged))
       for (int g = 0; g < m; g++) {
         const int rg = list[q + g], ig = rg * 64 + r;
@@ -230,7 +238,9 @@ static __device__ void symv_pfx_finish(const int *list, int nf, int n, const sym
           }
         scratch[cg][r] = s;
         __syncthreads();
-        if (t < 64 && ig < n) symv_pfx_store(ig, n, symv_pipe_row_total(scratch, t), y, incy, alpha, beta, acc);
+        if (t < 64 && ig < n)
+          symv_pfx_store(ig, n, symv_pipe_row_total(scratch, t), symv_pfx_yold(ig, y, incy, beta), y, incy, alpha,
+                         beta, acc);
         __syncthreads(); /* scratch is free again */
       }
     __syncthreads(); /* every flag of the group read */
@@ -290,10 +300,21 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       curJ = J, Ia = I;
       symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
-    const symv_t vr = symv_pipe_tile_totals(buf, xc, I, J, t, rsum, csum, cacc);
-    if (t < 64 && I * 64 + t < n && !symv_pfx_add(acc, n, I * 64 + t, vr)) atomicOr(flag + I, 1ull);
-    Ib = I;
+    /* the tile's sums as symv_pipe_tile_totals, but row r's total and its
+     * digits in thread tr = r of the block's last 64 threads, while the
+     * column totals are the first UX threads': splitting and adding is the
+     * longest work of a tile's end, and the warps that do it are not the
+     * ones that total the columns (BLOCK_SIZE >= 128) */
+    symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum);
+    __syncthreads();
+    const int tr = t - (BLOCK_SIZE - 64);
+    symv_t vr = symv_zero();
+    if (tr >= 0) vr = symv_pipe_row_total(rsum, tr);
+    if (t < UX) cacc = symv_add(cacc, symv_pipe_col_total(csum, t));
     __syncthreads(); /* rsum and csum are free for the next tile */
+    /* after the barrier, as pipe's atomics: the other warps go on to the next tile meanwhile */
+    if (tr >= 0 && I * 64 + tr < n && !symv_pfx_add(acc, n, I * 64 + tr, vr)) atomicOr(flag + I, 1ull);
+    Ib = I;
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);
   }
   leave_strip(curJ, Ia, Ib);
