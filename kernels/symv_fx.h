@@ -137,6 +137,16 @@ SYMV_FX_FN int symv_fx_split(double v, int e0, int words, int *k0, long long d[3
   return SYMV_FX_OK;
 }
 
+/** symv_fx_clz64: the leading zero bits of u, u != 0 (0..63). */
+SYMV_FX_FN int symv_fx_clz64(unsigned long long u)
+{
+#if defined(__CUDA_ARCH__)
+  return __clzll((long long)u);
+#else
+  return __builtin_clzll(u);
+#endif
+}
+
 /** symv_fx_top: the magnitude of accumulator w[0..words-1] (words <= 16)
  *  as the top 64 bits *u of it (bit 63 set) with every bit below them ORed
  *  into bit 0 (sticky), and its sign *neg: |value| is in
@@ -165,18 +175,23 @@ SYMV_FX_FN int symv_fx_top(const long long *w, int words, int e0, unsigned long 
       carry = t >> SYMV_FX_DIGIT_BITS;
     }
   }
-  int h = words;
-  while (h >= 0 && D[h] == 0) h--;
+  /* h: the top nonzero digit; every loop runs over all digits, with no
+   * index known only at run time, so that D stays in registers on a GPU */
+  int h = -1;
+  unsigned long long Dh = 0;
+  for (int k = 0; k <= words; k++)
+    if (D[k] != 0) h = k, Dh = (unsigned long long)D[k];
   if (h < 0) return 0;
-  int p = SYMV_FX_DIGIT_BITS * h; /* the position of the top bit */
-  for (unsigned long long t = (unsigned long long)D[h] >> 1; t != 0; t >>= 1) p++;
+  const int p = SYMV_FX_DIGIT_BITS * h + 63 - symv_fx_clz64(Dh); /* the position of the top bit */
   const int low = p - 63;
   unsigned long long top = 0, sticky = 0;
-  for (int k = h; k >= 0; k--) {
+  for (int k = 0; k <= words; k++) {
     const int s = SYMV_FX_DIGIT_BITS * k - low;
     const unsigned long long g = (unsigned long long)D[k];
+    if (g == 0)
+      continue;
     if (s >= 0)
-      top |= g << s; /* s <= 63; the bits shifted out are above p: zero */
+      top |= g << s; /* s <= 63 (k <= h); the bits shifted out are above p: zero */
     else if (-s >= SYMV_FX_DIGIT_BITS)
       sticky |= g;
     else {

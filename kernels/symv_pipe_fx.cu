@@ -32,16 +32,20 @@
  * Completion: row block rb (rows 64 rb .. 64 rb + 63) receives a known
  * number of contributions in a call (symv_fx_expected: its tiles' row sums,
  * and the column sums of the blocks holding tiles of the strips its columns
- * lie in). Once a block's threads have added one (a tile's 64 row sums, or
- * a strip's UX column sums: one row block, two when UX = 128), a barrier,
- * then thread 0 fences and counts it in cnt[rb] (the pattern of a grid
- * barrier: bar.sync, one thread's fence and atomic). The block that brings
+ * lie in). A block adds its digits as it goes and counts them in cnt[rb]
+ * once per strip it leaves (and at its end): the row sums of its tiles of
+ * that strip, one for each of their row blocks, and its column sums of the
+ * strip, one for each row block their columns lie in (one, two when UX =
+ * 128): a barrier, then a fence and an atomic per row block, one thread
+ * each (symv_pfx_count). The block that brings
  * cnt[rb] to the expected count reads rb's accumulators (through L2,
  * __ldcg, after a fence), rounds each element once and writes
  *
  *   y(i) := alpha * s(i) + beta * y(i)       (beta = 0: y(i) not read)
  *
- * then stores zeros to the accumulators, cnt[rb] and flag[rb]. y is read
+ * then stores zeros to the accumulators, cnt[rb] and flag[rb]; the row
+ * blocks one count completes are finished side by side, BLOCK_SIZE/64 at
+ * a time. y is read
  * and written once per element, by that block: nothing scales y ahead of
  * the additions, so pipe's gate is not needed, and one launch does it all.
  * alpha = 0: y := beta*y, A and x not read (SYMV_ENTER_OR_SCALE).
@@ -56,7 +60,8 @@
  * a plain dot product spreads them. It clears the accumulators as well.
  *
  * Workspace (unsigned long long, zero when allocated and left zero by every
- * call; gpu/gpu.c): cnt[nb], flag[nb], then acc[n][parts][words], parts = 1
+ * call; gpu/gpu.c): cnt[nb], flag[nb], then acc[parts][words][n] (word
+ * by word, so that a warp's atomics coalesce), parts = 1
  * (2 for complex routines: real and imaginary parts), words
  * SYMV_FX_WORDS_F (float, complex float) or SYMV_FX_WORDS_D (double,
  * complex double). An element receives at most ns + G contributions, one
@@ -98,15 +103,17 @@ static __device__ __forceinline__ symv_r symv_pfx_part(symv_t v, int p)
 #endif
 }
 
-/* element i's accumulators: parts x words words */
-static __device__ __forceinline__ symv_ull *symv_pfx_acc(symv_ull *acc, int i)
+/* word k of part p of element i's accumulator: the words are stored word
+ * by word, acc[(p * WORDS + k) * n + i], so that a warp's atomics on one
+ * word of 32 consecutive elements fall on consecutive addresses */
+static __device__ __forceinline__ symv_ull *symv_pfx_word(symv_ull *acc, int n, int i, int p, int k)
 {
-  return acc + (symv_ll)i * (SYMV_PFX_PARTS * SYMV_PFX_WORDS);
+  return acc + (symv_ll)(p * SYMV_PFX_WORDS + k) * n + i;
 }
 
-/* v's parts added exactly to element i's accumulators; false (that part
- * left out) when a part is not finite or out of the window. */
-static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int i, symv_t v)
+/* v's parts added exactly to element i's accumulator (n elements); false
+ * (that part left out) when a part is not finite or out of the window. */
+static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int n, int i, symv_t v)
 {
   bool ok = true;
 #pragma unroll
@@ -117,88 +124,128 @@ static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int i, symv_t
       ok = false;
       continue;
     }
-    symv_ull *w = symv_pfx_acc(acc, i) + p * SYMV_PFX_WORDS + k0;
 #pragma unroll
     for (int q = 0; q < 3; q++)
-      if (d[q] != 0) atomicAdd(w + q, (symv_ull)d[q]); /* nonzero digits lie below word WORDS */
+      if (d[q] != 0) atomicAdd(symv_pfx_word(acc, n, i, p, k0 + q), (symv_ull)d[q]); /* k0 + q < WORDS */
   }
   return ok;
 }
 
-/* Counts one contribution to row block rb, which the block's threads have
- * all added: a barrier, then thread 0's fence and atomic. True in every
- * thread when it was the last of the expected (symv_fx_expected) for this
- * call. Called by every thread (barriers). */
-static __device__ __forceinline__ bool symv_pfx_arrive(symv_ull *cnt, int rb, int nb, int ns, int ntiles)
+/* Counts, once all the block's threads have added them, the contributions
+ * the block made to row blocks lo..hi: add(rb) each (its tiles' row sums
+ * and its column sums of one strip there). A barrier, then one fence and
+ * atomic per row block, thread t taking rb = lo + t (the pattern of a grid
+ * barrier, bar.sync then the signalling thread's fence, in each thread that
+ * counts); the row blocks this brought to their expected
+ * count (symv_fx_expected) go to list[0..*nlist), in no particular order.
+ * Called by every thread (barriers); *nlist is shared memory, and list
+ * holds BLOCK_SIZE entries: hi - lo < BLOCK_SIZE. */
+template <typename Add>
+static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, int lo, int hi, Add add, int nb, int ns,
+                                                      int ntiles, int *list, int *nlist)
 {
+  const int t = threadIdx.x, rb = lo + t;
+  const int a = rb <= hi ? add(rb) : 0;
   /* the count is worked out while the other threads' additions finish */
-  const long want = threadIdx.x == 0 ? symv_fx_expected(rb, nb, ns, UX, ntiles, gridDim.x) : 0;
+  const long want = a ? symv_fx_expected(rb, nb, ns, UX, ntiles, gridDim.x) : 0;
+  if (t == 0) *nlist = 0;
   __syncthreads();
-  bool last = false;
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last = (long)(atomicAdd(cnt + rb, 1ull) + 1) == want;
+  if (a) {
+    __threadfence(); /* the block's additions, ordered before this count by the barrier */
+    if ((long)(atomicAdd(cnt + rb, (symv_ull)a) + a) == want) list[atomicAdd(nlist, 1)] = rb;
   }
-  return __syncthreads_or(last);
+  __syncthreads();
 }
 
-/* Row block rb, complete: y(i) for its rows i < n from their accumulators
- * rounded once (or directly when flag[rb] is set, see the header), then
- * its accumulators, cnt[rb] and flag[rb] zero again. scratch: CG x 64
- * elements of shared memory, free on entry and on return. Called by every
- * thread (barriers). */
-static __device__ void symv_pfx_finish(int rb, int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                       const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
-                                       symv_t alpha, symv_t beta, symv_ull *cnt, symv_ull *flag, symv_ull *acc,
-                                       symv_t (*scratch)[64])
+/* y(i) := alpha * v + beta * yold, then element i's accumulator zero
+ * again. */
+static __device__ __forceinline__ void symv_pfx_store(int i, int n, symv_t v, symv_t yold, symv_t *y, symv_ll incy,
+                                                      symv_t alpha, symv_t beta, symv_ull *acc)
 {
-  const int t = threadIdx.x, r = t & 63, cg = t >> 6, i = rb * 64 + r;
-  __threadfence(); /* the other blocks' additions, counted before ours, are visible */
-  const bool fallback = __syncthreads_or(t == 0 && __ldcg(flag + rb) != 0);
-  symv_t v = symv_zero();
-  if (!fallback) {
-    if (t < 64 && i < n) {
-      symv_r s[SYMV_PFX_PARTS];
+  y[(symv_ll)i * incy] = symv_y_value(alpha, v, beta, yold);
 #pragma unroll
-      for (int p = 0; p < SYMV_PFX_PARTS; p++) {
-        const symv_ull *w = symv_pfx_acc(acc, i) + p * SYMV_PFX_WORDS;
-        long long wv[SYMV_PFX_WORDS];
+  for (int p = 0; p < SYMV_PFX_PARTS; p++)
 #pragma unroll
-        for (int k = 0; k < SYMV_PFX_WORDS; k++) wv[k] = (long long)__ldcg(w + k);
+    for (int k = 0; k < SYMV_PFX_WORDS; k++) *symv_pfx_word(acc, n, i, p, k) = 0;
+}
+
+/* y(i) as symv_y_value reads it: not read when beta = 0 */
+static __device__ __forceinline__ symv_t symv_pfx_yold(int i, const symv_t *y, symv_ll incy, symv_t beta)
+{
+  return symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
+}
+
+/* Element i's sum, its accumulator rounded once per part (read through
+ * L2: other blocks added to it). */
+static __device__ __noinline__ symv_t symv_pfx_round(const symv_ull *acc, int n, int i)
+{
+  symv_r s[SYMV_PFX_PARTS];
+#pragma unroll
+  for (int p = 0; p < SYMV_PFX_PARTS; p++) {
+    long long wv[SYMV_PFX_WORDS];
+#pragma unroll
+    for (int k = 0; k < SYMV_PFX_WORDS; k++)
+      wv[k] = (long long)__ldcg(symv_pfx_word(const_cast<symv_ull *>(acc), n, i, p, k));
 #if SYMV_SINGLE
-        s[p] = symv_fx_round_f(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
+    s[p] = symv_fx_round_f(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
 #else
-        s[p] = symv_fx_round_d(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
+    s[p] = symv_fx_round_d(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
 #endif
-      }
+  }
 #if SYMV_COMPLEX
-      v = symv_make(s[0], s[1]);
+  return symv_make(s[0], s[1]);
 #else
-      v = s[0];
+  return s[0];
 #endif
+}
+
+/* Row blocks list[0..nf), each complete: y(i) for their rows i < n from
+ * the rows' accumulators rounded once, CG row blocks at a time, column
+ * group cg taking list[q + cg]; a row block whose flag is set (see the
+ * header) is computed directly instead, one at a time, by the whole block:
+ * row i's column group cg takes columns cg, cg + CG, ... in order (A(i, j)
+ * stored for j <= i, its mirror A(j, i) for j > i), the groups' sums added
+ * in group order. Either way each row block's y is a function of its own
+ * flag and sums, whichever block finishes it with whichever others. Then
+ * the rows' accumulators, cnt and flag of each row block are zero again.
+ * scratch: CG x 64 elements of shared memory, free on entry and on return.
+ * Called by every thread (barriers); list is shared memory. */
+static __device__ void symv_pfx_finish(const int *list, int nf, int n, const symv_t *__restrict__ A, int rs,
+                                       symv_ll cs, const symv_t *__restrict__ x, symv_ll incx, symv_t *y,
+                                       symv_ll incy, symv_t alpha, symv_t beta, symv_ull *cnt, symv_ull *flag,
+                                       symv_ull *acc, symv_t (*scratch)[64])
+{
+  const int t = threadIdx.x, r = t & 63, cg = t >> 6;
+  __threadfence(); /* the other blocks' additions, counted before ours, are visible */
+  for (int q = 0; q < nf; q += SYMV_PIPE_CG) {
+    const int m = min(SYMV_PIPE_CG, nf - q);
+    const int rb = cg < m ? list[q + cg] : -1, i = rb * 64 + r;
+    const bool flagged = rb >= 0 && __ldcg(flag + rb) != 0;
+    if (rb >= 0 && !flagged && i < n) {
+      const symv_t yold = symv_pfx_yold(i, y, incy, beta); /* in flight while the sum is read and rounded */
+      symv_pfx_store(i, n, symv_pfx_round(acc, n, i), yold, y, incy, alpha, beta, acc);
     }
-  } else {
-    /* row i directly: column group cg takes columns cg, cg + CG, ... in
-     * order; A(i, j) stored for j <= i, its mirror A(j, i) for j > i */
-    symv_t s = symv_zero();
-    if (i < n)
-      for (int j = cg; j < n; j += SYMV_PIPE_CG) {
-        const symv_t a = j <= i ? A[(symv_ll)i * rs + (symv_ll)j * cs] : A[(symv_ll)j * rs + (symv_ll)i * cs];
-        s = symv_fma_rn(j == i ? symv_diag(a) : j < i ? a : symv_mirror(a), x[(symv_ll)j * incx], s);
+    if (__syncthreads_or(flagged))
+      for (int g = 0; g < m; g++) {
+        const int rg = list[q + g], ig = rg * 64 + r;
+        if (__ldcg(flag + rg) == 0) continue; /* the same for every thread: no block adds to rg any more */
+        symv_t s = symv_zero();
+        if (ig < n)
+          for (int j = cg; j < n; j += SYMV_PIPE_CG) {
+            const symv_t a =
+                j <= ig ? A[(symv_ll)ig * rs + (symv_ll)j * cs] : A[(symv_ll)j * rs + (symv_ll)ig * cs];
+            s = symv_fma_rn(j == ig ? symv_diag(a) : j < ig ? a : symv_mirror(a), x[(symv_ll)j * incx], s);
+          }
+        scratch[cg][r] = s;
+        __syncthreads();
+        if (t < 64 && ig < n)
+          symv_pfx_store(ig, n, symv_pipe_row_total(scratch, t), symv_pfx_yold(ig, y, incy, beta), y, incy, alpha,
+                         beta, acc);
+        __syncthreads(); /* scratch is free again */
       }
-    scratch[cg][r] = s;
-    __syncthreads();
-    if (t < 64) v = symv_pipe_row_total(scratch, t);
+    __syncthreads(); /* every flag of the group read */
+    if (t < m) cnt[list[q + t]] = 0, flag[list[q + t]] = 0;
   }
-  if (t < 64 && i < n) {
-    const symv_t yold = symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
-    y[(symv_ll)i * incy] = symv_y_value(alpha, v, beta, yold);
-    symv_ull *w = symv_pfx_acc(acc, i);
-#pragma unroll
-    for (int k = 0; k < SYMV_PFX_PARTS * SYMV_PFX_WORDS; k++) w[k] = 0;
-  }
-  if (t == 0) cnt[rb] = 0, flag[rb] = 0;
-  __syncthreads(); /* scratch is free again */
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
@@ -221,24 +268,26 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   auto issue = [&](int stage) {
     symv_pipe_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
-  /* one contribution to row block rb added by every thread: counted, and
-   * rb finished if it was the last */
-  auto arrive = [&](int rb) {
-    if (symv_pfx_arrive(cnt, rb, nb, ns, ntiles))
-      symv_pfx_finish(rb, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, rsum);
-  };
+  __shared__ int fin[BLOCK_SIZE], nfin; /* the row blocks a count completed */
   symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
-  /* strip Js's column sums, this block's share of them: added, then
-   * counted in each row block their columns lie in */
-  auto leave_strip = [&](int Js) {
+  /* strip Js's column sums, this block's share of them, added; then the
+   * block's contributions in strip Js counted: the row sums of its tiles,
+   * row blocks Ia..Ib, and its column sums, in the row blocks c0..c1 their
+   * columns lie in (c0 = the strip's first row block <= Ia); the row
+   * blocks those counts completed are finished */
+  auto leave_strip = [&](int Js, int Ia, int Ib) {
     const int j = Js * UX + t;
-    if (t < UX && j < n && !symv_pfx_add(acc, j, cacc)) atomicOr(flag + j / 64, 1ull);
-    const int last = (Js * UX + UX - 1) / 64;
-    for (int rb = Js * UX / 64; rb <= last && rb < nb; rb++) arrive(rb);
+    if (t < UX && j < n && !symv_pfx_add(acc, n, j, cacc)) atomicOr(flag + j / 64, 1ull);
+    const int c0 = Js * UX / 64, c1 = min((Js * UX + UX - 1) / 64, nb - 1), hi = max(Ib, c1);
+    auto add = [&](int rb) { return (int)(rb >= Ia && rb <= Ib) + (int)(rb <= c1); };
+    for (int lo = c0; lo <= hi; lo += BLOCK_SIZE) {
+      symv_pfx_count(cnt, lo, min(hi, lo + BLOCK_SIZE - 1), add, nb, ns, ntiles, fin, &nfin);
+      symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, rsum);
+    }
   };
 
   symv_t xc[SYMV_PIPE_CPT];
-  int curJ = J;
+  int curJ = J, Ia = I, Ib = I; /* row blocks Ia..Ib: this block's tiles of strip curJ so far */
   symv_pipe_load_xc(xc, J, t, n, x, incx);
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
@@ -246,16 +295,28 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     symv_cp_wait<SYMV_PIPE_S - 1>();
     const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
     if (J != curJ) {
-      leave_strip(curJ);
+      leave_strip(curJ, Ia, Ib);
       cacc = symv_zero();
-      curJ = J;
+      curJ = J, Ia = I;
       symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
-    const symv_t vr = symv_pipe_tile_totals(buf, xc, I, J, t, rsum, csum, cacc);
-    if (t < 64 && I * 64 + t < n && !symv_pfx_add(acc, I * 64 + t, vr)) atomicOr(flag + I, 1ull);
-    arrive(I); /* its barrier also frees rsum and csum for the next tile */
+    /* the tile's sums as symv_pipe_tile_totals, but row r's total and its
+     * digits in thread tr = r of the block's last 64 threads, while the
+     * column totals are the first UX threads': splitting and adding is the
+     * longest work of a tile's end, and the warps that do it are not the
+     * ones that total the columns (BLOCK_SIZE >= 128) */
+    symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum);
+    __syncthreads();
+    const int tr = t - (BLOCK_SIZE - 64);
+    symv_t vr = symv_zero();
+    if (tr >= 0) vr = symv_pipe_row_total(rsum, tr);
+    if (t < UX) cacc = symv_add(cacc, symv_pipe_col_total(csum, t));
+    __syncthreads(); /* rsum and csum are free for the next tile */
+    /* after the barrier, as pipe's atomics: the other warps go on to the next tile meanwhile */
+    if (tr >= 0 && I * 64 + tr < n && !symv_pfx_add(acc, n, I * 64 + tr, vr)) atomicOr(flag + I, 1ull);
+    Ib = I;
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);
   }
-  leave_strip(curJ);
+  leave_strip(curJ, Ia, Ib);
   symv_cp_wait<0>(); /* no copy outlives the block */
 }

@@ -115,8 +115,9 @@ int symv_static_smem(const symv_params *p)
   case SYMV_FAMILY_PANEL: /* part[NW*UX] */
     return nw * p->ux * d;
   case SYMV_FAMILY_PIPE: /* rsum[CG][64], csum[NW][CPT], 16-byte aligned; the pipeline is dynamic (symv_pipe_smem) */
-  case SYMV_FAMILY_PIPE_FX: /* pipe's arrays */
     return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16;
+  case SYMV_FAMILY_PIPE_FX: /* pipe's arrays, then fin[BLOCK_SIZE] and nfin (int) */
+    return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16 + (p->block_size + 1) * 4;
   case SYMV_FAMILY_PIPE_DET: /* pipe's, 16 bytes more (the ticket counter of the one-launch kernel, gone
                                  since the two phases; kept as a margin, so that the filter drops what it
                                  dropped), and for MX 3..5 xs[BLOCK_SIZE] */
