@@ -8,15 +8,17 @@
  * kernels' flags, -arch included; default: the build's), NVCC_CFLAGS (the
  * C units' flags; default: the build's), LDFLAGS (default: the RUNPATH of
  * the CUDA library folder, as the build linked), LDLIBS, CCBIN (passed as
- * -ccbin to every nvcc run when set), PREFIX (default /usr/local) and
- * DESTDIR (prepended to every installed name, for staging).
+ * -ccbin to every nvcc run when set), PREFIX (default /usr/local), DESTDIR
+ * (prepended to every installed name, for staging) and RPATH (1: the
+ * installed .pc keeps its rpath variable, -Wl,-rpath,${libdir}; else, the
+ * default, it is emptied: programs get no RUNPATH from it).
  *
  * Targets: all (the default) compiles every unit under src/ again into
  * obj/ with the commands the build ran, these variables in place of the
  * build's flags, and links lib/libsymv.so.X.Y.Z and its two links;
  * install copies the library and its links, include/symv.h, the pkg-config
- * file (its prefix rewritten to PREFIX), the CMake package (relocatable:
- * found from its own folder, PREFIX/lib/cmake/symv) and share/symv (wisdom
+ * file (rpath as RPATH says), the CMake package (both relocatable: paths
+ * found from their own folders) and share/symv (wisdom
  * files) if there is one into $(DESTDIR)$(PREFIX)/{lib, include,
  * lib/pkgconfig, lib/cmake/symv, share/symv}, creating those folders and
  * writing no other file.

@@ -236,3 +236,19 @@ const char *libgen_cuda_root(const char *nvcc, char *out, size_t len)
   }
   return NULL;
 }
+
+/* The toolkit's MAJOR.MINOR from CUDART_VERSION (1000 * major + 10 *
+ * minor) in cuda_root/include/cuda_runtime_api.h, or NULL. */
+const char *libgen_cuda_version(const char *cuda_root, char *out, size_t len)
+{
+  char path[PATH_MAX + 64], line[512];
+  snprintf(path, sizeof path, "%s/include/cuda_runtime_api.h", cuda_root);
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  int v = -1;
+  while (v < 0 && fgets(line, sizeof line, f))
+    if (sscanf(line, " #define CUDART_VERSION %d", &v) != 1 || v < 1000) v = -1;
+  fclose(f);
+  if (v < 0 || snprintf(out, len, "%d.%d", v / 1000, v % 1000 / 10) >= (int)len) return NULL;
+  return out;
+}
