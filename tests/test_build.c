@@ -186,12 +186,25 @@ Test(build, generates_library_from_real_database, .timeout = 600)
   cr_assert_str_eq(hdr, orig, "include/symv.h is not lib/symv.h");
   free(hdr), free(orig);
 
-  /* pkg-config: -lsymv before -lcublas */
+  /* pkg-config: -lsymv kept against --as-needed; cuBLAS from the module
+   * of the toolkit's version (CUDART_VERSION), which pkg-config lists
+   * after libsymv's Libs, or else -lcublas after -lsymv */
   snprintf(p, sizeof p, "%s/lib/pkgconfig/libsymv.pc", out);
   char *pc = fix_slurp(p);
   cr_assert_not_null(pc);
-  char *ls = strstr(pc, "-lsymv"), *lc = strstr(pc, "-lcublas");
-  cr_assert(ls && lc && ls < lc, "libsymv.pc: %s", pc);
+  char *ls = strstr(pc, " -Wl,--push-state,--no-as-needed -lsymv -Wl,--pop-state"), *lc = strstr(pc, "-lcublas");
+  char *rq = strstr(pc, "\nRequires: cublas-${cudaversion} cudart-${cudaversion}\n");
+  cr_assert(ls && (rq ? !lc : lc && ls < lc), "libsymv.pc: %s", pc);
+  char root[1024], *hdr_cuda, *def, want[64];
+  int v;
+  snprintf(root, sizeof root, "%s", FIX_NVCC);
+  for (int i = 0; i < 2; i++) *strrchr(root, '/') = 0;
+  hdr_cuda = fix_slurp(strcat(root, "/include/cuda_runtime_api.h"));
+  if (hdr_cuda && (def = strstr(hdr_cuda, "#define CUDART_VERSION")) && sscanf(def + 22, "%d", &v) == 1) {
+    snprintf(want, sizeof want, "\ncudaversion=%d.%d\n", v / 1000, v % 1000 / 10);
+    cr_assert(rq && strstr(pc, want), "libsymv.pc, expected %s:\n%s", want + 1, pc);
+  }
+  free(hdr_cuda);
   free(pc);
 
   /* the exports: each routine's symvXxxxx and cuBLAS entry point (named by
@@ -1052,8 +1065,9 @@ static int run_make(const char *out, const char *make_args, char **text)
 
 /* `make install DESTDIR=STAGE PREFIX=/opt/site` into a prefix that holds
  * another package: that package's files stay byte for byte, the library,
- * its links, symv.h, libsymv.pc (prefix=/opt/site) and the CMake package
- * are there, and nothing else is written. */
+ * its links, symv.h, libsymv.pc (relocatable, its rpath emptied; as built
+ * with RPATH=1) and the CMake package are there, and nothing else is
+ * written. */
 Test(build, makefile_installs_beside_other_software, .timeout = 120)
 {
   char out[512], stage[512], p[1024], cmd[2048];
@@ -1081,9 +1095,14 @@ Test(build, makefile_installs_beside_other_software, .timeout = 120)
   unsigned char *inst = slurp_bytes(in_dir(p, "stage/opt/site/lib/" LIBGEN_REALNAME), &b);
   cr_assert(a == b && memcmp(built, inst, (size_t)a) == 0, "the installed library is not the built one");
   free(built), free(inst);
+  /* the installed .pc: the built one, relocatable, its rpath emptied */
   char *pc = fix_slurp(in_dir(p, "stage/opt/site/lib/pkgconfig/libsymv.pc"));
-  cr_assert_not_null(strstr(pc, "\nprefix=/opt/site\n"), "%s", pc);
-  cr_assert_null(strstr(pc, "pcfiledir"), "%s", pc);
+  char *built_pc = fix_slurp(strcat(strcpy(p, out), "/lib/pkgconfig/libsymv.pc"));
+  static const char rpath[] = "\nrpath=-Wl,-rpath,${libdir}\n";
+  char *r = built_pc ? strstr(built_pc, rpath) : NULL, want_pc[8192];
+  cr_assert(pc && r && strstr(pc, "\nprefix=${pcfiledir}/../..\n"), "built:\n%s\ninstalled:\n%s", built_pc, pc);
+  snprintf(want_pc, sizeof want_pc, "%.*s\nrpath=\n%s", (int)(r - built_pc), built_pc, r + strlen(rpath));
+  cr_assert_str_eq(pc, want_pc, "the installed .pc is not the built one with rpath emptied");
   free(pc);
   /* every file and link under the stage: the other package's and the library's, no more */
   snprintf(cmd, sizeof cmd, "cd '%s' && find . ! -type d | LC_ALL=C sort", in_dir(stage, "stage"));
@@ -1101,6 +1120,14 @@ Test(build, makefile_installs_beside_other_software, .timeout = 120)
   char target[64] = "";
   cr_assert_gt(readlink(in_dir(p, "stage/opt/site/lib/libsymv.so"), target, sizeof target - 1), 0);
   cr_assert_str_eq(target, LIBGEN_SONAME);
+  /* RPATH=1: the .pc as built */
+  snprintf(cmd, sizeof cmd, "install DESTDIR='%s' PREFIX=/opt/site RPATH=1", in_dir(stage, "stage-rpath"));
+  status = run_make(out, cmd, &text);
+  cr_assert_eq(status, 0, "make install RPATH=1: exit %d\n%s", status, text);
+  free(text);
+  pc = fix_slurp(in_dir(p, "stage-rpath/opt/site/lib/pkgconfig/libsymv.pc"));
+  cr_assert(pc && !strcmp(pc, built_pc), "RPATH=1: the installed .pc is not the built one:\n%s", pc);
+  free(pc), free(built_pc);
 }
 
 /* `make NVCCFLAGS=... CCBIN=...` compiles every unit the build compiled
