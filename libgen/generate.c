@@ -106,7 +106,7 @@ static int write_tree(const libgen_request *rq, const libgen_plan *pl, const cha
       libgen_write_kernel_units(pl, work, cmd) || libgen_write_table(pl, work, cmd) || !hdr ||
       libgen_write_text(sub, hdr->text) || (pl->wisdom && libgen_write_kernel_sources(work, cmd)) ||
       libgen_write_pc(pl, work, tc->version) || libgen_write_cmake(pl, work) ||
-      libgen_write_makefile(pl, work, tc->nvcc, tc->libdir)) {
+      libgen_write_makefile(pl, work, tc->nvcc, tc->libdir, tc->version)) {
     fprintf(stderr, "symvtune build: no library written; %s left as it was\n", rq->out);
     return -1;
   }

@@ -14,7 +14,8 @@
 /* The recipe prefix of every nvcc run: the compiler and -ccbin if set. */
 #define RUN_NVCC "\t$(NVCC) $(ccbin) "
 
-int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib)
+int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib,
+                          const char *cuda_version)
 {
   libgen_sbuf b = {0};
   char base[64], src[PATH_MAX], path[PATH_MAX + 16];
@@ -26,9 +27,11 @@ int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nv
                    nvcc, pl->arch);
   libgen_sb_printf(&b, "LDFLAGS =%s%s\nLDLIBS = %s\nCCBIN =\nPREFIX = /usr/local\nDESTDIR =\nRPATH =\n",
                    cuda_lib ? " -Xlinker -rpath=" : "", cuda_lib ? cuda_lib : "", LIBGEN_LIBS(pl));
+  libgen_sb_printf(&b, "CUDA_VERSION =%s%s\n", cuda_version ? " " : "", cuda_version ? cuda_version : "");
   libgen_sb_printf(&b, "ccbin = $(if $(CCBIN),-ccbin $(CCBIN))\n"
-                       "# the installed .pc's rpath variable: emptied, unless RPATH=1\n"
-                       "pc_rpath = $(if $(filter 1,$(RPATH)),,s|^rpath=.*|rpath=|)\n\nOBJS =");
+                       "# the installed .pc: its rpath variable emptied unless RPATH=1, its cudaversion CUDA_VERSION\n"
+                       "pc_rpath = $(if $(filter 1,$(RPATH)),,s|^rpath=.*|rpath=|)\n"
+                       "pc_cuda = $(if $(CUDA_VERSION),s|^cudaversion=.*|cudaversion=$(CUDA_VERSION)|)\n\nOBJS =");
   for (int i = 0; i < pl->nkernels; i++) libgen_sb_printf(&b, " \\\n  obj/%s.o", pl->kernels[i].name);
   for (int i = 0; i < libgen_c_units(pl); i++) {
     libgen_c_unit(pl, i, base, sizeof base, src, sizeof src);
@@ -63,7 +66,7 @@ int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nv
                        "\tln -sf " LIBGEN_REALNAME " \"$(dest)/lib/" LIBGEN_SONAME "\"\n"
                        "\tln -sf " LIBGEN_SONAME " \"$(dest)/lib/libsymv.so\"\n"
                        "\tinstall -m 644 include/symv.h \"$(dest)/include/symv.h\"\n"
-                       "\tsed -e '$(pc_rpath)' lib/pkgconfig/libsymv.pc "
+                       "\tsed -e '$(pc_rpath)' -e '$(pc_cuda)' lib/pkgconfig/libsymv.pc "
                        ">\"$(dest)/lib/pkgconfig/libsymv.pc\"\n"
                        "\tchmod 644 \"$(dest)/lib/pkgconfig/libsymv.pc\"\n"
                        "\tinstall -m 644 lib/cmake/symv/symvConfig.cmake lib/cmake/symv/symvConfigVersion.cmake "

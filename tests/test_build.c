@@ -1032,7 +1032,8 @@ Test(build, a_relative_nvcc_is_found_from_where_build_started, .timeout = 120)
 }
 
 /* A stand-in nvcc at dir/bin/nvcc that appends its arguments, one line a
- * run, to dir/nvcc.args and then writes what put_writing_nvcc's does; a
+ * run, to dir/nvcc.args and then writes what put_writing_nvcc's does, its
+ * toolkit (dir) of version 12.8 (dir/include/cuda_runtime_api.h); a
  * database with the default fixture's rules at dir/fit.db, built into
  * dir/lib with it: asserts the build and its Makefile are there. */
 static void build_with_recording_nvcc(char *out)
@@ -1040,6 +1041,8 @@ static void build_with_recording_nvcc(char *out)
   char dbpath[512], fake[512], rec[512], args_path[512], logp[512], p[1024], err[512];
   cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
   cr_assert_eq(mkdir(in_dir(p, "bin"), 0755), 0);
+  cr_assert_eq(mkdir(in_dir(p, "include"), 0755), 0); /* the toolkit's version, CUDA 12.8 */
+  put(in_dir(p, "include/cuda_runtime_api.h"), "#ifndef CUDART_VERSION\n#define  CUDART_VERSION  12080\n#endif\n");
   put_writing_nvcc(in_dir(fake, "bin/writing-nvcc"), 4096);
   snprintf(p, sizeof p, "#!/bin/sh\necho \"$*\" >>'%s'\nexec '%s' \"$@\"\n", in_dir(args_path, "nvcc.args"), fake);
   put(in_dir(rec, "bin/nvcc"), p);
@@ -1063,11 +1066,22 @@ static int run_make(const char *out, const char *make_args, char **text)
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* text with its line `from` (a whole line, present) made `to`, into out
+ * (len bytes). */
+static void replace_line(const char *text, const char *from, const char *to, char *out, size_t len)
+{
+  char line[256];
+  snprintf(line, sizeof line, "\n%s\n", from);
+  const char *at = strstr(text, line);
+  cr_assert_not_null(at, "no line %s in:\n%s", from, text);
+  snprintf(out, len, "%.*s\n%s\n%s", (int)(at - text), text, to, at + strlen(line));
+}
+
 /* `make install DESTDIR=STAGE PREFIX=/opt/site` into a prefix that holds
  * another package: that package's files stay byte for byte, the library,
- * its links, symv.h, libsymv.pc (relocatable, its rpath emptied; as built
- * with RPATH=1) and the CMake package are there, and nothing else is
- * written. */
+ * its links, symv.h, libsymv.pc (relocatable, its rpath emptied; with
+ * RPATH=1 CUDA_VERSION=12.9, as built but for CUDA 12.9) and the CMake
+ * package are there, and nothing else is written. */
 Test(build, makefile_installs_beside_other_software, .timeout = 120)
 {
   char out[512], stage[512], p[1024], cmd[2048];
@@ -1095,13 +1109,14 @@ Test(build, makefile_installs_beside_other_software, .timeout = 120)
   unsigned char *inst = slurp_bytes(in_dir(p, "stage/opt/site/lib/" LIBGEN_REALNAME), &b);
   cr_assert(a == b && memcmp(built, inst, (size_t)a) == 0, "the installed library is not the built one");
   free(built), free(inst);
-  /* the installed .pc: the built one, relocatable, its rpath emptied */
+  /* the installed .pc: the built one (relocatable; CUDA 12.8's modules),
+   * its rpath emptied */
   char *pc = fix_slurp(in_dir(p, "stage/opt/site/lib/pkgconfig/libsymv.pc"));
-  char *built_pc = fix_slurp(strcat(strcpy(p, out), "/lib/pkgconfig/libsymv.pc"));
-  static const char rpath[] = "\nrpath=-Wl,-rpath,${libdir}\n";
-  char *r = built_pc ? strstr(built_pc, rpath) : NULL, want_pc[8192];
-  cr_assert(pc && r && strstr(pc, "\nprefix=${pcfiledir}/../..\n"), "built:\n%s\ninstalled:\n%s", built_pc, pc);
-  snprintf(want_pc, sizeof want_pc, "%.*s\nrpath=\n%s", (int)(r - built_pc), built_pc, r + strlen(rpath));
+  char *built_pc = fix_slurp(strcat(strcpy(p, out), "/lib/pkgconfig/libsymv.pc")), want_pc[8192];
+  cr_assert(pc && built_pc && strstr(pc, "\nprefix=${pcfiledir}/../..\n") &&
+                strstr(built_pc, "\nRequires: cublas-${cudaversion} cudart-${cudaversion}\n"),
+            "built:\n%s\ninstalled:\n%s", built_pc, pc);
+  replace_line(built_pc, "rpath=-Wl,-rpath,${libdir}", "rpath=", want_pc, sizeof want_pc);
   cr_assert_str_eq(pc, want_pc, "the installed .pc is not the built one with rpath emptied");
   free(pc);
   /* every file and link under the stage: the other package's and the library's, no more */
@@ -1120,13 +1135,15 @@ Test(build, makefile_installs_beside_other_software, .timeout = 120)
   char target[64] = "";
   cr_assert_gt(readlink(in_dir(p, "stage/opt/site/lib/libsymv.so"), target, sizeof target - 1), 0);
   cr_assert_str_eq(target, LIBGEN_SONAME);
-  /* RPATH=1: the .pc as built */
-  snprintf(cmd, sizeof cmd, "install DESTDIR='%s' PREFIX=/opt/site RPATH=1", in_dir(stage, "stage-rpath"));
+  /* RPATH=1 CUDA_VERSION=12.9: the .pc as built, but for CUDA 12.9's modules */
+  snprintf(cmd, sizeof cmd, "install DESTDIR='%s' PREFIX=/opt/site RPATH=1 CUDA_VERSION=12.9",
+           in_dir(stage, "stage-rpath"));
   status = run_make(out, cmd, &text);
   cr_assert_eq(status, 0, "make install RPATH=1: exit %d\n%s", status, text);
   free(text);
   pc = fix_slurp(in_dir(p, "stage-rpath/opt/site/lib/pkgconfig/libsymv.pc"));
-  cr_assert(pc && !strcmp(pc, built_pc), "RPATH=1: the installed .pc is not the built one:\n%s", pc);
+  replace_line(built_pc, "cudaversion=12.8", "cudaversion=12.9", want_pc, sizeof want_pc);
+  cr_assert_str_eq(pc, want_pc, "RPATH=1 CUDA_VERSION=12.9: the installed .pc is not the built one for 12.9");
   free(pc), free(built_pc);
 }
 
