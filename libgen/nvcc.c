@@ -212,8 +212,8 @@ int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, con
  * name is kept as nvcc was found where its lib64 is there (e.g.
  * /usr/local/cuda, the link the toolkits maintain to the current one, not
  * /usr/local/cuda-13.0 it points to), so that what is written into the
- * library (RUNPATH) and its .pc names no one toolkit version beyond need;
- * else the folder nvcc really lies in. */
+ * library (RUNPATH) and its Makefile names no one toolkit version beyond
+ * need; else the folder nvcc really lies in. */
 const char *libgen_cuda_root(const char *nvcc, char *out, size_t len)
 {
   char real[PATH_MAX], named[2 * PATH_MAX + 2], lib[2 * PATH_MAX + 16];
