@@ -23,7 +23,9 @@ typedef struct {
   char nvcc[PATH_MAX];
   char cuda_root[PATH_MAX];
   char cuda_lib[PATH_MAX + 16];
-  const char *root;   /* cuda_root, or NULL: not known */
+  char cuda_version[32];
+  const char *root;    /* cuda_root, or NULL: not known */
+  const char *version; /* cuda_version (MAJOR.MINOR), or NULL: not known */
   const char *libdir; /* cuda_lib if that folder exists, else NULL */
 } toolchain;
 
@@ -66,6 +68,7 @@ static int find_toolchain(const libgen_request *rq, toolchain *tc)
     return LIBGEN_FAILED;
   }
   tc->root = libgen_cuda_root(tc->nvcc, tc->cuda_root, sizeof tc->cuda_root);
+  tc->version = tc->root ? libgen_cuda_version(tc->root, tc->cuda_version, sizeof tc->cuda_version) : NULL;
   struct stat st;
   if (tc->root) snprintf(tc->cuda_lib, sizeof tc->cuda_lib, "%s/lib64", tc->root);
   tc->libdir = tc->root && stat(tc->cuda_lib, &st) == 0 ? tc->cuda_lib : NULL;
@@ -80,12 +83,11 @@ static int find_toolchain(const libgen_request *rq, toolchain *tc)
 }
 
 /* Creates the folders of the build in work and writes every file but the
- * objects and the library: sources, symv.h, pkg-config and CMake files
- * (the toolkit at tc->root, NULL: /usr/local/cuda), the Makefile. 0, or -1
+ * objects and the library: sources, symv.h, pkg-config (the toolkit's
+ * modules of version tc->version) and CMake files, the Makefile. 0, or -1
  * with the error printed. */
 static int write_tree(const libgen_request *rq, const libgen_plan *pl, const char *work, const toolchain *tc)
 {
-  const char *root = tc->root;
   char cmd[1024], sub[PATH_MAX + 64];
   libgen_made_by(rq->argc, rq->argv, cmd, sizeof cmd);
   static const char *const subdirs[] = {"/src",     "/src/kernels",   "/src/runtime",        "/obj",    "/lib",
@@ -103,9 +105,8 @@ static int write_tree(const libgen_request *rq, const libgen_plan *pl, const cha
       libgen_write_embedded(symv_lib_sources, symv_lib_nsources, work, "src/runtime") ||
       libgen_write_kernel_units(pl, work, cmd) || libgen_write_table(pl, work, cmd) || !hdr ||
       libgen_write_text(sub, hdr->text) || (pl->wisdom && libgen_write_kernel_sources(work, cmd)) ||
-      libgen_write_pc(pl, work, root ? root : "/usr/local/cuda") ||
-      libgen_write_cmake(pl, work, root ? root : "/usr/local/cuda") ||
-      libgen_write_makefile(pl, work, tc->nvcc, tc->libdir)) {
+      libgen_write_pc(pl, work, tc->version) || libgen_write_cmake(pl, work) ||
+      libgen_write_makefile(pl, work, tc->nvcc, tc->libdir, tc->version)) {
     fprintf(stderr, "symvtune build: no library written; %s left as it was\n", rq->out);
     return -1;
   }

@@ -14,7 +14,8 @@
 /* The recipe prefix of every nvcc run: the compiler and -ccbin if set. */
 #define RUN_NVCC "\t$(NVCC) $(ccbin) "
 
-int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib)
+int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib,
+                          const char *cuda_version)
 {
   libgen_sbuf b = {0};
   char base[64], src[PATH_MAX], path[PATH_MAX + 16];
@@ -24,9 +25,13 @@ int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nv
                        "# (make install PREFIX=... DESTDIR=...). Paths are relative to this folder: make -C DIR.\n");
   libgen_sb_printf(&b, "NVCC = %s\nNVCCFLAGS = " LIBGEN_KERNEL_FLAGS " -arch=%s\nNVCC_CFLAGS = " LIBGEN_C_FLAGS "\n",
                    nvcc, pl->arch);
-  libgen_sb_printf(&b, "LDFLAGS =%s%s\nLDLIBS = %s\nCCBIN =\nPREFIX = /usr/local\nDESTDIR =\n",
+  libgen_sb_printf(&b, "LDFLAGS =%s%s\nLDLIBS = %s\nCCBIN =\nPREFIX = /usr/local\nDESTDIR =\nRPATH =\n",
                    cuda_lib ? " -Xlinker -rpath=" : "", cuda_lib ? cuda_lib : "", LIBGEN_LIBS(pl));
-  libgen_sb_printf(&b, "ccbin = $(if $(CCBIN),-ccbin $(CCBIN))\n\nOBJS =");
+  libgen_sb_printf(&b, "CUDA_VERSION =%s%s\n", cuda_version ? " " : "", cuda_version ? cuda_version : "");
+  libgen_sb_printf(&b, "ccbin = $(if $(CCBIN),-ccbin $(CCBIN))\n"
+                       "# the installed .pc: its rpath variable emptied unless RPATH=1, its cudaversion CUDA_VERSION\n"
+                       "pc_rpath = $(if $(filter 1,$(RPATH)),,s|^rpath=.*|rpath=|)\n"
+                       "pc_cuda = $(if $(CUDA_VERSION),s|^cudaversion=.*|cudaversion=$(CUDA_VERSION)|)\n\nOBJS =");
   for (int i = 0; i < pl->nkernels; i++) libgen_sb_printf(&b, " \\\n  obj/%s.o", pl->kernels[i].name);
   for (int i = 0; i < libgen_c_units(pl); i++) {
     libgen_c_unit(pl, i, base, sizeof base, src, sizeof src);
@@ -50,9 +55,9 @@ int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nv
                        "\tmv -f lib/libsymv.so.tmp $@\n"
                        "\tln -sf " LIBGEN_REALNAME " lib/" LIBGEN_SONAME "\n"
                        "\tln -sf " LIBGEN_SONAME " lib/libsymv.so\n\n");
-  libgen_sb_printf(&b, "# writes only the library's own files under $(DESTDIR)$(PREFIX); the .pc's prefix becomes\n"
-                       "# PREFIX, the CMake package finds PREFIX from its own folder; it installs the library as\n"
-                       "# built (run make first to rebuild it) and compiles nothing\n"
+  libgen_sb_printf(&b, "# writes only the library's own files under $(DESTDIR)$(PREFIX); the .pc and the CMake\n"
+                       "# package find PREFIX from their own folders; it installs the library as built (run make\n"
+                       "# first to rebuild it) and compiles nothing\n"
                        "dest = $(DESTDIR)$(PREFIX)\n"
                        "install:\n"
                        "\tinstall -d \"$(dest)/lib\" \"$(dest)/include\" \"$(dest)/lib/pkgconfig\" "
@@ -61,7 +66,7 @@ int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nv
                        "\tln -sf " LIBGEN_REALNAME " \"$(dest)/lib/" LIBGEN_SONAME "\"\n"
                        "\tln -sf " LIBGEN_SONAME " \"$(dest)/lib/libsymv.so\"\n"
                        "\tinstall -m 644 include/symv.h \"$(dest)/include/symv.h\"\n"
-                       "\tsed -e 's|^prefix=.*|prefix=$(PREFIX)|' lib/pkgconfig/libsymv.pc "
+                       "\tsed -e '$(pc_rpath)' -e '$(pc_cuda)' lib/pkgconfig/libsymv.pc "
                        ">\"$(dest)/lib/pkgconfig/libsymv.pc\"\n"
                        "\tchmod 644 \"$(dest)/lib/pkgconfig/libsymv.pc\"\n"
                        "\tinstall -m 644 lib/cmake/symv/symvConfig.cmake lib/cmake/symv/symvConfigVersion.cmake "

@@ -8,15 +8,20 @@
  * kernels' flags, -arch included; default: the build's), NVCC_CFLAGS (the
  * C units' flags; default: the build's), LDFLAGS (default: the RUNPATH of
  * the CUDA library folder, as the build linked), LDLIBS, CCBIN (passed as
- * -ccbin to every nvcc run when set), PREFIX (default /usr/local) and
- * DESTDIR (prepended to every installed name, for staging).
+ * -ccbin to every nvcc run when set), PREFIX (default /usr/local), DESTDIR
+ * (prepended to every installed name, for staging), RPATH (1: the
+ * installed .pc keeps its rpath variable, -Wl,-rpath,${libdir}; else, the
+ * default, it is emptied: programs get no RUNPATH from it) and
+ * CUDA_VERSION (the installed .pc's cudaversion, MAJOR.MINOR of the
+ * toolkit's modules cublas-V and cudart-V it requires; default: the
+ * build's toolkit's, empty if not known).
  *
  * Targets: all (the default) compiles every unit under src/ again into
  * obj/ with the commands the build ran, these variables in place of the
  * build's flags, and links lib/libsymv.so.X.Y.Z and its two links;
  * install copies the library and its links, include/symv.h, the pkg-config
- * file (its prefix rewritten to PREFIX), the CMake package (relocatable:
- * found from its own folder, PREFIX/lib/cmake/symv) and share/symv (wisdom
+ * file (rpath as RPATH says, cudaversion CUDA_VERSION), the CMake package (both relocatable: paths
+ * found from their own folders) and share/symv (wisdom
  * files) if there is one into $(DESTDIR)$(PREFIX)/{lib, include,
  * lib/pkgconfig, lib/cmake/symv, share/symv}, creating those folders and
  * writing no other file.
@@ -28,9 +33,11 @@
 
 /* libgen_write_makefile: writes dir/Makefile for the plan's library,
  * compiled with nvcc (an absolute, shell-safe name) and cuda_lib (the
- * library's RUNPATH, or NULL: none). Every path in it is relative to its
+ * library's RUNPATH, or NULL: none); cuda_version (MAJOR.MINOR, or NULL:
+ * not known) is CUDA_VERSION's default. Every path in it is relative to its
  * own folder, so that DIR may be moved. 0, or -1 with the error printed
  * (libgen_write_text). */
-int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib);
+int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nvcc, const char *cuda_lib,
+                          const char *cuda_version);
 
 #endif

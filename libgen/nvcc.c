@@ -212,8 +212,8 @@ int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, con
  * name is kept as nvcc was found where its lib64 is there (e.g.
  * /usr/local/cuda, the link the toolkits maintain to the current one, not
  * /usr/local/cuda-13.0 it points to), so that what is written into the
- * library (RUNPATH) and its .pc names no one toolkit version beyond need;
- * else the folder nvcc really lies in. */
+ * library (RUNPATH) and its Makefile names no one toolkit version beyond
+ * need; else the folder nvcc really lies in. */
 const char *libgen_cuda_root(const char *nvcc, char *out, size_t len)
 {
   char real[PATH_MAX], named[2 * PATH_MAX + 2], lib[2 * PATH_MAX + 16];
@@ -235,4 +235,20 @@ const char *libgen_cuda_root(const char *nvcc, char *out, size_t len)
     return out;
   }
   return NULL;
+}
+
+/* The toolkit's MAJOR.MINOR from CUDART_VERSION (1000 * major + 10 *
+ * minor) in cuda_root/include/cuda_runtime_api.h, or NULL. */
+const char *libgen_cuda_version(const char *cuda_root, char *out, size_t len)
+{
+  char path[PATH_MAX + 64], line[512];
+  snprintf(path, sizeof path, "%s/include/cuda_runtime_api.h", cuda_root);
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  int v = -1;
+  while (v < 0 && fgets(line, sizeof line, f))
+    if (sscanf(line, " #define CUDART_VERSION %d", &v) != 1 || v < 1000) v = -1;
+  fclose(f);
+  if (v < 0 || snprintf(out, len, "%d.%d", v / 1000, v % 1000 / 10) >= (int)len) return NULL;
+  return out;
 }

@@ -36,9 +36,15 @@ int libgen_find_nvcc(const char *opt, char *out, size_t len);
  * parent) into out (len bytes), or NULL. The name is kept as nvcc was found
  * where its lib64 is there (e.g. /usr/local/cuda, the link the toolkits
  * maintain to the current one, not /usr/local/cuda-13.0 it points to), so
- * that what is written into the library (RUNPATH) and its .pc names no one
- * toolkit version beyond need; else the folder nvcc really lies in. */
+ * that what is written into the library (RUNPATH) and its Makefile names
+ * no one toolkit version beyond need; else the folder nvcc really lies in. */
 const char *libgen_cuda_root(const char *nvcc, char *out, size_t len);
+
+/* libgen_cuda_version: the toolkit's version MAJOR.MINOR (13.0) into out
+ * (len bytes), from CUDART_VERSION in cuda_root/include/cuda_runtime_api.h:
+ * the version in the names of the toolkit's pkg-config modules
+ * (cublas-13.0, cudart-13.0). NULL if the header or the macro is missing. */
+const char *libgen_cuda_version(const char *cuda_root, char *out, size_t len);
 
 /* libgen_c_units: the number of C units of the plan's library (its
  * runtime, src/kernel_sources.c with --wisdom, src/symv_table.c). */

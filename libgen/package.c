@@ -21,12 +21,6 @@
 #include "text.h"
 #include "util.h"
 
-/* s with the characters pkg-config treats specially escaped. */
-static void sb_pc_path(libgen_sbuf *b, const char *s)
-{
-  for (; *s; s++) libgen_sb_printf(b, strchr(" \t\"'\\$#", *s) ? "\\%c" : "%c", *s);
-}
-
 /* The flags that link libsymv so that it cannot silently drop out: kept
  * against --as-needed (a program that names no symv* function still needs
  * it, for the cuBLAS entry points it stands in front of) and listed before
@@ -35,45 +29,49 @@ static void sb_pc_path(libgen_sbuf *b, const char *s)
 #define KEEP_LINKED_OFF "-Wl,--pop-state"
 
 /* dir/lib/pkgconfig/libsymv.pc: relocatable (prefix is found from the
- * file's own folder, ${pcfiledir}); the CUDA toolkit at cuda_root. */
-int libgen_write_pc(const libgen_plan *pl, const char *dir, const char *cuda_root)
+ * file's own folder, ${pcfiledir}); the variable rpath (the RUNPATH of
+ * libdir, emptied by the Makefile's install); CUDA through the toolkit's
+ * modules cublas-V and cudart-V (V = cuda_version), or, with cuda_version
+ * NULL, -lcublas -lcudart from the linker's own search path. */
+int libgen_write_pc(const libgen_plan *pl, const char *dir, const char *cuda_version)
 {
   char path[PATH_MAX + 128];
   libgen_sbuf b = {0};
   libgen_sb_printf(&b, "# " LIBGEN_GENERATED "symvtune build\n# " LIBGEN_SPDX "\n");
   libgen_sb_printf(&b, "# Relocatable: the prefix is this file's folder's grandparent. The Libs keep libsymv\n"
-                "# against --as-needed and put it before cuBLAS, whose SYMV and HEMV it stands in for.\n");
-  libgen_sb_printf(&b, "prefix=${pcfiledir}/../..\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\ncudadir=");
-  sb_pc_path(&b, cuda_root);
+                       "# against --as-needed and put it before cuBLAS, whose SYMV and HEMV it stands in for.\n"
+                       "# rpath: the RUNPATH a program gets (pkg-config --define-variable=rpath= drops it).\n");
+  if (cuda_version)
+    libgen_sb_printf(&b, "# CUDA: the toolkit's pkg-config modules cublas-${cudaversion}, cudart-${cudaversion}\n"
+                         "# (PKG_CONFIG_PATH names their folder, e.g. $CUDA_HOME/pkgconfig).\n");
+  libgen_sb_printf(&b, "prefix=${pcfiledir}/../..\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\n"
+                       "rpath=-Wl,-rpath,${libdir}\n");
+  if (cuda_version) libgen_sb_printf(&b, "cudaversion=%s\n", cuda_version);
   if (pl->wisdom) {
-    libgen_sb_printf(&b, "\n\nName: libsymv\nDescription: SYMV and HEMV tuned by symvtune, by the rules of the wisdom "
+    libgen_sb_printf(&b, "\nName: libsymv\nDescription: SYMV and HEMV tuned by symvtune, by the rules of the wisdom "
                   "files of each GPU model, drop-ins for cuBLAS's\nVersion: %s\n", LIBGEN_VERSION);
   } else {
-    libgen_sb_printf(&b, "\n\nName: libsymv\nDescription: SYMV and HEMV tuned by symvtune for ");
+    libgen_sb_printf(&b, "\nName: libsymv\nDescription: SYMV and HEMV tuned by symvtune for ");
     for (const char *c = pl->dev.name; *c; c++) /* the database's text: printable ASCII, no $ or # */
       libgen_sb_printf(&b, "%c", *c >= 0x20 && *c < 0x7f && *c != '$' && *c != '#' ? *c : '?');
     libgen_sb_printf(&b, " (sm_%d%d, %d SMs), drop-ins for cuBLAS's\nVersion: %s\n", pl->dev.cc_major, pl->dev.cc_minor,
               pl->dev.sm_count, LIBGEN_VERSION);
   }
-  libgen_sb_printf(&b, "Libs: -L${libdir} -Wl,-rpath,${libdir} " KEEP_LINKED_ON " -lsymv " KEEP_LINKED_OFF
-                " -L${cudadir}/lib64 -lcublas -lcudart\n"
-                "Cflags: -I${includedir} -I${cudadir}/include\n");
+  if (cuda_version) libgen_sb_printf(&b, "Requires: cublas-${cudaversion} cudart-${cudaversion}\n");
+  libgen_sb_printf(&b, "Libs: -L${libdir} ${rpath} " KEEP_LINKED_ON " -lsymv " KEEP_LINKED_OFF "%s\n"
+                       "Cflags: -I${includedir}\n", cuda_version ? "" : " -lcublas -lcudart");
   snprintf(path, sizeof path, "%s/lib/pkgconfig/libsymv.pc", dir);
   int rc = b.failed ? -1 : libgen_write_text(path, b.s);
   free(b.s);
   return rc;
 }
 
-/* s as the body of a CMake quoted argument. */
-static void sb_cmake_string(libgen_sbuf *b, const char *s)
-{
-  for (; *s; s++) libgen_sb_printf(b, strchr("\"\\$;", *s) ? "\\%c" : "%c", *s);
-}
-
 /* dir/lib/cmake/symv/symvConfig.cmake and symvConfigVersion.cmake:
- * find_package(symv) gives the imported target symv::symv, which links as
- * libsymv.pc does; relocatable (paths from the file's own folder). */
-int libgen_write_cmake(const libgen_plan *pl, const char *dir, const char *cuda_root)
+ * find_package(symv) gives the imported shared library symv::symv, which
+ * links as libsymv.pc does, with CUDA::cublas and CUDA::cudart of
+ * find_dependency(CUDAToolkit); relocatable (paths from the file's own
+ * folder). */
+int libgen_write_cmake(const libgen_plan *pl, const char *dir)
 {
   char path[PATH_MAX + 128];
   libgen_sbuf b = {0};
@@ -93,22 +91,20 @@ int libgen_write_cmake(const libgen_plan *pl, const char *dir, const char *cuda_
                 "  return()\n"
                 "endif()\n"
                 "get_filename_component(_symv_prefix \"${CMAKE_CURRENT_LIST_DIR}/../../..\" ABSOLUTE)\n"
-                "if(NOT DEFINED CUDAToolkit_ROOT AND NOT DEFINED ENV{CUDAToolkit_ROOT} AND EXISTS \"");
-  sb_cmake_string(&b, cuda_root);
-  libgen_sb_printf(&b, "\")\n  set(CUDAToolkit_ROOT \"");
-  sb_cmake_string(&b, cuda_root);
-  libgen_sb_printf(&b, "\") # the toolkit the library was built with\nendif()\n"
                 "include(CMakeFindDependencyMacro)\n"
-                "find_dependency(CUDAToolkit)\n"
-                "# libsymv goes in the link options, which come before the objects and every library on\n"
-                "# the link line: first, wherever the program lists cuBLAS (CUDA::cublas before symv::symv\n"
-                "# too). SHELL: keeps the group whole when CMake merges options.\n"
+                "find_dependency(CUDAToolkit) # CUDAToolkit_ROOT, CUDA_PATH or nvcc in PATH pick the toolkit\n"
+                "# libsymv also goes in the link options, which come before the objects and every library\n"
+                "# on the link line: first, wherever the program lists cuBLAS (CUDA::cublas before\n"
+                "# symv::symv too). SHELL: keeps the group whole when CMake merges options. A program's\n"
+                "# RUNPATH is CMake's own: the library's folder in its build tree, INSTALL_RPATH once installed.\n"
                 "if(NOT TARGET symv::symv)\n"
-                "  add_library(symv::symv INTERFACE IMPORTED)\n"
+                "  add_library(symv::symv SHARED IMPORTED)\n"
                 "  set_target_properties(symv::symv PROPERTIES\n"
+                "    IMPORTED_LOCATION \"${_symv_prefix}/lib/" LIBGEN_REALNAME "\"\n"
+                "    IMPORTED_SONAME \"" LIBGEN_SONAME "\"\n"
                 "    INTERFACE_INCLUDE_DIRECTORIES \"${_symv_prefix}/include\"\n"
-                "    INTERFACE_LINK_OPTIONS \"SHELL:-Wl,-rpath,'${_symv_prefix}/lib' " KEEP_LINKED_ON
-                " '${_symv_prefix}/lib/libsymv.so' " KEEP_LINKED_OFF "\"\n"
+                "    INTERFACE_LINK_OPTIONS \"SHELL:" KEEP_LINKED_ON " '${_symv_prefix}/lib/" LIBGEN_REALNAME "' "
+                KEEP_LINKED_OFF "\"\n"
                 "    INTERFACE_LINK_LIBRARIES \"CUDA::cublas;CUDA::cudart\")\n"
                 "endif()\n"
                 "set(symv_LIBRARY \"${_symv_prefix}/lib/" LIBGEN_REALNAME "\")\n"

@@ -8,7 +8,8 @@
  * (find_package(symv), the imported target symv::symv), both relocatable
  * (every path found from the file's own folder), both keeping libsymv
  * against --as-needed and before cuBLAS, whose SYMV and HEMV entry points it
- * stands in for.
+ * stands in for. Neither names a CUDA folder: pkg-config finds the
+ * toolkit's own modules (cublas-V, cudart-V), CMake FindCUDAToolkit.
  *
  * Installing: nothing is written under DIR while the library is built: the
  * sources are written and compiled in a private folder under $TMPDIR or
@@ -33,16 +34,22 @@
 #include <stddef.h>
 #include "plan.h"
 
-/* libgen_write_pc: DIR/lib/pkgconfig/libsymv.pc, for the CUDA toolkit at
- * cuda_root (its lib64 and include); describes the device of pl, or the
- * wisdom files with pl->wisdom. */
-int libgen_write_pc(const libgen_plan *pl, const char *dir, const char *cuda_root);
+/* libgen_write_pc: DIR/lib/pkgconfig/libsymv.pc; describes the device of
+ * pl, or the wisdom files with pl->wisdom. Its variable rpath holds
+ * -Wl,-rpath,${libdir} (DIR's file; the Makefile's install empties it
+ * unless RPATH=1). CUDA comes from the toolkit's pkg-config modules
+ * (Requires: cublas-V cudart-V, V = cuda_version, MAJOR.MINOR, in the
+ * variable cudaversion), or, with cuda_version NULL, as -lcublas -lcudart
+ * from the linker's search path. */
+int libgen_write_pc(const libgen_plan *pl, const char *dir, const char *cuda_version);
 
-/* libgen_write_cmake: DIR/lib/cmake/symv/symvConfig.cmake (the target
- * symv::symv, CUDAToolkit_ROOT defaulting to cuda_root) and
+/* libgen_write_cmake: DIR/lib/cmake/symv/symvConfig.cmake (the imported
+ * shared library symv::symv: IMPORTED_LOCATION, IMPORTED_SONAME, its
+ * include folder, CUDA::cublas and CUDA::cudart of
+ * find_dependency(CUDAToolkit), which picks the toolkit its own way) and
  * symvConfigVersion.cmake (compatible with a request of the same major
  * version, not newer; 64-bit only). */
-int libgen_write_cmake(const libgen_plan *pl, const char *dir, const char *cuda_root);
+int libgen_write_cmake(const libgen_plan *pl, const char *dir);
 
 /* libgen_out_path: the absolute name of the folder --out names, into abs
  * (len bytes): the folder a symbolic link names if out is one, else out

@@ -271,10 +271,62 @@ static int fix_exists(const char *path) { return access(path, F_OK) == 0; }
  * built with nvcc into a temporary folder that a Criterion PRE_ALL hook
  * makes and names in an environment variable for the tests. */
 
+/* The environment variable that names the folder of the CUDA toolkit's
+ * pkg-config modules which the tree's libsymv.pc requires. */
+#define FIX_CUDA_PC "SYMV_TEST_CUDA_PC"
+
+/* Gives pkg-config the CUDA toolkit's modules that DIR/prefix's libsymv.pc
+ * requires (cublas-V and cudart-V, V its cudaversion), as a site's
+ * environment does: their folder is named in $SYMV_TEST_CUDA_PC and put
+ * first on PKG_CONFIG_LIBDIR, before pkg-config's default path, so that a
+ * PKG_CONFIG_PATH naming only libsymv's folder finds them too. The folder
+ * is the toolkit's own pkgconfig where it holds them, else DIR/cuda-pc,
+ * where stand-ins of the toolkit's files are written (its lib64 and
+ * include, the toolkit root being FIX_NVCC's bin folder's parent). Nothing
+ * if the .pc requires no module. */
+static inline void fix_tree_cuda_pc(const char *dir)
+{
+  char p[800], root[600], pcdir[700], path[4096] = "";
+  snprintf(p, sizeof p, "%s/prefix/lib/pkgconfig/libsymv.pc", dir);
+  char *pc = fix_slurp(p), *v = pc ? strstr(pc, "\ncudaversion=") : NULL, ver[32];
+  if (!v || sscanf(v, "\ncudaversion=%31[0-9.]", ver) != 1) {
+    free(pc);
+    return;
+  }
+  free(pc);
+  snprintf(root, sizeof root, "%s", FIX_NVCC);
+  for (int i = 0; i < 2 && strrchr(root, '/'); i++) *strrchr(root, '/') = 0;
+  snprintf(pcdir, sizeof pcdir, "%s/pkgconfig", root);
+  snprintf(p, sizeof p, "%s/cublas-%s.pc", pcdir, ver);
+  if (!fix_exists(p)) {
+    snprintf(pcdir, sizeof pcdir, "%s/cuda-pc", dir);
+    mkdir(pcdir, 0755);
+    static const char *const mods[] = {"cublas", "cudart"};
+    for (int i = 0; i < 2; i++) {
+      snprintf(p, sizeof p, "%s/%s-%s.pc", pcdir, mods[i], ver);
+      FILE *f = fopen(p, "w");
+      if (!f) return;
+      fprintf(f, "cudaroot=%s\nlibdir=${cudaroot}/lib64\nincludedir=${cudaroot}/include\n\nName: %s\n"
+                 "Description: stand-in of the CUDA toolkit's module\nVersion: %s\nLibs: -L${libdir} -l%s\n"
+                 "Cflags: -I${includedir}\n", root, mods[i], ver, mods[i]);
+      fclose(f);
+    }
+  }
+  setenv(FIX_CUDA_PC, pcdir, 1);
+  FILE *dflt = popen("pkg-config --variable pc_path pkg-config", "r");
+  char *nl, *got = dflt ? fgets(path, sizeof path, dflt) : NULL;
+  if (dflt) pclose(dflt);
+  if (got && (nl = strchr(path, '\n'))) *nl = 0;
+  char libdir[4800];
+  snprintf(libdir, sizeof libdir, "%s%s%s", pcdir, *path ? ":" : "", path);
+  setenv("PKG_CONFIG_LIBDIR", libdir, 1);
+}
+
 /* Makes a folder DIR from the mkdtemp template `template`, names it in
  * $env and, where nvcc is, fits a copy of the shipped sweep there
  * (DIR/sweep.db) and builds it into DIR/prefix, both commands' output in
- * DIR/build.log. Nothing is reported: the tests find what is missing
+ * DIR/build.log, and gives pkg-config the CUDA modules it requires
+ * (fix_tree_cuda_pc). Nothing is reported: the tests find what is missing
  * (fix_tree_need). For a Criterion PRE_ALL hook. */
 static inline void fix_tree_make(const char *template, const char *env)
 {
@@ -292,7 +344,7 @@ static inline void fix_tree_make(const char *template, const char *env)
   char *fit_av[] = {"fit", "--db", db, NULL};
   if (fix_run_cli(&cmd_fit_entry, log, fit_av, 3)) return;
   const char *args[] = {"--db", db, "--out", out, "--nvcc", FIX_NVCC};
-  fix_build(log, args, 6);
+  if (fix_build(log, args, 6) == 0) fix_tree_cuda_pc(dir);
 }
 
 /* Removes the folder fix_tree_make named in $env, unless SYMV_TEST_KEEP is

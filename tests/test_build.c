@@ -186,12 +186,25 @@ Test(build, generates_library_from_real_database, .timeout = 600)
   cr_assert_str_eq(hdr, orig, "include/symv.h is not lib/symv.h");
   free(hdr), free(orig);
 
-  /* pkg-config: -lsymv before -lcublas */
+  /* pkg-config: -lsymv kept against --as-needed; cuBLAS from the module
+   * of the toolkit's version (CUDART_VERSION), which pkg-config lists
+   * after libsymv's Libs, or else -lcublas after -lsymv */
   snprintf(p, sizeof p, "%s/lib/pkgconfig/libsymv.pc", out);
   char *pc = fix_slurp(p);
   cr_assert_not_null(pc);
-  char *ls = strstr(pc, "-lsymv"), *lc = strstr(pc, "-lcublas");
-  cr_assert(ls && lc && ls < lc, "libsymv.pc: %s", pc);
+  char *ls = strstr(pc, " -Wl,--push-state,--no-as-needed -lsymv -Wl,--pop-state"), *lc = strstr(pc, "-lcublas");
+  char *rq = strstr(pc, "\nRequires: cublas-${cudaversion} cudart-${cudaversion}\n");
+  cr_assert(ls && (rq ? !lc : lc && ls < lc), "libsymv.pc: %s", pc);
+  char root[1024], *hdr_cuda, *def, want[64];
+  int v;
+  snprintf(root, sizeof root, "%s", FIX_NVCC);
+  for (int i = 0; i < 2; i++) *strrchr(root, '/') = 0;
+  hdr_cuda = fix_slurp(strcat(root, "/include/cuda_runtime_api.h"));
+  if (hdr_cuda && (def = strstr(hdr_cuda, "#define CUDART_VERSION")) && sscanf(def + 22, "%d", &v) == 1) {
+    snprintf(want, sizeof want, "\ncudaversion=%d.%d\n", v / 1000, v % 1000 / 10);
+    cr_assert(rq && strstr(pc, want), "libsymv.pc, expected %s:\n%s", want + 1, pc);
+  }
+  free(hdr_cuda);
   free(pc);
 
   /* the exports: each routine's symvXxxxx and cuBLAS entry point (named by
@@ -1019,7 +1032,8 @@ Test(build, a_relative_nvcc_is_found_from_where_build_started, .timeout = 120)
 }
 
 /* A stand-in nvcc at dir/bin/nvcc that appends its arguments, one line a
- * run, to dir/nvcc.args and then writes what put_writing_nvcc's does; a
+ * run, to dir/nvcc.args and then writes what put_writing_nvcc's does, its
+ * toolkit (dir) of version 12.8 (dir/include/cuda_runtime_api.h); a
  * database with the default fixture's rules at dir/fit.db, built into
  * dir/lib with it: asserts the build and its Makefile are there. */
 static void build_with_recording_nvcc(char *out)
@@ -1027,6 +1041,8 @@ static void build_with_recording_nvcc(char *out)
   char dbpath[512], fake[512], rec[512], args_path[512], logp[512], p[1024], err[512];
   cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
   cr_assert_eq(mkdir(in_dir(p, "bin"), 0755), 0);
+  cr_assert_eq(mkdir(in_dir(p, "include"), 0755), 0); /* the toolkit's version, CUDA 12.8 */
+  put(in_dir(p, "include/cuda_runtime_api.h"), "#ifndef CUDART_VERSION\n#define  CUDART_VERSION  12080\n#endif\n");
   put_writing_nvcc(in_dir(fake, "bin/writing-nvcc"), 4096);
   snprintf(p, sizeof p, "#!/bin/sh\necho \"$*\" >>'%s'\nexec '%s' \"$@\"\n", in_dir(args_path, "nvcc.args"), fake);
   put(in_dir(rec, "bin/nvcc"), p);
@@ -1050,10 +1066,22 @@ static int run_make(const char *out, const char *make_args, char **text)
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* text with its line `from` (a whole line, present) made `to`, into out
+ * (len bytes). */
+static void replace_line(const char *text, const char *from, const char *to, char *out, size_t len)
+{
+  char line[256];
+  snprintf(line, sizeof line, "\n%s\n", from);
+  const char *at = strstr(text, line);
+  cr_assert_not_null(at, "no line %s in:\n%s", from, text);
+  snprintf(out, len, "%.*s\n%s\n%s", (int)(at - text), text, to, at + strlen(line));
+}
+
 /* `make install DESTDIR=STAGE PREFIX=/opt/site` into a prefix that holds
  * another package: that package's files stay byte for byte, the library,
- * its links, symv.h, libsymv.pc (prefix=/opt/site) and the CMake package
- * are there, and nothing else is written. */
+ * its links, symv.h, libsymv.pc (relocatable, its rpath emptied; with
+ * RPATH=1 CUDA_VERSION=12.9, as built but for CUDA 12.9) and the CMake
+ * package are there, and nothing else is written. */
 Test(build, makefile_installs_beside_other_software, .timeout = 120)
 {
   char out[512], stage[512], p[1024], cmd[2048];
@@ -1081,9 +1109,15 @@ Test(build, makefile_installs_beside_other_software, .timeout = 120)
   unsigned char *inst = slurp_bytes(in_dir(p, "stage/opt/site/lib/" LIBGEN_REALNAME), &b);
   cr_assert(a == b && memcmp(built, inst, (size_t)a) == 0, "the installed library is not the built one");
   free(built), free(inst);
+  /* the installed .pc: the built one (relocatable; CUDA 12.8's modules),
+   * its rpath emptied */
   char *pc = fix_slurp(in_dir(p, "stage/opt/site/lib/pkgconfig/libsymv.pc"));
-  cr_assert_not_null(strstr(pc, "\nprefix=/opt/site\n"), "%s", pc);
-  cr_assert_null(strstr(pc, "pcfiledir"), "%s", pc);
+  char *built_pc = fix_slurp(strcat(strcpy(p, out), "/lib/pkgconfig/libsymv.pc")), want_pc[8192];
+  cr_assert(pc && built_pc && strstr(pc, "\nprefix=${pcfiledir}/../..\n") &&
+                strstr(built_pc, "\nRequires: cublas-${cudaversion} cudart-${cudaversion}\n"),
+            "built:\n%s\ninstalled:\n%s", built_pc, pc);
+  replace_line(built_pc, "rpath=-Wl,-rpath,${libdir}", "rpath=", want_pc, sizeof want_pc);
+  cr_assert_str_eq(pc, want_pc, "the installed .pc is not the built one with rpath emptied");
   free(pc);
   /* every file and link under the stage: the other package's and the library's, no more */
   snprintf(cmd, sizeof cmd, "cd '%s' && find . ! -type d | LC_ALL=C sort", in_dir(stage, "stage"));
@@ -1101,6 +1135,16 @@ Test(build, makefile_installs_beside_other_software, .timeout = 120)
   char target[64] = "";
   cr_assert_gt(readlink(in_dir(p, "stage/opt/site/lib/libsymv.so"), target, sizeof target - 1), 0);
   cr_assert_str_eq(target, LIBGEN_SONAME);
+  /* RPATH=1 CUDA_VERSION=12.9: the .pc as built, but for CUDA 12.9's modules */
+  snprintf(cmd, sizeof cmd, "install DESTDIR='%s' PREFIX=/opt/site RPATH=1 CUDA_VERSION=12.9",
+           in_dir(stage, "stage-rpath"));
+  status = run_make(out, cmd, &text);
+  cr_assert_eq(status, 0, "make install RPATH=1: exit %d\n%s", status, text);
+  free(text);
+  pc = fix_slurp(in_dir(p, "stage-rpath/opt/site/lib/pkgconfig/libsymv.pc"));
+  replace_line(built_pc, "cudaversion=12.8", "cudaversion=12.9", want_pc, sizeof want_pc);
+  cr_assert_str_eq(pc, want_pc, "RPATH=1 CUDA_VERSION=12.9: the installed .pc is not the built one for 12.9");
+  free(pc), free(built_pc);
 }
 
 /* `make NVCCFLAGS=... CCBIN=...` compiles every unit the build compiled

@@ -15,12 +15,18 @@
  *   cublasDsymv_v2 binds to libsymv;
  * - a copy of the tree elsewhere works alike, and names nothing of the
  *   original folder;
+ * - `make install` staged (DESTDIR) and the installed prefix moved: a
+ *   program links against the moved copy through pkg-config (no RUNPATH
+ *   unless installed with RPATH=1) and through CMake (CMAKE_PREFIX_PATH,
+ *   find_package(symv 0.1 CONFIG), a request for 9.0 refused);
  * - SYMV_LOG / SYMV_LOG_FILE: one line per call, here an argument error;
  * - symvGetInfo: the version, the tuned GPU, the rules the fit chose.
  *
  * No GPU needed: the programs' calls are argument errors (n = -1, a bad
  * uplo), which libsymv returns before it touches the handle or the GPU.
- * Skips without nvcc (no library) and, for its tests, without cmake.
+ * pkg-config finds the CUDA modules libsymv.pc requires in the folder
+ * $SYMV_TEST_CUDA_PC (fix_tree_cuda_pc). Skips without nvcc (no library)
+ * and, for their tests, without cmake or pkg-config.
  */
 #include "libsymv_fixture.h"
 #include <criterion/criterion.h>
@@ -28,6 +34,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <sys/wait.h>
+#include "../libgen/generate.h"
 #include "symv.h"
 
 
@@ -66,26 +73,31 @@ static char *write_prog(char *buf, const char *name)
   return buf;
 }
 
-/* Builds DIR/name with pkg-config from the tree at prefix (DIR-relative):
- * -Wl,--as-needed, libsymv's flags, then -lcublas. Returns the program's
- * path in exe (1024 bytes). */
-static void build_pc(const char *prefix, const char *name, char *exe)
+/* Builds DIR/name with pkg-config from the tree at prefix (DIR-relative),
+ * PKG_CONFIG_PATH naming its .pc's folder and the CUDA toolkit's modules'
+ * ($SYMV_TEST_CUDA_PC), as a site sets it: -Wl,--as-needed, libsymv's
+ * flags, then -lcublas. Returns the program's path in exe (1024 bytes)
+ * and, if libs is not NULL, what `pkg-config --libs libsymv` printed
+ * (free() it). */
+static void build_pc(const char *prefix, const char *name, char *exe, char **libs)
 {
-  char src[1024], cmd[4096], log[300], pc[1024], pcdir[300];
+  char src[1024], cmd[4096], log[300], pc[2200], pcdir[300];
+  const char *cuda_pc = getenv(FIX_CUDA_PC);
   write_prog(src, name);
   at(exe, name);
   snprintf(pcdir, sizeof pcdir, "%s/lib/pkgconfig", prefix);
   at(pc, pcdir);
+  if (cuda_pc) strcat(strcat(pc, ":"), cuda_pc);
   snprintf(cmd, sizeof cmd,
-           "PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv >/dev/null || exit 9; "
-           "cc -std=gnu11 -Wl,--as-needed -o '%s' '%s' $(PKG_CONFIG_PATH='%s' pkg-config --cflags --libs libsymv) "
-           "-lcublas",
-           pc, exe, src, pc);
+           "export PKG_CONFIG_PATH='%s'; pkg-config --libs libsymv || exit 9; "
+           "cc -std=gnu11 -Wl,--as-needed -o '%s' '%s' $(pkg-config --cflags --libs libsymv) -lcublas",
+           pc, exe, src);
   snprintf(log, sizeof log, "%s.build.log", name);
   char *text;
   int rc = sh(cmd, log, &text);
   cr_assert_eq(rc, 0, "%s\nexit %d:\n%s", cmd, rc, text);
-  free(text);
+  if (libs) *libs = text;
+  else free(text);
 }
 
 static void need_cmake(void)
@@ -93,12 +105,13 @@ static void need_cmake(void)
   if (system("cmake --version >/dev/null 2>&1")) cr_skip_test("no cmake");
 }
 
-/* Builds DIR/name/build/prog with CMake: find_package(symv) from the tree at
- * prefix (DIR-relative), CUDA::cublas listed before symv::symv,
- * -Wl,--as-needed. Returns the program's path in exe (1024 bytes). */
-static void build_cmake(const char *prefix, const char *name, char *exe)
+/* Configures and builds DIR/name/build/prog with CMake: the project
+ * `lists` (CMakeLists.txt) over the program's source prog.c, the cache
+ * entry `define` (-D...) given. Returns the program's path in exe (1024
+ * bytes) and, if out is not NULL, CMake's output (free() it). */
+static void build_cmake_project(const char *name, const char *lists, const char *define, char *exe, char **out)
 {
-  char d[1024], p[1100], cmd[4096], log[300], cfg[300], cfgdir[1024];
+  char d[1024], p[1100], cmd[4096], log[300];
   cr_assert_lt(strlen(at(d, name)), 900u, "folder name too long");
   cr_assert_eq(mkdir(at(d, name), 0755), 0, "%s: %s", d, strerror(errno));
   snprintf(p, sizeof p, "%s/prog.c", d);
@@ -109,23 +122,35 @@ static void build_cmake(const char *prefix, const char *name, char *exe)
   snprintf(p, sizeof p, "%s/CMakeLists.txt", d);
   f = fopen(p, "w");
   cr_assert_not_null(f);
-  fputs("cmake_minimum_required(VERSION 3.17)\n"
-        "project(prog C)\n"
-        "find_package(symv 0.1 REQUIRED)\n"
-        "find_package(CUDAToolkit REQUIRED)\n"
-        "add_executable(prog prog.c)\n"
-        "target_link_options(prog PRIVATE -Wl,--as-needed)\n"
-        "target_link_libraries(prog PRIVATE CUDA::cublas symv::symv)\n", f);
+  fputs(lists, f);
   fclose(f);
-  snprintf(cfg, sizeof cfg, "%s/lib/cmake/symv", prefix);
-  at(cfgdir, cfg);
-  snprintf(cmd, sizeof cmd, "cd '%s' && cmake -S . -B build -Dsymv_DIR='%s' && cmake --build build", d, cfgdir);
+  snprintf(cmd, sizeof cmd, "cd '%s' && cmake -S . -B build '%s' && cmake --build build", d, define);
   snprintf(log, sizeof log, "%s.build.log", name);
   char *text;
   int rc = sh(cmd, log, &text);
   cr_assert_eq(rc, 0, "%s\nexit %d:\n%s", cmd, rc, text);
-  free(text);
+  if (out) *out = text;
+  else free(text);
   snprintf(exe, 1024, "%.900s/build/prog", d);
+}
+
+/* Builds DIR/name/build/prog with CMake: find_package(symv) from the tree at
+ * prefix (DIR-relative), CUDA::cublas listed before symv::symv,
+ * -Wl,--as-needed. Returns the program's path in exe (1024 bytes). */
+static void build_cmake(const char *prefix, const char *name, char *exe)
+{
+  char cfg[300], cfgdir[1024], define[1100];
+  snprintf(cfg, sizeof cfg, "%s/lib/cmake/symv", prefix);
+  snprintf(define, sizeof define, "-Dsymv_DIR=%s", at(cfgdir, cfg));
+  build_cmake_project(name,
+                      "cmake_minimum_required(VERSION 3.17)\n"
+                      "project(prog C)\n"
+                      "find_package(symv 0.1 REQUIRED)\n"
+                      "find_package(CUDAToolkit REQUIRED)\n"
+                      "add_executable(prog prog.c)\n"
+                      "target_link_options(prog PRIVATE -Wl,--as-needed)\n"
+                      "target_link_libraries(prog PRIVATE CUDA::cublas symv::symv)\n",
+                      define, exe, NULL);
 }
 
 /* Asserts that exe records libsymv.so.0 NEEDED, before libcublas.so.N. */
@@ -153,13 +178,14 @@ static void assert_needed_order(const char *exe)
   cr_assert_lt(symv, cublas, "%s needs libcublas before libsymv (NEEDED:%s)", exe, list);
 }
 
-/* Runs exe with LD_DEBUG=bindings and asserts that its cublasDsymv_v2 binds
- * to the library of the tree at prefix (DIR-relative), and that the call
- * came back as libsymv's argument error. */
-static void assert_binds_to_libsymv(const char *exe, const char *prefix, const char *log)
+/* Runs exe with LD_DEBUG=bindings (and env, shell assignments or "", in
+ * its environment) and asserts that its cublasDsymv_v2 binds to the
+ * library of the tree at prefix (DIR-relative), and that the call came
+ * back as libsymv's argument error. */
+static void assert_binds_to_libsymv(const char *exe, const char *env, const char *prefix, const char *log)
 {
-  char cmd[1200], want[1024], rel[300], real_want[PATH_MAX];
-  snprintf(cmd, sizeof cmd, "LD_DEBUG=bindings '%s'", exe);
+  char cmd[2400], want[1024], rel[300], real_want[PATH_MAX];
+  snprintf(cmd, sizeof cmd, "%s LD_DEBUG=bindings '%s'", env, exe);
   char *text;
   int rc = sh(cmd, log, &text);
   snprintf(rel, sizeof rel, "%s/lib/libsymv.so.0", prefix);
@@ -180,7 +206,8 @@ static void assert_binds_to_libsymv(const char *exe, const char *prefix, const c
   }
   free(text);
   cr_assert(bound, "LD_DEBUG=bindings shows no binding of cublasDsymv_v2 in %s (see %s)", exe, log);
-  rc = sh(exe, log, &text);
+  snprintf(cmd, sizeof cmd, "%s '%s'", env, exe);
+  rc = sh(cmd, log, &text);
   cr_assert_eq(rc, 0, "%s: exit %d (not libsymv's CUBLAS_STATUS_INVALID_VALUE):\n%s", exe, rc, text);
   free(text);
 }
@@ -240,9 +267,9 @@ Test(install, versioned_library_and_its_links, .timeout = 60)
 Test(install, pkg_config_program_binds_to_libsymv, .timeout = 120)
 {
   char exe[1024];
-  build_pc("prefix", "prog_pc", exe);
+  build_pc("prefix", "prog_pc", exe, NULL);
   assert_needed_order(exe);
-  assert_binds_to_libsymv(exe, "prefix", "prog_pc.run.log");
+  assert_binds_to_libsymv(exe, "", "prefix", "prog_pc.run.log");
 }
 
 Test(install, cmake_program_binds_to_libsymv, .init = need_cmake, .timeout = 120)
@@ -251,7 +278,7 @@ Test(install, cmake_program_binds_to_libsymv, .init = need_cmake, .timeout = 120
   char exe[1024];
   build_cmake("prefix", "prog_cmake", exe);
   assert_needed_order(exe);
-  assert_binds_to_libsymv(exe, "prefix", "prog_cmake.run.log");
+  assert_binds_to_libsymv(exe, "", "prefix", "prog_cmake.run.log");
 }
 
 /* The tree copied elsewhere (a copy, not a move: the other tests run at the
@@ -262,14 +289,123 @@ Test(install, a_moved_tree_still_works, .timeout = 120)
   snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp -a '%s' '%s/tree'", at(a, "elsewhere"), at(b, "prefix"), a);
   cr_assert_eq(sh(cmd, "copy.log", &text), 0, "%s:\n%s", cmd, text);
   free(text);
-  build_pc("elsewhere/tree", "prog_moved_pc", exe);
+  build_pc("elsewhere/tree", "prog_moved_pc", exe, NULL);
   assert_needed_order(exe);
-  assert_binds_to_libsymv(exe, "elsewhere/tree", "prog_moved_pc.run.log");
+  assert_binds_to_libsymv(exe, "", "elsewhere/tree", "prog_moved_pc.run.log");
   if (system("cmake --version >/dev/null 2>&1") == 0) {
     build_cmake("elsewhere/tree", "prog_moved_cmake", exe);
     assert_needed_order(exe);
-    assert_binds_to_libsymv(exe, "elsewhere/tree", "prog_moved_cmake.run.log");
+    assert_binds_to_libsymv(exe, "", "elsewhere/tree", "prog_moved_cmake.run.log");
   }
+}
+
+/* ---- An install, staged and moved ---------------------------------------- */
+
+/* `make install` of the tree (make_args added: "" or "RPATH=1") staged
+ * into DIR/stage-NAME (DESTDIR, PREFIX=/opt/symv), then the installed
+ * prefix moved to DIR/moved/NAME and the stage removed: a site's package,
+ * unpacked elsewhere. */
+static void install_moved(const char *make_args, const char *name)
+{
+  char cmd[6400], tree[1024], stage[1024], moved[1024], rel[300], *text;
+  snprintf(rel, sizeof rel, "stage-%s", name);
+  at(stage, rel);
+  snprintf(rel, sizeof rel, "moved/%s", name);
+  at(moved, rel);
+  snprintf(cmd, sizeof cmd,
+           "make -s -C '%s' install DESTDIR='%s' PREFIX=/opt/symv %s && mkdir -p \"$(dirname '%s')\" && "
+           "mv '%s/opt/symv' '%s' && rm -r '%s'",
+           at(tree, "prefix"), stage, make_args, moved, stage, moved, stage);
+  snprintf(rel, sizeof rel, "install-%s.log", name);
+  cr_assert_eq(sh(cmd, rel, &text), 0, "%s:\n%s", cmd, text);
+  free(text);
+}
+
+/* The RUNPATH and RPATH entries of exe's dynamic section (readelf -d),
+ * each line's [...] part, into buf (len bytes); "" if none. */
+static char *runpath_of(const char *exe, char *buf, size_t len)
+{
+  char cmd[1200], line[1200];
+  snprintf(cmd, sizeof cmd, "readelf -d '%s'", exe);
+  FILE *p = popen(cmd, "r");
+  cr_assert_not_null(p);
+  buf[0] = 0;
+  while (fgets(line, sizeof line, p)) {
+    char *l = strchr(line, '['), *r = l ? strchr(l, ']') : NULL;
+    if ((strstr(line, "(RUNPATH)") || strstr(line, "(RPATH)")) && r)
+      strncat(buf, l, (size_t)(r + 1 - l) < len - strlen(buf) ? (size_t)(r + 1 - l) : len - strlen(buf) - 1);
+  }
+  cr_assert_eq(pclose(p), 0, "%s failed", cmd);
+  return buf;
+}
+
+/* The installed .pc, its prefix moved: PKG_CONFIG_PATH naming its folder
+ * and the CUDA modules' links a program against the moved library. By
+ * default the .pc gives no RUNPATH (the program finds libsymv through
+ * LD_LIBRARY_PATH, as with a distribution's package); installed with
+ * RPATH=1, it gives the RUNPATH of the moved library's folder. */
+Test(install, a_staged_install_moved_elsewhere_links_through_pkg_config, .timeout = 120)
+{
+  if (system("pkg-config --version >/dev/null 2>&1")) cr_skip_test("no pkg-config");
+  char exe[1024], lib[1024], want[1200], env[1100], rp[1024], *libs;
+  install_moved("", "pc");
+  build_pc("moved/pc", "prog_installed_pc", exe, &libs);
+  snprintf(want, sizeof want, "-L%s/lib/pkgconfig/../../lib ", at(lib, "moved/pc"));
+  cr_assert_not_null(strstr(libs, want), "pkg-config --libs does not name the moved library (%s):\n%s", want, libs);
+  cr_assert_null(strstr(libs, "-rpath"), "the installed .pc gives a RUNPATH:\n%s", libs);
+  free(libs);
+  cr_assert_null(strstr(runpath_of(exe, rp, sizeof rp), "moved/"), "%s has the RUNPATH %s", exe, rp);
+  assert_needed_order(exe);
+  snprintf(env, sizeof env, "LD_LIBRARY_PATH='%s/lib'", lib);
+  assert_binds_to_libsymv(exe, env, "moved/pc", "prog_installed_pc.run.log");
+
+  install_moved("RPATH=1", "pc-rpath");
+  build_pc("moved/pc-rpath", "prog_installed_pc_rpath", exe, &libs);
+  snprintf(want, sizeof want, "-Wl,-rpath,%s/lib/pkgconfig/../../lib ", at(lib, "moved/pc-rpath"));
+  cr_assert_not_null(strstr(libs, want), "RPATH=1: pkg-config --libs gives no %s:\n%s", want, libs);
+  free(libs);
+  snprintf(want, sizeof want, "[%s/lib/pkgconfig/../../lib]", lib);
+  cr_assert_str_eq(runpath_of(exe, rp, sizeof rp), want, "RPATH=1: %s has the RUNPATH %s", exe, rp);
+  assert_needed_order(exe);
+  assert_binds_to_libsymv(exe, "", "moved/pc-rpath", "prog_installed_pc_rpath.run.log");
+}
+
+/* The installed CMake package, its prefix moved: CMAKE_PREFIX_PATH naming
+ * it, find_package(symv 9.0 CONFIG) refuses it (symvConfigVersion.cmake),
+ * find_package(symv 0.1 CONFIG REQUIRED) takes it, and a program linked
+ * with symv::symv (after CUDA::cublas, under --as-needed) names the moved
+ * library on its link line and binds to it at run time. */
+Test(install, a_staged_install_moved_elsewhere_links_through_cmake, .init = need_cmake, .timeout = 180)
+{
+  need_tree();
+  char exe[1024], moved[1024], define[1100], p[1100], want[1100], orig[1100], *out;
+  install_moved("", "cmake");
+  snprintf(define, sizeof define, "-DCMAKE_PREFIX_PATH=%s", at(moved, "moved/cmake"));
+  build_cmake_project("prog_installed_cmake",
+                      "cmake_minimum_required(VERSION 3.17)\n"
+                      "project(prog C)\n"
+                      "find_package(symv 9.0 CONFIG QUIET)\n"
+                      "if(symv_FOUND)\n"
+                      "  message(FATAL_ERROR \"find_package(symv 9.0) took symv ${symv_VERSION}\")\n"
+                      "endif()\n"
+                      "message(STATUS \"symv 9.0 refused; versions considered: ${symv_CONSIDERED_VERSIONS}\")\n"
+                      "find_package(symv 0.1 CONFIG REQUIRED)\n"
+                      "add_executable(prog prog.c)\n"
+                      "target_link_options(prog PRIVATE -Wl,--as-needed)\n"
+                      "target_link_libraries(prog PRIVATE CUDA::cublas symv::symv)\n",
+                      define, exe, &out);
+  cr_assert_not_null(strstr(out, "symv 9.0 refused; versions considered: " LIBGEN_VERSION "\n"),
+                     "symv 9.0 was not refused by its version:\n%s", out);
+  free(out);
+  char *link = fix_slurp(at(p, "prog_installed_cmake/build/CMakeFiles/prog.dir/link.txt"));
+  cr_assert_not_null(link, "no %s", p);
+  snprintf(want, sizeof want, "%s/lib/" LIBGEN_REALNAME, moved);
+  cr_assert_not_null(strstr(link, want), "the link does not name %s:\n%s", want, link);
+  snprintf(orig, sizeof orig, "%s/prefix/", topdir());
+  cr_assert_null(strstr(link, orig), "the link names the tree the package was installed from:\n%s", link);
+  free(link);
+  assert_needed_order(exe);
+  assert_binds_to_libsymv(exe, "", "moved/cmake", "prog_installed_cmake.run.log");
 }
 
 /* ---- Proof that it is in use --------------------------------------------- */
@@ -277,7 +413,7 @@ Test(install, a_moved_tree_still_works, .timeout = 120)
 Test(install, symv_log_tells_each_call, .timeout = 120)
 {
   char exe[1024], logf[1024], cmd[4400], *text;
-  build_pc("prefix", "prog_log", exe);
+  build_pc("prefix", "prog_log", exe, NULL);
   /* to stderr, one line for the call */
   snprintf(cmd, sizeof cmd, "SYMV_LOG=1 '%s'", exe);
   cr_assert_eq(sh(cmd, "log1.log", &text), 0, "%s:\n%s", cmd, text);
@@ -386,7 +522,7 @@ Test(install, symv_get_info_reports_what_the_library_carries, .timeout = 60)
 Test(install, symv_log_file_a_fifo_is_refused_without_waiting, .timeout = 120)
 {
   char exe[1024], fifo[1024], cmd[4400], *text;
-  build_pc("prefix", "prog_log_fifo", exe);
+  build_pc("prefix", "prog_log_fifo", exe, NULL);
   cr_assert_eq(mkfifo(at(fifo, "calls.fifo"), 0644), 0, "%s: %s", fifo, strerror(errno));
   snprintf(cmd, sizeof cmd, "SYMV_LOG=1 SYMV_LOG_FILE='%s' timeout 30 '%s'", fifo, exe);
   int rc = sh(cmd, "log_fifo.log", &text);
