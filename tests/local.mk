@@ -126,7 +126,10 @@ EXTRA_tests_test_shipped_DEPENDENCIES = src/symvtune$(EXEEXT)
 CLEANFILES += tests/fixture-dsymv-h200.db
 
 # configure's --with-blas (tests/test_configure.c): runs configure twice in
-# a temporary folder, with the BLAS flags this tree was configured with.
+# a temporary folder, with the BLAS flags this tree was configured with, and
+# once with the arguments of the Spack recipe (contrib/spack/package.py),
+# which tests/spack_recipe.py loads with stand-ins for Spack.
 CRITERION_TESTS += tests/test_configure
+EXTRA_DIST += tests/spack_recipe.py
 tests_test_configure_CPPFLAGS = $(TEST_CPPFLAGS) -DSYMV_TEST_BLAS_LIBS='"$(BLAS_LIBS)"' \
 	-DSYMV_TEST_BLAS_CFLAGS='"$(BLAS_CFLAGS)"'
