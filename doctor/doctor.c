@@ -515,12 +515,14 @@ static int lib_info(const char *path, symvInfo *info)
     printf("  (cannot load it here to ask symvGetInfo: %s)\n", dlerror());
     return -1;
   }
-  /* symvGetInfo_v2 fills the whole symvInfo of this symv.h; a library
-   * older than the wisdom files has only symvGetInfo, which fills the
-   * fields before `wisdom` (left zero here). */
+  /* symvGetInfo_v3 fills the whole symvInfo of this symv.h; an older
+   * library has symvGetInfo_v2, which fills the fields before
+   * `symvtune_version`, or (older than the wisdom files) only symvGetInfo,
+   * which fills those before `wisdom` (the rest left zero here). */
   memset(info, 0, sizeof *info);
-  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo_v2");
-  if (!get) get = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo");
+  static const char *const entry[] = {"symvGetInfo_v3", "symvGetInfo_v2", "symvGetInfo"};
+  cublasStatus_t (*get)(symvInfo *) = NULL;
+  for (int i = 0; i < 3 && !get; i++) get = (cublasStatus_t (*)(symvInfo *))dlsym(h, entry[i]);
   int rc = get && get(info) == CUBLAS_STATUS_SUCCESS ? 0 : -1;
   if (rc) {
     printf("  (it has no symvGetInfo: a libsymv older than this symvtune)\n");
@@ -536,6 +538,7 @@ static int lib_info(const char *path, symvInfo *info)
              info->wisdom_accepted, info->wisdom_matched ? info->wisdom_matched : "none (its calls go to cuBLAS)");
     info->version = info->tuned_gpu = info->arch = NULL; /* the library's, gone with it */
     info->wisdom_report = info->wisdom_matched = info->wisdom_dir = NULL;
+    info->symvtune_version = info->rules_id = info->fits = info->identity = NULL;
   }
   dlclose(h);
   return rc;

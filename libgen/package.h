@@ -35,7 +35,8 @@
 
 /* libgen_write_pc: DIR/lib/pkgconfig/libsymv.pc, for the CUDA toolkit at
  * cuda_root (its lib64 and include); describes the device of pl, or the
- * wisdom files with pl->wisdom. */
+ * wisdom files with pl->wisdom; its variables rules_id (pl->rules_id) and
+ * symvtune_version name what the library holds and what generated it. */
 int libgen_write_pc(const libgen_plan *pl, const char *dir, const char *cuda_root);
 
 /* libgen_write_cmake: DIR/lib/cmake/symv/symvConfig.cmake (the target
