@@ -46,7 +46,9 @@ int doctor_run(char **prog, const char *libdir, const char *want, int keep);
 
 /** One line of libsymv's call log:
  *    libsymv: ROUTINE n=N uplo=U lda=L incx=X incy=Y: SERVED (WHY) -> STATUS (CODE)
- *  perhaps followed by more fields, which are ignored. */
+ *  perhaps followed by more fields, which are ignored. The log's first
+ *  line, "libsymv: symvtune-rules: ..." (the library's identity), is not
+ *  a call line. */
 typedef struct {
   char routine[8];  /* "dsymv", ... */
   int n;            /* matrix order as called, elements (may be invalid: < 0) */

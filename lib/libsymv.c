@@ -48,7 +48,9 @@
  * captures correctly and needs no workspace. The other families keep
  * nothing on the host between calls and are captured as they are.
  *
- * Log. With SYMV_LOG set (and not "0"), every call writes one line: the
+ * Log. With SYMV_LOG set (and not "0"), the library first writes its
+ * identity line ("libsymv: symvtune-rules: ...", symvInfo.identity), and
+ * then every call writes one line: the
  * routine and its arguments n, uplo, lda, incx, incy, what served it (a
  * kernel's name, cuBLAS, cuBLAS with atomics, or nothing), why (the rule's
  * n range, an untuned routine, an argument error, a fallback's reason) and
@@ -169,9 +171,10 @@ static FILE *log_open(const char *path, char *why, size_t len)
   return f;
 }
 
-/* Reads SYMV_LOG and SYMV_LOG_FILE, once. A file that cannot be opened, or
- * is not a regular file or a terminal, is told on stderr (one line), and
- * the log goes to stderr instead. */
+/* Reads SYMV_LOG and SYMV_LOG_FILE, once, and writes the identity line
+ * into the log. A file that cannot be opened, or is not a regular file or
+ * a terminal, is told on stderr (one line), and the log goes to stderr
+ * instead. */
 static void log_init(void)
 {
   const char *on = getenv("SYMV_LOG"), *path = getenv("SYMV_LOG_FILE");
@@ -185,6 +188,8 @@ static void log_init(void)
     fprintf(stderr, "libsymv: SYMV_LOG_FILE %s: %s; logging to stderr\n", path, why);
     log_out = stderr;
   }
+  fprintf(log_out, "libsymv: %s\n", symv_table_id.line); /* the first line: which library logs */
+  fflush(log_out);
 }
 
 FILE *libsymv_log(void)

@@ -21,7 +21,8 @@
  *
  * Proof that it is in use: SYMV_LOG=1 in the environment logs every call
  * (routine, n, uplo, what served it and why) on stderr, or in the file
- * SYMV_LOG_FILE names; symvGetInfo() reports what the library carries.
+ * SYMV_LOG_FILE names, after a first line that names the library's rules
+ * (symvInfo.identity); symvGetInfo() reports what the library carries.
  *
  * Link: pkg-config --cflags --libs libsymv, or CMake's find_package(symv)
  * and the target symv::symv: both keep libsymv against --as-needed and put
@@ -172,7 +173,7 @@ typedef struct {
                                  n 32..4000), deterministic fit 13 (...); ..." (ids of the database's fit
                                  table); a --wisdom library's of wisdom_matched ("" when none matches) */
   const char *identity;       /* the library's identity line, which `strings libsymv.so.0 | grep
-                                 symvtune-rules:` finds in the file: "symvtune-rules:
+                                 symvtune-rules:` finds in the file and SYMV_LOG writes first: "symvtune-rules:
                                  rules RULES_ID of GPU (sm_XY, N SMs), kernels for ARCH; symvtune V;
                                  CUDART_VERSION N; fits FITS", or "symvtune-rules: wisdom files read at run
                                  time; symvtune V; CUDART_VERSION N" */

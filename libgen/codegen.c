@@ -137,7 +137,7 @@ int libgen_write_identity(const libgen_plan *pl, const char *dir, const char *cm
   libgen_sb_printf(&b, "/* The identity of this libsymv (lib/libsymv_table.h, lib/identity.h). */\n"
                        "#include <cuda_runtime_api.h>\n#include \"libsymv_table.h\"\n\n"
                        "#define SYMV_STR_(x) #x\n#define SYMV_STR(x) SYMV_STR_(x)\n\n"
-                       "/* the line `strings libsymv.so.0 | grep symvtune-rules:` finds */\n"
+                       "/* the line `strings libsymv.so.0 | grep symvtune-rules:` finds, and SYMV_LOG writes first */\n"
                        "static const char line[] = \"symvtune-rules: ");
   if (pl->wisdom) {
     libgen_sb_printf(&b, "wisdom files read at run time");

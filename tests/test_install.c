@@ -15,7 +15,8 @@
  *   cublasDsymv_v2 binds to libsymv;
  * - a copy of the tree elsewhere works alike, and names nothing of the
  *   original folder;
- * - SYMV_LOG / SYMV_LOG_FILE: one line per call, here an argument error;
+ * - SYMV_LOG / SYMV_LOG_FILE: the library's identity line, then one line
+ *   per call, here an argument error;
  * - symvGetInfo: the version, the tuned GPU, the rules the fit chose; the
  *   identity (symvtune and CUDA versions, rules id, fits), which `strings`
  *   and the .pc's rules_id tell alike; the older entry points fill no more
@@ -302,8 +303,16 @@ Test(install, symv_log_tells_each_call, .timeout = 120)
   cr_assert_not_null(text, "no %s", logf);
   static const char want_uplo[] = "libsymv: dsymv n=4 uplo=7 lda=4 incx=1 incy=1: none (argument error: argument 1 "
                                   "(uplo)) -> CUBLAS_STATUS_INVALID_VALUE (7)\n";
-  cr_assert_eq(strncmp(text, want_uplo, strlen(want_uplo)), 0, "first line, expected\n%sgot:\n%s", want_uplo, text);
-  cr_assert_str_eq(text + strlen(want_uplo), want_n, "second line, expected\n%sgot:\n%s", want_n, text);
+  /* each process first names the library (its identity line), then its call */
+  static const char head[] = "libsymv: symvtune-rules: rules ";
+  char *second = strchr(text, '\n');
+  cr_assert(second && !strncmp(text, head, strlen(head)), "first line, expected %s...; got:\n%s", head, text);
+  const size_t idlen = (size_t)(++second - text);
+  cr_assert_eq(strncmp(second, want_uplo, strlen(want_uplo)), 0, "second line, expected\n%sgot:\n%s", want_uplo,
+               text);
+  const char *third = second + strlen(want_uplo);
+  cr_assert_eq(strncmp(third, text, idlen), 0, "third line, expected the identity line again; got:\n%s", text);
+  cr_assert_str_eq(third + idlen, want_n, "fourth line, expected\n%sgot:\n%s", want_n, text);
   free(text);
   /* without SYMV_LOG (or with 0), nothing */
   snprintf(cmd, sizeof cmd, "'%s' && SYMV_LOG=0 '%s'", exe, exe);
