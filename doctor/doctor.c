@@ -537,12 +537,36 @@ static int lib_info(const char *path, symvInfo *info)
     if (info->wisdom)
       printf("  wisdom: %d file(s) offered, %d accepted; this GPU's: %s\n", info->wisdom_files,
              info->wisdom_accepted, info->wisdom_matched ? info->wisdom_matched : "none (its calls go to cuBLAS)");
+    for (const char *l = info->wisdom ? info->wisdom_report : NULL; l && *l;) { /* each file: accepted, rules id */
+      const size_t n = strcspn(l, "\n");
+      printf("    %.*s\n", (int)n, l);
+      l += n + (l[n] == '\n');
+    }
+    if (info->identity) {
+      printf("  identity: %s\n", info->identity);
+      if (info->wisdom && *info->rules_id) printf("  this GPU's wisdom file: rules %s; fits %s\n", info->rules_id,
+                                                  info->fits);
+    } else {
+      printf("  identity: not told (a libsymv older than symvGetInfo_v3)\n");
+    }
     info->version = info->tuned_gpu = info->arch = NULL; /* the library's, gone with it */
     info->wisdom_report = info->wisdom_matched = info->wisdom_dir = NULL;
     info->symvtune_version = info->rules_id = info->fits = info->identity = NULL;
   }
   dlclose(h);
   return rc;
+}
+
+int doctor_lib_report(const char *path)
+{
+  symvInfo info;
+  printf("libsymv %s\n", path);
+  int rc = lib_info(path, &info);
+  if (fflush(stdout) || ferror(stdout)) {
+    fprintf(stderr, "symvtune doctor: cannot write the output\n");
+    return DOCTOR_ERROR;
+  }
+  return rc ? DOCTOR_ERROR : DOCTOR_OK;
 }
 
 /* The symvInfo index of routine r. */
