@@ -396,6 +396,7 @@ static long read_log(const char *path, routine_log *lg, long *unparsed)
   while (fgets(line, sizeof line, f)) {
     doctor_call c;
     symv_routine r;
+    if (!strncmp(line, "libsymv: symvtune-rules: ", 25)) continue; /* the log's identity line: symvGetInfo tells it */
     if (doctor_parse_call(line, &c) || symv_routine_parse(c.routine, &r)) {
       (*unparsed)++;
       continue;
@@ -515,12 +516,14 @@ static int lib_info(const char *path, symvInfo *info)
     printf("  (cannot load it here to ask symvGetInfo: %s)\n", dlerror());
     return -1;
   }
-  /* symvGetInfo_v2 fills the whole symvInfo of this symv.h; a library
-   * older than the wisdom files has only symvGetInfo, which fills the
-   * fields before `wisdom` (left zero here). */
+  /* symvGetInfo_v3 fills the whole symvInfo of this symv.h; an older
+   * library has symvGetInfo_v2, which fills the fields before
+   * `symvtune_version`, or (older than the wisdom files) only symvGetInfo,
+   * which fills those before `wisdom` (the rest left zero here). */
   memset(info, 0, sizeof *info);
-  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo_v2");
-  if (!get) get = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo");
+  static const char *const entry[] = {"symvGetInfo_v3", "symvGetInfo_v2", "symvGetInfo"};
+  cublasStatus_t (*get)(symvInfo *) = NULL;
+  for (int i = 0; i < 3 && !get; i++) get = (cublasStatus_t (*)(symvInfo *))dlsym(h, entry[i]);
   int rc = get && get(info) == CUBLAS_STATUS_SUCCESS ? 0 : -1;
   if (rc) {
     printf("  (it has no symvGetInfo: a libsymv older than this symvtune)\n");
@@ -534,11 +537,36 @@ static int lib_info(const char *path, symvInfo *info)
     if (info->wisdom)
       printf("  wisdom: %d file(s) offered, %d accepted; this GPU's: %s\n", info->wisdom_files,
              info->wisdom_accepted, info->wisdom_matched ? info->wisdom_matched : "none (its calls go to cuBLAS)");
+    for (const char *l = info->wisdom ? info->wisdom_report : NULL; l && *l;) { /* each file: accepted, rules id */
+      const size_t n = strcspn(l, "\n");
+      printf("    %.*s\n", (int)n, l);
+      l += n + (l[n] == '\n');
+    }
+    if (info->identity) {
+      printf("  identity: %s\n", info->identity);
+      if (info->wisdom && *info->rules_id) printf("  this GPU's wisdom file: rules %s; fits %s\n", info->rules_id,
+                                                  info->fits);
+    } else {
+      printf("  identity: not told (a libsymv older than symvGetInfo_v3)\n");
+    }
     info->version = info->tuned_gpu = info->arch = NULL; /* the library's, gone with it */
     info->wisdom_report = info->wisdom_matched = info->wisdom_dir = NULL;
+    info->symvtune_version = info->rules_id = info->fits = info->identity = NULL;
   }
   dlclose(h);
   return rc;
+}
+
+int doctor_lib_report(const char *path)
+{
+  symvInfo info;
+  printf("libsymv %s\n", path);
+  int rc = lib_info(path, &info);
+  if (fflush(stdout) || ferror(stdout)) {
+    fprintf(stderr, "symvtune doctor: cannot write the output\n");
+    return DOCTOR_ERROR;
+  }
+  return rc ? DOCTOR_ERROR : DOCTOR_OK;
 }
 
 /* The symvInfo index of routine r. */

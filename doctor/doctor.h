@@ -44,9 +44,20 @@ int doctor_expected_lib(const char *libdir, char *out);
  *  program could not be started or the bindings not read. */
 int doctor_run(char **prog, const char *libdir, const char *want, int keep);
 
+/** doctor_lib_report: what the libsymv at path (doctor_expected_lib's)
+ *  says of itself, loaded in this process without running a program: its
+ *  version, the GPU and rules it holds, and its identity (symvInfo's
+ *  identity line; a --wisdom library's rules id of this GPU's wisdom
+ *  file), on stdout. Returns DOCTOR_OK, or DOCTOR_ERROR when it cannot be
+ *  loaded or has no symvGetInfo (why printed) or stdout cannot be
+ *  written. */
+int doctor_lib_report(const char *path);
+
 /** One line of libsymv's call log:
  *    libsymv: ROUTINE n=N uplo=U lda=L incx=X incy=Y: SERVED (WHY) -> STATUS (CODE)
- *  perhaps followed by more fields, which are ignored. */
+ *  perhaps followed by more fields, which are ignored. The log's first
+ *  line, "libsymv: symvtune-rules: ..." (the library's identity), is not
+ *  a call line. */
 typedef struct {
   char routine[8];  /* "dsymv", ... */
   int n;            /* matrix order as called, elements (may be invalid: < 0) */

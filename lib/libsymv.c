@@ -48,7 +48,9 @@
  * captures correctly and needs no workspace. The other families keep
  * nothing on the host between calls and are captured as they are.
  *
- * Log. With SYMV_LOG set (and not "0"), every call writes one line: the
+ * Log. With SYMV_LOG set (and not "0"), the library first writes its
+ * identity line ("libsymv: symvtune-rules: ...", symvInfo.identity), and
+ * then every call writes one line: the
  * routine and its arguments n, uplo, lda, incx, incy, what served it (a
  * kernel's name, cuBLAS, cuBLAS with atomics, or nothing), why (the rule's
  * n range, an untuned routine, an argument error, a fallback's reason) and
@@ -169,9 +171,10 @@ static FILE *log_open(const char *path, char *why, size_t len)
   return f;
 }
 
-/* Reads SYMV_LOG and SYMV_LOG_FILE, once. A file that cannot be opened, or
- * is not a regular file or a terminal, is told on stderr (one line), and
- * the log goes to stderr instead. */
+/* Reads SYMV_LOG and SYMV_LOG_FILE, once, and writes the identity line
+ * into the log. A file that cannot be opened, or is not a regular file or
+ * a terminal, is told on stderr (one line), and the log goes to stderr
+ * instead. */
 static void log_init(void)
 {
   const char *on = getenv("SYMV_LOG"), *path = getenv("SYMV_LOG_FILE");
@@ -185,6 +188,8 @@ static void log_init(void)
     fprintf(stderr, "libsymv: SYMV_LOG_FILE %s: %s; logging to stderr\n", path, why);
     log_out = stderr;
   }
+  fprintf(log_out, "libsymv: %s\n", symv_table_id.line); /* the first line: which library logs */
+  fflush(log_out);
 }
 
 FILE *libsymv_log(void)
@@ -625,9 +630,9 @@ void libsymv_info_rules(symvInfo *info, const libsymv_rules *v)
   info->candidates = v->ncands;
 }
 
-#undef symvGetInfo /* symv.h maps it to symvGetInfo_v2; the old entry point is defined below */
+#undef symvGetInfo /* symv.h maps it to symvGetInfo_v3; the older entry points are defined below */
 
-SYMV_API cublasStatus_t symvGetInfo_v2(symvInfo *info)
+SYMV_API cublasStatus_t symvGetInfo_v3(symvInfo *info)
 {
   if (!info) return CUBLAS_STATUS_INVALID_VALUE;
   memset(info, 0, sizeof *info);
@@ -635,6 +640,10 @@ SYMV_API cublasStatus_t symvGetInfo_v2(symvInfo *info)
   info->version_minor = SYMV_VERSION_MINOR;
   info->version_patch = SYMV_VERSION_PATCH;
   info->version = SYMV_STR(SYMV_VERSION_MAJOR) "." SYMV_STR(SYMV_VERSION_MINOR) "." SYMV_STR(SYMV_VERSION_PATCH);
+  info->symvtune_version = symv_table_id.symvtune_version;
+  info->cuda_major = CUDART_VERSION / 1000;
+  info->identity = symv_table_id.line;
+  info->rules_id = info->fits = "";
   info->device_matched = -1;
   int dev;
   if (libsymv_current_device(&dev, NULL)) dev = -1;
@@ -643,13 +652,24 @@ SYMV_API cublasStatus_t symvGetInfo_v2(symvInfo *info)
   return CUBLAS_STATUS_SUCCESS;
 }
 
-/* The entry point of programs built against symv.h 0.1, whose symvInfo
- * ends at device_matched: that much is filled, nothing beyond. */
-SYMV_API cublasStatus_t symvGetInfo(symvInfo *info)
+/* symvGetInfo_v3 into a symvInfo of an older symv.h, which ends `size`
+ * bytes in: that much is filled, nothing beyond. */
+static cublasStatus_t info_of_size(symvInfo *info, size_t size)
 {
   if (!info) return CUBLAS_STATUS_INVALID_VALUE;
   symvInfo full;
-  cublasStatus_t st = symvGetInfo_v2(&full);
-  memcpy(info, &full, offsetof(symvInfo, wisdom));
+  cublasStatus_t st = symvGetInfo_v3(&full);
+  memcpy(info, &full, size);
   return st;
 }
+
+/* The entry point of programs built against the symv.h whose symvInfo
+ * ends at wisdom_dir. */
+SYMV_API cublasStatus_t symvGetInfo_v2(symvInfo *info)
+{
+  return info_of_size(info, offsetof(symvInfo, symvtune_version));
+}
+
+/* The entry point of programs built against symv.h 0.1, whose symvInfo
+ * ends at device_matched. */
+SYMV_API cublasStatus_t symvGetInfo(symvInfo *info) { return info_of_size(info, offsetof(symvInfo, wisdom)); }

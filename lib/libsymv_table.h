@@ -4,7 +4,8 @@
  * of the file symv_table.c that `symvtune build` writes from a fit's rules
  * (libgen/codegen.c), and that libsymv's runtime reads (lib/source.h:
  * lib/source_table.c serves this table; lib/source_wisdom.c makes the same
- * types of a wisdom file). Internal to libsymv.
+ * types of a wisdom file), and of src/symv_identity.c, the library's
+ * identity. Internal to libsymv.
  *
  * The rules of each routine (core/routine.h) are one run of
  * symv_table_rules, symv_table_routines[r] says where; a routine with no
@@ -70,5 +71,16 @@ extern const symv_table_info symv_table_device;
  * "": LIBDIR/../share/symv beside the library. Unused by a library with
  * rules compiled in. */
 extern const char symv_table_wisdom_dir[];
+
+/** The library's identity (identity.h), in src/symv_identity.c that
+ *  `symvtune build` writes beside symv_table.c. */
+typedef struct {
+  const char *symvtune_version; /* the symvtune that generated the library */
+  const char *rules_id;         /* the rules id of the table; "" in a --wisdom library */
+  const char *fits;             /* symv_fits_text of the table's fits; "" in a --wisdom library */
+  const char *line;             /* "symvtune-rules: ...", symvInfo.identity (symv.h) */
+} symv_table_identity;
+
+extern const symv_table_identity symv_table_id;
 
 #endif

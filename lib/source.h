@@ -113,10 +113,11 @@ typedef struct {
    *  libsymv_lock only to set a device up or prepare a kernel, each once. */
   const symv_kernel *(*kernel)(const libsymv_rules *v, int dev, int cand, libsymv_note *note);
   /** info: fills the fields of *info (symv.h) that are the source's: the
-   *  tuned GPU, the rules and candidates (libsymv_info_rules), the wisdom
-   *  fields, and, when dev >= 0 (the current device; -1: none),
-   *  device_matched; the runtime has zeroed *info and set the version,
-   *  device, and device_matched to -1. Prepares no kernel. Thread-safe. */
+   *  tuned GPU, the rules and candidates (libsymv_info_rules), rules_id
+   *  and fits, the wisdom fields, and, when dev >= 0 (the current device;
+   *  -1: none), device_matched; the runtime has zeroed *info and set the
+   *  version, the identity fields (rules_id and fits to ""), device, and
+   *  device_matched to -1. Prepares no kernel. Thread-safe. */
   void (*info)(symvInfo *info, int dev);
   /** release: frees what the source holds of device dev (entry e) beyond
    *  e->k and e->ok, which the runtime frees next; its kernels loaded at

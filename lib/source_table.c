@@ -140,12 +140,14 @@ static const symv_kernel *table_kernel(const libsymv_rules *v, int dev, int cand
   return NULL;
 }
 
-/* The table's rules, and whether device dev is the tuned GPU, looked at as
- * a call would (without preparing its kernels). */
+/* The table's rules and their identity, and whether device dev is the
+ * tuned GPU, looked at as a call would (without preparing its kernels). */
 static void table_info(symvInfo *info, int dev)
 {
   table_open();
   libsymv_info_rules(info, &builtin);
+  info->rules_id = symv_table_id.rules_id;
+  info->fits = symv_table_id.fits;
   info->wisdom_report = "";
   info->wisdom_dir = "";
   if (dev < 0) return;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compile.h"
+#include "identity.h"
 #include "kernel_sources.h"
 #include "source.h"
 #include "symv_error.h"
@@ -40,6 +41,8 @@ typedef struct {
   symv_table_info info;                    /* w's device */
   char arch[16];                           /* "sm_90": what NVRTC compiles for there */
   libsymv_rules view;
+  char rules_id[SYMV_RULES_ID_LEN + 1];    /* the rules id of view (identity.h) */
+  char fits[2048];                         /* symv_fits_text of w's sets */
 } wisdom_file;
 
 static pthread_once_t wisdom_once = PTHREAD_ONCE_INIT;
@@ -80,7 +83,8 @@ static void wisdom_tell(const char *fmt, ...)
   libsymv_notice("wisdom %s", line);
 }
 
-/* Makes f's dispatch view of its parsed wisdom. 0, or -1 out of memory. */
+/* Makes f's dispatch view of its parsed wisdom, and its rules id and fits
+ * text. 0, or -1 out of memory. */
 static int wisdom_view_make(wisdom_file *f)
 {
   const symv_wisdom *w = &f->w;
@@ -102,6 +106,14 @@ static int wisdom_view_make(wisdom_file *f)
   snprintf(f->arch, sizeof f->arch, "sm_%d%d", w->dev.cc_major, w->dev.cc_minor);
   f->info = (symv_table_info){w->dev.name, w->dev.cc_major, w->dev.cc_minor, w->dev.sm_count, f->arch};
   f->view = (libsymv_rules){f->cands, w->ncands, f->rules, f->routines, &f->info, f->path};
+  symv_rules_id(&f->info, f->cands, f->rules, f->routines, f->rules_id);
+  symv_fit_brief fits[SYMV_ROUTINE_COUNT][2];
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++)
+    for (int c = 0; c < 2; c++) {
+      const symv_wisdom_set *a = &w->set[r][c];
+      fits[r][c] = (symv_fit_brief){a->have, a->fit_id, a->created, a->uplo, a->hot, a->lo, a->hi};
+    }
+  symv_fits_text(fits, f->fits, sizeof f->fits);
   return 0;
 }
 
@@ -115,7 +127,7 @@ static void wisdom_load(void)
   } else { /* LIBDIR/../share/symv, beside the library wherever it was moved */
     Dl_info di;
     char tmp[PATH_MAX];
-    if (dladdr((const void *)symvGetInfo_v2, &di) && di.dli_fname && strlen(di.dli_fname) < sizeof tmp) {
+    if (dladdr((const void *)symvGetInfo_v3, &di) && di.dli_fname && strlen(di.dli_fname) < sizeof tmp) {
       snprintf(tmp, sizeof tmp, "%s", di.dli_fname);
       snprintf(wisdom_system, sizeof wisdom_system, "%s/../share/symv", dirname(tmp));
     }
@@ -153,8 +165,8 @@ static void wisdom_load(void)
       int sets = 0;
       for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) sets += f->w.set[r][0].have + f->w.set[r][1].have;
       f->ok = 1, nwaccepted++;
-      wisdom_tell("%s: accepted: %s (sm_%d%d, %d SMs), %d rule sets", f->path, f->w.dev.name, f->w.dev.cc_major,
-                  f->w.dev.cc_minor, f->w.dev.sm_count, sets);
+      wisdom_tell("%s: accepted: %s (sm_%d%d, %d SMs), %d rule sets, rules %s", f->path, f->w.dev.name,
+                  f->w.dev.cc_major, f->w.dev.cc_minor, f->w.dev.sm_count, sets, f->rules_id);
       continue;
     }
     symv_wisdom_free(&f->w);
@@ -294,7 +306,8 @@ static const symv_kernel *wisdom_kernel(const libsymv_rules *v, int dev, int can
 }
 
 /* The wisdom files read and, for device dev, the file it matches and that
- * file's GPU and rules (reads the files and matches; compiles nothing). */
+ * file's GPU, rules and their identity (reads the files and matches;
+ * compiles nothing). */
 static void wisdom_info(symvInfo *info, int dev)
 {
   static const symv_table_info none = {"", 0, 0, 0, ""};
@@ -311,6 +324,8 @@ static void wisdom_info(symvInfo *info, int dev)
   if (v) {
     libsymv_info_rules(info, v);
     info->wisdom_matched = v->path;
+    info->rules_id = wdev[dev].wf->rules_id;
+    info->fits = wdev[dev].wf->fits;
   }
 }
 

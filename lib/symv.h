@@ -21,7 +21,8 @@
  *
  * Proof that it is in use: SYMV_LOG=1 in the environment logs every call
  * (routine, n, uplo, what served it and why) on stderr, or in the file
- * SYMV_LOG_FILE names; symvGetInfo() reports what the library carries.
+ * SYMV_LOG_FILE names, after a first line that names the library's rules
+ * (symvInfo.identity); symvGetInfo() reports what the library carries.
  *
  * Link: pkg-config --cflags --libs libsymv, or CMake's find_package(symv)
  * and the target symv::symv: both keep libsymv against --as-needed and put
@@ -147,20 +148,35 @@ typedef struct {
   int device;                 /* the current CUDA device, -1 if there is none (no GPU, no driver) */
   int device_matched;         /* 1: it is the tuned GPU (name, compute capability, SM count), so the rules
                                  apply; 0: another GPU, every call goes to cuBLAS; -1: no device to look at */
-  /* since 0.1 with symvGetInfo_v2 (what symvGetInfo names): wisdom files */
+  /* since 0.1 with symvGetInfo_v2: wisdom files */
   int wisdom;                 /* 1: a library built with `symvtune build --wisdom`, whose rules come from the
                                  wisdom files it reads at run time; 0: rules compiled in (the fields below are
                                  0, "" or NULL) */
   int wisdom_files;           /* files the search path offered ($SYMV_WISDOM, then wisdom_dir) */
   int wisdom_accepted;        /* of them, those accepted */
   const char *wisdom_report;  /* what became of each, one line each: "PATH: accepted: GPU (sm_XY, N SMs), K rule
-                                 sets", "PATH: refused: WHY", "skipped ENTRY: WHY", and of each device looked at
-                                 and each kernel refused (lines are added as devices and kernels are first
-                                 used); "" if nothing */
+                                 sets, rules RULES_ID", "PATH: refused: WHY", "skipped ENTRY: WHY", and of each
+                                 device looked at and each kernel refused (lines are added as devices and
+                                 kernels are first used); "" if nothing */
   const char *wisdom_matched; /* the file whose rules serve the current device; NULL if none matches (its calls
                                  go to cuBLAS). The tuned_* fields, arch, rules, n_lo, n_hi, det_rules and
                                  candidates are then that file's (0 and "" when none) */
   const char *wisdom_dir;     /* the system folder, searched after $SYMV_WISDOM */
+  /* since 0.1 with symvGetInfo_v3 (what symvGetInfo names): the library's identity, which tells two libraries
+     of one version apart */
+  const char *symvtune_version; /* version of the symvtune that generated the library */
+  int cuda_major;             /* CUDA major version the library was compiled with (CUDART_VERSION / 1000) */
+  const char *rules_id;       /* 12 hexadecimal digits that identify the rules: the same GPU, n ranges and
+                                 kernels give the same id (man libsymv(3), IDENTITY); those compiled in, or a
+                                 --wisdom library's of wisdom_matched ("" when none matches) */
+  const char *fits;           /* the fits the rules come from, one line: "dsymv fit 12 (DATE, cold, uplo L,
+                                 n 32..4000), deterministic fit 13 (...); ..." (ids of the database's fit
+                                 table); a --wisdom library's of wisdom_matched ("" when none matches) */
+  const char *identity;       /* the library's identity line, which `strings libsymv.so.0 | grep
+                                 symvtune-rules:` finds in the file and SYMV_LOG writes first: "symvtune-rules:
+                                 rules RULES_ID of GPU (sm_XY, N SMs), kernels for ARCH; symvtune V;
+                                 CUDART_VERSION N; fits FITS", or "symvtune-rules: wisdom files read at run
+                                 time; symvtune V; CUDART_VERSION N" */
 } symvInfo;
 
 /**
@@ -173,16 +189,20 @@ typedef struct {
  * reads its wisdom files (once) and reports what became of them, the file
  * the current device matches, and that file's GPU and rules.
  *
- * symvGetInfo is a macro for symvGetInfo_v2, as cuBLAS names its _v2
- * entry points: a program built against the older symv.h, whose symvInfo
- * ends at device_matched, calls the library's symvGetInfo, which fills that
- * much only.
+ * The identity fields say what generated the library and from which
+ * rules (symvtune_version, cuda_major, rules_id, fits, identity).
+ *
+ * symvGetInfo is a macro for symvGetInfo_v3, as cuBLAS names its _v2
+ * entry points: a program built against an older symv.h calls the entry
+ * point of its symvInfo, which fills that much only: symvGetInfo (a
+ * symvInfo that ends at device_matched) or symvGetInfo_v2 (one that ends
+ * at wisdom_dir).
  *
  * Returns CUBLAS_STATUS_SUCCESS, or CUBLAS_STATUS_INVALID_VALUE for a NULL
  * info. Thread-safe.
  */
-SYMV_API cublasStatus_t symvGetInfo_v2(symvInfo *info);
-#define symvGetInfo symvGetInfo_v2
+SYMV_API cublasStatus_t symvGetInfo_v3(symvInfo *info);
+#define symvGetInfo symvGetInfo_v3
 
 #ifdef __cplusplus
 }

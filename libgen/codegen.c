@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "config.h"
 #include "codegen.h"
 #include "lib_sources.h"
 #include "libsymv_table.h"
@@ -122,6 +123,40 @@ int libgen_write_table(const libgen_plan *pl, const char *dir, const char *cmd)
   libgen_sb_c_string(&b, pl->wisdom_dir);
   libgen_sb_printf(&b, "\";\n");
   snprintf(path, sizeof path, "%s/src/symv_table.c", dir);
+  int rc = b.failed ? -1 : libgen_write_text(path, b.s);
+  free(b.s);
+  return rc;
+}
+
+/* src/symv_identity.c: what generated the library and from which rules. */
+int libgen_write_identity(const libgen_plan *pl, const char *dir, const char *cmd)
+{
+  char path[PATH_MAX + 128];
+  libgen_sbuf b = {0};
+  libgen_sb_printf(&b, "/* " LIBGEN_GENERATED "%s */\n/* " LIBGEN_SPDX " */\n", cmd);
+  libgen_sb_printf(&b, "/* The identity of this libsymv (lib/libsymv_table.h, lib/identity.h). */\n"
+                       "#include <cuda_runtime_api.h>\n#include \"libsymv_table.h\"\n\n"
+                       "#define SYMV_STR_(x) #x\n#define SYMV_STR(x) SYMV_STR_(x)\n\n"
+                       "/* the line `strings libsymv.so.0 | grep symvtune-rules:` finds, and SYMV_LOG writes first */\n"
+                       "static const char line[] = \"symvtune-rules: ");
+  if (pl->wisdom) {
+    libgen_sb_printf(&b, "wisdom files read at run time");
+  } else {
+    libgen_sb_printf(&b, "rules %s of ", pl->rules_id);
+    libgen_sb_c_string(&b, pl->dev.name);
+    libgen_sb_printf(&b, " (sm_%d%d, %d SMs), kernels for %s", pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count,
+                     pl->arch);
+  }
+  libgen_sb_printf(&b, "; symvtune %s; CUDART_VERSION \" SYMV_STR(CUDART_VERSION) \"", PACKAGE_VERSION);
+  if (!pl->wisdom) {
+    libgen_sb_printf(&b, "; fits ");
+    libgen_sb_c_string(&b, pl->fits);
+  }
+  libgen_sb_printf(&b, "\";\n\n");
+  libgen_sb_printf(&b, "const symv_table_identity symv_table_id = {\"%s\", \"%s\", \"", PACKAGE_VERSION, pl->rules_id);
+  libgen_sb_c_string(&b, pl->fits);
+  libgen_sb_printf(&b, "\", line};\n");
+  snprintf(path, sizeof path, "%s/src/symv_identity.c", dir);
   int rc = b.failed ? -1 : libgen_write_text(path, b.s);
   free(b.s);
   return rc;

@@ -9,6 +9,7 @@
  *   DIR/src/runtime/FILE   the runtime embedded in symvtune (lib/lib_sources.h)
  *   DIR/src/NAME.cu        one per kernel of the plan
  *   DIR/src/symv_table.c   the dispatch table (lib/libsymv_table.h)
+ *   DIR/src/symv_identity.c  the library's identity (lib/identity.h)
  *   DIR/src/kernel_sources.c  the kernel sources as C, for a --wisdom library
  *
  * Each generated file's first line says it is generated and by which
@@ -38,6 +39,13 @@ int libgen_write_kernel_units(const libgen_plan *pl, const char *dir, const char
  * slice of them and its fit, the tuned device and the wisdom folder. With
  * pl->wisdom: no rules and no candidates. */
 int libgen_write_table(const libgen_plan *pl, const char *dir, const char *cmd);
+
+/* libgen_write_identity: DIR/src/symv_identity.c, the library's identity
+ * (symv_table_id of lib/libsymv_table.h): the symvtune version, the rules
+ * id and fits text of pl (pl->rules_id, pl->fits; "" with pl->wisdom),
+ * and the identity line "symvtune-rules: ...", which ends with the
+ * CUDART_VERSION the library is compiled with. */
+int libgen_write_identity(const libgen_plan *pl, const char *dir, const char *cmd);
 
 /* libgen_write_kernel_sources: DIR/src/kernel_sources.c, symv_sources[] and
  * symv_nsources (gpu/kernel_sources.h) holding the embedded kernel sources,

@@ -103,7 +103,8 @@ static int write_tree(const libgen_request *rq, const libgen_plan *pl, const cha
   snprintf(sub, sizeof sub, "%s/include/symv.h", work);
   if (libgen_write_embedded(symv_sources, symv_nsources, work, "src/kernels") ||
       libgen_write_embedded(symv_lib_sources, symv_lib_nsources, work, "src/runtime") ||
-      libgen_write_kernel_units(pl, work, cmd) || libgen_write_table(pl, work, cmd) || !hdr ||
+      libgen_write_kernel_units(pl, work, cmd) || libgen_write_table(pl, work, cmd) ||
+      libgen_write_identity(pl, work, cmd) || !hdr ||
       libgen_write_text(sub, hdr->text) || (pl->wisdom && libgen_write_kernel_sources(work, cmd)) ||
       libgen_write_pc(pl, work, tc->version) || libgen_write_cmake(pl, work) ||
       libgen_write_makefile(pl, work, tc->nvcc, tc->libdir, tc->version)) {

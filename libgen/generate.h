@@ -13,6 +13,8 @@
  *   src/NAME.cu    one per chosen kernel: #include of its family's source,
  *                  compiled with exactly symv_compile_defines' -D flags
  *   src/symv_table.c  the dispatch table: rules, candidates, tuned device
+ *   src/symv_identity.c  the library's identity: its rules id, the fits
+ *                  they come from, the symvtune that generated it
  *   obj/           objects and each compilation's log
  *   lib/libsymv.so.X.Y.Z  the library, SONAME libsymv.so.X (X.Y.Z: symv.h's
  *                  SYMV_VERSION_*), with the links libsymv.so.X and

@@ -72,7 +72,7 @@ int libgen_find_nvcc(const char *opt, char *out, size_t len)
  * the wisdom reader). */
 static const char *const runtime_every[] = {"libsymv.c", "gpu.c", "params.c", "routine.c", "symv_error.c"};
 static const char *const runtime_table[] = {"source_table.c"};
-static const char *const runtime_wisdom[] = {"source_wisdom.c", "compile.c", "util.c", "wisdom.c"};
+static const char *const runtime_wisdom[] = {"source_wisdom.c", "compile.c", "util.c", "wisdom.c", "identity.c"};
 #define NUNITS(a) (int)(sizeof a / sizeof *a)
 
 /* The number of runtime units of the plan's library. */
@@ -100,14 +100,15 @@ void libgen_c_unit(const libgen_plan *pl, int i, char *base, size_t blen, char *
     snprintf(base, blen, "%.*s", (int)(strlen(unit) - 2), unit);
     snprintf(src, slen, "src/runtime/%s", unit);
   } else {
-    snprintf(base, blen, "%s", pl->wisdom && i == nru ? "kernel_sources" : "symv_table");
+    static const char *const generated[] = {"kernel_sources", "symv_table", "symv_identity"};
+    snprintf(base, blen, "%s", generated[i - nru + (pl->wisdom ? 0 : 1)]);
     snprintf(src, slen, "src/%s.c", base);
   }
 }
 
 /* The number of C units: the runtime's, src/kernel_sources.c with
- * --wisdom, and src/symv_table.c. */
-int libgen_c_units(const libgen_plan *pl) { return runtime_units(pl) + (pl->wisdom ? 1 : 0) + 1; }
+ * --wisdom, src/symv_table.c and src/symv_identity.c. */
+int libgen_c_units(const libgen_plan *pl) { return runtime_units(pl) + (pl->wisdom ? 1 : 0) + 2; }
 
 /* The end of a compile job: "-c src -o DIR/obj/base.o", its log in
  * DIR/obj/base.log. */

@@ -47,7 +47,8 @@ const char *libgen_cuda_root(const char *nvcc, char *out, size_t len);
 const char *libgen_cuda_version(const char *cuda_root, char *out, size_t len);
 
 /* libgen_c_units: the number of C units of the plan's library (its
- * runtime, src/kernel_sources.c with --wisdom, src/symv_table.c). */
+ * runtime, src/kernel_sources.c with --wisdom, src/symv_table.c,
+ * src/symv_identity.c). */
 int libgen_c_units(const libgen_plan *pl);
 
 /* libgen_c_unit: C unit i (0 <= i < libgen_c_units(pl)): the base name of

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "config.h"
 #include "package.h"
 #include "generate.h"
 #include "text.h"
@@ -47,6 +48,9 @@ int libgen_write_pc(const libgen_plan *pl, const char *dir, const char *cuda_ver
   libgen_sb_printf(&b, "prefix=${pcfiledir}/../..\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\n"
                        "rpath=-Wl,-rpath,${libdir}\n");
   if (cuda_version) libgen_sb_printf(&b, "cudaversion=%s\n", cuda_version);
+  libgen_sb_printf(&b, "# the rules the library holds (empty: read from wisdom files at run time) and what generated\n"
+                       "# it: pkg-config --variable=rules_id libsymv (man libsymv(3), IDENTITY)\n"
+                       "rules_id=%s\nsymvtune_version=%s\n", pl->rules_id, PACKAGE_VERSION);
   if (pl->wisdom) {
     libgen_sb_printf(&b, "\nName: libsymv\nDescription: SYMV and HEMV tuned by symvtune, by the rules of the wisdom "
                   "files of each GPU model, drop-ins for cuBLAS's\nVersion: %s\n", LIBGEN_VERSION);

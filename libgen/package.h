@@ -40,7 +40,8 @@
  * unless RPATH=1). CUDA comes from the toolkit's pkg-config modules
  * (Requires: cublas-V cudart-V, V = cuda_version, MAJOR.MINOR, in the
  * variable cudaversion), or, with cuda_version NULL, as -lcublas -lcudart
- * from the linker's search path. */
+ * from the linker's search path. Its variables rules_id (pl->rules_id)
+ * and symvtune_version name what the library holds and what generated it. */
 int libgen_write_pc(const libgen_plan *pl, const char *dir, const char *cuda_version);
 
 /* libgen_write_cmake: DIR/lib/cmake/symv/symvConfig.cmake (the imported

@@ -195,6 +195,41 @@ void libgen_plan_free(libgen_plan *pl)
   }
 }
 
+/* pl->rules_id and pl->fits of the plan's rules. 0, or SYMV_NO_MEMORY. */
+static int plan_identity(libgen_plan *pl)
+{
+  /* the plan as the dispatch table that codegen.c writes: each routine's
+   * 'any' rules, then its deterministic ones, in routine order */
+  size_t total = 0;
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) total += (size_t)(pl->rt[r].nrules + pl->det[r].nrules);
+  symv_table_rule *rules = calloc(total > 0 ? total : 1, sizeof *rules);
+  symv_table_candidate *cands = calloc(pl->ncands > 0 ? (size_t)pl->ncands : 1, sizeof *cands);
+  if (!rules || !cands) {
+    free(rules), free(cands);
+    return SYMV_NO_MEMORY;
+  }
+  symv_table_routine routines[SYMV_ROUTINE_COUNT];
+  symv_fit_brief fits[SYMV_ROUTINE_COUNT][2];
+  memset(routines, 0, sizeof routines);
+  int n = 0;
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++)
+    for (int det = 0; det < 2; det++) {
+      const libgen_routine *rt = det ? &pl->det[r] : &pl->rt[r];
+      *(det ? &routines[r].det_first : &routines[r].first) = n;
+      *(det ? &routines[r].det_count : &routines[r].count) = rt->nrules;
+      for (int i = 0; i < rt->nrules; i++, n++)
+        rules[n] = (symv_table_rule){rt->rules[i].n_start, rt->rules[i].n_end, rt->rules[i].kernel};
+      const db_fit *f = &rt->fit;
+      fits[r][det] = (symv_fit_brief){rt->have, f->id, f->created, f->uplo, f->hot, f->lo, f->hi};
+    }
+  for (int c = 0; c < pl->ncands; c++) cands[c].p = pl->cands[c].p;
+  const symv_table_info dev = {pl->dev.name, pl->dev.cc_major, pl->dev.cc_minor, pl->dev.sm_count, pl->arch};
+  symv_rules_id(&dev, cands, rules, routines, pl->rules_id);
+  symv_fits_text(fits, pl->fits, sizeof pl->fits);
+  free(rules), free(cands);
+  return 0;
+}
+
 /* Reads the device and, for every routine with a fit (cold samples, uplo
  * L: the fit `symvtune fit` makes by default), its latest fit's rules. */
 int libgen_plan_read(const char *path, const char *arch_opt, libgen_plan *pl, char *err, size_t errlen)
@@ -241,6 +276,7 @@ int libgen_plan_read(const char *path, const char *arch_opt, libgen_plan *pl, ch
     rc = SYMV_NOT_FOUND;
     snprintf(err, errlen, "no fit in the database (run `symvtune fit --db FILE` first)");
   }
+  if (!rc && (rc = plan_identity(pl))) snprintf(err, errlen, "out of memory");
   db_close(d);
   return rc;
 }

@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include "../db/db.h"
+#include "identity.h"
 #include "params.h"
 #include "routine.h"
 
@@ -81,6 +82,8 @@ typedef struct {
   int wisdom;                        /* 1: --wisdom: no rules compiled in; wisdom files read at run time */
   char wisdom_dir[PATH_MAX];         /* --wisdom-dir: the library's system folder of wisdom files ("": its own
                                         LIBDIR/../share/symv) */
+  char rules_id[SYMV_RULES_ID_LEN + 1]; /* the rules id of the rules (lib/identity.h); "" with wisdom */
+  char fits[2048];                   /* symv_fits_text of the fits; "" with wisdom */
 } libgen_plan;
 
 /*
@@ -88,7 +91,9 @@ typedef struct {
  * pl->wisdom_dir are left as they are) from the database at path: the
  * device, pl->arch (arch_opt if not NULL, else "sm_XY" of the device's
  * compute capability; arch_opt is not checked against the device here) and
- * the rules, candidates and kernels of every routine that has a fit.
+ * the rules, candidates and kernels of every routine that has a fit, and
+ * pl->rules_id and pl->fits of them, as the library reports them
+ * (lib/identity.h: what a wisdom file exported from the same fits gives).
  * Errors: the SYMV_ code of db_open, db_get_device or db_latest_fit_class,
  * SYMV_INVALID_VALUE for a value that fails the checks above, SYMV_NO_MEMORY,
  * SYMV_NOT_FOUND if no routine has an 'any' fit; the reason in err (errlen

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * cmd_doctor.c - `symvtune doctor [--lib DIR] [--keep] [--] PROGRAM [ARGS]`:
- * the options; the diagnosis is doctor_run (doctor/doctor.h).
+ * cmd_doctor.c - `symvtune doctor [--lib DIR] [--keep] [--] PROGRAM [ARGS]`
+ * and `symvtune doctor --lib DIR`: the options; the diagnosis is doctor_run,
+ * the library's report of itself doctor_lib_report (doctor/doctor.h).
  */
 #include <getopt.h>
 #include <limits.h>
@@ -15,6 +16,7 @@ _Static_assert((int)DOCTOR_OK == (int)SYMV_EXIT_OK && (int)DOCTOR_ERROR == (int)
 static void help(void)
 {
   puts("Usage: symvtune doctor [--lib DIR] [--keep] [--] PROGRAM [ARGS...]\n"
+       "       symvtune doctor --lib DIR\n"
        "Runs PROGRAM with ARGS once and says whether its SYMV/HEMV calls (cublasSsymv_v2, ...,\n"
        "cublasZhemv_v2) reach libsymv. It runs with SYMV_LOG=1 and SYMV_LOG_FILE set to a\n"
        "private temporary file, LD_DEBUG=bindings (into private files: LD_DEBUG_OUTPUT) and\n"
@@ -22,7 +24,11 @@ static void help(void)
        "its own output is left as it is. Then it reports which library each of the routines'\n"
        "names bound to, the NEEDED order of the objects that call them (readelf -d), a summary\n"
        "of the calls libsymv logged (per routine: calls, n range, kernels, reasons), and, when\n"
-       "the calls do not reach libsymv's kernels, why and the fix.\n\n"
+       "the calls do not reach libsymv's kernels, why and the fix.\n"
+       "With --lib DIR and no program, it says what DIR's libsymv holds: its version, the GPU\n"
+       "and the rules per routine, and its identity line (\"symvtune-rules: rules RULES_ID of GPU\n"
+       "...; symvtune V; CUDART_VERSION N; fits ...\"), which tells two libraries apart; exit 0,\n"
+       "or 4 if it cannot be loaded.\n\n"
        "Options:\n"
        "  --lib DIR  the libsymv expected: DIR/lib/libsymv.so.0 (the output of `symvtune build`\n"
        "             or an installed prefix) or DIR/libsymv.so.0; a libsymv found elsewhere at\n"
@@ -54,11 +60,13 @@ static int run(int argc, char **argv)
   while ((c = cli_getopt(&o, argc, argv)))
     if (c == 'k') keep = 1;
   if (o.status != CLI_GO_ON) return o.status;
-  if (optind >= argc) return cli_usage_error("doctor", "no program to run (symvtune doctor [--lib DIR] -- ./app ARGS)");
+  if (optind >= argc && !o.lib)
+    return cli_usage_error("doctor", "no program to run (symvtune doctor [--lib DIR] -- ./app ARGS)");
   char want[PATH_MAX] = "";
   if (o.lib && doctor_expected_lib(o.lib, want))
     return cli_usage_error("doctor", "--lib %s: neither %s/lib/libsymv.so.0 nor %s/libsymv.so.0 is there", o.lib,
                            o.lib, o.lib);
+  if (optind >= argc) return doctor_lib_report(want); /* --lib DIR alone: what the library holds */
   return doctor_run(argv + optind, o.lib, want, keep);
 }
 

@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 #include <sys/resource.h>
 #include "../libgen/generate.h"
+#include "config.h"
 #include "compile.h"
 #include "gpu.h"
 #include "kernel_sources.h"
@@ -1181,4 +1182,92 @@ Test(build, makefile_rebuilds_with_the_sites_flags, .timeout = 120)
   cr_assert_eq(made, runs, "the build ran nvcc %d times, make %d", runs, made);
   cr_assert_gt(kernels, 0);
   cr_assert_eq(links, 1);
+}
+
+/* The identity of build out, a stand-in compiler's (no library): the rules
+ * id its .pc names, which must be the one src/symv_identity.c carries in
+ * symv_table_id and in its identity line (of the fixture's GPU), into id
+ * (13 bytes); that file's text in *identity (free() it). */
+static void built_identity(const char *out, char *id, char **identity)
+{
+  char p[1024], want[256];
+  char *pc = fix_slurp(strcat(strcpy(p, out), "/lib/pkgconfig/libsymv.pc"));
+  cr_assert_not_null(pc, "no %s", p);
+  const char *v = strstr(pc, "\nrules_id=");
+  cr_assert_not_null(v, "no rules_id in %s:\n%s", p, pc);
+  cr_assert_eq(strspn(v + 10, "0123456789abcdef"), 12, "not 12 hexadecimal digits: %.40s", v + 10);
+  cr_assert_eq(v[22], '\n', "not 12 hexadecimal digits: %.40s", v + 10);
+  snprintf(id, 13, "%s", v + 10);
+  cr_assert_not_null(strstr(pc, "\nsymvtune_version=" PACKAGE_VERSION "\n"), "%s", pc);
+  free(pc);
+  *identity = fix_slurp(strcat(strcpy(p, out), "/src/symv_identity.c"));
+  cr_assert_not_null(*identity, "no %s", p);
+  snprintf(want, sizeof want, "\"symvtune-rules: rules %s of NVIDIA H200 (sm_90, 132 SMs), kernels for sm_90; "
+           "symvtune " PACKAGE_VERSION "; CUDART_VERSION \" SYMV_STR(CUDART_VERSION) \"; fits dsymv fit ", id);
+  cr_assert_not_null(strstr(*identity, want), "no identity line %s in\n%s", want, *identity);
+  snprintf(want, sizeof want, "{\"" PACKAGE_VERSION "\", \"%s\", \"dsymv fit ", id);
+  cr_assert_not_null(strstr(*identity, want), "no symv_table_id %s in\n%s", want, *identity);
+}
+
+/* Libraries built from the same database and fits carry the same rules
+ * id; rules that differ in one interval's end, in a rule set, or in the
+ * GPU, another one. The fits text names the database's fits. */
+Test(build, the_rules_id_tells_libraries_of_other_rules_apart, .timeout = 120)
+{
+  enum { LIBS = 5 };
+  char dbs[LIBS][512], out[LIBS][512], fake[512], logp[512], err[512], id[LIBS][13], *identity[LIBS];
+  static const fix_rule moved[FIX_NRULES] = { /* fix_rules, 301..700 ending at 701 */
+    {32, 300, DB_KERNEL_CANDIDATE, 0},      {301, 701, DB_KERNEL_CUBLAS, -1},
+    {702, 1500, DB_KERNEL_CANDIDATE, 1},    {1501, 2500, DB_KERNEL_CANDIDATE, 2},
+    {2501, 3200, DB_KERNEL_CUBLAS_ATOMICS, -1}, {3201, 4000, DB_KERNEL_CANDIDATE, 3},
+  };
+  /* 0, 1: two copies of the fixture; 2: its 'any' rules alone; 3: those with one end moved; 4: the fixture of a
+   * GPU of other SMs */
+  static const fix_rule *const rules[LIBS] = {NULL, NULL, fix_rules, moved, NULL};
+  static const char *const name[LIBS] = {"a", "a2", "any", "moved", "sm114"};
+  for (int i = 0; i < LIBS; i++) {
+    char file[32];
+    snprintf(file, sizeof file, "%s.db", name[i]);
+    cr_assert_eq(fix_make_db(in_dir(dbs[i], file), rules[i], rules[i] ? FIX_NRULES : 0, FIX_LO, FIX_HI, NULL, err,
+                             sizeof err), 0, "%s", err);
+  }
+  tamper(dbs[4], "UPDATE device SET sm_count = 114");
+  put_writing_nvcc(in_dir(fake, "nvcc"), 64);
+  for (int i = 0; i < LIBS; i++) {
+    const char *args[] = {"--db", dbs[i], "--out", in_dir(out[i], name[i]), "--nvcc", fake, "--jobs", "2"};
+    int status = fix_build(in_dir(logp, "id.log"), args, 8);
+    cr_assert_eq(status, 0, "build of %s: exit %d\n%s", dbs[i], status, fix_slurp(logp));
+    if (i == 4) { /* another GPU, in the identity line too */
+      char p[1024], *text = fix_slurp(strcat(strcpy(p, out[i]), "/src/symv_identity.c")), *v;
+      cr_assert_not_null(strstr(text, "of NVIDIA H200 (sm_90, 114 SMs)"), "%s", text);
+      free(text);
+      text = fix_slurp(strcat(strcpy(p, out[i]), "/lib/pkgconfig/libsymv.pc"));
+      cr_assert_not_null(v = strstr(text, "\nrules_id="));
+      snprintf(id[i], 13, "%s", v + 10);
+      free(text);
+      identity[i] = NULL;
+    } else {
+      built_identity(out[i], id[i], &identity[i]);
+    }
+  }
+  cr_assert_str_eq(id[0], id[1], "the same database and fits, two rules ids");
+  for (int i = 2; i < LIBS; i++)
+    for (int j = 0; j < i; j++)
+      if (j != 1) cr_assert_str_neq(id[i], id[j], "%s and %s: the same rules id", name[i], name[j]);
+  /* the fits text: the fixture's two fits, by their ids in the database */
+  db *d = NULL;
+  db_fit fit, det;
+  db_rule *r = NULL;
+  size_t n = 0;
+  cr_assert_eq(db_open(&d, dbs[0], DB_READONLY), 0);
+  cr_assert_eq(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 0, &fit, &r, &n, NULL, NULL), 0);
+  free(r), r = NULL;
+  cr_assert_eq(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 1, &det, &r, &n, NULL, NULL), 0);
+  free(r);
+  db_close(d);
+  char want[256];
+  snprintf(want, sizeof want, "dsymv fit %lld (%s, cold, uplo L, n %d..%d), deterministic fit %lld (%s, cold, uplo L, "
+           "n %d..%d)\"", fit.id, fit.created, FIX_LO, FIX_HI, det.id, det.created, FIX_LO, FIX_HI);
+  cr_assert_not_null(strstr(identity[0], want), "no fits text %s in\n%s", want, identity[0]);
+  for (int i = 0; i < LIBS; i++) free(identity[i]);
 }

@@ -198,8 +198,10 @@ Test(doctor, a_program_linked_right_reaches_libsymv, .init = need_tree)
   cr_assert_not_null(strstr(out, "calls libsymv logged (SYMV_LOG): 1\n"), "%s", out);
   cr_assert_not_null(strstr(out, "dsymv: 1 call, n -1..-1; 0 ran a libsymv kernel"), "%s", out);
   cr_assert_not_null(strstr(out, "argument error: NULL handle"), "%s", out);
-  /* what the library says of itself */
+  /* what the library says of itself; the log's identity line is not a call, nor a line not understood */
   cr_assert_not_null(strstr(out, "rules tuned on NVIDIA H200"), "%s", out);
+  cr_assert_not_null(strstr(out, "  identity: symvtune-rules: rules "), "%s", out);
+  cr_assert_null(strstr(out, "not understood"), "%s", out);
   char db[1024], rules[64];
   const long long nany = test_sql_int(at(db, "sweep.db"), "SELECT count(*) FROM fit_rule WHERE fit_id = (SELECT max(id) "
                                                           "FROM fit WHERE routine = 'dsymv' AND atomics = 'any')"),
@@ -209,6 +211,23 @@ Test(doctor, a_program_linked_right_reaches_libsymv, .init = need_tree)
   snprintf(rules, sizeof rules, "dsymv %lld/%lld ", nany, ndet);
   cr_assert_not_null(strstr(out, rules), "the fit's rules, %s:\n%s", rules, out);
   cr_assert_not_null(strstr(out, "the program exited with status 0"), "%s", out);
+}
+
+/* --lib DIR without a program: the library's report of itself, with the
+ * identity line that names its rules id, the one the .pc names. */
+Test(doctor, lib_alone_tells_what_the_library_holds, .init = need_tree)
+{
+  char pre[1024], pc[1100], want[128];
+  char *args[] = {"--lib", at(pre, "prefix"), NULL};
+  expect_doctor(args, 0, (const char *const[]){"rules tuned on NVIDIA H200", "rules (any / deterministic): ", NULL});
+  snprintf(pc, sizeof pc, "%s/lib/pkgconfig/libsymv.pc", pre);
+  char *text = fix_slurp(pc), *id = text ? strstr(text, "\nrules_id=") : NULL;
+  cr_assert_not_null(id, "no rules_id in %s", pc);
+  snprintf(want, sizeof want, "  identity: symvtune-rules: rules %.12s of NVIDIA H200 (sm_90, 132 SMs), ", id + 10);
+  cr_assert_not_null(strstr(out, want), "no '%s' in the doctor's output:\n%s", want, out);
+  free(text);
+  char *nolib[] = {"--lib", "/nonexistent", NULL};
+  expect_doctor(nolib, SYMV_EXIT_USAGE, (const char *const[]){"neither", NULL});
 }
 
 Test(doctor, a_program_that_fails_before_its_first_call_is_judged_by_its_bindings, .init = need_tree)

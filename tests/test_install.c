@@ -19,8 +19,12 @@
  *   program links against the moved copy through pkg-config (no RUNPATH
  *   unless installed with RPATH=1) and through CMake (CMAKE_PREFIX_PATH,
  *   find_package(symv 0.1 CONFIG), a request for 9.0 refused);
- * - SYMV_LOG / SYMV_LOG_FILE: one line per call, here an argument error;
- * - symvGetInfo: the version, the tuned GPU, the rules the fit chose.
+ * - SYMV_LOG / SYMV_LOG_FILE: the library's identity line, then one line
+ *   per call, here an argument error;
+ * - symvGetInfo: the version, the tuned GPU, the rules the fit chose; the
+ *   identity (symvtune and CUDA versions, rules id, fits), which `strings`
+ *   and the .pc's rules_id tell alike; the older entry points fill no more
+ *   than their programs' symvInfo.
  *
  * No GPU needed: the programs' calls are argument errors (n = -1, a bad
  * uplo), which libsymv returns before it touches the handle or the GPU.
@@ -34,6 +38,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <sys/wait.h>
+#include "config.h"
 #include "../libgen/generate.h"
 #include "symv.h"
 
@@ -434,8 +439,16 @@ Test(install, symv_log_tells_each_call, .timeout = 120)
   cr_assert_not_null(text, "no %s", logf);
   static const char want_uplo[] = "libsymv: dsymv n=4 uplo=7 lda=4 incx=1 incy=1: none (argument error: argument 1 "
                                   "(uplo)) -> CUBLAS_STATUS_INVALID_VALUE (7)\n";
-  cr_assert_eq(strncmp(text, want_uplo, strlen(want_uplo)), 0, "first line, expected\n%sgot:\n%s", want_uplo, text);
-  cr_assert_str_eq(text + strlen(want_uplo), want_n, "second line, expected\n%sgot:\n%s", want_n, text);
+  /* each process first names the library (its identity line), then its call */
+  static const char head[] = "libsymv: symvtune-rules: rules ";
+  char *second = strchr(text, '\n');
+  cr_assert(second && !strncmp(text, head, strlen(head)), "first line, expected %s...; got:\n%s", head, text);
+  const size_t idlen = (size_t)(++second - text);
+  cr_assert_eq(strncmp(second, want_uplo, strlen(want_uplo)), 0, "second line, expected\n%sgot:\n%s", want_uplo,
+               text);
+  const char *third = second + strlen(want_uplo);
+  cr_assert_eq(strncmp(third, text, idlen), 0, "third line, expected the identity line again; got:\n%s", text);
+  cr_assert_str_eq(third + idlen, want_n, "fourth line, expected\n%sgot:\n%s", want_n, text);
   free(text);
   /* without SYMV_LOG (or with 0), nothing */
   snprintf(cmd, sizeof cmd, "'%s' && SYMV_LOG=0 '%s'", exe, exe);
@@ -455,6 +468,8 @@ Test(install, symv_get_info_reports_what_the_library_carries, .timeout = 60)
   symvInfo info;
   memset(&info, 0xa5, sizeof info);
   cr_assert_eq(get(&info), CUBLAS_STATUS_SUCCESS);
+  /* the entry point of programs of symv.h 0.1 fills their symvInfo, which ends at device_matched */
+  cr_assert_eq(info.wisdom, (int)0xa5a5a5a5, "symvGetInfo wrote past device_matched");
   cr_assert_eq(info.version_major, SYMV_VERSION_MAJOR);
   cr_assert_eq(info.version_minor, SYMV_VERSION_MINOR);
   cr_assert_eq(info.version_patch, SYMV_VERSION_PATCH);
@@ -538,4 +553,63 @@ Test(install, symv_log_file_a_fifo_is_refused_without_waiting, .timeout = 120)
   cr_assert_eq(sh(cmd, "log_null.log", &text), 0, "%s:\n%s", cmd, text);
   cr_assert_null(strstr(text, "libsymv:"), "/dev/null was refused:\n%s", text);
   free(text);
+}
+
+/* The library's identity, the same wherever it is read: symvGetInfo_v3 (the
+ * symvtune and CUDA it was built with, the rules id, the fits of the
+ * database), the line in the file (strings), the .pc's rules_id; the
+ * entry point of programs of the symv.h before it fills what their
+ * symvInfo has. */
+Test(install, the_library_tells_its_identity, .timeout = 60)
+{
+  char p[1024], cmd[2400], want[256], *text;
+  void *h = dlopen(at(p, "prefix/lib/libsymv.so.0"), RTLD_NOW | RTLD_LOCAL);
+  cr_assert_not_null(h, "dlopen %s: %s", p, dlerror());
+  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo_v3");
+  cublasStatus_t (*get_v2)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo_v2");
+  cr_assert(get && get_v2, "no symvGetInfo_v3 or symvGetInfo_v2");
+  symvInfo info;
+  memset(&info, 0xa5, sizeof info);
+  cr_assert_eq(get_v2(&info), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(info.wisdom, 0);
+  cr_assert_eq(info.cuda_major, (int)0xa5a5a5a5, "symvGetInfo_v2 wrote past wisdom_dir");
+  memset(&info, 0xa5, sizeof info);
+  cr_assert_eq(get(&info), CUBLAS_STATUS_SUCCESS);
+  cr_assert_str_eq(info.symvtune_version, PACKAGE_VERSION);
+  cr_assert_eq(info.cuda_major, CUDART_VERSION / 1000);
+  cr_assert_eq(strlen(info.rules_id), 12, "rules id '%s'", info.rules_id);
+  cr_assert_eq(strspn(info.rules_id, "0123456789abcdef"), 12, "rules id '%s'", info.rules_id);
+  /* the fits: the database's latest of DSYMV, both classes */
+  db *d = NULL;
+  db_fit fit, det;
+  db_rule *rules = NULL;
+  size_t n = 0;
+  cr_assert_eq(db_open(&d, at(p, "sweep.db"), DB_READONLY), 0);
+  cr_assert_eq(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 0, &fit, &rules, &n, NULL, NULL), 0, "%s", db_errmsg(d));
+  free(rules), rules = NULL;
+  cr_assert_eq(db_latest_fit_class(d, SYMV_DSYMV, 'L', 0, 1, &det, &rules, &n, NULL, NULL), 0, "%s", db_errmsg(d));
+  free(rules);
+  db_close(d);
+  snprintf(want, sizeof want, "dsymv fit %lld (%s, cold, uplo L, n %d..%d), deterministic fit %lld (%s, ", fit.id,
+           fit.created, fit.lo, fit.hi, det.id, det.created);
+  cr_assert_eq(strncmp(info.fits, want, strlen(want)), 0, "fits: expected %s...; got %s", want, info.fits);
+  snprintf(want, sizeof want, "symvtune-rules: rules %s of %s (sm_%d%d, %d SMs), ", info.rules_id, info.tuned_gpu,
+           info.tuned_cc_major, info.tuned_cc_minor, info.tuned_sm_count);
+  cr_assert_eq(strncmp(info.identity, want, strlen(want)), 0, "identity: expected %s...; got %s", want, info.identity);
+  snprintf(want, sizeof want, "; symvtune %s; CUDART_VERSION %d; fits ", PACKAGE_VERSION, CUDART_VERSION);
+  const char *f = strstr(info.identity, want);
+  cr_assert_not_null(f, "identity: no %s in %s", want, info.identity);
+  cr_assert_str_eq(f + strlen(want), info.fits, "identity: not ending with the fits");
+  /* the same line in the file, for a user without a program */
+  snprintf(cmd, sizeof cmd, "strings '%s' | grep symvtune-rules:", at(p, "prefix/lib/libsymv.so.0.1.0"));
+  cr_assert_eq(sh(cmd, "strings.log", &text), 0, "%s:\n%s", cmd, text);
+  snprintf(cmd, sizeof cmd, "%s\n", info.identity);
+  cr_assert_str_eq(text, cmd, "strings finds another line");
+  free(text);
+  snprintf(cmd, sizeof cmd, "PKG_CONFIG_PATH='%s' pkg-config --variable=rules_id libsymv", at(p, "prefix/lib/pkgconfig"));
+  cr_assert_eq(sh(cmd, "pc-id.log", &text), 0, "%s:\n%s", cmd, text);
+  snprintf(cmd, sizeof cmd, "%s\n", info.rules_id);
+  cr_assert_str_eq(text, cmd, "the .pc's rules_id is not the library's");
+  free(text);
+  dlclose(h);
 }

@@ -1215,10 +1215,18 @@ Test(libsymv, wisdom_library_runs_the_rules_of_this_gpus_file, .init = need_gpu,
   dsymv_fn fn;
   last_fn last;
   void *l = load_wisdom_lib(files, "wlog", logpath, &fn, &last);
-  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(l, "symvGetInfo_v2");
+  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(l, "symvGetInfo_v3");
   cr_assert_not_null(get);
   symvInfo info;
   cr_assert_eq(get(&info), CUBLAS_STATUS_SUCCESS);
+  /* the file's rules are those compiled into the library built from the same database: one rules id */
+  cublasStatus_t (*get_lib)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(lib, "symvGetInfo_v3");
+  cr_assert_not_null(get_lib);
+  symvInfo compiled;
+  cr_assert_eq(get_lib(&compiled), CUBLAS_STATUS_SUCCESS);
+  cr_assert_eq(strlen(compiled.rules_id), 12, "'%s'", compiled.rules_id);
+  cr_assert_str_eq(info.rules_id, compiled.rules_id, "%s", info.wisdom_report);
+  cr_assert_str_eq(info.fits, compiled.fits);
   cr_assert_eq(info.wisdom, 1);
   cr_assert_eq(info.wisdom_files, 3, "%s", info.wisdom_report);
   cr_assert_eq(info.wisdom_accepted, 3, "%s", info.wisdom_report);

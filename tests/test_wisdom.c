@@ -16,8 +16,9 @@
  * - the search path's order ($SYMV_WISDOM entries, folders sorted, then
  *   the system folder);
  * - a --wisdom library loaded without a GPU: symvGetInfo reports every
- *   file of its search path in order, accepted or refused, and its system
- *   folder.
+ *   file of its search path in order, accepted or refused (an accepted
+ *   one with the rules id a library compiled from the same database
+ *   carries), its system folder and its identity.
  */
 #include "libsymv_fixture.h"
 #include <criterion/criterion.h>
@@ -29,6 +30,7 @@
 #include "symv.h"
 #include "test_util.h"
 #include "wisdom.h"
+#include "../libgen/plan.h"
 
 #ifndef SYMV_TEST_SRCDIR
 #error "SYMV_TEST_SRCDIR (the source tree) must be defined"
@@ -724,8 +726,9 @@ Test(wisdom, library_reads_its_search_path, .timeout = 300)
   snprintf(p, sizeof p, "%s/lib/libsymv.so", out);
   void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
   cr_assert_not_null(h, "dlopen: %s", dlerror());
-  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo_v2");
+  cublasStatus_t (*get)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo_v3");
   cr_assert_not_null(get);
+  cr_assert_not_null(dlsym(h, "symvGetInfo_v2"), "the entry point of older programs");
   cr_assert_not_null(dlsym(h, "symvGetInfo"), "the entry point of older programs");
   symvInfo info;
   memset(&info, 0xa5, sizeof info);
@@ -748,11 +751,25 @@ Test(wisdom, library_reads_its_search_path, .timeout = 300)
     at = f;
   }
   cr_assert_not_null(strstr(rep, "/a.symvw: accepted: "), "%s", rep);
+  /* an accepted file's rules id is the one a library compiled from the same database gives */
+  static libgen_plan pl;
+  char err[512];
+  memset(&pl, 0, sizeof pl);
+  cr_assert_eq(libgen_plan_read(db, NULL, &pl, err, sizeof err), 0, "%s", err);
+  libgen_plan_free(&pl);
+  snprintf(p, sizeof p, "%s: accepted: NVIDIA H200 (sm_90, 132 SMs), 2 rule sets, rules %s\n", good, pl.rules_id);
+  cr_assert_not_null(strstr(rep, p), "no '%s' in\n%s", p, rep);
+  snprintf(p, sizeof p, "symvtune-rules: wisdom files read at run time; symvtune %s; CUDART_VERSION %d",
+           PACKAGE_VERSION, CUDART_VERSION);
+  cr_assert_str_eq(info.identity, p);
+  cr_assert_str_eq(info.symvtune_version, PACKAGE_VERSION);
   if (info.device < 0) { /* no GPU here: nothing matched, no rules */
     cr_assert_null(info.wisdom_matched);
     cr_assert_eq(info.device_matched, -1);
     cr_assert_str_eq(info.tuned_gpu, "");
     cr_assert_eq(info.rules[SYMV_INFO_DSYMV], 0);
+    cr_assert_str_eq(info.rules_id, "");
+    cr_assert_str_eq(info.fits, "");
   }
   /* the legacy entry point fills only what older programs' symvInfo has */
   cublasStatus_t (*old)(symvInfo *) = (cublasStatus_t (*)(symvInfo *))dlsym(h, "symvGetInfo");
