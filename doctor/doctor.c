@@ -469,8 +469,8 @@ int doctor_expected_lib(const char *dir, char *out)
 }
 
 /* Prints the ways to link libsymv so that it stays, and comes first: with
- * --lib DIR's pkg-config file and library, else the libsymv loaded (may be
- * ""). */
+ * --lib DIR's pkg-config file (and the CUDA modules' folder it requires)
+ * and library, else the libsymv loaded (may be ""). */
 static void print_link_fix(const char *libdir, const char *loaded)
 {
   char pc[PATH_MAX + 64] = "", so[PATH_MAX + 32] = "/path/to/libsymv.so.0", dir[PATH_MAX];
@@ -478,7 +478,7 @@ static void print_link_fix(const char *libdir, const char *loaded)
   if (libdir && realpath(libdir, dir)) {
     char p[PATH_MAX + 32];
     snprintf(p, sizeof p, "%s/lib/pkgconfig", dir);
-    if (access(p, F_OK) == 0) snprintf(pc, sizeof pc, "PKG_CONFIG_PATH=%s ", p);
+    if (access(p, F_OK) == 0) snprintf(pc, sizeof pc, "PKG_CONFIG_PATH=%s:$CUDA_HOME/pkgconfig ", p);
     snprintf(p, sizeof p, "%s/lib/libsymv.so.0", dir);
     if (access(p, F_OK) == 0 || (snprintf(p, sizeof p, "%s/libsymv.so.0", dir), access(p, F_OK) == 0))
       snprintf(so, sizeof so, "%s", p);
@@ -486,6 +486,8 @@ static void print_link_fix(const char *libdir, const char *loaded)
   printf("  fix: link with libsymv's own flags, before any -lcublas of yours; they keep it NEEDED under\n"
          "       -Wl,--as-needed (-Wl,--push-state,--no-as-needed -lsymv -Wl,--pop-state -lcublas):\n"
          "         cc ... -o prog prog.o $(%spkg-config --libs libsymv)\n"
+         "       (the .pc requires the CUDA toolkit's modules cublas-V and cudart-V: their folder, here\n"
+         "       $CUDA_HOME/pkgconfig, on PKG_CONFIG_PATH)\n"
          "       CMake: find_package(symv) and target_link_libraries(prog PRIVATE symv::symv) (it puts\n"
          "       libsymv ahead of every library); or, without relinking, run the program with\n"
          "         LD_PRELOAD=%s\n",

@@ -255,7 +255,7 @@ Test(doctor, as_needed_dropping_libsymv_is_found_with_the_fix, .init = need_tree
   /* the binding to cuBLAS, the pkg-config and CMake fixes, the fix naming --lib's .pc */
   expect_doctor(args, DOCTOR_NOT_LINKED,
                 (const char *const[]){"(cuBLAS)", "does not record libsymv NEEDED: it was dropped at link time",
-                                      "pkg-config --libs libsymv", "symv::symv", "prefix/lib/pkgconfig pkg-config",
+                                      "pkg-config --libs libsymv", "symv::symv", "prefix/lib/pkgconfig:$CUDA_HOME/pkgconfig pkg-config",
                                       "calls libsymv logged (SYMV_LOG): none", NULL});
 }
 
