@@ -91,6 +91,16 @@
 #define SYMV_PFX_E0 SYMV_FX_E0_D
 #endif
 #define SYMV_PFX_PARTS (SYMV_COMPLEX ? 2 : 1)
+/* complex double (zsymv, zhemv): a block counts the row sums of a strip's
+ * tiles every SYMV_PFX_COUNT_ROWS tiles (<= 64, the least BLOCK_SIZE)
+ * while more of the strip follow, so that no count completes more row
+ * blocks than that and the strip's column row blocks; 0 (the other
+ * routines): only when it leaves a strip or ends */
+#if SYMV_COMPLEX && !SYMV_SINGLE
+#define SYMV_PFX_COUNT_ROWS 16
+#else
+#define SYMV_PFX_COUNT_ROWS 0
+#endif
 
 /* real part p (0: real, 1: imaginary) of v */
 static __device__ __forceinline__ symv_r symv_pfx_part(symv_t v, int p)
@@ -270,24 +280,26 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   };
   __shared__ int fin[BLOCK_SIZE], nfin; /* the row blocks a count completed */
   symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
-  /* strip Js's column sums, this block's share of them, added; then the
-   * block's contributions in strip Js counted: the row sums of its tiles,
-   * row blocks Ia..Ib, and its column sums, in the row blocks c0..c1 their
-   * columns lie in (c0 = the strip's first row block <= Ia); the row
-   * blocks those counts completed are finished */
-  auto leave_strip = [&](int Js, int Ia, int Ib) {
+  /* with cols (the block leaves strip Js, or ends), strip Js's column
+   * sums, this block's share of them, added; then the block's
+   * contributions in strip Js since its last count counted: the row sums
+   * of its tiles, row blocks Ia..Ib, and with cols its column sums, in the
+   * row blocks c0..c1 their columns lie in (c0 = the strip's first row
+   * block <= Ia); the row blocks those counts completed are finished */
+  auto leave_strip = [&](int Js, int Ia, int Ib, bool strip_end) {
+    const bool cols = SYMV_PFX_COUNT_ROWS == 0 || strip_end; /* a constant where no count comes mid-strip */
     const int j = Js * UX + t;
-    if (t < UX && j < n && !symv_pfx_add(acc, n, j, cacc)) atomicOr(flag + j / 64, 1ull);
-    const int c0 = Js * UX / 64, c1 = min((Js * UX + UX - 1) / 64, nb - 1), hi = max(Ib, c1);
-    auto add = [&](int rb) { return (int)(rb >= Ia && rb <= Ib) + (int)(rb <= c1); };
-    for (int lo = c0; lo <= hi; lo += BLOCK_SIZE) {
+    if (cols && t < UX && j < n && !symv_pfx_add(acc, n, j, cacc)) atomicOr(flag + j / 64, 1ull);
+    const int c0 = Js * UX / 64, c1 = cols ? min((Js * UX + UX - 1) / 64, nb - 1) : -1, hi = max(Ib, c1);
+    auto add = [&](int rb) { return (int)(rb >= Ia && rb <= Ib) + (int)(rb <= c1); }; /* rb >= c0 */
+    for (int lo = cols ? c0 : Ia; lo <= hi; lo += BLOCK_SIZE) {
       symv_pfx_count(cnt, lo, min(hi, lo + BLOCK_SIZE - 1), add, nb, ns, ntiles, fin, &nfin);
       symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, rsum);
     }
   };
 
   symv_t xc[SYMV_PIPE_CPT];
-  int curJ = J, Ia = I, Ib = I; /* row blocks Ia..Ib: this block's tiles of strip curJ so far */
+  int curJ = J, Ia = I, Ib = I; /* row blocks Ia..Ib: this block's tiles of strip curJ not yet counted */
   symv_pipe_load_xc(xc, J, t, n, x, incx);
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
@@ -295,7 +307,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     symv_cp_wait<SYMV_PIPE_S - 1>();
     const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
     if (J != curJ) {
-      leave_strip(curJ, Ia, Ib);
+      leave_strip(curJ, Ia, Ib, true);
       cacc = symv_zero();
       curJ = J, Ia = I;
       symv_pipe_load_xc(xc, J, t, n, x, incx);
@@ -315,8 +327,14 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     /* after the barrier, as pipe's atomics: the other warps go on to the next tile meanwhile */
     if (tr >= 0 && I * 64 + tr < n && !symv_pfx_add(acc, n, I * 64 + tr, vr)) atomicOr(flag + I, 1ull);
     Ib = I;
+#if SYMV_PFX_COUNT_ROWS > 0
+    if (Ib - Ia + 1 == SYMV_PFX_COUNT_ROWS && I + 1 < nb && k + 1 < t1) {
+      leave_strip(curJ, Ia, Ib, false);
+      Ia = Ib + 1;
+    }
+#endif
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);
   }
-  leave_strip(curJ, Ia, Ib);
+  leave_strip(curJ, Ia, Ib, true);
   symv_cp_wait<0>(); /* no copy outlives the block */
 }
