@@ -473,7 +473,7 @@ int doctor_expected_lib(const char *dir, char *out)
  * and library, else the libsymv loaded (may be ""). */
 static void print_link_fix(const char *libdir, const char *loaded)
 {
-  char pc[PATH_MAX + 64] = "", so[PATH_MAX + 32] = "/path/to/libsymv.so.0", dir[PATH_MAX];
+  char pc[PATH_MAX + 96] = "", so[PATH_MAX + 32] = "/path/to/libsymv.so.0", dir[PATH_MAX];
   if (*loaded) snprintf(so, sizeof so, "%s", loaded);
   if (libdir && realpath(libdir, dir)) {
     char p[PATH_MAX + 32];
