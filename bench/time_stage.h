@@ -24,13 +24,16 @@ typedef struct {
   double beta;         /* the calls' beta (imaginary part 0); alpha is 1 (complex routines: 1 + 0.25i) */
   int floor_detail;    /* time every floor shape fully and print each, the untuned kernel, the empty kernel */
   int no_floor;        /* measure no floor */
+  int accuracy;        /* add the column err: each y's relative error against symv_ref_precise's */
 } time_stage_opts;
 
 /** time_stage_run: compiles and loads the candidates, measures the copy
  *  rate, then at each n prints a row (microseconds a call, GFLOPS, GB/s of
  *  the matrix's traffic, % of the copy rate, the speed-ups over both cuBLAS
- *  modes, the time over the floor, the scaled residual) for the floor, both
- *  cuBLAS modes and every candidate that loaded, on standard output;
+ *  modes, the time over the floor, the scaled residual; with o->accuracy
+ *  the relative error against a reference in more precision, symv_relerr
+ *  of symv_ref_precise's, measure/reference.h) for the floor, both cuBLAS
+ *  modes and every candidate that loaded, on standard output;
  *  errors on standard error as "symvtune time: ...". Returns BENCH_OK;
  *  BENCH_FAIL when a candidate could not be compiled or loaded or was
  *  wrong (residual beyond SYMV_RESIDUAL_TOL; it is timed still);

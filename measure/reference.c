@@ -165,6 +165,80 @@ double symv_residual(symv_routine r, char uplo, int n, const void *alpha, const 
   return res;
 }
 
+/* Element (i, j) of the full matrix that the triangle of A (lower or
+ * upper) stands for, as (re, im): the stored element, or the mirrored one
+ * (conjugated for HEMV); HEMV's diagonal has imaginary part 0. */
+static void full_elem(const symv_routine_info *ri, int lower, const void *A, int lda, int i, int j, double *re,
+                      double *im)
+{
+  const int stored = lower ? i >= j : i <= j;
+  get(ri, A, stored ? (long)j * lda + i : (long)i * lda + j, re, im);
+  if (ri->hermitian && i == j) *im = 0.0;
+  else if (ri->hermitian && !stored) *im = -*im;
+}
+
+/* Defines name: logical row i of alpha*A*x + beta*y0 (routine ri; al, be
+ * the scalars as (re, im); be = 0: y0 not read; al = 0: A and x not read)
+ * summed in type T, rounded to double into ref[2i], ref[2i + 1]. Elements
+ * arrive as doubles (exact for float routines); T holds every product of
+ * two of them exactly when it has twice their significand. */
+#define SYMV_PRECISE_ROW(name, T)                                                                              \
+  static void name(const symv_routine_info *ri, int lower, int n, const double *al, const void *A, int lda,     \
+                   const void *x, int incx, const double *be, const void *y0, int incy, int i, double *ref)    \
+  {                                                                                                            \
+    T sr = 0, si = 0;                                                                                          \
+    for (int j = 0; (al[0] != 0.0 || al[1] != 0.0) && j < n; j++) {                                           \
+      double ar, ai, xr, xi;                                                                                   \
+      full_elem(ri, lower, A, lda, i, j, &ar, &ai);                                                            \
+      get(ri, x, pos(n, incx, j), &xr, &xi);                                                                   \
+      sr += (T)ar * xr;                                                                                        \
+      if (ri->is_complex) sr -= (T)ai * xi, si += (T)ar * xi + (T)ai * xr;                                     \
+    }                                                                                                          \
+    T tr = (T)al[0] * sr - (T)al[1] * si, ti = (T)al[0] * si + (T)al[1] * sr;                                  \
+    if (be[0] != 0.0 || be[1] != 0.0) {                                                                        \
+      double yr, yi;                                                                                           \
+      get(ri, y0, pos(n, incy, i), &yr, &yi);                                                                  \
+      tr += (T)be[0] * yr - (T)be[1] * yi, ti += (T)be[0] * yi + (T)be[1] * yr;                                \
+    }                                                                                                          \
+    ref[2 * i] = (double)tr, ref[2 * i + 1] = (double)ti;                                                      \
+  }
+SYMV_PRECISE_ROW(precise_row_double, double)       /* float routines: 24-bit significands, 53 in the sum */
+SYMV_PRECISE_ROW(precise_row_float128, __float128) /* double routines: 53-bit significands, 113 in the sum */
+
+int symv_ref_precise(symv_routine r, char uplo, int n, const void *alpha, const void *A, int lda, const void *x,
+                     int incx, const void *beta, const void *y0, int incy, double *ref)
+{
+  const symv_routine_info *ri = symv_routine_get(r);
+  if (!ri || symv_check_args(uplo, n, lda, incx, incy)) return SYMV_INVALID_VALUE;
+  const int lower = toupper((unsigned char)uplo) == 'L';
+  double al[2], be[2];
+  get(ri, alpha, 0, &al[0], &al[1]);
+  get(ri, beta, 0, &be[0], &be[1]);
+  /* rows are independent: each thread writes the rows it is given */
+#pragma omp parallel for schedule(dynamic, 16) if ((double)n * n > 1e5)
+  for (int i = 0; i < n; i++) {
+    if (ri->real_bytes == 4) precise_row_double(ri, lower, n, al, A, lda, x, incx, be, y0, incy, i, ref);
+    else precise_row_float128(ri, lower, n, al, A, lda, x, incx, be, y0, incy, i, ref);
+  }
+  return 0;
+}
+
+double symv_relerr(symv_routine r, int n, int incy, const void *y, const double *ref)
+{
+  const symv_routine_info *ri = symv_routine_get(r);
+  double worst = NAN; /* no nonzero ref_i yet */
+  for (int i = 0; ri && i < n; i++) {
+    const double rr = ref[2 * i], ri_ = ref[2 * i + 1];
+    if (rr == 0.0 && ri_ == 0.0) continue;
+    double yr, yi;
+    get(ri, y, pos(n, incy, i), &yr, &yi);
+    const double e = cabs2(yr - rr, yi - ri_) / cabs2(rr, ri_);
+    if (isnan(e) || isinf(e)) return INFINITY;
+    if (!(e <= worst)) worst = e; /* also the first: worst is NaN until then */
+  }
+  return worst;
+}
+
 long symv_untouched(symv_routine r, const void *buf, long len, int n, int inc, const void *poison)
 {
   const size_t E = (size_t)symv_routine_get(r)->elem_bytes;

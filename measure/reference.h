@@ -3,7 +3,9 @@
  * reference.h - the CPU side of verification, for every routine of the
  * registry (core/routine.h): the reference product (OpenBLAS's cblas_ssymv,
  * cblas_dsymv, cblas_chemv, cblas_zhemv, and LAPACK's csymv_ and zsymv_,
- * which CBLAS lacks) and the scaled residual that judges a result.
+ * which CBLAS lacks), the scaled residual that judges a result, and a
+ * reference in more precision with the relative error against it (how
+ * accurate a result is, not only whether it is right).
  *
  * Data are host arrays of the routine's element type (float, double, or
  * complex pairs of those), column-major as BLAS has them; scalars point to
@@ -53,6 +55,28 @@ double symv_residual_scaled(symv_routine r, int n, int incy, const double *scale
  *  checks those). */
 double symv_residual(symv_routine r, char uplo, int n, const void *alpha, const void *A, int lda, const void *x,
                      int incx, const void *beta, const void *y0, const void *y, const void *yref, int incy);
+
+/** symv_ref_precise: y := alpha*A*x + beta*y0 for routine r computed on
+ *  the CPU in more precision than the routine's own, from the same
+ *  arguments as symv_ref (uplo 'L' or 'U'; HEMV ignores the imaginary part
+ *  of A's diagonal; y0 not read where beta is 0), rounded to double once at
+ *  the end, into ref[0..2n): the real and imaginary parts of logical
+ *  element i at ref[2i], ref[2i+1] (imaginary parts 0 for real routines).
+ *  Float routines (S, C) sum in double, where every product of two floats
+ *  is exact; double routines (D, Z) sum in __float128 (IEEE binary128),
+ *  where every product of two doubles is exact. Rows are shared out among
+ *  OpenMP threads where the build has them. Errors: SYMV_INVALID_VALUE as
+ *  symv_check_args (gpu/gpu.h), or r out of range. */
+int symv_ref_precise(symv_routine r, char uplo, int n, const void *alpha, const void *A, int lda, const void *x,
+                     int incx, const void *beta, const void *y0, int incy, double *ref);
+
+/** symv_relerr: the largest componentwise relative error of a computed y
+ *  (n logical elements of routine r, stride incy) against ref (2n doubles,
+ *  as symv_ref_precise writes them): max_i |y_i - ref_i| / |ref_i| over
+ *  the i with ref_i != 0, in double (|.| of a complex number is its
+ *  modulus). +Inf where such a y_i is NaN or Inf; NaN where no ref_i is
+ *  nonzero. */
+double symv_relerr(symv_routine r, int n, int incy, const void *y, const double *ref);
 
 /** symv_untouched: number of the len elements (of routine r) of buf that
  *  are not part of the strided vector (n elements, stride inc) and differ

@@ -5,7 +5,8 @@
  * mode off and on) at chosen sizes, in one run, calls back to back as the
  * timing harness times them (measure/harness.h), with ratios against
  * cuBLAS, the fraction of the copy bandwidth and every time over the floor
- * (gpu/floor.h), both measured in the same run.
+ * (gpu/floor.h), both measured in the same run; with --accuracy each y's
+ * relative error against a reference computed on the CPU in more precision.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -46,6 +47,10 @@ static void help(void)
        "                 (floor:256,1,8,8, the floor before the family) and the empty kernel's\n"
        "                 time a call (what a launch costs)\n"
        "  --no-floor     measure no floor: no floor row, and '-' for x floor\n"
+       "  --accuracy     add a column err: max_i |y_i - r_i| / |r_i| over the r_i != 0 (complex:\n"
+       "                 moduli), in double, where r is y computed on the CPU from the same A, x,\n"
+       "                 y0, alpha and beta in more precision (s/c routines: double sums of exact\n"
+       "                 products; d/z: __float128 sums of exact products), rounded to double\n"
        "  --device N     CUDA device (default 0)\n"
        "  --help         this text\n"
        "Exit status: 0, 1 if a candidate could not run or was wrong, 2 usage, 3 no GPU, 4 CUDA error.");
@@ -61,12 +66,13 @@ static int run(int argc, char **argv)
     {"batches", required_argument, 0, CLI_BATCHES}, {"device", required_argument, 0, CLI_DEVICE},
     {"beta", required_argument, 0, 'B'},            {"help", no_argument, 0, 'h'},
     {"routine", required_argument, 0, CLI_ROUTINE}, {"floor-detail", no_argument, 0, 'F'},
-    {"no-floor", no_argument, 0, 'N'},              {0, 0, 0, 0}};
+    {"no-floor", no_argument, 0, 'N'},              {"accuracy", no_argument, 0, 'A'},
+    {0, 0, 0, 0}};
   symv_params pts[MAX_POINTS];
   cli_opts o = {.cmd = "time", .options = opts, .help = help, .routine = SYMV_DSYMV, .uplo = 'L', .batches = 7,
                 .points = pts, .max_points = MAX_POINTS};
   int sizes[MAX_SIZES] = {1000, 4096, 16384}, nsizes = 3, c;
-  int floor_detail = 0, no_floor = 0;
+  int floor_detail = 0, no_floor = 0, accuracy = 0;
   double beta = 0.5;
   while ((c = cli_getopt(&o, argc, argv))) {
     switch (c) {
@@ -75,6 +81,7 @@ static int run(int argc, char **argv)
       break;
     case 'F': floor_detail = 1; break;
     case 'N': no_floor = 1; break;
+    case 'A': accuracy = 1; break;
     case 'B':
       if (cli_parse_double("time", "--beta", optarg, -1e6, 1e6, &beta)) return SYMV_EXIT_USAGE;
       break;
@@ -86,7 +93,7 @@ static int run(int argc, char **argv)
   const time_stage_opts to = {.c = {.routine = o.routine, .sizes = sizes, .nsizes = nsizes, .uplo = o.uplo,
                                     .hot = o.hot, .batches = o.batches, .device = o.device},
                               .points = pts, .npoints = o.npoints, .beta = beta, .floor_detail = floor_detail,
-                              .no_floor = no_floor};
+                              .no_floor = no_floor, .accuracy = accuracy};
   return time_stage_run(&to);
 }
 

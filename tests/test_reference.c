@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Tests of the CPU reference of every routine, the scaled residual and the
- * argument checks. Each test loops over the routine registry, so a new
+/* Tests of the CPU reference of every routine, the scaled residual, the
+ * reference in more precision with its relative error, and the argument
+ * checks. Each test loops over the routine registry, so a new
  * routine is tested without anyone adding it here. */
 #include <complex.h>
 #include <criterion/criterion.h>
@@ -259,4 +260,120 @@ Test(routine, registry_names_parse_and_sizes)
   cr_assert(strstr(err, "empty"), "%s", err);
   cr_assert_eq(symv_routine_parse_list("zhemv,xgemv", sel, err, sizeof err), SYMV_INVALID_VALUE);
   cr_assert(strstr(err, "xgemv"), "%s", err);
+}
+
+/* The reference in more precision (symv_ref_precise) as elements of
+ * routine r in y (n elements, stride incy). */
+static void precise_as_elems(symv_routine r, int n, const double *ref, void *y, int incy)
+{
+  const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
+  for (int i = 0; i < n; i++) {
+    long py = incy > 0 ? (long)i * incy : (long)(n - 1 - i) * -incy;
+    symv_scalar_set(r, (char *)y + py * E, ref[2 * i], ref[2 * i + 1]);
+  }
+}
+
+/* Row 0 of A (both triangles' places) times x is sum_j a(0,j) x_j with
+ * a(0,j) = x_j = 1 + 2^-30 for odd j and a(0,j) = -1, x_j = 1 for even j:
+ * exactly k (2^-29 + 2^-60) for the k odd j. Double arithmetic loses the
+ * 2^-60 parts in any order of the sum (a partial sum of magnitude near 1
+ * has no room for them); binary128 keeps them. The rest of A is random. */
+Test(precise, dsymv_keeps_what_double_sums_lose)
+{
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
+  const int n = 16, k = n / 2;
+  const double e = ldexp(1.0, -30);
+  const double exact = 0.5 * ldexp(1.0, -20) + k * (ldexp(1.0, -29) + ldexp(1.0, -60)); /* beta y0_0 + row 0 */
+  for (int u = 0; u < 2; u++) {
+    const char uplo = u ? 'U' : 'L';
+    double A[16 * 16], x[16], y0[16], y[16], ref[32], alpha = 1.0, beta = 0.5;
+    symv_fill_random(SYMV_DSYMV, A, n * n, &seed);
+    symv_fill_random(SYMV_DSYMV, y0, n, &seed);
+    y0[0] = ldexp(1.0, -20);
+    for (int j = 0; j < n; j++) {
+      x[j] = j % 2 ? 1 + e : 1.0;
+      A[j] = A[(long)j * n] = j % 2 ? 1 + e : -1.0; /* a(j,0) and a(0,j) */
+    }
+    cr_assert_eq(symv_ref_precise(SYMV_DSYMV, uplo, n, &alpha, A, n, x, 1, &beta, y0, 1, ref), 0);
+    cr_assert(ref[0] == exact && ref[1] == 0.0, "uplo %c: %a, not %a (seed %llu)", uplo, ref[0], exact, seed0);
+    memcpy(y, y0, sizeof y);
+    cr_assert_eq(symv_ref(SYMV_DSYMV, uplo, n, &alpha, A, n, x, 1, &beta, y, 1), 0);
+    cr_assert(y[0] != exact, "uplo %c: cblas_dsymv's double sum gave the exact %a", uplo, y[0]);
+    cr_assert(symv_relerr(SYMV_DSYMV, n, 1, y, ref) > 1e-12, "uplo %c: the error of %a stands out (seed %llu)", uplo,
+              y[0], seed0);
+  }
+}
+
+/* A y equal to the reference but for one element, off by a relative d in
+ * a random direction, has relative error d; a NaN gives +Inf. */
+Test(precise, relerr_reports_a_known_perturbation)
+{
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
+  const int n = 40, incy = -2;
+  const long yl = (long)(n - 1) * 2 + 1;
+  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
+    const symv_routine r = symv_routine_order(ro);
+    const symv_routine_info *ri = symv_routine_get(r);
+    /* elements of float routines round by up to 2^-24 relative: d well above that */
+    const double d = ri->real_bytes == 4 ? 1e-3 : 1e-9, slack = ri->real_bytes == 4 ? 2 * FLT_EPSILON : 1e-15;
+    _Alignas(16) unsigned char alpha[16], beta[16];
+    set_scalars(r, alpha, 1.25, 0.5, beta, -0.5, 0.75);
+    void *A = random_elems(r, (long)n * n, &seed), *x = random_elems(r, n, &seed), *y0 = random_elems(r, yl, &seed),
+         *y = random_elems(r, yl, &seed);
+    double *ref = malloc(2 * n * sizeof *ref);
+    cr_assert_eq(symv_ref_precise(r, 'U', n, alpha, A, n, x, 1, beta, y0, incy, ref), 0);
+    const int i = 23;
+    const double theta = 6.283185307179586 * (double)(seed % 1000) / 1000, c = ri->is_complex ? cos(theta) : 1.0,
+                 s = ri->is_complex ? sin(theta) : 0.0;
+    double *moved = malloc(2 * n * sizeof *moved); /* ref, element i times 1 + d e^{i theta} */
+    memcpy(moved, ref, 2 * n * sizeof *ref);
+    moved[2 * i] += d * (c * ref[2 * i] - s * ref[2 * i + 1]);
+    moved[2 * i + 1] += d * (c * ref[2 * i + 1] + s * ref[2 * i]);
+    precise_as_elems(r, n, moved, y, incy);
+    const double err = symv_relerr(r, n, incy, y, ref);
+    cr_assert(fabs(err - d) <= d * 1e-3 + slack, "%s: relative error %g, not %g (seed %llu)", ri->name, err, d, seed0);
+    long py = (long)(n - 1 - 5) * 2; /* logical element 5 at stride -2 */
+    symv_set_nan(r, y, py);
+    cr_assert(isinf(symv_relerr(r, n, incy, y, ref)), "%s: a NaN (seed %llu)", ri->name, seed0);
+    free(A), free(x), free(y0), free(y), free(ref), free(moved);
+  }
+}
+
+/* On random data the reference in more precision and the BLAS's agree to
+ * rounding: scaled residual O(1), for every routine, both triangles and
+ * strides. */
+Test(precise, agrees_with_the_blas_on_random_data)
+{
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
+  const int ns[] = {1, 7, 64, 130};
+  const int incs[][2] = {{1, 1}, {-2, 3}};
+  for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
+    const symv_routine r = symv_routine_order(ro);
+    const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
+    _Alignas(16) unsigned char alpha[16], beta[16];
+    set_scalars(r, alpha, -0.75, 1.5, beta, 0.5, -0.25);
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
+      for (int b = 0; b < 2; b++)
+        for (int u = 0; u < 2; u++) {
+          const int n = ns[a], lda = n + 1, incx = incs[b][0], incy = incs[b][1];
+          const char uplo = u ? 'U' : 'L';
+          const long xl = (long)(n - 1) * abs(incx) + 1, yl = (long)(n - 1) * abs(incy) + 1;
+          void *A = random_elems(r, (long)lda * n, &seed), *x = random_elems(r, xl, &seed),
+               *y0 = random_elems(r, yl, &seed), *y = malloc(E * yl), *yp = malloc(E * yl);
+          double *ref = malloc(2 * n * sizeof *ref);
+          memcpy(y, y0, E * yl);
+          memcpy(yp, y0, E * yl);
+          cr_assert_eq(symv_ref(r, uplo, n, alpha, A, lda, x, incx, beta, y, incy), 0);
+          cr_assert_eq(symv_ref_precise(r, uplo, n, alpha, A, lda, x, incx, beta, y0, incy, ref), 0);
+          precise_as_elems(r, n, ref, yp, incy);
+          double res = symv_residual(r, uplo, n, alpha, A, lda, x, incx, beta, y0, y, yp, incy);
+          /* below 2, as every_routine_matches_definition_with_small_residual */
+          cr_assert(res >= 0 && res < 2.0, "%s n=%d uplo=%c inc=%d,%d: residual %g (seed %llu)",
+                    symv_routine_name(r), n, uplo, incx, incy, res, seed0);
+          free(A), free(x), free(y0), free(y), free(yp), free(ref);
+        }
+  }
 }

@@ -140,6 +140,22 @@ Test(time_cli, bad_options_are_usage_errors)
   cr_assert_eq(run_symvtune(err, sizeof err, a5), 0, "%s", err);
 }
 
+/* --accuracy is listed and parsed: with it a run gets past the options
+ * (0 with a GPU, 3 without one; 2 would be a usage error). */
+Test(time_cli, accuracy_is_an_option)
+{
+  char out[8192];
+  char *help[] = {"symvtune", "time", "--help", NULL};
+  cr_assert_eq(run_symvtune_all(out, sizeof out, help), 0, "%s", out);
+  cr_assert_not_null(strstr(out, "\n  --accuracy "), "%s", out);
+  char *run[] = {"symvtune", "time", "--accuracy", "--sizes", "64", "--no-floor", "--batches", "1", NULL};
+  const int rc = run_symvtune_all(out, sizeof out, run);
+  cr_assert(rc == 0 || rc == 3, "exit %d: %s", rc, out);
+  if (rc == 0) cr_assert_not_null(strstr(out, " resid       err\n"), "%s", out);
+  char *bad[] = {"symvtune", "time", "--accuracy=yes", NULL};
+  cr_assert_eq(run_symvtune_all(out, sizeof out, bad), 2, "%s", out);
+}
+
 Test(space, each_family_alone_counts_its_own_points)
 {
   symv_device_info d = test_hopper();
