@@ -396,7 +396,8 @@ static long read_log(const char *path, routine_log *lg, long *unparsed)
   while (fgets(line, sizeof line, f)) {
     doctor_call c;
     symv_routine r;
-    if (!strncmp(line, "libsymv: symvtune-rules: ", 25)) continue; /* the log's identity line: symvGetInfo tells it */
+    static const char identity[] = "libsymv: symvtune-rules: "; /* the log's identity line: symvGetInfo tells it */
+    if (!strncmp(line, identity, sizeof identity - 1)) continue;
     if (doctor_parse_call(line, &c) || symv_routine_parse(c.routine, &r)) {
       (*unparsed)++;
       continue;

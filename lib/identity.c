@@ -56,8 +56,10 @@ void symv_fits_text(const symv_fit_brief fits[SYMV_ROUTINE_COUNT][2], char *buf,
     size_t l = strlen(buf);
     snprintf(buf + l, len - l, "%s%s ", buf[0] ? "; " : "", symv_routine_name(r));
     if (any->have) fit_text(any, buf, len);
-    l = strlen(buf);
-    if (det->have) snprintf(buf + l, len - l, "%sdeterministic ", any->have ? ", " : "");
-    if (det->have) fit_text(det, buf, len);
+    if (det->have) {
+      l = strlen(buf);
+      snprintf(buf + l, len - l, "%sdeterministic ", any->have ? ", " : "");
+      fit_text(det, buf, len);
+    }
   }
 }
