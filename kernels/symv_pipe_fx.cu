@@ -37,17 +37,17 @@
  * that strip, one for each of their row blocks, and its column sums of the
  * strip, one for each row block their columns lie in (one, two when UX =
  * 128): a barrier, then a fence and an atomic per row block, one thread
- * each (symv_pfx_count). The block that brings
- * cnt[rb] to the expected count reads rb's accumulators (through L2,
- * __ldcg, after a fence), rounds each element once and writes
+ * each (symv_pfx_count). The block that brings cnt[rb] to the expected
+ * count (its counting thread fences again) reads rb's accumulators
+ * (through L2, __ldcg), rounds each element once and writes
  *
  *   y(i) := alpha * s(i) + beta * y(i)       (beta = 0: y(i) not read)
  *
- * then stores zeros to the accumulators, cnt[rb] and flag[rb]; the row
- * blocks one count completes are finished side by side, BLOCK_SIZE/64 at
- * a time. y is read
- * and written once per element, by that block: nothing scales y ahead of
- * the additions, so pipe's gate is not needed, and one launch does it all.
+ * then stores zeros to the accumulators, cnt[rb] and flag[rb]; the rows
+ * of the row blocks one count completes are shared among the block's
+ * threads, one row a thread at a time. y is read and written once per
+ * element, by that block: nothing scales y ahead of the additions, so
+ * pipe's gate is not needed, and one launch does it all.
  * alpha = 0: y := beta*y, A and x not read (SYMV_ENTER_OR_SCALE).
  *
  * Fallback: a contribution whose part is not finite, or has a nonzero bit
@@ -146,13 +146,17 @@ static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int n, int i,
  * and its column sums of one strip there). A barrier, then one fence and
  * atomic per row block, thread t taking rb = lo + t (the pattern of a grid
  * barrier, bar.sync then the signalling thread's fence, in each thread that
- * counts); the row blocks this brought to their expected
- * count (symv_fx_expected) go to list[0..*nlist), in no particular order.
- * Called by every thread (barriers); *nlist is shared memory, and list
- * holds BLOCK_SIZE entries: hi - lo < BLOCK_SIZE. */
+ * counts); the row blocks this brought to their expected count
+ * (symv_fx_expected) go to list[0..*nlist), in no particular order, with
+ * their flags in fl. The thread that completes a row block fences again
+ * before it reads the flag: with the barrier that ends this function, the
+ * other blocks' additions and flags, made before their counts, are visible
+ * to every thread of the block that reads them after it (through L2).
+ * Called by every thread (barriers); *nlist, list and fl are shared
+ * memory, list and fl of BLOCK_SIZE entries: hi - lo < BLOCK_SIZE. */
 template <typename Add>
-static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, int lo, int hi, Add add, int nb, int ns,
-                                                      int ntiles, int *list, int *nlist)
+static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, const symv_ull *flag, int lo, int hi, Add add,
+                                                      int nb, int ns, int ntiles, int *list, int *fl, int *nlist)
 {
   const int t = threadIdx.x, rb = lo + t;
   const int a = rb <= hi ? add(rb) : 0;
@@ -162,7 +166,11 @@ static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, int lo, int
   __syncthreads();
   if (a) {
     __threadfence(); /* the block's additions, ordered before this count by the barrier */
-    if ((long)(atomicAdd(cnt + rb, (symv_ull)a) + a) == want) list[atomicAdd(nlist, 1)] = rb;
+    if ((long)(atomicAdd(cnt + rb, (symv_ull)a) + a) == want) {
+      __threadfence(); /* what the other blocks counted before: visible from here */
+      const int f = __ldcg(flag + rb) != 0, k = atomicAdd(nlist, 1);
+      list[k] = rb, fl[k] = f;
+    }
   }
   __syncthreads();
 }
@@ -185,77 +193,77 @@ static __device__ __forceinline__ symv_t symv_pfx_yold(int i, const symv_t *y, s
   return symv_nonzero(beta) ? y[(symv_ll)i * incy] : symv_zero();
 }
 
-/* Element i's sum, its accumulator rounded once per part (read through
- * L2: other blocks added to it). */
-static __device__ __noinline__ symv_t symv_pfx_round(const symv_ull *acc, int n, int i)
+/* y(i) := alpha * s(i) + beta * y(i) for element i of a complete row
+ * block, s(i) its accumulator rounded once per part (read through L2:
+ * other blocks added to it), then the accumulator zero again. y(i) and
+ * every word of every part are loaded before any is used, so that the row
+ * costs one trip to memory. */
+static __device__ __noinline__ void symv_pfx_finish_row(symv_ull *acc, int n, int i, symv_t *y, symv_ll incy,
+                                                        symv_t alpha, symv_t beta)
 {
+  const symv_t yold = symv_pfx_yold(i, y, incy, beta);
+  long long wv[SYMV_PFX_PARTS][SYMV_PFX_WORDS];
+#pragma unroll
+  for (int p = 0; p < SYMV_PFX_PARTS; p++)
+#pragma unroll
+    for (int k = 0; k < SYMV_PFX_WORDS; k++) wv[p][k] = (long long)__ldcg(symv_pfx_word(acc, n, i, p, k));
   symv_r s[SYMV_PFX_PARTS];
 #pragma unroll
-  for (int p = 0; p < SYMV_PFX_PARTS; p++) {
-    long long wv[SYMV_PFX_WORDS];
-#pragma unroll
-    for (int k = 0; k < SYMV_PFX_WORDS; k++)
-      wv[k] = (long long)__ldcg(symv_pfx_word(const_cast<symv_ull *>(acc), n, i, p, k));
+  for (int p = 0; p < SYMV_PFX_PARTS; p++)
 #if SYMV_SINGLE
-    s[p] = symv_fx_round_f(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
+    s[p] = symv_fx_round_f(wv[p], SYMV_PFX_WORDS, SYMV_PFX_E0);
 #else
-    s[p] = symv_fx_round_d(wv, SYMV_PFX_WORDS, SYMV_PFX_E0);
+    s[p] = symv_fx_round_d(wv[p], SYMV_PFX_WORDS, SYMV_PFX_E0);
 #endif
-  }
 #if SYMV_COMPLEX
-  return symv_make(s[0], s[1]);
+  symv_pfx_store(i, n, symv_make(s[0], s[1]), yold, y, incy, alpha, beta, acc);
 #else
-  return s[0];
+  symv_pfx_store(i, n, s[0], yold, y, incy, alpha, beta, acc);
 #endif
 }
 
 /* Row blocks list[0..nf), each complete: y(i) for their rows i < n from
- * the rows' accumulators rounded once, CG row blocks at a time, column
- * group cg taking list[q + cg]; a row block whose flag is set (see the
- * header) is computed directly instead, one at a time, by the whole block:
- * row i's column group cg takes columns cg, cg + CG, ... in order (A(i, j)
- * stored for j <= i, its mirror A(j, i) for j > i), the groups' sums added
- * in group order. Either way each row block's y is a function of its own
- * flag and sums, whichever block finishes it with whichever others. Then
- * the rows' accumulators, cnt and flag of each row block are zero again.
- * scratch: CG x 64 elements of shared memory, free on entry and on return.
- * Called by every thread (barriers); list is shared memory. */
+ * the rows' accumulators rounded once, the block's threads taking the
+ * list's rows in turn (row r of list[g] is the list's row 64 g + r); a row
+ * block whose flag is set (see the header) is computed directly instead,
+ * (fl[g] set) after the others, one at a time, by the whole block: row i's column
+ * group cg takes columns cg, cg + CG, ... in order (A(i, j) stored for
+ * j <= i, its mirror A(j, i) for j > i), the groups' sums added in group
+ * order. Either way each row block's y is a function of its own flag and
+ * sums, whichever block finishes it with whichever others. Then the rows'
+ * accumulators, cnt and flag of each row block are zero again. list and
+ * fl as symv_pfx_count leaves them, read after its closing barrier; scratch:
+ * CG x 64 elements of shared memory, free on entry and on return. Called
+ * by every thread (barriers). */
 static __device__ void symv_pfx_finish(const int *list, int nf, int n, const symv_t *__restrict__ A, int rs,
                                        symv_ll cs, const symv_t *__restrict__ x, symv_ll incx, symv_t *y,
                                        symv_ll incy, symv_t alpha, symv_t beta, symv_ull *cnt, symv_ull *flag,
-                                       symv_ull *acc, symv_t (*scratch)[64])
+                                       symv_ull *acc, const int *fl, symv_t (*scratch)[64])
 {
   const int t = threadIdx.x, r = t & 63, cg = t >> 6;
-  __threadfence(); /* the other blocks' additions, counted before ours, are visible */
-  for (int q = 0; q < nf; q += SYMV_PIPE_CG) {
-    const int m = min(SYMV_PIPE_CG, nf - q);
-    const int rb = cg < m ? list[q + cg] : -1, i = rb * 64 + r;
-    const bool flagged = rb >= 0 && __ldcg(flag + rb) != 0;
-    if (rb >= 0 && !flagged && i < n) {
-      const symv_t yold = symv_pfx_yold(i, y, incy, beta); /* in flight while the sum is read and rounded */
-      symv_pfx_store(i, n, symv_pfx_round(acc, n, i), yold, y, incy, alpha, beta, acc);
-    }
-    if (__syncthreads_or(flagged))
-      for (int g = 0; g < m; g++) {
-        const int rg = list[q + g], ig = rg * 64 + r;
-        if (__ldcg(flag + rg) == 0) continue; /* the same for every thread: no block adds to rg any more */
-        symv_t s = symv_zero();
-        if (ig < n)
-          for (int j = cg; j < n; j += SYMV_PIPE_CG) {
-            const symv_t a =
-                j <= ig ? A[(symv_ll)ig * rs + (symv_ll)j * cs] : A[(symv_ll)j * rs + (symv_ll)ig * cs];
-            s = symv_fma_rn(j == ig ? symv_diag(a) : j < ig ? a : symv_mirror(a), x[(symv_ll)j * incx], s);
-          }
-        scratch[cg][r] = s;
-        __syncthreads();
-        if (t < 64 && ig < n)
-          symv_pfx_store(ig, n, symv_pipe_row_total(scratch, t), symv_pfx_yold(ig, y, incy, beta), y, incy, alpha,
-                         beta, acc);
-        __syncthreads(); /* scratch is free again */
-      }
-    __syncthreads(); /* every flag of the group read */
-    if (t < m) cnt[list[q + t]] = 0, flag[list[q + t]] = 0;
+  if (nf == 0) return; /* the same in every thread */
+  for (int q = t; q < nf * 64; q += BLOCK_SIZE) {
+    const int g = q >> 6, i = list[g] * 64 + (q & 63);
+    if (!fl[g] && i < n) symv_pfx_finish_row(acc, n, i, y, incy, alpha, beta);
   }
+  for (int g = 0; g < nf; g++) {
+    if (!fl[g]) continue; /* the same for every thread */
+    const int ig = list[g] * 64 + r;
+    symv_t s = symv_zero();
+    if (ig < n)
+      for (int j = cg; j < n; j += SYMV_PIPE_CG) {
+        const symv_t a = j <= ig ? A[(symv_ll)ig * rs + (symv_ll)j * cs] : A[(symv_ll)j * rs + (symv_ll)ig * cs];
+        s = symv_fma_rn(j == ig ? symv_diag(a) : j < ig ? a : symv_mirror(a), x[(symv_ll)j * incx], s);
+      }
+    scratch[cg][r] = s;
+    __syncthreads();
+    if (t < 64 && ig < n)
+      symv_pfx_store(ig, n, symv_pipe_row_total(scratch, t), symv_pfx_yold(ig, y, incy, beta), y, incy, alpha, beta,
+                     acc);
+    __syncthreads(); /* scratch is free again */
+  }
+  __syncthreads(); /* list, fl and the caller's count of them are free again */
+  if (t < nf) cnt[list[t]] = 0, flag[list[t]] = 0;
 }
 
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
@@ -278,7 +286,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   auto issue = [&](int stage) {
     symv_pipe_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
-  __shared__ int fin[BLOCK_SIZE], nfin; /* the row blocks a count completed */
+  __shared__ int fin[BLOCK_SIZE], nfin, finflag[BLOCK_SIZE]; /* the row blocks a count completed, their flags */
   symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
   /* with cols (the block leaves strip Js, or ends), strip Js's column
    * sums, this block's share of them, added; then the block's
@@ -293,8 +301,8 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     const int c0 = Js * UX / 64, c1 = cols ? min((Js * UX + UX - 1) / 64, nb - 1) : -1, hi = max(Ib, c1);
     auto add = [&](int rb) { return (int)(rb >= Ia && rb <= Ib) + (int)(rb <= c1); }; /* rb >= c0 */
     for (int lo = cols ? c0 : Ia; lo <= hi; lo += BLOCK_SIZE) {
-      symv_pfx_count(cnt, lo, min(hi, lo + BLOCK_SIZE - 1), add, nb, ns, ntiles, fin, &nfin);
-      symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, rsum);
+      symv_pfx_count(cnt, flag, lo, min(hi, lo + BLOCK_SIZE - 1), add, nb, ns, ntiles, fin, finflag, &nfin);
+      symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, finflag, rsum);
     }
   };
 
