@@ -147,60 +147,113 @@ SYMV_FX_FN int symv_fx_clz64(unsigned long long u)
 #endif
 }
 
+/** symv_fx_ctz32: the trailing zero bits of u, u != 0 (0..31). */
+SYMV_FX_FN int symv_fx_ctz32(unsigned int u)
+{
+#if defined(__CUDA_ARCH__)
+  return __ffs((int)u) - 1;
+#else
+  return __builtin_ctz(u);
+#endif
+}
+
+/** symv_fx_clz32: the leading zero bits of u, u != 0 (0..31). */
+SYMV_FX_FN int symv_fx_clz32(unsigned int u)
+{
+#if defined(__CUDA_ARCH__)
+  return __clz((int)u);
+#else
+  return __builtin_clz(u);
+#endif
+}
+
+/** symv_fx_mag_digit: digit k of |value| from digit p = P[k] of an
+ *  accumulator's normalized digits P (symv_fx_top): p itself for a
+ *  non-negative value; for a negative one, 0 below its lowest nonzero low
+ *  digit z, 2^48 - p at z, 2^48 - 1 - p above z, and dtop at k = words;
+ *  0 for k < 0. */
+SYMV_FX_FN unsigned long long symv_fx_mag_digit(long long p, int k, int words, int z, int negative, long long dtop)
+{
+  const long long mask = (1LL << SYMV_FX_DIGIT_BITS) - 1;
+  if (k < 0) return 0;
+  if (!negative) return (unsigned long long)p;
+  return (unsigned long long)(k == words ? dtop : k < z ? 0 : k == z ? (mask + 1) - p : mask - p);
+}
+
 /** symv_fx_top: the magnitude of accumulator w[0..words-1] (words <= 16)
  *  as the top 64 bits *u of it (bit 63 set) with every bit below them ORed
  *  into bit 0 (sticky), and its sign *neg: |value| is in
  *  [*u, *u + 1) 2^(*lo), *lo a power of two's exponent. Returns 0 when the
- *  value is 0 (*u, *lo, *neg untouched), 1 otherwise. */
+ *  value is 0 (*u, *lo, *neg untouched), 1 otherwise.
+ *  One carry chain, then bit masks of the nonzero digits and three
+ *  digits selected by index: no array indexed at run time, so that on a
+ *  GPU every array stays in registers, and few instructions. */
 SYMV_FX_FN int symv_fx_top(const long long *w, int words, int e0, unsigned long long *u, int *lo, int *neg)
 {
   const long long mask = (1LL << SYMV_FX_DIGIT_BITS) - 1;
-  /* digits of the value, non-negative, and D[words] the signed top carry;
-   * >> of a negative long long is arithmetic (nvcc, gcc, clang) */
-  long long D[17];
+  /* P: digits of the value, P[k] in [0, 2^48) for k < words, and P[words]
+   * the signed top carry; >> of a negative long long is arithmetic (nvcc,
+   * gcc, clang) */
+  long long P[17];
   long long carry = 0;
+  unsigned int nzp = 0; /* bit k: P[k] != 0, k < words */
   for (int k = 0; k < words; k++) {
     const long long t = w[k] + carry;
-    D[k] = t & mask;
+    P[k] = t & mask;
     carry = t >> SYMV_FX_DIGIT_BITS;
+    nzp |= (unsigned int)(P[k] != 0) << k;
   }
-  D[words] = carry;
-  *neg = carry < 0;
-  if (carry < 0) {
-    /* negate digit by digit and normalize again: digits in [0, 2^48), top >= 0 */
-    carry = 0;
-    for (int k = 0; k <= words; k++) {
-      const long long t = -D[k] + carry;
-      D[k] = k < words ? t & mask : t;
-      carry = t >> SYMV_FX_DIGIT_BITS;
-    }
-  }
-  /* h: the top nonzero digit; every loop runs over all digits, with no
-   * index known only at run time, so that D stays in registers on a GPU */
-  int h = -1;
-  unsigned long long Dh = 0;
+  P[words] = carry;
+  const int negative = carry < 0;
+  /* the digits of |value|: P's for a positive value. For a negative one,
+   * with L = the low digits' value (0 <= L < 2^(48 words)) and z its
+   * lowest nonzero digit: -value = (-carry - 1) 2^(48 words) +
+   * (2^(48 words) - L), whose low digits are 0 below z, 2^48 - P[z] at z
+   * and 2^48 - 1 - P[k] above z (nonzero unless P[k] = 2^48 - 1); with
+   * L = 0 it is -carry 2^(48 words). nz: bit k set where digit k of
+   * |value| is nonzero. */
+  const int z = nzp ? symv_fx_ctz32(nzp) : words;
+  const long long dtop = negative ? (z < words ? -carry - 1 : -carry) : carry;
+  unsigned int nz = dtop != 0 ? 1u << words : 0u;
+  if (negative) {
+    unsigned int full = 0; /* bit k: P[k] = 2^48 - 1 */
+    for (int k = 0; k < words; k++) full |= (unsigned int)(P[k] == mask) << k;
+    const unsigned int above = ~((2u << z) - 1); /* bits above z (z < words <= 16) */
+    nz |= z < words ? (1u << z) | (~full & above & ((1u << words) - 1)) : 0u;
+  } else
+    nz |= nzp;
+  if (nz == 0) return 0;
+  *neg = negative;
+  /* h: the top nonzero digit; d0, d1, d2: digits h, h - 1, h - 2 of
+   * |value| (0 below digit 0), from P's; the sticky bit: any nonzero digit
+   * below h - 2 */
+  const int h = 31 - symv_fx_clz32(nz);
+  long long p0 = 0, p1 = 0, p2 = 0;
   for (int k = 0; k <= words; k++)
-    if (D[k] != 0) h = k, Dh = (unsigned long long)D[k];
-  if (h < 0) return 0;
-  const int p = SYMV_FX_DIGIT_BITS * h + 63 - symv_fx_clz64(Dh); /* the position of the top bit */
-  const int low = p - 63;
-  unsigned long long top = 0, sticky = 0;
-  for (int k = 0; k <= words; k++) {
-    const int s = SYMV_FX_DIGIT_BITS * k - low;
-    const unsigned long long g = (unsigned long long)D[k];
-    if (g == 0)
-      continue;
-    if (s >= 0)
-      top |= g << s; /* s <= 63 (k <= h); the bits shifted out are above p: zero */
-    else if (-s >= SYMV_FX_DIGIT_BITS)
-      sticky |= g;
-    else {
-      top |= g >> -s;
-      sticky |= g & ((1ULL << -s) - 1);
-    }
+    if (k <= h) p2 = p1, p1 = p0, p0 = P[k]; /* a selection: k and h only */
+  const unsigned long long d0 = symv_fx_mag_digit(p0, h, words, z, negative, dtop);
+  const unsigned long long d1 = symv_fx_mag_digit(p1, h - 1, words, z, negative, dtop);
+  const unsigned long long d2 = symv_fx_mag_digit(p2, h - 2, words, z, negative, dtop);
+  unsigned long long sticky = h >= 3 && (nz & ((1u << (h - 2)) - 1)) != 0;
+  /* b: d0's top bit, 0..47 (the top carry digit is below 2^16); the value's
+   * top bit is 48 h + b above 2^e0, and the 64 bits kept start 63 below it:
+   * d0 lands at 63 - b, d1 at 15 - b, d2 at -33 - b */
+  const int b = 63 - symv_fx_clz64(d0);
+  unsigned long long top = d0 << (63 - b);
+  const int s1 = 15 - b, s2 = 33 + b; /* d1 << s1 (s1 >= 0) or >> -s1; d2 >> s2, s2 in 33..80 */
+  if (s1 >= 0)
+    top |= d1 << s1;
+  else {
+    top |= d1 >> -s1;
+    sticky |= d1 & ((1ULL << -s1) - 1);
   }
+  if (s2 < 64) {
+    top |= d2 >> s2;
+    sticky |= d2 & ((1ULL << s2) - 1);
+  } else
+    sticky |= d2;
   *u = top | (sticky != 0);
-  *lo = e0 + low;
+  *lo = e0 + SYMV_FX_DIGIT_BITS * h + b - 63;
   return 1;
 }
 

@@ -240,6 +240,54 @@ Test(fx, random_words_round_as_their_exact_value)
   }
 }
 
+/* Values whose digits are runs of 0 and 2^48 - 1 (the digits a negative
+ * value's magnitude turns into each other), of either sign, written with
+ * carries moved between words (the same value in other words, as
+ * atomics from many blocks leave it), and with a carry out of the top word,
+ * round to the double and the float nearest their exact value */
+Test(fx, rounding_sees_through_carries_and_runs_of_full_digits)
+{
+  const uint64_t seed = test_fresh_seed();
+  uint64_t x = seed;
+  const long long mask = (1LL << 48) - 1;
+  for (int t = 0; t < 20000; t++) {
+    long long a[3];
+    for (int i = 0; i < 3; i++) {
+      const int kind = test_rng_int(&x, 0, 4);
+      a[i] = kind == 0 ? 0 : kind == 1 ? mask : kind == 2 ? 1 : kind == 3 ? mask - 1 : (long long)(test_rng_next(&x) & (uint64_t)mask);
+    }
+    a[2] &= (1LL << 29) - 1; /* |V| < 2^125 */
+    const int neg = (int)(test_rng_next(&x) & 1);
+    __int128 V = ((__int128)a[2] << 96) + ((__int128)a[1] << 48) + a[0];
+    if (neg) V = -V;
+    const int k = test_rng_int(&x, 0, WD - 3);
+    long long w[WD] = {0};
+    for (int i = 0; i < 3; i++) w[k + i] = neg ? -a[i] : a[i];
+    for (int i = 0; i < 2; i++) {
+      const long long c = test_rng_int(&x, -16384, 16384); /* word k+i gives c 2^48 to word k+i+1's c */
+      w[k + i] += c * (1LL << 48), w[k + i + 1] -= c;
+    }
+    const double want = ldexp((double)V, ED + 48 * k);
+    cr_assert_eq(dbits(symv_fx_round_d(w, WD, ED)), dbits(want), "seed %llu try %d: %a, not %a",
+                 (unsigned long long)seed, t, symv_fx_round_d(w, WD, ED), want);
+    long long wf[WF] = {0};
+    const int kf = test_rng_int(&x, 1, 2);
+    for (int i = 0; i < 3; i++) wf[kf + i] = w[k + i];
+    const float wantf = ldexpf((float)V, EF + 48 * kf);
+    cr_assert_eq(fbits(symv_fx_round_f(wf, WF, EF)), fbits(wantf), "seed %llu try %d: %a, not %a",
+                 (unsigned long long)seed, t, (double)symv_fx_round_f(wf, WF, EF), (double)wantf);
+    /* past the window's top word: the top word's carry c 2^48 is a digit
+     * of its own, above the last word (sums of contributions near 2^384) */
+    long long wt[WD] = {0};
+    const long long c = test_rng_int(&x, -16384, 16384);
+    wt[WD - 2] = w[k], wt[WD - 1] = w[k + 1] + c * (1LL << 48);
+    const __int128 Vt = (__int128)w[k] + (((__int128)w[k + 1] + ((__int128)c << 48)) << 48);
+    const double wantt = ldexp((double)Vt, ED + 48 * (WD - 2));
+    cr_assert_eq(dbits(symv_fx_round_d(wt, WD, ED)), dbits(wantt), "seed %llu try %d: %a, not %a",
+                 (unsigned long long)seed, t, symv_fx_round_d(wt, WD, ED), wantt);
+  }
+}
+
 Test(fx, round_f_rounds_once_to_nearest_even)
 {
   ASSERT_F(sum_f((double[]){1.0, 0x1p-24}, 2), 1.0f);
