@@ -209,6 +209,22 @@ Test(fx, round_d_carries_across_words)
 
 /* random words over three adjacent words k..k+2, the value an __int128 of
  * the test (libgcc's conversions of __int128 round once, to nearest even) */
+/* w (a double window) holds exactly V 2^(ED + 48 k) in words k..k+2:
+ * it rounds to the double nearest that value, and the same three words at
+ * word 1 or 2 (x picks) of a float window to the float nearest theirs */
+static void check_rounds_as(const long long w[WD], int k, __int128 V, uint64_t *x, uint64_t seed, int t)
+{
+  const double want = ldexp((double)V, ED + 48 * k);
+  cr_assert_eq(dbits(symv_fx_round_d(w, WD, ED)), dbits(want), "seed %llu try %d: %a, not %a",
+               (unsigned long long)seed, t, symv_fx_round_d(w, WD, ED), want);
+  long long wf[WF] = {0};
+  const int kf = test_rng_int(x, 1, 2);
+  for (int i = 0; i < 3; i++) wf[kf + i] = w[k + i];
+  const float wantf = ldexpf((float)V, EF + 48 * kf);
+  cr_assert_eq(fbits(symv_fx_round_f(wf, WF, EF)), fbits(wantf), "seed %llu try %d: %a, not %a",
+               (unsigned long long)seed, t, (double)symv_fx_round_f(wf, WF, EF), (double)wantf);
+}
+
 Test(fx, random_words_round_as_their_exact_value)
 {
   const uint64_t seed = test_fresh_seed();
@@ -227,16 +243,7 @@ Test(fx, random_words_round_as_their_exact_value)
       w[k + i] = a;
       V = V * ((__int128)1 << 48) + a;
     }
-    const double want = ldexp((double)V, ED + 48 * k);
-    cr_assert_eq(dbits(symv_fx_round_d(w, WD, ED)), dbits(want), "seed %llu try %d: %a, not %a",
-                 (unsigned long long)seed, t, symv_fx_round_d(w, WD, ED), want);
-    /* to float: the float window, values in float's normal range */
-    long long wf[WF] = {0};
-    const int kf = test_rng_int(&x, 1, 2);
-    for (int i = 0; i < 3; i++) wf[kf + i] = w[k + i];
-    const float wantf = ldexpf((float)V, EF + 48 * kf);
-    cr_assert_eq(fbits(symv_fx_round_f(wf, WF, EF)), fbits(wantf), "seed %llu try %d: %a, not %a",
-                 (unsigned long long)seed, t, (double)symv_fx_round_f(wf, WF, EF), (double)wantf);
+    check_rounds_as(w, k, V, &x, seed, t);
   }
 }
 
@@ -264,18 +271,10 @@ Test(fx, rounding_sees_through_carries_and_runs_of_full_digits)
     long long w[WD] = {0};
     for (int i = 0; i < 3; i++) w[k + i] = neg ? -a[i] : a[i];
     for (int i = 0; i < 2; i++) {
-      const long long c = test_rng_int(&x, -16384, 16384); /* word k+i gives c 2^48 to word k+i+1's c */
+      const long long c = test_rng_int(&x, -16384, 16384); /* word k+i takes c 2^48, word k+i+1 gives c */
       w[k + i] += c * (1LL << 48), w[k + i + 1] -= c;
     }
-    const double want = ldexp((double)V, ED + 48 * k);
-    cr_assert_eq(dbits(symv_fx_round_d(w, WD, ED)), dbits(want), "seed %llu try %d: %a, not %a",
-                 (unsigned long long)seed, t, symv_fx_round_d(w, WD, ED), want);
-    long long wf[WF] = {0};
-    const int kf = test_rng_int(&x, 1, 2);
-    for (int i = 0; i < 3; i++) wf[kf + i] = w[k + i];
-    const float wantf = ldexpf((float)V, EF + 48 * kf);
-    cr_assert_eq(fbits(symv_fx_round_f(wf, WF, EF)), fbits(wantf), "seed %llu try %d: %a, not %a",
-                 (unsigned long long)seed, t, (double)symv_fx_round_f(wf, WF, EF), (double)wantf);
+    check_rounds_as(w, k, V, &x, seed, t);
     /* past the window's top word: the top word's carry c 2^48 is a digit
      * of its own, above the last word (sums of contributions near 2^384) */
     long long wt[WD] = {0};
