@@ -101,6 +101,22 @@
 #else
 #define SYMV_PFX_COUNT_ROWS 0
 #endif
+/* 1 (ssymv): a block holds the contributions of the strips it leaves
+ * while their row blocks fit in BLOCK_SIZE, and counts them together (at
+ * the latest when it ends), and symv_pfx_finish is a function of its own,
+ * not inlined at the two places that count (inlined, the kernel spills).
+ * 0 (the other routines): a block counts each strip as it leaves it, and
+ * the compiler places symv_pfx_finish. Measured on an H200: counting
+ * together is 4-16% faster for SSYMV at n = 2048..16384 and up to 10%
+ * slower for DSYMV and CHEMV at n >= 8192 (doc/results.md, "pipe_fx,
+ * third version") */
+#if SYMV_SINGLE && !SYMV_COMPLEX
+#define SYMV_PFX_DEFER 1
+#define SYMV_PFX_FINISH_ATTR __noinline__
+#else
+#define SYMV_PFX_DEFER 0
+#define SYMV_PFX_FINISH_ATTR
+#endif
 
 /* real part p (0: real, 1: imaginary) of v */
 static __device__ __forceinline__ symv_r symv_pfx_part(symv_t v, int p)
@@ -235,7 +251,7 @@ static __device__ __noinline__ void symv_pfx_finish_row(symv_ull *acc, int n, in
  * fl as symv_pfx_count leaves them, read after its closing barrier; scratch:
  * CG x 64 elements of shared memory, free on entry and on return. Called
  * by every thread (barriers). */
-static __device__ void symv_pfx_finish(const int *list, int nf, int n, const symv_t *__restrict__ A, int rs,
+static __device__ SYMV_PFX_FINISH_ATTR void symv_pfx_finish(const int *list, int nf, int n, const symv_t *__restrict__ A, int rs,
                                        symv_ll cs, const symv_t *__restrict__ x, symv_ll incx, symv_t *y,
                                        symv_ll incy, symv_t alpha, symv_t beta, symv_ull *cnt, symv_ull *flag,
                                        symv_ull *acc, const int *fl, symv_t (*scratch)[64])
@@ -288,19 +304,50 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   };
   __shared__ int fin[BLOCK_SIZE], nfin, finflag[BLOCK_SIZE]; /* the row blocks a count completed, their flags */
   symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
+#if SYMV_PFX_DEFER
+  /* contributions added and not yet counted: pend[rb - pbase] for row
+   * blocks pbase..phi (phi - pbase < BLOCK_SIZE), thread t owning pend[t];
+   * pbase < 0: none */
+  __shared__ int pend[BLOCK_SIZE];
+  pend[t] = 0;
+  int pbase = -1, phi = -1;
+  /* the pending contributions counted, and the row blocks completed finished */
+  auto flush = [&]() {
+    if (pbase < 0) return; /* the same in every thread */
+    auto add = [&](int rb) { return pend[rb - pbase]; };
+    symv_pfx_count(cnt, flag, pbase, phi, add, nb, ns, ntiles, fin, finflag, &nfin);
+    symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, finflag, rsum);
+    pend[t] = 0, pbase = -1, phi = -1;
+  };
+#endif
   /* with cols (the block leaves strip Js, or ends), strip Js's column
    * sums, this block's share of them, added; then the block's
-   * contributions in strip Js since its last count counted: the row sums
-   * of its tiles, row blocks Ia..Ib, and with cols its column sums, in the
-   * row blocks c0..c1 their columns lie in (c0 = the strip's first row
-   * block <= Ia); the row blocks those counts completed are finished */
+   * contributions in strip Js since its last count: the row sums of its
+   * tiles, row blocks Ia..Ib, and with cols its column sums, in the row
+   * blocks c0..c1 their columns lie in (c0 = the strip's first row block
+   * <= Ia). With SYMV_PFX_DEFER they join the pending ones while all fit
+   * in BLOCK_SIZE row blocks from pbase, to be counted together later (a
+   * block of many short strips at the triangle's end counts once);
+   * otherwise they are counted now, and the row blocks those counts
+   * completed are finished */
   auto leave_strip = [&](int Js, int Ia, int Ib, bool strip_end) {
     const bool cols = SYMV_PFX_COUNT_ROWS == 0 || strip_end; /* a constant where no count comes mid-strip */
     const int j = Js * UX + t;
     if (cols && t < UX && j < n && !symv_pfx_add(acc, n, j, cacc)) atomicOr(flag + j / 64, 1ull);
     const int c0 = Js * UX / 64, c1 = cols ? min((Js * UX + UX - 1) / 64, nb - 1) : -1, hi = max(Ib, c1);
+    const int lo0 = cols ? c0 : Ia;
     auto add = [&](int rb) { return (int)(rb >= Ia && rb <= Ib) + (int)(rb <= c1); }; /* rb >= c0 */
-    for (int lo = cols ? c0 : Ia; lo <= hi; lo += BLOCK_SIZE) {
+#if SYMV_PFX_DEFER
+    if (pbase >= 0 && (lo0 < pbase || hi >= pbase + BLOCK_SIZE)) flush();
+    if (hi - lo0 < BLOCK_SIZE) {
+      if (pbase < 0) pbase = lo0;
+      const int rb = pbase + t;
+      if (rb >= lo0 && rb <= hi) pend[t] += add(rb);
+      phi = max(phi, hi);
+      return;
+    }
+#endif
+    for (int lo = lo0; lo <= hi; lo += BLOCK_SIZE) {
       symv_pfx_count(cnt, flag, lo, min(hi, lo + BLOCK_SIZE - 1), add, nb, ns, ntiles, fin, finflag, &nfin);
       symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, finflag, rsum);
     }
@@ -344,5 +391,8 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);
   }
   leave_strip(curJ, Ia, Ib, true);
+#if SYMV_PFX_DEFER
+  flush();
+#endif
   symv_cp_wait<0>(); /* no copy outlives the block */
 }

@@ -617,6 +617,45 @@ Test(kernels, pipe_fx_is_exact_under_heavy_cancellation, .init = need_gpu, .time
   for_routines(ros, 2, cancellation_case);
 }
 
+/* (b') Sizes past the window of row blocks a block holds its counts in
+ * (BLOCK_SIZE row blocks, kernels/symv_pipe_fx.cu, SYMV_PFX_DEFER): with
+ * 64 and 128 threads a block, the first strips' row blocks do not fit and
+ * are counted at once, the later strips' are held. SSYMV holds its counts;
+ * DSYMV counts each strip. Every element right to the scaled residual
+ * against the CPU reference. */
+static void window_case(symv_routine ro, symv_workspace *ws, unsigned long long *seed, unsigned long long seed0)
+{
+  const symv_params pts[] = {{SYMV_FAMILY_PIPE_FX, 64, 16, 4, 2}, {SYMV_FAMILY_PIPE_FX, 128, 32, 2, 0}};
+  const int ns[] = {4500, 8500}; /* 71 and 133 row blocks: past 64 and 128 */
+  const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
+  _Alignas(16) unsigned char al[16], be[16];
+  symv_scalar_set(ro, al, 1.5, 0.5);
+  symv_scalar_set(ro, be, -0.5, 0.25);
+  for (int p = 0; p < 2; p++) {
+    const int n = ns[p];
+    void *A = random_symmetric(ro, n, seed), *x = malloc(E * n), *y0 = malloc(E * n), *y = malloc(E * n),
+         *yref = malloc(E * n);
+    symv_fill_random(ro, x, n, seed);
+    symv_fill_random(ro, y0, n, seed);
+    symv_params pt = pts[p];
+    pt.routine = ro;
+    symv_kernel k = load(pt);
+    memcpy(yref, y0, E * n), memcpy(y, y0, E * n);
+    symv_ref(ro, 'L', n, al, A, n, x, 1, be, yref, 1);
+    gpu_symv(&k, ws, NULL, ro, 'L', n, al, A, x, be, y);
+    const double r = symv_residual(ro, 'L', n, al, A, n, x, 1, be, y0, y, yref, 1);
+    cr_assert(r >= 0 && r < 4.0, "%s point %d n %d: residual %g (seed %llu)", symv_routine_name(ro), p, n, r, seed0);
+    symv_kernel_unload(&k);
+    free(A), free(x), free(y0), free(y), free(yref);
+  }
+}
+
+Test(kernels, pipe_fx_is_right_past_its_window_of_held_counts, .init = need_gpu, .timeout = 120)
+{
+  const symv_routine ros[] = {SYMV_SSYMV, SYMV_DSYMV};
+  for_routines(ros, 2, window_case);
+}
+
 /* (c) inf and NaN in A and in x: where pipe_fx's y is NaN, inf (and of
  * which sign) or finite is where cuBLAS's is, and its finite elements
  * match cuBLAS's to the scaled residual (|A||x| of the finite terms: the
