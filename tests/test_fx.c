@@ -280,7 +280,8 @@ Test(fx, rounding_sees_through_carries_and_runs_of_full_digits)
     long long wt[WD] = {0};
     const long long c = test_rng_int(&x, -16384, 16384);
     wt[WD - 2] = w[k], wt[WD - 1] = w[k + 1] + c * (1LL << 48);
-    const __int128 Vt = (__int128)w[k] + (((__int128)w[k + 1] + ((__int128)c << 48)) << 48);
+    const __int128 B = (__int128)1 << 48; /* products, not shifts: the values may be negative */
+    const __int128 Vt = (__int128)w[k] + ((__int128)w[k + 1] + (__int128)c * B) * B;
     const double wantt = ldexp((double)Vt, ED + 48 * (WD - 2));
     cr_assert_eq(dbits(symv_fx_round_d(wt, WD, ED)), dbits(wantt), "seed %llu try %d: %a, not %a",
                  (unsigned long long)seed, t, symv_fx_round_d(wt, WD, ED), wantt);
