@@ -22,7 +22,9 @@
  * block (panel: rows of y per block; pipe, pipe_det, pipe_fx: columns per tile),
  * MULTIPLICITY thread blocks resident per SM (a launch setting, enforced
  * through dynamic shared memory), MX load order (kernels/symv_mx.h; panel:
- * its schedule, 0..3; pipe, pipe_det, pipe_fx: pipeline stages - 2, 0..2).
+ * its schedule, 0..3; pipe, pipe_det, pipe_fx: pipeline stages - 2, 0..2;
+ * pipe_det and pipe_fx also 3..5, the stages of MX - 3 with pipe_det's units
+ * or with pipe_fx's counts held, kernels/symv_pipe_det.cu, symv_pipe_fx.cu).
  * BLOCK_SIZE, UX, MX and the family select the compiled code.
  */
 #ifndef SYMV_PARAMS_H

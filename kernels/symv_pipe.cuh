@@ -26,11 +26,11 @@
 #if (UX & (UX - 1)) != 0 || UX < BLOCK_SIZE / 64 || UX > BLOCK_SIZE / 2
 #error "UX of the pipe family (and pipe_det) must be a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2"
 #endif
-#ifndef SYMV_PIPE_MX_MAX /* pipe_det's is 5 (symv_pipe_det.cu) */
+#ifndef SYMV_PIPE_MX_MAX /* pipe_det's and pipe_fx's is 5 (symv_pipe_det.cu, symv_pipe_fx.cu) */
 #define SYMV_PIPE_MX_MAX 2
 #endif
 #if MX > SYMV_PIPE_MX_MAX
-#error "MX of the pipe family is 0..2 (pipeline stages - 2), of pipe_det 0..5"
+#error "MX of the pipe family is 0..2 (pipeline stages - 2), of pipe_det and pipe_fx 0..5"
 #endif
 #define SYMV_PIPE_CG (BLOCK_SIZE / 64)   /* column groups of 64 threads */
 #define SYMV_PIPE_CPT (UX / SYMV_PIPE_CG) /* columns per thread */

@@ -72,13 +72,15 @@
  *
  * Parameters and shared memory as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE
  * a power of two, 64..1024; UX a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2,
- * up to 128; MX = pipeline stages - 2, 0..2; MULTIPLICITY blocks per SM;
+ * up to 128; MX = pipeline stages - 2, 0..2, and 3..5 the same stages with counts
+ * held (SYMV_PFX_DEFER); MULTIPLICITY blocks per SM;
  * dynamic shared memory symv_pipe_smem (gpu/gpu.c). Every routine
  * (SYMV_ROUTINE): symv_mirror for the column sums, symv_diag for the
  * diagonal, as in pipe.
  */
 #include "symv_common.cuh"
 #include "symv_pipe.h"
+#define SYMV_PIPE_MX_MAX 5 /* MX 3..5: MX - 3's stages, counts held (SYMV_PFX_DEFER) */
 #include "symv_pipe.cuh"
 #include "symv_fx.h"
 
@@ -91,26 +93,24 @@
 #define SYMV_PFX_E0 SYMV_FX_E0_D
 #endif
 #define SYMV_PFX_PARTS (SYMV_COMPLEX ? 2 : 1)
-/* complex double (zsymv, zhemv): a block counts the row sums of a strip's
- * tiles every SYMV_PFX_COUNT_ROWS tiles (<= 64, the least BLOCK_SIZE)
- * while more of the strip follow, so that no count completes more row
- * blocks than that and the strip's column row blocks; 0 (the other
- * routines): only when it leaves a strip or ends */
-#if SYMV_COMPLEX && !SYMV_SINGLE
+/* complex double (zsymv, zhemv) with MX 0..2: a block counts the row sums
+ * of a strip's tiles every SYMV_PFX_COUNT_ROWS tiles (<= 64, the least
+ * BLOCK_SIZE) while more of the strip follow, so that no count completes
+ * more row blocks than that and the strip's column row blocks; 0 (the
+ * other routines, and MX 3..5): only when it leaves a strip or ends */
+#if SYMV_COMPLEX && !SYMV_SINGLE && MX < 3
 #define SYMV_PFX_COUNT_ROWS 16
 #else
 #define SYMV_PFX_COUNT_ROWS 0
 #endif
-/* 1 (ssymv): a block holds the contributions of the strips it leaves
- * while their row blocks fit in BLOCK_SIZE, and counts them together (at
- * the latest when it ends), and symv_pfx_finish is a function of its own,
- * not inlined at the two places that count (inlined, the kernel spills).
- * 0 (the other routines): a block counts each strip as it leaves it, and
- * the compiler places symv_pfx_finish. Measured on an H200: counting
- * together is 4-16% faster for SSYMV at n = 2048..16384 and up to 10%
- * slower for DSYMV and CHEMV at n >= 8192 (doc/results.md, "pipe_fx,
- * third version") */
-#if SYMV_SINGLE && !SYMV_COMPLEX
+/* MX 3..5 (the stages of MX 0..2): a block holds the contributions of the
+ * strips it leaves while their row blocks fit in BLOCK_SIZE, and counts
+ * them together (at the latest when it ends), and symv_pfx_finish is a
+ * function of its own, not inlined at the two places that count (inlined,
+ * the kernel spills). MX 0..2: a block counts each strip as it leaves it,
+ * and the compiler places symv_pfx_finish. Which pays depends on the GPU
+ * and n (doc/results.md, "pipe_fx, third version"): the sweep chooses. */
+#if MX >= 3
 #define SYMV_PFX_DEFER 1
 #define SYMV_PFX_FINISH_ATTR __noinline__
 #else

@@ -49,11 +49,11 @@ static void axes(symv_family f, int wide, const symv_device_info *d, axis ax[4])
     break;
   case SYMV_FAMILY_PIPE: /* UX: columns per tile; MX: pipeline stages - 2; MULTIPLICITY: the grid per SM */
   case SYMV_FAMILY_PIPE_DET: /* the same space, but for MX 3..5 of pipe_det (units of BLOCK_SIZE columns) */
-  case SYMV_FAMILY_PIPE_FX:  /* pipe's space */
+  case SYMV_FAMILY_PIPE_FX:  /* the same, and for MX 3..5 of pipe_fx its counts held (kernels/symv_pipe_fx.cu) */
     ax[0] = wide ? (axis){0, 0, 1, {64, 128, 256, 512, 1024}, 5} : (axis){0, 0, 1, {64, 128, 256, 512}, 4};
     ax[1] = (axis){0, 0, 1, {16, 32, 64, 128}, 4};
     ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 3, 4}, 4};
-    ax[3] = (axis){0, f == SYMV_FAMILY_PIPE_DET ? 5 : 2, 1, {0}, 0};
+    ax[3] = (axis){0, f == SYMV_FAMILY_PIPE ? 2 : 5, 1, {0}, 0};
     break;
   default:
     ax[0].nlist = 0, ax[0].lo = 1, ax[0].hi = 0; /* empty */
@@ -116,8 +116,9 @@ int symv_static_smem(const symv_params *p)
     return nw * p->ux * d;
   case SYMV_FAMILY_PIPE: /* rsum[CG][64], csum[NW][CPT], 16-byte aligned; the pipeline is dynamic (symv_pipe_smem) */
     return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16;
-  case SYMV_FAMILY_PIPE_FX: /* pipe's arrays, then fin[BLOCK_SIZE] and nfin (int) */
-    return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16 + (p->block_size + 1) * 4;
+  case SYMV_FAMILY_PIPE_FX: /* pipe's arrays, then fin[BLOCK_SIZE], nfin and finflag[BLOCK_SIZE] (int), and
+                                for MX 3..5 pend[BLOCK_SIZE] (int) */
+    return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16 + (p->block_size * (p->mx >= 3 ? 3 : 2) + 1) * 4;
   case SYMV_FAMILY_PIPE_DET: /* pipe's, 16 bytes more (the ticket counter of the one-launch kernel, gone
                                  since the two phases; kept as a margin, so that the filter drops what it
                                  dropped), and for MX 3..5 xs[BLOCK_SIZE] */

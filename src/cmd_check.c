@@ -29,7 +29,7 @@ static const char *const default_points[] = {
   "panel:512,16,1,3", "pipe:256,64,2,0", "pipe:512,64,1,1", "pipe:64,16,4,2", "pipe:128,32,3,0",
   "pipe_det:256,64,2,0", "pipe_det:512,32,1,1", "pipe_det:64,16,4,2", "pipe_det:128,64,3,0",
   "pipe:512,128,1,0", "pipe_det:512,128,1,0", "pipe_det:256,64,2,3", "pipe_det:128,4,3,4",
-  "pipe_fx:256,64,2,0", "pipe_fx:512,128,1,1", "pipe_fx:64,16,4,2", "pipe_fx:128,4,3,0",
+  "pipe_fx:256,64,2,0", "pipe_fx:512,128,1,1", "pipe_fx:64,16,4,2", "pipe_fx:128,4,3,0", "pipe_fx:256,64,2,3",
 };
 static const int default_sizes[] = {1, 2, 3, 17, 32, 33, 100, 255, 256, 257, 1000, 1025, 2048, 4099, 10007};
 

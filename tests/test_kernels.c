@@ -116,6 +116,8 @@ static const symv_params sample[] = {
   /* pipe_fx: pipe's tiles, exact sums completed by the last block to add to a row block */
   {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_FX, 512, 128, 1, 1}, {SYMV_FAMILY_PIPE_FX, 64, 16, 4, 2},
   {SYMV_FAMILY_PIPE_FX, 128, 4, 3, 0}, {SYMV_FAMILY_PIPE_FX, 1024, 16, 1, 0},
+  /* pipe_fx's MX 3..5: counts held */
+  {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 3}, {SYMV_FAMILY_PIPE_FX, 64, 16, 4, 5},
 };
 #define NSAMPLE (int)(sizeof sample / sizeof *sample)
 
@@ -432,9 +434,11 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
   free(A), free(x), free(t), free(y0), free(y), free(yref);
 }
 
-/* The pipe_fx points of the tests below (tiles of 4 to 128 columns). */
+/* The pipe_fx points of the tests below (tiles of 4 to 128 columns; MX 4:
+ * counts held). */
 static const symv_params fx_points[] = {{SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_FX, 512, 128, 1, 1},
-                                        {SYMV_FAMILY_PIPE_FX, 64, 16, 4, 2}, {SYMV_FAMILY_PIPE_FX, 128, 4, 3, 0}};
+                                        {SYMV_FAMILY_PIPE_FX, 64, 16, 4, 2}, {SYMV_FAMILY_PIPE_FX, 128, 4, 3, 0},
+                                        {SYMV_FAMILY_PIPE_FX, 256, 32, 2, 4}};
 #define NFX (int)(sizeof fx_points / sizeof *fx_points)
 
 /* fx_points[p] for routine ro, loaded (asserts that it loads) */
@@ -618,14 +622,13 @@ Test(kernels, pipe_fx_is_exact_under_heavy_cancellation, .init = need_gpu, .time
 }
 
 /* (b') Sizes past the window of row blocks a block holds its counts in
- * (BLOCK_SIZE row blocks, kernels/symv_pipe_fx.cu, SYMV_PFX_DEFER): with
- * 64 and 128 threads a block, the first strips' row blocks do not fit and
- * are counted at once, the later strips' are held. SSYMV holds its counts;
- * DSYMV counts each strip. Every element right to the scaled residual
- * against the CPU reference. */
+ * (MX 3..5: BLOCK_SIZE row blocks, kernels/symv_pipe_fx.cu,
+ * SYMV_PFX_DEFER): with 64 and 128 threads a block, the first strips' row
+ * blocks do not fit and are counted at once, the later strips' are held.
+ * Every element right to the scaled residual against the CPU reference. */
 static void window_case(symv_routine ro, symv_workspace *ws, unsigned long long *seed, unsigned long long seed0)
 {
-  const symv_params pts[] = {{SYMV_FAMILY_PIPE_FX, 64, 16, 4, 2}, {SYMV_FAMILY_PIPE_FX, 128, 32, 2, 0}};
+  const symv_params pts[] = {{SYMV_FAMILY_PIPE_FX, 64, 16, 4, 5}, {SYMV_FAMILY_PIPE_FX, 128, 32, 2, 3}};
   const int ns[] = {4500, 8500}; /* 71 and 133 row blocks: past 64 and 128 */
   const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
   _Alignas(16) unsigned char al[16], be[16];

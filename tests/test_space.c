@@ -164,7 +164,7 @@ Test(space, each_family_alone_counts_its_own_points)
                                         [SYMV_FAMILY_PANEL] = 256, [SYMV_FAMILY_PIPE] = 156,
                                         [SYMV_FAMILY_PIPE_DET] = 312, /* 192 less UX > BLOCK_SIZE/2;
                                                                          pipe_det: MX 0..5 */
-                                        [SYMV_FAMILY_PIPE_FX] = 156}; /* named: pipe's space */
+                                        [SYMV_FAMILY_PIPE_FX] = 312}; /* named: pipe_det's space */
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
     symv_space_opts o = {{0}, 0};
     o.family[f] = 1;
@@ -268,12 +268,16 @@ Test(space, pipe_pipeline_counts_in_shared_memory)
   cr_assert_gt(symv_static_smem(&pd), symv_static_smem(&p)); /* and 16 bytes of margin (symv_static_smem) */
   cr_assert_eq(symv_static_filter(&pd, &d, why, sizeof why), 0, "%s", why);
   cr_assert_eq(symv_static_filter(&bigd, &d, why, sizeof why), SYMV_RESOURCES);
-  /* and pipe_fx through pipe's, with pipe's static arrays and its list of
-   * completed row blocks, an int for each thread and a count */
-  symv_params pf = p, bigf = big;
-  pf.family = bigf.family = SYMV_FAMILY_PIPE_FX;
+  /* and pipe_fx through pipe's, with pipe's static arrays, its list of
+   * completed row blocks and their flags, two ints for each thread and a
+   * count, and for MX 3..5 (counts held) one int more for each thread */
+  symv_params pf = p, bigf = big, pfh = p;
+  pf.family = bigf.family = pfh.family = SYMV_FAMILY_PIPE_FX;
+  pfh.mx = p.mx + 3;
   cr_assert_eq(symv_pipe_smem(&pf), symv_pipe_smem(&p));
-  cr_assert_eq(symv_static_smem(&pf), symv_static_smem(&p) + (p.block_size + 1) * 4);
+  cr_assert_eq(symv_pipe_smem(&pfh), symv_pipe_smem(&p));
+  cr_assert_eq(symv_static_smem(&pf), symv_static_smem(&p) + (2 * p.block_size + 1) * 4);
+  cr_assert_eq(symv_static_smem(&pfh), symv_static_smem(&pf) + p.block_size * 4);
   cr_assert_eq(symv_static_filter(&pf, &d, why, sizeof why), 0, "%s", why);
   cr_assert_eq(symv_static_filter(&bigf, &d, why, sizeof why), SYMV_RESOURCES);
 }
