@@ -72,9 +72,9 @@
  *
  * Parameters and shared memory as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE
  * a power of two, 64..1024; UX a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2,
- * up to 128; MX = pipeline stages - 2, 0..2, and 3..5 the same stages with counts
- * held (SYMV_PFX_DEFER); MULTIPLICITY blocks per SM;
- * dynamic shared memory symv_pipe_smem (gpu/gpu.c). Every routine
+ * up to 128; MX = pipeline stages - 2, 0..2, and 3..5 the same stages
+ * with counts held (SYMV_PFX_DEFER); MULTIPLICITY blocks per SM; dynamic
+ * shared memory symv_pipe_smem (gpu/gpu.c). Every routine
  * (SYMV_ROUTINE): symv_mirror for the column sums, symv_diag for the
  * diagonal, as in pipe.
  */
@@ -241,20 +241,22 @@ static __device__ __noinline__ void symv_pfx_finish_row(symv_ull *acc, int n, in
 /* Row blocks list[0..nf), each complete: y(i) for their rows i < n from
  * the rows' accumulators rounded once, the block's threads taking the
  * list's rows in turn (row r of list[g] is the list's row 64 g + r); a row
- * block whose flag is set (see the header) is computed directly instead,
- * (fl[g] set) after the others, one at a time, by the whole block: row i's column
- * group cg takes columns cg, cg + CG, ... in order (A(i, j) stored for
- * j <= i, its mirror A(j, i) for j > i), the groups' sums added in group
- * order. Either way each row block's y is a function of its own flag and
+ * block whose flag is set (fl[g]; see the header) is computed directly
+ * instead, after the others, one at a time, by the whole block: row i's
+ * column group cg takes columns cg, cg + CG, ... in order (A(i, j) stored
+ * for j <= i, its mirror A(j, i) for j > i), the groups' sums added in
+ * group order. Either way each row block's y is a function of its own flag and
  * sums, whichever block finishes it with whichever others. Then the rows'
  * accumulators, cnt and flag of each row block are zero again. list and
  * fl as symv_pfx_count leaves them, read after its closing barrier; scratch:
  * CG x 64 elements of shared memory, free on entry and on return. Called
  * by every thread (barriers). */
-static __device__ SYMV_PFX_FINISH_ATTR void symv_pfx_finish(const int *list, int nf, int n, const symv_t *__restrict__ A, int rs,
-                                       symv_ll cs, const symv_t *__restrict__ x, symv_ll incx, symv_t *y,
-                                       symv_ll incy, symv_t alpha, symv_t beta, symv_ull *cnt, symv_ull *flag,
-                                       symv_ull *acc, const int *fl, symv_t (*scratch)[64])
+static __device__ SYMV_PFX_FINISH_ATTR void symv_pfx_finish(const int *list, int nf, int n,
+                                                             const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                                             const symv_t *__restrict__ x, symv_ll incx, symv_t *y,
+                                                             symv_ll incy, symv_t alpha, symv_t beta, symv_ull *cnt,
+                                                             symv_ull *flag, symv_ull *acc, const int *fl,
+                                                             symv_t (*scratch)[64])
 {
   const int t = threadIdx.x, r = t & 63, cg = t >> 6;
   if (nf == 0) return; /* the same in every thread */
