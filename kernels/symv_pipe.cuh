@@ -217,17 +217,20 @@ static __device__ __forceinline__ symv_t symv_pipe_col_total(const symv_t (*csum
 }
 
 /* Tile (I, J), whose copies are in buf: its sums (symv_pipe_tile_sums), a
- * barrier, then column t's total added to cacc (t < UX), and row t's
- * total returned (t < 64; 0 for the other threads). t is threadIdx.x.
+ * barrier, then column t's total added to cacc (t < UX), and row t - R0's
+ * total returned by threads R0 .. R0 + 63 (R0 = 0, or BLOCK_SIZE - 64: the
+ * block's last 64 threads; 0 for the other threads). t is threadIdx.x.
  * The caller synchronises before rsum and csum are written again. */
+template <int R0>
 static __device__ __forceinline__ symv_t symv_pipe_tile_totals(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT],
                                                                int I, int J, int t, symv_t (*rsum)[64],
                                                                symv_t (*csum)[SYMV_PIPE_CPT], symv_t &cacc)
 {
+  static_assert(R0 == 0 || R0 == BLOCK_SIZE - 64, "the rows' threads: the block's first or last 64");
   symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum);
   __syncthreads();
   symv_t vr = symv_zero();
-  if (t < 64) vr = symv_pipe_row_total(rsum, t);
+  if (R0 == 0 ? t < 64 : t >= R0) vr = symv_pipe_row_total(rsum, t - R0);
   if (t < UX) cacc = symv_add(cacc, symv_pipe_col_total(csum, t));
   return vr;
 }

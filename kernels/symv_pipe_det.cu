@@ -318,7 +318,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       curJ = J;
       symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
-    const symv_t vr = symv_pipe_tile_totals(buf, xc, I, J, t, rsum, csum, cacc);
+    const symv_t vr = symv_pipe_tile_totals<0>(buf, xc, I, J, t, rsum, csum, cacc);
     __syncthreads(); /* rsum and csum are free for the next tile */
     if (t < 64 && I * 64 + t < n) symv_stcg(R + (symv_ll)k * 64 + t, vr);
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);

@@ -245,12 +245,12 @@ static __device__ __noinline__ void symv_pfx_finish_row(symv_ull *acc, int n, in
  * instead, after the others, one at a time, by the whole block: row i's
  * column group cg takes columns cg, cg + CG, ... in order (A(i, j) stored
  * for j <= i, its mirror A(j, i) for j > i), the groups' sums added in
- * group order. Either way each row block's y is a function of its own flag and
- * sums, whichever block finishes it with whichever others. Then the rows'
- * accumulators, cnt and flag of each row block are zero again. list and
- * fl as symv_pfx_count leaves them, read after its closing barrier; scratch:
- * CG x 64 elements of shared memory, free on entry and on return. Called
- * by every thread (barriers). */
+ * group order. Either way each row block's y is a function of its own
+ * flag and sums, whichever block finishes it with whichever others. Then
+ * the rows' accumulators, cnt and flag of each row block are zero again.
+ * list and fl as symv_pfx_count leaves them, read after its closing
+ * barrier; scratch: CG x 64 elements of shared memory, free on entry and
+ * on return. Called by every thread (barriers). */
 static __device__ SYMV_PFX_FINISH_ATTR void symv_pfx_finish(const int *list, int nf, int n,
                                                              const symv_t *__restrict__ A, int rs, symv_ll cs,
                                                              const symv_t *__restrict__ x, symv_ll incx, symv_t *y,
@@ -369,17 +369,13 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       curJ = J, Ia = I;
       symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
-    /* the tile's sums as symv_pipe_tile_totals, but row r's total and its
-     * digits in thread tr = r of the block's last 64 threads, while the
-     * column totals are the first UX threads': splitting and adding is the
-     * longest work of a tile's end, and the warps that do it are not the
-     * ones that total the columns (BLOCK_SIZE >= 128) */
-    symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum);
-    __syncthreads();
+    /* the tile's sums, row r's total and its digits in thread tr = r of
+     * the block's last 64 threads, while the column totals are the first
+     * UX threads': splitting and adding is the longest work of a tile's
+     * end, and the warps that do it are not the ones that total the
+     * columns (BLOCK_SIZE >= 128) */
     const int tr = t - (BLOCK_SIZE - 64);
-    symv_t vr = symv_zero();
-    if (tr >= 0) vr = symv_pipe_row_total(rsum, tr);
-    if (t < UX) cacc = symv_add(cacc, symv_pipe_col_total(csum, t));
+    const symv_t vr = symv_pipe_tile_totals<BLOCK_SIZE - 64>(buf, xc, I, J, t, rsum, csum, cacc);
     __syncthreads(); /* rsum and csum are free for the next tile */
     /* after the barrier, as pipe's atomics: the other warps go on to the next tile meanwhile */
     if (tr >= 0 && I * 64 + tr < n && !symv_pfx_add(acc, n, I * 64 + tr, vr)) atomicOr(flag + I, 1ull);
