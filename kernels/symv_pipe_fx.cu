@@ -306,6 +306,12 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   };
   __shared__ int fin[BLOCK_SIZE], nfin, finflag[BLOCK_SIZE]; /* the row blocks a count completed, their flags */
   symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
+  /* add(rb) contributions counted in each row block rb of lo..hi (hi - lo
+   * < BLOCK_SIZE), and the row blocks that completed finished */
+  auto count_and_finish = [&](int lo, int hi, auto add) {
+    symv_pfx_count(cnt, flag, lo, hi, add, nb, ns, ntiles, fin, finflag, &nfin);
+    symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, finflag, rsum);
+  };
 #if SYMV_PFX_DEFER
   /* contributions added and not yet counted: pend[rb - pbase] for row
    * blocks pbase..phi (phi - pbase < BLOCK_SIZE), thread t owning pend[t];
@@ -316,9 +322,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   /* the pending contributions counted, and the row blocks completed finished */
   auto flush = [&]() {
     if (pbase < 0) return; /* the same in every thread */
-    auto add = [&](int rb) { return pend[rb - pbase]; };
-    symv_pfx_count(cnt, flag, pbase, phi, add, nb, ns, ntiles, fin, finflag, &nfin);
-    symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, finflag, rsum);
+    count_and_finish(pbase, phi, [&](int rb) { return pend[rb - pbase]; });
     pend[t] = 0, pbase = -1, phi = -1;
   };
 #endif
@@ -349,10 +353,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       return;
     }
 #endif
-    for (int lo = lo0; lo <= hi; lo += BLOCK_SIZE) {
-      symv_pfx_count(cnt, flag, lo, min(hi, lo + BLOCK_SIZE - 1), add, nb, ns, ntiles, fin, finflag, &nfin);
-      symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, finflag, rsum);
-    }
+    for (int lo = lo0; lo <= hi; lo += BLOCK_SIZE) count_and_finish(lo, min(hi, lo + BLOCK_SIZE - 1), add);
   };
 
   symv_t xc[SYMV_PIPE_CPT];
