@@ -207,8 +207,6 @@ Test(fx, round_d_carries_across_words)
   ASSERT_D(symv_fx_round_d(w, WD, ED), ldexp((double)w[7], ED + 48 * 7));
 }
 
-/* random words over three adjacent words k..k+2, the value an __int128 of
- * the test (libgcc's conversions of __int128 round once, to nearest even) */
 /* w (a double window) holds exactly V 2^(ED + 48 k) in words k..k+2:
  * it rounds to the double nearest that value, and the same three words at
  * word 1 or 2 (x picks) of a float window to the float nearest theirs */
@@ -225,6 +223,8 @@ static void check_rounds_as(const long long w[WD], int k, __int128 V, uint64_t *
                (unsigned long long)seed, t, (double)symv_fx_round_f(wf, WF, EF), (double)wantf);
 }
 
+/* random words over three adjacent words k..k+2, the value an __int128 of
+ * the test (libgcc's conversions of __int128 round once, to nearest even) */
 Test(fx, random_words_round_as_their_exact_value)
 {
   const uint64_t seed = test_fresh_seed();
