@@ -260,10 +260,10 @@ int symv_lu_splits(int n, int block_size, int multiplicity, int sm_count)
 }
 
 static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_t *sync, size_t *P, size_t *state,
-                     size_t *cnt, size_t *gate, size_t *fx)
+                     size_t *cnt, size_t *gate, size_t *fx, size_t *fxst)
 {
   size_t nseg = ((size_t)n + p->block_size - 1) / p->block_size;
-  *w = *sync = *P = *state = *cnt = *gate = *fx = 0;
+  *w = *sync = *P = *state = *cnt = *gate = *fx = *fxst = 0;
   if (p->family == SYMV_FAMILY_LU) {
     int S = symv_lu_splits(n, p->block_size, p->multiplicity, sm_count);
     if (S > 1) {
@@ -285,6 +285,7 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
                                         symv_pipe_grid(p, n, sm_count));
   } else if (p->family == SYMV_FAMILY_PIPE_FX) {
     *fx = (size_t)symv_pipe_fx_words(p->routine, n); /* zero between calls: the kernel clears what it used */
+    *fxst = 32 * (((size_t)n + 63) / 64); /* a state per 32 rows, one per 128 bytes (below every later call's epoch) */
   } else {
     *w = (size_t)n;
     *sync = 2 * nseg;
@@ -332,9 +333,10 @@ static int grow(void **ptr, size_t *cap, size_t need, size_t elem, int zero, cud
 
 int symv_workspace_reserve(symv_workspace *ws, const symv_params *p, int n, int sm_count, cudaStream_t stream)
 {
-  size_t w, s, P, st, c, g, fx;
-  ws_needs(p, n, sm_count, &w, &s, &P, &st, &c, &g, &fx);
+  size_t w, s, P, st, c, g, fx, fxst;
+  ws_needs(p, n, sm_count, &w, &s, &P, &st, &c, &g, &fx, &fxst);
   int rc;
+  if ((rc = grow((void **)&ws->fxst, &ws->fxst_len, fxst, sizeof(unsigned long long), 1, stream))) return rc;
   if ((rc = grow((void **)&ws->fx, &ws->fx_len, fx, sizeof(unsigned long long), 1, stream))) return rc;
   if (g > ws->gate_len) ws->gate_target = 0; /* a new gate counts from zero */
   if ((rc = grow((void **)&ws->gate, &ws->gate_len, g, sizeof(unsigned long long), 1, stream))) return rc;
@@ -366,6 +368,7 @@ void symv_workspace_free(symv_workspace *ws)
   cudaFree(ws->cnt);
   cudaFree(ws->gate);
   cudaFree(ws->fx);
+  cudaFree(ws->fxst);
   memset(ws, 0, sizeof *ws);
 }
 
@@ -480,7 +483,7 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   void *args_pipe[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->gate, &target, &ntiles};
   void *args_pipe_det[] = {&n,  &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->P, &ntiles, &det_grid,
                            &det_phase};
-  void *args_pipe_fx[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->fx, &ntiles};
+  void *args_pipe_fx[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->fx, &ws->fxst, &epoch, &ntiles};
   void **args = args_atomic;
   unsigned grid = (unsigned)nblk;
   unsigned gridy = 1;

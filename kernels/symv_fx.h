@@ -58,6 +58,13 @@
 #define SYMV_FX_WORDS_D 16
 #define SYMV_FX_E0_D (-384)
 
+/** SYMV_FX_HELP_NB: pipe_fx's blocks help finish other blocks' row blocks
+ *  (kernels/symv_pipe_fx.cu, symv_pfx_help) from ceil(n/64) >= this many
+ *  row blocks; below it the block that completes a row block finishes
+ *  it alone, which is faster there (doc/results.md, "pipe_fx, fourth
+ *  version"). */
+#define SYMV_FX_HELP_NB 40
+
 /** symv_fx_split's results: OK; RANGE (a nonzero bit outside the window);
  *  NONFINITE (inf or NaN). */
 enum { SYMV_FX_OK = 0, SYMV_FX_RANGE = 1, SYMV_FX_NONFINITE = 2 };

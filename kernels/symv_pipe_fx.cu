@@ -43,11 +43,28 @@
  *
  *   y(i) := alpha * s(i) + beta * y(i)       (beta = 0: y(i) not read)
  *
- * then stores zeros to the accumulators, cnt[rb] and flag[rb]; the rows
- * of the row blocks one count completes are shared among the block's
- * threads, one row a thread at a time. y is read and written once per
- * element, by that block: nothing scales y ahead of the additions, so
- * pipe's gate is not needed, and one launch does it all.
+ * then stores zeros to the accumulators, cnt[rb] and flag[rb]. y is read
+ * and written once per element: nothing scales y ahead of the additions,
+ * so pipe's gate is not needed, and one launch does it all.
+ *
+ * Who finishes: below SYMV_FX_HELP_NB row blocks (kernels/symv_fx.h) the
+ * completing block does, its threads taking the completed rows in turn.
+ * From there on, most row blocks complete at the launch's end, many in
+ * one count of the last blocks, and the blocks that have done their tiles
+ * help (symv_pfx_help): a row block is two units of 32 rows, and each
+ * unit has a state, state[u] = 2 e when it is complete in the call of
+ * epoch e (the host's count of launches on the workspace) and 2 e + 1 once
+ * a warp has taken it (less: not yet complete). The completing block's
+ * warps take the units of their first pass at once and claim the others
+ * (compare and swap from 2 e to 2 e + 1) in turn, while up to
+ * SYMV_PFX_HELPERS warps of the blocks that have ended wait for each unit
+ * and claim it too; exactly one claim wins, and its warp finishes the
+ * unit, a row a lane. No block needs a helper: the completing block claims
+ * every unit itself, and a helper gives up after SYMV_PFX_WAIT_NS (the
+ * blocks need not all be resident). Which warp finishes a unit does not
+ * change its value. A CUDA graph replays the epoch it captured: each
+ * replay then finds every unit taken by the one before, its helpers stop
+ * at once, and the completing blocks finish every unit themselves.
  * alpha = 0: y := beta*y, A and x not read (SYMV_ENTER_OR_SCALE).
  *
  * Fallback: a contribution whose part is not finite, or has a nonzero bit
@@ -66,7 +83,10 @@
  * SYMV_FX_WORDS_F (float, complex float) or SYMV_FX_WORDS_D (double,
  * complex double). An element receives at most ns + G contributions, one
  * digit each per word; the host refuses sizes where that exceeds
- * SYMV_FX_TERMS_MAX, the digits a word holds without overflow.
+ * SYMV_FX_TERMS_MAX, the digits a word holds without overflow. The
+ * units' states are a region of their own (zero when allocated, then
+ * below every later call's 2 epoch): state[SYMV_PFX_STATE_STRIDE u] for
+ * units u < 2 nb, one 128-byte line each.
  * Programmatic dependent launch as pipe: SYMV_ENTER waits for the previous
  * grid before any access, so its clearing is visible.
  *
@@ -83,6 +103,7 @@
 #define SYMV_PIPE_MX_MAX 5 /* MX 3..5: MX - 3's stages, counts held (SYMV_PFX_DEFER) */
 #include "symv_pipe.cuh"
 #include "symv_fx.h"
+#include "symv_gate.cuh" /* symv_now_ns */
 
 /* the accumulator of one real part: words from 2^E0 */
 #if SYMV_SINGLE
@@ -115,8 +136,19 @@
 #define SYMV_PFX_FINISH_ATTR __noinline__
 #else
 #define SYMV_PFX_DEFER 0
+#if SYMV_COMPLEX /* inlined, the complex kernels spill (CHEMV 256,64,2,0) or take registers that cost a block */
+#define SYMV_PFX_FINISH_ATTR __noinline__
+#else
 #define SYMV_PFX_FINISH_ATTR
 #endif
+#endif
+
+#define SYMV_PFX_STATE_STRIDE 16 /* words from one unit's state to the next: a 128-byte line each */
+/* helping (symv_pfx_help): warps that wait for each unit, how long a
+ * helper waits at most, and how long it sleeps between two looks */
+#define SYMV_PFX_HELPERS 2
+#define SYMV_PFX_WAIT_NS 100000
+#define SYMV_PFX_POLL_NS 200
 
 /* real part p (0: real, 1: imaginary) of v */
 static __device__ __forceinline__ symv_r symv_pfx_part(symv_t v, int p)
@@ -168,10 +200,13 @@ static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int n, int i,
  * before it reads the flag: with the barrier that ends this function, the
  * other blocks' additions and flags, made before their counts, are visible
  * to every thread of the block that reads them after it (through L2).
+ * From SYMV_FX_HELP_NB row blocks on, that thread also sets the states of
+ * the row block's two units (see the header) for the call of this epoch.
  * Called by every thread (barriers); *nlist, list and fl are shared
  * memory, list and fl of BLOCK_SIZE entries: hi - lo < BLOCK_SIZE. */
 template <typename Add>
-static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, const symv_ull *flag, int lo, int hi, Add add,
+static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, const symv_ull *flag, symv_ull *state,
+                                                      symv_ull epoch, int lo, int hi, Add add,
                                                       int nb, int ns, int ntiles, int *list, int *fl, int *nlist)
 {
   const int t = threadIdx.x, rb = lo + t;
@@ -186,6 +221,14 @@ static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, const symv_
       __threadfence(); /* what the other blocks counted before: visible from here */
       const int f = __ldcg(flag + rb) != 0, k = atomicAdd(nlist, 1);
       list[k] = rb, fl[k] = f;
+      /* where blocks help: its two units' states, taken (flagged, or among
+       * the first pass of this block's warps, which finish them without a
+       * claim) or complete */
+      if (nb >= SYMV_FX_HELP_NB) {
+        const symv_ull st = 2 * epoch + (f || 2 * k + 1 < BLOCK_SIZE / 32);
+        atomicExch(state + SYMV_PFX_STATE_STRIDE * 2 * rb, st);
+        atomicExch(state + SYMV_PFX_STATE_STRIDE * (2 * rb + 1), st);
+      }
     }
   }
   __syncthreads();
@@ -238,10 +281,82 @@ static __device__ __noinline__ void symv_pfx_finish_row(symv_ull *acc, int n, in
 #endif
 }
 
+/* Unit u (rows 32 u .. 32 u + 31 of row block u/2), um = 2 u + mine,
+ * complete: unless mine (taken already by this warp's block), claimed
+ * (state 2 epoch := 2 epoch + 1, an acquiring compare and swap: the
+ * accumulators as the completing block saw them, for every lane after
+ * the warp's barrier); if this warp has it, finished, row 32 u + l by lane
+ * l (those < n), and cnt of its row block zero again. Called by a whole
+ * warp. */
+static __device__ __noinline__ void symv_pfx_claim_finish(int um, int n, symv_t *y, symv_ll incy, symv_t alpha,
+                                                          symv_t beta, symv_ull *cnt, symv_ull *state, symv_ull epoch,
+                                                          symv_ull *acc)
+{
+  const int lane = threadIdx.x & 31, u = um >> 1, mine = um & 1;
+  int won = mine;
+  if (lane == 0 && !mine) {
+    symv_ull old;
+    asm volatile("atom.acquire.gpu.global.cas.b64 %0, [%1], %2, %3;\n"
+                 : "=l"(old)
+                 : "l"(state + SYMV_PFX_STATE_STRIDE * u), "l"(2 * epoch), "l"(2 * epoch + 1)
+                 : "memory");
+    won = old == 2 * epoch;
+  }
+  if (!__shfl_sync(0xffffffffu, won, 0)) return;
+  __syncwarp();
+  const int i = u * 32 + lane;
+  if (i < n) symv_pfx_finish_row(acc, n, i, y, incy, alpha, beta);
+  if (lane == 0 && u % 2 == 0) cnt[u / 2] = 0;
+}
+
+/* The helping of a warp whose block has done its tiles (nb >=
+ * SYMV_FX_HELP_NB row blocks, 2 nb units): warp gw of the grid's GW waits
+ * for unit u = gw mod 2 nb (warps gw < SYMV_PFX_HELPERS x 2 nb; when
+ * GW < 2 nb, units gw, gw + GW, ... in turn) to complete, and claims and
+ * finishes it unless another warp has taken it (symv_pfx_claim_finish).
+ * It gives up after SYMV_PFX_WAIT_NS in all: the completing block claims
+ * every unit as well, so none waits for a helper. Called by a whole
+ * warp. */
+static __device__ __noinline__ void symv_pfx_help(int n, int nb, symv_t *y, symv_ll incy, symv_t alpha, symv_t beta,
+                                                  symv_ull *cnt, symv_ull *state, symv_ull epoch, symv_ull *acc)
+{
+  const int lane = threadIdx.x & 31, W = BLOCK_SIZE / 32;
+  const int gw = blockIdx.x * W + (threadIdx.x >> 5), GW = gridDim.x * W;
+  const symv_ull t0 = symv_now_ns();
+  const int nu = 2 * nb;
+  if (gw >= SYMV_PFX_HELPERS * nu) return; /* each unit has its helpers */
+  for (int u = GW >= nu ? gw % nu : gw; u < nu; u += GW >= nu ? nu : GW) {
+    int go = 0; /* 1: complete and not taken; 0: taken; -1: waited too long */
+    if (lane == 0)
+      for (;;) {
+        symv_ull s;
+        asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];\n"
+                     : "=l"(s)
+                     : "l"(state + SYMV_PFX_STATE_STRIDE * u)
+                     : "memory");
+        if (s >= 2 * epoch) {
+          go = s == 2 * epoch;
+          break;
+        }
+        if (symv_now_ns() - t0 > SYMV_PFX_WAIT_NS) {
+          go = -1;
+          break;
+        }
+        __nanosleep(SYMV_PFX_POLL_NS);
+      }
+    go = __shfl_sync(0xffffffffu, go, 0);
+    if (go < 0) return;
+    if (go) symv_pfx_claim_finish(2 * u, n, y, incy, alpha, beta, cnt, state, epoch, acc);
+  }
+}
+
 /* Row blocks list[0..nf), each complete: y(i) for their rows i < n from
  * the rows' accumulators rounded once, the block's threads taking the
- * list's rows in turn (row r of list[g] is the list's row 64 g + r); a row
- * block whose flag is set (fl[g]; see the header) is computed directly
+ * list's rows in turn (row r of list[g] is the list's row 64 g + r), or
+ * from SYMV_FX_HELP_NB row blocks on, its warps taking the list's units
+ * in turn (unit h of list[g] is the list's unit 2 g + h), the first pass's
+ * at once, the others claimed against helpers (symv_pfx_claim_finish); a
+ * row block whose flag is set (fl[g]; see the header) is computed directly
  * instead, after the others, one at a time, by the whole block: row i's
  * column group cg takes columns cg, cg + CG, ... in order (A(i, j) stored
  * for j <= i, its mirror A(j, i) for j > i), the groups' sums added in
@@ -255,14 +370,22 @@ static __device__ SYMV_PFX_FINISH_ATTR void symv_pfx_finish(const int *list, int
                                                              const symv_t *__restrict__ A, int rs, symv_ll cs,
                                                              const symv_t *__restrict__ x, symv_ll incx, symv_t *y,
                                                              symv_ll incy, symv_t alpha, symv_t beta, symv_ull *cnt,
-                                                             symv_ull *flag, symv_ull *acc, const int *fl,
+                                                             symv_ull *flag, symv_ull *state, symv_ull epoch,
+                                                             symv_ull *acc, const int *fl,
                                                              symv_t (*scratch)[64])
 {
   const int t = threadIdx.x, r = t & 63, cg = t >> 6;
   if (nf == 0) return; /* the same in every thread */
-  for (int q = t; q < nf * 64; q += BLOCK_SIZE) {
-    const int g = q >> 6, i = list[g] * 64 + (q & 63);
-    if (!fl[g] && i < n) symv_pfx_finish_row(acc, n, i, y, incy, alpha, beta);
+  if ((n + 63) / 64 < SYMV_FX_HELP_NB) { /* no helpers: the block's threads take the rows in turn */
+    for (int q = t; q < nf * 64; q += BLOCK_SIZE) {
+      const int g = q >> 6, i = list[g] * 64 + (q & 63);
+      if (!fl[g] && i < n) symv_pfx_finish_row(acc, n, i, y, incy, alpha, beta);
+    }
+  } else { /* a warp a unit of 32 rows in turn, claimed unless among the first pass */
+    for (int g = t >> 5; g < 2 * nf; g += BLOCK_SIZE / 32)
+      if (!fl[g >> 1])
+        symv_pfx_claim_finish(2 * (2 * list[g >> 1] + (g & 1)) + (g < BLOCK_SIZE / 32), n, y, incy, alpha, beta, cnt,
+                              state, epoch, acc);
   }
   for (int g = 0; g < nf; g++) {
     if (!fl[g]) continue; /* the same for every thread */
@@ -288,7 +411,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
                  const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
                  symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
-                 symv_ull *fx, int ntiles)
+                 symv_ull *fx, symv_ull *state, symv_ull epoch, int ntiles)
 {
   extern __shared__ symv_t symv_pipe_buf[]; /* S stages x (CPT + 1) x BLOCK_SIZE elements */
   __shared__ symv_t rsum[SYMV_PIPE_CG][64];  /* a tile's row sums by column group; the fallback's scratch */
@@ -309,8 +432,9 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   /* add(rb) contributions counted in each row block rb of lo..hi (hi - lo
    * < BLOCK_SIZE), and the row blocks that completed finished */
   auto count_and_finish = [&](int lo, int hi, auto add) {
-    symv_pfx_count(cnt, flag, lo, hi, add, nb, ns, ntiles, fin, finflag, &nfin);
-    symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, acc, finflag, rsum);
+    symv_pfx_count(cnt, flag, state, epoch, lo, hi, add, nb, ns, ntiles, fin, finflag, &nfin);
+    symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, state, epoch, acc, finflag,
+                    rsum);
   };
 #if SYMV_PFX_DEFER
   /* contributions added and not yet counted: pend[rb - pbase] for row
@@ -394,4 +518,5 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   flush();
 #endif
   symv_cp_wait<0>(); /* no copy outlives the block */
+  if (nb >= SYMV_FX_HELP_NB) symv_pfx_help(n, nb, y, incy, alpha, beta, cnt, state, epoch, acc);
 }

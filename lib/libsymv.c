@@ -46,7 +46,9 @@
  * families, made while its stream is being captured (cudaStreamIsCapturing),
  * is served by cuBLAS with atomics instead (the handle allowed them), which
  * captures correctly and needs no workspace. The other families keep
- * nothing on the host between calls and are captured as they are.
+ * nothing on the host between calls and are captured as they are, but for
+ * pipe_fx's epoch, which a replay may repeat: its blocks then only do
+ * without one another's help (kernels/symv_pipe_fx.cu).
  *
  * Log. With SYMV_LOG set (and not "0"), the library first writes its
  * identity line ("libsymv: symvtune-rules: ...", symvInfo.identity), and

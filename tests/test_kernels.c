@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../kernels/symv_fx.h"
 #include "compile.h"
 #include "cublas_symv.h"
 #include "floor.h"
@@ -152,6 +153,25 @@ Test(kernels, every_family_and_routine_matches_the_reference, .init = need_gpu, 
   symv_workspace_free(&ws);
 }
 
+/* pipe_fx's states of 32 rows after a call of size n: the call's epoch's
+ * "claimed" (2 epoch + 1) for each, where its blocks help one another
+ * (SYMV_FX_HELP_NB row blocks or more); below every state of the call's
+ * epoch (untouched) where they do not */
+static void fxst_claimed(int p, const symv_workspace *ws, int n)
+{
+  const int nb = (n + 63) / 64, nu = 2 * nb; /* states 16 words apart */
+  unsigned long long *st = malloc(sizeof *st * (size_t)nu * 16);
+  cudaMemcpy(st, ws->fxst, sizeof *st * (size_t)nu * 16, cudaMemcpyDeviceToHost);
+  for (int u = 0; u < nu; u++)
+    if (nb >= SYMV_FX_HELP_NB)
+      cr_assert_eq(st[16 * u], 2 * ws->epoch + 1, "point %d: rows %d..%d's state %llu, want %llu", p, 32 * u,
+                   32 * u + 31, st[16 * u], 2 * ws->epoch + 1);
+    else
+      cr_assert_lt(st[16 * u], 2 * ws->epoch, "point %d: rows %d..%d's state %llu, written without helpers", p, 32 * u,
+                   32 * u + 31, st[16 * u]);
+  free(st);
+}
+
 Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
@@ -180,6 +200,8 @@ Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
       cudaMemcpy(&g, ws.gate, sizeof g, cudaMemcpyDeviceToHost);
       cr_assert_eq(g, ws.gate_target, "point %d: gate %llu, want %llu", p, g, ws.gate_target);
     }
+    if (ws.fxst) /* pipe_fx: every row block of the call completed and claimed once */
+      fxst_claimed(p, &ws, 777);
     free(w), free(sy), free(cnt);
     symv_kernel_unload(&k);
   }
@@ -814,6 +836,7 @@ Test(kernels, pipe_fx_calls_back_to_back_leave_the_workspace_clear, .init = need
     cudaMemcpy(fx, ws.fx, sizeof *fx * ws.fx_len, cudaMemcpyDeviceToHost);
     for (size_t i = 0; i < ws.fx_len; i++) cr_assert_eq(fx[i], 0ull, "point %d: fx[%zu] = %llu at the end", p, i, fx[i]);
     free(fx);
+    fxst_claimed(p, &ws, ns[CALLS - 1]);
     symv_kernel_unload(&k);
     symv_workspace_free(&ws);
   }
@@ -821,6 +844,7 @@ Test(kernels, pipe_fx_calls_back_to_back_leave_the_workspace_clear, .init = need
   cudaFree(dA), cudaFree(dx);
   free(A), free(x), free(y0), free(y), free(yref);
 }
+
 
 /* The sweep prunes on the probe, so the probe must not read a kernel slower
  * than the full timing does (a 2-call probe as the host queued it read a
