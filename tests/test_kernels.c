@@ -845,6 +845,69 @@ Test(kernels, pipe_fx_calls_back_to_back_leave_the_workspace_clear, .init = need
   free(A), free(x), free(y0), free(y), free(yref);
 }
 
+/* (f) A call captured in a CUDA graph and replayed: the launch's epoch
+ * (the host's count, kernels/symv_pipe_fx.cu) is the captured one in
+ * every replay, so the units' states hold the last replay's "taken" when
+ * the next begins; the completing blocks must finish every unit all the
+ * same. n = 3000 (47 row blocks, where blocks help). Each of 3 replays
+ * (y := y0 first, in the graph) is right, the three give the same bits
+ * (the determinism the family promises), and the workspace is zero at the
+ * end. */
+Test(kernels, pipe_fx_replays_in_a_graph, .init = need_gpu, .timeout = 120)
+{
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
+  const int n = 3000;
+  cr_assert_geq((n + 63) / 64, SYMV_FX_HELP_NB);
+  double *A = malloc(sizeof *A * n * n), *x = malloc(sizeof *x * n), *y0 = malloc(sizeof *y0 * n);
+  double *y[3], *want = malloc(sizeof *want * n), *dA, *dx, *dy0, *dy;
+  symv_fill_random(SYMV_DSYMV, A, (long)n * n, &seed);
+  symv_fill_random(SYMV_DSYMV, x, n, &seed);
+  symv_fill_random(SYMV_DSYMV, y0, n, &seed);
+  cr_assert_eq(cudaMalloc((void **)&dA, sizeof *A * n * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dx, sizeof *x * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dy0, sizeof *y0 * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dy, sizeof *y0 * n), cudaSuccess);
+  cudaMemcpy(dA, A, sizeof *A * n * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(dx, x, sizeof *x * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(dy0, y0, sizeof *y0 * n, cudaMemcpyHostToDevice);
+  const double al = 0.75, be = -0.5;
+  memcpy(want, y0, sizeof *want * n);
+  symv_ref(SYMV_DSYMV, 'L', n, &al, A, n, x, 1, &be, want, 1);
+  symv_kernel k = load(fx_points[0]);
+  symv_workspace ws = {0};
+  cudaStream_t s;
+  cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  cr_assert_eq(symv_workspace_reserve(&ws, &k.p, n, k.sm_count, s), 0); /* no growing while captured */
+  cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess);
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  cr_assert_eq(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  cr_assert_eq(cudaMemcpyAsync(dy, dy0, sizeof *y0 * n, cudaMemcpyDeviceToDevice, s), cudaSuccess);
+  const int rc = symv_launch(&k, &ws, s, 'L', n, &al, dA, n, dx, 1, &be, dy, 1, 0, NULL);
+  cr_assert_eq(cudaStreamEndCapture(s, &g), cudaSuccess);
+  cr_assert_eq(rc, 0, "captured launch: %s %s", symv_strerror(rc), symv_cuda_error_text());
+  cr_assert_eq(cudaGraphInstantiate(&ge, g, 0), cudaSuccess);
+  for (int r = 0; r < 3; r++) {
+    cr_assert_eq(cudaGraphLaunch(ge, s), cudaSuccess);
+    cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess, "replay %d faulted", r);
+    y[r] = malloc(sizeof *y[r] * n);
+    cudaMemcpy(y[r], dy, sizeof *y[r] * n, cudaMemcpyDeviceToHost);
+    const double res = symv_residual(SYMV_DSYMV, 'L', n, &al, A, n, x, 1, &be, y0, y[r], want, 1);
+    cr_assert(res >= 0 && res < 4.0, "replay %d: residual %g (seed %llu)", r, res, seed0);
+    if (r) cr_assert(memcmp(y[r], y[0], sizeof *y[0] * n) == 0, "replay %d differs from the first in its bits", r);
+  }
+  unsigned long long *fx = malloc(sizeof *fx * ws.fx_len);
+  cudaMemcpy(fx, ws.fx, sizeof *fx * ws.fx_len, cudaMemcpyDeviceToHost);
+  for (size_t i = 0; i < ws.fx_len; i++) cr_assert_eq(fx[i], 0ull, "fx[%zu] = %llu after the replays", i, fx[i]);
+  free(fx);
+  cudaGraphExecDestroy(ge), cudaGraphDestroy(g), cudaStreamDestroy(s);
+  symv_kernel_unload(&k);
+  symv_workspace_free(&ws);
+  cudaFree(dA), cudaFree(dx), cudaFree(dy0), cudaFree(dy);
+  for (int r = 0; r < 3; r++) free(y[r]);
+  free(A), free(x), free(y0), free(want);
+}
 
 /* The sweep prunes on the probe, so the probe must not read a kernel slower
  * than the full timing does (a 2-call probe as the host queued it read a
