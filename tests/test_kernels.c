@@ -969,9 +969,8 @@ static int cublas_call(void *vctx, int rep, cudaStream_t st)
 /* symv_time_held times the GPU and the host's queuing apart: the GPU's
  * time is never (beyond noise) more than symv_time's, calls queued as the
  * host goes, and for the floor kernel (one launch a call) the larger of the
- * two agrees with symv_time's within what the interference of the two
- * explains (at n = 256 the host sets symv_time's pace, at 4096 the GPU);
- * and a held batch of cuBLAS calls
+ * two is not below symv_time's (at n = 256 the host sets symv_time's pace,
+ * at 4096 the GPU); and a held batch of cuBLAS calls
  * with atomics (three kernels a call, the most the worker queues) is
  * queued whole without the host blocking. */
 Test(kernels, held_timing_reads_the_gpu_not_the_host, .init = need_gpu, .timeout = 120)
@@ -1019,18 +1018,20 @@ Test(kernels, held_timing_reads_the_gpu_not_the_host, .init = need_gpu, .timeout
                   least_host, least_full);
       cr_expect(least_held < 1.1 * least_full, "%s at n = %d: held GPU %.2f us a call, unheld %.2f", calls[k].what, n,
                 least_held, least_full);
-      /* The larger of the two agrees with the unheld time for a kernel of
-       * one launch, as the worker's candidates are. Not asserted for cuBLAS
-       * with atomics: its three launches a call, queued 64 calls deep behind
-       * the hold, took the host 10.85 us a call where unheld calls ran at
-       * 7.96 (H100, n = 256); the worker charges a call its launches at
+      /* For a kernel of one launch, as the worker's candidates are, the
+       * larger of the two is not below the unheld time: unheld calls run
+       * at the pace of the slower of the GPU and the host. It may be above
+       * it: queued 64 calls deep behind the hold, the host takes longer a
+       * launch on some machines (a floor kernel at n = 256: 3.83 us a call
+       * against 2.38 unheld on an H100, 3.26 against 2.19 on an H200;
+       * cuBLAS with atomics, three launches a call, 10.85 against 7.96 on
+       * an H100), which is why the worker charges a call its launches at
        * the least (one) or median (more) launch cost of its candidates'
-       * timings, never a larger host time of its own
-       * (harness_charge, measure/harness.h). */
+       * timings, never a host time of its own (harness_charge,
+       * measure/harness.h). */
       if (k == 0)
-        cr_expect(both > 0.75 * least_full && both < 1.25 * least_full,
-                  "%s at n = %d: held: GPU %.2f us, host %.2f; unheld %.2f", calls[k].what, n, least_held, least_host,
-                  least_full);
+        cr_expect(both > 0.75 * least_full, "%s at n = %d: held: GPU %.2f us, host %.2f; unheld %.2f", calls[k].what,
+                  n, least_held, least_host, least_full);
     }
     symv_matrix_set_free(&set);
     cudaFree(dx), cudaFree(dy);
