@@ -286,8 +286,8 @@ static __device__ __noinline__ void symv_pfx_finish_row(symv_ull *acc, int n, in
  * (state 2 epoch := 2 epoch + 1, an acquiring compare and swap: the
  * accumulators as the completing block saw them, for every lane after
  * the warp's barrier); if this warp has it, finished, row 32 u + l by lane
- * l (those < n), and cnt of its row block zero again. Called by a whole
- * warp. */
+ * l (those < n), and for the row block's first unit its cnt zero again.
+ * Called by a whole warp. */
 static __device__ __noinline__ void symv_pfx_claim_finish(int um, int n, symv_t *y, symv_ll incy, symv_t alpha,
                                                           symv_t beta, symv_ull *cnt, symv_ull *state, symv_ull epoch,
                                                           symv_ull *acc)
