@@ -285,7 +285,8 @@ static void ws_needs(const symv_params *p, int n, int sm_count, size_t *w, size_
                                         symv_pipe_grid(p, n, sm_count));
   } else if (p->family == SYMV_FAMILY_PIPE_FX) {
     *fx = (size_t)symv_pipe_fx_words(p->routine, n); /* zero between calls: the kernel clears what it used */
-    *fxst = 32 * (((size_t)n + 63) / 64); /* a state per 32 rows, one per 128 bytes (below every later call's epoch) */
+    /* a state per 32 rows, one per 128 bytes; zero is below every later call's epoch */
+    *fxst = 32 * (((size_t)n + 63) / 64);
   } else {
     *w = (size_t)n;
     *sync = 2 * nseg;
@@ -483,7 +484,8 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   void *args_pipe[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->gate, &target, &ntiles};
   void *args_pipe_det[] = {&n,  &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->P, &ntiles, &det_grid,
                            &det_phase};
-  void *args_pipe_fx[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->fx, &ws->fxst, &epoch, &ntiles};
+  void *args_pipe_fx[] = {&n, &A0, &rs, &cs, &x0, &ix, &y0, &iy, &a, &b, &da, &db, &ws->fx, &ws->fxst, &epoch,
+                          &ntiles};
   void **args = args_atomic;
   unsigned grid = (unsigned)nblk;
   unsigned gridy = 1;

@@ -182,8 +182,9 @@ typedef struct {
   unsigned long long gate_target; /* what gate[0] reaches when the calls launched so far are all counted */
   unsigned long long *fx;    /* zero between calls: pipe_fx's cnt[nb], flag[nb] and accumulators
                                 (kernels/symv_pipe_fx.cu, symv_pipe_fx_words) */
-  unsigned long long *fxst;  /* pipe_fx's row-block states: 2e when row block rb of the call of epoch e is
-                                complete, 2e + 1 once a warp has claimed it; less before */
+  unsigned long long *fxst;  /* pipe_fx's states of units of 32 rows, 16 words apart (kernels/symv_pipe_fx.cu):
+                                2e when the unit is complete in the call of epoch e, 2e + 1 once a warp has
+                                taken it; less before */
   size_t w_bytes, P_bytes;                            /* capacities of w and P, bytes */
   size_t sync_len, state_len, cnt_len, gate_len, fx_len, fxst_len; /* capacities of the others, elements */
 } symv_workspace;

@@ -144,6 +144,8 @@
 #endif
 
 #define SYMV_PFX_STATE_STRIDE 16 /* words from one unit's state to the next: a 128-byte line each */
+/* whether blocks help finish at nb row blocks (see the header) */
+static __device__ __forceinline__ bool symv_pfx_helped(int nb) { return nb >= SYMV_FX_HELP_NB; }
 /* helping (symv_pfx_help): warps that wait for each unit, how long a
  * helper waits at most, and how long it sleeps between two looks */
 #define SYMV_PFX_HELPERS 2
@@ -224,7 +226,7 @@ static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, const symv_
       /* where blocks help: its two units' states, taken (flagged, or among
        * the first pass of this block's warps, which finish them without a
        * claim) or complete */
-      if (nb >= SYMV_FX_HELP_NB) {
+      if (symv_pfx_helped(nb)) {
         const symv_ull st = 2 * epoch + (f || 2 * k + 1 < BLOCK_SIZE / 32);
         atomicExch(state + SYMV_PFX_STATE_STRIDE * 2 * rb, st);
         atomicExch(state + SYMV_PFX_STATE_STRIDE * (2 * rb + 1), st);
@@ -376,7 +378,7 @@ static __device__ SYMV_PFX_FINISH_ATTR void symv_pfx_finish(const int *list, int
 {
   const int t = threadIdx.x, r = t & 63, cg = t >> 6;
   if (nf == 0) return; /* the same in every thread */
-  if ((n + 63) / 64 < SYMV_FX_HELP_NB) { /* no helpers: the block's threads take the rows in turn */
+  if (!symv_pfx_helped((n + 63) / 64)) { /* no helpers: the block's threads take the rows in turn */
     for (int q = t; q < nf * 64; q += BLOCK_SIZE) {
       const int g = q >> 6, i = list[g] * 64 + (q & 63);
       if (!fl[g] && i < n) symv_pfx_finish_row(acc, n, i, y, incy, alpha, beta);
@@ -518,5 +520,5 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   flush();
 #endif
   symv_cp_wait<0>(); /* no copy outlives the block */
-  if (nb >= SYMV_FX_HELP_NB) symv_pfx_help(n, nb, y, incy, alpha, beta, cnt, state, epoch, acc);
+  if (symv_pfx_helped(nb)) symv_pfx_help(n, nb, y, incy, alpha, beta, cnt, state, epoch, acc);
 }
