@@ -95,6 +95,8 @@ pipe_fx symv_pipe_fx.cu 128 32 1
 pipe_fx symv_pipe_fx.cu 64 1 2
 pipe_fx symv_pipe_fx.cu 1024 16 0
 pipe_fx symv_pipe_fx.cu 512 128 1
+pipe_fx symv_pipe_fx.cu 256 64 3
+pipe_fx symv_pipe_fx.cu 1024 16 5
 floor symv_floor.cu 256 1 0
 floor symv_floor.cu 128 8 1
 floor symv_floor.cu 512 2 1
@@ -149,7 +151,7 @@ badpipedet_mx6 pipe_det symv_pipe_det.cu dsymv 256 64 6
 badpipedet_ux2 pipe_det symv_pipe_det.cu zhemv 256 2 0
 badpipe_ux64 pipe symv_pipe.cu dsymv 64 64 0
 badpipedet_ux64 pipe_det symv_pipe_det.cu zsymv 64 64 1
-badpipefx_mx3 pipe symv_pipe_fx.cu dsymv 256 64 3
+badpipefx_mx6 pipe symv_pipe_fx.cu dsymv 256 64 6
 badpipefx_ux2 pipe symv_pipe_fx.cu csymv 256 2 0
 badpanel_ux3 panel symv_panel.cu chemv 128 3 0
 badpanel_mx4 panel symv_panel.cu zsymv 128 2 4
