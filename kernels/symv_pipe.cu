@@ -22,7 +22,10 @@
  * ahead: a block keeps S-1 tiles in flight while it computes one, so an SM
  * has MULTIPLICITY x (S-1) tiles in flight whatever its registers. Each
  * thread reads back only what it copied itself, so waiting for the copies
- * needs no barrier.
+ * needs no barrier. SSYMV's points with UX >= BLOCK_SIZE/16 take 4 rows a
+ * thread instead (SYMV_PIPE_V, kernels/symv_pipe.cuh): 16 threads down a
+ * column group, a column's 4 elements in one 16-byte copy where A allows
+ * it, and the butterfly on sums of 4 products.
  *
  * Per tile: the row sums (Ax, CPT columns a thread, then the column groups
  * through shared memory) are added to y with atomicAdd (red.global.add.f64
@@ -79,9 +82,9 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
                  symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
                  symv_ull *gate, symv_ull target, int ntiles)
 {
-  extern __shared__ symv_t symv_pipe_buf[]; /* S stages x (CPT + 1) x BLOCK_SIZE elements */
-  __shared__ symv_t rsum[SYMV_PIPE_CG][64];
-  __shared__ symv_t csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
+  extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[]; /* S stages x SYMV_PIPE_STAGE elements */
+  __shared__ symv_t rsum[SYMV_PIPE_RSUM_ROWS][64];
+  __shared__ symv_t csum[SYMV_PIPE_CSUM_ROWS][SYMV_PIPE_CPT];
   const int t = threadIdx.x, r = t & 63, cg = t >> 6, lane = t & 31, w = t >> 5;
   const int G = gridDim.x, C = (int)symv_pipe_chunks(n, G);
   SYMV_ENTER();
@@ -93,7 +96,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   if (work) symv_pipe_tile(t0, nb, ns, I, J);
   int iI = I, iJ = J; /* the next tile to issue */
   auto issue = [&](int stage) {
-    symv_pipe_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
   if (work) {
 #pragma unroll
@@ -139,8 +142,8 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
-    symv_cp_wait<SYMV_PIPE_S - 1>();
-    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
+    symv_pipe_wait<SYMV_PIPE_S - 1>();
+    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
     const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
     if (J != curJ) {
       if (t < UX && curJ * UX + t < n) /* the last strip's column sums (the gate opened at its first tile) */
@@ -149,6 +152,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       curJ = J;
       symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
+#if SYMV_PIPE_V == 1
     const symv_t xr = buf[SYMV_PIPE_CPT * BLOCK_SIZE + t];
     const bool below = I * 64 >= (J + 1) * UX; /* no element on or above the diagonal */
     symv_t rsv = symv_zero(), cp[SYMV_PIPE_CPT];
@@ -165,6 +169,10 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     for (int h = SYMV_PIPE_CPT; h < 32; h *= 2) cp[0] = symv_add(cp[0], symv_shfl_xor(cp[0], h));
     if (lane < SYMV_PIPE_CPT) csum[w][lane] = cp[0]; /* lane holds column lane mod CPT of its group */
     rsum[cg][r] = rsv;
+#else
+    (void)j0, (void)lane, (void)w; /* symv_pipe_tile_sums works them out for 4 rows a thread */
+    symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum, rs);
+#endif
     __syncthreads();
     symv_t vr = symv_zero();
     if (t < 64) vr = symv_pipe_row_total(rsum, t);

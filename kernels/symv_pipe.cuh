@@ -32,9 +32,43 @@
 #if MX > SYMV_PIPE_MX_MAX
 #error "MX of the pipe family is 0..2 (pipeline stages - 2), of pipe_det and pipe_fx 0..5"
 #endif
-#define SYMV_PIPE_CG (BLOCK_SIZE / 64)   /* column groups of 64 threads */
-#define SYMV_PIPE_CPT (UX / SYMV_PIPE_CG) /* columns per thread */
+#define SYMV_PIPE_CG (BLOCK_SIZE / 64) /* groups of 64 threads */
+/* Rows a thread, V: 4 for SSYMV where that leaves each thread a column
+ * (UX >= BLOCK_SIZE/16), else 1. With V = 4 a thread takes 4 consecutive
+ * rows of a tile, each column's 4 elements in one 16-byte copy, and adds
+ * their 4 products of a column before the transposing butterfly, which
+ * then costs a quarter of an element's shuffles and selects; a column
+ * group is 16 threads, half a warp
+ * (doc/results/2026-11-27-tile-rows.cu). */
+#ifndef SYMV_PIPE_V
+#if SYMV_ROUTINE_ID == 1 && UX * 16 >= BLOCK_SIZE
+#define SYMV_PIPE_V 4
+#else
+#define SYMV_PIPE_V 1
+#endif
+#endif
+#define SYMV_PIPE_RT (64 / SYMV_PIPE_V)            /* threads down a column group */
+#define SYMV_PIPE_RT_LOG2 (SYMV_PIPE_V == 1 ? 6 : 4)
+#define SYMV_PIPE_GROUP(t) ((t) >> SYMV_PIPE_RT_LOG2) /* thread t's column group */
+#define SYMV_PIPE_NG (BLOCK_SIZE / SYMV_PIPE_RT)   /* column groups */
+#define SYMV_PIPE_CPT (UX / SYMV_PIPE_NG)          /* columns per thread */
 #define SYMV_PIPE_S (MX % 3 + 2) /* pipeline stages: symv_pipe_stages (symv_pipe.h) */
+/* elements of a stage: the tile's 64 x UX, then x of its rows (one a
+ * thread for V = 1, 64 for V = 4) within BLOCK_SIZE more: (CPT + 1) x
+ * BLOCK_SIZE for V = 1, whatever V (symv_pipe_smem, gpu/gpu.c) */
+#define SYMV_PIPE_STAGE (64 * UX + BLOCK_SIZE)
+/* rsum's rows of 64 (a column group's row sums; for V = 4 a warp's, its
+ * two groups added) and csum's rows of CPT (a warp's column sums; for
+ * V = 4 a half warp's) */
+#if SYMV_PIPE_V == 1
+#define SYMV_PIPE_RSUM_ROWS SYMV_PIPE_CG
+#define SYMV_PIPE_CSUM_ROWS (2 * SYMV_PIPE_CG)
+#define SYMV_PIPE_BUF_ALIGN
+#else
+#define SYMV_PIPE_RSUM_ROWS (BLOCK_SIZE / 32)
+#define SYMV_PIPE_CSUM_ROWS (BLOCK_SIZE / 16)
+#define SYMV_PIPE_BUF_ALIGN __align__(16) /* 16-byte copies and loads */
+#endif
 
 typedef unsigned long long symv_ull;
 
@@ -60,6 +94,17 @@ static __device__ __forceinline__ void symv_cp_commit() { asm volatile("cp.async
 template <int N> static __device__ __forceinline__ void symv_cp_wait()
 {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* waits until at most N of this thread's tiles' copies are in flight, and
+ * (V = 4) until the warp's other lanes have waited too: a word of a tile
+ * may have been copied by another lane of the warp (symv_pipe_copy) */
+template <int N> static __device__ __forceinline__ void symv_pipe_wait()
+{
+  symv_cp_wait<N>();
+#if SYMV_PIPE_V > 1
+  __syncwarp();
+#endif
 }
 
 /* Transposing butterfly, one step of H: lanes with bit H set keep the upper
@@ -103,6 +148,7 @@ static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, in
   symv_pipe_item<UX>(t, nb, ns, I, J);
 }
 
+#if SYMV_PIPE_V == 1
 /* The copies of tile (iI, iJ) into stage buffer buf (CPT + 1 rows of
  * BLOCK_SIZE elements), issued with cp.async: row k < CPT holds, at
  * column t, element (i, j0 + k) of this thread's row i = iI*64 + t mod 64
@@ -120,6 +166,77 @@ static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int iI, int i
     symv_cp_elem(buf + k * BLOCK_SIZE + t, p + (symv_ll)k * cs, i < n && j0 + k <= i);
   symv_cp_elem(buf + SYMV_PIPE_CPT * BLOCK_SIZE + t, x + (symv_ll)i * incx, i < n);
 }
+#else
+/* cp.async of 16 bytes (4 floats) global -> shared, the first `have` (0..4)
+ * of them read, the rest zero-filled; dst and src 16-byte aligned */
+static __device__ __forceinline__ void symv_cp_16(symv_t *dst, const symv_t *src, int have)
+{
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(have * 4) : "memory");
+}
+
+/* The copies of tile (iI, iJ) into stage buffer buf (SYMV_PIPE_STAGE
+ * elements), V = 4 rows a thread: thread t's rows are the logical rows i0
+ * .. i0 + 3, i0 = iI*64 + 4*(t mod 16), its columns j0 .. j0 + CPT - 1, j0
+ * = iJ*UX + (t/16)*CPT; the 4 elements of its column j0 + k go to
+ * buf[4*(k*BLOCK_SIZE + t) + s], slot s holding row i0 + symv_pipe_slot(s,
+ * rs) (in memory order: ascending for rs = 1, descending for rs = -1),
+ * zero past n. Where a column's 4 elements are 16-byte aligned (rs = +-1,
+ * cs a multiple of 4, A(i0, j) aligned for rs = 1, A(i0 + 3, j) for rs =
+ * -1) they come in one 16-byte copy, read whole where any of them is
+ * stored (those above the diagonal too, which the sums mask); otherwise
+ * one copy an element, zero where not stored, the warp's 32 lanes copying
+ * 32 consecutive rows of a column into 32 consecutive words: the reader
+ * of such a word may be another lane of the warp, so the wait for a tile's
+ * copies is symv_pipe_wait (cp.async.wait_group, then __syncwarp). x of
+ * the rows goes to buf[64*UX + 4*(t mod 16) + s] in the same slots, each
+ * thread copying its own (all column groups copy the same values). t is
+ * threadIdx.x. */
+static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int iI, int iJ, int t, int n,
+                                                      const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                                      const symv_t *__restrict__ x, symv_ll incx)
+{
+  const int rg = t & (SYMV_PIPE_RT - 1), cg = SYMV_PIPE_GROUP(t), lane = t & 31;
+  const int i0 = iI * 64 + 4 * rg, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
+  const int have = i0 < n ? min(4, n - i0) : 0; /* rows i0 .. i0 + have - 1 exist */
+  const bool rev = rs < 0;
+  const symv_t *lo = A + (rev ? -(symv_ll)(i0 + 3) : (symv_ll)i0); /* the lowest address of column 0's 4 */
+  /* the same in every thread of the block: descending, a short run at the end of the rows would lie at the end
+   * of its copy, not at its start, so a row block that ends past n is copied an element at a time */
+  const bool whole = (rs == 1 || rs == -1) && (cs & 3) == 0 && (((unsigned long long)(rev ? A - 3 : A)) & 15) == 0 &&
+                     (!rev || iI * 64 + 64 <= n);
+  if (whole) {
+#pragma unroll
+    for (int k = 0; k < SYMV_PIPE_CPT; k++)
+      symv_cp_16(buf + 4 * (k * BLOCK_SIZE + t), lo + (symv_ll)(j0 + k) * cs, j0 + k <= i0 + 3 ? have : 0);
+  } else {
+    /* copy q of column k: word 32q + lane of the warp's 128 for column k, i.e. slot s = lane mod 4 of thread
+     * (the warp's first) + 8q + lane/4: row 32*(q mod 2) + rr of the tile, rr = lane (rows descending: the
+     * slot's row of the 4 from 4*(lane/4)), and column group 2w + q/2 (w: the warp) */
+    const int rr = rev ? (lane & ~3) + 3 - (lane & 3) : lane, g0 = SYMV_PIPE_GROUP(t & ~31);
+    const symv_t *p0 = A + (symv_ll)(iI * 64 + rr) * rs + (symv_ll)(iJ * UX + g0 * SYMV_PIPE_CPT) * cs;
+    symv_t *d0 = buf + 4 * (t & ~31) + lane;
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+      const int iw = iI * 64 + 32 * (q & 1) + rr, jw = iJ * UX + (g0 + (q >> 1)) * SYMV_PIPE_CPT;
+      const symv_t *p = p0 + (symv_ll)(32 * (q & 1)) * rs + (symv_ll)((q >> 1) * SYMV_PIPE_CPT) * cs;
+#pragma unroll
+      for (int k = 0; k < SYMV_PIPE_CPT; k++)
+        symv_cp_elem(d0 + 4 * k * BLOCK_SIZE + 32 * q, p + (symv_ll)k * cs, iw < n && jw + k <= iw);
+    }
+  }
+  symv_t *dx = buf + 64 * UX + 4 * rg;
+  if (incx == 1 && !rev && (((unsigned long long)x) & 15) == 0) {
+    symv_cp_16(dx, x + i0, have);
+  } else {
+#pragma unroll
+    for (int s = 0; s < 4; s++) {
+      const int i = i0 + (rev ? 3 - s : s);
+      symv_cp_elem(dx + s, x + (symv_ll)i * incx, i < n);
+    }
+  }
+}
+#endif
 
 /* symv_pipe_copy of tile (iI, iJ) into buf, then (iI, iJ) := the next tile
  * of the numbering (down strip iJ's nb row blocks, then the next strip's
@@ -136,7 +253,7 @@ static __device__ __forceinline__ void symv_pipe_issue(symv_t *buf, int &iI, int
  * blocks of the grid (G <= T: every share holds a tile): its tiles
  * [t0, t1) = [b*T/G, (b+1)*T/G), b = blockIdx.x, its first tile (I, J),
  * and the copies of its first S - 1 tiles issued into stages 0..S-2 of
- * bufs (S x (CPT + 1) x BLOCK_SIZE elements), one commit group a stage
+ * bufs (S x SYMV_PIPE_STAGE elements), one commit group a stage
  * (empty past t1); (iI, iJ) := the next tile to issue. */
 static __device__ __forceinline__ void symv_pipe_begin(int ntiles, int G, int nb, int ns, int n,
                                                        const symv_t *__restrict__ A, int rs, symv_ll cs,
@@ -149,22 +266,23 @@ static __device__ __forceinline__ void symv_pipe_begin(int ntiles, int G, int nb
 #pragma unroll
   for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
     if (t0 + s < t1)
-      symv_pipe_issue(bufs + s * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, threadIdx.x, nb, n, A, rs, cs, x, incx);
+      symv_pipe_issue(bufs + s * SYMV_PIPE_STAGE, iI, iJ, threadIdx.x, nb, n, A, rs, cs, x, incx);
     symv_cp_commit();
   }
 }
 
-/* xc[kk] := x(j0 + kk), j0 = Js*UX + (t/64)*CPT: this thread's CPT
- * columns of strip Js (0 past n); t is threadIdx.x. */
+/* xc[kk] := x(j0 + kk), j0 = Js*UX + cg*CPT, cg = t/RT (t/64 for V = 1):
+ * this thread's CPT columns of strip Js (0 past n); t is threadIdx.x. */
 static __device__ __forceinline__ void symv_pipe_load_xc(symv_t (&xc)[SYMV_PIPE_CPT], int Js, int t, int n,
                                                          const symv_t *__restrict__ x, symv_ll incx)
 {
-  const int j0 = Js * UX + (t >> 6) * SYMV_PIPE_CPT;
+  const int j0 = Js * UX + SYMV_PIPE_GROUP(t) * SYMV_PIPE_CPT;
 #pragma unroll
   for (int kk = 0; kk < SYMV_PIPE_CPT; kk++)
     xc[kk] = (j0 + kk < n) ? symv_ldg(x + (symv_ll)(j0 + kk) * incx) : symv_zero();
 }
 
+#if SYMV_PIPE_V == 1
 /* The sums of tile (I, J), whose copies are in buf (symv_pipe_copy), for
  * this thread's row i = I*64 + t mod 64 and columns j0.. j0 + CPT - 1,
  * j0 = J*UX + (t/64)*CPT: its share of row i's sum, the CPT elements
@@ -173,12 +291,13 @@ static __device__ __forceinline__ void symv_pipe_load_xc(symv_t (&xc)[SYMV_PIPE_
  * the transposing butterfly) into csum[w][c], c < CPT: warp w's sum of
  * column J*UX + (w/2)*CPT + c. The diagonal counts once, in the row sum,
  * as symv_diag; the column sums take symv_mirror of the elements strictly
- * below it. t is threadIdx.x. The caller synchronises before reading rsum
+ * below it. t is threadIdx.x; the last argument (A's row stride) is unused
+ * here (V = 4 uses it). The caller synchronises before reading rsum
  * and csum. (pipe's kernel holds the same statements inline: as this
  * function they give it other machine code at some points.) */
 static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT], int I,
                                                            int J, int t, symv_t (*rsum)[64],
-                                                           symv_t (*csum)[SYMV_PIPE_CPT])
+                                                           symv_t (*csum)[SYMV_PIPE_CPT], int)
 {
   const int r = t & 63, cg = t >> 6, lane = t & 31, w = t >> 5;
   const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
@@ -197,37 +316,106 @@ static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, co
   if (lane < SYMV_PIPE_CPT) csum[w][lane] = cp[0]; /* lane holds column lane mod CPT of its group */
   rsum[cg][r] = rsv;
 }
+#else
+/* The sums of tile (I, J), whose copies are in buf (symv_pipe_copy, V =
+ * 4), for this thread's rows i0 .. i0 + 3, i0 = I*64 + 4*(t mod 16), in its
+ * slots' order (symv_pipe_copy: descending where rs < 0), and columns j0 ..
+ * j0 + CPT - 1, j0 = J*UX + (t/16)*CPT: its shares of the 4 row sums (each
+ * row's CPT elements against xc, x(j0..)) and, for each column, the sum of
+ * its 4 mirrored elements times x of their rows (in slot order),
+ * summed over the half warp's 64 rows by the transposing butterfly into
+ * csum[h][c], c < CPT, h = t/16: half warp h's sum of column J*UX + h*CPT
+ * + c. The two half warps of a warp then add their row shares (lane l's
+ * plus lane l + 16's) into rsum[w][i - I*64] for row i, w = t/32. The diagonal
+ * counts once, in the row sums, as symv_diag; the column sums take
+ * symv_mirror of the elements strictly below it; elements above it (read
+ * with their column's 4) count nowhere. t is threadIdx.x. The caller
+ * synchronises before reading rsum and csum. */
+static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT], int I,
+                                                           int J, int t, symv_t (*rsum)[64],
+                                                           symv_t (*csum)[SYMV_PIPE_CPT], int rs)
+{
+  const int rg = t & (SYMV_PIPE_RT - 1), cg = SYMV_PIPE_GROUP(t), lane = t & 31;
+  const int i0 = I * 64 + 4 * rg, j0 = J * UX + cg * SYMV_PIPE_CPT;
+  int row[4]; /* slot s's row (symv_pipe_copy): i0 + s, or i0 + 3 - s where rows descend in memory (rs < 0) */
+#pragma unroll
+  for (int q = 0; q < 4; q++) row[q] = i0 + (rs < 0 ? 3 - q : q);
+  const float4 x4 = *reinterpret_cast<const float4 *>(buf + 64 * UX + 4 * rg); /* x(i0 .. i0 + 3) */
+  const symv_t xr[4] = {x4.x, x4.y, x4.z, x4.w};
+  const bool below = I * 64 >= (J + 1) * UX; /* no element on or above the diagonal */
+  symv_t rsv[4] = {symv_zero(), symv_zero(), symv_zero(), symv_zero()}, cp[SYMV_PIPE_CPT];
+  const float4 *b4 = reinterpret_cast<const float4 *>(buf) + t;
+#pragma unroll
+  for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) {
+    const float4 v = b4[kk * BLOCK_SIZE]; /* A(i0 .. i0 + 3, j0 + kk) */
+    const symv_t a[4] = {v.x, v.y, v.z, v.w};
+    symv_t c = symv_zero();
+    if (below) {
+#pragma unroll
+      for (int q = 0; q < 4; q++) {
+        rsv[q] = symv_fma_rn(a[q], xc[kk], rsv[q]);
+        c = symv_fma_rn(symv_mirror(a[q]), xr[q], c);
+      }
+    } else {
+      const int j = j0 + kk;
+#pragma unroll
+      for (int q = 0; q < 4; q++) {
+        const symv_t ar = j < row[q] ? a[q] : j == row[q] ? symv_diag(a[q]) : symv_zero();
+        rsv[q] = symv_fma_rn(ar, xc[kk], rsv[q]);
+        c = symv_fma_rn(j < row[q] ? symv_mirror(a[q]) : symv_zero(), xr[q], c);
+      }
+    }
+    cp[kk] = c;
+  }
+  symv_pipe_tr<SYMV_PIPE_CPT, SYMV_PIPE_CPT / 2>::run(cp, lane);
+#pragma unroll
+  for (int h = SYMV_PIPE_CPT; h < 16; h *= 2) cp[0] = symv_add(cp[0], symv_shfl_xor(cp[0], h));
+  if (rg < SYMV_PIPE_CPT) csum[t >> 4][rg] = cp[0]; /* lane holds column lane mod CPT of its group */
+#pragma unroll
+  for (int q = 0; q < 4; q++) rsv[q] = symv_add(rsv[q], symv_shfl_xor(rsv[q], 16)); /* the warp's two groups */
+  if (lane < 16) {
+#pragma unroll
+    for (int q = 0; q < 4; q++) rsum[t >> 5][row[q] - I * 64] = rsv[q];
+  }
+}
+#endif
 
 /* Row r (< 64) of the tile whose sums symv_pipe_tile_sums left in rsum:
- * its column groups' shares added in group order. */
+ * its column groups' shares (for V = 4, its warps') added in order. */
 static __device__ __forceinline__ symv_t symv_pipe_row_total(const symv_t (*rsum)[64], int r)
 {
   symv_t v = symv_zero();
 #pragma unroll
-  for (int g = 0; g < SYMV_PIPE_CG; g++) v = symv_add(v, rsum[g][r]);
+  for (int g = 0; g < SYMV_PIPE_RSUM_ROWS; g++) v = symv_add(v, rsum[g][r]);
   return v;
 }
 
 /* Column c (< UX) of the tile whose sums symv_pipe_tile_sums left in csum:
- * its column group g = c/CPT's two warps' sums, 2g's plus 2g + 1's. */
+ * its column group g = c/CPT's two warps' sums, 2g's plus 2g + 1's (for
+ * V = 4 the group is a half warp: its one sum). */
 static __device__ __forceinline__ symv_t symv_pipe_col_total(const symv_t (*csum)[SYMV_PIPE_CPT], int c)
 {
   const int g = c / SYMV_PIPE_CPT, cc = c % SYMV_PIPE_CPT;
+#if SYMV_PIPE_V == 1
   return symv_add(csum[2 * g][cc], csum[2 * g + 1][cc]);
+#else
+  return csum[g][cc];
+#endif
 }
 
 /* Tile (I, J), whose copies are in buf: its sums (symv_pipe_tile_sums), a
  * barrier, then column t's total added to cacc (t < UX), and row t - R0's
  * total returned by threads R0 .. R0 + 63 (R0 = 0, or BLOCK_SIZE - 64: the
  * block's last 64 threads; 0 for the other threads). t is threadIdx.x.
- * The caller synchronises before rsum and csum are written again. */
+ * The caller synchronises before rsum and csum are written again. rs is
+ * A's row stride as given to symv_pipe_copy. */
 template <int R0>
 static __device__ __forceinline__ symv_t symv_pipe_tile_totals(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT],
                                                                int I, int J, int t, symv_t (*rsum)[64],
-                                                               symv_t (*csum)[SYMV_PIPE_CPT], symv_t &cacc)
+                                                               symv_t (*csum)[SYMV_PIPE_CPT], symv_t &cacc, int rs)
 {
   static_assert(R0 == 0 || R0 == BLOCK_SIZE - 64, "the rows' threads: the block's first or last 64");
-  symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum);
+  symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum, rs);
   __syncthreads();
   symv_t vr = symv_zero();
   if (R0 == 0 ? t < 64 : t >= R0) vr = symv_pipe_row_total(rsum, t - R0);

@@ -28,6 +28,24 @@ SYMV_PIPE_FN int symv_pdet_width_valid(int w) { return w >= 1 && w <= 1024 && (w
  *  (a power of two in 1..128: a divisor of 64 or twice it), else 0. */
 SYMV_PIPE_FN int symv_pipe_ux_valid(int ux) { return ux <= 128 && symv_pdet_width_valid(ux); }
 
+/** symv_pipe_rows_per_thread: the rows of a tile a thread of the pipe
+ *  families takes (SYMV_PIPE_V, kernels/symv_pipe.cuh): 4 for elements of
+ *  4 bytes (SSYMV) where that leaves each thread a column (ux*16 >= bs),
+ *  else 1. */
+SYMV_PIPE_FN int symv_pipe_rows_per_thread(int elem_bytes, int bs, int ux)
+{
+  return elem_bytes == 4 && ux * 16 >= bs ? 4 : 1;
+}
+
+/** symv_pipe_sums_elems: the elements of a pipe kernel's static arrays of
+ *  a tile's sums (kernels/symv_pipe.cuh): rsum, 64 a column group (V = 1)
+ *  or a warp (V = 4), and csum, CPT a warp (V = 1) or a half warp (V = 4):
+ *  bs + 2*ux, or 2*bs + ux. */
+SYMV_PIPE_FN int symv_pipe_sums_elems(int elem_bytes, int bs, int ux)
+{
+  return symv_pipe_rows_per_thread(elem_bytes, bs, ux) == 1 ? bs + 2 * ux : 2 * bs + ux;
+}
+
 /** symv_pipe_first_block: the first row block of column strip J,
  *  floor(J*ux/64) (the one holding the strip's diagonal). */
 SYMV_PIPE_FN long symv_pipe_first_block(long J, int ux)

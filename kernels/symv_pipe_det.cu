@@ -212,9 +212,9 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
                  symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
                  symv_t *P, int ntiles, int G, int phase)
 {
-  extern __shared__ symv_t symv_pipe_buf[];   /* S stages x (CPT + 1) x BLOCK_SIZE elements (phase 0) */
-  __shared__ symv_t rsum[SYMV_PIPE_CG][64];   /* a tile's row sums by column group; phase 1's scratch */
-  __shared__ symv_t csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
+  extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[];   /* S stages x SYMV_PIPE_STAGE elements (phase 0) */
+  __shared__ symv_t rsum[SYMV_PIPE_RSUM_ROWS][64];   /* a tile's row sums by column group; phase 1's scratch */
+  __shared__ symv_t csum[SYMV_PIPE_CSUM_ROWS][SYMV_PIPE_CPT];
   const int t = threadIdx.x;
   const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX, nsw = (n + SYMV_PDET_W - 1) / SYMV_PDET_W;
   symv_t *const R = P, *const C = P + (symv_ll)ntiles * 64; /* ntiles: the units (tiles when MX < 3) */
@@ -246,7 +246,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     symv_pipe_item<SYMV_PDET_W>(u0, nb, nsw, I, S); /* unit u0 -> (row block, unit strip) */
     int iI = I, iS = S, is = 0, iu = u0, icnt = symv_pdet_unit_tiles(I, S, ns); /* the next tile to issue */
     auto issue = [&](int stage) {
-      symv_pipe_copy(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iS * SYMV_PDET_A + is, t, n, A,
+      symv_pipe_copy(symv_pipe_buf + stage * SYMV_PIPE_STAGE, iI, iS * SYMV_PDET_A + is, t, n, A,
                      rs, cs, x, incx);
       if (++is == icnt) is = 0, iu++, symv_pdet_next_unit(iI, iS, icnt, nb, ns);
     };
@@ -262,13 +262,13 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     int curS = S;
     load_xs(S);
     symv_t cacc = symv_zero(), racc = symv_zero();
-    const int cg = t >> 6;
+    const int cg = SYMV_PIPE_GROUP(t);
     int s = 0, cnt = symv_pdet_unit_tiles(I, S, ns);
     for (int k = 0, u = u0; u < u1; k++) {
       if (iu < u1) issue((k + SYMV_PIPE_S - 1) % SYMV_PIPE_S);
       symv_cp_commit();
-      symv_cp_wait<SYMV_PIPE_S - 1>();
-      const symv_t *buf = symv_pipe_buf + (k % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
+      symv_pipe_wait<SYMV_PIPE_S - 1>();
+      const symv_t *buf = symv_pipe_buf + (k % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
       if (S != curS) { /* unit strip curS's column sums, this block's share of them; x of the next */
         if (curS * SYMV_PDET_W + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
         cacc = symv_zero();
@@ -278,7 +278,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       symv_t xc[SYMV_PIPE_CPT];
 #pragma unroll
       for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) xc[kk] = xs[s * UX + cg * SYMV_PIPE_CPT + kk];
-      symv_pipe_tile_sums(buf, xc, I, S * SYMV_PDET_A + s, t, rsum, csum);
+      symv_pipe_tile_sums(buf, xc, I, S * SYMV_PDET_A + s, t, rsum, csum, rs);
       __syncthreads();
       if (t < 64) racc = symv_add(racc, symv_pipe_row_total(rsum, t));
       if (t >= s * UX && t < (s + 1) * UX) /* column t of the unit strip: tile s's column t - s*UX */
@@ -300,7 +300,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   int t0, t1, I, J, iI, iJ; /* (iI, iJ): the next tile to issue */
   symv_pipe_begin(ntiles, G, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, t0, t1, I, J, iI, iJ);
   auto issue = [&](int stage) {
-    symv_pipe_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
 
   symv_t xc[SYMV_PIPE_CPT];
@@ -310,15 +310,15 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
-    symv_cp_wait<SYMV_PIPE_S - 1>();
-    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
+    symv_pipe_wait<SYMV_PIPE_S - 1>();
+    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
     if (J != curJ) { /* strip curJ's column sums, block blockIdx.x's share of them */
       if (t < UX && curJ * UX + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
       cacc = symv_zero();
       curJ = J;
       symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
-    const symv_t vr = symv_pipe_tile_totals<0>(buf, xc, I, J, t, rsum, csum, cacc);
+    const symv_t vr = symv_pipe_tile_totals<0>(buf, xc, I, J, t, rsum, csum, cacc, rs);
     __syncthreads(); /* rsum and csum are free for the next tile */
     if (t < 64 && I * 64 + t < n) symv_stcg(R + (symv_ll)k * 64 + t, vr);
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);

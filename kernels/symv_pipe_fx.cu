@@ -400,9 +400,13 @@ static __device__ SYMV_PFX_FINISH_ATTR void symv_pfx_finish(const int *list, int
       }
     scratch[cg][r] = s;
     __syncthreads();
-    if (t < 64 && ig < n)
-      symv_pfx_store(ig, n, symv_pipe_row_total(scratch, t), symv_pfx_yold(ig, y, incy, beta), y, incy, alpha, beta,
-                     acc);
+    if (t < 64 && ig < n) {
+      symv_t v = symv_zero(); /* row t's CG shares in group order (not symv_pipe_row_total: rsum's rows are a
+                                 tile's, BLOCK_SIZE/32 for 4 rows a thread) */
+#pragma unroll
+      for (int g = 0; g < SYMV_PIPE_CG; g++) v = symv_add(v, scratch[g][t]);
+      symv_pfx_store(ig, n, v, symv_pfx_yold(ig, y, incy, beta), y, incy, alpha, beta, acc);
+    }
     __syncthreads(); /* scratch is free again */
   }
   __syncthreads(); /* list, fl and the caller's count of them are free again */
@@ -415,9 +419,9 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
                  symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
                  symv_ull *fx, symv_ull *state, symv_ull epoch, int ntiles)
 {
-  extern __shared__ symv_t symv_pipe_buf[]; /* S stages x (CPT + 1) x BLOCK_SIZE elements */
-  __shared__ symv_t rsum[SYMV_PIPE_CG][64];  /* a tile's row sums by column group; the fallback's scratch */
-  __shared__ symv_t csum[2 * SYMV_PIPE_CG][SYMV_PIPE_CPT];
+  extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[]; /* S stages x SYMV_PIPE_STAGE elements */
+  __shared__ symv_t rsum[SYMV_PIPE_RSUM_ROWS][64];  /* a tile's row sums by column group; the fallback's scratch */
+  __shared__ symv_t csum[SYMV_PIPE_CSUM_ROWS][SYMV_PIPE_CPT];
   const int t = threadIdx.x;
   const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX;
   symv_ull *const cnt = fx, *const flag = fx + nb, *const acc = fx + 2 * (symv_ll)nb;
@@ -427,7 +431,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   int t0, t1, I, J, iI, iJ; /* (iI, iJ): the next tile to issue */
   symv_pipe_begin(ntiles, gridDim.x, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, t0, t1, I, J, iI, iJ);
   auto issue = [&](int stage) {
-    symv_pipe_issue(symv_pipe_buf + stage * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
   __shared__ int fin[BLOCK_SIZE], nfin, finflag[BLOCK_SIZE]; /* the row blocks a count completed, their flags */
   symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
@@ -488,8 +492,8 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
-    symv_cp_wait<SYMV_PIPE_S - 1>();
-    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * (SYMV_PIPE_CPT + 1) * BLOCK_SIZE;
+    symv_pipe_wait<SYMV_PIPE_S - 1>();
+    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
     if (J != curJ) {
       leave_strip(curJ, Ia, Ib, true);
       cacc = symv_zero();
@@ -502,7 +506,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
      * end, and the warps that do it are not the ones that total the
      * columns (BLOCK_SIZE >= 128) */
     const int tr = t - (BLOCK_SIZE - 64);
-    const symv_t vr = symv_pipe_tile_totals<BLOCK_SIZE - 64>(buf, xc, I, J, t, rsum, csum, cacc);
+    const symv_t vr = symv_pipe_tile_totals<BLOCK_SIZE - 64>(buf, xc, I, J, t, rsum, csum, cacc, rs);
     __syncthreads(); /* rsum and csum are free for the next tile */
     /* after the barrier, as pipe's atomics: the other warps go on to the next tile meanwhile */
     if (tr >= 0 && I * 64 + tr < n && !symv_pfx_add(acc, n, I * 64 + tr, vr)) atomicOr(flag + I, 1ull);

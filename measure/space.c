@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "space.h"
+#include "../kernels/symv_pipe.h"
 #include "routine.h"
 #include "symv_error.h"
 
@@ -114,15 +115,18 @@ int symv_static_smem(const symv_params *p)
     return (2 * p->ux + nw * p->ux) * d + (p->block_size + 1) * (int)sizeof(int);
   case SYMV_FAMILY_PANEL: /* part[NW*UX] */
     return nw * p->ux * d;
-  case SYMV_FAMILY_PIPE: /* rsum[CG][64], csum[NW][CPT], 16-byte aligned; the pipeline is dynamic (symv_pipe_smem) */
-    return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16;
+  case SYMV_FAMILY_PIPE: /* rsum and csum (symv_pipe_sums_elems), 16-byte aligned; the pipeline is dynamic
+                            (symv_pipe_smem) */
+    return (symv_pipe_sums_elems(d, p->block_size, p->ux) * d + 15) / 16 * 16;
   case SYMV_FAMILY_PIPE_FX: /* pipe's arrays, then fin[BLOCK_SIZE], nfin and finflag[BLOCK_SIZE] (int), and
                                 for MX 3..5 pend[BLOCK_SIZE] (int) */
-    return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16 + (p->block_size * (p->mx >= 3 ? 3 : 2) + 1) * 4;
+    return (symv_pipe_sums_elems(d, p->block_size, p->ux) * d + 15) / 16 * 16 +
+           (p->block_size * (p->mx >= 3 ? 3 : 2) + 1) * 4;
   case SYMV_FAMILY_PIPE_DET: /* pipe's, 16 bytes more (the ticket counter of the one-launch kernel, gone
                                  since the two phases; kept as a margin, so that the filter drops what it
                                  dropped), and for MX 3..5 xs[BLOCK_SIZE] */
-    return ((p->block_size + p->ux * 2) * d + 15) / 16 * 16 + 16 + (p->mx >= 3 ? p->block_size * d : 0);
+    return (symv_pipe_sums_elems(d, p->block_size, p->ux) * d + 15) / 16 * 16 + 16 +
+           (p->mx >= 3 ? p->block_size * d : 0);
   default:
     return 0;
   }
