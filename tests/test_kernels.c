@@ -63,9 +63,13 @@ static symv_kernel load(symv_params p)
 
 /* Runs one case with k (of routine k->p.routine) and returns the scaled
  * residual against the CPU reference. alpha and beta get imaginary parts
- * alpha/3 and -beta/5 for complex routines (none when they are 0). */
-static double run_case(const symv_kernel *k, symv_workspace *ws, char uplo, int n, int lda, int incx, int incy,
-                       double alpha, double beta, int on_device, unsigned long long *seed)
+ * alpha/3 and -beta/5 for complex routines (none when they are 0). With
+ * poison, every element of A that BLAS does not reference (the other
+ * triangle, and rows n..lda-1) is NaN: a kernel that lets one of them into
+ * y gives a NaN residual. */
+static double run_case_poisoned(const symv_kernel *k, symv_workspace *ws, char uplo, int n, int lda, int incx,
+                                int incy, double alpha, double beta, int on_device, int poison,
+                                unsigned long long *seed)
 {
   const symv_routine ro = k->p.routine;
   const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
@@ -76,6 +80,9 @@ static double run_case(const symv_kernel *k, symv_workspace *ws, char uplo, int 
   symv_scalar_set(ro, s, alpha, alpha / 3);
   symv_scalar_set(ro, s + E, beta, -beta / 5);
   symv_fill_random(ro, A, (long)lda * n, seed);
+  for (int j = 0; poison && j < n; j++)
+    for (int i = 0; i < lda; i++)
+      if (i >= n || (uplo == 'L' ? i < j : i > j)) symv_scalar_set(ro, (char *)A + E * ((long)j * lda + i), NAN, NAN);
   symv_fill_random(ro, x, xl, seed);
   symv_fill_random(ro, y0, yl, seed);
   memcpy(yref, y0, E * yl);
@@ -98,6 +105,13 @@ static double run_case(const symv_kernel *k, symv_workspace *ws, char uplo, int 
   cudaFree(dA), cudaFree(dx), cudaFree(dy), cudaFree(ds);
   free(A), free(x), free(y0), free(y), free(yref);
   return r;
+}
+
+/* run_case_poisoned without the poison */
+static double run_case(const symv_kernel *k, symv_workspace *ws, char uplo, int n, int lda, int incx, int incy,
+                       double alpha, double beta, int on_device, unsigned long long *seed)
+{
+  return run_case_poisoned(k, ws, uplo, n, lda, incx, incy, alpha, beta, on_device, 0, seed);
 }
 
 static const symv_params sample[] = {
@@ -148,6 +162,39 @@ Test(kernels, every_family_and_routine_matches_the_reference, .init = need_gpu, 
           cr_assert(r >= 0 && r < 4.0, "%s point %d uplo=%c n=%d lda=%d incs=%d,%d: residual %g (seed %llu)",
                     symv_routine_name(pp.routine), p, uplo, n, lda, incs[c][0], incs[c][1], r, seed0);
         }
+    symv_kernel_unload(&k);
+  }
+  symv_workspace_free(&ws);
+}
+
+/* BLAS references one triangle of A and its first n rows only. The pipe
+ * families read a diagonal tile's column in whole 16-byte runs for SSYMV
+ * (kernels/symv_pipe.cuh), elements above the diagonal included: NaN
+ * everywhere else must not reach y, with lda = n a multiple of 4 (whole
+ * runs) or not, rows ascending (L) or descending (U). The pipe families'
+ * sample points, every routine. */
+Test(kernels, the_unreferenced_elements_never_reach_y, .init = need_gpu, .timeout = 300)
+{
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
+  symv_workspace ws = {0};
+  for (int q = 0; q < NSAMPLE * SYMV_ROUTINE_COUNT; q++) {
+    symv_params pp = sample[q % NSAMPLE];
+    pp.routine = symv_routine_order(q / NSAMPLE);
+    if (!symv_family_pipelined(pp.family)) continue;
+    symv_kernel k;
+    if (try_load(pp, &k)) continue; /* MULTIPLICITY out of reach at this element size */
+    /* (n, lda): whole runs in L and U; in neither; in L only (U's need n a multiple of 4 too); in neither */
+    static const int cases[][2] = {{300, 300}, {300, 302}, {133, 136}, {133, 133}};
+    for (int c = 0; c < 4; c++) {
+      const int n = cases[c][0], lda = cases[c][1];
+      for (int u = 0; u < 2; u++) {
+        const char uplo = u ? 'U' : 'L';
+        double r = run_case_poisoned(&k, &ws, uplo, n, lda, 1, 1, 1.25, -0.75, 0, 1, &seed);
+        cr_assert(r >= 0 && r < 4.0, "%s point %d uplo=%c n=%d: residual %g with NaN outside the triangle (seed %llu)",
+                  symv_routine_name(pp.routine), q % NSAMPLE, uplo, n, r, seed0);
+      }
+    }
     symv_kernel_unload(&k);
   }
   symv_workspace_free(&ws);
