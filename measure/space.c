@@ -118,10 +118,10 @@ int symv_static_smem(const symv_params *p)
   case SYMV_FAMILY_PIPE: /* rsum and csum (symv_pipe_sums_elems), 16-byte aligned; the pipeline is dynamic
                             (symv_pipe_smem) */
     return (symv_pipe_sums_elems(d, p->block_size, p->ux) * d + 15) / 16 * 16;
-  case SYMV_FAMILY_PIPE_FX: /* pipe's arrays, then fin[BLOCK_SIZE], nfin and finflag[BLOCK_SIZE] (int), and
-                                for MX 3..5 pend[BLOCK_SIZE] (int) */
+  case SYMV_FAMILY_PIPE_FX: /* pipe's arrays, then fin[BLOCK_SIZE], nfin (padded to 16 bytes) and
+                                finflag[BLOCK_SIZE] (int), and for MX 3..5 pend[BLOCK_SIZE] (int) */
     return (symv_pipe_sums_elems(d, p->block_size, p->ux) * d + 15) / 16 * 16 +
-           (p->block_size * (p->mx >= 3 ? 3 : 2) + 1) * 4;
+           p->block_size * (p->mx >= 3 ? 3 : 2) * 4 + 16;
   case SYMV_FAMILY_PIPE_DET: /* pipe's, 16 bytes more (the ticket counter of the one-launch kernel, gone
                                  since the two phases; kept as a margin, so that the filter drops what it
                                  dropped), and for MX 3..5 xs[BLOCK_SIZE] */

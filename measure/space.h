@@ -45,8 +45,10 @@ long symv_space_count(const symv_space_opts *o, const symv_device_info *d);
 int symv_space_enumerate(const symv_space_opts *o, const symv_device_info *d, symv_params **out, long *count);
 
 /** symv_static_smem: shared memory (bytes) the kernel of p declares
- *  statically, computed from the kernel sources' __shared__ arrays; the
- *  compiled kernel reports the real figure, which may be a few bytes more. */
+ *  statically, computed from the kernel sources' __shared__ arrays (with
+ *  the compiler's 16-byte padding): for the tunable families at least the
+ *  compiled kernel's figure and within 64 bytes of it (tests/test_compile.c
+ *  checks a sample against the cubins NVRTC makes for sm_90). */
 int symv_static_smem(const symv_params *p);
 
 /** symv_static_filter: 0 if `p` may run on `d` as far as can be told

@@ -3,12 +3,16 @@
  * cache returns the same code without compiling again. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <elf.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "compile.h"
+#include "space.h"
+#include "routine.h"
+#include "params.h"
 #include "symv_error.h"
 #include "test_util.h"
 
@@ -236,4 +240,53 @@ Test(compile, a_bad_cache_entry_is_a_miss_and_is_replaced, .init = setup, .fini 
   free(ea), free(eb);
   symv_cubin_free(&a);
   symv_cubin_free(&b);
+}
+
+/* The bytes of section `want` of the ELF64 image c (0 if it has none). */
+static unsigned long long elf_section_size(const symv_cubin *c, const char *want)
+{
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)c->data;
+  cr_assert(c->size >= sizeof *eh && eh->e_ident[EI_CLASS] == ELFCLASS64);
+  cr_assert(eh->e_shoff + (unsigned long long)eh->e_shnum * sizeof(Elf64_Shdr) <= c->size);
+  const Elf64_Shdr *sh = (const Elf64_Shdr *)((const char *)c->data + eh->e_shoff);
+  const char *names = (const char *)c->data + sh[eh->e_shstrndx].sh_offset;
+  for (int i = 0; i < eh->e_shnum; i++)
+    if (!strcmp(names + sh[i].sh_name, want)) return sh[i].sh_size;
+  return 0;
+}
+
+/* The static shared memory the space's filter counts for a point
+ * (symv_static_smem, measure/space.c) is at least what the compiled kernel
+ * declares (its .nv.shared section), and within 64 bytes of it, so that
+ * the filter neither admits a MULTIPLICITY the GPU cannot hold nor drops
+ * one it can: pipe points of 1 and 4 rows a thread (SSYMV), every routine's
+ * element size, and a point of each other tunable family. */
+Test(compile, the_filter_counts_the_static_shared_memory_of_the_compiled_kernel, .init = setup, .fini = teardown,
+     .timeout = 300)
+{
+  const symv_params pts[] = {
+    {SYMV_FAMILY_PIPE, 128, 64, 4, 0},     {SYMV_FAMILY_PIPE, 512, 16, 1, 1},     {SYMV_FAMILY_PIPE_DET, 256, 128, 2, 3},
+    {SYMV_FAMILY_PIPE_DET, 256, 8, 2, 0},  {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0},  {SYMV_FAMILY_PIPE_FX, 128, 32, 2, 3},
+    {SYMV_FAMILY_ATOMIC, 128, 16, 4, 0},   {SYMV_FAMILY_ATOMIC_RED, 64, 13, 2, 7}, {SYMV_FAMILY_ATOMIC_W, 96, 11, 2, 4},
+    {SYMV_FAMILY_LU, 128, 16, 1, 0},       {SYMV_FAMILY_PANEL, 256, 4, 4, 3},
+  };
+  const symv_routine ros[] = {SYMV_SSYMV, SYMV_DSYMV, SYMV_ZHEMV};
+  for (size_t i = 0; i < sizeof pts / sizeof *pts; i++)
+    for (size_t r = 0; r < sizeof ros / sizeof *ros; r++) {
+      symv_params p = pts[i];
+      p.routine = ros[r];
+      if (!symv_family_pipelined(p.family) && r == 1) continue; /* the other families: two element sizes */
+      symv_cubin c;
+      char *log = NULL, name[64], sec[96];
+      int rc = symv_compile(&p, 9, 0, &c, &log);
+      cr_assert_eq(rc, 0, "point %zu %s: %s: %s", i, symv_routine_name(p.routine), symv_strerror(rc), log ? log : "");
+      symv_kernel_name(&p, name, sizeof name);
+      snprintf(sec, sizeof sec, ".nv.shared.%s", name);
+      /* sm_90 reserves the first 1 KB of a block's shared memory window; the kernel's section spans the
+       * window from address 0, that 1 KB included (nvcc's --resource-usage reports it less the 1 KB) */
+      const long have = (long)elf_section_size(&c, sec) - 1024, counted = symv_static_smem(&p);
+      cr_assert(counted >= have && counted - have < 64, "%s: the filter counts %ld bytes of static shared memory, the kernel has %ld",
+                name, counted, have);
+      symv_cubin_free(&c);
+    }
 }
