@@ -40,12 +40,8 @@
  * then costs a quarter of an element's shuffles and selects; a column
  * group is 16 threads, half a warp
  * (doc/results/2026-11-27-tile-rows.cu). */
-#ifndef SYMV_PIPE_V
-#if SYMV_ROUTINE_ID == 1 && UX * 16 >= BLOCK_SIZE
-#define SYMV_PIPE_V 4
-#else
-#define SYMV_PIPE_V 1
-#endif
+#ifndef SYMV_PIPE_V /* the host's symv_pipe_rows_per_thread (symv_pipe.h), from the element's bytes */
+#define SYMV_PIPE_V SYMV_PIPE_ROWS_PER_THREAD((SYMV_COMPLEX ? 2 : 1) * (SYMV_SINGLE ? 4 : 8), BLOCK_SIZE, UX)
 #endif
 #define SYMV_PIPE_RT (64 / SYMV_PIPE_V)            /* threads down a column group */
 #define SYMV_PIPE_RT_LOG2 (SYMV_PIPE_V == 1 ? 6 : 4)
@@ -179,8 +175,8 @@ static __device__ __forceinline__ void symv_cp_16(symv_t *dst, const symv_t *src
  * elements), V = 4 rows a thread: thread t's rows are the logical rows i0
  * .. i0 + 3, i0 = iI*64 + 4*(t mod 16), its columns j0 .. j0 + CPT - 1, j0
  * = iJ*UX + (t/16)*CPT; the 4 elements of its column j0 + k go to
- * buf[4*(k*BLOCK_SIZE + t) + s], slot s holding row i0 + symv_pipe_slot(s,
- * rs) (in memory order: ascending for rs = 1, descending for rs = -1),
+ * buf[4*(k*BLOCK_SIZE + t) + s], slot s holding row i0 + s where A's
+ * rows ascend in memory (rs > 0), i0 + 3 - s where they descend (rs < 0),
  * zero past n. Where a column's 4 elements are 16-byte aligned (rs = +-1,
  * cs a multiple of 4, A(i0, j) aligned for rs = 1, A(i0 + 3, j) for rs =
  * -1) they come in one 16-byte copy, read whole where any of them is
@@ -381,12 +377,14 @@ static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, co
 #endif
 
 /* Row r (< 64) of the tile whose sums symv_pipe_tile_sums left in rsum:
- * its column groups' shares (for V = 4, its warps') added in order. */
+ * its column groups' shares (for V = 4, its warps') added in order; or, of
+ * G rows of shares other code left there, their sum in the same order. */
+template <int G = SYMV_PIPE_RSUM_ROWS>
 static __device__ __forceinline__ symv_t symv_pipe_row_total(const symv_t (*rsum)[64], int r)
 {
   symv_t v = symv_zero();
 #pragma unroll
-  for (int g = 0; g < SYMV_PIPE_RSUM_ROWS; g++) v = symv_add(v, rsum[g][r]);
+  for (int g = 0; g < G; g++) v = symv_add(v, rsum[g][r]);
   return v;
 }
 

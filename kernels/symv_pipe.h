@@ -28,13 +28,17 @@ SYMV_PIPE_FN int symv_pdet_width_valid(int w) { return w >= 1 && w <= 1024 && (w
  *  (a power of two in 1..128: a divisor of 64 or twice it), else 0. */
 SYMV_PIPE_FN int symv_pipe_ux_valid(int ux) { return ux <= 128 && symv_pdet_width_valid(ux); }
 
+/* symv_pipe_rows_per_thread's rule as a constant expression, which the
+ * kernels' preprocessor tests too (SYMV_PIPE_V, kernels/symv_pipe.cuh) */
+#define SYMV_PIPE_ROWS_PER_THREAD(elem_bytes, bs, ux) ((elem_bytes) == 4 && (ux) * 16 >= (bs) ? 4 : 1)
+
 /** symv_pipe_rows_per_thread: the rows of a tile a thread of the pipe
  *  families takes (SYMV_PIPE_V, kernels/symv_pipe.cuh): 4 for elements of
  *  4 bytes (SSYMV) where that leaves each thread a column (ux*16 >= bs),
  *  else 1. */
 SYMV_PIPE_FN int symv_pipe_rows_per_thread(int elem_bytes, int bs, int ux)
 {
-  return elem_bytes == 4 && ux * 16 >= bs ? 4 : 1;
+  return SYMV_PIPE_ROWS_PER_THREAD(elem_bytes, bs, ux);
 }
 
 /** symv_pipe_sums_elems: the elements of a pipe kernel's static arrays of

@@ -400,13 +400,9 @@ static __device__ SYMV_PFX_FINISH_ATTR void symv_pfx_finish(const int *list, int
       }
     scratch[cg][r] = s;
     __syncthreads();
-    if (t < 64 && ig < n) {
-      symv_t v = symv_zero(); /* row t's CG shares in group order (not symv_pipe_row_total: rsum's rows are a
-                                 tile's, BLOCK_SIZE/32 for 4 rows a thread) */
-#pragma unroll
-      for (int g = 0; g < SYMV_PIPE_CG; g++) v = symv_add(v, scratch[g][t]);
-      symv_pfx_store(ig, n, v, symv_pfx_yold(ig, y, incy, beta), y, incy, alpha, beta, acc);
-    }
+    if (t < 64 && ig < n) /* row t's CG shares (scratch's rows of a tile are BLOCK_SIZE/32 for 4 rows a thread) */
+      symv_pfx_store(ig, n, symv_pipe_row_total<SYMV_PIPE_CG>(scratch, t), symv_pfx_yold(ig, y, incy, beta), y,
+                     incy, alpha, beta, acc);
     __syncthreads(); /* scratch is free again */
   }
   __syncthreads(); /* list, fl and the caller's count of them are free again */

@@ -100,6 +100,13 @@ int symv_space_enumerate(const symv_space_opts *o, const symv_device_info *d, sy
   return 0;
 }
 
+/* bytes of a pipe kernel's rsum and csum (symv_pipe_sums_elems), rounded up
+ * to 16 as the compiler places them */
+static int pipe_sums_bytes(const symv_params *p, int d)
+{
+  return (symv_pipe_sums_elems(d, p->block_size, p->ux) * d + 15) / 16 * 16;
+}
+
 int symv_static_smem(const symv_params *p)
 {
   /* the shared arrays hold elements of the routine (kernels/symv_scalar.cuh) */
@@ -117,16 +124,14 @@ int symv_static_smem(const symv_params *p)
     return nw * p->ux * d;
   case SYMV_FAMILY_PIPE: /* rsum and csum (symv_pipe_sums_elems), 16-byte aligned; the pipeline is dynamic
                             (symv_pipe_smem) */
-    return (symv_pipe_sums_elems(d, p->block_size, p->ux) * d + 15) / 16 * 16;
+    return pipe_sums_bytes(p, d);
   case SYMV_FAMILY_PIPE_FX: /* pipe's arrays, then fin[BLOCK_SIZE], nfin (padded to 16 bytes) and
                                 finflag[BLOCK_SIZE] (int), and for MX 3..5 pend[BLOCK_SIZE] (int) */
-    return (symv_pipe_sums_elems(d, p->block_size, p->ux) * d + 15) / 16 * 16 +
-           p->block_size * (p->mx >= 3 ? 3 : 2) * 4 + 16;
+    return pipe_sums_bytes(p, d) + p->block_size * (p->mx >= 3 ? 3 : 2) * 4 + 16;
   case SYMV_FAMILY_PIPE_DET: /* pipe's, 16 bytes more (the ticket counter of the one-launch kernel, gone
                                  since the two phases; kept as a margin, so that the filter drops what it
                                  dropped), and for MX 3..5 xs[BLOCK_SIZE] */
-    return (symv_pipe_sums_elems(d, p->block_size, p->ux) * d + 15) / 16 * 16 + 16 +
-           (p->mx >= 3 ? p->block_size * d : 0);
+    return pipe_sums_bytes(p, d) + 16 + (p->mx >= 3 ? p->block_size * d : 0);
   default:
     return 0;
   }
