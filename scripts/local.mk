@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-dist_noinst_SCRIPTS += scripts/check scripts/quickstart scripts/deps scripts/build scripts/embed-sources scripts/gpu-run scripts/gpu-final
+dist_noinst_SCRIPTS += scripts/check scripts/quickstart scripts/deps scripts/build scripts/embed-sources scripts/gpu-run scripts/gpu-final scripts/gpu-ship scripts/forget-routine
 EXTRA_DIST += scripts/lsan.supp
 # The Slurm job scripts, installed together (submit.sh finds the .sbatch
 # files beside itself) in $(pkgdatadir)/slurm.

@@ -119,7 +119,7 @@ EXTRA_DIST += tests/golden
 CRITERION_TESTS += tests/test_shipped
 tests_test_shipped_SOURCES = tests/test_shipped.c tests/test_device.h tests/test_util.c tests/test_util.h
 tests_test_shipped_CFLAGS = $(TEST_CFLAGS)
-tests_test_shipped_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"'
+tests_test_shipped_CPPFLAGS = $(AM_CPPFLAGS) -DSYMV_TEST_DATA='"$(abs_top_srcdir)/tests/data"' -DSYMV_TEST_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_shipped_LDADD = $(TEST_CORE_LIBS)
 EXTRA_tests_test_shipped_DEPENDENCIES = src/symvtune$(EXEEXT)
 # the fixture's database, made by the tests (tests/libsymv_fixture.h)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "params.h"
 #include "routine.h"
@@ -182,4 +183,68 @@ Test(shipped, every_database_holds_todays_space_its_floor_and_validation_runs, .
   globfree(&g);
   test_rmtree(dir);
   cr_assert_geq(complete, 1, "no shipped database is of today's space");
+}
+
+/* Rows of each table that routine r owns in database s, as one line
+ * (candidates, measurements, baselines, fits, curves, rules, validation runs). */
+static void routine_rows(sqlite3 *s, const char *r, char *line, size_t len)
+{
+  snprintf(line, len, "%lld %lld %lld %lld %lld %lld %lld",
+           sql_int(s, "SELECT count(*) FROM candidate WHERE routine = ?1", r),
+           sql_int(s, "SELECT count(*) FROM measurement JOIN candidate c ON c.id = candidate_id WHERE c.routine = ?1", r),
+           sql_int(s, "SELECT count(*) FROM baseline WHERE routine = ?1", r),
+           sql_int(s, "SELECT count(*) FROM fit WHERE routine = ?1", r),
+           sql_int(s, "SELECT count(*) FROM fit_curve JOIN fit f ON f.id = fit_id WHERE f.routine = ?1", r),
+           sql_int(s, "SELECT count(*) FROM fit_rule JOIN fit f ON f.id = fit_id WHERE f.routine = ?1", r),
+           sql_int(s, "SELECT count(*) FROM validation_run JOIN fit f ON f.id = fit_id WHERE f.routine = ?1", r));
+}
+
+/* scripts/forget-routine, the first step of sweeping one routine again:
+ * on a shipped database it removes every row of the routines named and
+ * leaves the other routines' rows, fits and validation runs as they were,
+ * with no reference left dangling; a name that is not a routine changes
+ * nothing. */
+Test(shipped, forget_routine_removes_one_routine_and_keeps_the_others, .timeout = 300)
+{
+  char dir[] = "/tmp/symvtune-forget-XXXXXX", db[256], cmd[2048], before[6][160], after[160];
+  static const char *const routines[] = {"ssymv", "dsymv", "csymv", "zsymv", "chemv", "zhemv"};
+  cr_assert(mkdtemp(dir));
+  snprintf(db, sizeof db, "%s/sweep.db", dir);
+  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h100.db.xz' > '%s'", SYMV_TEST_DATA, db);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  for (int i = 0; i < 6; i++) routine_rows(s, routines[i], before[i], sizeof before[i]);
+  sqlite3_close(s);
+  cr_assert(strncmp(before[0], "0 ", 2), "the shipped database holds SSYMV's candidates");
+
+  snprintf(cmd, sizeof cmd, "'%s/scripts/forget-routine' '%s' ssymv dgemv >/dev/null 2>&1", SYMV_TEST_SRCDIR, db);
+  int rc = system(cmd);
+  cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "a name that is not a routine: exit status 2, got %d", rc);
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  routine_rows(s, "ssymv", after, sizeof after);
+  cr_expect_str_eq(after, before[0], "refused, yet SSYMV's rows changed");
+  sqlite3_close(s);
+
+  snprintf(cmd, sizeof cmd, "'%s/scripts/forget-routine' '%s' ssymv chemv >/dev/null", SYMV_TEST_SRCDIR, db);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  for (int i = 0; i < 6; i++) {
+    routine_rows(s, routines[i], after, sizeof after);
+    if (i == 0 || i == 4)
+      cr_expect_str_eq(after, "0 0 0 0 0 0 0", "%s: rows left", routines[i]);
+    else
+      cr_expect_str_eq(after, before[i], "%s's rows changed", routines[i]);
+  }
+  cr_expect_eq(sql_int(s, "SELECT count(*) FROM pragma_foreign_key_check", NULL), 0, "dangling references");
+  cr_expect_eq(sql_int(s, "SELECT count(*) FROM device", NULL), 1, "the device row went");
+  sqlite3_close(s);
+
+  /* the stages still answer for a routine kept, and no longer for one removed */
+  char err[4096];
+  char *kept[] = {"symvtune", "rules", "--db", db, "--routine", "dsymv", NULL};
+  cr_expect_eq(run_symvtune(err, sizeof err, kept), 0, "rules of DSYMV after the removal: %s", err);
+  char *gone[] = {"symvtune", "rules", "--db", db, "--routine", "ssymv", NULL};
+  cr_expect_neq(run_symvtune(err, sizeof err, gone), 0, "SSYMV still has rules");
+  test_rmtree(dir);
 }
