@@ -706,15 +706,18 @@ int db_put_bench(db *d, db_bench_run *run, const db_bench_result *r, size_t nr);
 int db_latest_validation(db *d, long long fit_id, db_validation *v, db_validation_time **t, size_t *nt);
 
 /*
- * db_latest_validation_of: as db_latest_validation, the latest run of any
- * fit of `routine` at (uplo, hot), whichever its atomics class: the times
- * `validate --replay` judges a later fit's rules by (a run times every
- * kernel its fit chose from). v->fit_id names the fit the run judged.
- * Errors: SYMV_INVALID_VALUE (NULL argument, a routine out of range, uplo
- * not 'L'/'U', hot not 0/1), SYMV_NOT_FOUND (no such run), SYMV_DB_CORRUPT,
- * SYMV_DB, SYMV_NO_MEMORY. Nothing is returned on error.
+ * db_latest_validation_of: as db_latest_validation, the latest run of a
+ * fit of `routine` at (uplo, hot) and of atomics class `deterministic` (1
+ * 'deterministic', 0 'any'), or where there is none, the latest of either
+ * class: the times `validate --replay` judges a later fit's rules by (a run
+ * times every kernel its fit chose from, so a run of the other class lacks
+ * the kernels only this class may choose). v->fit_id names the fit the run
+ * judged. Errors: SYMV_INVALID_VALUE (NULL argument, a routine out of
+ * range, uplo not 'L'/'U', hot or deterministic not 0/1), SYMV_NOT_FOUND
+ * (no such run), SYMV_DB_CORRUPT, SYMV_DB, SYMV_NO_MEMORY. Nothing is
+ * returned on error.
  */
-int db_latest_validation_of(db *d, symv_routine routine, char uplo, int hot, db_validation *v,
+int db_latest_validation_of(db *d, symv_routine routine, char uplo, int hot, int deterministic, db_validation *v,
                             db_validation_time **t, size_t *nt);
 
 #endif

@@ -131,7 +131,7 @@ int db_latest_validation(db *d, long long fit_id, db_validation *v, db_validatio
   return validation_read(d, st, what, none, v, t, nt);
 }
 
-int db_latest_validation_of(db *d, symv_routine routine, char uplo, int hot, db_validation *v,
+int db_latest_validation_of(db *d, symv_routine routine, char uplo, int hot, int deterministic, db_validation *v,
                             db_validation_time **t, size_t *nt)
 {
   static const char what[] = "SELECT FROM validation_run (latest of the routine)";
@@ -139,13 +139,16 @@ int db_latest_validation_of(db *d, symv_routine routine, char uplo, int hot, db_
   *t = NULL;
   *nt = 0;
   memset(v, 0, sizeof *v);
-  if ((unsigned)routine >= SYMV_ROUTINE_COUNT || (uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1))
-    return db_fail(d, SYMV_INVALID_VALUE, "db_latest_validation_of: no routine, uplo or hot of that name");
+  if ((unsigned)routine >= SYMV_ROUTINE_COUNT || (uplo != 'L' && uplo != 'U') || (hot != 0 && hot != 1) ||
+      (deterministic != 0 && deterministic != 1))
+    return db_fail(d, SYMV_INVALID_VALUE, "db_latest_validation_of: no routine, uplo, hot or atomics class of that name");
   sqlite3_stmt *st;
+  /* the class asked for first, then the latest */
   int status = db_query(d, &st, what,
     "SELECT r.id, r.fit_id, r.seed, r.regret_median, r.regret_p90, r.regret_max FROM validation_run r "
-    "JOIN fit f ON f.id = r.fit_id WHERE f.routine = ? AND f.uplo = ? AND f.hot = ? ORDER BY r.id DESC LIMIT 1",
-    "tci", symv_routine_name(routine), uplo, hot);
+    "JOIN fit f ON f.id = r.fit_id WHERE f.routine = ? AND f.uplo = ? AND f.hot = ? "
+    "ORDER BY f.atomics = ? DESC, r.id DESC LIMIT 1",
+    "tcit", symv_routine_name(routine), uplo, hot, deterministic ? "deterministic" : "any");
   if (status) return status;
   char none[128];
   snprintf(none, sizeof none, "no validation run of %s (uplo %c, %s) stored (run 'symvtune validate')",

@@ -2482,6 +2482,60 @@ Test(db, validation_runs_are_stored_and_checked)
   cr_assert_eq(raw_int(p, "SELECT sum(chosen) FROM validation_time"), 1);
 }
 
+/* The run `validate --replay` judges a rule set by: the latest of a fit of
+ * the same atomics class, else the latest of the other class; a run of
+ * another routine or uplo is never taken. */
+Test(db, the_replayed_run_is_the_latest_of_the_same_rule_set)
+{
+  char p[256];
+  path_of(p, "replay.db");
+  db *d = fresh(p);
+  const long long lu = valid_point(d, SYMV_FAMILY_LU, 128, 4, 1, 0);
+  db_fit any = fit_of(32, 9000, 0.01), det = fit_of(32, 9000, 0.01), upper = fit_of(32, 9000, 0.01);
+  det.deterministic = 1;
+  upper.uplo = 'U';
+  db_rule r[1] = { rule_of(32, 9000, DB_KERNEL_CANDIDATE, lu, 5) };
+  OK(db_put_fit(d, &any, NULL, 0, r, 1));
+  OK(db_put_fit(d, &det, NULL, 0, r, 1));
+  OK(db_put_fit(d, &upper, NULL, 0, r, 1));
+  db_validation_time t = { .n = 100, .kernel = DB_KERNEL_CANDIDATE, .candidate_id = lu, .median_us = 3.5,
+                           .predicted_us = 3.4, .chosen = 1 };
+  db_validation got;
+  db_validation_time *vt = NULL;
+  size_t nvt = 0;
+  /* only a deterministic run: both rule sets take it */
+  db_validation vd1 = { .fit_id = det.id, .seed = 1, .regret_median = 1, .regret_p90 = 1, .regret_max = 1 };
+  OK(db_put_validation(d, &vd1, &t, 1));
+  for (int cls = 0; cls < 2; cls++) {
+    OK(db_latest_validation_of(d, SYMV_DSYMV, 'L', 0, cls, &got, &vt, &nvt));
+    cr_expect_eq(got.id, vd1.id, "class %d: the only run", cls);
+    free(vt);
+  }
+  /* a run of the any rules, then a later deterministic one, then a later run on uplo U */
+  db_validation va = vd1, vd2 = vd1, vu = vd1;
+  va.fit_id = any.id, va.seed = 2;
+  vd2.seed = 3;
+  vu.fit_id = upper.id, vu.seed = 4;
+  OK(db_put_validation(d, &va, &t, 1));
+  OK(db_put_validation(d, &vd2, &t, 1));
+  OK(db_put_validation(d, &vu, &t, 1));
+  OK(db_latest_validation_of(d, SYMV_DSYMV, 'L', 0, 0, &got, &vt, &nvt));
+  cr_expect_eq(got.id, va.id, "the any rules: their own run, not the later deterministic one");
+  cr_expect_eq(got.fit_id, any.id);
+  free(vt);
+  OK(db_latest_validation_of(d, SYMV_DSYMV, 'L', 0, 1, &got, &vt, &nvt));
+  cr_expect_eq(got.id, vd2.id, "the deterministic rules: the latest deterministic run");
+  cr_expect_eq(nvt, 1);
+  free(vt);
+  OK(db_latest_validation_of(d, SYMV_DSYMV, 'U', 0, 0, &got, &vt, &nvt));
+  cr_expect_eq(got.id, vu.id, "uplo U: the run of the U fit, of the other class");
+  free(vt);
+  cr_expect_eq(db_latest_validation_of(d, SYMV_SSYMV, 'L', 0, 0, &got, &vt, &nvt), SYMV_NOT_FOUND,
+               "no run of SSYMV");
+  cr_expect_eq(db_latest_validation_of(d, SYMV_DSYMV, 'L', 0, 2, &got, &vt, &nvt), SYMV_INVALID_VALUE);
+  close_ok(d);
+}
+
 /* ---- Bench runs (schema version 7) ------------------------------------------ */
 
 /* A plausible bench run of the H100 and its result at n. */

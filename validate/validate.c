@@ -321,7 +321,7 @@ static int judge_stored(db *d, const validate_opts *o, validate_result *r, int l
   const char *rname = symv_routine_name(o->routine);
   const int replay = o->mode == VALIDATE_REPLAY;
   db_validation v;
-  int rc = replay ? db_latest_validation_of(d, o->routine, r->fit.uplo, 0, &v, &r->vt, &r->nvt)
+  int rc = replay ? db_latest_validation_of(d, o->routine, r->fit.uplo, 0, o->deterministic, &v, &r->vt, &r->nvt)
                   : db_latest_validation(d, r->fit.id, &v, &r->vt, &r->nvt);
   if (rc) {
     fprintf(stderr, "symvtune validate: %s\n", rc == SYMV_NO_MEMORY ? symv_strerror(rc) : db_errmsg(d));
