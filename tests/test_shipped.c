@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "params.h"
@@ -246,5 +247,71 @@ Test(shipped, forget_routine_removes_one_routine_and_keeps_the_others, .timeout 
   cr_expect_eq(run_symvtune(err, sizeof err, kept), 0, "rules of DSYMV after the removal: %s", err);
   char *gone[] = {"symvtune", "rules", "--db", db, "--routine", "ssymv", NULL};
   cr_expect_neq(run_symvtune(err, sizeof err, gone), 0, "SSYMV still has rules");
+  test_rmtree(dir);
+}
+
+/* Writes the executable script `text` to dir/name. */
+static void put_exec(const char *dir, const char *name, const char *text)
+{
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s", path);
+  fputs(text, f);
+  cr_assert_eq(fclose(f), 0);
+  cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* scripts/gpu-ship with stand-ins for the bundle's symvtune and for
+ * nvidia-smi: ROUTINES limits every step to the routines named, and a
+ * call after a sweep that finished does not sweep again (a resumed sweep
+ * would time the dense stage's second look again after the fits). */
+Test(shipped, gpu_ship_makes_the_routines_named_and_sweeps_once, .timeout = 120)
+{
+  char dir[] = "/tmp/symvtune-gpuship-XXXXXX", sub[512], cmd[4096], log[512], *text;
+  cr_assert(mkdtemp(dir));
+  snprintf(sub, sizeof sub, "%s/bundle", dir), mkdir(sub, 0755);
+  snprintf(sub, sizeof sub, "%s/bin", dir), mkdir(sub, 0755);
+  snprintf(sub, sizeof sub, "%s/work", dir), mkdir(sub, 0755);
+  /* run symvtune ARGS: logs the call; `rules` and `validate --stored` find nothing, bench summarises */
+  put_exec(dir, "bundle/run",
+           "#!/bin/sh\nshift\necho \"$*\" >>\"$CALLS\"\n"
+           "case \"$1 $*\" in rules*|*--stored*) exit 1 ;; bench*) echo 'summary against the targets' ;; esac\nexit 0\n");
+  put_exec(dir, "bin/nvidia-smi", "#!/bin/sh\necho 'GPU 0: stand-in'\n");
+  snprintf(log, sizeof log, "%s/ship.log", dir);
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && : > work/sweep.db && PATH='%s/bin':\"$PATH\" CALLS='%s/calls' "
+           "bash '%s/scripts/gpu-ship' '%s/bundle' '%s/work' '%s/out' 100 ssymv,chemv",
+           dir, dir, dir, SYMV_TEST_SRCDIR, dir, dir, dir);
+  int rc = test_sh(cmd, log, &text);
+  cr_assert_eq(rc, 0, "gpu-ship: exit %d\n%s", rc, text);
+  free(text);
+  char calls[512];
+  snprintf(calls, sizeof calls, "%s/calls", dir);
+  char *first = (char *)test_slurp(calls, NULL);
+  cr_assert_not_null(first);
+  unlink(calls);
+  cr_expect_not_null(strstr(first, "sweep --db"), "no sweep:\n%s", first);
+  cr_expect_not_null(strstr(first, "--routine ssymv,chemv --devices all"), "the sweep is not of the routines named:\n%s",
+                     first);
+  static const char *const want[] = {"fit --db", "build --db", "--routine ssymv --device 0 --atomics any",
+                                     "--routine chemv --device 0 --atomics deterministic"};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    cr_expect_not_null(strstr(first, want[i]), "no '%s' in\n%s", want[i], first);
+  static const char *const never[] = {"dsymv", "csymv", "zsymv", "zhemv"};
+  for (size_t i = 0; i < sizeof never / sizeof *never; i++)
+    cr_expect_null(strstr(first, never[i]), "%s was not named:\n%s", never[i], first);
+  snprintf(sub, sizeof sub, "%s/out/sweep.db.xz", dir);
+  cr_expect_eq(access(sub, F_OK), 0, "no database shipped");
+  free(first);
+
+  rc = test_sh(cmd, log, &text);
+  cr_assert_eq(rc, 0, "gpu-ship, again: exit %d\n%s", rc, text);
+  cr_expect_not_null(strstr(text, "sweep: done in an earlier call"), "%s", text);
+  char *second = (char *)test_slurp(calls, NULL);
+  cr_expect(second == NULL || !strstr(second, "sweep --db"), "swept again:\n%s", second ? second : "");
+  cr_expect(second == NULL || !strstr(second, "bench --lib"), "benched again after a summary:\n%s",
+            second ? second : "");
+  free(text), free(second);
   test_rmtree(dir);
 }
