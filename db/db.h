@@ -501,6 +501,48 @@ int db_put_shard(db *d, const db_shard *s);
  */
 int db_list_shards(db *d, symv_routine routine, db_shard **list, size_t *count);
 
+/* ---- The code a candidate's timings are of ------------------------------- */
+
+/*
+ * The sweep records, beside each candidate it settles, the identity of the
+ * code it compiled (symv_code_id, gpu/compile.h: a hash of the kernel
+ * sources and the point's definitions), so that a later symvtune can tell
+ * timings of other kernel sources from its own.
+ *
+ * Storage: the table `kernel_code` (candidate_id, code), outside the
+ * numbered schema versions like `shard`: created by the first
+ * db_put_kernel_code, its rows removed with their candidate. A database
+ * swept before it has no such rows: the code of its timings is unknown.
+ */
+typedef struct db_kernel_code {
+  long long candidate_id;    /* the candidate */
+  symv_params p;             /* its point */
+  char code[17];             /* symv_code_id when it was measured: 16 hex digits */
+} db_kernel_code;
+
+/*
+ * db_put_kernel_code: records `code` (16 hex digits) as the code candidate
+ * candidate_id was measured with, replacing what was recorded. Errors:
+ * SYMV_INVALID_VALUE (code not 16 hex digits), SYMV_NOT_FOUND (no such
+ * candidate), SYMV_DB.
+ */
+int db_put_kernel_code(db *d, long long candidate_id, const char *code);
+
+/*
+ * db_list_kernel_codes: the recorded codes of `routine`'s candidates (any
+ * routine if DB_ANY_ROUTINE) into *list (malloc'ed, free(); *count of
+ * them, by candidate id); none where nothing was recorded. Errors:
+ * SYMV_INVALID_VALUE (a routine out of range), SYMV_DB_CORRUPT (a row out
+ * of range), SYMV_DB, SYMV_NO_MEMORY.
+ */
+int db_list_kernel_codes(db *d, symv_routine routine, db_kernel_code **list, size_t *count);
+
+/*
+ * db_kernel_code_find: the entry of candidate_id in list[0..n) (ordered by
+ * candidate id, as db_list_kernel_codes returns it), or NULL if it has none.
+ */
+const db_kernel_code *db_kernel_code_find(const db_kernel_code *list, size_t n, long long candidate_id);
+
 /* ---- Fits and dispatch rules (schema version 3; by routine since 4) ------- */
 
 /* Which kernel a curve or a rule names. */

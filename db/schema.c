@@ -337,10 +337,10 @@ static int table_of_version(const char *name, int version)
 }
 
 /* Tables outside the numbered schema versions, accepted beside those of
- * any version (db.h: the shard table). */
+ * any version (db.h: the shard and kernel_code tables). */
 static int table_auxiliary(const char *name)
 {
-  return strcmp(name, "shard") == 0;
+  return strcmp(name, "shard") == 0 || strcmp(name, "kernel_code") == 0;
 }
 
 /* Check the tables of the open database against schema `version`: none

@@ -10,8 +10,10 @@
 #include <sqlite3.h>
 #include <string.h>
 
+#include "params.h"
 #include "routine.h"
 #include "symv_error.h"
+#include "../kernels/symv_mx.h"
 
 /* ---- Sweep runs ----------------------------------------------------------------- */
 
@@ -117,4 +119,77 @@ int db_list_shards(db *d, symv_routine routine, db_shard **list, size_t *count)
                     "ORDER BY routine, space, n, k, source", "t", db_routine_key(routine));
   if (status) return status;
   return db_collect(d, st, what, sizeof **list, shard_row, NULL, (void **)list, count);
+}
+
+/* ---- The code a candidate's timings are of ------------------------------------- */
+
+#define KERNEL_CODE_TABLE                                                     \
+  "CREATE TABLE IF NOT EXISTS kernel_code (\n"                                \
+  "  candidate_id INTEGER PRIMARY KEY REFERENCES candidate (id) ON DELETE CASCADE,\n" \
+  "  code TEXT NOT NULL CHECK (length(code) = 16)\n"                          \
+  ")"
+
+static int code_ok(const char *code)
+{
+  return code && strnlen(code, 17) == 16 && strspn(code, "0123456789abcdef") == 16;
+}
+
+int db_put_kernel_code(db *d, long long candidate_id, const char *code)
+{
+  if (!code_ok(code)) return db_fail(d, SYMV_INVALID_VALUE, "db_put_kernel_code: a code of 16 hex digits");
+  int status = db_exec_script(d, "CREATE TABLE kernel_code", KERNEL_CODE_TABLE);
+  if (status == 0) /* a candidate that is not there fails the foreign key: SYMV_NOT_FOUND */
+    status = db_exec(d, "INSERT INTO kernel_code", "INSERT OR REPLACE INTO kernel_code (candidate_id, code) VALUES (?, ?)",
+                     "It", candidate_id, code);
+  return status;
+}
+
+static int kernel_code_row(db *d, sqlite3_stmt *st, const char *what, void *elem, void *ctx)
+{
+  (void)ctx;
+  db_kernel_code *k = elem;
+  static const char who[] = "a kernel_code row";
+  k->candidate_id = sqlite3_column_int64(st, 0);
+  int status = db_col_routine(d, st, 1, who, &k->p.routine);
+  if (status == 0) status = db_col_family(d, st, 2, who, &k->p.family);
+  if (status == 0) status = db_col_int(d, st, 3, 0, SYMV_BLOCK_SIZE_MAX, who, "BLOCK_SIZE", &k->p.block_size);
+  if (status == 0) status = db_col_int(d, st, 4, 0, SYMV_UX_MAX, who, "UX", &k->p.ux);
+  if (status == 0) status = db_col_int(d, st, 5, 0, SYMV_MULTIPLICITY_MAX, who, "MULTIPLICITY", &k->p.multiplicity);
+  if (status == 0) status = db_col_int(d, st, 6, 0, SYMV_MX_COUNT - 1, who, "MX", &k->p.mx);
+  if (status == 0) status = db_col_text(d, st, 7, k->code, sizeof k->code, what);
+  if (status == 0 && !code_ok(k->code))
+    status = db_fail(d, SYMV_DB_CORRUPT, "%s: candidate %lld's code '%s' is not 16 hex digits (a damaged or "
+                     "hand-edited database)", who, k->candidate_id, k->code);
+  return status;
+}
+
+int db_list_kernel_codes(db *d, symv_routine routine, db_kernel_code **list, size_t *count)
+{
+  *list = NULL;
+  *count = 0;
+  int status = db_check_routine(d, "db_list_kernel_codes", routine, 1);
+  if (status) return status;
+  long long have = 0;
+  status = db_query_int(d, "looking for the kernel_code table (sqlite_master)",
+                        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'kernel_code'", &have, NULL);
+  if (status || !have) return status;
+  static const char what[] = "SELECT FROM kernel_code";
+  sqlite3_stmt *st;
+  status = db_query(d, &st, what,
+                    "SELECT k.candidate_id, c.routine, c.family, c.block_size, c.ux, c.multiplicity, c.mx, k.code "
+                    "FROM kernel_code k JOIN candidate c ON c.id = k.candidate_id "
+                    "WHERE (?1 IS NULL OR c.routine = ?1) ORDER BY k.candidate_id", "t", db_routine_key(routine));
+  if (status) return status;
+  return db_collect(d, st, what, sizeof **list, kernel_code_row, NULL, (void **)list, count);
+}
+
+const db_kernel_code *db_kernel_code_find(const db_kernel_code *list, size_t n, long long candidate_id)
+{
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (list[mid].candidate_id < candidate_id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && list[lo].candidate_id == candidate_id ? &list[lo] : NULL;
 }

@@ -168,6 +168,65 @@ static double now_ms(void)
 
 #define MAX_OPTS 16
 
+/* Hashes into *h the embedded file `name` and, recursively, the embedded
+ * files it includes with #include "..." that seen[] has not marked (seen:
+ * one mark per entry of symv_sources). Files not embedded (system headers)
+ * add nothing. */
+static void code_hash_file(const char *name, unsigned char *seen, uint64_t *h)
+{
+  int k = -1;
+  for (int i = 0; i < symv_nsources; i++)
+    if (!strcmp(symv_sources[i].name, name)) k = i;
+  if (k < 0 || seen[k]) return;
+  seen[k] = 1;
+  const char *text = symv_sources[k].text;
+  *h = fnv1a(*h, name, strlen(name) + 1);
+  *h = fnv1a(*h, text, strlen(text) + 1);
+  for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    const char *q = line + strspn(line, " \t");
+    if (*q != '#') continue;
+    q += 1 + strspn(q + 1, " \t");
+    if (strncmp(q, "include", 7)) continue;
+    q += 7 + strspn(q + 7, " \t");
+    const char *end = *q == '"' ? strchr(q + 1, '"') : NULL;
+    const char *eol = strchr(q, '\n');
+    if (!end || (eol && end > eol) || end - q - 1 >= 128) continue;
+    char inc[128];
+    memcpy(inc, q + 1, (size_t)(end - q - 1));
+    inc[end - q - 1] = 0;
+    code_hash_file(inc, seen, h);
+  }
+}
+
+int symv_code_id(const symv_params *p, char out[17])
+{
+  if (!out || !p || symv_params_check(p, NULL, 0)) return SYMV_INVALID_VALUE;
+  char defines[256];
+  const char *srcname;
+  symv_compile_defines(p, defines, sizeof defines, &srcname);
+  if (!symv_source_text(srcname)) return SYMV_INVALID_VALUE;
+  if (symv_nsources > 256) return SYMV_INVALID_VALUE;
+  /* the files' part, once per kernel file: a sweep asks for every point */
+  static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+  static struct { const char *name; uint64_t h; } memo[32];
+  static int nmemo;
+  uint64_t h = 0;
+  int found = 0;
+  pthread_mutex_lock(&mu);
+  for (int i = 0; i < nmemo && !found; i++)
+    if (!strcmp(memo[i].name, srcname)) h = memo[i].h, found = 1;
+  if (!found) {
+    unsigned char seen[256] = {0};
+    h = 0xcbf29ce484222325ull;
+    code_hash_file(srcname, seen, &h);
+    if (nmemo < 32) memo[nmemo].name = srcname, memo[nmemo++].h = h;
+  }
+  pthread_mutex_unlock(&mu);
+  h = fnv1a(h, defines, strlen(defines) + 1);
+  snprintf(out, 17, "%016llx", (unsigned long long)h);
+  return 0;
+}
+
 int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *out, char **log)
 {
   memset(out, 0, sizeof *out);

@@ -43,6 +43,19 @@ int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *o
 /** symv_cubin_free: releases out->data; safe on a zeroed struct. */
 void symv_cubin_free(symv_cubin *c);
 
+/** symv_code_id: the identity of the code candidate `p` compiles to, as
+ *  16 lowercase hex digits and a NUL in out[17]: FNV-1a (64 bits) over the
+ *  text of its kernel file, of every embedded header that file includes
+ *  (#include "...", followed through the headers, each once, in the order
+ *  first met) and of symv_compile_defines. MULTIPLICITY, the architecture
+ *  and the compiler are not part of it: it names what the sources make of
+ *  the point, so that a database can tell whether its timings are of
+ *  today's sources. Coarse by design: an edit to an included header changes
+ *  the id of every kernel that includes it, whether or not its code changes.
+ *  Errors: SYMV_INVALID_VALUE (bad parameters, no embedded file of the
+ *  family, out NULL). */
+int symv_code_id(const symv_params *p, char out[17]);
+
 /** symv_compile_defines: the preprocessor definitions that select the code
  *  of `p` ("-DBLOCK_SIZE=128 -DUX=16 -DMX=0 -DSYMV_KERNEL_NAME=... "), as
  *  given to NVRTC, and to nvcc when building the library; and in *source the

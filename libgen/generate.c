@@ -41,6 +41,14 @@ static int read_plan(const libgen_request *rq, libgen_plan *pl)
     fprintf(stderr, "symvtune build: %s: %s; refusing to build\n", rq->dbpath, err);
     return LIBGEN_FAILED;
   }
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++)
+    if (pl->stale[r])
+      fprintf(stderr,
+              "symvtune build: warning: %d of the candidates %s's rules name were timed with kernel sources other than "
+              "this symvtune's: the library runs today's code, whose times the rules do not know. Sweep %s again "
+              "(scripts/forget-routine DB %s, then sweep and fit; doc/design.md)\n",
+              pl->stale[r], symv_routine_name((symv_routine)r), symv_routine_name((symv_routine)r),
+              symv_routine_name((symv_routine)r));
   /* The runtime launches with programmatic dependent launch on compute
    * capability 9.0 and later (the GPU it finds), so the kernels must be
    * code of that GPU: sm_XY of the tuned device, or its sm_XYa / sm_XYf. */

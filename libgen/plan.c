@@ -276,6 +276,18 @@ int libgen_plan_read(const char *path, const char *arch_opt, libgen_plan *pl, ch
     rc = SYMV_NOT_FOUND;
     snprintf(err, errlen, "no fit in the database (run `symvtune fit --db FILE` first)");
   }
+  if (!rc) { /* the rules' candidates timed with other kernel sources (codes: by candidate id) */
+    db_kernel_code *codes = NULL;
+    size_t ncodes = 0;
+    if ((rc = db_list_kernel_codes(d, DB_ANY_ROUTINE, &codes, &ncodes)))
+      snprintf(err, errlen, "the kernels' codes: %s: %s", symv_strerror(rc), db_errmsg(d));
+    for (int c = 0; !rc && c < pl->ncands; c++) {
+      const db_kernel_code *k = db_kernel_code_find(codes, ncodes, pl->cands[c].id);
+      char now[17];
+      if (k && (symv_code_id(&pl->cands[c].p, now) || strcmp(now, k->code))) pl->stale[pl->cands[c].p.routine]++;
+    }
+    free(codes);
+  }
   if (!rc && (rc = plan_identity(pl))) snprintf(err, errlen, "out of memory");
   db_close(d);
   return rc;

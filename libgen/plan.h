@@ -84,6 +84,9 @@ typedef struct {
                                         LIBDIR/../share/symv) */
   char rules_id[SYMV_RULES_ID_LEN + 1]; /* the rules id of the rules (lib/identity.h); "" with wisdom */
   char fits[2048];                   /* symv_fits_text of the fits; "" with wisdom */
+  int stale[SYMV_ROUTINE_COUNT];     /* per routine: candidates of its rules (either set) that the database
+                                        records as measured with other kernel sources than this symvtune's
+                                        (db_list_kernel_codes against symv_code_id); 0 where none or unknown */
 } libgen_plan;
 
 /*

@@ -48,8 +48,12 @@ static int copy_candidates(db *out, db *in, int i, char *const *paths, int **fro
 {
   db_candidate *list = NULL;
   size_t n = 0;
-  if (db_list_candidates(in, DB_ANY_ROUTINE, -1, DB_ANY_FAMILY, &list, &n)) {
+  db_kernel_code *codes = NULL;
+  size_t ncodes = 0;
+  if (db_list_candidates(in, DB_ANY_ROUTINE, -1, DB_ANY_FAMILY, &list, &n) ||
+      db_list_kernel_codes(in, DB_ANY_ROUTINE, &codes, &ncodes)) {
     fprintf(stderr, "symvtune merge: %s: %s\n", paths[i], db_errmsg(in));
+    free(list);
     return MERGE_ERROR;
   }
   int rc = 0;
@@ -85,6 +89,12 @@ static int copy_candidates(db *out, db *in, int i, char *const *paths, int **fro
       rc = MERGE_ERROR;
       break;
     }
+    /* the code it was measured with, where the input recorded one (codes: by candidate id) */
+    const db_kernel_code *code = db_kernel_code_find(codes, ncodes, list[j].id);
+    if (code && db_put_kernel_code(out, id, code->code)) {
+      rc = MERGE_ERROR;
+      break;
+    }
     (*from)[id] = i;
     (*copied)++;
     for (int s = 0; s < DB_STAGE_COUNT && !rc; s++) {
@@ -101,6 +111,7 @@ static int copy_candidates(db *out, db *in, int i, char *const *paths, int **fro
     }
   }
   free(list);
+  free(codes);
   return rc;
 }
 

@@ -15,6 +15,7 @@
 #include "../sieve/sieve.h"
 #include "compile.h"
 #include "sweep.h"
+#include "sweep_stage.h"
 #include "routine.h"
 #include "symv_error.h"
 #include "worker.h"
@@ -547,7 +548,7 @@ static int record_invalid(db *d, db_candidate *c, db_reason reason, const char *
   c->compile_ms = cms;
   c->regs_per_thread = regs;
   if (db_begin(d)) return SYMV_DB;
-  if (db_set_candidate_result(d, c)) {
+  if (db_set_candidate_result(d, c) || sweep_put_code(d, c)) {
     db_rollback(d);
     return SYMV_DB;
   }
@@ -990,7 +991,7 @@ static int measure_store_valid(measure_run *r, int k, db_candidate *c)
   if (db_begin(a->d)) return SYMV_DB;
   for (int m = 0; m < q->nms && !rc; m++)
     if (db_put_measurement(a->d, c->id, &q->ms[m])) rc = SYMV_DB;
-  if (!rc && a->stage == DB_STAGE_SWEEP && db_set_candidate_result(a->d, c)) rc = SYMV_DB;
+  if (!rc && a->stage == DB_STAGE_SWEEP && (db_set_candidate_result(a->d, c) || sweep_put_code(a->d, c))) rc = SYMV_DB;
   if (rc) {
     db_rollback(a->d);
     return rc;

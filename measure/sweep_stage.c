@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../db/db.h"
+#include "compile.h"
 #include "reference.h"
 #include "routine.h"
 #include "shard.h"
@@ -131,6 +132,27 @@ static int add_test_faults(db *d, symv_routine ro)
   return 0;
 }
 
+int sweep_put_code(db *d, const db_candidate *c)
+{
+  char code[17];
+  if (symv_code_id(&c->p, code)) return 0;
+  return db_put_kernel_code(d, c->id, code) ? SYMV_DB : 0;
+}
+
+long sweep_stale_codes(db *d, symv_routine ro)
+{
+  db_kernel_code *k;
+  size_t nk;
+  if (db_list_kernel_codes(d, ro, &k, &nk)) return -1;
+  long stale = 0;
+  for (size_t i = 0; i < nk; i++) {
+    char now[17];
+    if (symv_code_id(&k[i].p, now) || strcmp(now, k[i].code)) stale++;
+  }
+  free(k);
+  return stale;
+}
+
 int sweep_stage_record(db *d, const sweep_opts *o, symv_params *space, long nspace, const int *shard_of, int k, int n,
                        const symv_device_info *dev)
 {
@@ -150,13 +172,21 @@ int sweep_stage_record(db *d, const sweep_opts *o, symv_params *space, long nspa
       if (cur.status == DB_PENDING) {
         cur.status = DB_INVALID, cur.reason = DB_REASON_RESOURCES;
         snprintf(cur.detail, sizeof cur.detail, "%s", why);
-        if (db_set_candidate_result(d, &cur)) goto db_rollback;
+        if (db_set_candidate_result(d, &cur) || sweep_put_code(d, &cur)) goto db_rollback;
         dropped++;
       }
     }
   }
   if (getenv("SYMVTUNE_TEST_FAULTS") && k == 0 && add_test_faults(d, o->routine)) goto db_rollback;
   if (db_commit(d)) goto db_error;
+  const long stale = sweep_stale_codes(d, o->routine);
+  if (stale < 0) goto db_error;
+  if (stale > 0) /* a warning even with --quiet: the database mixes two versions of the kernels */
+    fprintf(stderr,
+            "symvtune sweep: warning: %ld of %s's candidates in this database were measured with kernel sources "
+            "other than this symvtune's; their times stand, and the new ones join them. To measure the routine "
+            "again: scripts/forget-routine DB %s, then sweep (doc/design.md)\n",
+            stale, symv_routine_name(o->routine), symv_routine_name(o->routine));
   if (!o->quiet && n)
     fprintf(stderr, "sweep: shard %d/%d: %ld of the %ld candidates of the space, %ld dropped before compiling "
             "(resources)\n", k, n, nmine, nspace, dropped);

@@ -61,6 +61,17 @@ int sweep_stage_space(db *d, const char *path, const sweep_opts *o, const symv_s
 int sweep_stage_record(db *d, const sweep_opts *o, symv_params *space, long nspace, const int *shard_of, int k, int n,
                        const symv_device_info *dev);
 
+/** sweep_put_code: records beside candidate c, which is being settled,
+ *  the identity of the code today's sources make of it (symv_code_id,
+ *  db_put_kernel_code), in the caller's transaction. A point the sources
+ *  cannot name is left without one. Errors: SYMV_DB (not reported). */
+int sweep_put_code(db *d, const db_candidate *c);
+
+/** sweep_stale_codes: how many of routine ro's candidates were settled
+ *  with code other than today's sources make (their recorded
+ *  symv_code_id differs); -1 on a database error (not reported). */
+long sweep_stale_codes(db *d, symv_routine ro);
+
 /** sweep_stage_baselines: sweep_baselines_each at the sweep stage's sizes
  *  ns[0..nsizes) on the ndev workers w; btimes (ndev x 2 x nsizes) as
  *  sweep_baselines_each's times, and wbase[k * nsizes + i] the faster

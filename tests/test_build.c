@@ -939,6 +939,54 @@ static void put_writing_nvcc(const char *path, long lib_bytes)
   cr_assert_eq(chmod(path, 0755), 0);
 }
 
+/* A database that records the rules' kernels as measured with other
+ * kernel sources than this symvtune's: build says so, names the routine and
+ * what to do, and builds; with the codes of today's sources it says
+ * nothing. */
+Test(build, warns_of_rules_timed_with_other_kernel_sources, .timeout = 120)
+{
+  char dbpath[512], out[512], fake[512], logp[512], err[512];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  put_writing_nvcc(in_dir(fake, "nvcc"), 16);
+  /* every candidate the latest DSYMV fits name, with today's code */
+  db *d;
+  cr_assert_eq(db_open(&d, dbpath, 0), 0);
+  db_candidate *l;
+  size_t n;
+  cr_assert_eq(db_list_candidates(d, SYMV_DSYMV, DB_VALID, DB_ANY_FAMILY, &l, &n), 0);
+  for (size_t i = 0; i < n; i++) {
+    char code[17];
+    cr_assert_eq(symv_code_id(&l[i].p, code), 0);
+    cr_assert_eq(db_put_kernel_code(d, l[i].id, code), 0, "%s", db_errmsg(d));
+  }
+  free(l);
+  db_close(d);
+  const char *args[] = {"--db", dbpath, "--out", in_dir(out, "lib"), "--nvcc", fake};
+  int status = fix_build(in_dir(logp, "log"), args, 6);
+  char *log = fix_slurp(logp);
+  cr_assert_eq(status, 0, "%s", log);
+  cr_expect_null(strstr(log, "kernel sources other"), "today's codes, yet:\n%s", log);
+  free(log);
+  /* one rule's candidate measured with other code */
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(dbpath, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, "UPDATE kernel_code SET code = '0123456789abcdef' WHERE candidate_id = "
+                               "(SELECT r.candidate_id FROM fit_rule r JOIN fit f ON f.id = r.fit_id WHERE "
+                               "f.routine = 'dsymv' AND r.candidate_id IS NOT NULL ORDER BY f.id DESC LIMIT 1)",
+                            NULL, NULL, NULL),
+               SQLITE_OK, "%s", sqlite3_errmsg(s));
+  cr_assert_eq(sqlite3_changes(s), 1);
+  sqlite3_close(s);
+  status = fix_build(logp, args, 6);
+  log = fix_slurp(logp);
+  cr_assert_eq(status, 0, "%s", log);
+  cr_expect_not_null(strstr(log, "warning: 1 of the candidates dsymv's rules name were timed with kernel sources "
+                                 "other than this symvtune's"),
+                     "%s", log);
+  cr_expect_not_null(strstr(log, "scripts/forget-routine DB dsymv"), "%s", log);
+  free(log);
+}
+
 /* A build onto a file system that takes no more bytes: the build, compiled
  * on another file system ($TMPDIR) and copied beside DIR, meets a write
  * that fails (a file size limit the library is larger than, SIGXFSZ

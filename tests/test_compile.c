@@ -83,6 +83,34 @@ Test(compile, bad_parameters_and_architecture_are_rejected, .init = setup, .fini
   cr_assert_eq(symv_compile(&p, 1, 0, &c, NULL), SYMV_INVALID_VALUE);
 }
 
+/* symv_code_id names the code a point compiles to: 16 hex digits, the same
+ * for points that differ in MULTIPLICITY only (one kernel), different for
+ * another BLOCK_SIZE, UX, MX, routine or family; bad points are refused. */
+Test(compile, the_code_id_names_the_code_not_the_multiplicity)
+{
+  const symv_params base = {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0, SYMV_SSYMV};
+  char id[17], other[17];
+  cr_assert_eq(symv_code_id(&base, id), 0);
+  cr_assert_eq(strlen(id), 16);
+  cr_assert_eq(strspn(id, "0123456789abcdef"), 16, "%s", id);
+  symv_params p = base;
+  p.multiplicity = 3;
+  cr_assert_eq(symv_code_id(&p, other), 0);
+  cr_expect_str_eq(other, id, "MULTIPLICITY is a launch setting, not code");
+  const symv_params changed[] = {
+      {SYMV_FAMILY_PIPE_DET, 128, 64, 2, 0, SYMV_SSYMV}, {SYMV_FAMILY_PIPE_DET, 256, 32, 2, 0, SYMV_SSYMV},
+      {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 3, SYMV_SSYMV}, {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0, SYMV_DSYMV},
+      {SYMV_FAMILY_PIPE, 256, 64, 2, 0, SYMV_SSYMV}};
+  for (size_t i = 0; i < sizeof changed / sizeof *changed; i++) {
+    cr_assert_eq(symv_code_id(&changed[i], other), 0);
+    cr_expect_str_neq(other, id, "point %zu has the id of another's code", i);
+  }
+  p = base;
+  p.block_size = 100;
+  cr_expect_eq(symv_code_id(&p, other), SYMV_INVALID_VALUE);
+  cr_expect_eq(symv_code_id(&base, NULL), SYMV_INVALID_VALUE);
+}
+
 /* A deterministic pipe family f, for every routine, through NVRTC as the
  * tuner compiles it: the entry point carries the routine and the family
  * (tag, "_pipe_det_b"), sm_80 (the first with cp.async) compiles too, and

@@ -2536,6 +2536,48 @@ Test(db, the_replayed_run_is_the_latest_of_the_same_rule_set)
   close_ok(d);
 }
 
+/* The code a candidate was measured with: 16 hex digits or refused, a
+ * candidate that is not there refused, listed by routine, replaced when
+ * recorded again, gone with its candidate; a database with the table opens
+ * at its version, one without lists none. */
+Test(db, kernel_codes_are_recorded_listed_and_go_with_their_candidate)
+{
+  char p[256];
+  path_of(p, "codes.db");
+  db *d = fresh(p);
+  db_kernel_code *k = NULL;
+  size_t nk = 99;
+  OK(db_list_kernel_codes(d, DB_ANY_ROUTINE, &k, &nk));
+  cr_assert_eq(nk, 0, "no table, no codes");
+  const long long a = valid_point(d, SYMV_FAMILY_LU, 128, 4, 1, 0), b = valid_point(d, SYMV_FAMILY_PANEL, 256, 2, 2, 0);
+  cr_assert_eq(db_put_kernel_code(d, a, "0123456789ABCDEF"), SYMV_INVALID_VALUE, "upper case");
+  cr_assert_eq(db_put_kernel_code(d, a, "0123456789abcde"), SYMV_INVALID_VALUE, "15 digits");
+  cr_assert_eq(db_put_kernel_code(d, a, NULL), SYMV_INVALID_VALUE);
+  cr_assert_eq(db_put_kernel_code(d, b + 100, "0123456789abcdef"), SYMV_NOT_FOUND, "no such candidate");
+  OK(db_put_kernel_code(d, a, "0000000000000001"));
+  OK(db_put_kernel_code(d, b, "0000000000000002"));
+  OK(db_put_kernel_code(d, a, "00000000000000aa"));
+  OK(db_list_kernel_codes(d, SYMV_DSYMV, &k, &nk));
+  cr_assert_eq(nk, 2);
+  cr_expect_eq(k[0].candidate_id, a);
+  cr_expect_str_eq(k[0].code, "00000000000000aa", "recorded again: replaced");
+  cr_expect_eq(k[1].p.family, SYMV_FAMILY_PANEL);
+  cr_expect_eq(k[1].p.block_size, 256);
+  free(k);
+  OK(db_list_kernel_codes(d, SYMV_SSYMV, &k, &nk));
+  cr_expect_eq(nk, 0, "another routine's");
+  free(k);
+  close_ok(d);
+  cr_assert_eq(db_open(&d, p, DB_READONLY), 0, "the table is accepted beside the schema's");
+  close_ok(d);
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(p, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, "PRAGMA foreign_keys = ON; DELETE FROM candidate WHERE family = 'lu'", NULL, NULL, NULL),
+               SQLITE_OK);
+  sqlite3_close(s);
+  cr_expect_eq(raw_int(p, "SELECT count(*) FROM kernel_code"), 1, "a code outlived its candidate");
+}
+
 /* ---- Bench runs (schema version 7) ------------------------------------------ */
 
 /* A plausible bench run of the H100 and its result at n. */

@@ -307,6 +307,10 @@ Test(merge, shards_merged_equal_a_whole_sweep_and_the_merged_database_goes_on_to
     "SELECT count(*) FROM measurement",
     "SELECT count(*) FROM baseline WHERE routine = 'dsymv' AND name IN ('cublas', 'cublas_atomics')",
     "SELECT total(m.median_us * c.block_size + c.ux) FROM measurement m JOIN candidate c ON c.id = m.candidate_id",
+    /* the code each candidate was measured with, kept with it */
+    "SELECT count(*) FROM kernel_code k JOIN candidate c ON c.id = k.candidate_id",
+    "SELECT count(DISTINCT c.family || c.block_size || c.ux || c.mx || k.code) FROM kernel_code k "
+    "JOIN candidate c ON c.id = k.candidate_id",
   };
   for (size_t i = 0; i < sizeof q / sizeof *q; i++)
     cr_assert_eq(test_sql_int(merged, q[i]), test_sql_int(whole, q[i]), "%s", q[i]);

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "compile.h"
 #include "params.h"
 #include "routine.h"
 #include "space.h"
@@ -110,6 +111,38 @@ static long long missing_points(sqlite3 *s, symv_routine r)
                  symv_routine_name(r));
 }
 
+/* Per routine, the candidates that database s records as measured with
+ * kernel sources other than this tree's (table kernel_code against
+ * symv_code_id), as lines of *lacks. A database without the table (swept
+ * before it) records nothing and lacks nothing here. */
+static void stale_codes(sqlite3 *s, char **lacks, size_t *len)
+{
+  if (!sql_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'kernel_code'", NULL)) return;
+  long long stale[SYMV_ROUTINE_COUNT] = {0}, recorded = 0;
+  sqlite3_stmt *st;
+  cr_assert_eq(sqlite3_prepare_v2(s,
+                                  "SELECT c.routine, c.family, c.block_size, c.ux, c.multiplicity, c.mx, k.code "
+                                  "FROM kernel_code k JOIN candidate c ON c.id = k.candidate_id",
+                                  -1, &st, NULL),
+               SQLITE_OK, "%s", sqlite3_errmsg(s));
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    symv_params p = {0};
+    cr_assert_eq(symv_routine_parse((const char *)sqlite3_column_text(st, 0), &p.routine), 0);
+    cr_assert_eq(symv_family_parse((const char *)sqlite3_column_text(st, 1), &p.family), 0);
+    p.block_size = sqlite3_column_int(st, 2), p.ux = sqlite3_column_int(st, 3);
+    p.multiplicity = sqlite3_column_int(st, 4), p.mx = sqlite3_column_int(st, 5);
+    char now[17] = "";
+    if (symv_code_id(&p, now) || strcmp(now, (const char *)sqlite3_column_text(st, 6))) stale[p.routine]++;
+    recorded++;
+  }
+  sqlite3_finalize(st);
+  cr_log_info("%lld candidates with their kernel code recorded", recorded);
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++)
+    if (stale[r])
+      lack(lacks, len, "%s: %lld candidates measured with kernel sources other than this tree's (sweep it again: "
+           "doc/design.md)", symv_routine_name((symv_routine)r), stale[r]);
+}
+
 /* Everything the database at `path` lacks, one line each; NULL if nothing. */
 static char *lacks_of(const char *path)
 {
@@ -138,6 +171,7 @@ static char *lacks_of(const char *path)
       if (!sql_int(s, sql, name)) lack(&lacks, &len, "%s: no dense-stage rows of %s", name, base[b]);
     }
   }
+  stale_codes(s, &lacks, &len);
   sqlite3_close(s);
   for (int i = 0; i < SYMV_ROUTINE_COUNT; i++) {
     const char *name = symv_routine_name(symv_routine_order(i));
@@ -238,6 +272,10 @@ Test(shipped, forget_routine_removes_one_routine_and_keeps_the_others, .timeout 
       cr_expect_str_eq(after, before[i], "%s's rows changed", routines[i]);
   }
   cr_expect_eq(sql_int(s, "SELECT count(*) FROM pragma_foreign_key_check", NULL), 0, "dangling references");
+  cr_expect_eq(sql_int(s, "SELECT count(*) FROM kernel_code k JOIN candidate c ON c.id = k.candidate_id "
+                          "WHERE c.routine IN ('ssymv', 'chemv')", NULL), 0, "codes of the routines removed");
+  cr_expect_eq(sql_int(s, "SELECT count(*) FROM kernel_code WHERE candidate_id NOT IN (SELECT id FROM candidate)",
+                       NULL), 0, "codes without their candidate");
   cr_expect_eq(sql_int(s, "SELECT count(*) FROM device", NULL), 1, "the device row went");
   sqlite3_close(s);
 

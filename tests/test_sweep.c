@@ -263,6 +263,33 @@ Test(dense, adaptive_times_at_most_half_the_grids_calls, .init = fake_setup, .fi
   cr_assert_eq(run_symvtune_all(fout, sizeof fout, (char *[]){"symvtune", "fit", "--db", a, NULL}), 0, "%s", fout);
 }
 
+/* The sweep records beside every candidate it settles the code of its
+ * point (symv_code_id); a later sweep of a database whose candidates were
+ * measured with other sources says so, and how to measure them again. */
+Test(dense, every_settled_candidate_has_its_code_and_other_code_is_named, .init = fake_setup, .fini = fake_teardown,
+     .timeout = 120)
+{
+  char a[128];
+  snprintf(a, sizeof a, "%s/codes.db", fdir);
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--quiet", "--no-dense")), 0, "%s", fout);
+  const long long settled = test_sql_int(a, "SELECT count(*) FROM candidate WHERE status <> 'pending'");
+  cr_assert_gt(settled, 0);
+  cr_expect_eq(test_sql_int(a, "SELECT count(*) FROM kernel_code k JOIN candidate c ON c.id = k.candidate_id"),
+               settled, "a settled candidate without its code");
+  cr_expect_null(strstr(fout, "kernel sources other"), "%s", fout);
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(a, &s), SQLITE_OK);
+  cr_assert_eq(sqlite3_exec(s, "UPDATE kernel_code SET code = '0123456789abcdef' WHERE candidate_id IN "
+                               "(SELECT candidate_id FROM kernel_code LIMIT 2)", NULL, NULL, NULL),
+               SQLITE_OK);
+  sqlite3_close(s);
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--quiet", "--no-dense")), 0, "%s", fout);
+  cr_expect_not_null(strstr(fout, "warning: 2 of dsymv's candidates in this database were measured with kernel "
+                                  "sources other than this symvtune's"),
+                     "%s", fout);
+  cr_expect_not_null(strstr(fout, "scripts/forget-routine DB dsymv"), "%s", fout);
+}
+
 Test(dense, an_adaptive_stage_that_lost_samples_resumes_to_the_same_sizes, .init = fake_setup, .fini = fake_teardown,
      .timeout = 120)
 {
