@@ -43,6 +43,20 @@ int db_run_end(db *d, long long run_id, double compile_s, double measure_s)
   return status;
 }
 
+/* *have = 1 if the table `name` (one outside the schema's versions, made
+ * on first write) is in the database, else 0. Errors: SYMV_DB. */
+static int aux_table_exists(db *d, const char *name, long long *have)
+{
+  static const char what[] = "looking for a table (sqlite_master)";
+  sqlite3_stmt *st;
+  int row, status = db_query(d, &st, what, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                             "t", name);
+  if (status) return status;
+  status = db_next(d, st, what, &row);
+  *have = status == 0 && row ? sqlite3_column_int64(st, 0) : 0;
+  return db_end(d, st, what, status);
+}
+
 /* ---- Shards of a sweep ----------------------------------------------------------- */
 
 #define SHARD_TABLE                                                           \
@@ -109,9 +123,7 @@ int db_list_shards(db *d, symv_routine routine, db_shard **list, size_t *count)
   int status = db_check_routine(d, "db_list_shards", routine, 1);
   if (status) return status;
   long long have = 0;
-  status = db_query_int(d, "looking for the shard table (sqlite_master)",
-                        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'shard'", &have, NULL);
-  if (status || !have) return status;
+  if ((status = aux_table_exists(d, "shard", &have)) || !have) return status;
   static const char what[] = "SELECT FROM shard";
   sqlite3_stmt *st;
   status = db_query(d, &st, what,
@@ -170,9 +182,7 @@ int db_list_kernel_codes(db *d, symv_routine routine, db_kernel_code **list, siz
   int status = db_check_routine(d, "db_list_kernel_codes", routine, 1);
   if (status) return status;
   long long have = 0;
-  status = db_query_int(d, "looking for the kernel_code table (sqlite_master)",
-                        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'kernel_code'", &have, NULL);
-  if (status || !have) return status;
+  if ((status = aux_table_exists(d, "kernel_code", &have)) || !have) return status;
   static const char what[] = "SELECT FROM kernel_code";
   sqlite3_stmt *st;
   status = db_query(d, &st, what,
