@@ -20,6 +20,17 @@
 
 /* ---- Candidates --------------------------------------------------------------- */
 
+int db_col_params(db *d, sqlite3_stmt *st, int i, const char *who, symv_params *p)
+{
+  int rc = db_col_routine(d, st, i, who, &p->routine);
+  if (rc == 0) rc = db_col_family(d, st, i + 1, who, &p->family);
+  if (rc == 0) rc = db_col_int(d, st, i + 2, 0, SYMV_BLOCK_SIZE_MAX, who, "BLOCK_SIZE", &p->block_size);
+  if (rc == 0) rc = db_col_int(d, st, i + 3, 0, SYMV_UX_MAX, who, "UX", &p->ux);
+  if (rc == 0) rc = db_col_int(d, st, i + 4, 0, SYMV_MULTIPLICITY_MAX, who, "MULTIPLICITY", &p->multiplicity);
+  if (rc == 0) rc = db_col_int(d, st, i + 5, 0, SYMV_MX_COUNT - 1, who, "MX", &p->mx);
+  return rc;
+}
+
 /* Read a row of CANDIDATE_COLUMNS into *c. */
 int db_read_candidate(db *d, sqlite3_stmt *st, const char *what,
                    db_candidate *c)
@@ -29,17 +40,10 @@ int db_read_candidate(db *d, sqlite3_stmt *st, const char *what,
   c->id = sqlite3_column_int64(st, 0);
   char who[48];
   snprintf(who, sizeof who, "candidate %lld", c->id);
-  symv_params *p = &c->p;
-  int rc = db_col_routine(d, st, 1, who, &p->routine);
-  if (rc == 0) rc = db_col_family(d, st, 2, who, &p->family);
+  int rc = db_col_params(d, st, 1, who, &c->p);
   if (rc == 0) rc = db_col_text(d, st, 7, status, sizeof status, what);
   if (rc == 0) rc = db_col_text(d, st, 8, reason, sizeof reason, what);
   if (rc == 0) rc = db_col_text(d, st, 9, c->detail, sizeof c->detail, what);
-  if (rc) return rc;
-  rc = db_col_int(d, st, 3, 0, SYMV_BLOCK_SIZE_MAX, who, "BLOCK_SIZE", &p->block_size);
-  if (rc == 0) rc = db_col_int(d, st, 4, 0, SYMV_UX_MAX, who, "UX", &p->ux);
-  if (rc == 0) rc = db_col_int(d, st, 5, 0, SYMV_MULTIPLICITY_MAX, who, "MULTIPLICITY", &p->multiplicity);
-  if (rc == 0) rc = db_col_int(d, st, 6, 0, SYMV_MX_COUNT - 1, who, "MX", &p->mx);
   if (rc == 0) rc = db_col_int(d, st, 11, 0, DB_REGS_MAX, who, "regs_per_thread", &c->regs_per_thread);
   if (rc == 0) rc = db_col_int(d, st, 12, 0, INT_MAX, who, "attempts", &c->attempts);
   if (rc) return rc;

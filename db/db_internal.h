@@ -98,6 +98,10 @@ int db_migrate(db *d);
 #define CANDIDATE_NCOLUMNS 13  /* columns in CANDIDATE_COLUMNS */
 
 int db_read_candidate(db *d, sqlite3_stmt *st, const char *what, db_candidate *c);
+/* The point in columns i..i+5 of a row (routine, family, block_size, ux,
+ * multiplicity, mx, as CANDIDATE_COLUMNS has them after the id) into *p,
+ * each within its limit; errors as db_col_int (`who` names the row). */
+int db_col_params(db *d, sqlite3_stmt *st, int i, const char *who, symv_params *p);
 
 /* ---- Kernels (fit.c) ------------------------------------------------------ */
 

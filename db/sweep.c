@@ -10,10 +10,8 @@
 #include <sqlite3.h>
 #include <string.h>
 
-#include "params.h"
 #include "routine.h"
 #include "symv_error.h"
-#include "../kernels/symv_mx.h"
 
 /* ---- Sweep runs ----------------------------------------------------------------- */
 
@@ -162,12 +160,7 @@ static int kernel_code_row(db *d, sqlite3_stmt *st, const char *what, void *elem
   db_kernel_code *k = elem;
   static const char who[] = "a kernel_code row";
   k->candidate_id = sqlite3_column_int64(st, 0);
-  int status = db_col_routine(d, st, 1, who, &k->p.routine);
-  if (status == 0) status = db_col_family(d, st, 2, who, &k->p.family);
-  if (status == 0) status = db_col_int(d, st, 3, 0, SYMV_BLOCK_SIZE_MAX, who, "BLOCK_SIZE", &k->p.block_size);
-  if (status == 0) status = db_col_int(d, st, 4, 0, SYMV_UX_MAX, who, "UX", &k->p.ux);
-  if (status == 0) status = db_col_int(d, st, 5, 0, SYMV_MULTIPLICITY_MAX, who, "MULTIPLICITY", &k->p.multiplicity);
-  if (status == 0) status = db_col_int(d, st, 6, 0, SYMV_MX_COUNT - 1, who, "MX", &k->p.mx);
+  int status = db_col_params(d, st, 1, who, &k->p);
   if (status == 0) status = db_col_text(d, st, 7, k->code, sizeof k->code, what);
   if (status == 0 && !code_ok(k->code))
     status = db_fail(d, SYMV_DB_CORRUPT, "%s: candidate %lld's code '%s' is not 16 hex digits (a damaged or "
