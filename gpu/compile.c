@@ -182,14 +182,14 @@ static void code_hash_file(const char *name, unsigned char *seen, uint64_t *h)
   const char *text = symv_sources[k].text;
   *h = fnv1a(*h, name, strlen(name) + 1);
   *h = fnv1a(*h, text, strlen(text) + 1);
-  for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+  for (const char *line = text, *eol; line && *line; line = eol ? eol + 1 : NULL) {
+    eol = strchr(line, '\n');
     const char *q = line + strspn(line, " \t");
     if (*q != '#') continue;
     q += 1 + strspn(q + 1, " \t");
     if (strncmp(q, "include", 7)) continue;
     q += 7 + strspn(q + 7, " \t");
     const char *end = *q == '"' ? strchr(q + 1, '"') : NULL;
-    const char *eol = strchr(q, '\n');
     if (!end || (eol && end > eol) || end - q - 1 >= 128) continue;
     char inc[128];
     memcpy(inc, q + 1, (size_t)(end - q - 1));
@@ -225,6 +225,12 @@ int symv_code_id(const symv_params *p, char out[17])
   h = fnv1a(h, defines, strlen(defines) + 1);
   snprintf(out, 17, "%016llx", (unsigned long long)h);
   return 0;
+}
+
+int symv_code_current(const symv_params *p, const char *code)
+{
+  char now[17];
+  return code && symv_code_id(p, now) == 0 && strcmp(now, code) == 0;
 }
 
 int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *out, char **log)

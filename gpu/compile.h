@@ -56,6 +56,11 @@ void symv_cubin_free(symv_cubin *c);
  *  family, out NULL). */
 int symv_code_id(const symv_params *p, char out[17]);
 
+/** symv_code_current: 1 if `code` (as a database records it) is
+ *  symv_code_id of p, the code today's sources make of the point; 0 if it
+ *  differs or p cannot be named. */
+int symv_code_current(const symv_params *p, const char *code);
+
 /** symv_compile_defines: the preprocessor definitions that select the code
  *  of `p` ("-DBLOCK_SIZE=128 -DUX=16 -DMX=0 -DSYMV_KERNEL_NAME=... "), as
  *  given to NVRTC, and to nvcc when building the library; and in *source the

@@ -283,8 +283,7 @@ int libgen_plan_read(const char *path, const char *arch_opt, libgen_plan *pl, ch
       snprintf(err, errlen, "the kernels' codes: %s: %s", symv_strerror(rc), db_errmsg(d));
     for (int c = 0; !rc && c < pl->ncands; c++) {
       const db_kernel_code *k = db_kernel_code_find(codes, ncodes, pl->cands[c].id);
-      char now[17];
-      if (k && (symv_code_id(&pl->cands[c].p, now) || strcmp(now, k->code))) pl->stale[pl->cands[c].p.routine]++;
+      if (k && !symv_code_current(&pl->cands[c].p, k->code)) pl->stale[pl->cands[c].p.routine]++;
     }
     free(codes);
   }

@@ -145,10 +145,7 @@ long sweep_stale_codes(db *d, symv_routine ro)
   size_t nk;
   if (db_list_kernel_codes(d, ro, &k, &nk)) return -1;
   long stale = 0;
-  for (size_t i = 0; i < nk; i++) {
-    char now[17];
-    if (symv_code_id(&k[i].p, now) || strcmp(now, k[i].code)) stale++;
-  }
+  for (size_t i = 0; i < nk; i++) stale += !symv_code_current(&k[i].p, k[i].code);
   free(k);
   return stale;
 }
