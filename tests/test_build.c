@@ -543,13 +543,7 @@ Test(build, a_failed_compilation_leaves_no_library)
 }
 
 /* Writes text to path (replacing it); asserts it worked. */
-static void put(const char *path, const char *text)
-{
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-  fputs(text, f);
-  cr_assert_eq(fclose(f), 0);
-}
+static void put(const char *path, const char *text) { test_put_file(path, text, 0); }
 
 /* Number of entries of folder p whose name starts with prefix. */
 static int count_entries(const char *p, const char *prefix)
@@ -968,15 +962,10 @@ Test(build, warns_of_rules_timed_with_other_kernel_sources, .timeout = 120)
   cr_expect_null(strstr(log, "kernel sources other"), "today's codes, yet:\n%s", log);
   free(log);
   /* one rule's candidate measured with other code */
-  sqlite3 *s;
-  cr_assert_eq(sqlite3_open(dbpath, &s), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(s, "UPDATE kernel_code SET code = '0123456789abcdef' WHERE candidate_id = "
-                               "(SELECT r.candidate_id FROM fit_rule r JOIN fit f ON f.id = r.fit_id WHERE "
-                               "f.routine = 'dsymv' AND r.candidate_id IS NOT NULL ORDER BY f.id DESC LIMIT 1)",
-                            NULL, NULL, NULL),
-               SQLITE_OK, "%s", sqlite3_errmsg(s));
-  cr_assert_eq(sqlite3_changes(s), 1);
-  sqlite3_close(s);
+  test_sql_exec(dbpath, "UPDATE kernel_code SET code = '0123456789abcdef' WHERE candidate_id = "
+                        "(SELECT r.candidate_id FROM fit_rule r JOIN fit f ON f.id = r.fit_id WHERE "
+                        "f.routine = 'dsymv' AND r.candidate_id IS NOT NULL ORDER BY f.id DESC LIMIT 1)");
+  cr_assert_eq(test_sql_int(dbpath, "SELECT count(*) FROM kernel_code WHERE code = '0123456789abcdef'"), 1);
   status = fix_build(logp, args, 6);
   log = fix_slurp(logp);
   cr_assert_eq(status, 0, "%s", log);

@@ -2570,11 +2570,7 @@ Test(db, kernel_codes_are_recorded_listed_and_go_with_their_candidate)
   close_ok(d);
   cr_assert_eq(db_open(&d, p, DB_READONLY), 0, "the table is accepted beside the schema's");
   close_ok(d);
-  sqlite3 *s;
-  cr_assert_eq(sqlite3_open(p, &s), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(s, "PRAGMA foreign_keys = ON; DELETE FROM candidate WHERE family = 'lu'", NULL, NULL, NULL),
-               SQLITE_OK);
-  sqlite3_close(s);
+  raw_exec(p, "PRAGMA foreign_keys = ON; DELETE FROM candidate WHERE family = 'lu'");
   cr_expect_eq(raw_int(p, "SELECT count(*) FROM kernel_code"), 1, "a code outlived its candidate");
 }
 

@@ -890,11 +890,7 @@ Test(merge, an_incomplete_set_is_checked_against_its_rebuilt_space, .init = setu
 static void put_script(char *path, const char *name, const char *text)
 {
   snprintf(path, 4200, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f, "%s", path);
-  fputs(text, f);
-  cr_assert_eq(fclose(f), 0);
-  cr_assert_eq(chmod(path, 0755), 0);
+  test_put_file(path, text, 1);
 }
 
 /* A stand-in for sbatch and symvtune alike: each call appends its name and

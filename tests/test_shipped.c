@@ -293,11 +293,7 @@ static void put_exec(const char *dir, const char *name, const char *text)
 {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f, "%s", path);
-  fputs(text, f);
-  cr_assert_eq(fclose(f), 0);
-  cr_assert_eq(chmod(path, 0755), 0);
+  test_put_file(path, text, 1);
 }
 
 /* scripts/gpu-ship with stand-ins for the bundle's symvtune and for

@@ -277,12 +277,8 @@ Test(dense, every_settled_candidate_has_its_code_and_other_code_is_named, .init 
   cr_expect_eq(test_sql_int(a, "SELECT count(*) FROM kernel_code k JOIN candidate c ON c.id = k.candidate_id"),
                settled, "a settled candidate without its code");
   cr_expect_null(strstr(fout, "kernel sources other"), "%s", fout);
-  sqlite3 *s;
-  cr_assert_eq(sqlite3_open(a, &s), SQLITE_OK);
-  cr_assert_eq(sqlite3_exec(s, "UPDATE kernel_code SET code = '0123456789abcdef' WHERE candidate_id IN "
-                               "(SELECT candidate_id FROM kernel_code LIMIT 2)", NULL, NULL, NULL),
-               SQLITE_OK);
-  sqlite3_close(s);
+  test_sql_exec(a, "UPDATE kernel_code SET code = '0123456789abcdef' WHERE candidate_id IN "
+                  "(SELECT candidate_id FROM kernel_code LIMIT 2)");
   cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--quiet", "--no-dense")), 0, "%s", fout);
   cr_expect_not_null(strstr(fout, "warning: 2 of dsymv's candidates in this database were measured with kernel "
                                   "sources other than this symvtune's"),

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "test_util.h"
@@ -145,6 +146,15 @@ uint64_t test_fresh_seed(void)
   const char *env = getenv("SYMV_TEST_SEED");
   if (env && *env) return strtoull(env, NULL, 10);
   return (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
+}
+
+void test_put_file(const char *path, const char *text, int executable)
+{
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+  fputs(text, f);
+  cr_assert_eq(fclose(f), 0, "%s", path);
+  if (executable) cr_assert_eq(chmod(path, 0755), 0, "chmod %s: %s", path, strerror(errno));
 }
 
 unsigned char *test_slurp(const char *path, long *len)

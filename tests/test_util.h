@@ -58,6 +58,11 @@ int test_sh(const char *cmd, const char *log, char **text);
  *  *len bytes; free() it); NULL if it cannot be read. */
 unsigned char *test_slurp(const char *path, long *len);
 
+/** test_put_file: writes `text` to the file at path (replacing it), mode
+ *  0755 if executable (a stand-in script), else as created; fails the
+ *  test if it cannot. */
+void test_put_file(const char *path, const char *text, int executable);
+
 /** test_run_in_process: runs a command's entry run(argc, argv) (argv[0]
  *  the command's name, argv[argc] NULL) in this process, its standard
  *  output and standard error sent to files in dir and read back into *out
