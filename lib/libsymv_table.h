@@ -16,18 +16,22 @@
 #ifndef SYMV_LIBSYMV_TABLE_H
 #define SYMV_LIBSYMV_TABLE_H
 
+#include <stddef.h>
 #include "params.h"
 
 /* Kernel of a rule that is not a candidate (kernel >= 0 indexes the candidates). */
 #define SYMV_RULE_CUBLAS (-1)         /* the routine's cuBLAS function, atomics not allowed */
 #define SYMV_RULE_CUBLAS_ATOMICS (-2) /* the routine's cuBLAS function, atomics allowed */
 
-/** One candidate the library can run. Several candidates may share one
- *  kernel (they differ in MULTIPLICITY only). */
+/** One candidate the library can run: the CUBIN NVRTC made of its kernel
+ *  with the tuner's options (libgen/cubin.h), loaded as a library of its
+ *  own on each device (symv_kernel_load). Several candidates may share one
+ *  CUBIN (they differ in MULTIPLICITY only). */
 typedef struct {
-  symv_params p;    /* family, BLOCK_SIZE, UX, MULTIPLICITY, MX and routine as measured */
-  const char *name; /* entry point, symv_kernel_name(&p) */
-  const void *stub; /* the kernel's host stub, compiled in by nvcc */
+  symv_params p;              /* family, BLOCK_SIZE, UX, MULTIPLICITY, MX and routine as measured */
+  const char *name;           /* entry point, symv_kernel_name(&p) */
+  const unsigned char *cubin; /* the kernel's code for symv_table_device.arch */
+  size_t cubin_size;          /* bytes */
 } symv_table_candidate;
 
 /** One rule: n_start <= n <= n_end runs `kernel`. */
@@ -43,7 +47,7 @@ typedef struct {
   int cc_major;         /* its compute capability */
   int cc_minor;
   int sm_count;         /* its streaming multiprocessors */
-  const char *arch;     /* architecture the kernels were compiled for, "sm_90" */
+  const char *arch;     /* architecture of the kernels' CUBINs, "sm_90" */
 } symv_table_info;
 
 /** Where a routine's rules are, and the fits they come from: the rules of

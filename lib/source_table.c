@@ -2,12 +2,14 @@
 /*
  * source_table.c - the rules compiled into the library (source.h): the
  * table of symv_table.c that `symvtune build` writes from a fit's rules,
- * for the GPU they were tuned on, and the kernels nvcc compiled into the
- * library. A device of another name, compute capability or SM count goes
- * to cuBLAS; on the tuned GPU every candidate is prepared on the device's
- * first call, and one that cannot run there sends its sizes to cuBLAS.
+ * for the GPU they were tuned on, with the CUBINs NVRTC made of their
+ * kernels as the tuner did. A device of another name, compute capability or
+ * SM count goes to cuBLAS; on the tuned GPU every candidate is loaded on the
+ * device's first call, and one that cannot run there sends its sizes to
+ * cuBLAS.
  */
 #include <cuda_runtime_api.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "source.h"
@@ -34,7 +36,9 @@ static int device_is_tuned(const symv_device_info *d)
 }
 
 /* Device dev, of properties *d, on its first call: is it the tuned GPU;
- * prepare every candidate there. */
+ * load every candidate's CUBIN there, each as a library of its own (so
+ * candidates that share a CUBIN get shared-memory carveouts of their own),
+ * sized and checked for its MULTIPLICITY by symv_kernel_load. */
 static int table_setup(int dev, const symv_device_info *d, libsymv_device *e)
 {
   const symv_table_info *t = &symv_table_device;
@@ -45,66 +49,19 @@ static int table_setup(int dev, const symv_device_info *d, libsymv_device *e)
                    t->sm_count);
     return LIBSYMV_WHY_UNMATCHED;
   }
-  int nc = symv_table_ncandidates;
-  int *floor_pct = calloc(nc > 0 ? (size_t)nc : 1, sizeof *floor_pct);
-  if (!floor_pct || libsymv_device_alloc(e, nc)) {
-    free(floor_pct);
-    return LIBSYMV_WHY_NO_MEMORY;
-  }
-  /* candidates sharing a kernel differ in MULTIPLICITY, and the kernel has
-   * one shared-memory carveout: each is prepared in the largest carveout any
-   * of them needs (a few passes: a larger carveout can need a larger one
-   * still for another M) */
-  for (int pass = 0, again = 1; again && pass < 4; pass++) {
-    again = 0;
-    for (int i = 0; i < nc; i++) {
-      const symv_table_candidate *c = &symv_table_candidates[i];
-      char why[512] = "", label[64];
-      if (pass > 0 && !e->ok[i]) continue;
-      int rc = symv_kernel_prepare(&c->p, c->stub, d, floor_pct[i], &e->k[i], why, sizeof why);
-      e->ok[i] = rc == 0;
-      if (rc) {
-        symv_params_format(&c->p, label, sizeof label);
-        libsymv_notice("kernel %s (%s) cannot run on device %d: %s: %s; its sizes go to cuBLAS", c->name, label,
-                       dev, symv_strerror(rc), why);
-      }
-    }
-    for (int i = 0; i < nc; i++)
-      for (int j = 0; e->ok[i] && j < nc; j++)
-        if (e->ok[j] && symv_table_candidates[j].stub == symv_table_candidates[i].stub &&
-            e->k[j].carveout_pct > e->k[i].carveout_pct && e->k[j].carveout_pct > floor_pct[i])
-          floor_pct[i] = e->k[j].carveout_pct, again = 1;
-  }
-  free(floor_pct);
-  /* ... and its dynamic shared memory limit must admit the largest of them */
+  const int nc = symv_table_ncandidates;
+  if (libsymv_device_alloc(e, nc)) return LIBSYMV_WHY_NO_MEMORY;
   for (int i = 0; i < nc; i++) {
-    if (!e->ok[i]) continue;
-    size_t most = e->k[i].dyn_smem;
-    for (int j = 0; j < nc; j++)
-      if (e->ok[j] && symv_table_candidates[j].stub == symv_table_candidates[i].stub && e->k[j].dyn_smem > most)
-        most = e->k[j].dyn_smem;
-    if (most != e->k[i].dyn_smem &&
-        cudaFuncSetAttribute(symv_table_candidates[i].stub, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)most) != cudaSuccess) {
-      cudaGetLastError();
-      libsymv_notice("kernel %s: cannot raise its shared memory limit to %zu bytes on device %d; its sizes go to "
-                     "cuBLAS", symv_table_candidates[i].name, most, dev);
-      e->ok[i] = 0;
-    }
-  }
-  /* with every attribute settled, each candidate still gets its MULTIPLICITY */
-  for (int i = 0; i < nc; i++) {
-    int occ = 0;
-    if (!e->ok[i]) continue;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, symv_table_candidates[i].stub,
-                                                      symv_table_candidates[i].p.block_size,
-                                                      e->k[i].dyn_smem) != cudaSuccess)
-      cudaGetLastError();
-    if (occ != symv_table_candidates[i].p.multiplicity) {
-      libsymv_notice("kernel %s: %d blocks per SM instead of its MULTIPLICITY %d on device %d (kernels sharing code "
-                     "need different shared-memory carveouts); its sizes go to cuBLAS",
-                     symv_table_candidates[i].name, occ, symv_table_candidates[i].p.multiplicity, dev);
-      e->ok[i] = 0;
+    const symv_table_candidate *c = &symv_table_candidates[i];
+    symv_cubin code = {.data = (void *)c->cubin, .size = c->cubin_size};
+    char why[512] = "", label[64];
+    snprintf(code.name, sizeof code.name, "%s", c->name);
+    int rc = symv_kernel_load(&c->p, &code, d, &e->k[i], why, sizeof why);
+    e->ok[i] = rc == 0;
+    if (rc) {
+      symv_params_format(&c->p, label, sizeof label);
+      libsymv_notice("kernel %s (%s) cannot run on device %d: %s: %s; its sizes go to cuBLAS", c->name, label, dev,
+                     symv_strerror(rc), why);
     }
   }
   return LIBSYMV_WHY_NONE; /* k and ok are complete */
@@ -160,9 +117,14 @@ static void table_info(symvInfo *info, int dev)
   info->device_matched = matched;
 }
 
-/* The kernels compiled in are the library's own, and the table is static:
- * nothing to free beyond what the runtime frees. */
-static void table_release(int dev, libsymv_device *e) { (void)dev, (void)e; }
+/* The candidates loaded on device dev were libraries of their own; the
+ * table itself is static. */
+static void table_release(int dev, libsymv_device *e)
+{
+  (void)dev;
+  for (int i = 0; e->k && e->ok && i < symv_table_ncandidates; i++)
+    if (e->ok[i]) symv_kernel_unload(&e->k[i]);
+}
 static void table_close(void) {}
 
 /* The source this library links (source.h). */

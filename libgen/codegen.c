@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * codegen.c - writes the generated library's sources: the kernel units, the
- * dispatch table, the embedded kernels and runtime (codegen.h).
+ * CUBINs, the dispatch table, the embedded kernels and runtime (codegen.h).
  */
 #define _GNU_SOURCE /* strndup */
 #include <limits.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 #include "config.h"
 #include "codegen.h"
+#include "compile.h"
 #include "lib_sources.h"
 #include "libsymv_table.h"
 #include "text.h"
@@ -21,12 +22,15 @@ static const char *const family_enum[SYMV_FAMILY_COUNT] = {"SYMV_FAMILY_ATOMIC",
                                                            "SYMV_FAMILY_PANEL", "SYMV_FAMILY_PIPE",
                                                            "SYMV_FAMILY_PIPE_DET", "SYMV_FAMILY_PIPE_FX"};
 
-/* src/NAME.cu for each kernel. */
+/* src/NAME.c for each kernel: its CUBIN as a byte array. */
 int libgen_write_kernel_units(const libgen_plan *pl, const char *dir, const char *cmd)
 {
   char path[PATH_MAX + 128];
+  const int nvrtc = symv_nvrtc_version();
   for (int k = 0; k < pl->nkernels; k++) {
     const libgen_kernel *bk = &pl->kernels[k];
+    const unsigned char *code = bk->cubin.data;
+    if (!code || bk->cubin.size == 0) return -1; /* libgen_compile_kernels did not run */
     libgen_sbuf b = {0};
     libgen_sb_printf(&b, "/* " LIBGEN_GENERATED "%s */\n/* " LIBGEN_SPDX " */\n", cmd);
     libgen_sb_printf(&b, "/* Kernel %s of candidates", bk->name);
@@ -36,12 +40,16 @@ int libgen_write_kernel_units(const libgen_plan *pl, const char *dir, const char
         symv_params_format(&pl->cands[c].p, label, sizeof label);
         libgen_sb_printf(&b, " %s (id %lld)", label, pl->cands[c].id);
       }
-    libgen_sb_printf(&b, ",\n * compiled with the flags the tuner gave NVRTC (symv_compile_defines):\n *   %s", bk->defines);
-    if (bk->maxreg > 0)
-      libgen_sb_printf(&b, "\n * and -maxrregcount=%d, the registers per thread of the tuner's build", bk->maxreg);
-    libgen_sb_printf(&b, " */\n");
-    libgen_sb_printf(&b, "#include \"%s\"\n", bk->source);
-    snprintf(path, sizeof path, "%s/src/%s.cu", dir, bk->name);
+    libgen_sb_printf(&b, ":\n * the CUBIN NVRTC %d.%d made of src/kernels/%s for %s with the tuner's options\n"
+                         " * (symv_compile), of the flags\n *   %s\n",
+                     nvrtc / 1000, nvrtc % 1000 / 10, bk->source, pl->arch, bk->defines);
+    if (bk->cubin_regs > 0) libgen_sb_printf(&b, " * %d registers per thread", bk->cubin_regs);
+    else libgen_sb_printf(&b, " * registers per thread not read");
+    if (bk->regs > 0) libgen_sb_printf(&b, "; the tuner's build used %d", bk->regs);
+    libgen_sb_printf(&b, " */\nconst unsigned char symv_cubin_%s[%zu] = {", bk->name, bk->cubin.size);
+    for (size_t i = 0; i < bk->cubin.size; i++) libgen_sb_printf(&b, "%s%u,", i % 24 ? "" : "\n  ", code[i]);
+    libgen_sb_printf(&b, "\n};\n");
+    snprintf(path, sizeof path, "%s/src/%s.c", dir, bk->name);
     int rc = b.failed ? -1 : libgen_write_text(path, b.s);
     free(b.s);
     if (rc) return -1;
@@ -74,18 +82,20 @@ int libgen_write_table(const libgen_plan *pl, const char *dir, const char *cmd)
   }
   libgen_sb_printf(&b, " */\n");
   libgen_sb_printf(&b, "#include \"libsymv_table.h\"\n\n");
-  libgen_sb_printf(&b, "/* The kernels' host stubs (compiled in by nvcc from src/NAME.cu); only their addresses are\n"
-                " * taken here, so their parameters need not be spelled out. */\n");
-  for (int k = 0; k < pl->nkernels; k++) libgen_sb_printf(&b, "void %s(void);\n", pl->kernels[k].name);
+  libgen_sb_printf(&b, "/* The kernels' CUBINs (src/NAME.c). */\n");
+  for (int k = 0; k < pl->nkernels; k++)
+    libgen_sb_printf(&b, "extern const unsigned char symv_cubin_%s[%zu];\n", pl->kernels[k].name,
+                     pl->kernels[k].cubin.size);
   libgen_sb_printf(&b, "\nconst symv_table_candidate symv_table_candidates[] = {\n");
   for (int c = 0; c < pl->ncands; c++) {
     const libgen_cand *bc = &pl->cands[c];
     const char *name = pl->kernels[bc->kernel].name;
-    libgen_sb_printf(&b, "  {{%s, %d, %d, %d, %d, (symv_routine)%d}, \"%s\", (const void *)%s}, /* %d: candidate id %lld */\n",
+    libgen_sb_printf(&b, "  {{%s, %d, %d, %d, %d, (symv_routine)%d}, \"%s\", symv_cubin_%s, sizeof symv_cubin_%s}, "
+                         "/* %d: candidate id %lld */\n",
               family_enum[bc->p.family], bc->p.block_size, bc->p.ux, bc->p.multiplicity, bc->p.mx, (int)bc->p.routine,
-              name, name, c, bc->id);
+              name, name, name, c, bc->id);
   }
-  if (pl->ncands == 0) libgen_sb_printf(&b, "  {{SYMV_FAMILY_ATOMIC, 32, 1, 1, 0}, \"\", 0}, /* unused: no candidate */\n");
+  if (pl->ncands == 0) libgen_sb_printf(&b, "  {{SYMV_FAMILY_ATOMIC, 32, 1, 1, 0}, \"\", 0, 0}, /* unused: no candidate */\n");
   libgen_sb_printf(&b, "};\nconst int symv_table_ncandidates = %d;\n\n", pl->ncands);
   libgen_sb_printf(&b, "const symv_table_rule symv_table_rules[] = {\n");
   int first[2][SYMV_ROUTINE_COUNT] = {{0}}, total = 0;

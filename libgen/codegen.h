@@ -7,7 +7,7 @@
  *   DIR/src/kernels/FILE   the kernel sources embedded in symvtune
  *                          (gpu/kernel_sources.h)
  *   DIR/src/runtime/FILE   the runtime embedded in symvtune (lib/lib_sources.h)
- *   DIR/src/NAME.cu        one per kernel of the plan
+ *   DIR/src/NAME.c         one per kernel of the plan: its CUBIN (cubin.h)
  *   DIR/src/symv_table.c   the dispatch table (lib/libsymv_table.h)
  *   DIR/src/symv_identity.c  the library's identity (lib/identity.h)
  *   DIR/src/kernel_sources.c  the kernel sources as C, for a --wisdom library
@@ -27,14 +27,16 @@
 #include "kernel_sources.h"
 #include "plan.h"
 
-/* libgen_write_kernel_units: DIR/src/NAME.cu for each kernel of pl: a
- * comment naming its candidates (and database ids), its -D flags
- * (symv_compile_defines) and -maxrregcount if known, then #include of the
- * family's source. */
+/* libgen_write_kernel_units: DIR/src/NAME.c for each kernel of pl: a
+ * comment naming its candidates (and database ids), the NVRTC version, its
+ * -D flags (symv_compile_defines) and its registers per thread, then its
+ * CUBIN (pl->kernels[k].cubin, which libgen_compile_kernels filled) as
+ * const unsigned char symv_cubin_NAME[SIZE]. -1 with nothing printed if a
+ * kernel has no CUBIN. */
 int libgen_write_kernel_units(const libgen_plan *pl, const char *dir, const char *cmd);
 
 /* libgen_write_table: DIR/src/symv_table.c, the definitions
- * lib/libsymv_table.h declares: the candidates (kernel name and host stub),
+ * lib/libsymv_table.h declares: the candidates (kernel name and CUBIN),
  * the rules of every routine, 'any' then deterministic, each routine's
  * slice of them and its fit, the tuned device and the wisdom folder. With
  * pl->wisdom: no rules and no candidates. */

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include "generate.h"
 #include "codegen.h"
+#include "compile.h"
+#include "cubin.h"
 #include "lib_sources.h"
 #include "makefile.h"
 #include "nvcc.h"
@@ -49,18 +51,15 @@ static int read_plan(const libgen_request *rq, libgen_plan *pl)
               "(scripts/forget-routine DB %s, then sweep and fit; doc/design.md)\n",
               pl->stale[r], symv_routine_name((symv_routine)r), symv_routine_name((symv_routine)r),
               symv_routine_name((symv_routine)r));
-  /* The runtime launches with programmatic dependent launch on compute
-   * capability 9.0 and later (the GPU it finds), so the kernels must be
-   * code of that GPU: sm_XY of the tuned device, or its sm_XYa / sm_XYf. */
+  /* The library loads the CUBINs NVRTC makes as the sweep did, for sm_XY
+   * of the tuned GPU (symv_compile): the code whose times the rules hold. */
   const char *arch = rq->arch;
   char native[16];
   snprintf(native, sizeof native, "sm_%d%d", pl->dev.cc_major, pl->dev.cc_minor);
-  size_t nl = strlen(native);
-  if (arch && (strncmp(arch, native, nl) || (arch[nl] && (arch[nl + 1] || !strchr("af", arch[nl]))))) {
-    fprintf(stderr, "symvtune build: --arch %s is not the architecture of the GPU %s was tuned on (%s, compute "
-                    "capability %d.%d: %s, %sa or %sf); the kernels and their launch are those of that GPU: "
-                    "refusing to build\n", arch, rq->dbpath, pl->dev.name, pl->dev.cc_major, pl->dev.cc_minor, native,
-            native, native);
+  if (arch && strcmp(arch, native)) {
+    fprintf(stderr, "symvtune build: --arch %s is not the architecture the sweep compiled %s's kernels for (%s, "
+                    "compute capability %d.%d: %s); the library runs the code the sweep timed: refusing to build\n",
+            arch, rq->dbpath, pl->dev.name, pl->dev.cc_major, pl->dev.cc_minor, native);
     return LIBGEN_REFUSED;
   }
   return LIBGEN_OK;
@@ -122,6 +121,24 @@ static int write_tree(const libgen_request *rq, const libgen_plan *pl, const cha
   return 0;
 }
 
+/* A warning for each kernel whose code, as this NVRTC made it, uses other
+ * registers per thread than the database records of the tuner's build: it
+ * is not the code the sweep timed (other kernel sources, which a database
+ * without kernel codes cannot tell otherwise, or another NVRTC). */
+static void warn_registers(const libgen_plan *pl)
+{
+  for (int k = 0; k < pl->nkernels; k++) {
+    const libgen_kernel *bk = &pl->kernels[k];
+    if (bk->regs > 0 && bk->cubin_regs > 0 && bk->regs != bk->cubin_regs)
+      fprintf(stderr,
+              "symvtune build: warning: kernel %s: NVRTC %d.%d here gives it %d registers per thread, the tuner's "
+              "build had %d: it is not the code the sweep timed (the kernel sources or NVRTC changed since); sweep %s "
+              "again with this symvtune (scripts/forget-routine DB %s, then sweep and fit)\n",
+              bk->name, symv_nvrtc_version() / 1000, symv_nvrtc_version() % 1000 / 10, bk->cubin_regs, bk->regs,
+              symv_routine_name(bk->p.routine), symv_routine_name(bk->p.routine));
+  }
+}
+
 /* What is about to be compiled, to stdout. */
 static void print_summary(const libgen_request *rq, const libgen_plan *pl, const char *nvcc, const char *work)
 {
@@ -139,8 +156,9 @@ static void print_summary(const libgen_request *rq, const libgen_plan *pl, const
   if (pl->wisdom)
     printf(" kernels compiled at run time by NVRTC\n");
   else
-    printf(" %d candidates in %d kernels, for %s (%s, %d SMs)\n", pl->ncands, pl->nkernels,
-           symv_escape(pl->dev.name, devname, sizeof devname), pl->arch, pl->dev.sm_count);
+    printf(" %d candidates in %d kernels, for %s (%s, %d SMs): the kernels' CUBINs from NVRTC %d.%d, as the sweep "
+           "made them\n", pl->ncands, pl->nkernels, symv_escape(pl->dev.name, devname, sizeof devname), pl->arch,
+           pl->dev.sm_count, symv_nvrtc_version() / 1000, symv_nvrtc_version() % 1000 / 10);
   printf("compiling with %s, %d jobs, in %s\n", nvcc, rq->jobs, work);
   fflush(stdout);
 }
@@ -164,12 +182,19 @@ int libgen_generate(const libgen_request *rq)
     libgen_plan_free(&pl);
     return rc;
   }
+  print_summary(rq, &pl, tc.nvcc, work);
+  if (!pl.wisdom && libgen_compile_kernels(&pl, rq->jobs)) {
+    fprintf(stderr, "symvtune build: no library written; %s left as it was\n", rq->out);
+    symv_rmtree(work);
+    libgen_plan_free(&pl);
+    return LIBGEN_FAILED;
+  }
+  warn_registers(&pl);
   if (write_tree(rq, &pl, work, &tc)) {
     symv_rmtree(work);
     libgen_plan_free(&pl);
     return LIBGEN_FAILED;
   }
-  print_summary(rq, &pl, tc.nvcc, work);
   if (libgen_compile(&pl, work, tc.nvcc, tc.libdir, rq->jobs)) {
     fprintf(stderr, "symvtune build: no library written; %s left as it was\n", rq->out);
     symv_rmtree(work);

@@ -10,8 +10,8 @@
  *   src/kernels/   the kernel sources, from the copies embedded in symvtune
  *                  (the very text NVRTC compiled when the tuner measured them)
  *   src/runtime/   the library's runtime (libsymv.c, gpu.c, ...), likewise
- *   src/NAME.cu    one per chosen kernel: #include of its family's source,
- *                  compiled with exactly symv_compile_defines' -D flags
+ *   src/NAME.c     one per chosen kernel: the CUBIN NVRTC made of it with
+ *                  the sweep's own call (symv_compile), as a byte array
  *   src/symv_table.c  the dispatch table: rules, candidates, tuned device
  *   src/symv_identity.c  the library's identity: its rules id, the fits
  *                  they come from, the symvtune that generated it
@@ -28,6 +28,7 @@
  *
  * The pieces, in the order libgen_generate runs them:
  *   plan.h     read and validate the device and the rules into a plan
+ *   cubin.h    compile each kernel with NVRTC, as the sweep did
  *   codegen.h  write the sources: kernel units, dispatch table, runtime
  *   package.h  pkg-config and CMake files; DIR's checks and its replacement
  *   makefile.h the Makefile that compiles and installs it again
@@ -37,7 +38,8 @@
  *
  * Every value read from the database is validated before it is written into
  * source (plan.h). A bad value stops the build before anything is written.
- * No GPU is needed: nvcc compiles for the architecture named.
+ * No GPU is needed: NVRTC compiles the kernels for sm_XY of the tuned GPU,
+ * nvcc the C units.
  */
 #ifndef SYMV_LIBGEN_GENERATE_H
 #define SYMV_LIBGEN_GENERATE_H
@@ -53,7 +55,7 @@
 #define LIBGEN_REALNAME "libsymv.so." LIBGEN_VERSION
 
 /* What `symvtune build` asks for, its options as parsed and checked by the
- * command (src/cmd_build.c: --out given, --arch of the form sm_XY[af],
+ * command (src/cmd_build.c: --out given, --arch of the form sm_XY[af], refused here unless sm_XY of the tuned GPU,
  * --wisdom-dir absolute and printable, --wisdom without --db or --arch). */
 typedef struct {
   const char *dbpath;     /* --db FILE; NULL with wisdom */

@@ -23,8 +23,7 @@ int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nv
   libgen_sb_printf(&b, "# " LIBGEN_GENERATED "symvtune build\n# " LIBGEN_SPDX "\n");
   libgen_sb_printf(&b, "# Rebuilds libsymv " LIBGEN_VERSION " from src/ (make, or make all) and installs it\n"
                        "# (make install PREFIX=... DESTDIR=...). Paths are relative to this folder: make -C DIR.\n");
-  libgen_sb_printf(&b, "NVCC = %s\nNVCCFLAGS = " LIBGEN_KERNEL_FLAGS " -arch=%s\nNVCC_CFLAGS = " LIBGEN_C_FLAGS "\n",
-                   nvcc, pl->arch);
+  libgen_sb_printf(&b, "NVCC = %s\nNVCC_CFLAGS = " LIBGEN_C_FLAGS "\n", nvcc);
   libgen_sb_printf(&b, "LDFLAGS =%s%s\nLDLIBS = %s\nCCBIN =\nPREFIX = /usr/local\nDESTDIR =\nRPATH =\n",
                    cuda_lib ? " -Xlinker -rpath=" : "", cuda_lib ? cuda_lib : "", LIBGEN_LIBS(pl));
   libgen_sb_printf(&b, "CUDA_VERSION =%s%s\n", cuda_version ? " " : "", cuda_version ? cuda_version : "");
@@ -39,13 +38,9 @@ int libgen_write_makefile(const libgen_plan *pl, const char *dir, const char *nv
   }
   libgen_sb_printf(&b, "\n\n.PHONY: all install FORCE\nall: lib/" LIBGEN_REALNAME "\n\n"
                        "# every object is compiled again on each make: the flags may have changed\n");
-  for (int i = 0; i < pl->nkernels; i++) {
-    const libgen_kernel *k = &pl->kernels[i];
-    libgen_sb_printf(&b, "obj/%s.o: src/%s.cu FORCE\n" RUN_NVCC "$(NVCCFLAGS) -Isrc/kernels %s", k->name, k->name,
-                     k->defines);
-    if (k->maxreg > 0) libgen_sb_printf(&b, " -maxrregcount=%d", k->maxreg);
-    libgen_sb_printf(&b, " -c src/%s.cu -o $@\n", k->name);
-  }
+  for (int i = 0; i < pl->nkernels; i++) /* the CUBINs NVRTC made, as C */
+    libgen_sb_printf(&b, "obj/%s.o: src/%s.c FORCE\n" RUN_NVCC "$(NVCC_CFLAGS) -c src/%s.c -o $@\n",
+                     pl->kernels[i].name, pl->kernels[i].name, pl->kernels[i].name);
   for (int i = 0; i < libgen_c_units(pl); i++) {
     libgen_c_unit(pl, i, base, sizeof base, src, sizeof src);
     libgen_sb_printf(&b, "obj/%s.o: %s FORCE\n" RUN_NVCC "$(NVCC_CFLAGS) -Isrc/runtime -c %s -o $@\n", base, src, src);

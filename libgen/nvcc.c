@@ -132,21 +132,12 @@ int libgen_compile(const libgen_plan *pl, const char *dir, const char *nvcc, con
   if (!jobs) return -1;
   char buf[PATH_MAX + 256];
   int k = 0;
-  for (int i = 0; i < pl->nkernels; i++, k++) {
+  for (int i = 0; i < pl->nkernels; i++, k++) { /* the CUBINs, as C */
     libgen_job *j = &jobs[k];
     const char *name = pl->kernels[i].name;
     libgen_job_arg(j, nvcc);
-    libgen_job_words(j, LIBGEN_KERNEL_FLAGS);
-    snprintf(buf, sizeof buf, "-arch=%s", pl->arch);
-    libgen_job_arg(j, buf);
-    snprintf(buf, sizeof buf, "-I%s/src/kernels", dir);
-    libgen_job_arg(j, buf);
-    libgen_job_words(j, pl->kernels[i].defines);
-    if (pl->kernels[i].maxreg > 0) {
-      snprintf(buf, sizeof buf, "-maxrregcount=%d", pl->kernels[i].maxreg);
-      libgen_job_arg(j, buf);
-    }
-    snprintf(buf, sizeof buf, "%s/src/%s.cu", dir, name);
+    libgen_job_words(j, LIBGEN_C_FLAGS);
+    snprintf(buf, sizeof buf, "%s/src/%s.c", dir, name);
     job_compile_io(j, buf, dir, name);
     snprintf(j->what, sizeof j->what, "compiling kernel %s", name);
   }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * nvcc.h - compiles the generated library with nvcc: finds the compiler
- * and its CUDA toolkit, compiles every unit codegen.h wrote (the kernels as
- * CUDA for the plan's architecture, the runtime and the table as C) and
+ * and its CUDA toolkit, compiles every unit codegen.h wrote as C (the
+ * runtime, the table, the kernels' CUBINs that NVRTC made: cubin.h) and
  * links DIR/lib/libsymv.so.X.Y.Z (SONAME libsymv.so.X) with the links
  * libsymv.so.X and libsymv.so beside it. No GPU is needed.
  */
@@ -14,10 +14,9 @@
 #include "plan.h"
 
 /* The flags of every compile and of the link, the same here and in the
- * generated Makefile (makefile.h): the kernels' (before -arch, -I and
- * their -D flags), the C units' (the runtime, the table), the link's and
- * the libraries it links. */
-#define LIBGEN_KERNEL_FLAGS "-O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden"
+ * generated Makefile (makefile.h): the C units' (the runtime, the table,
+ * the kernels' CUBINs as byte arrays), the link's and the libraries it
+ * links. */
 #define LIBGEN_C_FLAGS "-x c -O2 -Xcompiler -fPIC,-fvisibility=hidden,-std=gnu11,-Wall"
 #define LIBGEN_LINK_FLAGS "-shared -cudart shared -Xlinker -soname=" LIBGEN_SONAME " -Xlinker --no-undefined"
 #define LIBGEN_LIBS(pl) ((pl)->wisdom ? "-lcublas -lnvrtc -lcudart -lpthread -ldl" : "-lcublas -lcudart -lpthread -ldl")

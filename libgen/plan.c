@@ -70,7 +70,7 @@ static int plan_add_candidate(libgen_plan *pl, const symv_params *p, long long i
       return SYMV_INVALID_VALUE;
     }
   }
-  if (regs > 0 && (pl->kernels[k].maxreg == 0 || regs < pl->kernels[k].maxreg)) pl->kernels[k].maxreg = regs;
+  if (regs > 0 && (pl->kernels[k].regs == 0 || regs < pl->kernels[k].regs)) pl->kernels[k].regs = regs;
   libgen_cand *c = &pl->cands[pl->ncands];
   c->p = *p, c->id = id, c->kernel = k;
   return pl->ncands++;
@@ -193,6 +193,7 @@ void libgen_plan_free(libgen_plan *pl)
     free(pl->rt[r].rules), pl->rt[r].rules = NULL;
     free(pl->det[r].rules), pl->det[r].rules = NULL;
   }
+  for (int k = 0; k < pl->nkernels; k++) symv_cubin_free(&pl->kernels[k].cubin);
 }
 
 /* pl->rules_id and pl->fits of the plan's rules. 0, or SYMV_NO_MEMORY. */

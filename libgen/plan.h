@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include "../db/db.h"
+#include "compile.h"
 #include "identity.h"
 #include "params.h"
 #include "routine.h"
@@ -46,11 +47,12 @@ typedef struct {
   char name[64];        /* symv_kernel_name */
   char defines[256];    /* symv_compile_defines */
   const char *source;   /* kernel file, e.g. "symv_red.cu" */
-  int maxreg;           /* registers per thread the tuner's build of it used (the least over its
-                           candidates; 0: unknown): nvcc gets -maxrregcount=maxreg, so that the
-                           library's build is never given fewer blocks per SM than the tuner measured
-                           (nvcc and NVRTC may allocate differently: pipe_det:512,64,2,0 of DSYMV,
-                           64 or fewer with NVRTC, 75 with nvcc, one block per SM instead of two) */
+  int regs;             /* registers per thread the tuner's build of it used, as the database
+                           records them (the least over its candidates; 0: unknown) */
+  symv_cubin cubin;     /* its code, compiled by libgen_compile_kernels (cubin.h): what the
+                           library loads */
+  int cubin_regs;       /* registers per thread of that code (0: unknown); other than regs
+                           when this NVRTC is not the tuner's */
 } libgen_kernel;
 
 /* A rule, validated. */
@@ -104,8 +106,8 @@ typedef struct {
  */
 int libgen_plan_read(const char *path, const char *arch_opt, libgen_plan *pl, char *err, size_t errlen);
 
-/* libgen_plan_free: frees the rules of every routine of pl (the rest of the
- * plan holds no allocation). */
+/* libgen_plan_free: frees the rules of every routine of pl and the code of
+ * every kernel (the rest of the plan holds no allocation). */
 void libgen_plan_free(libgen_plan *pl);
 
 /* libgen_plan_print: the rules table to stdout: a header line, then per
