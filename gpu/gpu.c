@@ -117,8 +117,13 @@ long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_s
   return -1;
 }
 
-int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, int min_carveout_pct,
-                        symv_kernel *k, char *err, size_t errlen)
+/* What symv_kernel_load does once the entry point fn (a cudaKernel_t) of
+ * candidate p is known: k gets it with its dynamic shared memory
+ * (symv_pipe_smem, plus padding) sized for MULTIPLICITY in the smallest
+ * carveout that holds it (symv_dyn_smem_for), set on fn, and the occupancy
+ * checked. k->lib is left as it is. Errors as symv_kernel_load. */
+static int kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, symv_kernel *k, char *err,
+                          size_t errlen)
 {
   k->p = *p;
   k->fn = (cudaKernel_t)fn;
@@ -137,7 +142,7 @@ int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_
   }
   int carveout = 100;
   const long need = symv_pipe_smem(p); /* the pipeline's stages; padding comes on top */
-  long dyn = symv_dyn_smem_for(d, p->multiplicity, k->static_smem + (int)need, min_carveout_pct, &carveout);
+  long dyn = symv_dyn_smem_for(d, p->multiplicity, k->static_smem + (int)need, 0, &carveout);
   if (dyn < 0) {
     snprintf(err, errlen,
              "MULTIPLICITY %d: %zu bytes of shared memory per SM cannot hold %d blocks of %ld bytes "
@@ -189,7 +194,7 @@ int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_devic
     symv_kernel_unload(k);
     return SYMV_CUDA;
   }
-  int rc = symv_kernel_prepare(p, (const void *)fn, d, 0, k, err, errlen);
+  int rc = kernel_prepare(p, (const void *)fn, d, k, err, errlen);
   if (rc) symv_kernel_unload(k);
   return rc;
 }

@@ -142,19 +142,6 @@ long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_s
 int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_device_info *d,
                      symv_kernel *k, char *err, size_t errlen);
 
-/** symv_kernel_prepare: what symv_kernel_load does once the entry point is
- *  known: fn is a kernel of candidate p (a cudaKernel_t, or the host stub of
- *  a kernel compiled into the program by nvcc, as in the generated library),
- *  k gets it with its dynamic shared memory (symv_pipe_smem, plus padding)
- *  sized for MULTIPLICITY in a
- *  carveout of at least min_carveout_pct percent (symv_dyn_smem_for; 0:
- *  the smallest that works), set on fn, and the occupancy checked. Several
- *  candidates sharing one fn must share its carveout too: prepare them all
- *  with the largest one. k->lib is left as it is (NULL for a compiled-in
- *  kernel). Errors as symv_kernel_load. */
-int symv_kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, int min_carveout_pct,
-                        symv_kernel *k, char *err, size_t errlen);
-
 /** symv_kernel_launches: the grids symv_launch launches for one call of k
  *  with alpha != 0, its family's (symv_family_info.launches: 2 for
  *  pipe_det's two phases, 1 for every other family). A call back to back

@@ -10,7 +10,8 @@
  *
  *   lib/source_table.c   the rules compiled in (symv_table.c, written by
  *                        `symvtune build`), for the GPU they were tuned on;
- *                        the kernels compiled in by nvcc, each prepared on
+ *                        the kernels' CUBINs, made by NVRTC as the sweep
+ *                        made them and compiled in as data, each loaded on
  *                        the device's first call.
  *   lib/source_wisdom.c  the rules of wisdom files read at run time
  *                        (`symvtune build --wisdom`, lib/wisdom.h), the file

@@ -4,9 +4,9 @@
  * a site rebuilds and installs the library it got from `symvtune build`
  * without symvtune: `make -C DIR && make -C DIR install`.
  *
- * Its variables: NVCC (default: the nvcc the build ran), NVCCFLAGS (the
- * kernels' flags, -arch included; default: the build's), NVCC_CFLAGS (the
- * C units' flags; default: the build's), LDFLAGS (default: the RUNPATH of
+ * Its variables: NVCC (default: the nvcc the build ran), NVCC_CFLAGS (the
+ * flags of every unit, all C, the kernels' CUBINs among them as data;
+ * default: the build's), LDFLAGS (default: the RUNPATH of
  * the CUDA library folder, as the build linked), LDLIBS, CCBIN (passed as
  * -ccbin to every nvcc run when set), PREFIX (default /usr/local), DESTDIR
  * (prepended to every installed name, for staging), RPATH (1: the
