@@ -43,6 +43,13 @@ static int read_plan(const libgen_request *rq, libgen_plan *pl)
     fprintf(stderr, "symvtune build: %s: %s; refusing to build\n", rq->dbpath, err);
     return LIBGEN_FAILED;
   }
+  const int nvrtc = symv_nvrtc_version();
+  if (nvrtc != pl->dev.nvrtc_major * 1000 + pl->dev.nvrtc_minor * 10)
+    fprintf(stderr,
+            "symvtune build: warning: %s was swept with NVRTC %d.%d, and this symvtune compiles the kernels with "
+            "NVRTC %d.%d: the library's CUBINs may not be the code the sweep timed (build with the sweep's CUDA "
+            "toolkit, or sweep again with this one)\n",
+            rq->dbpath, pl->dev.nvrtc_major, pl->dev.nvrtc_minor, nvrtc / 1000, nvrtc % 1000 / 10);
   for (int r = 0; r < SYMV_ROUTINE_COUNT; r++)
     if (pl->stale[r])
       fprintf(stderr,

@@ -1116,6 +1116,30 @@ Test(build, warns_of_a_kernel_whose_registers_differ_from_the_tuners, .timeout =
   }
 }
 
+/* A database swept with another NVRTC than the one this symvtune compiles
+ * with: build warns, naming both versions, and builds; with this NVRTC's
+ * version it says nothing of it. */
+Test(build, warns_of_a_database_swept_with_another_nvrtc, .timeout = 120)
+{
+  char dbpath[512], out[512], fake[512], logp[512], err[512], sql[160], want[160];
+  cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
+  put_writing_nvcc(in_dir(fake, "nvcc"), 16);
+  const int v = symv_nvrtc_version(), major = v / 1000, minor = v % 1000 / 10;
+  const char *args[] = {"--db", dbpath, "--out", in_dir(out, "lib"), "--nvcc", fake};
+  for (int other = 0; other < 2; other++) {
+    snprintf(sql, sizeof sql, "UPDATE device SET nvrtc_major = %d, nvrtc_minor = %d", major, minor + other);
+    test_sql_exec(dbpath, sql);
+    int status = fix_build(in_dir(logp, "log"), args, 6);
+    char *log = fix_slurp(logp);
+    cr_assert_eq(status, 0, "%s", log);
+    snprintf(want, sizeof want, "was swept with NVRTC %d.%d, and this symvtune compiles the kernels with NVRTC %d.%d",
+             major, minor + 1, major, minor);
+    if (other) cr_expect_not_null(strstr(log, want), "no '%s' in:\n%s", want, log);
+    else cr_expect_null(strstr(log, "was swept with NVRTC"), "this NVRTC's version, yet:\n%s", log);
+    free(log);
+  }
+}
+
 /* A build onto a file system that takes no more bytes: the build, compiled
  * on another file system ($TMPDIR) and copied beside DIR, meets a write
  * that fails (a file size limit the library is larger than, SIGXFSZ
