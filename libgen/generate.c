@@ -44,7 +44,7 @@ static int read_plan(const libgen_request *rq, libgen_plan *pl)
     return LIBGEN_FAILED;
   }
   const int nvrtc = symv_nvrtc_version();
-  if (nvrtc != pl->dev.nvrtc_major * 1000 + pl->dev.nvrtc_minor * 10)
+  if (pl->dev.nvrtc_major != nvrtc / 1000 || pl->dev.nvrtc_minor != nvrtc % 1000 / 10) /* any ints the file holds */
     fprintf(stderr,
             "symvtune build: warning: %s was swept with NVRTC %d.%d, and this symvtune compiles the kernels with "
             "NVRTC %d.%d: the library's CUBINs may not be the code the sweep timed (build with the sweep's CUDA "
