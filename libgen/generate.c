@@ -134,6 +134,7 @@ static int write_tree(const libgen_request *rq, const libgen_plan *pl, const cha
  * without kernel codes cannot tell otherwise, or another NVRTC). */
 static void warn_registers(const libgen_plan *pl)
 {
+  const int nvrtc = symv_nvrtc_version();
   for (int k = 0; k < pl->nkernels; k++) {
     const libgen_kernel *bk = &pl->kernels[k];
     if (bk->regs > 0 && bk->cubin_regs > 0 && bk->regs != bk->cubin_regs)
@@ -141,7 +142,7 @@ static void warn_registers(const libgen_plan *pl)
               "symvtune build: warning: kernel %s: NVRTC %d.%d here gives it %d registers per thread, the tuner's "
               "build had %d: it is not the code the sweep timed (the kernel sources or NVRTC changed since); sweep %s "
               "again with this symvtune (scripts/forget-routine DB %s, then sweep and fit)\n",
-              bk->name, symv_nvrtc_version() / 1000, symv_nvrtc_version() % 1000 / 10, bk->cubin_regs, bk->regs,
+              bk->name, nvrtc / 1000, nvrtc % 1000 / 10, bk->cubin_regs, bk->regs,
               symv_routine_name(bk->p.routine), symv_routine_name(bk->p.routine));
   }
 }
@@ -162,10 +163,12 @@ static void print_summary(const libgen_request *rq, const libgen_plan *pl, const
   char devname[4 * sizeof pl->dev.name]; /* the database's text, escaped for the terminal */
   if (pl->wisdom)
     printf(" kernels compiled at run time by NVRTC\n");
-  else
+  else {
+    const int nvrtc = symv_nvrtc_version();
     printf(" %d candidates in %d kernels, for %s (%s, %d SMs): the kernels' CUBINs from NVRTC %d.%d, as the sweep "
            "made them\n", pl->ncands, pl->nkernels, symv_escape(pl->dev.name, devname, sizeof devname), pl->arch,
-           pl->dev.sm_count, symv_nvrtc_version() / 1000, symv_nvrtc_version() % 1000 / 10);
+           pl->dev.sm_count, nvrtc / 1000, nvrtc % 1000 / 10);
+  }
   printf("compiling with %s, %d jobs, in %s\n", nvcc, rq->jobs, work);
   fflush(stdout);
 }
