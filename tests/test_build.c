@@ -951,22 +951,6 @@ Test(build, six_routine_library_from_the_shipped_sweep, .timeout = 600)
   dlclose(h);
 }
 
-/* A stand-in nvcc that needs no CUDA: it writes the file its -o names, a
- * line for an object and a library of `lib_bytes` bytes for the link. It
- * lifts the file size limit the test sets for the build, so that only the
- * build's own writes meet it. */
-static void put_writing_nvcc(const char *path, long lib_bytes)
-{
-  char text[512];
-  snprintf(text, sizeof text,
-           "#!/bin/sh\nulimit -f unlimited 2>/dev/null\nout=\n"
-           "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
-           "case $out in *.so.tmp) head -c %ld /dev/zero >\"$out\" ;; *) echo object >\"$out\" ;; esac\n",
-           lib_bytes);
-  put(path, text);
-  cr_assert_eq(chmod(path, 0755), 0);
-}
-
 /* A database that records the rules' kernels as measured with other
  * kernel sources than this symvtune's: build says so, names the routine and
  * what to do, and builds; with the codes of today's sources it says
@@ -975,7 +959,7 @@ Test(build, warns_of_rules_timed_with_other_kernel_sources, .timeout = 120)
 {
   char dbpath[512], out[512], fake[512], logp[512], err[512];
   cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
-  put_writing_nvcc(in_dir(fake, "nvcc"), 16);
+  test_put_standin_nvcc(in_dir(fake, "nvcc"), 16);
   /* every candidate the latest DSYMV fits name, with today's code */
   db *d;
   cr_assert_eq(db_open(&d, dbpath, 0), 0);
@@ -1089,7 +1073,7 @@ Test(build, warns_of_a_kernel_whose_registers_differ_from_the_tuners, .timeout =
   char dbpath[512], out[512], fake[512], logp[512], err[512], name[64], want[320];
   db_candidate c[4];
   cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, c, err, sizeof err), 0, "%s", err);
-  put_writing_nvcc(in_dir(fake, "nvcc"), 16);
+  test_put_standin_nvcc(in_dir(fake, "nvcc"), 16);
   symv_cubin cb;
   char *nvlog = NULL, sql[256];
   symv_kernel_name(&c[0].p, name, sizeof name);
@@ -1123,7 +1107,7 @@ Test(build, warns_of_a_database_swept_with_another_nvrtc, .timeout = 120)
 {
   char dbpath[512], out[512], fake[512], logp[512], err[512], sql[160], want[160];
   cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
-  put_writing_nvcc(in_dir(fake, "nvcc"), 16);
+  test_put_standin_nvcc(in_dir(fake, "nvcc"), 16);
   const int v = symv_nvrtc_version(), major = v / 1000, minor = v % 1000 / 10;
   const char *args[] = {"--db", dbpath, "--out", in_dir(out, "lib"), "--nvcc", fake};
   for (int other = 0; other < 2; other++) {
@@ -1159,7 +1143,7 @@ Test(build, a_write_that_fails_while_installing_leaves_the_old_build, .timeout =
   }
   cr_assert_eq(setenv("TMPDIR", tmp, 1), 0);
   cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
-  put_writing_nvcc(in_dir(fake, "nvcc"), 3 << 20);
+  test_put_standin_nvcc(in_dir(fake, "nvcc"), 3 << 20);
   plant_old_build(in_dir(out, "lib"), "src/kernels", in_dir(outside, "outside"));
   struct rlimit lim;
   cr_assert_eq(getrlimit(RLIMIT_FSIZE, &lim), 0);
@@ -1197,7 +1181,7 @@ Test(build, a_relative_nvcc_is_found_from_where_build_started, .timeout = 120)
   cr_assert_eq(fix_make_db(in_dir(dbpath, "fit.db"), NULL, 0, 0, 0, NULL, err, sizeof err), 0, "%s", err);
   cr_assert_eq(mkdir(in_dir(bin, "cuda"), 0755), 0);
   cr_assert_eq(mkdir(in_dir(bin, "cuda/bin"), 0755), 0);
-  put_writing_nvcc(in_dir(fake, "cuda/bin/standin-nvcc"), 4096);
+  test_put_standin_nvcc(in_dir(fake, "cuda/bin/standin-nvcc"), 4096);
   char real[4096];
   cr_assert_not_null(realpath(fake, real)); /* the name build finds: the current folder's, links resolved */
   cr_assert_not_null(getcwd(cwd, sizeof cwd));
@@ -1245,7 +1229,7 @@ static void build_with_recording_nvcc(char *out)
   cr_assert_eq(mkdir(in_dir(p, "bin"), 0755), 0);
   cr_assert_eq(mkdir(in_dir(p, "include"), 0755), 0); /* the toolkit's version, CUDA 12.8 */
   put(in_dir(p, "include/cuda_runtime_api.h"), "#ifndef CUDART_VERSION\n#define  CUDART_VERSION  12080\n#endif\n");
-  put_writing_nvcc(in_dir(fake, "bin/writing-nvcc"), 4096);
+  test_put_standin_nvcc(in_dir(fake, "bin/writing-nvcc"), 4096);
   snprintf(p, sizeof p, "#!/bin/sh\necho \"$*\" >>'%s'\nexec '%s' \"$@\"\n", in_dir(args_path, "nvcc.args"), fake);
   put(in_dir(rec, "bin/nvcc"), p);
   cr_assert_eq(chmod(rec, 0755), 0);
@@ -1434,7 +1418,7 @@ Test(build, the_rules_id_tells_libraries_of_other_rules_apart, .timeout = 120)
                              sizeof err), 0, "%s", err);
   }
   tamper(dbs[4], "UPDATE device SET sm_count = 114");
-  put_writing_nvcc(in_dir(fake, "nvcc"), 64);
+  test_put_standin_nvcc(in_dir(fake, "nvcc"), 64);
   for (int i = 0; i < LIBS; i++) {
     const char *args[] = {"--db", dbs[i], "--out", in_dir(out[i], name[i]), "--nvcc", fake, "--jobs", "2"};
     int status = fix_build(in_dir(logp, "id.log"), args, 8);

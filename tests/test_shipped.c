@@ -145,8 +145,6 @@ static void stale_codes(sqlite3 *s, char **lacks, size_t *len)
            "doc/design.md)", symv_routine_name((symv_routine)r), stale[r]);
 }
 
-static void put_exec(const char *dir, const char *name, const char *text);
-
 /* The kernels the rules of the database at `path` name whose code, as this
  * symvtune's NVRTC makes it, has other registers per thread than the sweep
  * recorded: `symvtune build` (a stand-in nvcc beside path) warns of each,
@@ -159,9 +157,8 @@ static void other_registers(const char *path, char **lacks, size_t *len)
   static char err[1 << 16];
   snprintf(dir, sizeof dir, "%s", path);
   *strrchr(dir, '/') = 0;
-  put_exec(dir, "standin-nvcc",
-           "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\necho object >\"$out\"\n");
   snprintf(nvcc, sizeof nvcc, "%s/standin-nvcc", dir);
+  test_put_standin_nvcc(nvcc, 16);
   snprintf(out, sizeof out, "%s/lib", dir);
   char *args[] = {"symvtune", "build", "--db", (char *)path, "--out", out, "--nvcc", nvcc, "--jobs", "2", NULL};
   int rc = run_symvtune(err, sizeof err, args);

@@ -63,6 +63,13 @@ unsigned char *test_slurp(const char *path, long *len);
  *  test if it cannot. */
 void test_put_file(const char *path, const char *text, int executable);
 
+/** test_put_standin_nvcc: an executable at path that stands in for nvcc
+ *  and needs no CUDA: it writes the file its -o names, a line for an
+ *  object and `lib_bytes` zero bytes for a link (a name ending .so.tmp,
+ *  as `symvtune build` links). It lifts the file size limit, so that only
+ *  the caller's own writes meet one it sets. */
+void test_put_standin_nvcc(const char *path, long lib_bytes);
+
 /** test_run_in_process: runs a command's entry run(argc, argv) (argv[0]
  *  the command's name, argv[argc] NULL) in this process, its standard
  *  output and standard error sent to files in dir and read back into *out
