@@ -180,7 +180,9 @@ static __device__ __forceinline__ void symv_cp_16(symv_t *dst, const symv_t *src
  * zero past n. Where a column's 4 elements are 16-byte aligned (rs = +-1,
  * cs a multiple of 4, A(i0, j) aligned for rs = 1, A(i0 + 3, j) for rs =
  * -1) they come in one 16-byte copy, read whole where any of them is
- * stored (those above the diagonal too, which the sums mask); otherwise
+ * stored (those above the diagonal too, which the sums mask) and the
+ * column exists (j < n: a thread of the last rows has columns past n in
+ * the last strip, above its rows, whose copies would read past A's end); otherwise
  * one copy an element, zero where not stored, the warp's 32 lanes copying
  * 32 consecutive rows of a column into 32 consecutive words: the reader
  * of such a word may be another lane of the warp, so the wait for a tile's
@@ -204,7 +206,7 @@ static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int iI, int i
   if (whole) {
 #pragma unroll
     for (int k = 0; k < SYMV_PIPE_CPT; k++)
-      symv_cp_16(buf + 4 * (k * BLOCK_SIZE + t), lo + (symv_ll)(j0 + k) * cs, j0 + k <= i0 + 3 ? have : 0);
+      symv_cp_16(buf + 4 * (k * BLOCK_SIZE + t), lo + (symv_ll)(j0 + k) * cs, j0 + k <= i0 + 3 && j0 + k < n ? have : 0);
   } else {
     /* copy q of column k: word 32q + lane of the warp's 128 for column k, i.e. slot s = lane mod 4 of thread
      * (the warp's first) + 8q + lane/4: row 32*(q mod 2) + rr of the tile, rr = lane (rows descending: the

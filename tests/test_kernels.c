@@ -66,10 +66,10 @@ static symv_kernel load(symv_params p)
  * alpha/3 and -beta/5 for complex routines (none when they are 0). With
  * poison, every element of A that BLAS does not reference (the other
  * triangle, and rows n..lda-1) is NaN: a kernel that lets one of them into
- * y gives a NaN residual. */
-static double run_case_poisoned(const symv_kernel *k, symv_workspace *ws, char uplo, int n, int lda, int incx,
-                                int incy, double alpha, double beta, int on_device, int poison,
-                                unsigned long long *seed)
+ * y gives a NaN residual. A lies off elements (0..3) past the start of its
+ * allocation, which holds NaN before A and after it. */
+static double run_case_at(const symv_kernel *k, symv_workspace *ws, char uplo, int n, int lda, int incx, int incy,
+                          double alpha, double beta, int on_device, int poison, int off, unsigned long long *seed)
 {
   const symv_routine ro = k->p.routine;
   const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
@@ -87,8 +87,11 @@ static double run_case_poisoned(const symv_kernel *k, symv_workspace *ws, char u
   symv_fill_random(ro, y0, yl, seed);
   memcpy(yref, y0, E * yl);
   symv_ref(ro, uplo, n, s, A, lda, x, incx, s + E, yref, incy);
-  void *dA, *dx, *dy, *ds;
-  cr_assert_eq(cudaMalloc(&dA, E * lda * n), cudaSuccess);
+  void *dA0, *dA, *dx, *dy, *ds;
+  cr_assert(off >= 0 && off <= 3);
+  cr_assert_eq(cudaMalloc(&dA0, E * ((size_t)lda * n + 8)), cudaSuccess);
+  cr_assert_eq(cudaMemset(dA0, 0xff, E * ((size_t)lda * n + 8)), cudaSuccess); /* all bits set: NaN */
+  dA = (char *)dA0 + E * off;
   cr_assert_eq(cudaMalloc(&dx, E * xl), cudaSuccess);
   cr_assert_eq(cudaMalloc(&dy, E * yl), cudaSuccess);
   cr_assert_eq(cudaMalloc(&ds, 2 * E), cudaSuccess);
@@ -102,9 +105,17 @@ static double run_case_poisoned(const symv_kernel *k, symv_workspace *ws, char u
   cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess, "kernel faulted");
   cudaMemcpy(y, dy, E * yl, cudaMemcpyDeviceToHost);
   double r = symv_residual(ro, uplo, n, s, A, lda, x, incx, s + E, y0, y, yref, incy);
-  cudaFree(dA), cudaFree(dx), cudaFree(dy), cudaFree(ds);
+  cudaFree(dA0), cudaFree(dx), cudaFree(dy), cudaFree(ds);
   free(A), free(x), free(y0), free(y), free(yref);
   return r;
+}
+
+/* run_case_at with A at the start of its allocation */
+static double run_case_poisoned(const symv_kernel *k, symv_workspace *ws, char uplo, int n, int lda, int incx,
+                                int incy, double alpha, double beta, int on_device, int poison,
+                                unsigned long long *seed)
+{
+  return run_case_at(k, ws, uplo, n, lda, incx, incy, alpha, beta, on_device, poison, 0, seed);
 }
 
 /* run_case_poisoned without the poison */
@@ -169,10 +180,13 @@ Test(kernels, every_family_and_routine_matches_the_reference, .init = need_gpu, 
 
 /* BLAS references one triangle of A and its first n rows only. The pipe
  * families read a diagonal tile's column in whole 16-byte runs for SSYMV
- * (kernels/symv_pipe.cuh), elements above the diagonal included: NaN
- * everywhere else must not reach y, with lda = n a multiple of 4 (whole
- * runs) or not, rows ascending (L) or descending (U). The pipe families'
- * sample points, every routine. */
+ * (kernels/symv_pipe.cuh), elements above the diagonal included, and
+ * where the columns are not 16-byte aligned the aligned words around them,
+ * elements before and after a column included: NaN everywhere else, and
+ * around A, must not reach y, with lda = n a multiple of 4 (whole runs) or
+ * not, A aligned or not, rows ascending (L) or descending (U), row blocks
+ * all of 64 rows or not. The pipe families' sample points, every
+ * routine. */
 Test(kernels, the_unreferenced_elements_never_reach_y, .init = need_gpu, .timeout = 300)
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
@@ -184,15 +198,19 @@ Test(kernels, the_unreferenced_elements_never_reach_y, .init = need_gpu, .timeou
     if (!symv_family_pipelined(pp.family)) continue;
     symv_kernel k;
     if (try_load(pp, &k)) continue; /* MULTIPLICITY out of reach at this element size */
-    /* (n, lda): whole runs in L and U; in neither; in L only (U's need n a multiple of 4 too); in neither */
-    static const int cases[][2] = {{300, 300}, {300, 302}, {133, 136}, {133, 133}};
-    for (int c = 0; c < 4; c++) {
-      const int n = cases[c][0], lda = cases[c][1];
+    /* (n, lda, A's offset in elements): whole runs in L and U; in neither; in L only (U's need n a multiple of
+     * 4 too); in neither; then columns off 16-byte boundaries by lda or by A, with row blocks all full (U's
+     * aligned runs) or not */
+    static const int cases[][3] = {{300, 300, 0}, {300, 302, 0}, {133, 136, 0}, {133, 133, 0},
+                                   {256, 257, 0}, {192, 194, 1}, {133, 133, 3}, {256, 256, 2}};
+    for (int c = 0; c < 8; c++) {
+      const int n = cases[c][0], lda = cases[c][1], off = cases[c][2];
       for (int u = 0; u < 2; u++) {
         const char uplo = u ? 'U' : 'L';
-        double r = run_case_poisoned(&k, &ws, uplo, n, lda, 1, 1, 1.25, -0.75, 0, 1, &seed);
-        cr_assert(r >= 0 && r < 4.0, "%s point %d uplo=%c n=%d: residual %g with NaN outside the triangle (seed %llu)",
-                  symv_routine_name(pp.routine), q % NSAMPLE, uplo, n, r, seed0);
+        double r = run_case_at(&k, &ws, uplo, n, lda, 1, 1, 1.25, -0.75, 0, 1, off, &seed);
+        cr_assert(r >= 0 && r < 4.0,
+                  "%s point %d uplo=%c n=%d lda=%d A+%d: residual %g with NaN outside the triangle (seed %llu)",
+                  symv_routine_name(pp.routine), q % NSAMPLE, uplo, n, lda, off, r, seed0);
       }
     }
     symv_kernel_unload(&k);
