@@ -401,7 +401,8 @@ int symv_tile_groups(int n, int ux, int block_size)
 /* Launches k's grid g on `stream` with args: blocks of `threads` threads
  * (k's BLOCK_SIZE but for pipe_det's phase 1) and `smem` bytes
  * of dynamic shared memory (k->dyn_smem but where a kernel's phase needs
- * none), and programmatic dependent launch where the GPU has it, so that
+ * none), and, where `early` and the GPU has it (k->pdl), programmatic
+ * dependent launch, so that
  * the grid may start while the stream's previous one finishes (every
  * kernel waits for that one first: symv_grid_dependency,
  * kernels/symv_common.cuh). The launch's own error is the one returned
@@ -411,7 +412,7 @@ int symv_tile_groups(int n, int ux, int block_size)
  * launch-bound call's, and would report, and clear, an error of the
  * program's own). */
 static int launch_grid(const symv_kernel *k, dim3 g, int threads, size_t smem, cudaStream_t stream, void **args,
-                       const char *what)
+                       const char *what, int early)
 {
   cudaLaunchConfig_t cfg;
   cudaLaunchAttribute attr;
@@ -420,7 +421,7 @@ static int launch_grid(const symv_kernel *k, dim3 g, int threads, size_t smem, c
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
   cfg.gridDim = g, cfg.blockDim = dim3_make((unsigned)threads), cfg.dynamicSmemBytes = smem;
-  cfg.stream = stream, cfg.attrs = &attr, cfg.numAttrs = k->pdl ? 1 : 0;
+  cfg.stream = stream, cfg.attrs = &attr, cfg.numAttrs = k->pdl && early ? 1 : 0;
   cudaError_t e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
   if (e == cudaSuccess) return 0;
   cudaGetLastError();
@@ -526,21 +527,24 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;
-  if ((rc = launch_grid(k, g3, k->p.block_size, k->dyn_smem, stream, args, "cudaLaunchKernelExC"))) return rc;
+  if ((rc = launch_grid(k, g3, k->p.block_size, k->dyn_smem, stream, args, "cudaLaunchKernelExC", 1))) return rc;
   if (k->p.family == SYMV_FAMILY_PIPE) ws->gate_target = target; /* its chunks will all be counted */
   if (k->p.family == SYMV_FAMILY_PIPE_DET && !(!scalars_on_device && symv_scalar_is_zero(r, a))) {
     /* phase 1: small blocks (symv_pdet_p1_threads, kernels/symv_pipe.h) of
      * symv_pdet_p1_rows rows each sum phase 0's partial sums and write y
-     * (kernels/symv_pipe_det.cu); no pipeline, so no dynamic shared memory.
+     * (kernels/symv_pipe_det.cu); no pipeline, so no dynamic shared memory;
+     * launched early or in the stream's order as symv_pdet_phase1_pdl says.
      * alpha = 0 (known here): phase 0 scaled y, nothing to add. */
     const int rows = symv_pdet_p1_rows(k->p.block_size);
     det_phase = 1;
     if ((rc = launch_grid(k, dim3_make((unsigned)((n + rows - 1) / rows)), symv_pdet_p1_threads(k->p.block_size), 0,
-                          stream, args, "cudaLaunchKernelExC(phase 1)")))
+                          stream, args, "cudaLaunchKernelExC(phase 1)", symv_pdet_phase1_pdl(k->p.multiplicity, n))))
       return rc;
   }
   return 0;
 }
+
+int symv_pdet_phase1_pdl(int multiplicity, int n) { return multiplicity < 3 || n <= SYMV_PDET_P1_PDL_N; }
 
 int symv_kernel_launches(const symv_kernel *k) { return symv_family_get(k->p.family)->launches; }
 
@@ -573,5 +577,5 @@ int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const vo
   long long ld = lda;
   void *args[] = {&n, &A, &ld, &out};
   return launch_grid(k, dim3_make((unsigned)grid), k->p.block_size, k->dyn_smem, stream, args,
-                     "cudaLaunchKernelExC(floor)");
+                     "cudaLaunchKernelExC(floor)", 1);
 }

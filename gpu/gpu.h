@@ -148,6 +148,21 @@ int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_devic
  *  costs the host that many launches. */
 int symv_kernel_launches(const symv_kernel *k);
 
+/** symv_pdet_phase1_pdl: whether pipe_det's phase 1 (kernels/symv_pipe_det.cu)
+ *  is launched with programmatic dependent launch, for a candidate of
+ *  MULTIPLICITY `multiplicity` at size n, on a GPU that has it: 1 unless
+ *  multiplicity >= 3 and n > SYMV_PDET_P1_PDL_N, where it is launched in
+ *  the stream's order (its blocks' griddepcontrol.wait then returns at
+ *  once). With 3 or 4 phase 0 blocks to an SM, calls back to back with
+ *  both phases launched early ran 1.1-1.45x slower at n = 6007..16411
+ *  (H200, every such SSYMV and DSYMV shape timed), and with either phase
+ *  launched in order they did not; with MULTIPLICITY 1 or 2, and at n up
+ *  to about 4,000, launching early saved 0.3-2 us a call (doc/results.md,
+ *  "pipe_det's phase 1 launched early"). Phase 0 is always launched
+ *  early, as every kernel is. */
+int symv_pdet_phase1_pdl(int multiplicity, int n);
+#define SYMV_PDET_P1_PDL_N 4096
+
 /** symv_kernel_unload: releases k's library; safe on a zeroed struct. */
 void symv_kernel_unload(symv_kernel *k);
 

@@ -283,14 +283,15 @@ Test(kernels, deterministic_families_are_reproducible_bit_for_bit, .init = need_
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
   unsigned long long seed = seed0;
-  static const int sizes[] = {100, 1000, 3000};
+  /* 4500: pipe_det's phase 1 of MULTIPLICITY 3 and 4 in the stream's order (symv_pdet_phase1_pdl) */
+  static const int sizes[] = {100, 1000, 3000, 4500};
   cudaStream_t busy;
   cr_assert_eq(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking), cudaSuccess);
   int families_seen[SYMV_FAMILY_COUNT] = {0};
   for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
     const symv_routine r = symv_routine_order(ro);
     const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
-    const int nmax = 3000, nb = 4096;
+    const int nmax = 4500, nb = 4096;
     void *A = malloc(E * nmax * nmax), *x = malloc(E * nmax), *y0 = malloc(E * nmax), *y1 = malloc(E * nmax),
          *y2 = malloc(E * nmax);
     _Alignas(16) unsigned char al[16], be[16];
@@ -470,26 +471,33 @@ Test(kernels, pipe_fx_is_right_with_more_blocks_than_the_gpu_holds, .init = need
 /* Under programmatic dependent launch a call's grid may start while the
  * previous call's is still running; it must wait for that one's result
  * all the same. Two calls back to back on one stream and one workspace,
- * the second reading the first's y as its x: y2 = 0.5*y2 + A*(A*x). */
+ * the second reading the first's y as its x: y2 = 0.5*y2 + A*(A*x), at
+ * n = 3000 and, for pipe_det of MULTIPLICITY 4, also at 4500, where its
+ * phase 1 is launched in the stream's order (symv_pdet_phase1_pdl) and
+ * the next call's phase 0 early. */
 Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .timeout = 120)
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
   unsigned long long seed = seed0;
-  const int n = 3000;
-  const symv_params pts[] = {{SYMV_FAMILY_PANEL, 256, 4, 4, 0}, {SYMV_FAMILY_PIPE, 256, 64, 2, 0},
-                             {SYMV_FAMILY_PIPE, 64, 16, 4, 2},  {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},
-                             {SYMV_FAMILY_LU, 128, 16, 1, 0},   {SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3},
-                             {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}};
-  double *A = malloc(sizeof(double) * n * n), *x = malloc(sizeof(double) * n), *t = calloc(n, sizeof(double));
-  double *y0 = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *yref = malloc(sizeof(double) * n);
+  const int nmax = 4500;
+  const symv_params pts[] = {{SYMV_FAMILY_PANEL, 256, 4, 4, 0},     {SYMV_FAMILY_PIPE, 256, 64, 2, 0},
+                             {SYMV_FAMILY_PIPE, 64, 16, 4, 2},      {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},
+                             {SYMV_FAMILY_LU, 128, 16, 1, 0},       {SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3},
+                             {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0},
+                             {SYMV_FAMILY_PIPE_DET, 128, 32, 4, 3}, {SYMV_FAMILY_PIPE_DET, 128, 32, 4, 3}};
+  const int pn[] = {3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 4500};
+  _Static_assert(sizeof pn / sizeof *pn == sizeof pts / sizeof *pts, "a size for each point");
+  double *A = malloc(sizeof(double) * nmax * nmax), *x = malloc(sizeof(double) * nmax), *t = calloc(nmax, sizeof(double));
+  double *y0 = malloc(sizeof(double) * nmax), *y = malloc(sizeof(double) * nmax), *yref = malloc(sizeof(double) * nmax);
   double *dA, *dx, *dt, *dy, one = 1.0, zero = 0.0, half = 0.5;
-  cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * n * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc((void **)&dt, sizeof(double) * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dA, sizeof(double) * nmax * nmax), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dx, sizeof(double) * nmax), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dt, sizeof(double) * nmax), cudaSuccess);
+  cr_assert_eq(cudaMalloc((void **)&dy, sizeof(double) * nmax), cudaSuccess);
   cudaStream_t s;
   cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
   for (size_t p = 0; p < sizeof pts / sizeof *pts; p++) {
+    const int n = pn[p];
     symv_fill_random(SYMV_DSYMV, A, (long)n * n, &seed);
     symv_fill_random(SYMV_DSYMV, x, n, &seed);
     symv_fill_random(SYMV_DSYMV, y0, n, &seed);
