@@ -480,13 +480,14 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
   unsigned long long seed = seed0;
   const int nmax = 4500;
-  const symv_params pts[] = {{SYMV_FAMILY_PANEL, 256, 4, 4, 0},     {SYMV_FAMILY_PIPE, 256, 64, 2, 0},
-                             {SYMV_FAMILY_PIPE, 64, 16, 4, 2},      {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0},
-                             {SYMV_FAMILY_LU, 128, 16, 1, 0},       {SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3},
-                             {SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0},
-                             {SYMV_FAMILY_PIPE_DET, 128, 32, 4, 3}, {SYMV_FAMILY_PIPE_DET, 128, 32, 4, 3}};
-  const int pn[] = {3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 4500};
-  _Static_assert(sizeof pn / sizeof *pn == sizeof pts / sizeof *pts, "a size for each point");
+  const struct {
+    symv_params p;
+    int n;
+  } pts[] = {{{SYMV_FAMILY_PANEL, 256, 4, 4, 0}, 3000},     {{SYMV_FAMILY_PIPE, 256, 64, 2, 0}, 3000},
+             {{SYMV_FAMILY_PIPE, 64, 16, 4, 2}, 3000},      {{SYMV_FAMILY_ATOMIC, 128, 16, 1, 0}, 3000},
+             {{SYMV_FAMILY_LU, 128, 16, 1, 0}, 3000},       {{SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3}, 3000},
+             {{SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}, 3000}, {{SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}, 3000},
+             {{SYMV_FAMILY_PIPE_DET, 128, 32, 4, 3}, 3000}, {{SYMV_FAMILY_PIPE_DET, 128, 32, 4, 3}, nmax}};
   double *A = malloc(sizeof(double) * nmax * nmax), *x = malloc(sizeof(double) * nmax), *t = calloc(nmax, sizeof(double));
   double *y0 = malloc(sizeof(double) * nmax), *y = malloc(sizeof(double) * nmax), *yref = malloc(sizeof(double) * nmax);
   double *dA, *dx, *dt, *dy, one = 1.0, zero = 0.0, half = 0.5;
@@ -497,7 +498,7 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
   cudaStream_t s;
   cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
   for (size_t p = 0; p < sizeof pts / sizeof *pts; p++) {
-    const int n = pn[p];
+    const int n = pts[p].n;
     symv_fill_random(SYMV_DSYMV, A, (long)n * n, &seed);
     symv_fill_random(SYMV_DSYMV, x, n, &seed);
     symv_fill_random(SYMV_DSYMV, y0, n, &seed);
@@ -509,7 +510,7 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
     cudaMemcpy(dx, x, sizeof(double) * n, cudaMemcpyHostToDevice);
     cudaMemcpy(dy, y0, sizeof(double) * n, cudaMemcpyHostToDevice);
     cudaMemset(dt, 0xff, sizeof(double) * n); /* NaN until the first call has written it */
-    symv_kernel k = load(pts[p]);
+    symv_kernel k = load(pts[p].p);
     symv_workspace ws = {0};
     /* sizes the workspace, so that the two calls below follow each other with nothing between them */
     cr_assert_eq(symv_workspace_reserve(&ws, &k.p, n, k.sm_count, s), 0);

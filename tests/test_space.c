@@ -303,6 +303,20 @@ Test(space, pipe_families_need_compute_capability_8)
   cr_assert_eq(symv_static_filter(&panel, &d, why, sizeof why), 0, "%s", why);
 }
 
+/* pipe_det's phase 1 is launched early (programmatic dependent launch)
+ * except where 3 or more phase 0 blocks fill each SM and n is large: there
+ * back-to-back calls with both phases launched early ran up to 1.45x
+ * slower (gpu/gpu.h). */
+Test(space, pipe_det_phase1_launches_early_but_where_blocks_fill_the_sm_at_large_n)
+{
+  const int ns[] = {1, 1000, SYMV_PDET_P1_PDL_N, SYMV_PDET_P1_PDL_N + 1, 16411, 1 << 30};
+  for (int m = 1; m <= 32; m++)
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
+      const int want = m < 3 || ns[i] <= SYMV_PDET_P1_PDL_N;
+      cr_assert_eq(symv_pdet_phase1_pdl(m, ns[i]), want, "MULTIPLICITY %d, n %d", m, ns[i]);
+    }
+}
+
 /* The bookkeeping of the pipe_det kernel (kernels/symv_pipe_det.cu), against
  * a brute-force walk of its tiles: G blocks of phase 0 take tiles
  * [b*T/G, (b+1)*T/G) of the column-major numbering. Checked, for sizes and
@@ -320,20 +334,6 @@ Test(space, pipe_families_need_compute_capability_8)
  *    symv_pipe_block_of(a) .. symv_pipe_block_of(e - 1) (strip J's tiles
  *    [a, e)), exactly the blocks that wrote slot b + J for each strip J of
  *    row block I's columns. */
-/* pipe_det's phase 1 is launched early (programmatic dependent launch)
- * except where 3 or more phase 0 blocks fill each SM and n is large: there
- * back-to-back calls with both phases launched early ran up to 1.45x
- * slower (gpu/gpu.h). */
-Test(space, pipe_det_phase1_launches_early_but_where_blocks_fill_the_sm_at_large_n)
-{
-  const int ns[] = {1, 1000, SYMV_PDET_P1_PDL_N, SYMV_PDET_P1_PDL_N + 1, 16411, 1 << 30};
-  for (int m = 1; m <= 32; m++)
-    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
-      const int want = m < 3 || ns[i] <= SYMV_PDET_P1_PDL_N;
-      cr_assert_eq(symv_pdet_phase1_pdl(m, ns[i]), want, "MULTIPLICITY %d, n %d", m, ns[i]);
-    }
-}
-
 Test(space, pipe_det_bookkeeping_matches_its_tiles)
 {
   const int sizes[] = {1, 63, 64, 65, 200, 1000, 2049, 4099};
