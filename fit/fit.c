@@ -126,14 +126,15 @@ int fit_load(db *d, symv_routine routine, char uplo, int hot, fit_set *out)
 
 long fit_grid_blocks(const db_candidate *c, int sm_count)
 {
-  if (sm_count > 0 && symv_family_pipelined(c->p.family) && c->p.multiplicity > 0 &&
-      symv_pipe_ux_valid(c->p.ux))
-    return (long)sm_count * c->p.multiplicity;
+  if (sm_count < 1 || c->p.multiplicity < 1) return 0;
+  if (symv_family_pipelined(c->p.family) && symv_pipe_ux_valid(c->p.ux)) return (long)sm_count * c->p.multiplicity;
+  if (c->p.family == SYMV_FAMILY_PANEL && c->p.ux >= 1 && c->p.ux <= 1024) return (long)sm_count * c->p.multiplicity;
   return 0;
 }
 
 int fit_step_width(const db_candidate *c)
 {
+  if (c->p.family == SYMV_FAMILY_PANEL) return c->p.ux >= 1 && c->p.ux <= 1024 ? -c->p.ux : 0;
   if (!symv_family_pipelined(c->p.family)) return 0;
   return symv_pipe_item_width(c->p.family == SYMV_FAMILY_PIPE_DET, c->p.block_size, c->p.ux, c->p.mx);
 }
@@ -168,18 +169,25 @@ int fit_sampled_range(const fit_set *s, int *lo, int *hi)
 }
 
 
+long fit_step_items(int width, long n)
+{
+  if (n < 1) return 0;
+  if (width < 0) return width >= -1024 ? (n - width - 1) / -width : 0; /* ceil(n / rows) */
+  return symv_pdet_width_valid(width) ? symv_pdet_units(n, width) : 0;
+}
+
 int fit_step_sizes(int width, long grid_blocks, int lo, int hi, int *n_out, int cap)
 {
-  if (!symv_pdet_width_valid(width) || grid_blocks < 1 || lo >= hi || cap < 1) return 0;
+  if (!fit_step_items(width, 1) || grid_blocks < 1 || lo >= hi || cap < 1) return 0;
   int k = 0;
   for (int m = 1; m < FIT_STEP_MAX_TILES && k < cap; m++) {
     /* the least n with T(n) > m G: T is nondecreasing in n */
     const long want = (long)m * grid_blocks;
-    if (symv_pdet_units(hi, width) <= want) break;
+    if (fit_step_items(width, hi) <= want) break;
     long a = 1, b = hi; /* T(a - 1) <= want < T(b) */
     while (a < b) {
       const long mid = a + (b - a) / 2;
-      if (symv_pdet_units(mid, width) > want) b = mid;
+      if (fit_step_items(width, mid) > want) b = mid;
       else a = mid + 1;
     }
     if (a > lo) n_out[k++] = (int)a;
@@ -208,8 +216,8 @@ static double fit_grid_eval(const double *g, int U, int first, int n)
  * (m = 1: T <= G; m past FIT_STEP_MAX_TILES). c = FIT_STEP_C. */
 static double fit_tooth(const fit_curve *c, int n)
 {
-  const long T = symv_pdet_units(n, c->step_width), G = c->grid_blocks;
-  if (T < 1 || G < 1) return 0; /* no work items of 64 x ux: no steps */
+  const long T = fit_step_items(c->step_width, n), G = c->grid_blocks;
+  if (T < 1 || G < 1) return 0; /* no work items: no steps */
   const long m = (T + G - 1) / G;
   if (m < 2 || m > FIT_STEP_MAX_TILES) return 0;
   const double x = (double)T / G, h = FIT_STEP_C + m, l = h - 1;

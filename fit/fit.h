@@ -43,8 +43,8 @@
  *    paper's one-wide rule born of one noisy sample (doc/method.md section 5);
  *    a real feature seen at one sample only cannot be placed between the
  *    samples anyway.
- *  - Steps (the persistent families pipe and pipe_det, when the database
- *    holds the GPU's SM count): a launch has G = SMs x MULTIPLICITY blocks
+ *  - Steps (the persistent families pipe and pipe_det, and the panel
+ *    family's waves below, when the database holds the GPU's SM count): a launch has G = SMs x MULTIPLICITY blocks
  *    (fewer if there are fewer tiles) sharing the T(n) tiles of 64 rows x UX
  *    columns (kernels/symv_pipe.h), block b taking tiles floor(b T / G) ..
  *    floor((b + 1) T / G) - 1; the most a block takes is m(n) = ceil(x),
@@ -102,6 +102,15 @@
  *    (doc/results/2026-11-24-fit-steps-offline.txt). The
  *    outlier rule below sees the residuals of this model: a real step is no
  *    longer a lone spike.
+ *    The panel family steps the same way by waves: its T(n) = ceil(n / UX)
+ *    blocks of UX rows each (every block the same work, UX x n elements:
+ *    kernels/symv_panel.cu) run G = SMs x MULTIPLICITY at a time, and a
+ *    call takes m(n) = ceil(T / G) waves (the H200's ZSYMV
+ *    panel:512,2,1,0: 2.9-3.0 us up to n = 264, 4.8-5.0 past it). Its
+ *    curves get the same teeth and jumps, with those T(n) and G
+ *    (fit_step_items); on the stored validation runs of both shipped
+ *    databases this took the H200's ZSYMV rules' worst regret from 1.37 to
+ *    1.03-1.08 (doc/results.md).
  * The curve is then evaluated at every integer n by linear interpolation in
  * ln n between the two nearest grid points (0.2% apart in n; a sample sits
  * at the grid point nearest its n), and only between the smallest and the
@@ -153,11 +162,13 @@ typedef struct {
   int *n;                    /* [nsamples] sizes, elements, ascending and distinct */
   double *us;                /* [nsamples] median times, microseconds (> 0) */
   unsigned char *rejected;   /* [nsamples] 1 where the last fit dropped the sample as an outlier */
-  long grid_blocks;          /* pipe, pipe_det: G, the persistent blocks of a launch, SMs x MULTIPLICITY
-                                (fit_load, from the database's device); 0: fitted without steps */
-  int step_width;            /* the columns of the blocks' work items the steps count (fit_step_width:
-                                a tile's UX, pipe_det MX 3..5's units of BLOCK_SIZE); set with
-                                grid_blocks (fit_load), 0 with it */
+  long grid_blocks;          /* pipe, pipe_det: G, the persistent blocks of a launch; panel: the blocks
+                                resident at once; SMs x MULTIPLICITY either way (fit_load, from the
+                                database's device); 0: fitted without steps */
+  int step_width;            /* the work items the steps count (fit_step_width, fit_step_items): > 0,
+                                the columns of pipe's tiles or pipe_det's items (a tile's UX, MX 3..5's
+                                units of BLOCK_SIZE); < 0, minus the rows of a panel block (UX); set
+                                with grid_blocks (fit_load), 0 with it */
   /* Set by fit_curve_compute: */
   int lo, hi;                /* the grid of pred_us, elements */
   int first, last;           /* smallest and largest n of the samples fitted (those in lo..hi and
@@ -217,22 +228,35 @@ int fit_deterministic_view(const fit_set *s, fit_set *view);
 int fit_load(db *d, symv_routine routine, char uplo, int hot, fit_set *out);
 
 /*
- * fit_grid_blocks: G of candidate c on a GPU of sm_count SMs, the blocks
- * of one launch of a persistent kernel (pipe, pipe_det): sm_count x
- * MULTIPLICITY; 0 for any other family, an sm_count < 1, or a UX that
- * is not a power of two in 1..128 (no steps; see Steps above).
+ * fit_grid_blocks: G of candidate c on a GPU of sm_count SMs, sm_count x
+ * MULTIPLICITY: the blocks of one launch of a persistent kernel (pipe,
+ * pipe_det), or the panel family's blocks resident at once (a wave); 0 for
+ * any other family, an sm_count < 1, or a pipelined UX that is not a power
+ * of two in 1..128 (no steps; see Steps above).
  */
 long fit_grid_blocks(const db_candidate *c, int sm_count);
 
 /*
- * fit_step_width: the columns of the work items candidate c's blocks share
- * (the steps count them: fit_step_sizes): a tile's UX for pipe and for
- * pipe_det's MX 0..2, BLOCK_SIZE for pipe_det's MX 3..5, whose blocks share
- * units of BLOCK_SIZE/UX tiles side by side (symv_pdet_unit_width,
- * kernels/symv_pipe.h); 0 for any other family or a UX that is not a
- * power of two in 1..128.
+ * fit_step_width: the work items candidate c's blocks take (the steps count
+ * them: fit_step_items, fit_step_sizes): for pipe and pipe_det the columns
+ * of an item of 64 rows, a tile's UX (pipe, pipe_det's MX 0..2) or
+ * BLOCK_SIZE (pipe_det's MX 3..5, whose blocks share units of BLOCK_SIZE/UX
+ * tiles side by side: symv_pdet_unit_width, kernels/symv_pipe.h); for panel
+ * -UX, minus the rows a block owns; 0 for any other family or a pipelined
+ * UX that is not a power of two in 1..128.
  */
 int fit_step_width(const db_candidate *c);
+
+/*
+ * fit_step_items: T(n), the work items that the steps of a curve of
+ * step_width `width` count at size n (elements): for width > 0 the items
+ * of 64 rows x width columns of the lower triangle (symv_pdet_units,
+ * kernels/symv_pipe.h: tiles, or pipe_det's units); for width < 0 the
+ * panel family's blocks of -width rows, ceil(n / -width). 0 for n < 1, a
+ * positive width that is not a power of two in 1..1024, or a negative one
+ * below -1024.
+ */
+long fit_step_items(int width, long n);
 
 /* fit_set_free: releases what fit_load and fit_compute allocated; zeroes *s. */
 void fit_set_free(fit_set *s);
@@ -272,12 +296,12 @@ int fit_curve_compute(fit_curve *c, int lo, int hi, double alpha);
 /*
  * fit_step_sizes: the sizes n in lo+1..hi at which m(n) = ceil(T(n) / G)
  * rises to 2 .. FIT_STEP_MAX_TILES, ascending, into n_out[0..cap):
- * T(n) the work items of 64 rows x width columns of the lower triangle
- * (symv_pdet_units of kernels/symv_pipe.h: tiles, or pipe_det's units;
- * width = fit_step_width), G = grid_blocks (the
- * launch takes min(T, G) blocks, so m = 1 while T <= G). Step j (0-based)
- * is the least n with T(n) > (j + 1) G. Returns how many (0 if width is
- * not a power of two in 1..1024, grid_blocks < 1 or lo >= hi), at most cap.
+ * T(n) = fit_step_items(width, n) (width = fit_step_width: pipe's tiles,
+ * pipe_det's units, panel's blocks), G = grid_blocks (a launch of the
+ * persistent families takes min(T, G) blocks, a panel launch runs G at a
+ * time, so m = 1 while T <= G). Step j (0-based) is the least n with
+ * T(n) > (j + 1) G. Returns how many (0 if fit_step_items rejects width,
+ * grid_blocks < 1 or lo >= hi), at most cap.
  */
 int fit_step_sizes(int width, long grid_blocks, int lo, int hi, int *n_out, int cap);
 

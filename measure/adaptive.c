@@ -475,7 +475,7 @@ static double plan_step_stake(const plan *pl, int k, int n, int *need_a, int *ne
   /* the nearest samples on either side: the step is bracketed where they are close (fit_step_side) */
   *need_a = !(a && fit_step_side(a, n) < 0), *need_z = !(z && fit_step_side(z, n) > 0);
   if (!*need_a && !*need_z) return 0;
-  const long T = symv_pdet_units(n, ck->step_width), m = (T + ck->grid_blocks - 1) / ck->grid_blocks;
+  const long T = fit_step_items(ck->step_width, n), m = (T + ck->grid_blocks - 1) / ck->grid_blocks;
   const double J = log((FIT_STEP_C + m) / (FIT_STEP_C + m - 1));
   double d = INFINITY;
   for (int i = 0; i < pl->ne; i++) {

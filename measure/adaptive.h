@@ -123,9 +123,10 @@ typedef struct {
   const int *n;              /* [nsamples] sizes, any order, distinct */
   const double *us;          /* [nsamples] median times, microseconds */
   int nsamples;
-  int step_width;            /* a persistent kernel (pipe, pipe_det): the columns of its work items
-                                (fit_step_width: UX, or BLOCK_SIZE for pipe_det's units), and */
-  long grid_blocks;          /* G, its blocks per launch (SMs x MULTIPLICITY), as fit_curve's;
+  int step_width;            /* a kernel with steps: its work items as fit_step_width gives them
+                                (pipe, pipe_det: the columns, UX or BLOCK_SIZE for pipe_det's units;
+                                panel: minus the rows of a block), and */
+  long grid_blocks;          /* G, its blocks per launch or wave (SMs x MULTIPLICITY), as fit_curve's;
                                 0: a curve without steps */
 } adaptive_curve;
 

@@ -70,8 +70,9 @@ static int sort_unique(int *n, int k)
 }
 
 /* The shape of champion c's curve for the planner on a GPU of sm_count
- * SMs: the columns of its work items (fit_step_width: UX, or pipe_det's
- * units) and G (fit_grid_blocks); both 0 for a curve without steps. */
+ * SMs: its work items (fit_step_width: UX or pipe_det's units as columns,
+ * panel's rows as a negative count) and G (fit_grid_blocks); both 0 for a
+ * curve without steps. */
 static void champion_shape(const db_candidate *c, int sm_count, adaptive_curve *out)
 {
   out->step_width = fit_step_width(c), out->grid_blocks = fit_grid_blocks(c, sm_count);

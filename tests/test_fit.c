@@ -1511,6 +1511,54 @@ static long tiles_counted(int n, int ux)
   return t;
 }
 
+/* The panel family's steps are its waves: T(n) = ceil(n / UX) blocks of UX
+ * rows, G = SMs x MULTIPLICITY of them at a time, found by walking n; the
+ * candidate's shape says so (step_width -UX, G), and the pipelined
+ * families' and the others' shapes are as before. */
+Test(fit, panel_steps_are_where_its_waves_rise)
+{
+  const int rows[] = {1, 2, 4, 8, 32};
+  const long Gs[] = {132, 264, 528};
+  for (size_t u = 0; u < sizeof rows / sizeof *rows; u++)
+    for (size_t g = 0; g < sizeof Gs / sizeof *Gs; g++) {
+      int want[FIT_STEP_MAX], nw = 0, got[FIT_STEP_MAX];
+      long prev = 1;
+      for (int n = 1; n <= 40000 && nw < FIT_STEP_MAX; n++) {
+        long blocks = 0;
+        for (int i = 0; i < n; i += rows[u]) blocks++; /* a block per rows[u] rows, the last one short */
+        const long m = (blocks + Gs[g] - 1) / Gs[g];
+        cr_assert_eq(fit_step_items(-rows[u], n), blocks, "rows %d, n %d", rows[u], n);
+        if (m > prev && m <= FIT_STEP_MAX_TILES) want[nw++] = n;
+        if (m > prev) prev = m;
+      }
+      const int ng = fit_step_sizes(-rows[u], Gs[g], 1, 40000, got, FIT_STEP_MAX);
+      cr_assert_eq(ng, nw, "rows %d G %ld: %d steps, walking finds %d", rows[u], Gs[g], ng, nw);
+      for (int j = 0; j < nw; j++)
+        cr_assert_eq(got[j], want[j], "rows %d G %ld: step %d at %d, walking finds %d", rows[u], Gs[g], j, got[j],
+                     want[j]);
+    }
+  int x[4];
+  /* the H200's panel:512,2,1,0: one wave of 132 blocks up to n = 264 */
+  cr_assert_eq(fit_step_sizes(-2, 132, 1, 1000, x, 4), 3);
+  cr_assert_eq(x[0], 265);
+  cr_assert_eq(x[1], 529);
+  cr_assert_eq(fit_step_items(-2048, 100), 0, "a block of at most 1024 rows");
+  cr_assert_eq(fit_step_sizes(-2048, 132, 1, 6000, x, 4), 0);
+  cr_assert_eq(fit_step_items(-4, 0), 0);
+  db_candidate panel = {.p = {SYMV_FAMILY_PANEL, 512, 2, 1, 0, SYMV_DSYMV}};
+  cr_assert_eq(fit_step_width(&panel), -2);
+  cr_assert_eq(fit_grid_blocks(&panel, 132), 132);
+  cr_assert_eq(fit_grid_blocks(&panel, 0), 0, "no SM count, no steps");
+  panel.p.multiplicity = 3;
+  cr_assert_eq(fit_grid_blocks(&panel, 132), 396);
+  db_candidate pipe = {.p = {SYMV_FAMILY_PIPE, 256, 64, 2, 0, SYMV_DSYMV}};
+  cr_assert_eq(fit_step_width(&pipe), 64);
+  cr_assert_eq(fit_grid_blocks(&pipe, 132), 264);
+  db_candidate lu = {.p = {SYMV_FAMILY_LU, 64, 32, 4, 0, SYMV_DSYMV}};
+  cr_assert_eq(fit_step_width(&lu), 0);
+  cr_assert_eq(fit_grid_blocks(&lu, 132), 0);
+}
+
 /* fit_step_sizes is where ceil(T / G) rises, found by walking n. */
 Test(fit, step_sizes_are_where_the_tiles_a_block_takes_rise)
 {
