@@ -126,10 +126,8 @@ int fit_load(db *d, symv_routine routine, char uplo, int hot, fit_set *out)
 
 long fit_grid_blocks(const db_candidate *c, int sm_count)
 {
-  if (sm_count < 1 || c->p.multiplicity < 1) return 0;
-  if (symv_family_pipelined(c->p.family) && symv_pipe_ux_valid(c->p.ux)) return (long)sm_count * c->p.multiplicity;
-  if (c->p.family == SYMV_FAMILY_PANEL && c->p.ux >= 1 && c->p.ux <= 1024) return (long)sm_count * c->p.multiplicity;
-  return 0;
+  /* a candidate has steps where its work items do (fit_step_width) */
+  return sm_count > 0 && c->p.multiplicity > 0 && fit_step_width(c) ? (long)sm_count * c->p.multiplicity : 0;
 }
 
 int fit_step_width(const db_candidate *c)

@@ -44,7 +44,8 @@
  *    a real feature seen at one sample only cannot be placed between the
  *    samples anyway.
  *  - Steps (the persistent families pipe and pipe_det, and the panel
- *    family's waves below, when the database holds the GPU's SM count): a launch has G = SMs x MULTIPLICITY blocks
+ *    family's waves below, when the database holds the GPU's SM count): a
+ *    launch has G = SMs x MULTIPLICITY blocks
  *    (fewer if there are fewer tiles) sharing the T(n) tiles of 64 rows x UX
  *    columns (kernels/symv_pipe.h), block b taking tiles floor(b T / G) ..
  *    floor((b + 1) T / G) - 1; the most a block takes is m(n) = ceil(x),
@@ -230,9 +231,8 @@ int fit_load(db *d, symv_routine routine, char uplo, int hot, fit_set *out);
 /*
  * fit_grid_blocks: G of candidate c on a GPU of sm_count SMs, sm_count x
  * MULTIPLICITY: the blocks of one launch of a persistent kernel (pipe,
- * pipe_det), or the panel family's blocks resident at once (a wave); 0 for
- * any other family, an sm_count < 1, or a pipelined UX that is not a power
- * of two in 1..128 (no steps; see Steps above).
+ * pipe_det), or the panel family's blocks resident at once (a wave); 0
+ * where fit_step_width is 0 (no steps; see Steps above) or sm_count < 1.
  */
 long fit_grid_blocks(const db_candidate *c, int sm_count);
 
