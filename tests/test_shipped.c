@@ -327,6 +327,94 @@ Test(shipped, forget_routine_removes_one_routine_and_keeps_the_others, .timeout 
   test_rmtree(dir);
 }
 
+/* Rows of routine r in database s as one line, for forget-routine --family:
+ * the family's candidates, the other families' candidates, their
+ * sweep-stage measurements, dense-stage measurements of any candidate,
+ * sweep-stage and dense-stage baselines, fits. */
+static void family_rows(sqlite3 *s, const char *r, char *line, size_t len)
+{
+  snprintf(line, len, "%lld %lld %lld %lld %lld %lld %lld",
+           sql_int(s, "SELECT count(*) FROM candidate WHERE routine = ?1 AND family = 'pipe_det'", r),
+           sql_int(s, "SELECT count(*) FROM candidate WHERE routine = ?1 AND family <> 'pipe_det'", r),
+           sql_int(s, "SELECT count(*) FROM measurement JOIN candidate c ON c.id = candidate_id "
+                      "WHERE c.routine = ?1 AND c.family <> 'pipe_det' AND stage = 'sweep'", r),
+           sql_int(s, "SELECT count(*) FROM measurement JOIN candidate c ON c.id = candidate_id "
+                      "WHERE c.routine = ?1 AND stage = 'dense'", r),
+           sql_int(s, "SELECT count(*) FROM baseline WHERE routine = ?1 AND stage = 'sweep'", r),
+           sql_int(s, "SELECT count(*) FROM baseline WHERE routine = ?1 AND stage = 'dense'", r),
+           sql_int(s, "SELECT count(*) FROM fit WHERE routine = ?1", r));
+}
+
+/* scripts/forget-routine --family, the first step of sweeping one family
+ * again: of the routine named it removes that family's candidates (their
+ * measurements and codes with them) and everything of the dense stage on
+ * (dense measurements of every candidate, dense baselines, fits), and
+ * keeps the other families' candidates with their sweep-stage
+ * measurements, the sweep-stage baselines and the other routines' rows; a
+ * family that is not one refuses and changes nothing. */
+Test(shipped, forget_routine_family_keeps_the_other_families_sweep_stage, .timeout = 300)
+{
+  char dir[] = "/tmp/symvtune-forget-family-XXXXXX", db[256], cmd[2048], before[160], after[160];
+  char others[SYMV_ROUTINE_COUNT][160];
+  cr_assert(mkdtemp(dir));
+  snprintf(db, sizeof db, "%s/sweep.db", dir);
+  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h200.db.xz' > '%s'", SYMV_TEST_DATA, db);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  family_rows(s, "dsymv", before, sizeof before);
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) routine_rows(s, symv_routine_name((symv_routine)r), others[r], sizeof others[r]);
+  long long pdet, other, msweep, mdense, bsweep, bdense, fits;
+  cr_assert_eq(sscanf(before, "%lld %lld %lld %lld %lld %lld %lld", &pdet, &other, &msweep, &mdense, &bsweep, &bdense,
+                      &fits), 7);
+  cr_assert(pdet > 0 && other > 0 && msweep > 0 && mdense > 0 && bsweep > 0 && bdense > 0 && fits > 0,
+            "the shipped database holds DSYMV's rows of every kind: %s", before);
+  sqlite3_close(s);
+
+  snprintf(cmd, sizeof cmd, "'%s/scripts/forget-routine' --family pipe_dett '%s' dsymv >/dev/null 2>&1",
+           SYMV_TEST_SRCDIR, db);
+  int rc = system(cmd);
+  cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "a name that is not a family: exit status 2, got %d", rc);
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  family_rows(s, "dsymv", after, sizeof after);
+  cr_expect_str_eq(after, before, "refused, yet DSYMV's rows changed");
+  sqlite3_close(s);
+
+  snprintf(cmd, sizeof cmd, "'%s/scripts/forget-routine' --family pipe_det '%s' dsymv >/dev/null", SYMV_TEST_SRCDIR, db);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  family_rows(s, "dsymv", after, sizeof after);
+  char want[160];
+  snprintf(want, sizeof want, "0 %lld %lld 0 %lld 0 0", other, msweep, bsweep);
+  cr_expect_str_eq(after, want, "DSYMV's rows (pipe_det, other candidates, their sweep measurements, dense "
+                                "measurements, sweep baselines, dense baselines, fits) before: %s", before);
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+    if (r == SYMV_DSYMV) continue;
+    const char *name = symv_routine_name((symv_routine)r);
+    routine_rows(s, name, after, sizeof after);
+    cr_expect_str_eq(after, others[r], "%s's rows changed", name);
+  }
+  cr_expect_eq(sql_int(s, "SELECT count(*) FROM pragma_foreign_key_check", NULL), 0, "dangling references");
+  cr_expect_eq(sql_int(s, "SELECT count(*) FROM kernel_code WHERE candidate_id NOT IN (SELECT id FROM candidate)",
+                       NULL), 0, "codes without their candidate");
+  sqlite3_close(s);
+
+  /* the sweep-stage ranking still answers; the rules are gone until a fit */
+  char err[4096];
+  char *rank[] = {"symvtune", "rank", "--db", db, "--routine", "dsymv", NULL};
+  cr_expect_eq(run_symvtune(err, sizeof err, rank), 0, "rank of DSYMV after the removal: %s", err);
+  char *gone[] = {"symvtune", "rules", "--db", db, "--routine", "dsymv", NULL};
+  cr_expect_neq(run_symvtune(err, sizeof err, gone), 0, "DSYMV still has rules");
+  /* the script knows every tunable family of the registry */
+  for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
+    if (!symv_family_tunable((symv_family)f)) continue;
+    snprintf(cmd, sizeof cmd, "'%s/scripts/forget-routine' --family %s '%s' dsymv >/dev/null", SYMV_TEST_SRCDIR,
+             symv_family_name((symv_family)f), db);
+    cr_expect_eq(system(cmd), 0, "forget-routine refuses a family of the registry: %s", cmd);
+  }
+  test_rmtree(dir);
+}
+
 /* Writes the executable script `text` to dir/name. */
 static void put_exec(const char *dir, const char *name, const char *text)
 {
