@@ -424,9 +424,10 @@ static void put_exec(const char *dir, const char *name, const char *text)
 }
 
 /* scripts/gpu-ship with stand-ins for the bundle's symvtune and for
- * nvidia-smi: ROUTINES limits every step to the routines named, and a
- * call after a sweep that finished does not sweep again (a resumed sweep
- * would time the dense stage's second look again after the fits). */
+ * nvidia-smi: ROUTINES limits every step to the routines named, a call
+ * after a sweep that finished does not sweep again (a resumed sweep would
+ * time the dense stage's second look again after the fits), and the
+ * validation runs, which complete the database, come before the benches. */
 Test(shipped, gpu_ship_makes_the_routines_named_and_sweeps_once, .timeout = 120)
 {
   char dir[] = "/tmp/symvtune-gpuship-XXXXXX", sub[512], cmd[4096], log[512], *text;
@@ -462,6 +463,10 @@ Test(shipped, gpu_ship_makes_the_routines_named_and_sweeps_once, .timeout = 120)
   static const char *const never[] = {"dsymv", "csymv", "zsymv", "zhemv"};
   for (size_t i = 0; i < sizeof never / sizeof *never; i++)
     cr_expect_null(strstr(first, never[i]), "%s was not named:\n%s", never[i], first);
+  /* one GPU: every validation run before the first bench */
+  const char *bench = strstr(first, "bench --lib"), *v = first, *last_validate = NULL;
+  while ((v = strstr(v, "validate --db"))) last_validate = v++;
+  cr_expect(bench && last_validate && last_validate < bench, "a bench before a validation run:\n%s", first);
   snprintf(sub, sizeof sub, "%s/out/sweep.db.xz", dir);
   cr_expect_eq(access(sub, F_OK), 0, "no database shipped");
   free(first);
