@@ -267,6 +267,15 @@ static void routine_rows(sqlite3 *s, const char *r, char *line, size_t len)
            sql_int(s, "SELECT count(*) FROM validation_run JOIN fit f ON f.id = fit_id WHERE f.routine = ?1", r));
 }
 
+/* scripts/forget-routine left no reference dangling in database s: no
+ * foreign key broken, no kernel code without its candidate. */
+static void expect_no_dangling(sqlite3 *s)
+{
+  cr_expect_eq(sql_int(s, "SELECT count(*) FROM pragma_foreign_key_check", NULL), 0, "dangling references");
+  cr_expect_eq(sql_int(s, "SELECT count(*) FROM kernel_code WHERE candidate_id NOT IN (SELECT id FROM candidate)",
+                       NULL), 0, "codes without their candidate");
+}
+
 /* scripts/forget-routine, the first step of sweeping one routine again:
  * on a shipped database it removes every row of the routines named and
  * leaves the other routines' rows, fits and validation runs as they were,
@@ -304,11 +313,9 @@ Test(shipped, forget_routine_removes_one_routine_and_keeps_the_others, .timeout 
     else
       cr_expect_str_eq(after, before[r], "%s's rows changed", name);
   }
-  cr_expect_eq(sql_int(s, "SELECT count(*) FROM pragma_foreign_key_check", NULL), 0, "dangling references");
+  expect_no_dangling(s);
   cr_expect_eq(sql_int(s, "SELECT count(*) FROM kernel_code k JOIN candidate c ON c.id = k.candidate_id "
                           "WHERE c.routine IN ('ssymv', 'chemv')", NULL), 0, "codes of the routines removed");
-  cr_expect_eq(sql_int(s, "SELECT count(*) FROM kernel_code WHERE candidate_id NOT IN (SELECT id FROM candidate)",
-                       NULL), 0, "codes without their candidate");
   cr_expect_eq(sql_int(s, "SELECT count(*) FROM device", NULL), 1, "the device row went");
   sqlite3_close(s);
 
@@ -394,9 +401,7 @@ Test(shipped, forget_routine_family_keeps_the_other_families_sweep_stage, .timeo
     routine_rows(s, name, after, sizeof after);
     cr_expect_str_eq(after, others[r], "%s's rows changed", name);
   }
-  cr_expect_eq(sql_int(s, "SELECT count(*) FROM pragma_foreign_key_check", NULL), 0, "dangling references");
-  cr_expect_eq(sql_int(s, "SELECT count(*) FROM kernel_code WHERE candidate_id NOT IN (SELECT id FROM candidate)",
-                       NULL), 0, "codes without their candidate");
+  expect_no_dangling(s);
   sqlite3_close(s);
 
   /* the sweep-stage ranking still answers; the rules are gone until a fit */
