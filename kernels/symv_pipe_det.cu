@@ -67,8 +67,10 @@
  * function's registers) are the other families'.
  *
  * Traffic over pipe's: R holds T x 64 elements, about 1/UX of the
- * triangle's, written once and read once (L2 holds much of it); C holds
- * (G + ns - 1) x UX.
+ * triangle's, written once and read once; C holds (G + ns - 1) x UX. Both
+ * are stored evict-last in L2 and read evict-first (symv_pdet_store,
+ * symv_pdet_load), so that while they fit beside A's stream they need not
+ * go to DRAM and back.
  *
  * Units (MX 3..5): the row sums R are stored once a unit, a row block's
  * tiles in a strip of W = BLOCK_SIZE columns (BLOCK_SIZE/UX tiles side by
@@ -102,6 +104,53 @@
 #include "symv_common.cuh"
 #include "symv_pipe.h"
 #include "symv_pipe.cuh"
+
+/* The workspace's accesses carry an L2 eviction policy (.L2::cache_hint):
+ * phase 0 stores the partial sums evict-last, so that A's stream, which
+ * passes through L2 at normal priority, does not push them out to DRAM
+ * before phase 1 reads them, and phase 1 reads them evict-first, so that
+ * their lines go before others once read. The policies are the 64-bit
+ * operands that createpolicy.fractional.L2::evict_last.b64 and
+ * .L2::evict_first.b64 make with fraction 1.0 (the constants of CUTLASS's
+ * CacheHintSm90), given as immediates: a createpolicy in the kernel let
+ * ptxas place the policy where the kernel raised an illegal instruction
+ * (doc/results/2026-11-24-h100-evict-first.txt). Measured:
+ * doc/results/2026-11-29-h200-pipe_det-l2-hints.txt. */
+#define SYMV_PDET_EVICT_LAST 0x14F0000000000000ull
+#define SYMV_PDET_EVICT_FIRST 0x12F0000000000000ull
+
+/* *p := v, cached in L2 only (as __stcg), evict-last */
+static __device__ __forceinline__ void symv_pdet_store(symv_t *p, symv_t v)
+{
+#if SYMV_COMPLEX
+  asm volatile("st.global.cg.L2::cache_hint.v2." SYMV_PTX_R " [%0], {%1,%2}, %3;" ::"l"(p), SYMV_RC(v.re),
+               SYMV_RC(v.im), "l"(SYMV_PDET_EVICT_LAST)
+               : "memory");
+#else
+  asm volatile("st.global.cg.L2::cache_hint." SYMV_PTX_R " [%0], %1, %2;" ::"l"(p), SYMV_RC(v),
+               "l"(SYMV_PDET_EVICT_LAST)
+               : "memory");
+#endif
+}
+
+/* *p, cached in L2 only (as __ldcg), evict-first; the memory clobber keeps
+ * it after the wait for phase 0 */
+static __device__ __forceinline__ symv_t symv_pdet_load(const symv_t *p)
+{
+  symv_t v;
+#if SYMV_COMPLEX
+  asm volatile("ld.global.cg.L2::cache_hint.v2." SYMV_PTX_R " {%0,%1}, [%2], %3;"
+               : "=" SYMV_RC(v.re), "=" SYMV_RC(v.im)
+               : "l"(p), "l"(SYMV_PDET_EVICT_FIRST)
+               : "memory");
+#else
+  asm volatile("ld.global.cg.L2::cache_hint." SYMV_PTX_R " %0, [%1], %2;"
+               : "=" SYMV_RC(v)
+               : "l"(p), "l"(SYMV_PDET_EVICT_FIRST)
+               : "memory");
+#endif
+  return v;
+}
 
 /* the columns of a unit, the tiles of a row block whose row sums a block
  * adds before storing them (SYMV_PDET_UNIT_WIDTH, symv_pipe.h), and the
@@ -150,7 +199,7 @@ static __device__ __forceinline__ symv_t symv_pdet_sum(symv_t s, long k0, long k
     symv_t v[SYMV_PDET_BATCH];
 #pragma unroll
     for (int u = 0; u < SYMV_PDET_BATCH; u++)
-      v[u] = k + (long)u * step < k1 ? symv_ldcg(addr(k + (long)u * step)) : symv_zero();
+      v[u] = k + (long)u * step < k1 ? symv_pdet_load(addr(k + (long)u * step)) : symv_zero();
 #pragma unroll
     for (int u = 0; u < SYMV_PDET_BATCH; u++)
       if (k + (long)u * step < k1) s = symv_add(s, v[u]);
@@ -270,7 +319,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       symv_pipe_wait<SYMV_PIPE_S - 1>();
       const symv_t *buf = symv_pipe_buf + (k % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
       if (S != curS) { /* unit strip curS's column sums, this block's share of them; x of the next */
-        if (curS * SYMV_PDET_W + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
+        if (curS * SYMV_PDET_W + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
         cacc = symv_zero();
         curS = S;
         load_xs(S);
@@ -285,13 +334,13 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
         cacc = symv_add(cacc, symv_pipe_col_total(csum, t - s * UX));
       __syncthreads(); /* rsum and csum are free for the next tile */
       if (++s == cnt) { /* the unit's row sums */
-        if (t < 64 && I * 64 + t < n) symv_stcg(R + (symv_ll)u * 64 + t, racc);
+        if (t < 64 && I * 64 + t < n) symv_pdet_store(R + (symv_ll)u * 64 + t, racc);
         racc = symv_zero();
         s = 0, u++;
         symv_pdet_next_unit(I, S, cnt, nb, ns);
       }
     }
-    if (curS * SYMV_PDET_W + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
+    if (curS * SYMV_PDET_W + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
     symv_cp_wait<0>(); /* no copy outlives the block */
     return;
   }
@@ -313,16 +362,16 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     symv_pipe_wait<SYMV_PIPE_S - 1>();
     const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
     if (J != curJ) { /* strip curJ's column sums, block blockIdx.x's share of them */
-      if (t < UX && curJ * UX + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
+      if (t < UX && curJ * UX + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
       cacc = symv_zero();
       curJ = J;
       symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
     const symv_t vr = symv_pipe_tile_totals<0>(buf, xc, I, J, t, rsum, csum, cacc, rs);
     __syncthreads(); /* rsum and csum are free for the next tile */
-    if (t < 64 && I * 64 + t < n) symv_stcg(R + (symv_ll)k * 64 + t, vr);
+    if (t < 64 && I * 64 + t < n) symv_pdet_store(R + (symv_ll)k * 64 + t, vr);
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);
   }
-  if (t < UX && curJ * UX + t < n) symv_stcg(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
+  if (t < UX && curJ * UX + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
   symv_cp_wait<0>(); /* no copy outlives the block */
 }
