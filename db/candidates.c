@@ -161,6 +161,13 @@ int db_set_candidate_result(db *d, const db_candidate *c)
   return status;
 }
 
+int db_clear_attempts(db *d, long long id)
+{
+  int status = db_exec(d, "UPDATE candidate (attempts = 0)", "UPDATE candidate SET attempts = 0 WHERE id = ?", "I", id);
+  if (status == 0 && sqlite3_changes(d->conn) == 0) status = db_fail(d, SYMV_NOT_FOUND, "no candidate %lld", id);
+  return status;
+}
+
 int db_start_attempt(db *d, long long id, int *attempts)
 {
   /* Outside a transaction the increment and the read are made one. */

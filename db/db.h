@@ -323,6 +323,15 @@ int db_set_candidate_result(db *d, const db_candidate *c);
 int db_start_attempt(db *d, long long id, int *attempts);
 
 /*
+ * db_clear_attempts: sets candidate id's attempts to 0: its measuring ended
+ * with a result, so the count (db_start_attempt) holds only the attempts
+ * without one since, and a candidate measured in stage after stage is not
+ * taken for one that crashed. Inside or outside a transaction.
+ * Errors: SYMV_NOT_FOUND, SYMV_DB.
+ */
+int db_clear_attempts(db *d, long long id);
+
+/*
  * db_list_candidates: the candidates of `routine` (or of any routine if
  * DB_ANY_ROUTINE) with `status` (or any status if status is -1) and `family` (or any
  * family if DB_ANY_FAMILY), in id order, as a malloc'ed array in *list (NULL when

@@ -975,7 +975,8 @@ static int measure_restart(measure_run *r, int k, db_candidate *c)
 }
 
 /* Stores worker k's measurements of candidate c, and in the sweep stage c
- * as valid (its NVRTC time and registers), in one transaction; counts it
+ * as valid (its NVRTC time and registers), and clears its count of attempts
+ * (db_clear_attempts), in one transaction; counts it
  * measured, and lowers k's pruning bases to its fully timed (more than one
  * batch) medians. Errors: SYMV_DB (the transaction rolled back). */
 static int measure_store_valid(measure_run *r, int k, db_candidate *c)
@@ -992,6 +993,7 @@ static int measure_store_valid(measure_run *r, int k, db_candidate *c)
   for (int m = 0; m < q->nms && !rc; m++)
     if (db_put_measurement(a->d, c->id, &q->ms[m])) rc = SYMV_DB;
   if (!rc && a->stage == DB_STAGE_SWEEP && (db_set_candidate_result(a->d, c) || sweep_put_code(a->d, c))) rc = SYMV_DB;
+  if (!rc && db_clear_attempts(a->d, c->id)) rc = SYMV_DB; /* measured: no attempt is left pending */
   if (rc) {
     db_rollback(a->d);
     return rc;

@@ -420,6 +420,61 @@ Test(shipped, forget_routine_family_keeps_the_other_families_sweep_stage, .timeo
   test_rmtree(dir);
 }
 
+/* scripts/forget-routine --dense, the first step of timing the dense stage
+ * again (after a change to its sizes): of the routine named it removes
+ * everything of the dense stage on (dense measurements, dense baselines,
+ * fits) and keeps every candidate with its sweep-stage measurements, the
+ * sweep-stage baselines and the other routines' rows. */
+Test(shipped, forget_routine_dense_keeps_the_sweep_stage, .timeout = 300)
+{
+  char dir[] = "/tmp/symvtune-forget-dense-XXXXXX", db[256], cmd[2048], before[160], after[160];
+  char others[SYMV_ROUTINE_COUNT][160];
+  cr_assert(mkdtemp(dir));
+  snprintf(db, sizeof db, "%s/sweep.db", dir);
+  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h200.db.xz' > '%s'", SYMV_TEST_DATA, db);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  family_rows(s, "csymv", before, sizeof before);
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) routine_rows(s, symv_routine_name((symv_routine)r), others[r], sizeof others[r]);
+  long long pdet, other, msweep, mdense, bsweep, bdense, fits;
+  cr_assert_eq(sscanf(before, "%lld %lld %lld %lld %lld %lld %lld", &pdet, &other, &msweep, &mdense, &bsweep, &bdense,
+                      &fits), 7);
+  cr_assert(pdet > 0 && other > 0 && msweep > 0 && mdense > 0 && bsweep > 0 && bdense > 0 && fits > 0,
+            "the shipped database holds CSYMV's rows of every kind: %s", before);
+  long long codes = sql_int(s, "SELECT count(*) FROM kernel_code", NULL);
+  /* counts of attempts as a symvtune before db_clear_attempts left them: one a stage */
+  cr_assert_eq(sqlite3_exec(s, "UPDATE candidate SET attempts = 3 WHERE routine = 'csymv' AND status = 'valid'", NULL,
+                            NULL, NULL), SQLITE_OK);
+  sqlite3_close(s);
+
+  snprintf(cmd, sizeof cmd, "'%s/scripts/forget-routine' --dense '%s' csymv >/dev/null", SYMV_TEST_SRCDIR, db);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  family_rows(s, "csymv", after, sizeof after);
+  char want[160];
+  snprintf(want, sizeof want, "%lld %lld %lld 0 %lld 0 0", pdet, other, msweep, bsweep);
+  cr_expect_str_eq(after, want, "CSYMV's rows (pipe_det, other candidates, their sweep measurements, dense "
+                                "measurements, sweep baselines, dense baselines, fits) before: %s", before);
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+    if (r == SYMV_CSYMV) continue;
+    const char *name = symv_routine_name((symv_routine)r);
+    routine_rows(s, name, after, sizeof after);
+    cr_expect_str_eq(after, others[r], "%s's rows changed", name);
+  }
+  cr_expect_eq(sql_int(s, "SELECT count(*) FROM kernel_code", NULL), codes, "kernel codes removed");
+  cr_expect_eq(sql_int(s, "SELECT count(*) FROM candidate WHERE routine = ?1 AND attempts > 0", "csymv"), 0,
+               "counts of attempts left, which the dense stage would take for crashes");
+  expect_no_dangling(s);
+  sqlite3_close(s);
+  char err[4096];
+  char *rank[] = {"symvtune", "rank", "--db", db, "--routine", "csymv", NULL};
+  cr_expect_eq(run_symvtune(err, sizeof err, rank), 0, "rank of CSYMV after the removal: %s", err);
+  char *gone[] = {"symvtune", "rules", "--db", db, "--routine", "csymv", NULL};
+  cr_expect_neq(run_symvtune(err, sizeof err, gone), 0, "CSYMV still has rules");
+  test_rmtree(dir);
+}
+
 /* Writes the executable script `text` to dir/name. */
 static void put_exec(const char *dir, const char *name, const char *text)
 {
