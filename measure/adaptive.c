@@ -35,7 +35,8 @@ static int opts_valid(const adaptive_opts *o)
   if (!o || o->lo < 1 || o->hi <= o->lo || o->start_per_decade < 1 || o->start_per_decade > 1000 || o->batch < 1 ||
       o->max_sizes < 2 || !(o->target >= 0 && o->target < 1))
     return 0;
-  if (!o->lattice) return o->lattice_per_decade >= 1 && o->lattice_per_decade <= 10000;
+  if (!o->lattice)
+    return o->lattice_per_decade >= 1 && o->lattice_per_decade <= 10000 && (!o->odd || (o->lo % 2 && o->hi % 2));
   if (o->nlattice < 2 || o->lattice[0] != o->lo || o->lattice[o->nlattice - 1] != o->hi) return 0;
   for (int i = 1; i < o->nlattice; i++)
     if (o->lattice[i] <= o->lattice[i - 1]) return 0;
@@ -57,7 +58,7 @@ static int *lattice_of(const adaptive_opts *o, int *count)
   if (!l) return NULL;
   int k = 0;
   for (int j = 0; (size_t)k < max - 1; j++) {
-    int n = (int)floor(o->lo * pow(10.0, (double)j / o->lattice_per_decade) + 0.5);
+    int n = (int)floor(o->lo * pow(10.0, (double)j / o->lattice_per_decade) + 0.5) | (o->odd ? 1 : 0);
     if (n >= o->hi) break;
     if (k == 0 || n != l[k - 1]) l[k++] = n;
   }

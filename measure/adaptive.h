@@ -107,6 +107,9 @@ typedef struct {
   int lo, hi;                /* the size range, elements; 1 <= lo < hi */
   int start_per_decade;      /* start set: sizes per decade (1..1000) */
   int lattice_per_decade;    /* proposals: a geometric lattice, sizes per decade (1..10000) */
+  int odd;                   /* 1: the geometric lattice's sizes are odd (each rounded up to an odd
+                                one; lo and hi must be odd), as dense_grid's (measure/dense.h);
+                                a step's pair n_s - 1, n_s is proposed as it falls */
   const int *lattice;        /* or exactly these sizes (ascending, distinct, in lo..hi, lo and hi
                                 among them); NULL: the geometric lattice */
   int nlattice;              /* entries of lattice */

@@ -17,13 +17,14 @@
 
 int dense_grid(int lo, int hi, int *out, int max)
 {
+  const int top = hi % 2 ? hi : hi - 1; /* the last size: hi, or the odd size below it */
   int k = 0;
   for (int j = 0; k < max; j++) {
-    int n = (int)floor(lo * pow(10.0, j / 24.0) + 0.5);
-    if (n > hi) break;
+    int n = (int)floor(lo * pow(10.0, j / 24.0) + 0.5) | 1;
+    if (n >= top) break;
     if (k == 0 || n != out[k - 1]) out[k++] = n;
   }
-  if (k < max && (k == 0 || out[k - 1] != hi)) out[k++] = hi;
+  if (k < max && top >= 1 && (k == 0 || out[k - 1] != top)) out[k++] = top;
   return k;
 }
 
@@ -31,7 +32,7 @@ int dense_default_grid(symv_routine ro, size_t global_mem, int *out, int max)
 {
   int hi = 32768;
   while (hi > 1024 && (double)hi * hi * symv_routine_get(ro)->elem_bytes > 0.2 * (double)global_mem) hi /= 2;
-  return dense_grid(32, hi, out, max);
+  return dense_grid(33, hi, out, max);
 }
 
 /* What the dense stage holds of this sweep's kernels (the champions and both
@@ -212,6 +213,7 @@ static int dense_adaptive(db *d, sweep_worker *w, const sweep_opts *o, const db_
   adaptive_opts ao;
   adaptive_opts_init(&ao, grid[0], grid[ngrid - 1]);
   if (explicit) ao.lattice = grid, ao.nlattice = ngrid;
+  else ao.odd = 1; /* dense_grid's sizes are odd: so are the planner's */
   ao.target = target;
   ao.max_sizes = budget ? budget : ngrid / 2 > 2 ? ngrid / 2 : 2;
   int nstart = 0, *next = malloc(sizeof *next * (size_t)(DENSE_MAX_SIZES + 1));

@@ -72,14 +72,24 @@ typedef struct {
   volatile int *interrupted; /* stop early when it becomes nonzero */
 } dense_opts;
 
-/** dense_grid: sizes n from lo to hi (elements), 24 per decade (ratio
- *  10^(1/24) = 1.10) rounded to integers, repeats dropped, hi last; at most
- *  max of them into out. Returns their count. */
+/** dense_grid: odd sizes n from lo to hi (elements), 24 per decade (ratio
+ *  10^(1/24) = 1.10), each rounded to the nearest integer and then up to
+ *  an odd one, repeats dropped, hi last (hi - 1 where hi is even); at most
+ *  max of them into out. Returns their count.
+ *
+ *  Odd because the stage times A with lda = n: an odd lda starts no row
+ *  after the first on a 16-byte boundary (for elements of 4 and 8 bytes),
+ *  the layout where kernels that copy 16 bytes at a time run slowest (SSYMV's
+ *  pipe: 1.09-1.11x cuBLAS's time at odd n >= 16411, 0.91-0.94x at n =
+ *  24432 and 32768; doc/results.md). Rules fitted there do not count on the
+ *  faster layout; with lda a multiple of 4 the kernels they choose run as
+ *  fast or faster. */
 int dense_grid(int lo, int hi, int *out, int max);
 
 /** dense_default_grid: the grid of a GPU of global_mem bytes for routine
- *  ro: dense_grid from 32 to 32768, the top halved (not below 1024) while A
- *  of that size would take more than a fifth of the GPU's memory; at most
+ *  ro: dense_grid from 33 to 32768 (so 33..32767), the top halved (not
+ *  below 1024) while A of that size would take more than a fifth of the
+ *  GPU's memory; at most
  *  max sizes into out. Returns their count. */
 int dense_default_grid(symv_routine ro, size_t global_mem, int *out, int max);
 

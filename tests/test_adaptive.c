@@ -274,6 +274,41 @@ Test(adaptive, noisy_samples_crossings_found_within_5_percent)
   free(sm);
 }
 
+/* The sizes a finished plan sampled that are even (sm->n of every curve). */
+static int even_sizes(const samples *sm, int nc)
+{
+  int even = 0;
+  for (int k = 0; k < nc; k++)
+    for (int i = 0; i < sm->count[k]; i++) even += sm->n[k][i] % 2 == 0;
+  return even;
+}
+
+Test(adaptive, an_odd_lattice_samples_odd_sizes_only)
+{
+  /* the dense stage's lattice (dense_grid's range 33..32767): lda = n odd */
+  adaptive_opts o;
+  adaptive_opts_init(&o, 33, 32767);
+  samples *sm = malloc(sizeof *sm);
+  cr_assert_not_null(plan_synth(&o, smooth3, 3, 0, 1, sm));
+  cr_assert_gt(even_sizes(sm, 3), 0, "without odd, the geometric lattice proposes even sizes too");
+  o.odd = 1;
+  const char *why = plan_synth(&o, smooth3, 3, 0, 1, sm);
+  cr_assert_not_null(why);
+  cr_assert_gt(sm->sizes, 25, "the start set and some rounds: %d sizes", sm->sizes);
+  cr_assert_eq(even_sizes(sm, 3), 0, "odd: every sample at an odd n (%d sizes, stop: %s)", sm->sizes, why);
+  int start[64], ns = 0;
+  cr_assert_eq(adaptive_start(&o, start, 64, &ns), 0);
+  cr_assert(start[0] == 33 && start[ns - 1] == 32767);
+  /* an odd lattice needs odd ends */
+  int out[MAXS], nn = -1;
+  adaptive_curve none[1] = {{NULL, NULL, 0}};
+  o.hi = 32768;
+  cr_expect_eq(adaptive_next(&o, none, 1, out, MAXS, &nn, NULL), SYMV_INVALID_VALUE, "hi even");
+  o.hi = 32767, o.lo = 32;
+  cr_expect_eq(adaptive_next(&o, none, 1, out, MAXS, &nn, NULL), SYMV_INVALID_VALUE, "lo even");
+  free(sm);
+}
+
 Test(adaptive, a_step_of_one_curve_is_found)
 {
   /* the second kernel's time jumps 10% at n = 5000 (a new wave of blocks):

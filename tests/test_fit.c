@@ -1841,12 +1841,12 @@ static int data_in_range(const char *file, int lo, int hi, double *ymin, double 
 
 Test(fit, a_range_of_one_sampled_size_is_fitted_and_plotted, .timeout = 120)
 {
-  /* n = 32 is the least size the dense stage sampled: over 32..32 a curve
-   * needs the next sample above it, as one within the samples (1024) has
-   * its neighbours */
+  /* n = 33 is the least size DSYMV's dense stage sampled (odd sizes,
+   * 33..32767): over 33..33 a curve needs the next sample above it, as one
+   * within the samples (1024) has its neighbours */
   char p[256], png[256], sdir[256], dat[300], *out, *err;
   unpack_h200(p);
-  static const char *const n[] = {"32", "1024", "32768"};
+  static const char *const n[] = {"33", "1024", "32767"};
   for (int i = 0; i < 3; i++) {
     int st = symvtune(&out, &err, NULL, "fit", "--db", p, "--routine", "dsymv", "--lo", n[i], "--hi", n[i], NULL);
     cr_assert_eq(st, 0, "fit --lo %s --hi %s: exit %d: %s", n[i], n[i], st, err);
@@ -1855,7 +1855,7 @@ Test(fit, a_range_of_one_sampled_size_is_fitted_and_plotted, .timeout = 120)
     cr_assert_not_null(strstr(out, want), "fit --lo %s --hi %s: no rule over %s..%s:\n%s", n[i], n[i], n[i], n[i], out);
     free(out), free(err);
   }
-  /* the latest fit, 32768..32768, drawn: gnuplot is given an x range */
+  /* the latest fit, 32767..32767, drawn: gnuplot is given an x range */
   if (!GNUPLOT_PATH[0]) cr_skip_test("gnuplot was not found by configure");
   int st = symvtune(&out, &err, NULL, "plot", "--db", p, "--routine", "dsymv", "--out", path_of(png, "one.png"),
                     "--script", path_of(sdir, "one"), NULL);
@@ -1863,13 +1863,13 @@ Test(fit, a_range_of_one_sampled_size_is_fitted_and_plotted, .timeout = 120)
   free(out), free(err);
   double ymin, ymax;
   snprintf(dat, sizeof dat, "%s/curves.dat", sdir);
-  cr_assert(data_in_range(dat, 32768, 32768, &ymin, &ymax), "curves.dat draws sizes outside 32768..32768");
+  cr_assert(data_in_range(dat, 32767, 32767, &ymin, &ymax), "curves.dat draws sizes outside 32767..32767");
 }
 
 Test(fit, curves_are_drawn_within_the_fitted_range_only, .timeout = 120)
 {
   /* --lo 1000 --hi 2000: no sample at either end, so each curve is fitted
-   * over the samples that bracket them (961..2048); its prediction exists
+   * over the samples that bracket them; its prediction exists
    * over 1000..2000 only, and that is all the figure may draw */
   char p[256], sdir[256], dat[300], fig[256], *out, *err;
   unpack_h200(p);

@@ -225,6 +225,7 @@ static void fake_teardown(void) { test_rmtree(fdir); }
   "SELECT (SELECT total(batches * calls_per_batch) FROM measurement WHERE stage = 'dense') + (SELECT "              \
   "total(batches * calls_per_batch) FROM baseline WHERE stage = 'dense' AND name <> 'floor')"
 #define DENSE_SIZES "SELECT count(DISTINCT n) FROM baseline WHERE stage = 'dense'"
+#define DENSE_EVEN "SELECT count(*) FROM baseline WHERE stage = 'dense' AND n % 2 = 0"
 #define DENSE_SUM "SELECT total(n * (candidate_id % 7 + 1)) FROM measurement WHERE stage = 'dense'"
 
 #define FAKE_DENSE(db, ...)                                                                                        \
@@ -239,17 +240,23 @@ Test(dense, adaptive_times_at_most_half_the_grids_calls, .init = fake_setup, .fi
   snprintf(g, sizeof g, "%s/grid.db", fdir);
   snprintf(a, sizeof a, "%s/adaptive.db", fdir);
   cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(g, "--dense", "grid")), 0, "%s", fout);
-  cr_assert_not_null(strstr(fout, "dense stage (grid): 74 sizes from 32 to 32768"), "%s", fout);
+  cr_assert_not_null(strstr(fout, "dense stage (grid): 73 sizes from 33 to 32767"), "%s", fout);
   cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--quiet")), 0, "%s", fout);
   cr_assert_not_null(strstr(fout, "dense stage (adaptive): "), "%s", fout);
-  cr_assert_not_null(strstr(fout, "(the grid: 74)"), "%s", fout);
+  cr_assert_not_null(strstr(fout, "(the grid: 73)"), "%s", fout);
   long long grows = test_sql_int(g, DENSE_ROWS), arows = test_sql_int(a, DENSE_ROWS);
   long long gcalls = test_sql_int(g, DENSE_CALLS), acalls = test_sql_int(a, DENSE_CALLS);
   long long gsizes = test_sql_int(g, DENSE_SIZES), asizes = test_sql_int(a, DENSE_SIZES);
   cr_log_info("grid: %lld sizes, %lld samples, %lld calls; adaptive: %lld sizes, %lld samples, %lld calls\n", gsizes,
               grows, gcalls, asizes, arows, acalls);
-  cr_assert_eq(gsizes, 74);
-  cr_assert_eq(grows, 74 * 5, "3 champions and both cuBLAS modes at every size: %lld", grows);
+  cr_assert_eq(gsizes, 73);
+  cr_assert_eq(test_sql_int(g, "SELECT count(*) FROM candidate WHERE attempts > 0"), 0,
+               "every candidate measured has its count of attempts cleared");
+  cr_assert_eq(test_sql_int(a, "SELECT count(*) FROM candidate WHERE attempts > 0"), 0,
+               "every candidate measured has its count of attempts cleared");
+  cr_assert_eq(test_sql_int(g, DENSE_EVEN), 0, "the grid's sizes are odd (lda = n odd)");
+  cr_assert_eq(test_sql_int(a, DENSE_EVEN), 0, "the planner's sizes are odd (lda = n odd)");
+  cr_assert_eq(grows, 73 * 5, "3 champions and both cuBLAS modes at every size: %lld", grows);
   cr_assert_geq(asizes, 20, "the start set is 8 sizes per decade: %lld", asizes);
   cr_assert_leq(2 * asizes, gsizes);
   cr_assert_eq(arows, asizes * 5, "every kernel at every size the planner chose");
