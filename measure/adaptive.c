@@ -127,8 +127,9 @@ typedef struct {
   double us;
 } sample;
 
-/* A step of a persistent kernel to sample on both sides: n - 1 (below)
- * and n (above), where each lacks a sample, scored by its stake. */
+/* A step of a persistent kernel to sample on both sides: step_below(n)
+ * and step_above(n) (n - 1 and n unless odd), where each lacks a sample,
+ * scored by its stake. */
 typedef struct {
   int n;
   int below, above;
@@ -224,12 +225,29 @@ static int steps_of(const adaptive_opts *o, const adaptive_curve *c, int *sn)
   return c->grid_blocks > 0 ? fit_step_sizes(c->step_width, c->grid_blocks, o->lo, o->hi, sn, FIT_STEP_MAX) : 0;
 }
 
-/* Whether n is a step size of curve c: n_s - 1 or n_s of one of its steps. */
+/* The size timed below step n_s: n_s - 1; with o->odd the largest odd size
+ * below n_s where it is within FIT_STEP_BRACKET (fit_step_side), so n_s - 2
+ * where n_s - 1 is even. */
+static int step_below(const adaptive_opts *o, int ns)
+{
+  return o->odd && (ns - 1) % 2 == 0 && fit_step_side(ns - 2, ns) < 0 ? ns - 2 : ns - 1;
+}
+
+/* The size timed above step n_s: n_s; with o->odd the least odd size from
+ * n_s on where it is within FIT_STEP_BRACKET, so n_s + 1 where n_s is even
+ * (and below hi). */
+static int step_above(const adaptive_opts *o, int ns)
+{
+  return o->odd && ns % 2 == 0 && ns + 1 <= o->hi && fit_step_side(ns + 1, ns) > 0 ? ns + 1 : ns;
+}
+
+/* Whether n is a step size of curve c: step_below or step_above of one of
+ * its steps. */
 static int step_size_of(const adaptive_opts *o, const adaptive_curve *c, int n)
 {
   int sn[FIT_STEP_MAX], k = steps_of(o, c, sn);
   for (int j = 0; j < k; j++)
-    if (n == sn[j] || n == sn[j] - 1) return 1;
+    if (n == step_above(o, sn[j]) || n == step_below(o, sn[j])) return 1;
   return 0;
 }
 
@@ -516,7 +534,7 @@ static int plan_step_pairs(plan *pl)
       for (int q = 0; q < pl->npair; q++)
         if (pair[q].n == n) have = q;
       if (have < 0) /* the curves timed there: those with this step */
-        have = pl->npair++, pair[have] = (step_pair){n, need_a && n - 1 >= o->lo, need_z && n <= o->hi, 0,
+        have = pl->npair++, pair[have] = (step_pair){n, need_a && step_below(o, n) >= o->lo, need_z && n <= o->hi, 0,
                                                      (double)curves_with_step(o, c, ncurves, n) / ncurves};
       pair[have].score = fmax(pair[have].score, stake);
     }
@@ -596,8 +614,8 @@ static void plan_batch(plan *pl, double left, int *out, int maxout, int *nout)
     int pick;
     if (bp >= 0 && (best < 0 || pair[bp].score >= risk[cand[best]])) {
       pick = pair[bp].n;
-      if (pair[bp].below) out[(*nout)++] = pick - 1;
-      if (pair[bp].above) out[(*nout)++] = pick;
+      if (pair[bp].below) out[(*nout)++] = step_below(o, pick);
+      if (pair[bp].above) out[(*nout)++] = step_above(o, pick);
       spent += (pair[bp].below + pair[bp].above) * pair[bp].cost;
       pair[bp].score = 0;
     } else {

@@ -48,7 +48,9 @@
  *       takes rise (fit/fit.h, Steps; fit_step_sizes), between two sizes
  *       no smooth curve and no lattice can place. Where the step of a curve
  *       at n_s is not yet sampled within FIT_STEP_BRACKET on both sides, the
- *       pair n_s - 1, n_s (the sides that lack a sample; off the lattice)
+ *       pair n_s - 1, n_s (the sides that lack a sample; off the lattice;
+ *       with an odd lattice the nearest odd sizes within FIT_STEP_BRACKET,
+ *       n_s - 2 below where n_s is odd, n_s + 1 above where it is even)
  *       scores the stake J - |d|: J = ln((c + m) / (c + m - 1)) the jump of a
  *       launch of cost a + tau m into m tiles a block (c = FIT_STEP_C), d
  *       the least gap in ln t between the curve and the fastest other one
@@ -108,8 +110,8 @@ typedef struct {
   int start_per_decade;      /* start set: sizes per decade (1..1000) */
   int lattice_per_decade;    /* proposals: a geometric lattice, sizes per decade (1..10000) */
   int odd;                   /* 1: the geometric lattice's sizes are odd (each rounded up to an odd
-                                one; lo and hi must be odd), as dense_grid's (measure/dense.h);
-                                a step's pair n_s - 1, n_s is proposed as it falls */
+                                one; lo and hi must be odd), as dense_grid's (measure/dense.h),
+                                and so are a step's sides where FIT_STEP_BRACKET allows */
   const int *lattice;        /* or exactly these sizes (ascending, distinct, in lo..hi, lo and hi
                                 among them); NULL: the geometric lattice */
   int nlattice;              /* entries of lattice */

@@ -423,6 +423,60 @@ Test(adaptive, the_steps_of_a_persistent_kernel_are_sampled_on_both_sides)
   cr_expect_geq(worst[0], 1.1, "without the steps the test's curves must be hard: max regret %.3f", worst[0]);
 }
 
+/* With an odd lattice (the dense stage's) a step's sides are odd too: the
+ * largest odd size below n_s and the least from n_s on, each within
+ * FIT_STEP_BRACKET, timed for the persistent kernel alone; every sample is
+ * odd and the rules keep the regret of the exact sides. A step of pipe's
+ * tiles falls at 64k + 1, so n_s - 1 is a multiple of 64 (lda aligned)
+ * and the side below is n_s - 2. */
+Test(adaptive, an_odd_lattice_samples_a_steps_sides_at_odd_sizes)
+{
+  static const long blocks[2] = {264, 263};
+  uint64_t seed = test_fresh_seed();
+  cr_log_info("seed %llu (SYMV_TEST_SEED to replay)\n", (unsigned long long)seed);
+  for (int w = 0; w < 2; w++) {
+    const synth s[2] = {
+      {2.5, 923521.0, 0.0, 0, 0, 0, 0, 0, 0},
+      {2.0, 1.0, 0.0, 0, 0, 0, 0, 32, blocks[w]},
+    };
+    adaptive_opts o;
+    adaptive_opts_init(&o, 33, 32767);
+    o.odd = 1;
+    int st[FIT_STEP_MAX], nst = fit_step_sizes(32, blocks[w], o.lo, o.hi, st, FIT_STEP_MAX);
+    cr_assert_geq(nst, 2, "G %ld: %d steps", blocks[w], nst);
+    samples *sm = malloc(sizeof *sm);
+    plan_synth(&o, s, 2, 0.003, seed, sm);
+    cr_expect_eq(even_sizes(sm, 2), 0, "G %ld: an even size timed", blocks[w]);
+    adaptive_curve c[2];
+    curves_of_synth(sm, s, 2, c);
+    for (int j = 0; j < nst; j++) {
+      const int side[2] = {st[j] % 2 ? st[j] - 2 : st[j] - 1, st[j] % 2 ? st[j] : st[j] + 1};
+      cr_assert(fit_step_side(side[0], st[j]) < 0 && fit_step_side(side[1], st[j]) > 0, "step %d: sides %d, %d",
+                st[j], side[0], side[1]);
+      for (int k = 0; k < 2; k++) {
+        int p = 0, q = 0;
+        for (int i = 0; i < sm->count[1]; i++) p |= sm->n[1][i] == side[k];
+        for (int i = 0; i < sm->count[0]; i++) q |= sm->n[0][i] == side[k];
+        cr_expect(p, "G %ld, step %d: the persistent kernel is not timed at n = %d", blocks[w], st[j], side[k]);
+        cr_expect(!q, "G %ld: the smooth kernel is timed at the step's side %d", blocks[w], side[k]);
+        cr_expect(adaptive_wants(&o, c, 2, 1, side[k]) && !adaptive_wants(&o, c, 2, 0, side[k]));
+      }
+    }
+    fit_curve fc[2];
+    synth f[2] = {s[0], s[1]};
+    fit_all(sm, f, 2, o.lo, o.hi, fc);
+    double worst = 1;
+    for (int n = o.lo; n <= o.hi; n++) {
+      int b = fitted_best(fc, 2, o.lo, n);
+      cr_assert_geq(b, 0, "no curve predicted at n = %d", n);
+      worst = fmax(worst, synth_us(&s[b], n) / fmin(synth_us(&s[0], n), synth_us(&s[1], n)));
+    }
+    cr_expect_leq(worst, 1.025, "G %ld, seed %llu: max regret %.3f", blocks[w], (unsigned long long)seed, worst);
+    fits_free(fc, 2);
+    free(sm);
+  }
+}
+
 Test(adaptive, the_same_samples_give_the_same_sizes)
 {
   adaptive_opts o;

@@ -349,7 +349,8 @@ Test(dense, a_step_size_is_timed_for_the_kernels_with_the_step_alone, .init = fa
   cr_assert_gt(nstep, 0, "no step size was sampled: the test proves nothing\n%s", fout);
   snprintf(q, sizeof q, "SELECT count(*) < 3 * count(DISTINCT m.n) %s", at_steps);
   cr_assert_eq(test_sql_int(a, q), 1, "some champion without a step was timed at the step sizes");
-  /* every sample there is one side of its kernel's step: m = ceil(T / G) rises at n or at n + 1 */
+  /* every sample there is one side of its kernel's step n_s, where m = ceil(T / G) rises: the nearest
+   * odd sizes around it (n_s - 2 or n_s - 1 below, n_s or n_s + 1 above) */
   sqlite3 *h = NULL;
   sqlite3_stmt *st = NULL;
   cr_assert_eq(sqlite3_open_v2(a, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
@@ -360,8 +361,12 @@ Test(dense, a_step_size_is_timed_for_the_kernels_with_the_step_alone, .init = fa
     const long n = sqlite3_column_int(st, 0), g = 132L * sqlite3_column_int(st, 2);
     const int ux = sqlite3_column_int(st, 1);
 #define TILES_A_BLOCK(k) ((symv_pipe_tiles((k), ux) + g - 1) / g)
-    cr_expect(TILES_A_BLOCK(n) > TILES_A_BLOCK(n - 1) || TILES_A_BLOCK(n + 1) > TILES_A_BLOCK(n),
-              "pipe:*,%d,%ld,* at n = %ld: no step at n or n + 1", ux, g / 132, n);
+#define STEP_AT(k) (TILES_A_BLOCK(k) > TILES_A_BLOCK((k) - 1))
+    int side = 0;
+    for (long s = n - 1; s <= n + 2; s++)
+      side |= STEP_AT(s) && (n == (s % 2 ? s - 2 : s - 1) || n == (s % 2 ? s : s + 1));
+    cr_expect(n % 2 && side, "pipe:*,%d,%ld,* at n = %ld: not an odd side of a step", ux, g / 132, n);
+#undef STEP_AT
 #undef TILES_A_BLOCK
     checked++;
   }
