@@ -352,6 +352,49 @@ static void family_rows(sqlite3 *s, const char *r, char *line, size_t len)
            sql_int(s, "SELECT count(*) FROM fit WHERE routine = ?1", r));
 }
 
+/* A shipped database unpacked for forget-routine's tests, with what it held
+ * before: routine's family_rows (v: the seven counts, each checked > 0) and
+ * every routine's routine_rows. */
+typedef struct {
+  char db[256];
+  const char *routine;
+  char before[160];
+  long long v[7];
+  char others[SYMV_ROUTINE_COUNT][160];
+} forget_case;
+
+static void forget_case_setup(forget_case *fc, const char *dir, const char *routine)
+{
+  char cmd[1024];
+  fc->routine = routine;
+  snprintf(fc->db, sizeof fc->db, "%s/sweep.db", dir);
+  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h200.db.xz' > '%s'", SYMV_TEST_DATA, fc->db);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(fc->db, &s), SQLITE_OK);
+  family_rows(s, routine, fc->before, sizeof fc->before);
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++)
+    routine_rows(s, symv_routine_name((symv_routine)r), fc->others[r], sizeof fc->others[r]);
+  sqlite3_close(s);
+  long long *v = fc->v;
+  cr_assert_eq(sscanf(fc->before, "%lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]),
+               7);
+  for (int i = 0; i < 7; i++)
+    cr_assert_gt(v[i], 0, "the shipped database holds %s's rows of every kind: %s", routine, fc->before);
+}
+
+/* The routines other than fc's kept their rows, in database s. */
+static void expect_others_kept(sqlite3 *s, const forget_case *fc)
+{
+  char after[160];
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+    const char *name = symv_routine_name((symv_routine)r);
+    if (!strcmp(name, fc->routine)) continue;
+    routine_rows(s, name, after, sizeof after);
+    cr_expect_str_eq(after, fc->others[r], "%s's rows changed", name);
+  }
+}
+
 /* scripts/forget-routine --family, the first step of sweeping one family
  * again: of the routine named it removes that family's candidates (their
  * measurements and codes with them) and everything of the dense stage on
@@ -361,22 +404,13 @@ static void family_rows(sqlite3 *s, const char *r, char *line, size_t len)
  * family that is not one refuses and changes nothing. */
 Test(shipped, forget_routine_family_keeps_the_other_families_sweep_stage, .timeout = 300)
 {
-  char dir[] = "/tmp/symvtune-forget-family-XXXXXX", db[256], cmd[2048], before[160], after[160];
-  char others[SYMV_ROUTINE_COUNT][160];
+  char dir[] = "/tmp/symvtune-forget-family-XXXXXX", cmd[2048], after[160];
   cr_assert(mkdtemp(dir));
-  snprintf(db, sizeof db, "%s/sweep.db", dir);
-  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h200.db.xz' > '%s'", SYMV_TEST_DATA, db);
-  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  forget_case fc;
+  forget_case_setup(&fc, dir, "dsymv");
+  char *db = fc.db;
+  const char *before = fc.before;
   sqlite3 *s;
-  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
-  family_rows(s, "dsymv", before, sizeof before);
-  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) routine_rows(s, symv_routine_name((symv_routine)r), others[r], sizeof others[r]);
-  long long pdet, other, msweep, mdense, bsweep, bdense, fits;
-  cr_assert_eq(sscanf(before, "%lld %lld %lld %lld %lld %lld %lld", &pdet, &other, &msweep, &mdense, &bsweep, &bdense,
-                      &fits), 7);
-  cr_assert(pdet > 0 && other > 0 && msweep > 0 && mdense > 0 && bsweep > 0 && bdense > 0 && fits > 0,
-            "the shipped database holds DSYMV's rows of every kind: %s", before);
-  sqlite3_close(s);
 
   snprintf(cmd, sizeof cmd, "'%s/scripts/forget-routine' --family pipe_dett '%s' dsymv >/dev/null 2>&1",
            SYMV_TEST_SRCDIR, db);
@@ -392,15 +426,10 @@ Test(shipped, forget_routine_family_keeps_the_other_families_sweep_stage, .timeo
   cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
   family_rows(s, "dsymv", after, sizeof after);
   char want[160];
-  snprintf(want, sizeof want, "0 %lld %lld 0 %lld 0 0", other, msweep, bsweep);
+  snprintf(want, sizeof want, "0 %lld %lld 0 %lld 0 0", fc.v[1], fc.v[2], fc.v[4]);
   cr_expect_str_eq(after, want, "DSYMV's rows (pipe_det, other candidates, their sweep measurements, dense "
                                 "measurements, sweep baselines, dense baselines, fits) before: %s", before);
-  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
-    if (r == SYMV_DSYMV) continue;
-    const char *name = symv_routine_name((symv_routine)r);
-    routine_rows(s, name, after, sizeof after);
-    cr_expect_str_eq(after, others[r], "%s's rows changed", name);
-  }
+  expect_others_kept(s, &fc);
   expect_no_dangling(s);
   sqlite3_close(s);
 
@@ -427,21 +456,13 @@ Test(shipped, forget_routine_family_keeps_the_other_families_sweep_stage, .timeo
  * sweep-stage baselines and the other routines' rows. */
 Test(shipped, forget_routine_dense_keeps_the_sweep_stage, .timeout = 300)
 {
-  char dir[] = "/tmp/symvtune-forget-dense-XXXXXX", db[256], cmd[2048], before[160], after[160];
-  char others[SYMV_ROUTINE_COUNT][160];
+  char dir[] = "/tmp/symvtune-forget-dense-XXXXXX", cmd[2048], after[160];
   cr_assert(mkdtemp(dir));
-  snprintf(db, sizeof db, "%s/sweep.db", dir);
-  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h200.db.xz' > '%s'", SYMV_TEST_DATA, db);
-  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  forget_case fc;
+  forget_case_setup(&fc, dir, "csymv");
+  char *db = fc.db;
   sqlite3 *s;
   cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
-  family_rows(s, "csymv", before, sizeof before);
-  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) routine_rows(s, symv_routine_name((symv_routine)r), others[r], sizeof others[r]);
-  long long pdet, other, msweep, mdense, bsweep, bdense, fits;
-  cr_assert_eq(sscanf(before, "%lld %lld %lld %lld %lld %lld %lld", &pdet, &other, &msweep, &mdense, &bsweep, &bdense,
-                      &fits), 7);
-  cr_assert(pdet > 0 && other > 0 && msweep > 0 && mdense > 0 && bsweep > 0 && bdense > 0 && fits > 0,
-            "the shipped database holds CSYMV's rows of every kind: %s", before);
   long long codes = sql_int(s, "SELECT count(*) FROM kernel_code", NULL);
   /* counts of attempts as a symvtune before db_clear_attempts left them: one a stage */
   cr_assert_eq(sqlite3_exec(s, "UPDATE candidate SET attempts = 3 WHERE routine = 'csymv' AND status = 'valid'", NULL,
@@ -453,15 +474,10 @@ Test(shipped, forget_routine_dense_keeps_the_sweep_stage, .timeout = 300)
   cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
   family_rows(s, "csymv", after, sizeof after);
   char want[160];
-  snprintf(want, sizeof want, "%lld %lld %lld 0 %lld 0 0", pdet, other, msweep, bsweep);
+  snprintf(want, sizeof want, "%lld %lld %lld 0 %lld 0 0", fc.v[0], fc.v[1], fc.v[2], fc.v[4]);
   cr_expect_str_eq(after, want, "CSYMV's rows (pipe_det, other candidates, their sweep measurements, dense "
-                                "measurements, sweep baselines, dense baselines, fits) before: %s", before);
-  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
-    if (r == SYMV_CSYMV) continue;
-    const char *name = symv_routine_name((symv_routine)r);
-    routine_rows(s, name, after, sizeof after);
-    cr_expect_str_eq(after, others[r], "%s's rows changed", name);
-  }
+                                "measurements, sweep baselines, dense baselines, fits) before: %s", fc.before);
+  expect_others_kept(s, &fc);
   cr_expect_eq(sql_int(s, "SELECT count(*) FROM kernel_code", NULL), codes, "kernel codes removed");
   cr_expect_eq(sql_int(s, "SELECT count(*) FROM candidate WHERE routine = ?1 AND attempts > 0", "csymv"), 0,
                "counts of attempts left, which the dense stage would take for crashes");
