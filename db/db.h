@@ -324,9 +324,10 @@ int db_start_attempt(db *d, long long id, int *attempts);
 
 /*
  * db_clear_attempts: sets candidate id's attempts to 0: its measuring ended
- * with a result, so the count (db_start_attempt) holds only the attempts
- * without one since, and a candidate measured in stage after stage is not
- * taken for one that crashed. Inside or outside a transaction.
+ * with a result (valid, or invalid with a reason), so the count
+ * (db_start_attempt) holds only the attempts without one since, and a
+ * candidate measured in stage after stage is not taken for one that
+ * crashed. Inside or outside a transaction.
  * Errors: SYMV_NOT_FOUND, SYMV_DB.
  */
 int db_clear_attempts(db *d, long long id);

@@ -540,6 +540,9 @@ static void *compile_thread(void *arg)
 
 /* ---- the measuring loop -------------------------------------------------- */
 
+/* Records c invalid for reason (detail: why, cms: its NVRTC time, regs: its
+ * registers) with its code and its count of attempts cleared, in one
+ * transaction. Errors: SYMV_DB (rolled back). */
 static int record_invalid(db *d, db_candidate *c, db_reason reason, const char *detail, double cms, int regs)
 {
   c->status = DB_INVALID;
@@ -548,7 +551,7 @@ static int record_invalid(db *d, db_candidate *c, db_reason reason, const char *
   c->compile_ms = cms;
   c->regs_per_thread = regs;
   if (db_begin(d)) return SYMV_DB;
-  if (db_set_candidate_result(d, c) || sweep_put_code(d, c)) {
+  if (db_set_candidate_result(d, c) || sweep_put_code(d, c) || db_clear_attempts(d, c->id)) {
     db_rollback(d);
     return SYMV_DB;
   }
