@@ -287,6 +287,29 @@ Test(dense, adaptive_times_at_most_half_the_grids_calls, .init = fake_setup, .fi
 /* The sweep records beside every candidate it settles the code of its
  * point (symv_code_id); a later sweep of a database whose candidates were
  * measured with other sources says so, and how to measure them again. */
+/* The dense stage timed again and again on one database (its rows removed
+ * each time, as scripts/forget-routine --dense does, but leaving the
+ * candidates' counts of attempts as they are): every champion is timed
+ * each time and none is taken for a candidate that crashed the sweep.
+ * Before the count was cleared with each result, the third dense stage
+ * found the champions' counts (one a stage, the sweep stage's included)
+ * past the limit of 3 and recorded them invalid (fault) untimed. */
+Test(dense, the_dense_stage_timed_again_keeps_its_champions, .init = fake_setup, .fini = fake_teardown, .timeout = 120)
+{
+  char a[128];
+  snprintf(a, sizeof a, "%s/again.db", fdir);
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--quiet")), 0, "%s", fout);
+  const long long rows = test_sql_int(a, DENSE_ROWS);
+  cr_assert_gt(rows, 0);
+  for (int again = 1; again <= 4; again++) {
+    test_sql_exec(a, "DELETE FROM measurement WHERE stage = 'dense'; DELETE FROM baseline WHERE stage = 'dense'");
+    cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--quiet")), 0, "%s", fout);
+    cr_assert_eq(test_sql_int(a, "SELECT count(*) FROM candidate WHERE status = 'invalid'"), 0,
+                 "dense stage %d: candidates recorded invalid", again + 1);
+    cr_assert_eq(test_sql_int(a, DENSE_ROWS), rows, "dense stage %d timed other rows than the first", again + 1);
+  }
+}
+
 Test(dense, every_settled_candidate_has_its_code_and_other_code_is_named, .init = fake_setup, .fini = fake_teardown,
      .timeout = 120)
 {
