@@ -17,6 +17,7 @@
  */
 #include <criterion/criterion.h>
 #include <glob.h>
+#include <math.h>
 #include <stdarg.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -488,6 +489,68 @@ Test(shipped, forget_routine_dense_keeps_the_sweep_stage, .timeout = 300)
   cr_expect_eq(run_symvtune(err, sizeof err, rank), 0, "rank of CSYMV after the removal: %s", err);
   char *gone[] = {"symvtune", "rules", "--db", db, "--routine", "csymv", NULL};
   cr_expect_neq(run_symvtune(err, sizeof err, gone), 0, "CSYMV still has rules");
+  test_rmtree(dir);
+}
+
+/* validate's run of the any rules also judges the deterministic rules at
+ * its sizes in 500..4096, from the same times: checked against the stored
+ * rows of the shipped H200 database, read here with SQL (the latest any
+ * run's chosen kernel and, at each n, the kernel of the latest
+ * deterministic fit's rule holding n). A replay of the deterministic rules
+ * prints no such line. */
+Test(shipped, validate_judges_the_deterministic_rules_beside_the_any_rules, .timeout = 120)
+{
+  char dir[] = "/tmp/symvtune-detany-XXXXXX", p[256], cmd[1024];
+  static char out[1 << 17];
+  cr_assert(mkdtemp(dir));
+  snprintf(p, sizeof p, "%s/sweep.db", dir);
+  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h200.db.xz' > '%s'", SYMV_TEST_DATA, p);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  char *replay[] = {"symvtune", "validate", "--db", p, "--routine", "ssymv", "--replay", NULL};
+  int st = run_symvtune_all(out, sizeof out, replay);
+  cr_assert_eq(st, 0, "validate --replay: exit %d: %s", st, out);
+  const char *line = strstr(out, "deterministic rules of fit ");
+  cr_assert_not_null(line, "no line for the deterministic rules:\n%s", out);
+  long long fit = 0;
+  double mean = 0, least = 0;
+  int m = 0, least_n = 0;
+  cr_assert_eq(sscanf(line, "deterministic rules of fit %lld at the run's sizes in 500..4096, the any rules' chosen "
+                            "time over theirs: geometric mean %lf over %d sizes, least %lf at n = %d", &fit, &mean, &m,
+                      &least, &least_n), 5, "%s", line);
+  sqlite3 *s;
+  sqlite3_stmt *q;
+  cr_assert_eq(sqlite3_open_v2(p, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+  const char *sql =
+      "WITH a AS (SELECT max(v.id) AS run FROM validation_run v JOIN fit f ON f.id = v.fit_id WHERE f.routine = "
+      "'ssymv' AND f.atomics = 'any' AND f.uplo = 'L'), d AS (SELECT max(id) AS fit FROM fit WHERE routine = 'ssymv' "
+      "AND atomics = 'deterministic' AND uplo = 'L') "
+      "SELECT c.n, c.median_us, t.median_us, d.fit FROM a, d JOIN validation_time c ON c.run_id = a.run AND c.chosen = 1 "
+      "JOIN fit_rule r ON r.fit_id = d.fit AND c.n BETWEEN r.n_start AND r.n_end JOIN validation_time t ON t.run_id = "
+      "a.run AND t.n = c.n AND t.kernel = r.kernel AND coalesce(t.candidate_id, 0) = coalesce(r.candidate_id, 0) "
+      "WHERE c.n BETWEEN 500 AND 4096";
+  cr_assert_eq(sqlite3_prepare_v2(s, sql, -1, &q, NULL), SQLITE_OK, "%s", sqlite3_errmsg(s));
+  double sum = 0, lo = INFINITY;
+  int k = 0, lo_n = 0;
+  long long dfit = 0;
+  while (sqlite3_step(q) == SQLITE_ROW) {
+    const double r = sqlite3_column_double(q, 1) / sqlite3_column_double(q, 2);
+    sum += log(r), k++;
+    if (r < lo) lo = r, lo_n = sqlite3_column_int(q, 0);
+    dfit = sqlite3_column_int64(q, 3);
+  }
+  sqlite3_finalize(q);
+  sqlite3_close(s);
+  cr_assert_gt(k, 5, "the stored run has %d sizes in 500..4096", k);
+  cr_expect_eq(fit, dfit);
+  cr_expect_eq(m, k, "sizes: printed %d, stored %d", m, k);
+  cr_expect(fabs(mean - exp(sum / k)) < 6e-4, "geometric mean: printed %.3f, from the stored rows %.4f", mean,
+            exp(sum / k));
+  cr_expect(fabs(least - lo) < 6e-4 && least_n == lo_n, "least: printed %.3f at %d, stored %.4f at %d", least, least_n,
+            lo, lo_n);
+  char *det[] = {"symvtune", "validate", "--db", p, "--routine", "ssymv", "--replay", "--atomics", "deterministic", NULL};
+  st = run_symvtune_all(out, sizeof out, det);
+  cr_assert_eq(st, 0, "%s", out);
+  cr_expect_null(strstr(out, "the any rules' chosen time over theirs"), "%s", out);
   test_rmtree(dir);
 }
 

@@ -14,7 +14,9 @@
  * regret at a size is the chosen kernel's time over the least time there.
  * Output: per size the chosen kernel, the fastest, the regret and the
  * fit's prediction error on stdout, then the regret's median, 90th
- * percentile and maximum; the run stored (tables validation_run,
+ * percentile and maximum, and for a run of the any rules the latest
+ * deterministic rules' speed against them at the run's sizes in
+ * VALIDATE_DET_LO..VALIDATE_DET_HI (det_against_any); the run stored (tables validation_run,
  * validation_time), except a run of uplo U judged by L's rules (the tables
  * name the fit, not the triangle). VALIDATE_STORED prints the latest stored
  * run of the latest fit; VALIDATE_REPLAY judges the latest fit's rules by
@@ -37,6 +39,8 @@ enum { VALIDATE_OK = 0, VALIDATE_NO_GPU = 3, VALIDATE_ERROR = 4 };
 
 #define VALIDATE_MAX_SIZES 256    /* sizes of one run at most */
 #define VALIDATE_DEFAULT_SIZES 50 /* sizes drawn when none are given */
+#define VALIDATE_DET_LO 500       /* a run of the any rules also judges the deterministic rules' */
+#define VALIDATE_DET_HI 4096      /* speed against theirs over n in LO..HI (issue targets' range) */
 
 /** What a run judges and how. */
 typedef enum {
