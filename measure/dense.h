@@ -77,13 +77,13 @@ typedef struct {
  *  an odd one, repeats dropped, hi last (hi - 1 where hi is even); at most
  *  max of them into out. Returns their count.
  *
- *  Odd because the stage times A with lda = n: an odd lda starts no row
- *  after the first on a 16-byte boundary (for elements of 4 and 8 bytes),
- *  the layout where kernels that copy 16 bytes at a time run slowest (SSYMV's
- *  pipe: 1.09-1.11x cuBLAS's time at odd n >= 16411, 0.91-0.94x at n =
- *  24432 and 32768; doc/results.md). Rules fitted there do not count on the
- *  faster layout; with lda a multiple of 4 the kernels they choose run as
- *  fast or faster. */
+ *  Odd because the stage times A with lda = n: an odd lda starts three
+ *  columns in four (4-byte elements) or every other one (8-byte) off a
+ *  16-byte boundary, the layout where kernels that copy 16 bytes at a time
+ *  run slowest (SSYMV's pipe: 1.09-1.11x cuBLAS's time at odd n >= 16411,
+ *  0.91-0.94x at n = 24432 and 32768; doc/results.md). Rules fitted there
+ *  do not count on the faster layout; with lda a multiple of 4 the kernels
+ *  they choose run as fast or faster. */
 int dense_grid(int lo, int hi, int *out, int max);
 
 /** dense_default_grid: the grid of a GPU of global_mem bytes for routine
