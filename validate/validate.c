@@ -269,8 +269,9 @@ static void family_errors(const fit_set *s, const db_validation_time *vt, size_t
 }
 
 /*
- * det_against_any: for a run of the any rules vt[0..nvt) (sorted by n),
- * the latest deterministic fit of the same routine and triangle judged at
+ * det_against_any: for a run of the any rules vt[0..nvt) (sorted by n) of
+ * the any fit s, the latest deterministic fit of the same routine and
+ * triangle judged at
  * the same sizes from the same times: at each n in VALIDATE_DET_LO..
  * VALIDATE_DET_HI where the run timed the kernel the deterministic rules
  * name, the any rules' chosen time over that kernel's (the speed of the
@@ -278,7 +279,8 @@ static void family_errors(const fit_set *s, const db_validation_time *vt, size_t
  * timing); prints their geometric mean and the least, with its n. Nothing
  * where there is no deterministic fit or no such size.
  */
-static void det_against_any(db *d, symv_routine ro, char uplo, const db_validation_time *vt, size_t nvt)
+static void det_against_any(db *d, symv_routine ro, char uplo, const fit_set *s, const db_validation_time *vt,
+                            size_t nvt)
 {
   db_fit fit;
   db_rule *rules = NULL;
@@ -291,12 +293,11 @@ static void det_against_any(db *d, symv_routine ro, char uplo, const db_validati
   int m = 0, least_n = 0;
   for (size_t i = 0; i < nvt;) {
     const int n = vt[i].n;
-    const db_rule *r = validate_rule_of(rules, nrules, n);
-    const int cand = !strcmp(r->kernel, DB_KERNEL_CANDIDATE);
+    const int dk = fit_curve_of_rule(s, validate_rule_of(rules, nrules, n)); /* -1: none of s's kernels */
     double chosen = NAN, det = NAN;
     for (; i < nvt && vt[i].n == n; i++) {
       if (vt[i].chosen) chosen = vt[i].median_us;
-      if (!strcmp(vt[i].kernel, r->kernel) && (!cand || vt[i].candidate_id == r->cand.id)) det = vt[i].median_us;
+      if (dk >= 0 && fit_curve_of(s, vt[i].kernel, vt[i].candidate_id) == dk) det = vt[i].median_us;
     }
     if (n < VALIDATE_DET_LO || n > VALIDATE_DET_HI || !(chosen > 0) || !(det > 0)) continue;
     const double q = chosen / det;
@@ -383,7 +384,7 @@ static int judge_stored(db *d, const validate_opts *o, validate_result *r, int l
     fprintf(stderr, "symvtune validate: the run measured no kernel the rules choose\n");
     return -1;
   }
-  if (!o->deterministic) det_against_any(d, o->routine, r->fit.uplo, r->vt, r->nvt);
+  if (!o->deterministic) det_against_any(d, o->routine, r->fit.uplo, r->s, r->vt, r->nvt);
   if (replay) family_errors(r->s, r->vt, r->nvt);
   char r2[160];
   snprintf(r2, sizeof r2, ", run %lld: median %.3f, 90th percentile %.3f, max %.3f", v.id, sum.regret_median,
@@ -552,7 +553,7 @@ static int judge_run(db *d, const validate_opts *o, validate_result *r, const ru
     fprintf(stderr, "symvtune validate: no size was measured\n");
     return -1;
   }
-  if (!o->deterministic) det_against_any(d, o->routine, r->fit.uplo, r->vt, r->nvt);
+  if (!o->deterministic) det_against_any(d, o->routine, r->fit.uplo, s, r->vt, r->nvt);
   if (l_for_u) {
     printf("not stored: the run judged fit %lld (uplo L) on uplo U, and a stored run names only its fit\n", r->fit.id);
   } else {

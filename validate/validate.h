@@ -16,7 +16,7 @@
  * fit's prediction error on stdout, then the regret's median, 90th
  * percentile and maximum, and for a run of the any rules the latest
  * deterministic rules' speed against them at the run's sizes in
- * VALIDATE_DET_LO..VALIDATE_DET_HI (det_against_any); the run stored (tables validation_run,
+ * VALIDATE_DET_LO..VALIDATE_DET_HI; the run stored (tables validation_run,
  * validation_time), except a run of uplo U judged by L's rules (the tables
  * name the fit, not the triangle). VALIDATE_STORED prints the latest stored
  * run of the latest fit; VALIDATE_REPLAY judges the latest fit's rules by
