@@ -277,6 +277,16 @@ static void expect_no_dangling(sqlite3 *s)
                        NULL), 0, "codes without their candidate");
 }
 
+/* The shipped database tests/data/`file` (.db.xz) decompressed to
+ * dir/sweep.db, its path into db (len bytes). */
+static void unpack_shipped(const char *file, const char *dir, char *db, size_t len)
+{
+  char cmd[2048];
+  snprintf(db, len, "%s/sweep.db", dir);
+  snprintf(cmd, sizeof cmd, "xz -dc '%s/%s' > '%s'", SYMV_TEST_DATA, file, db);
+  cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
 /* scripts/forget-routine, the first step of sweeping one routine again:
  * on a shipped database it removes every row of the routines named and
  * leaves the other routines' rows, fits and validation runs as they were,
@@ -286,9 +296,7 @@ Test(shipped, forget_routine_removes_one_routine_and_keeps_the_others, .timeout 
 {
   char dir[] = "/tmp/symvtune-forget-XXXXXX", db[256], cmd[2048], before[SYMV_ROUTINE_COUNT][160], after[160];
   cr_assert(mkdtemp(dir));
-  snprintf(db, sizeof db, "%s/sweep.db", dir);
-  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h100.db.xz' > '%s'", SYMV_TEST_DATA, db);
-  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  unpack_shipped("sweep6-h100.db.xz", dir, db, sizeof db);
   sqlite3 *s;
   cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
   for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) routine_rows(s, symv_routine_name((symv_routine)r), before[r], sizeof before[r]);
@@ -366,11 +374,8 @@ typedef struct {
 
 static void forget_case_setup(forget_case *fc, const char *dir, const char *routine)
 {
-  char cmd[1024];
   fc->routine = routine;
-  snprintf(fc->db, sizeof fc->db, "%s/sweep.db", dir);
-  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h200.db.xz' > '%s'", SYMV_TEST_DATA, fc->db);
-  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  unpack_shipped("sweep6-h200.db.xz", dir, fc->db, sizeof fc->db);
   sqlite3 *s;
   cr_assert_eq(sqlite3_open(fc->db, &s), SQLITE_OK);
   family_rows(s, routine, fc->before, sizeof fc->before);
@@ -384,16 +389,32 @@ static void forget_case_setup(forget_case *fc, const char *dir, const char *rout
     cr_assert_gt(v[i], 0, "the shipped database holds %s's rows of every kind: %s", routine, fc->before);
 }
 
-/* The routines other than fc's kept their rows, in database s. */
-static void expect_others_kept(sqlite3 *s, const forget_case *fc)
+/* After forget-routine --family or --dense on fc: the routine's
+ * family_rows are `want`, the other routines kept their rows, nothing
+ * dangles, its sweep-stage ranking still answers and its rules are gone
+ * until a fit. */
+static void expect_dense_stage_forgotten(const forget_case *fc, const char *want)
 {
-  char after[160];
+  char after[160], err[4096];
+  char *db = (char *)fc->db, *ro = (char *)fc->routine;
+  sqlite3 *s;
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
+  family_rows(s, fc->routine, after, sizeof after);
+  cr_expect_str_eq(after, want, "%s's rows (pipe_det, other candidates, their sweep measurements, dense "
+                                "measurements, sweep baselines, dense baselines, fits) before: %s", fc->routine,
+                   fc->before);
   for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
     const char *name = symv_routine_name((symv_routine)r);
     if (!strcmp(name, fc->routine)) continue;
     routine_rows(s, name, after, sizeof after);
     cr_expect_str_eq(after, fc->others[r], "%s's rows changed", name);
   }
+  expect_no_dangling(s);
+  sqlite3_close(s);
+  char *rank[] = {"symvtune", "rank", "--db", db, "--routine", ro, NULL};
+  cr_expect_eq(run_symvtune(err, sizeof err, rank), 0, "rank of %s after the removal: %s", ro, err);
+  char *gone[] = {"symvtune", "rules", "--db", db, "--routine", ro, NULL};
+  cr_expect_neq(run_symvtune(err, sizeof err, gone), 0, "%s still has rules", ro);
 }
 
 /* scripts/forget-routine --family, the first step of sweeping one family
@@ -424,22 +445,9 @@ Test(shipped, forget_routine_family_keeps_the_other_families_sweep_stage, .timeo
 
   snprintf(cmd, sizeof cmd, "'%s/scripts/forget-routine' --family pipe_det '%s' dsymv >/dev/null", SYMV_TEST_SRCDIR, db);
   cr_assert_eq(system(cmd), 0, "%s", cmd);
-  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
-  family_rows(s, "dsymv", after, sizeof after);
   char want[160];
   snprintf(want, sizeof want, "0 %lld %lld 0 %lld 0 0", fc.v[1], fc.v[2], fc.v[4]);
-  cr_expect_str_eq(after, want, "DSYMV's rows (pipe_det, other candidates, their sweep measurements, dense "
-                                "measurements, sweep baselines, dense baselines, fits) before: %s", before);
-  expect_others_kept(s, &fc);
-  expect_no_dangling(s);
-  sqlite3_close(s);
-
-  /* the sweep-stage ranking still answers; the rules are gone until a fit */
-  char err[4096];
-  char *rank[] = {"symvtune", "rank", "--db", db, "--routine", "dsymv", NULL};
-  cr_expect_eq(run_symvtune(err, sizeof err, rank), 0, "rank of DSYMV after the removal: %s", err);
-  char *gone[] = {"symvtune", "rules", "--db", db, "--routine", "dsymv", NULL};
-  cr_expect_neq(run_symvtune(err, sizeof err, gone), 0, "DSYMV still has rules");
+  expect_dense_stage_forgotten(&fc, want);
   /* the script knows every tunable family of the registry */
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
     if (!symv_family_tunable((symv_family)f)) continue;
@@ -457,7 +465,7 @@ Test(shipped, forget_routine_family_keeps_the_other_families_sweep_stage, .timeo
  * sweep-stage baselines and the other routines' rows. */
 Test(shipped, forget_routine_dense_keeps_the_sweep_stage, .timeout = 300)
 {
-  char dir[] = "/tmp/symvtune-forget-dense-XXXXXX", cmd[2048], after[160];
+  char dir[] = "/tmp/symvtune-forget-dense-XXXXXX", cmd[2048];
   cr_assert(mkdtemp(dir));
   forget_case fc;
   forget_case_setup(&fc, dir, "csymv");
@@ -472,23 +480,14 @@ Test(shipped, forget_routine_dense_keeps_the_sweep_stage, .timeout = 300)
 
   snprintf(cmd, sizeof cmd, "'%s/scripts/forget-routine' --dense '%s' csymv >/dev/null", SYMV_TEST_SRCDIR, db);
   cr_assert_eq(system(cmd), 0, "%s", cmd);
-  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
-  family_rows(s, "csymv", after, sizeof after);
   char want[160];
   snprintf(want, sizeof want, "%lld %lld %lld 0 %lld 0 0", fc.v[0], fc.v[1], fc.v[2], fc.v[4]);
-  cr_expect_str_eq(after, want, "CSYMV's rows (pipe_det, other candidates, their sweep measurements, dense "
-                                "measurements, sweep baselines, dense baselines, fits) before: %s", fc.before);
-  expect_others_kept(s, &fc);
+  expect_dense_stage_forgotten(&fc, want);
+  cr_assert_eq(sqlite3_open(db, &s), SQLITE_OK);
   cr_expect_eq(sql_int(s, "SELECT count(*) FROM kernel_code", NULL), codes, "kernel codes removed");
   cr_expect_eq(sql_int(s, "SELECT count(*) FROM candidate WHERE routine = ?1 AND attempts > 0", "csymv"), 0,
                "counts of attempts left, which the dense stage would take for crashes");
-  expect_no_dangling(s);
   sqlite3_close(s);
-  char err[4096];
-  char *rank[] = {"symvtune", "rank", "--db", db, "--routine", "csymv", NULL};
-  cr_expect_eq(run_symvtune(err, sizeof err, rank), 0, "rank of CSYMV after the removal: %s", err);
-  char *gone[] = {"symvtune", "rules", "--db", db, "--routine", "csymv", NULL};
-  cr_expect_neq(run_symvtune(err, sizeof err, gone), 0, "CSYMV still has rules");
   test_rmtree(dir);
 }
 
@@ -500,12 +499,10 @@ Test(shipped, forget_routine_dense_keeps_the_sweep_stage, .timeout = 300)
  * prints no such line. */
 Test(shipped, validate_judges_the_deterministic_rules_beside_the_any_rules, .timeout = 120)
 {
-  char dir[] = "/tmp/symvtune-detany-XXXXXX", p[256], cmd[1024];
+  char dir[] = "/tmp/symvtune-detany-XXXXXX", p[256];
   static char out[1 << 17];
   cr_assert(mkdtemp(dir));
-  snprintf(p, sizeof p, "%s/sweep.db", dir);
-  snprintf(cmd, sizeof cmd, "xz -dc '%s/sweep6-h200.db.xz' > '%s'", SYMV_TEST_DATA, p);
-  cr_assert_eq(system(cmd), 0, "%s", cmd);
+  unpack_shipped("sweep6-h200.db.xz", dir, p, sizeof p);
   char *replay[] = {"symvtune", "validate", "--db", p, "--routine", "ssymv", "--replay", NULL};
   int st = run_symvtune_all(out, sizeof out, replay);
   cr_assert_eq(st, 0, "validate --replay: exit %d: %s", st, out);
