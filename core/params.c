@@ -47,6 +47,11 @@ int symv_family_default_space(symv_family f)
   return symv_family_tunable(f) && families[f].default_space;
 }
 
+int symv_pipe_mx_max(symv_family f)
+{
+  return f == SYMV_FAMILY_PIPE ? 2 : f == SYMV_FAMILY_PIPE_DET ? 5 : f == SYMV_FAMILY_PIPE_FX ? 8 : -1;
+}
+
 int symv_family_pipelined(symv_family f)
 {
   return f == SYMV_FAMILY_PIPE || f == SYMV_FAMILY_PIPE_DET || f == SYMV_FAMILY_PIPE_FX;
@@ -93,8 +98,10 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
   else if (symv_family_pipelined(p->family) &&
            (!symv_pipe_ux_valid(p->ux) || p->ux < p->block_size / 64 || p->ux > p->block_size / 2))
     what = pipe_what(p->family, "UX", "(a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)", wbuf, sizeof wbuf), v = p->ux;
-  else if (symv_family_pipelined(p->family) && p->mx > (p->family == SYMV_FAMILY_PIPE ? 2 : 5))
-    what = pipe_what(p->family, "MX", p->family == SYMV_FAMILY_PIPE ? "(0..2)" : "(0..5)", wbuf, sizeof wbuf),
+  else if (symv_family_pipelined(p->family) && p->mx > symv_pipe_mx_max(p->family))
+    what = pipe_what(p->family, "MX",
+                     p->family == SYMV_FAMILY_PIPE ? "(0..2)" : p->family == SYMV_FAMILY_PIPE_DET ? "(0..5)" : "(0..8)",
+                     wbuf, sizeof wbuf),
     v = p->mx;
   if (!what) return 0;
   if (err) snprintf(err, errlen, "invalid %s: %d", what, v);

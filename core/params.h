@@ -24,7 +24,8 @@
  * through dynamic shared memory), MX load order (kernels/symv_mx.h; panel:
  * its schedule, 0..3; pipe, pipe_det, pipe_fx: pipeline stages - 2, 0..2;
  * pipe_det and pipe_fx also 3..5, the stages of MX - 3 with pipe_det's units
- * or with pipe_fx's counts held, kernels/symv_pipe_det.cu, symv_pipe_fx.cu).
+ * or with pipe_fx's counts held, kernels/symv_pipe_det.cu, symv_pipe_fx.cu;
+ * pipe_fx also 6..8, the stages of MX - 6 completed by the grid).
  * BLOCK_SIZE, UX, MX and the family select the compiled code.
  */
 #ifndef SYMV_PARAMS_H
@@ -122,6 +123,11 @@ int symv_family_default_space(symv_family f);
  *  parameters' constraints, their pipeline's shared memory and their tile
  *  numbering. */
 int symv_family_pipelined(symv_family f);
+
+/** symv_pipe_mx_max: the largest MX of pipelined family f: pipe 2 (pipeline
+ *  stages - 2), pipe_det 5 (3..5: with units), pipe_fx 8 (3..5: counts
+ *  held; 6..8: completion by the grid); -1 for the other families. */
+int symv_pipe_mx_max(symv_family f);
 
 /** symv_family_parse: the family named `s`; SYMV_INVALID_VALUE if none. */
 int symv_family_parse(const char *s, symv_family *out);

@@ -237,12 +237,16 @@ long symv_pipe_fx_words(symv_routine r, int n)
   if (n < 1 || (unsigned)r >= SYMV_ROUTINE_COUNT) return 0;
   const symv_routine_info *ri = symv_routine_get(r);
   const long words = ri->real_bytes == 4 ? SYMV_FX_WORDS_F : SYMV_FX_WORDS_D;
-  return 2 * ((n + 63L) / 64) + (long)n * (ri->is_complex ? 2 : 1) * words;
+  const long nb = (n + 63L) / 64;
+  return 2 * nb + (long)n * (ri->is_complex ? 2 : 1) * words + SYMV_FX_GRID_WORDS(nb);
 }
 
 int symv_pipe_fx_fits(const symv_params *p, int n, int sm_count)
 {
-  return (n + (long)p->ux - 1) / p->ux + symv_pipe_grid(p, n, sm_count) <= SYMV_FX_TERMS_MAX;
+  const long G = symv_pipe_grid(p, n, sm_count);
+  if (p->mx >= 6 && (G >= 1L << 16 || symv_fx_grid_chunk((n + 63L) / 64, p->block_size, G) > p->block_size))
+    return 0; /* the grid's word counts G in 16 bits; a finisher's chunk lists its row blocks a thread each */
+  return (n + (long)p->ux - 1) / p->ux + G <= SYMV_FX_TERMS_MAX;
 }
 
 long symv_pipe_smem(const symv_params *p)

@@ -107,7 +107,9 @@ long symv_pipe_fx_words(symv_routine r, int n);
 /** symv_pipe_fx_fits: 1 if a pipe_fx call of candidate p at size n on a
  *  GPU of sm_count SMs adds at most SYMV_FX_TERMS_MAX digits to any word
  *  of its accumulators (an element receives at most ns + G contributions:
- *  ns = ceil(n/UX) strips, G = symv_pipe_grid blocks), else 0. */
+ *  ns = ceil(n/UX) strips, G = symv_pipe_grid blocks) and, with MX 6..8,
+ *  G < 2^16 and a finisher's chunk of row blocks (symv_fx_grid_chunk) no
+ *  more than BLOCK_SIZE, else 0. */
 int symv_pipe_fx_fits(const symv_params *p, int n, int sm_count);
 
 /** symv_pipe_smem: the dynamic shared memory the pipe, pipe_det and

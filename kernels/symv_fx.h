@@ -65,6 +65,22 @@
  *  version"). */
 #define SYMV_FX_HELP_NB 40
 
+/** SYMV_FX_GRID_WORDS(nb): the words after the accumulators that pipe_fx's
+ *  MX 6..8 (completion by the grid, kernels/symv_pipe_fx.cu) use with nb
+ *  row blocks: a mark per chunk (at most nb chunks), zero between calls. */
+#define SYMV_FX_GRID_WORDS(nb) (nb)
+
+/** symv_fx_grid_chunk: the row blocks of one chunk of y that a finisher of
+ *  pipe_fx's MX 6..8 takes, with nb row blocks, blocks of bs threads and a
+ *  grid of G blocks: bs/64 (a row a thread), or more where that would make
+ *  more chunks than blocks, ceil(nb/G). At least 1. */
+SYMV_FX_FN int symv_fx_grid_chunk(long nb, int bs, long G)
+{
+  const long a = bs / 64, b = G > 0 ? (nb + G - 1) / G : nb;
+  const long c = a > b ? a : b;
+  return c > 0 ? (int)c : 1;
+}
+
 /** symv_fx_split's results: OK; RANGE (a nonzero bit outside the window);
  *  NONFINITE (inf or NaN). */
 enum { SYMV_FX_OK = 0, SYMV_FX_RANGE = 1, SYMV_FX_NONFINITE = 2 };

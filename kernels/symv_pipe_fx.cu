@@ -65,6 +65,8 @@
  * change its value. A CUDA graph replays the epoch it captured: each
  * replay then finds every unit taken by the one before, its helpers stop
  * at once, and the completing blocks finish every unit themselves.
+ * With MX 6..8 none of this: no row block is counted; the last blocks of
+ * the grid to end finish y, a chunk each (symv_pfx_grid_finish).
  * alpha = 0: y := beta*y, A and x not read (SYMV_ENTER_OR_SCALE).
  *
  * Fallback: a contribution whose part is not finite, or has a nonzero bit
@@ -81,26 +83,29 @@
  * by word, so that a warp's atomics coalesce), parts = 1
  * (2 for complex routines: real and imaginary parts), words
  * SYMV_FX_WORDS_F (float, complex float) or SYMV_FX_WORDS_D (double,
- * complex double). An element receives at most ns + G contributions, one
+ * complex double), then MX 6..8's chunk marks, nb words
+ * (SYMV_FX_GRID_WORDS). An element receives at most ns + G contributions, one
  * digit each per word; the host refuses sizes where that exceeds
  * SYMV_FX_TERMS_MAX, the digits a word holds without overflow. The
  * units' states are a region of their own (zero when allocated, then
  * below every later call's 2 epoch): state[SYMV_PFX_STATE_STRIDE u] for
- * units u < 2 nb, one 128-byte line each.
+ * units u < 2 nb, one 128-byte line each; MX 6..8 use state[1] alone,
+ * the grid's word.
  * Programmatic dependent launch as pipe: SYMV_ENTER waits for the previous
  * grid before any access, so its clearing is visible.
  *
  * Parameters and shared memory as pipe's (kernels/symv_pipe.cuh): BLOCK_SIZE
  * a power of two, 64..1024; UX a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2,
- * up to 128; MX = pipeline stages - 2, 0..2, and 3..5 the same stages
- * with counts held (SYMV_PFX_DEFER); MULTIPLICITY blocks per SM; dynamic
+ * up to 128; MX = pipeline stages - 2, 0..2, 3..5 the same stages with
+ * counts held (SYMV_PFX_DEFER), 6..8 the same stages completed by the grid
+ * (SYMV_PFX_GRID); MULTIPLICITY blocks per SM; dynamic
  * shared memory symv_pipe_smem (gpu/gpu.c). Every routine
  * (SYMV_ROUTINE): symv_mirror for the column sums, symv_diag for the
  * diagonal, as in pipe.
  */
 #include "symv_common.cuh"
 #include "symv_pipe.h"
-#define SYMV_PIPE_MX_MAX 5 /* MX 3..5: MX - 3's stages, counts held (SYMV_PFX_DEFER) */
+#define SYMV_PIPE_MX_MAX 8 /* MX 3..5: MX - 3's stages, counts held (SYMV_PFX_DEFER); 6..8: MX - 6's, completion by the grid (SYMV_PFX_GRID) */
 #include "symv_pipe.cuh"
 #include "symv_fx.h"
 #include "symv_gate.cuh" /* symv_now_ns */
@@ -119,6 +124,10 @@
  * BLOCK_SIZE) while more of the strip follow, so that no count completes
  * more row blocks than that and the strip's column row blocks; 0 (the
  * other routines, and MX 3..5): only when it leaves a strip or ends */
+/* MX 6..8 (the stages of MX 0..2): no count per row block; the grid's
+ * blocks count themselves done once, at their end, and the last ones to do
+ * so finish y (symv_pfx_grid_finish) */
+#define SYMV_PFX_GRID (MX >= 6)
 #if SYMV_COMPLEX && !SYMV_SINGLE && MX < 3
 #define SYMV_PFX_COUNT_ROWS 16
 #else
@@ -131,8 +140,11 @@
  * the kernel spills). MX 0..2: a block counts each strip as it leaves it,
  * and the compiler places symv_pfx_finish. Which pays depends on the GPU
  * and n (doc/results.md, "pipe_fx, third version"): the sweep chooses. */
-#if MX >= 3
+#if MX >= 3 && MX < 6
 #define SYMV_PFX_DEFER 1
+#define SYMV_PFX_FINISH_ATTR __noinline__
+#elif SYMV_PFX_GRID
+#define SYMV_PFX_DEFER 0
 #define SYMV_PFX_FINISH_ATTR __noinline__
 #else
 #define SYMV_PFX_DEFER 0
@@ -260,14 +272,16 @@ static __device__ __forceinline__ symv_t symv_pfx_yold(int i, const symv_t *y, s
  * every word of every part are loaded before any is used, so that the row
  * costs one trip to memory. */
 static __device__ __noinline__ void symv_pfx_finish_row(symv_ull *acc, int n, int i, symv_t *y, symv_ll incy,
-                                                        symv_t alpha, symv_t beta)
+                                                        symv_t alpha, symv_t beta, const symv_ull *fp)
 {
   const symv_t yold = symv_pfx_yold(i, y, incy, beta);
+  const symv_ull f = fp ? __ldcg(fp) : 0; /* the row block's flag, loaded with the words */
   long long wv[SYMV_PFX_PARTS][SYMV_PFX_WORDS];
 #pragma unroll
   for (int p = 0; p < SYMV_PFX_PARTS; p++)
 #pragma unroll
     for (int k = 0; k < SYMV_PFX_WORDS; k++) wv[p][k] = (long long)__ldcg(symv_pfx_word(acc, n, i, p, k));
+  if (f) return; /* flagged: computed directly (symv_pfx_finish) */
   symv_r s[SYMV_PFX_PARTS];
 #pragma unroll
   for (int p = 0; p < SYMV_PFX_PARTS; p++)
@@ -307,7 +321,7 @@ static __device__ __noinline__ void symv_pfx_claim_finish(int um, int n, symv_t 
   if (!__shfl_sync(0xffffffffu, won, 0)) return;
   __syncwarp();
   const int i = u * 32 + lane;
-  if (i < n) symv_pfx_finish_row(acc, n, i, y, incy, alpha, beta);
+  if (i < n) symv_pfx_finish_row(acc, n, i, y, incy, alpha, beta, NULL);
   if (lane == 0 && u % 2 == 0) cnt[u / 2] = 0;
 }
 
@@ -319,6 +333,7 @@ static __device__ __noinline__ void symv_pfx_claim_finish(int um, int n, symv_t 
  * It gives up after SYMV_PFX_WAIT_NS in all: the completing block claims
  * every unit as well, so none waits for a helper. Called by a whole
  * warp. */
+#if !SYMV_PFX_GRID
 static __device__ __noinline__ void symv_pfx_help(int n, int nb, symv_t *y, symv_ll incy, symv_t alpha, symv_t beta,
                                                   symv_ull *cnt, symv_ull *state, symv_ull epoch, symv_ull *acc)
 {
@@ -351,6 +366,7 @@ static __device__ __noinline__ void symv_pfx_help(int n, int nb, symv_t *y, symv
     if (go) symv_pfx_claim_finish(2 * u, n, y, incy, alpha, beta, cnt, state, epoch, acc);
   }
 }
+#endif
 
 /* Row blocks list[0..nf), each complete: y(i) for their rows i < n from
  * the rows' accumulators rounded once, the block's threads taking the
@@ -378,10 +394,11 @@ static __device__ SYMV_PFX_FINISH_ATTR void symv_pfx_finish(const int *list, int
 {
   const int t = threadIdx.x, r = t & 63, cg = t >> 6;
   if (nf == 0) return; /* the same in every thread */
-  if (!symv_pfx_helped((n + 63) / 64)) { /* no helpers: the block's threads take the rows in turn */
+  if (SYMV_PFX_GRID) { /* the rows done by symv_pfx_grid_chunk */
+  } else if (!symv_pfx_helped((n + 63) / 64)) { /* no helpers: the block's threads take the rows in turn */
     for (int q = t; q < nf * 64; q += BLOCK_SIZE) {
       const int g = q >> 6, i = list[g] * 64 + (q & 63);
-      if (!fl[g] && i < n) symv_pfx_finish_row(acc, n, i, y, incy, alpha, beta);
+      if (!fl[g] && i < n) symv_pfx_finish_row(acc, n, i, y, incy, alpha, beta, NULL);
     }
   } else { /* a warp a unit of 32 rows in turn, claimed unless among the first pass */
     for (int g = t >> 5; g < 2 * nf; g += BLOCK_SIZE / 32)
@@ -409,6 +426,128 @@ static __device__ SYMV_PFX_FINISH_ATTR void symv_pfx_finish(const int *list, int
   if (t < nf) cnt[list[t]] = 0, flag[list[t]] = 0;
 }
 
+#if SYMV_PFX_GRID
+/* The grid's word, state[1] (beside unit 0's state, which MX 6..8 do not
+ * use; the state region is zero when allocated): bits 0..15 count the
+ * blocks of this call that have made their additions, bits 16..31 those
+ * that have started, bits 32..63 the generation, which the last block of
+ * each call advances as it sets both counts zero, in one addition. The
+ * word needs no clearing between calls (a CUDA graph's replays
+ * included), and a waiting finisher waits for the generation to move.
+ * The host launches G < 2^16 blocks. Chunk c's mark: fx's word c after
+ * the accumulators (SYMV_FX_GRID_WORDS), zero between calls: the last
+ * block clears each after reading it. */
+#define SYMV_PFX_ARRIVED 1ull
+#define SYMV_PFX_STARTED (1ull << 16)
+#define SYMV_PFX_GEN (1ull << 32)
+#define SYMV_PFX_MARK_WAIT 1 /* chunk c's finisher waits for the grid and finishes c */
+#define SYMV_PFX_MARK_LEFT 2 /* chunk c's finisher found blocks not started: the last block finishes c */
+
+/* Chunk c (row blocks c cr .. c cr + cr - 1 below nb) of a call whose
+ * additions are all made and visible: y of its rows, each row's flag
+ * loaded with its words (symv_pfx_finish_row), then the flagged row
+ * blocks computed directly and the flags zero again (symv_pfx_finish).
+ * list, fl as symv_pfx_count's. Called by every thread (barriers). */
+static __device__ __noinline__ void symv_pfx_grid_chunk(int c, int cr, int n, const symv_t *__restrict__ A, int rs,
+                                                        symv_ll cs, const symv_t *__restrict__ x, symv_ll incx,
+                                                        symv_t *y, symv_ll incy, symv_t alpha, symv_t beta,
+                                                        symv_ull *fx, int *list, int *fl, symv_t (*scratch)[64])
+{
+  const int t = threadIdx.x, nb = (n + 63) / 64, rb0 = c * cr;
+  symv_ull *const cnt = fx, *const flag = fx + nb, *const acc = fx + 2 * (symv_ll)nb;
+  const int nf = min(cr, nb - rb0);
+  if (t < nf) list[t] = rb0 + t, fl[t] = __ldcg(flag + rb0 + t) != 0;
+  for (int q = t; q < nf * 64; q += BLOCK_SIZE) {
+    const int i = rb0 * 64 + q;
+    if (i < n) symv_pfx_finish_row(acc, n, i, y, incy, alpha, beta, flag + rb0 + (q >> 6));
+  }
+  __syncthreads(); /* list and fl */
+  symv_pfx_finish(list, nf, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, NULL, 0, acc, fl, scratch);
+}
+
+/* A block's end in MX 6..8, once its additions are made: it counts itself
+ * done (a barrier, a fence, one atomic on the grid's word, which returns
+ * the counts and the generation). The last F to count (F chunks of cr row
+ * blocks, symv_fx_grid_chunk) are the finishers: the one at place G - F +
+ * c takes chunk c. A finisher other than the last looks at the started
+ * count its atomic returned: if all G blocks had started, every block
+ * still to count is running and counts without waiting for any, so it
+ * marks c WAIT, waits for the generation to move and finishes c; if not,
+ * it marks c LEFT and ends, so that it never holds a place a block still
+ * to start may need. The last block (its count the G-th) fences, moves the
+ * generation (the counts zero again), reads and clears each other chunk's
+ * mark (written before its finisher waits), finishes its own chunk F - 1
+ * and then those marked LEFT. Each chunk is finished once, by one block,
+ * from the same accumulators: y does not depend on which. Called by every
+ * thread. */
+static __device__ __noinline__ void symv_pfx_grid_finish(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
+                                                         const symv_t *__restrict__ x, symv_ll incx, symv_t *y,
+                                                         symv_ll incy, symv_t alpha, symv_t beta, symv_ull *fx,
+                                                         symv_ull *gword, symv_ull *marks, int *list, int *fl,
+                                                         symv_t (*scratch)[64])
+{
+  const int t = threadIdx.x, nb = (n + 63) / 64, G = gridDim.x;
+  const int cr = symv_fx_grid_chunk(nb, BLOCK_SIZE, G), F = (nb + cr - 1) / cr;
+  __shared__ int role; /* -2: none; -1: the last block; c >= 0: chunk c's waiting finisher */
+  __syncthreads(); /* the block's additions are made */
+  if (t == 0) {
+    symv_ull old; /* the count releases the block's additions (ordered before it by the barrier) and, in
+                   * the last block, acquires every other block's */
+    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], %2;\n"
+                 : "=l"(old)
+                 : "l"(gword), "l"(SYMV_PFX_ARRIVED)
+                 : "memory");
+    const int pos = (int)(old & 0xffff), started = (int)((old >> 16) & 0xffff);
+    int r = -2;
+    if (pos == G - 1) {
+      asm volatile("red.release.gpu.global.add.u64 [%0], %1;\n" ::"l"(gword), /* releases them on */
+                   "l"(SYMV_PFX_GEN - (symv_ull)G * (SYMV_PFX_STARTED + SYMV_PFX_ARRIVED))
+                   : "memory");
+      r = -1;
+    } else if (pos >= G - F) {
+      const int c = pos - (G - F);
+      const bool all = started == G;
+      asm volatile("st.relaxed.gpu.global.u64 [%0], %1;\n" ::"l"(marks + c),
+                   "l"((symv_ull)(all ? SYMV_PFX_MARK_WAIT : SYMV_PFX_MARK_LEFT))
+                   : "memory");
+      if (all) {
+        symv_ull g;
+        do asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(g) : "l"(gword) : "memory");
+        while ((g >> 32) == (old >> 32)); /* acquired: every block's additions, for the block after the barrier */
+        r = c;
+      }
+    }
+    role = r;
+  }
+  __syncthreads();
+  const int r = role;
+  if (r == -2) return; /* the same in every thread */
+  if (r >= 0) {
+    symv_pfx_grid_chunk(r, cr, n, A, rs, cs, x, incx, y, incy, alpha, beta, fx, list, fl, scratch);
+    return;
+  }
+  /* the last block: the other chunks' marks, BLOCK_SIZE at a time */
+  __shared__ int left[BLOCK_SIZE];
+  for (int c0 = 0; c0 < F - 1; c0 += BLOCK_SIZE) {
+    const int c = c0 + t;
+    symv_ull m = 0;
+    if (c < F - 1) {
+      do asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];\n" : "=l"(m) : "l"(marks + c) : "memory");
+      while (m == 0);
+      marks[c] = 0;
+    }
+    left[t] = m == SYMV_PFX_MARK_LEFT;
+    __syncthreads();
+    if (c0 == 0) symv_pfx_grid_chunk(F - 1, cr, n, A, rs, cs, x, incx, y, incy, alpha, beta, fx, list, fl, scratch);
+    for (int k = 0; k < BLOCK_SIZE && c0 + k < F - 1; k++)
+      if (left[k]) /* the same in every thread */
+        symv_pfx_grid_chunk(c0 + k, cr, n, A, rs, cs, x, incx, y, incy, alpha, beta, fx, list, fl, scratch);
+    __syncthreads(); /* left is free */
+  }
+  if (F == 1) symv_pfx_grid_chunk(0, cr, n, A, rs, cs, x, incx, y, incy, alpha, beta, fx, list, fl, scratch);
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
                  const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
@@ -422,6 +561,11 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   const int nb = (n + 63) / 64, ns = (n + UX - 1) / UX;
   symv_ull *const cnt = fx, *const flag = fx + nb, *const acc = fx + 2 * (symv_ll)nb;
   SYMV_ENTER_OR_SCALE();
+#if SYMV_PFX_GRID
+  symv_ull *const marks = acc + (symv_ll)SYMV_PFX_PARTS * SYMV_PFX_WORDS * n, *const gword = state + 1;
+  if (t == 0) /* started */
+    asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;\n" ::"l"(gword), "l"(SYMV_PFX_STARTED) : "memory");
+#endif
 
   /* the host launches G = gridDim.x <= ntiles blocks: every share holds a tile */
   int t0, t1, I, J, iI, iJ; /* (iI, iJ): the next tile to issue */
@@ -429,8 +573,10 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   auto issue = [&](int stage) {
     symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
-  __shared__ int fin[BLOCK_SIZE], nfin, finflag[BLOCK_SIZE]; /* the row blocks a count completed, their flags */
+  __shared__ int fin[BLOCK_SIZE], finflag[BLOCK_SIZE]; /* the row blocks a count completed (a chunk), their flags */
   symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
+#if !SYMV_PFX_GRID
+  __shared__ int nfin;
   /* add(rb) contributions counted in each row block rb of lo..hi (hi - lo
    * < BLOCK_SIZE), and the row blocks that completed finished */
   auto count_and_finish = [&](int lo, int hi, auto add) {
@@ -438,6 +584,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     symv_pfx_finish(fin, nfin, n, A, rs, cs, x, incx, y, incy, alpha, beta, cnt, flag, state, epoch, acc, finflag,
                     rsum);
   };
+#endif
 #if SYMV_PFX_DEFER
   /* contributions added and not yet counted: pend[rb - pbase] for row
    * blocks pbase..phi (phi - pbase < BLOCK_SIZE), thread t owning pend[t];
@@ -466,6 +613,9 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     const bool cols = SYMV_PFX_COUNT_ROWS == 0 || strip_end; /* a constant where no count comes mid-strip */
     const int j = Js * UX + t;
     if (cols && t < UX && j < n && !symv_pfx_add(acc, n, j, cacc)) atomicOr(flag + j / 64, 1ull);
+#if SYMV_PFX_GRID
+    (void)Ia, (void)Ib; /* counted at the block's end, by the grid */
+#else
     const int c0 = Js * UX / 64, c1 = cols ? min((Js * UX + UX - 1) / 64, nb - 1) : -1, hi = max(Ib, c1);
     const int lo0 = cols ? c0 : Ia;
     auto add = [&](int rb) { return (int)(rb >= Ia && rb <= Ib) + (int)(rb <= c1); }; /* rb >= c0 */
@@ -480,6 +630,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     }
 #endif
     for (int lo = lo0; lo <= hi; lo += BLOCK_SIZE) count_and_finish(lo, min(hi, lo + BLOCK_SIZE - 1), add);
+#endif
   };
 
   symv_t xc[SYMV_PIPE_CPT];
@@ -520,5 +671,10 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   flush();
 #endif
   symv_cp_wait<0>(); /* no copy outlives the block */
+#if SYMV_PFX_GRID
+  (void)cnt, (void)epoch;
+  symv_pfx_grid_finish(n, A, rs, cs, x, incx, y, incy, alpha, beta, fx, gword, marks, fin, finflag, rsum);
+#else
   if (symv_pfx_helped(nb)) symv_pfx_help(n, nb, y, incy, alpha, beta, cnt, state, epoch, acc);
+#endif
 }

@@ -54,7 +54,7 @@ static void axes(symv_family f, int wide, const symv_device_info *d, axis ax[4])
     ax[0] = wide ? (axis){0, 0, 1, {64, 128, 256, 512, 1024}, 5} : (axis){0, 0, 1, {64, 128, 256, 512}, 4};
     ax[1] = (axis){0, 0, 1, {16, 32, 64, 128}, 4};
     ax[2] = wide ? (axis){1, mmax, 1, {0}, 0} : (axis){0, 0, 1, {1, 2, 3, 4}, 4};
-    ax[3] = (axis){0, f == SYMV_FAMILY_PIPE ? 2 : 5, 1, {0}, 0};
+    ax[3] = (axis){0, symv_pipe_mx_max(f), 1, {0}, 0};
     break;
   default:
     ax[0].nlist = 0, ax[0].lo = 1, ax[0].hi = 0; /* empty */

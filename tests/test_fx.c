@@ -471,3 +471,23 @@ Test(fx, expected_counts_what_pipes_schedule_adds)
         if (Gs[j] >= 1) check_schedule(n, ux, Gs[j]);
     }
 }
+
+/* pipe_fx's MX 6..8 (kernels/symv_pipe_fx.cu): the last F blocks to count
+ * finish a chunk of cr row blocks each, a row a thread (cr = BLOCK_SIZE/64)
+ * unless that would need more chunks than the grid has blocks. For every
+ * nb, block size and grid: the F chunks cover the nb row blocks, the last
+ * holds at least one, and F <= G, so that every chunk has a finisher. */
+Test(fx, grid_chunks_cover_the_row_blocks_with_a_finisher_each)
+{
+  cr_assert_eq(symv_fx_grid_chunk(16, 256, 136), 4);    /* n = 1000: 4 chunks of 4 row blocks */
+  cr_assert_eq(symv_fx_grid_chunk(1, 64, 1), 1);        /* n <= 64 */
+  cr_assert_eq(symv_fx_grid_chunk(5000, 256, 264), 19); /* more row blocks than the grid's threads hold a row each */
+  for (int bs = 64; bs <= 1024; bs *= 2)
+    for (long G = 1; G <= 600; G += 37)
+      for (long nb = 1; nb <= 4000; nb += nb < 70 ? 1 : 97) {
+        const int cr = symv_fx_grid_chunk(nb, bs, G);
+        const long F = (nb + cr - 1) / cr;
+        cr_assert(cr >= bs / 64 && cr >= 1, "nb %ld bs %d G %ld: cr %d", nb, bs, G, cr);
+        cr_assert(F <= G && F >= 1 && (F - 1) * cr < nb && F * cr >= nb, "nb %ld bs %d G %ld: F %ld", nb, bs, G, F);
+      }
+}

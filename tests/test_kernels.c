@@ -144,6 +144,8 @@ static const symv_params sample[] = {
   {SYMV_FAMILY_PIPE_FX, 128, 4, 3, 0}, {SYMV_FAMILY_PIPE_FX, 1024, 16, 1, 0},
   /* pipe_fx's MX 3..5: counts held */
   {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 3}, {SYMV_FAMILY_PIPE_FX, 64, 16, 4, 5},
+  /* pipe_fx's MX 6..8: completed by the grid, a chunk of y per finisher */
+  {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 6}, {SYMV_FAMILY_PIPE_FX, 64, 16, 4, 8}, {SYMV_FAMILY_PIPE_FX, 512, 128, 1, 7},
 };
 #define NSAMPLE (int)(sizeof sample / sizeof *sample)
 
@@ -218,17 +220,23 @@ Test(kernels, the_unreferenced_elements_never_reach_y, .init = need_gpu, .timeou
   symv_workspace_free(&ws);
 }
 
-/* pipe_fx's states of 32 rows after a call of size n: the call's epoch's
- * "claimed" (2 epoch + 1) for each, where its blocks help one another
- * (SYMV_FX_HELP_NB row blocks or more); below every state of the call's
- * epoch (untouched) where they do not */
-static void fxst_claimed(int p, const symv_workspace *ws, int n)
+/* pipe_fx's states of 32 rows after a call of size n with MX mx: the
+ * call's epoch's "claimed" (2 epoch + 1) for each, where its blocks help
+ * one another (SYMV_FX_HELP_NB row blocks or more, MX 0..5); below every
+ * state of the call's epoch (untouched) where they do not. With MX 6..8,
+ * the grid's word (state[1]) holds its counts zero again and a generation
+ * moved by every call. */
+static void fxst_claimed(int p, int mx, const symv_workspace *ws, int n)
 {
   const int nb = (n + 63) / 64, nu = 2 * nb; /* states 16 words apart */
   unsigned long long *st = malloc(sizeof *st * (size_t)nu * 16);
   cudaMemcpy(st, ws->fxst, sizeof *st * (size_t)nu * 16, cudaMemcpyDeviceToHost);
+  if (mx >= 6) {
+    cr_assert_eq(st[1] & 0xffffffffull, 0ull, "point %d: the grid's counts %#llx after the call", p, st[1]);
+    cr_assert_gt(st[1] >> 32, 0ull, "point %d: the grid's generation did not move", p);
+  }
   for (int u = 0; u < nu; u++)
-    if (nb >= SYMV_FX_HELP_NB)
+    if (nb >= SYMV_FX_HELP_NB && mx < 6)
       cr_assert_eq(st[16 * u], 2 * ws->epoch + 1, "point %d: rows %d..%d's state %llu, want %llu", p, 32 * u,
                    32 * u + 31, st[16 * u], 2 * ws->epoch + 1);
     else
@@ -266,7 +274,7 @@ Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
       cr_assert_eq(g, ws.gate_target, "point %d: gate %llu, want %llu", p, g, ws.gate_target);
     }
     if (ws.fxst) /* pipe_fx: every row block of the call completed and claimed once */
-      fxst_claimed(p, &ws, 777);
+      fxst_claimed(p, sample[p].mx, &ws, 777);
     free(w), free(sy), free(cnt);
     symv_kernel_unload(&k);
   }
@@ -413,11 +421,11 @@ Test(kernels, multiplicity_is_enforced_and_checked, .init = need_gpu)
  * beta, with uplo U and a negative incy among the cases, and, where `gate`
  * (the pipe family's), with the gate's count at its target after each
  * call; then right with the true count of SMs in the same workspace. */
-static void check_more_blocks_than_the_gpu_holds(symv_family family, int gate)
+static void check_more_blocks_than_the_gpu_holds(symv_family family, int mx, int gate)
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
   unsigned long long seed = seed0;
-  symv_kernel k = load((symv_params){family, 256, 64, 2, 0});
+  symv_kernel k = load((symv_params){family, 256, 64, 2, mx});
   symv_kernel big = k;
   big.sm_count = 4 * k.sm_count;
   symv_workspace ws = {0};
@@ -444,7 +452,7 @@ static void check_more_blocks_than_the_gpu_holds(symv_family family, int gate)
  * that waited for every block would hang here, caught by the timeout). */
 Test(kernels, pipe_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gpu, .timeout = 120)
 {
-  check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE, 1);
+  check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE, 0, 1);
 }
 
 /* pipe_det's blocks never wait for one another, and its phase 1 waits for
@@ -455,7 +463,7 @@ Test(kernels, pipe_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gp
  * a negative incy; then the usual grid in the same workspace. */
 Test(kernels, pipe_det_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gpu, .timeout = 120)
 {
-  check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE_DET, 0);
+  check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE_DET, 0, 0);
 }
 
 /* pipe_fx's blocks never wait for one another: told of four times the
@@ -465,7 +473,16 @@ Test(kernels, pipe_det_is_right_with_more_blocks_than_the_gpu_holds, .init = nee
  * same workspace, which the calls left zero. */
 Test(kernels, pipe_fx_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gpu, .timeout = 120)
 {
-  check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE_FX, 0);
+  check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE_FX, 0, 0);
+}
+
+/* The same for pipe_fx's MX 6..8, whose last blocks to count finish y: a
+ * finisher waits for the others only once every block has started, and
+ * otherwise leaves its chunk to the last block (a finisher that waited for
+ * blocks not yet started would hang here, caught by the timeout). */
+Test(kernels, pipe_fx_grid_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gpu, .timeout = 120)
+{
+  check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE_FX, 6, 0);
 }
 
 /* Under programmatic dependent launch a call's grid may start while the
@@ -487,6 +504,7 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
              {{SYMV_FAMILY_PIPE, 64, 16, 4, 2}, 3000},      {{SYMV_FAMILY_ATOMIC, 128, 16, 1, 0}, 3000},
              {{SYMV_FAMILY_LU, 128, 16, 1, 0}, 3000},       {{SYMV_FAMILY_ATOMIC_W, 96, 12, 2, 3}, 3000},
              {{SYMV_FAMILY_PIPE_DET, 256, 64, 2, 0}, 3000}, {{SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}, 3000},
+             {{SYMV_FAMILY_PIPE_FX, 256, 64, 2, 6}, 3000},
              {{SYMV_FAMILY_PIPE_DET, 128, 32, 4, 3}, 3000}, {{SYMV_FAMILY_PIPE_DET, 128, 32, 4, 3}, nmax}};
   double *A = malloc(sizeof(double) * nmax * nmax), *x = malloc(sizeof(double) * nmax), *t = calloc(nmax, sizeof(double));
   double *y0 = malloc(sizeof(double) * nmax), *y = malloc(sizeof(double) * nmax), *yref = malloc(sizeof(double) * nmax);
@@ -531,10 +549,12 @@ Test(kernels, back_to_back_calls_see_each_others_results, .init = need_gpu, .tim
 }
 
 /* The pipe_fx points of the tests below (tiles of 4 to 128 columns; MX 4:
- * counts held). */
+ * counts held; MX 6 and 8: completed by the grid, FX_GRID the first). */
 static const symv_params fx_points[] = {{SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0}, {SYMV_FAMILY_PIPE_FX, 512, 128, 1, 1},
                                         {SYMV_FAMILY_PIPE_FX, 64, 16, 4, 2}, {SYMV_FAMILY_PIPE_FX, 128, 4, 3, 0},
-                                        {SYMV_FAMILY_PIPE_FX, 256, 32, 2, 4}};
+                                        {SYMV_FAMILY_PIPE_FX, 256, 32, 2, 4}, {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 6},
+                                        {SYMV_FAMILY_PIPE_FX, 128, 4, 3, 8}};
+#define FX_GRID 5
 #define NFX (int)(sizeof fx_points / sizeof *fx_points)
 
 /* fx_points[p] for routine ro, loaded (asserts that it loads) */
@@ -858,7 +878,8 @@ Test(kernels, pipe_fx_takes_subnormal_inputs, .init = need_gpu, .timeout = 120)
  * back on one stream and one workspace, sized first for the largest, so
  * that each call finds the accumulators, counts and flags the previous
  * ones left zero; every other call with beta = 0 over a y of NaN (not
- * read). Each result is right, and the workspace is zero at the end. */
+ * read). Each result is right, and the workspace is zero at the end; for
+ * MX 0, 1 and 6 (FX_GRID: the grid's word and chunk marks as well). */
 Test(kernels, pipe_fx_calls_back_to_back_leave_the_workspace_clear, .init = need_gpu, .timeout = 120)
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
@@ -878,7 +899,9 @@ Test(kernels, pipe_fx_calls_back_to_back_leave_the_workspace_clear, .init = need
   cudaMemcpy(dx, x, sizeof *x * nmax, cudaMemcpyHostToDevice);
   for (int c = 0; c < CALLS; c++) cr_assert_eq(cudaMalloc((void **)&dy[c], sizeof *y * nmax), cudaSuccess);
   const double al = -1.25, betas[2] = {0.75, 0.0};
-  for (int p = 0; p < 2; p++) {
+  static const int which[] = {0, 1, FX_GRID};
+  for (int q = 0; q < 3; q++) {
+    const int p = which[q];
     symv_kernel k = load(fx_points[p]);
     symv_workspace ws = {0};
     cr_assert_eq(symv_workspace_reserve(&ws, &k.p, nmax, k.sm_count, 0), 0);
@@ -910,7 +933,7 @@ Test(kernels, pipe_fx_calls_back_to_back_leave_the_workspace_clear, .init = need
     cudaMemcpy(fx, ws.fx, sizeof *fx * ws.fx_len, cudaMemcpyDeviceToHost);
     for (size_t i = 0; i < ws.fx_len; i++) cr_assert_eq(fx[i], 0ull, "point %d: fx[%zu] = %llu at the end", p, i, fx[i]);
     free(fx);
-    fxst_claimed(p, &ws, ns[CALLS - 1]);
+    fxst_claimed(p, fx_points[p].mx, &ws, ns[CALLS - 1]);
     symv_kernel_unload(&k);
     symv_workspace_free(&ws);
   }
@@ -926,8 +949,9 @@ Test(kernels, pipe_fx_calls_back_to_back_leave_the_workspace_clear, .init = need
  * same. n = 3000 (47 row blocks, where blocks help). Each of 3 replays
  * (y := y0 first, in the graph) is right, the three give the same bits
  * (the determinism the family promises), and the workspace is zero at the
- * end. */
-Test(kernels, pipe_fx_replays_in_a_graph, .init = need_gpu, .timeout = 120)
+ * end. fx_points[p]: MX 0, or MX 6 (FX_GRID), whose grid's word needs no
+ * epoch. */
+static void replay_in_a_graph(int p)
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
   unsigned long long seed = seed0;
@@ -948,7 +972,7 @@ Test(kernels, pipe_fx_replays_in_a_graph, .init = need_gpu, .timeout = 120)
   const double al = 0.75, be = -0.5;
   memcpy(want, y0, sizeof *want * n);
   symv_ref(SYMV_DSYMV, 'L', n, &al, A, n, x, 1, &be, want, 1);
-  symv_kernel k = load(fx_points[0]);
+  symv_kernel k = load(fx_points[p]);
   symv_workspace ws = {0};
   cudaStream_t s;
   cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
@@ -982,6 +1006,10 @@ Test(kernels, pipe_fx_replays_in_a_graph, .init = need_gpu, .timeout = 120)
   for (int r = 0; r < 3; r++) free(y[r]);
   free(A), free(x), free(y0), free(want);
 }
+
+Test(kernels, pipe_fx_replays_in_a_graph, .init = need_gpu, .timeout = 120) { replay_in_a_graph(0); }
+
+Test(kernels, pipe_fx_grid_replays_in_a_graph, .init = need_gpu, .timeout = 120) { replay_in_a_graph(FX_GRID); }
 
 /* The sweep prunes on the probe, so the probe must not read a kernel slower
  * than the full timing does (a 2-call probe as the host queued it read a

@@ -62,7 +62,7 @@ Test(params, malformed_and_out_of_range_are_errors)
                        "panel:256,6,4,0", "panel:256,4,4,4", "pipe:96,16,1,0", "pipe:256,2,1,0", "pipe:256,48,1,0",
                        "pipe:256,64,1,3", "pipe_det:96,16,1,0", "pipe_det:256,2,1,0", "pipe_det:256,48,1,0",
                        "pipe_det:256,64,1,6", "pipe_det:32,16,1,0", "pipe-det:256,64,1,0", "pipe_de:256,64,1,0",
-                       "pipe_fx:256,64,1,6", "pipe_fx:96,16,1,0"};
+                       "pipe_fx:256,64,1,9", "pipe_fx:96,16,1,0"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     symv_params p;
     char err[128] = "";
@@ -153,7 +153,7 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
   cr_assert_not(symv_family_pipelined(SYMV_FAMILY_PANEL));
   /* every point pipe takes, pipe_det and pipe_fx take, and no other; their
    * MX 3..5 are their MX 0..2 with pipe_det's units or pipe_fx's counts
-   * held */
+   * held, and pipe_fx's MX 6..8 its MX 0..2 completed by the grid */
   for (int bs = 32; bs <= 1024; bs += 32)
     for (int ux = 1; ux <= 128; ux++)
       for (int mx = 0; mx < 10; mx++) {
@@ -161,9 +161,10 @@ Test(params, pipe_det_is_registered_deterministic_with_pipes_constraints)
         b.family = SYMV_FAMILY_PIPE_DET, b.mx = mx;
         cr_assert_eq(symv_params_check(&a, NULL, 0) == 0 && mx <= 5, symv_params_check(&b, NULL, 0) == 0,
                      "%d,%d,%d", bs, ux, mx);
-        symv_params d = b; /* pipe_fx: pipe_det's points exactly */
+        symv_params d = b; /* pipe_fx: pipe_det's points, and MX 6..8 where pipe takes MX - 6 */
         d.family = SYMV_FAMILY_PIPE_FX;
-        cr_assert_eq(symv_params_check(&b, NULL, 0), symv_params_check(&d, NULL, 0), "pipe_fx %d,%d,%d", bs, ux, mx);
+        cr_assert_eq(mx <= 5 ? symv_params_check(&b, NULL, 0) == 0 : symv_params_check(&a, NULL, 0) == 0 && mx <= 8,
+                     symv_params_check(&d, NULL, 0) == 0, "pipe_fx %d,%d,%d", bs, ux, mx);
       }
   symv_params p;
   char err[128] = "";
@@ -214,7 +215,7 @@ Test(params, pipe_fx_is_registered_deterministic_in_one_launch_outside_the_defau
     const char *point, *says;
   } refused[] = {{"pipe_fx:256,2,1,0", "UX of the pipe_fx family"},
                  {"pipe_fx:96,16,1,0", "BLOCK_SIZE of the pipe_fx family"},
-                 {"pipe_fx:256,64,1,6", "MX of the pipe_fx family (0..5)"}};
+                 {"pipe_fx:256,64,1,9", "MX of the pipe_fx family (0..8)"}};
   symv_params p;
   char err[128] = "";
   for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {

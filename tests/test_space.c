@@ -164,7 +164,7 @@ Test(space, each_family_alone_counts_its_own_points)
                                         [SYMV_FAMILY_PANEL] = 256, [SYMV_FAMILY_PIPE] = 156,
                                         [SYMV_FAMILY_PIPE_DET] = 312, /* 192 less UX > BLOCK_SIZE/2;
                                                                          pipe_det: MX 0..5 */
-                                        [SYMV_FAMILY_PIPE_FX] = 312}; /* named: pipe_det's space */
+                                        [SYMV_FAMILY_PIPE_FX] = 468}; /* named: pipe's points, MX 0..8 */
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++) {
     symv_space_opts o = {{0}, 0};
     o.family[f] = 1;
@@ -506,18 +506,26 @@ Test(space, pipe_fx_counts_every_row_blocks_contributions)
 
 /* pipe_fx's workspace: cnt and flag a row block each, then every element's
  * accumulators (two parts for complex routines; 7 words of 48-bit digits
- * for single precision, 16 for double); and its launch's limit, at most
- * SYMV_FX_TERMS_MAX contributions an element (ns + G). */
+ * for single precision, 16 for double), then MX 6..8's chunk marks, one a
+ * row block; and its launch's limit, at most SYMV_FX_TERMS_MAX
+ * contributions an element (ns + G). */
 Test(space, pipe_fx_workspace_and_limit)
 {
-  cr_assert_eq(symv_pipe_fx_words(SYMV_DSYMV, 100), 2 * 2 + 100 * 16);
-  cr_assert_eq(symv_pipe_fx_words(SYMV_SSYMV, 64), 2 * 1 + 64 * 7);
-  cr_assert_eq(symv_pipe_fx_words(SYMV_CHEMV, 65), 2 * 2 + 65 * 2 * 7);
-  cr_assert_eq(symv_pipe_fx_words(SYMV_ZSYMV, 1), 2 + 2 * 16);
+  cr_assert_eq(symv_pipe_fx_words(SYMV_DSYMV, 100), 2 * 2 + 100 * 16 + 2);
+  cr_assert_eq(symv_pipe_fx_words(SYMV_SSYMV, 64), 2 * 1 + 64 * 7 + 1);
+  cr_assert_eq(symv_pipe_fx_words(SYMV_CHEMV, 65), 2 * 2 + 65 * 2 * 7 + 2);
+  cr_assert_eq(symv_pipe_fx_words(SYMV_ZSYMV, 1), 2 + 2 * 16 + 1);
   cr_assert_eq(symv_pipe_fx_words(SYMV_ZHEMV, 0), 0);
   symv_params p = {SYMV_FAMILY_PIPE_FX, 256, 16, 4, 0};
   /* 132 SMs x 4 = 528 blocks: ns + 528 <= 32767 up to ns = 32239 strips of 16 columns */
   cr_assert(symv_pipe_fx_fits(&p, 32239 * 16, 132));
   cr_assert_not(symv_pipe_fx_fits(&p, 32239 * 16 + 1, 132));
   cr_assert(symv_pipe_fx_fits(&p, 100000, 132));
+  /* MX 6..8: a finisher's chunk of ceil(nb/G) row blocks fits its BLOCK_SIZE threads: one SM
+   * and BLOCK_SIZE 64 (G = 4 blocks) hold 4 x 64 row blocks, n = 16384 */
+  symv_params g = {SYMV_FAMILY_PIPE_FX, 64, 16, 4, 6};
+  cr_assert(symv_pipe_fx_fits(&g, 16384, 1));
+  cr_assert_not(symv_pipe_fx_fits(&g, 16385, 1));
+  g.mx = 0;
+  cr_assert(symv_pipe_fx_fits(&g, 16385, 1));
 }
