@@ -36,9 +36,9 @@
  * once per strip it leaves (and at its end): the row sums of its tiles of
  * that strip, one for each of their row blocks, and its column sums of the
  * strip, one for each row block their columns lie in (one, two when UX =
- * 128): a barrier, then a fence and an atomic per row block, one thread
- * each (symv_pfx_count). The block that brings cnt[rb] to the expected
- * count (its counting thread fences again) reads rb's accumulators
+ * 128): a barrier, then an acquiring and releasing atomic per row block,
+ * one thread each (symv_pfx_count). The block that brings cnt[rb] to the
+ * expected count reads rb's accumulators
  * (through L2, __ldcg), rounds each element once and writes
  *
  *   y(i) := alpha * s(i) + beta * y(i)       (beta = 0: y(i) not read)
@@ -205,13 +205,13 @@ static __device__ __forceinline__ bool symv_pfx_add(symv_ull *acc, int n, int i,
 
 /* Counts, once all the block's threads have added them, the contributions
  * the block made to row blocks lo..hi: add(rb) each (its tiles' row sums
- * and its column sums of one strip there). A barrier, then one fence and
- * atomic per row block, thread t taking rb = lo + t (the pattern of a grid
- * barrier, bar.sync then the signalling thread's fence, in each thread that
- * counts); the row blocks this brought to their expected count
- * (symv_fx_expected) go to list[0..*nlist), in no particular order, with
- * their flags in fl. The thread that completes a row block fences again
- * before it reads the flag: with the barrier that ends this function, the
+ * and its column sums of one strip there). A barrier, then one atomic per
+ * row block (atom.acq_rel), thread t taking rb = lo + t: it releases the
+ * block's additions, which the barrier ordered before it; the row blocks
+ * this brought to their expected count (symv_fx_expected) go to
+ * list[0..*nlist), in no particular order, with their flags in fl. The
+ * thread that completes a row block has acquired what the blocks that
+ * counted before released: with the barrier that ends this function, the
  * other blocks' additions and flags, made before their counts, are visible
  * to every thread of the block that reads them after it (through L2).
  * From SYMV_FX_HELP_NB row blocks on, that thread also sets the states of
@@ -230,9 +230,13 @@ static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, const symv_
   if (t == 0) *nlist = 0;
   __syncthreads();
   if (a) {
-    __threadfence(); /* the block's additions, ordered before this count by the barrier */
-    if ((long)(atomicAdd(cnt + rb, (symv_ull)a) + a) == want) {
-      __threadfence(); /* what the other blocks counted before: visible from here */
+    symv_ull old; /* releases the block's additions (ordered before it by the barrier); acquires the
+                   * additions of the blocks that counted before */
+    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], %2;\n"
+                 : "=l"(old)
+                 : "l"(cnt + rb), "l"((symv_ull)a)
+                 : "memory");
+    if ((long)(old + a) == want) {
       const int f = __ldcg(flag + rb) != 0, k = atomicAdd(nlist, 1);
       list[k] = rb, fl[k] = f;
       /* where blocks help: its two units' states, taken (flagged, or among
@@ -466,20 +470,20 @@ static __device__ __noinline__ void symv_pfx_grid_chunk(int c, int cr, int n, co
 }
 
 /* A block's end in MX 6..8, once its additions are made: it counts itself
- * done (a barrier, a fence, one atomic on the grid's word, which returns
- * the counts and the generation). The last F to count (F chunks of cr row
- * blocks, symv_fx_grid_chunk) are the finishers: the one at place G - F +
- * c takes chunk c. A finisher other than the last looks at the started
- * count its atomic returned: if all G blocks had started, every block
- * still to count is running and counts without waiting for any, so it
- * marks c WAIT, waits for the generation to move and finishes c; if not,
- * it marks c LEFT and ends, so that it never holds a place a block still
- * to start may need. The last block (its count the G-th) fences, moves the
- * generation (the counts zero again), reads and clears each other chunk's
- * mark (written before its finisher waits), finishes its own chunk F - 1
- * and then those marked LEFT. Each chunk is finished once, by one block,
- * from the same accumulators: y does not depend on which. Called by every
- * thread. */
+ * done (a barrier, then one acquiring and releasing atomic on the grid's
+ * word, which returns the counts and the generation). The last F to count
+ * (F chunks of cr row blocks, symv_fx_grid_chunk) are the finishers: the
+ * one at place G - F + c takes chunk c. A finisher other than the last
+ * looks at the started count its atomic returned: if all G blocks had
+ * started, every block still to count is running and counts without
+ * waiting for any, so it marks c WAIT, waits for the generation to move and
+ * finishes c; if not, it marks c LEFT and ends, so that it never holds a
+ * place a block still to start may need. The last block (its count the
+ * G-th) moves the generation with a releasing addition (the counts zero
+ * again), reads and clears each other chunk's mark (written before its
+ * finisher waits), then finishes its own chunk F - 1 and those marked
+ * LEFT. Each chunk is finished once, by one block, from the same
+ * accumulators: y does not depend on which. Called by every thread. */
 static __device__ __noinline__ void symv_pfx_grid_finish(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
                                                          const symv_t *__restrict__ x, symv_ll incx, symv_t *y,
                                                          symv_ll incy, symv_t alpha, symv_t beta, symv_ull *fx,
