@@ -84,7 +84,7 @@ __device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned b
                : "memory");
 }
 
-enum { ELEM, VEC4, TMA };
+enum { ELEM, VEC4, TMA, TMA4 };
 
 /* the shares: block b takes tiles [b*nt/G, (b+1)*nt/G) of the list */
 template <typename T, int N, int H> struct tr { /* the transposing butterfly of 2026-11-27-tile-rows.cu */
@@ -230,6 +230,103 @@ __global__ void __launch_bounds__(BS) tiles(const T *__restrict__ A, int n, cons
   out[(long)blockIdx.x * BS + t] = acc;
 }
 
+/* TMA4: tma's copies, and pipe's arithmetic for SSYMV at four rows a
+ * thread (kernels/symv_pipe.cuh, V = 4): thread t takes rows i0 .. i0 + 3,
+ * i0 = I*R + 4*(t mod RT), RT = R/4 threads down a column group, and CPT
+ * columns; it reads a column's 4 elements from the run with 4-byte loads
+ * (the run's offset misaligns them for one 16-byte load), x of its rows
+ * from global memory, adds its 4 products of a column before the
+ * transposing butterfly over the group's RT lanes (RT <= 32). */
+template <int R, int CW, int BS, int S>
+__global__ void __launch_bounds__(BS) tiles4(const float *__restrict__ A, int n, const int2 *__restrict__ tl, int nt,
+                                             const float *__restrict__ x, double *out)
+{
+  constexpr int RT = R / 4, CG = BS / RT, CPT = CW / CG, SLOT = R + 4, STAGE = CW * SLOT;
+  static_assert(RT == 16 || RT == 32, "a column group within a warp");
+  static_assert(CPT >= 1 && CPT <= RT && CW <= BS, "shape");
+  extern __shared__ __align__(128) unsigned char sm_[];
+  float *buf = (float *)sm_;
+  __shared__ __align__(8) uint64_t bar[S];
+  __shared__ float rs[CG][R];
+  __shared__ float cs[CG][CPT];
+  const int t = threadIdx.x, rg = t % RT, cg = t / RT, lane = t & 31;
+  const int t0 = (int)((long)blockIdx.x * nt / gridDim.x), t1 = (int)((long)(blockIdx.x + 1) * nt / gridDim.x);
+  if (t == 0)
+    for (int s = 0; s < S; s++) mbar_init(&bar[s], CW);
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  __syncthreads();
+  auto issue = [&](int k, int s) {
+    const int2 it = tl[k];
+    float *b = buf + s * STAGE;
+    if (t < CW) {
+      const long j = (long)it.y * CW + t;
+      const int r0 = it.x * R, r1 = min(n, r0 + R);
+      if (j < n && j < r1) {
+        const long e0 = j * n + r0, e1 = j * n + r1;
+        const long a0 = e0 & ~3L, a1 = (e1 + 3) & ~3L;
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        mbar_arrive_tx(&bar[s], (unsigned)((a1 - a0) * 4));
+        bulk_copy(b + t * SLOT, A + a0, (unsigned)((a1 - a0) * 4), &bar[s]);
+      } else
+        mbar_arrive_tx(&bar[s], 0);
+    }
+  };
+#pragma unroll
+  for (int s = 0; s < S - 1; s++)
+    if (t0 + s < t1) issue(t0 + s, s);
+  double acc = 0;
+  int curJ = -1;
+  float xc[CPT];
+  for (int k = t0; k < t1; k++) {
+    if (k + S - 1 < t1) issue(k + S - 1, (k - t0 + S - 1) % S);
+    const int s = (k - t0) % S;
+    const int2 it = tl[k];
+    const int i0 = it.x * R + 4 * rg, j0 = it.y * CW + cg * CPT;
+    if (it.y != curJ) {
+      curJ = it.y;
+#pragma unroll
+      for (int kk = 0; kk < CPT; kk++) xc[kk] = j0 + kk < n ? __ldg(x + j0 + kk) : 0.f;
+    }
+    float xr[4];
+#pragma unroll
+    for (int q = 0; q < 4; q++) xr[q] = i0 + q < n ? __ldg(x + i0 + q) : 0.f;
+    mbar_wait(&bar[s], ((k - t0) / S) & 1);
+    const float *b = buf + s * STAGE;
+    const bool below = it.x * R >= (it.y + 1) * CW;
+    float rsv[4] = {0.f, 0.f, 0.f, 0.f}, cp[CPT];
+#pragma unroll
+    for (int kk = 0; kk < CPT; kk++) {
+      const int j = j0 + kk;
+      const int off = (int)(((long)j * n + it.x * R) & 3);
+      const float *col = b + (cg * CPT + kk) * SLOT + off + 4 * rg;
+      float c = 0.f;
+#pragma unroll
+      for (int q = 0; q < 4; q++) {
+        const float a = i0 + q < n && (below || j <= i0 + q) ? col[q] : 0.f; /* rows past n: not copied */
+        rsv[q] = fmaf(a, xc[kk], rsv[q]);
+        c = below || j < i0 + q ? fmaf(a, xr[q], c) : c;
+      }
+      cp[kk] = c;
+    }
+    tr<float, CPT, CPT / 2>::run(cp, lane);
+#pragma unroll
+    for (int h = CPT; h < RT; h *= 2) cp[0] += __shfl_xor_sync(0xffffffffu, cp[0], h);
+    if (rg < CPT) cs[cg][rg] = cp[0];
+#pragma unroll
+    for (int q = 0; q < 4; q++) rs[cg][4 * rg + q] = rsv[q];
+    __syncthreads();
+    if (t < R) {
+      float u = 0;
+#pragma unroll
+      for (int g = 0; g < CG; g++) u += rs[g][t];
+      acc += u;
+    }
+    if (t < CW) acc += cs[t / CPT][t % CPT];
+    __syncthreads(); /* the stage and rs, cs are read: they may be written again */
+  }
+  out[(long)blockIdx.x * BS + t] = acc;
+}
+
 template <typename T> __global__ void colread(const T *__restrict__ A, int n, double *out)
 { /* a warp a column, columns dealt out to the grid's warps in turn */
   const int lane = threadIdx.x & 31, gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, nw = (gridDim.x * blockDim.x) >> 5;
@@ -267,6 +364,41 @@ static double total(int cnt)
   double s = 0;
   for (double v : hout) s += v;
   return s;
+}
+
+template <int R, int CW, int BS, int S>
+static void run4(const char *name, int M, const float *A, const float *x, int n, double want)
+{
+  std::vector<int2> h;
+  const int nb = (n + R - 1) / R, ns = (n + CW - 1) / CW;
+  for (int J = 0; J < ns; J++)
+    for (int I = (J * CW) / R; I < nb; I++) h.push_back(make_int2(I, J));
+  int2 *tl;
+  CK(cudaMalloc(&tl, h.size() * sizeof(int2)));
+  CK(cudaMemcpy(tl, h.data(), h.size() * sizeof(int2), cudaMemcpyHostToDevice));
+  const size_t smem = (size_t)S * CW * (R + 4) * sizeof(float);
+  auto k = tiles4<R, CW, BS, S>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  int occ = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, BS, smem));
+  const int m = occ < M ? occ : M, G = sms * m;
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  for (int i = 0; i < 3; i++) k<<<G, BS, smem>>>(A, n, tl, (int)h.size(), x, out);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  const double got = total(G * BS);
+  CK(cudaEventRecord(e0));
+  for (int i = 0; i < 20; i++) k<<<G, BS, smem>>>(A, n, tl, (int)h.size(), x, out);
+  CK(cudaEventRecord(e1));
+  CK(cudaEventSynchronize(e1));
+  float ms;
+  CK(cudaEventElapsedTime(&ms, e0, e1));
+  const double us = ms * 1e3 / 20, bytes = (double)n * (n + 1) / 2 * sizeof(float);
+  printf("float  n=%5d tma4  %-22s compute M=%d(occ %d) %9.2f us %7.1f GB/s  sum %s (%.6g)\n", n, name, m, occ, us,
+         bytes / us / 1e3, got == want ? "exact" : "WRONG", got - want);
+  CK(cudaFree(tl));
 }
 
 template <typename T, int MODE, int R, int CW, int BS, int S, bool COMPUTE = false>
@@ -365,6 +497,20 @@ template <typename T> static void all(int n)
   RUNC(TMA, 64, 64, 256, 3, 3);
   RUNC(TMA, 128, 64, 256, 2, 3);
   RUNC(TMA, 128, 32, 128, 3, 4);
+  if constexpr (sizeof(T) == 4) {
+    float *x;
+    CK(cudaMalloc(&x, (size_t)n * sizeof(float)));
+    std::vector<float> ones(n, 1.0f);
+    CK(cudaMemcpy(x, ones.data(), (size_t)n * sizeof(float), cudaMemcpyHostToDevice));
+#define RUN4(R, CW, BS, S, M) run4<R, CW, BS, S>("R" #R " CW" #CW " BS" #BS " S" #S, M, A, x, n, want2)
+    RUN4(64, 128, 256, 2, 2); /* pipe:256,128,2,0's shape */
+    RUN4(64, 64, 256, 3, 3);  /* pipe:256,64,3,0's */
+    RUN4(64, 64, 128, 2, 4);  /* pipe:128,64,4,0's */
+    RUN4(64, 32, 128, 3, 4);
+    RUN4(128, 64, 256, 2, 3);
+    RUN4(128, 32, 128, 3, 4);
+    CK(cudaFree(x));
+  }
   CK(cudaFree(A));
 }
 
@@ -376,6 +522,7 @@ int main()
   printf("%s, %d SMs, L2 %d MB\n", p.name, sms, p.l2CacheSize >> 20);
   CK(cudaMalloc(&out, (size_t)sms * 8 * 1024 * sizeof(double)));
   for (int n : {16384, 16411, 8447, 24007}) all<float>(n);
-  for (int n : {16384, 16411, 8447}) all<double>(n);
+  if (!getenv("TMA_FLOAT_ONLY"))
+    for (int n : {16384, 16411, 8447}) all<double>(n);
   return 0;
 }
