@@ -126,7 +126,8 @@ int symv_static_smem(const symv_params *p)
                             (symv_pipe_smem) */
     return pipe_sums_bytes(p, d);
   case SYMV_FAMILY_PIPE_FX: /* pipe's arrays, then fin[BLOCK_SIZE], nfin (padded to 16 bytes) and
-                                finflag[BLOCK_SIZE] (int), and for MX 3..5 pend[BLOCK_SIZE] (int) */
+                                finflag[BLOCK_SIZE] (int), and for MX 3..5 pend[BLOCK_SIZE], for MX 6..8
+                                the last block's left[BLOCK_SIZE] and role (int) */
     return pipe_sums_bytes(p, d) + p->block_size * (p->mx >= 3 ? 3 : 2) * 4 + 16;
   case SYMV_FAMILY_PIPE_DET: /* pipe's, 16 bytes more (the ticket counter of the one-launch kernel, gone
                                  since the two phases; kept as a margin, so that the filter drops what it

@@ -30,6 +30,7 @@ static const char *const default_points[] = {
   "pipe_det:256,64,2,0", "pipe_det:512,32,1,1", "pipe_det:64,16,4,2", "pipe_det:128,64,3,0",
   "pipe:512,128,1,0", "pipe_det:512,128,1,0", "pipe_det:256,64,2,3", "pipe_det:128,4,3,4",
   "pipe_fx:256,64,2,0", "pipe_fx:512,128,1,1", "pipe_fx:64,16,4,2", "pipe_fx:128,4,3,0", "pipe_fx:256,64,2,3",
+  "pipe_fx:256,64,2,6", "pipe_fx:64,16,4,8",
 };
 static const int default_sizes[] = {1, 2, 3, 17, 32, 33, 100, 255, 256, 257, 1000, 1025, 2048, 4099, 10007};
 
@@ -46,7 +47,7 @@ static void help(void)
        "Options:\n"
        CLI_ROUTINE_HELP
        "  --point P      check candidate P = FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX (repeatable;\n"
-       "                 FAMILY: " SYMV_TUNABLE_FAMILIES "); default: a sample of 37 points\n"
+       "                 FAMILY: " SYMV_TUNABLE_FAMILIES "); default: a sample of 39 points\n"
        "                 covering every family and every MX\n"
        "  --sizes LIST   comma-separated n values (default 1,2,3,17,32,33,100,255,256,257,1000,\n"
        "                 1025,2048,4099,10007)\n"
