@@ -36,7 +36,7 @@ static const int default_sizes[] = {1, 2, 3, 17, 32, 33, 100, 255, 256, 257, 100
 
 static void help(void)
 {
-  puts("Usage: symvtune check [OPTIONS]\n"
+  printf("Usage: symvtune check [OPTIONS]\n"
        "Runs every kernel family over a grid of cases of each routine (uplo L and U; n from 1 to\n"
        "10007; lda = n and lda > n; strides 1, 2, 3, -1, -3; alpha = 0; beta = 0 and 1; complex\n"
        "scalars with nonzero imaginary parts) on fresh random data and compares each result with\n"
@@ -47,7 +47,7 @@ static void help(void)
        "Options:\n"
        CLI_ROUTINE_HELP
        "  --point P      check candidate P = FAMILY:BLOCK_SIZE,UX,MULTIPLICITY,MX (repeatable;\n"
-       "                 FAMILY: " SYMV_TUNABLE_FAMILIES "); default: a sample of 39 points\n"
+       "                 FAMILY: " SYMV_TUNABLE_FAMILIES "); default: a sample of %d points\n"
        "                 covering every family and every MX\n"
        "  --sizes LIST   comma-separated n values (default 1,2,3,17,32,33,100,255,256,257,1000,\n"
        "                 1025,2048,4099,10007)\n"
@@ -56,7 +56,8 @@ static void help(void)
        "  --device N     CUDA device (default 0)\n"
        "  --verbose      print every failing case\n"
        "  --help         this text\n"
-       "Exit status: 0 all pass, 1 a failure, 2 usage, 3 no GPU, 4 CUDA error.");
+       "Exit status: 0 all pass, 1 a failure, 2 usage, 3 no GPU, 4 CUDA error.\n",
+         (int)(sizeof default_points / sizeof *default_points));
 }
 
 static int run(int argc, char **argv)
