@@ -98,11 +98,11 @@ int symv_params_check(const symv_params *p, char *err, size_t errlen)
   else if (symv_family_pipelined(p->family) &&
            (!symv_pipe_ux_valid(p->ux) || p->ux < p->block_size / 64 || p->ux > p->block_size / 2))
     what = pipe_what(p->family, "UX", "(a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2)", wbuf, sizeof wbuf), v = p->ux;
-  else if (symv_family_pipelined(p->family) && p->mx > symv_pipe_mx_max(p->family))
-    what = pipe_what(p->family, "MX",
-                     p->family == SYMV_FAMILY_PIPE ? "(0..2)" : p->family == SYMV_FAMILY_PIPE_DET ? "(0..5)" : "(0..8)",
-                     wbuf, sizeof wbuf),
-    v = p->mx;
+  else if (symv_family_pipelined(p->family) && p->mx > symv_pipe_mx_max(p->family)) {
+    char range[16];
+    snprintf(range, sizeof range, "(0..%d)", symv_pipe_mx_max(p->family));
+    what = pipe_what(p->family, "MX", range, wbuf, sizeof wbuf), v = p->mx;
+  }
   if (!what) return 0;
   if (err) snprintf(err, errlen, "invalid %s: %d", what, v);
   return SYMV_INVALID_VALUE;
