@@ -244,7 +244,7 @@ long symv_pipe_fx_words(symv_routine r, int n)
 int symv_pipe_fx_fits(const symv_params *p, int n, int sm_count)
 {
   const long G = symv_pipe_grid(p, n, sm_count);
-  if (p->mx >= 6 && (G >= 1L << 16 || symv_fx_grid_chunk((n + 63L) / 64, p->block_size, G) > p->block_size))
+  if (p->mx >= SYMV_FX_GRID_MX && (G >= 1L << 16 || symv_fx_grid_chunk((n + 63L) / 64, p->block_size, G) > p->block_size))
     return 0; /* the grid's word counts G in 16 bits; a finisher's chunk lists its row blocks a thread each */
   return (n + (long)p->ux - 1) / p->ux + G <= SYMV_FX_TERMS_MAX;
 }

@@ -65,6 +65,10 @@
  *  version"). */
 #define SYMV_FX_HELP_NB 40
 
+/** SYMV_FX_GRID_MX: pipe_fx's first MX completed by the grid (MX 6..8:
+ *  the stages of MX - 6; kernels/symv_pipe_fx.cu, SYMV_PFX_GRID). */
+#define SYMV_FX_GRID_MX 6
+
 /** SYMV_FX_GRID_WORDS(nb): the words after the accumulators that pipe_fx's
  *  MX 6..8 (completion by the grid, kernels/symv_pipe_fx.cu) use with nb
  *  row blocks: a mark per chunk (at most nb chunks), zero between calls. */

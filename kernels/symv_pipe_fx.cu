@@ -127,7 +127,7 @@
 /* MX 6..8 (the stages of MX 0..2): no count per row block; the grid's
  * blocks count themselves done once, at their end, and the last ones to do
  * so finish y (symv_pfx_grid_finish) */
-#define SYMV_PFX_GRID (MX >= 6)
+#define SYMV_PFX_GRID (MX >= SYMV_FX_GRID_MX)
 #if SYMV_COMPLEX && !SYMV_SINGLE && MX < 3
 #define SYMV_PFX_COUNT_ROWS 16
 #else
@@ -140,7 +140,7 @@
  * the kernel spills). MX 0..2: a block counts each strip as it leaves it,
  * and the compiler places symv_pfx_finish. Which pays depends on the GPU
  * and n (doc/results.md, "pipe_fx, third version"): the sweep chooses. */
-#if MX >= 3 && MX < 6
+#if MX >= 3 && MX < SYMV_FX_GRID_MX
 #define SYMV_PFX_DEFER 1
 #define SYMV_PFX_FINISH_ATTR __noinline__
 #elif SYMV_PFX_GRID
@@ -163,6 +163,25 @@ static __device__ __forceinline__ bool symv_pfx_helped(int nb) { return nb >= SY
 #define SYMV_PFX_HELPERS 2
 #define SYMV_PFX_WAIT_NS 100000
 #define SYMV_PFX_POLL_NS 200
+
+/* *p += v at GPU scope, returning the old value: the addition releases
+ * what this thread's block did before it (ordered before it by a barrier)
+ * and acquires what the threads that added before released */
+static __device__ __forceinline__ symv_ull symv_pfx_add_acq_rel(symv_ull *p, symv_ull v)
+{
+  symv_ull old;
+  asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], %2;\n" : "=l"(old) : "l"(p), "l"(v) : "memory");
+  return old;
+}
+
+/* *p read at GPU scope, relaxed (a word other blocks write while this one
+ * waits for it) */
+static __device__ __forceinline__ symv_ull symv_pfx_ld_relaxed(const symv_ull *p)
+{
+  symv_ull v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];\n" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
 
 /* real part p (0: real, 1: imaginary) of v */
 static __device__ __forceinline__ symv_r symv_pfx_part(symv_t v, int p)
@@ -230,12 +249,8 @@ static __device__ __forceinline__ void symv_pfx_count(symv_ull *cnt, const symv_
   if (t == 0) *nlist = 0;
   __syncthreads();
   if (a) {
-    symv_ull old; /* releases the block's additions (ordered before it by the barrier); acquires the
-                   * additions of the blocks that counted before */
-    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], %2;\n"
-                 : "=l"(old)
-                 : "l"(cnt + rb), "l"((symv_ull)a)
-                 : "memory");
+    /* releases the block's additions; acquires those of the blocks that counted before */
+    const symv_ull old = symv_pfx_add_acq_rel(cnt + rb, (symv_ull)a);
     if ((long)(old + a) == want) {
       const int f = __ldcg(flag + rb) != 0, k = atomicAdd(nlist, 1);
       list[k] = rb, fl[k] = f;
@@ -350,11 +365,7 @@ static __device__ __noinline__ void symv_pfx_help(int n, int nb, symv_t *y, symv
     int go = 0; /* 1: complete and not taken; 0: taken; -1: waited too long */
     if (lane == 0)
       for (;;) {
-        symv_ull s;
-        asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];\n"
-                     : "=l"(s)
-                     : "l"(state + SYMV_PFX_STATE_STRIDE * u)
-                     : "memory");
+        const symv_ull s = symv_pfx_ld_relaxed(state + SYMV_PFX_STATE_STRIDE * u);
         if (s >= 2 * epoch) {
           go = s == 2 * epoch;
           break;
@@ -495,12 +506,8 @@ static __device__ __noinline__ void symv_pfx_grid_finish(int n, const symv_t *__
   __shared__ int role; /* -2: none; -1: the last block; c >= 0: chunk c's waiting finisher */
   __syncthreads(); /* the block's additions are made */
   if (t == 0) {
-    symv_ull old; /* the count releases the block's additions (ordered before it by the barrier) and, in
-                   * the last block, acquires every other block's */
-    asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], %2;\n"
-                 : "=l"(old)
-                 : "l"(gword), "l"(SYMV_PFX_ARRIVED)
-                 : "memory");
+    /* the count releases the block's additions and, in the last block, acquires every other block's */
+    const symv_ull old = symv_pfx_add_acq_rel(gword, SYMV_PFX_ARRIVED);
     const int pos = (int)(old & 0xffff), started = (int)((old >> 16) & 0xffff);
     int r = -2;
     if (pos == G - 1) {
@@ -536,7 +543,7 @@ static __device__ __noinline__ void symv_pfx_grid_finish(int n, const symv_t *__
     const int c = c0 + t;
     symv_ull m = 0;
     if (c < F - 1) {
-      do asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];\n" : "=l"(m) : "l"(marks + c) : "memory");
+      do m = symv_pfx_ld_relaxed(marks + c);
       while (m == 0);
       marks[c] = 0;
     }

@@ -231,12 +231,12 @@ static void fxst_claimed(int p, int mx, const symv_workspace *ws, int n)
   const int nb = (n + 63) / 64, nu = 2 * nb; /* states 16 words apart */
   unsigned long long *st = malloc(sizeof *st * (size_t)nu * 16);
   cudaMemcpy(st, ws->fxst, sizeof *st * (size_t)nu * 16, cudaMemcpyDeviceToHost);
-  if (mx >= 6) {
+  if (mx >= SYMV_FX_GRID_MX) {
     cr_assert_eq(st[1] & 0xffffffffull, 0ull, "point %d: the grid's counts %#llx after the call", p, st[1]);
     cr_assert_gt(st[1] >> 32, 0ull, "point %d: the grid's generation did not move", p);
   }
   for (int u = 0; u < nu; u++)
-    if (nb >= SYMV_FX_HELP_NB && mx < 6)
+    if (nb >= SYMV_FX_HELP_NB && mx < SYMV_FX_GRID_MX)
       cr_assert_eq(st[16 * u], 2 * ws->epoch + 1, "point %d: rows %d..%d's state %llu, want %llu", p, 32 * u,
                    32 * u + 31, st[16 * u], 2 * ws->epoch + 1);
     else
