@@ -13,6 +13,8 @@
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
 #include <math.h>
+#include <nvrtc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../kernels/symv_fx.h"
@@ -483,6 +485,139 @@ Test(kernels, pipe_fx_is_right_with_more_blocks_than_the_gpu_holds, .init = need
 Test(kernels, pipe_fx_grid_is_right_with_more_blocks_than_the_gpu_holds, .init = need_gpu, .timeout = 120)
 {
   check_more_blocks_than_the_gpu_holds(SYMV_FAMILY_PIPE_FX, 6, 0);
+}
+
+/* A kernel that holds SMs: each of its blocks takes all the shared memory
+ * a block may have (the SM's whole, less what the GPU reserves a block),
+ * so no other block that uses shared memory fits beside it; thread 0
+ * counts the block in *up, then spins until *go is nonzero (both in mapped
+ * host memory). Compiled with NVRTC for the device in dev. */
+static const char hog_src[] =
+  "extern \"C\" __global__ void hog(volatile unsigned *go, unsigned *up)\n"
+  "{\n"
+  "  extern __shared__ unsigned char s[];\n"
+  "  if (threadIdx.x == 0) {\n"
+  "    s[0] = 1;\n"
+  "    atomicAdd_system(up, 1u);\n"
+  "    while (*go == 0) __nanosleep(1000);\n"
+  "  }\n"
+  "}\n";
+
+static cudaLibrary_t hog_load(cudaKernel_t *fn)
+{
+  nvrtcProgram prog;
+  cr_assert_eq(nvrtcCreateProgram(&prog, hog_src, "hog.cu", 0, NULL, NULL), NVRTC_SUCCESS);
+  char arch[32];
+  snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", dev.cc_major, dev.cc_minor);
+  const char *opts[] = {arch};
+  nvrtcResult rc = nvrtcCompileProgram(prog, 1, opts);
+  size_t len = 0;
+  char log[4096] = "";
+  if (rc != NVRTC_SUCCESS && nvrtcGetProgramLogSize(prog, &len) == NVRTC_SUCCESS && len < sizeof log)
+    nvrtcGetProgramLog(prog, log);
+  cr_assert_eq(rc, NVRTC_SUCCESS, "hog: %s", log);
+  cr_assert_eq(nvrtcGetCUBINSize(prog, &len), NVRTC_SUCCESS);
+  char *cubin = malloc(len);
+  cr_assert_eq(nvrtcGetCUBIN(prog, cubin), NVRTC_SUCCESS);
+  nvrtcDestroyProgram(&prog);
+  cudaLibrary_t lib;
+  cr_assert_eq(cudaLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0), cudaSuccess);
+  free(cubin);
+  cr_assert_eq(cudaLibraryGetKernel(fn, lib, "hog"), cudaSuccess);
+  return lib;
+}
+
+/* pipe_fx's MX 6..8 while another kernel holds every SM but one. Its
+ * finishers are the last F blocks to count (F chunks of y: 16 at n =
+ * 4096), and a finisher that finds blocks not yet started leaves its chunk
+ * to the last block instead of waiting (symv_pfx_grid_finish). With the
+ * GPU whole all G blocks have started before the last F count, so only
+ * this reaches that path: on one SM at most MULTIPLICITY (2, or 1 where
+ * ZHEMV's shared memory allows no more) blocks run at once, so the finishers of chunks 0 .. F - 3 count while blocks are still
+ * to start, mark their chunks LEFT and end, and the last block finishes
+ * them. The holder is checked to have all its blocks running before the
+ * call and to be running still after it. Right for uplo L and U, DSYMV and
+ * ZHEMV, against the CPU reference. */
+Test(kernels, pipe_fx_grid_is_right_when_blocks_wait_to_start, .init = need_gpu, .timeout = 120)
+{
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
+  cudaKernel_t hog;
+  cudaLibrary_t hog_lib = hog_load(&hog);
+  int smem = 0;
+  cr_assert_eq(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0), cudaSuccess);
+  cr_assert_eq(cudaFuncSetAttribute((const void *)hog, cudaFuncAttributeMaxDynamicSharedMemorySize, smem), cudaSuccess);
+  unsigned *go, *up, *dgo, *dup;
+  cr_assert_eq(cudaHostAlloc((void **)&go, 2 * sizeof *go, cudaHostAllocMapped), cudaSuccess);
+  up = go + 1;
+  cr_assert_eq(cudaHostGetDevicePointer((void **)&dgo, go, 0), cudaSuccess);
+  dup = dgo + 1;
+  cudaStream_t s, busy;
+  cr_assert_eq(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  cr_assert_eq(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking), cudaSuccess);
+  const symv_routine routines[] = {SYMV_DSYMV, SYMV_ZHEMV};
+  const int n = 4096;
+  for (int ri = 0; ri < 2; ri++)
+    for (int u = 0; u < 2; u++) {
+      const symv_routine ro = routines[ri];
+      const char uplo = u ? 'U' : 'L';
+      symv_params p = {SYMV_FAMILY_PIPE_FX, 256, 64, 2, SYMV_FX_GRID_MX};
+      p.routine = ro;
+      symv_kernel k;
+      if (try_load(p, &k)) /* ZHEMV's stages take more shared memory than two blocks an SM have */
+        p.multiplicity = 1, k = load(p);
+      const int nb = (n + 63) / 64, G = (int)symv_pipe_grid(&p, n, k.sm_count);
+      const int F = (nb + symv_fx_grid_chunk(nb, 256, G) - 1) / symv_fx_grid_chunk(nb, 256, G);
+      cr_assert_gt(F - 2, k.occupancy, "F = %d chunks: too few for blocks to be still to start", F);
+      const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
+      void *A = malloc(E * n * n), *x = malloc(E * n), *y0 = malloc(E * n), *y = malloc(E * n),
+           *yref = malloc(E * n);
+      _Alignas(16) unsigned char sc[32];
+      symv_scalar_set(ro, sc, 1.25, 0.5);
+      symv_scalar_set(ro, sc + E, 0.75, -0.25);
+      symv_fill_random(ro, A, (long)n * n, &seed);
+      symv_fill_random(ro, x, n, &seed);
+      symv_fill_random(ro, y0, n, &seed);
+      memcpy(yref, y0, E * n);
+      symv_ref(ro, uplo, n, sc, A, n, x, 1, sc + E, yref, 1);
+      void *dA, *dx, *dy;
+      cr_assert_eq(cudaMalloc(&dA, E * n * n), cudaSuccess);
+      cr_assert_eq(cudaMalloc(&dx, E * n), cudaSuccess);
+      cr_assert_eq(cudaMalloc(&dy, E * n), cudaSuccess);
+      cudaMemcpy(dA, A, E * n * n, cudaMemcpyHostToDevice);
+      cudaMemcpy(dx, x, E * n, cudaMemcpyHostToDevice);
+      symv_workspace ws = {0};
+      /* the workspace allocated beforehand: no allocation while the holder runs */
+      cr_assert_eq(symv_launch(&k, &ws, s, uplo, n, sc, dA, n, dx, 1, sc + E, dy, 1, 0, NULL), 0);
+      cr_assert_eq(cudaStreamSynchronize(s), cudaSuccess);
+      cudaMemcpy(dy, y0, E * n, cudaMemcpyHostToDevice);
+      go[0] = 0, up[0] = 0;
+      void *args[] = {&dgo, &dup};
+      const dim3 hg = {(unsigned)k.sm_count - 1, 1, 1}, hb = {32, 1, 1};
+      cr_assert_eq(cudaLaunchKernel((const void *)hog, hg, hb, args, (size_t)smem, busy), cudaSuccess);
+      for (int spin = 0; *(volatile unsigned *)up < (unsigned)(k.sm_count - 1) && spin < 5000000; spin++) {}
+      const unsigned held = *(volatile unsigned *)up;
+      if (held < (unsigned)(k.sm_count - 1)) *(volatile unsigned *)go = 1; /* let it end before failing */
+      cr_assert_eq(held, (unsigned)(k.sm_count - 1), "the holder has %u of its %d blocks running", held,
+                   k.sm_count - 1);
+      cr_assert_eq(symv_launch(&k, &ws, s, uplo, n, sc, dA, n, dx, 1, sc + E, dy, 1, 0, NULL), 0);
+      const cudaError_t done = cudaStreamSynchronize(s);
+      const cudaError_t still = cudaStreamQuery(busy);
+      *(volatile unsigned *)go = 1;
+      cr_assert_eq(cudaStreamSynchronize(busy), cudaSuccess);
+      cr_assert_eq(done, cudaSuccess, "%s", cudaGetErrorString(done));
+      cr_assert_eq(still, cudaErrorNotReady, "the holder ended before the call did");
+      cudaMemcpy(y, dy, E * n, cudaMemcpyDeviceToHost);
+      const double r = symv_residual(ro, uplo, n, sc, A, n, x, 1, sc + E, y0, y, yref, 1);
+      cr_assert(r >= 0 && r < 4.0, "%s uplo %c: residual %g (seed %llu)", symv_routine_name(ro), uplo, r, seed0);
+      symv_workspace_free(&ws);
+      symv_kernel_unload(&k);
+      cudaFree(dA), cudaFree(dx), cudaFree(dy);
+      free(A), free(x), free(y0), free(y), free(yref);
+    }
+  cudaStreamDestroy(s), cudaStreamDestroy(busy);
+  cudaFreeHost(go);
+  cudaLibraryUnload(hog_lib);
 }
 
 /* Under programmatic dependent launch a call's grid may start while the
