@@ -168,18 +168,18 @@ static double now_ms(void)
 
 #define MAX_OPTS 16
 
-/* Hashes into *h the embedded file `name` and, recursively, the embedded
- * files it includes with #include "..." that seen[] has not marked (seen:
- * one mark per entry of symv_sources). Files not embedded (system headers)
- * add nothing. */
-static void code_hash_file(const char *name, unsigned char *seen, uint64_t *h)
+/* Hashes into *h the file `name` of source set `set` and, recursively,
+ * the files of the set it includes with #include "..." that seen[] has
+ * not marked (seen: one mark per entry of the set). Files not in the set
+ * (system headers) add nothing. */
+static void code_hash_file(const symv_source *set, int nset, const char *name, unsigned char *seen, uint64_t *h)
 {
   int k = -1;
-  for (int i = 0; i < symv_nsources; i++)
-    if (!strcmp(symv_sources[i].name, name)) k = i;
+  for (int i = 0; i < nset; i++)
+    if (!strcmp(set[i].name, name)) k = i;
   if (k < 0 || seen[k]) return;
   seen[k] = 1;
-  const char *text = symv_sources[k].text;
+  const char *text = set[k].text;
   *h = fnv1a(*h, name, strlen(name) + 1);
   *h = fnv1a(*h, text, strlen(text) + 1);
   for (const char *line = text, *eol; line && *line; line = eol ? eol + 1 : NULL) {
@@ -194,37 +194,60 @@ static void code_hash_file(const char *name, unsigned char *seen, uint64_t *h)
     char inc[128];
     memcpy(inc, q + 1, (size_t)(end - q - 1));
     inc[end - q - 1] = 0;
-    code_hash_file(inc, seen, h);
+    code_hash_file(set, nset, inc, seen, h);
   }
 }
 
-int symv_code_id(const symv_params *p, char out[17])
+/* The text of file `name` in the set, or NULL. */
+static const char *set_text(const symv_source *set, int nset, const char *name)
+{
+  for (int i = 0; i < nset; i++)
+    if (strcmp(set[i].name, name) == 0) return set[i].text;
+  return NULL;
+}
+
+/* symv_code_id of p over the set: the files' part (or, with memo, its
+ * memoised value) and the defines */
+static int code_id_of(const symv_source *set, int nset, int memo, const symv_params *p, char out[17])
 {
   if (!out || !p || symv_params_check(p, NULL, 0)) return SYMV_INVALID_VALUE;
   char defines[256];
   const char *srcname;
   symv_compile_defines(p, defines, sizeof defines, &srcname);
-  if (!symv_source_text(srcname)) return SYMV_INVALID_VALUE;
-  if (symv_nsources > 256) return SYMV_INVALID_VALUE;
+  if (!set_text(set, nset, srcname)) return SYMV_INVALID_VALUE;
+  if (nset > 256) return SYMV_INVALID_VALUE;
   /* the files' part, once per kernel file: a sweep asks for every point */
   static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-  static struct { const char *name; uint64_t h; } memo[32];
+  static struct { const char *name; uint64_t h; } memos[32];
   static int nmemo;
   uint64_t h = 0;
   int found = 0;
-  pthread_mutex_lock(&mu);
-  for (int i = 0; i < nmemo && !found; i++)
-    if (!strcmp(memo[i].name, srcname)) h = memo[i].h, found = 1;
+  if (memo) {
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < nmemo && !found; i++)
+      if (!strcmp(memos[i].name, srcname)) h = memos[i].h, found = 1;
+  }
   if (!found) {
     unsigned char seen[256] = {0};
     h = 0xcbf29ce484222325ull;
-    code_hash_file(srcname, seen, &h);
-    if (nmemo < 32) memo[nmemo].name = srcname, memo[nmemo++].h = h;
+    code_hash_file(set, nset, srcname, seen, &h);
+    if (memo && nmemo < 32) memos[nmemo].name = srcname, memos[nmemo++].h = h;
   }
-  pthread_mutex_unlock(&mu);
+  if (memo) pthread_mutex_unlock(&mu);
   h = fnv1a(h, defines, strlen(defines) + 1);
   snprintf(out, 17, "%016llx", (unsigned long long)h);
   return 0;
+}
+
+int symv_code_id(const symv_params *p, char out[17])
+{
+  return code_id_of(symv_sources, symv_nsources, 1, p, out);
+}
+
+int symv_code_id_in(const symv_source_set *s, const symv_params *p, char out[17])
+{
+  if (!s) return SYMV_INVALID_VALUE;
+  return code_id_of(s->files, s->n, 0, p, out);
 }
 
 int symv_code_current(const symv_params *p, const char *code)
@@ -233,7 +256,11 @@ int symv_code_current(const symv_params *p, const char *code)
   return code && symv_code_id(p, now) == 0 && strcmp(now, code) == 0;
 }
 
-int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *out, char **log)
+/* symv_compile over the source set (set, nset): a CUBIN for sm_XY, or with
+ * ptx the PTX for compute_XY (then no cache: the text and its NUL in
+ * out->data, size counting the NUL) */
+static int compile_set(const symv_source *set, int nset, int ptx, const symv_params *p, int cc_major, int cc_minor,
+                       symv_cubin *out, char **log)
 {
   memset(out, 0, sizeof *out);
   if (log) *log = NULL;
@@ -244,7 +271,7 @@ int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *o
   const char *srcname;
   symv_compile_defines(p, defines, sizeof defines, &srcname);
   symv_kernel_name(p, out->name, sizeof out->name);
-  snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", cc_major, cc_minor);
+  snprintf(arch, sizeof arch, "--gpu-architecture=%s_%d%d", ptx ? "compute" : "sm", cc_major, cc_minor);
 
   /* options: the -D words of `defines`, then fixed ones */
   char optbuf[sizeof defines];
@@ -263,13 +290,13 @@ int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *o
   enum { MAX_HEADERS = 32 };
   const char *hdr_text[MAX_HEADERS], *hdr_name[MAX_HEADERS];
   int nhdr = 0;
-  for (int i = 0; i < symv_nsources; i++)
-    if (!strstr(symv_sources[i].name, ".cu") || strstr(symv_sources[i].name, ".cuh")) {
+  for (int i = 0; i < nset; i++)
+    if (!strstr(set[i].name, ".cu") || strstr(set[i].name, ".cuh")) {
       if (nhdr == MAX_HEADERS) return SYMV_INVALID_VALUE; /* more embedded headers than NVRTC is given room for */
-      hdr_name[nhdr] = symv_sources[i].name;
-      hdr_text[nhdr++] = symv_sources[i].text;
+      hdr_name[nhdr] = set[i].name;
+      hdr_text[nhdr++] = set[i].text;
     }
-  const char *src = symv_source_text(srcname);
+  const char *src = set_text(set, nset, srcname);
   if (!src) return SYMV_INVALID_VALUE;
 
   uint64_t h = 0xcbf29ce484222325ull;
@@ -280,7 +307,7 @@ int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *o
   for (int i = 0; i < nopts; i++) h = fnv1a(h, opts[i], strlen(opts[i]) + 1);
 
   char path[PATH_MAX + 128];
-  const char *dir = getenv("SYMVTUNE_NO_CACHE") ? NULL : symv_cache_dir();
+  const char *dir = ptx || getenv("SYMVTUNE_NO_CACHE") ? NULL : symv_cache_dir();
   if (dir) {
     snprintf(path, sizeof path, "%s/%s-sm%d%d-%016llx.entry", dir, out->name, cc_major, cc_minor,
              (unsigned long long)h);
@@ -306,10 +333,10 @@ int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *o
   }
   size_t n = 0;
   int rc = SYMV_COMPILE;
-  if (nvrtcGetCUBINSize(prog, &n) == NVRTC_SUCCESS && n > 0) {
+  if ((ptx ? nvrtcGetPTXSize(prog, &n) : nvrtcGetCUBINSize(prog, &n)) == NVRTC_SUCCESS && n > 0) {
     out->data = malloc(n);
     if (!out->data) rc = SYMV_NO_MEMORY;
-    else if (nvrtcGetCUBIN(prog, out->data) == NVRTC_SUCCESS) out->size = n, rc = 0;
+    else if ((ptx ? nvrtcGetPTX(prog, out->data) : nvrtcGetCUBIN(prog, out->data)) == NVRTC_SUCCESS) out->size = n, rc = 0;
   }
   nvrtcDestroyProgram(&prog);
   if (rc) {
@@ -319,6 +346,106 @@ int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *o
   out->compile_ms = now_ms() - t0;
   if (dir) cache_write(path, h, out->name, out->data, out->size);
   return 0;
+}
+
+int symv_compile(const symv_params *p, int cc_major, int cc_minor, symv_cubin *out, char **log)
+{
+  return compile_set(symv_sources, symv_nsources, 0, p, cc_major, cc_minor, out, log);
+}
+
+int symv_compile_ptx_in(const symv_source_set *s, const symv_params *p, int cc_major, int cc_minor, symv_cubin *out,
+                        char **log)
+{
+  if (!s) {
+    memset(out, 0, sizeof *out);
+    if (log) *log = NULL;
+    return SYMV_INVALID_VALUE;
+  }
+  return compile_set(s->files, s->n, 1, p, cc_major, cc_minor, out, log);
+}
+
+static symv_source_set embedded_set;
+static void embedded_set_init(void) { embedded_set.files = symv_sources, embedded_set.n = symv_nsources; }
+
+const symv_source_set *symv_sources_embedded(void)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, embedded_set_init);
+  return &embedded_set;
+}
+
+int symv_sources_load(const char *dir, symv_source_set *out, char *err, size_t errlen)
+{
+  memset(out, 0, sizeof *out);
+  symv_source *files = calloc((size_t)symv_nsources, sizeof *files);
+  if (!files) return SYMV_NO_MEMORY;
+  int n = 0, rc = 0;
+  for (int i = 0; i < symv_nsources && !rc; i++) {
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", dir, symv_sources[i].name) >= (int)sizeof path) {
+      snprintf(err, errlen, "%s: path too long", dir);
+      rc = SYMV_INVALID_VALUE;
+      break;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+      if (errno == ENOENT) continue; /* a file today's sources have and these lack */
+      snprintf(err, errlen, "%s: %s", path, strerror(errno));
+      rc = SYMV_IO;
+      break;
+    }
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+      if (len + 4096 + 1 > cap) {
+        char *t = realloc(text, cap = 2 * cap + 8192);
+        if (!t) {
+          rc = SYMV_NO_MEMORY;
+          break;
+        }
+        text = t;
+      }
+      size_t k = fread(text + len, 1, 4096, f);
+      len += k;
+      if (k < 4096) break;
+    }
+    if (!rc && ferror(f)) {
+      snprintf(err, errlen, "%s: %s", path, strerror(errno));
+      rc = SYMV_IO;
+    }
+    fclose(f);
+    if (rc) {
+      free(text);
+      break;
+    }
+    text[len] = 0;
+    if (strlen(text) != len) {
+      snprintf(err, errlen, "%s: not a text file (a NUL byte)", path);
+      free(text);
+      rc = SYMV_INVALID_VALUE;
+      break;
+    }
+    files[n].name = symv_sources[i].name, files[n++].text = text;
+  }
+  if (!rc && n == 0) {
+    snprintf(err, errlen, "%s holds none of the kernel sources (symv_*.cu, *.cuh, *.h of kernels/)", dir);
+    rc = SYMV_NOT_FOUND;
+  }
+  if (rc) {
+    for (int i = 0; i < n; i++) free((char *)files[i].text);
+    free(files);
+    return rc;
+  }
+  out->files = files, out->n = n, out->owned = 1;
+  return 0;
+}
+
+void symv_sources_free(symv_source_set *s)
+{
+  if (!s || !s->owned) return;
+  for (int i = 0; i < s->n; i++) free((char *)s->files[i].text);
+  free((void *)s->files);
+  memset(s, 0, sizeof *s);
 }
 
 void symv_cubin_free(symv_cubin *c)

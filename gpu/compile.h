@@ -21,6 +21,7 @@
 #define SYMV_COMPILE_H
 
 #include <stddef.h>
+#include "kernel_sources.h"
 #include "params.h"
 
 /** Compiled code of one candidate. */
@@ -55,6 +56,44 @@ void symv_cubin_free(symv_cubin *c);
  *  Errors: SYMV_INVALID_VALUE (bad parameters, no embedded file of the
  *  family, out NULL). */
 int symv_code_id(const symv_params *p, char out[17]);
+
+/** A set of kernel sources by file name: today's embedded copies
+ *  (symv_sources_embedded) or the files of a folder (symv_sources_load),
+ *  e.g. the kernels/ of the tree a database was swept with. */
+typedef struct {
+  const symv_source *files; /* n files, each a base name and its text */
+  int n;
+  int owned; /* 1: symv_sources_load's, freed by symv_sources_free */
+} symv_source_set;
+
+/** symv_sources_embedded: the kernel sources this program was built with
+ *  (kernel_sources.h), as a set; never NULL, not to be freed. */
+const symv_source_set *symv_sources_embedded(void);
+
+/** symv_sources_load: reads from folder `dir` each file that the embedded
+ *  sources name (symv_atomic.cu, symv_pipe.cuh, ...) into *out; a file
+ *  the folder lacks is left out of the set (sources from before it
+ *  existed). Errors: SYMV_NOT_FOUND (none of the files there), SYMV_IO (a
+ *  file that cannot be read), SYMV_INVALID_VALUE (a path too long, a file
+ *  with a NUL byte), SYMV_NO_MEMORY; err says which file and why. */
+int symv_sources_load(const char *dir, symv_source_set *out, char *err, size_t errlen);
+
+/** symv_sources_free: releases a set symv_sources_load filled; safe on a
+ *  zeroed set and on the embedded one (nothing done). */
+void symv_sources_free(symv_source_set *s);
+
+/** symv_code_id_in: symv_code_id of p as the sources of set s make it
+ *  (the same hash over s's files). Errors: SYMV_INVALID_VALUE (bad
+ *  parameters, s NULL or without the family's kernel file). */
+int symv_code_id_in(const symv_source_set *s, const symv_params *p, char out[17]);
+
+/** symv_compile_ptx_in: the PTX NVRTC makes of p (MULTIPLICITY ignored)
+ *  from the sources of set s for compute_XY (cc_major.cc_minor), the text
+ *  and its NUL in out->data (out->size counts the NUL); no cache. Equal
+ *  PTX from two sets means equal machine code from the same ptxas. Errors
+ *  as symv_compile's (SYMV_INVALID_VALUE also for s NULL). */
+int symv_compile_ptx_in(const symv_source_set *s, const symv_params *p, int cc_major, int cc_minor, symv_cubin *out,
+                        char **log);
 
 /** symv_code_current: 1 if `code` (as a database records it) is
  *  symv_code_id of p, the code today's sources make of the point; 0 if it

@@ -181,8 +181,9 @@ int sweep_stage_record(db *d, const sweep_opts *o, symv_params *space, long nspa
   if (stale > 0) /* a warning even with --quiet: the database mixes two versions of the kernels */
     fprintf(stderr,
             "symvtune sweep: warning: %ld of %s's candidates in this database were measured with kernel sources "
-            "other than this symvtune's; their times stand, and the new ones join them. To measure the routine "
-            "again: scripts/forget-routine DB %s, then sweep (doc/design.md)\n",
+            "other than this symvtune's; their times stand, and the new ones join them. Those whose code the "
+            "edit left the same keep their times with `symvtune restamp --db DB --was OLD/kernels`; to measure "
+            "the routine again: scripts/forget-routine DB %s, then sweep (doc/design.md)\n",
             stale, symv_routine_name(o->routine), symv_routine_name(o->routine));
   if (!o->quiet && n)
     fprintf(stderr, "sweep: shard %d/%d: %ld of the %ld candidates of the space, %ld dropped before compiling "

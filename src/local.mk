@@ -6,7 +6,7 @@ src_libcli_a_SOURCES = \
 	src/cli.c src/cli.h \
 	src/cmd_devices.c src/cmd_check.c src/cmd_time.c src/cmd_worker.c src/cmd_sweep.c src/cmd_merge.c src/cmd_validate.c \
 	src/cmd_rank.c src/cmd_fit.c src/cmd_rules.c src/cmd_plot.c \
-	src/cmd_build.c src/cmd_bench.c src/cmd_tune.c src/cmd_export.c \
+	src/cmd_build.c src/cmd_bench.c src/cmd_tune.c src/cmd_export.c src/cmd_restamp.c \
 	src/json.c src/json.h src/bench_json.c src/bench_json.h src/cmd_doctor.c
 
 bin_PROGRAMS += src/symvtune

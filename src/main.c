@@ -8,14 +8,14 @@
 extern const symv_command cmd_build_entry, cmd_bench_entry, cmd_tune_entry;
 extern const symv_command cmd_rank_entry, cmd_fit_entry, cmd_rules_entry, cmd_plot_entry;
 extern const symv_command cmd_devices_entry, cmd_check_entry, cmd_time_entry, cmd_sweep_entry, cmd_worker_entry;
-extern const symv_command cmd_merge_entry, cmd_validate_entry, cmd_doctor_entry, cmd_export_entry;
+extern const symv_command cmd_merge_entry, cmd_validate_entry, cmd_doctor_entry, cmd_export_entry, cmd_restamp_entry;
 
 /* In the order of the pipeline: look, verify, measure (and merge shards), rank, fit, build, time; then
  * doctor, for the programs that use the library. */
 const symv_command *const symv_commands[] = {
   &cmd_devices_entry, &cmd_check_entry, &cmd_time_entry,  &cmd_sweep_entry, &cmd_merge_entry, &cmd_rank_entry,
   &cmd_fit_entry,     &cmd_rules_entry, &cmd_plot_entry,  &cmd_build_entry, &cmd_export_entry, &cmd_bench_entry, &cmd_validate_entry,
-  &cmd_tune_entry,    &cmd_doctor_entry, &cmd_worker_entry, NULL,
+  &cmd_tune_entry,    &cmd_restamp_entry, &cmd_doctor_entry, &cmd_worker_entry, NULL,
 };
 
 const symv_command *cli_lookup(const char *name)

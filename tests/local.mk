@@ -36,6 +36,10 @@ AM_TESTS_ENVIRONMENT = CRITERION_VERBOSITY_LEVEL=1; export CRITERION_VERBOSITY_L
 
 CRITERION_TESTS += tests/test_space tests/test_sweep
 tests_test_space_CPPFLAGS = $(TEST_CPPFLAGS)
+
+# symvtune restamp and the kernel sources of a folder (gpu/compile.h): NVRTC, no GPU.
+CRITERION_TESTS += tests/test_restamp
+tests_test_restamp_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_sweep_CPPFLAGS = $(TEST_CPPFLAGS)
 
 # The exact fixed-point sums of the pipe_fx kernels (kernels/symv_fx.h) and

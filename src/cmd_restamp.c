@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cmd_restamp.c - `symvtune restamp`: after an edit to the kernel sources,
+ * records today's code (symv_code_id) beside the candidates whose compiled
+ * code the edit did not change, so that a database keeps the timings that
+ * are still of today's kernels and only the changed ones are swept again.
+ *
+ * The code id hashes the text of a kernel file and of every header it
+ * includes (gpu/compile.h), so an edit to a shared header, even one that
+ * changes only SSYMV's path or a comment, makes every candidate that
+ * includes it look measured with other sources. Here each such candidate
+ * is proved unchanged or not: its recorded id must be the one the sources
+ * of --was (the kernels/ folder of the tree the database was swept with)
+ * make, and the PTX NVRTC makes of it from those sources must equal, byte
+ * for byte, the PTX of today's embedded sources, for the database's GPU
+ * (compute capability from its device row). Equal PTX is equal machine
+ * code from the same ptxas, so the timings are of today's code.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../db/db.h"
+#include "cli.h"
+#include "compile.h"
+#include "params.h"
+#include "routine.h"
+#include "symv_error.h"
+
+static void help(void)
+{
+  puts("Usage: symvtune restamp --db FILE --was DIR [--routine LIST] [--dry-run]\n"
+       "After an edit to the kernel sources, keeps the timings of the candidates whose code the\n"
+       "edit did not change. The database records beside each candidate the identity of the\n"
+       "kernel sources it was measured with (a hash of its kernel file and the headers that file\n"
+       "includes); an edit to a shared header makes every candidate that includes it differ from\n"
+       "this symvtune's sources, and `symvtune sweep` warns of them. For each such candidate,\n"
+       "restamp checks that DIR's sources are the ones it was measured with (the same identity),\n"
+       "compiles it from DIR's sources and from this symvtune's with NVRTC to PTX for the\n"
+       "database's GPU, and where the two are the same byte for byte records this symvtune's\n"
+       "identity instead: its timings are of today's code. The others are left as they are, to\n"
+       "be swept again (scripts/forget-routine, then `symvtune sweep`). One transaction.\n\n"
+       "Options:\n"
+       "  --db FILE      the database (required)\n"
+       "  --was DIR      the kernels/ folder of the sources the database was swept with (e.g.\n"
+       "                 `git worktree add /tmp/old REV`, then /tmp/old/kernels)\n"
+       "  --routine LIST routines, comma-separated, or all (" SYMV_ROUTINE_NAMES "; default all)\n"
+       "  --dry-run      say what would be recorded; change nothing\n"
+       "  --help         this text\n"
+       "It prints one line per routine: the candidates already of today's sources, those\n"
+       "restamped (the same PTX), those whose code changed, and those whose recorded sources are\n"
+       "neither DIR's nor today's.\n"
+       "Exit status: 0, 2 usage, 4 error (DIR unreadable, a compilation that fails, a database\n"
+       "error; nothing changed). Candidates whose code changed are not an error.");
+}
+
+/* The outcome of one recorded code: its old and today's ids, and whether
+ * the PTX of both is the same (memoised: candidates of one point differ
+ * only in MULTIPLICITY, which the id and the code leave out). */
+typedef struct {
+  char was[17], now[17];
+  int same;
+} restamp_memo;
+
+/* 1 if the PTX of p from set a equals that from set b, 0 if not; a
+ * negative status (err set) if either fails to compile. */
+static int same_ptx(const symv_source_set *a, const symv_source_set *b, const symv_params *p, int ccM, int ccm,
+                    char *err, size_t errlen)
+{
+  symv_cubin x, y;
+  char *log = NULL;
+  int rc = symv_compile_ptx_in(a, p, ccM, ccm, &x, &log);
+  if (!rc) rc = symv_compile_ptx_in(b, p, ccM, ccm, &y, &log);
+  else memset(&y, 0, sizeof y);
+  if (rc) {
+    char label[64];
+    symv_params_format(p, label, sizeof label);
+    snprintf(err, errlen, "%s %s: %s%s%.300s", symv_routine_name(p->routine), label, symv_strerror(rc),
+             log ? ": " : "", log ? log : "");
+    free(log);
+    symv_cubin_free(&x), symv_cubin_free(&y);
+    return rc;
+  }
+  const int same = x.size == y.size && memcmp(x.data, y.data, x.size) == 0;
+  symv_cubin_free(&x), symv_cubin_free(&y);
+  return same;
+}
+
+static int run(int argc, char **argv)
+{
+  enum { OPT_WAS = 1, OPT_DRY };
+  static const struct option opts[] = {{"db", required_argument, 0, CLI_DB},
+                                       {"was", required_argument, 0, OPT_WAS},
+                                       {"routine", required_argument, 0, CLI_ROUTINES},
+                                       {"dry-run", no_argument, 0, OPT_DRY},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  cli_opts o = {.cmd = "restamp", .options = opts, .help = help, .need_db = 1};
+  const char *was = NULL;
+  int dry = 0, c, named = 0;
+  while ((c = cli_getopt(&o, argc, argv))) {
+    if (c == OPT_WAS) was = optarg;
+    else if (c == OPT_DRY) dry = 1;
+  }
+  if (o.status != CLI_GO_ON) return o.status;
+  if (!was || !*was) return cli_usage_error("restamp", "--was DIR is required (the kernels/ the database was swept with)");
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) named += o.routines[r];
+
+  symv_source_set old;
+  char err[1024] = "";
+  int rc = symv_sources_load(was, &old, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "symvtune restamp: %s; nothing changed\n", err);
+    return SYMV_EXIT_ERROR;
+  }
+  db *d;
+  if (cli_open_db("restamp", o.db, dry ? DB_READONLY : 0, &d)) {
+    symv_sources_free(&old);
+    return SYMV_EXIT_ERROR;
+  }
+  db_device dev;
+  if ((rc = db_get_device(d, &dev))) {
+    fprintf(stderr, "symvtune restamp: %s: %s: %s; nothing changed\n", o.db,
+            rc == SYMV_NOT_FOUND ? "no GPU recorded (nothing swept)" : symv_strerror(rc), db_errmsg(d));
+    db_close(d);
+    symv_sources_free(&old);
+    return SYMV_EXIT_ERROR;
+  }
+  const symv_source_set *now = symv_sources_embedded();
+  int status = SYMV_EXIT_OK, began = 0;
+  if (!dry) {
+    if (db_begin(d)) goto db_error;
+    began = 1;
+  }
+  for (int i = 0; i < SYMV_ROUTINE_COUNT && status == SYMV_EXIT_OK; i++) {
+    const symv_routine ro = symv_routine_order(i);
+    if (named && !o.routines[ro]) continue;
+    db_kernel_code *k = NULL;
+    size_t nk = 0;
+    if (db_list_kernel_codes(d, ro, &k, &nk)) goto db_error;
+    restamp_memo *memo = calloc(nk ? nk : 1, sizeof *memo);
+    size_t nmemo = 0;
+    long current = 0, restamped = 0, changed = 0, unknown = 0;
+    for (size_t j = 0; j < nk && status == SYMV_EXIT_OK && memo; j++) {
+      char today[17], then[17];
+      if (symv_code_id(&k[j].p, today)) { /* a point today's sources cannot name: not ours to judge */
+        unknown++;
+        continue;
+      }
+      if (!strcmp(today, k[j].code)) {
+        current++;
+        continue;
+      }
+      if (symv_code_id_in(&old, &k[j].p, then) || strcmp(then, k[j].code)) {
+        unknown++;
+        continue;
+      }
+      int same = -1;
+      for (size_t m = 0; m < nmemo && same < 0; m++)
+        if (!strcmp(memo[m].was, then) && !strcmp(memo[m].now, today)) same = memo[m].same;
+      if (same < 0) {
+        same = same_ptx(&old, now, &k[j].p, dev.cc_major, dev.cc_minor, err, sizeof err);
+        if (same < 0) {
+          fprintf(stderr, "symvtune restamp: %s; nothing changed\n", err);
+          status = SYMV_EXIT_ERROR;
+          break;
+        }
+        memcpy(memo[nmemo].was, then, 17), memcpy(memo[nmemo].now, today, 17), memo[nmemo++].same = same;
+      }
+      if (!same) {
+        changed++;
+        continue;
+      }
+      if (!dry && db_put_kernel_code(d, k[j].candidate_id, today)) {
+        free(memo), free(k);
+        goto db_error;
+      }
+      restamped++;
+    }
+    if (!memo) {
+      fprintf(stderr, "symvtune restamp: out of memory; nothing changed\n");
+      status = SYMV_EXIT_ERROR;
+    }
+    free(memo), free(k);
+    if (status == SYMV_EXIT_OK && nk)
+      printf("%s: %ld of today's sources, %ld %srestamped (the same PTX), %ld changed, %ld of other sources\n",
+             symv_routine_name(ro), current, restamped, dry ? "to be " : "", changed, unknown);
+  }
+  if (status != SYMV_EXIT_OK) {
+    if (began) db_rollback(d);
+    db_close(d);
+    symv_sources_free(&old);
+    return status;
+  }
+  if (began && db_commit(d)) goto db_error;
+  symv_sources_free(&old);
+  return db_close(d) ? SYMV_EXIT_ERROR : SYMV_EXIT_OK;
+
+db_error:
+  fprintf(stderr, "symvtune restamp: %s: %s; nothing changed\n", o.db, db_errmsg(d));
+  if (began) db_rollback(d);
+  db_close(d);
+  symv_sources_free(&old);
+  return SYMV_EXIT_ERROR;
+}
+
+const symv_command cmd_restamp_entry = {
+    "restamp", "keep the timings of candidates whose code a kernel-source edit did not change", run};
