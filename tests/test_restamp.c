@@ -144,8 +144,9 @@ static int restamp(const char *db_path, const char *was, int dry, char **text)
 /* A database swept before two edits of kernels/symv_pipe.cuh: a comment
  * (the pipe families' PTX the same) and a third pipeline stage where
  * there were two (their PTX changed). restamp --was the commented sources
- * records today's code beside DSYMV's pipe and pipe_det candidates (two of
- * one point: one compilation), leaves the atomic candidate (already
+ * records today's code beside DSYMV's pipe, pipe_det and pipe_fx
+ * candidates (two of one point: one compilation; pipe_fx's with functions
+ * of internal linkage, whose PTX names NVRTC keeps across the edit), leaves the atomic candidate (already
  * today's) and one of unknown sources as they are, changes nothing with
  * --dry-run; --was the restaged sources finds SSYMV's candidate changed and
  * leaves it to be swept again. */
@@ -158,9 +159,10 @@ Test(restamp, keeps_the_timings_whose_code_is_the_same_and_only_those, .timeout 
               sizeof staged);
   snprintf(path, sizeof path, "%s/sweep.db", dir);
   const symv_params dp = {SYMV_FAMILY_PIPE, 256, 64, 2, 0, SYMV_DSYMV}, dd = {SYMV_FAMILY_PIPE_DET, 128, 32, 2, 3, SYMV_DSYMV},
+                    df = {SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0, SYMV_DSYMV},
                     da = {SYMV_FAMILY_ATOMIC, 128, 16, 1, 0, SYMV_DSYMV}, sp = {SYMV_FAMILY_PIPE, 256, 64, 2, 0, SYMV_SSYMV};
-  char c_dp[17], c_dd[17], c_da[17], c_sp[17], now[17], got[17];
-  id_in(comment, dp, c_dp), id_in(comment, dd, c_dd), id_in(staged, sp, c_sp);
+  char c_dp[17], c_dd[17], c_df[17], c_da[17], c_sp[17], now[17], got[17];
+  id_in(comment, dp, c_dp), id_in(comment, dd, c_dd), id_in(comment, df, c_df), id_in(staged, sp, c_sp);
   cr_assert_eq(symv_code_id(&da, c_da), 0);
   cr_assert_eq(symv_code_id(&dp, now), 0);
   cr_assert_str_neq(c_dp, now, "the comment changes the id (the hash of the header's text)");
@@ -176,6 +178,7 @@ Test(restamp, keeps_the_timings_whose_code_is_the_same_and_only_those, .timeout 
   const long long i_dp = add(d, SYMV_DSYMV, SYMV_FAMILY_PIPE, 256, 64, 2, 0, c_dp);
   const long long i_dp1 = add(d, SYMV_DSYMV, SYMV_FAMILY_PIPE, 256, 64, 1, 0, c_dp);
   const long long i_dd = add(d, SYMV_DSYMV, SYMV_FAMILY_PIPE_DET, 128, 32, 2, 3, c_dd);
+  const long long i_df = add(d, SYMV_DSYMV, SYMV_FAMILY_PIPE_FX, 256, 64, 2, 0, c_df);
   const long long i_da = add(d, SYMV_DSYMV, SYMV_FAMILY_ATOMIC, 128, 16, 1, 0, c_da);
   const long long i_x = add(d, SYMV_DSYMV, SYMV_FAMILY_PIPE, 128, 32, 2, 0, "0123456789abcdef");
   const long long i_sp = add(d, SYMV_SSYMV, SYMV_FAMILY_PIPE, 256, 64, 2, 0, c_sp);
@@ -183,7 +186,7 @@ Test(restamp, keeps_the_timings_whose_code_is_the_same_and_only_those, .timeout 
 
   char *text = NULL;
   cr_assert_eq(restamp(path, comment, 1, &text), 0, "%s", text);
-  cr_expect_neq(strstr(text, "dsymv: 1 of today's sources, 3 to be restamped (the same PTX), 0 changed, 1 of other"), NULL,
+  cr_expect_neq(strstr(text, "dsymv: 1 of today's sources, 4 to be restamped (the same PTX), 0 changed, 1 of other"), NULL,
                 "%s", text);
   cr_expect_neq(strstr(text, "ssymv: 0 of today's sources, 0 to be restamped (the same PTX), 0 changed, 1 of other"),
                 NULL, "%s", text);
@@ -192,12 +195,12 @@ Test(restamp, keeps_the_timings_whose_code_is_the_same_and_only_those, .timeout 
   cr_expect_str_eq(got, c_dp, "--dry-run changed the database");
 
   cr_assert_eq(restamp(path, comment, 0, &text), 0, "%s", text);
-  cr_expect_neq(strstr(text, "dsymv: 1 of today's sources, 3 restamped (the same PTX), 0 changed, 1 of other"), NULL,
+  cr_expect_neq(strstr(text, "dsymv: 1 of today's sources, 4 restamped (the same PTX), 0 changed, 1 of other"), NULL,
                 "%s", text);
   free(text);
-  const long long now_ids[] = {i_dp, i_dp1, i_dd, i_da};
-  const symv_params now_pts[] = {dp, {SYMV_FAMILY_PIPE, 256, 64, 1, 0, SYMV_DSYMV}, dd, da};
-  for (int i = 0; i < 4; i++) {
+  const long long now_ids[] = {i_dp, i_dp1, i_dd, i_df, i_da};
+  const symv_params now_pts[] = {dp, {SYMV_FAMILY_PIPE, 256, 64, 1, 0, SYMV_DSYMV}, dd, df, da};
+  for (int i = 0; i < 5; i++) {
     code_of(path, now_ids[i], got);
     cr_expect(symv_code_current(&now_pts[i], got), "candidate %d: %s is not today's code", i, got);
   }
@@ -207,7 +210,7 @@ Test(restamp, keeps_the_timings_whose_code_is_the_same_and_only_those, .timeout 
   cr_assert_eq(restamp(path, staged, 0, &text), 0, "%s", text);
   cr_expect_neq(strstr(text, "ssymv: 0 of today's sources, 0 restamped (the same PTX), 1 changed, 0 of other"), NULL,
                 "%s", text);
-  cr_expect_neq(strstr(text, "dsymv: 4 of today's sources, 0 restamped"), NULL, "%s", text);
+  cr_expect_neq(strstr(text, "dsymv: 5 of today's sources, 0 restamped"), NULL, "%s", text);
   free(text);
   code_of(path, i_sp, got);
   cr_expect_str_eq(got, c_sp, "a candidate whose code changed was restamped");
