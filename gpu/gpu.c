@@ -253,7 +253,17 @@ long symv_pipe_smem(const symv_params *p)
 {
   if (!symv_family_pipelined(p->family)) return 0;
   const int cg = p->block_size / 64, cpt = cg > 0 ? p->ux / cg : 0; /* columns per thread */
-  return (long)symv_pipe_stages(p->mx) * (cpt + 1) * p->block_size * (long)symv_routine_get(p->routine)->elem_bytes;
+  const int eb = symv_routine_get(p->routine)->elem_bytes;
+  /* room for the copy engine's runs, SYMV_PIPE_RUN_FLOATS floats a column (symv_pipe_runs) */
+  const long stage = symv_pipe_runs(p) ? (long)SYMV_PIPE_RUN_FLOATS * p->ux + p->block_size
+                                       : (long)(cpt + 1) * p->block_size;
+  return (long)symv_pipe_stages(p->mx) * stage * eb;
+}
+
+int symv_pipe_runs(const symv_params *p)
+{
+  return (p->family == SYMV_FAMILY_PIPE_DET || p->family == SYMV_FAMILY_PIPE_FX) &&
+         symv_pipe_rows_per_thread(symv_routine_get(p->routine)->elem_bytes, p->block_size, p->ux) == 4;
 }
 
 /* Workspace each family needs at size n (elements). */

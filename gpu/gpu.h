@@ -115,9 +115,20 @@ int symv_pipe_fx_fits(const symv_params *p, int n, int sm_count);
 /** symv_pipe_smem: the dynamic shared memory the pipe, pipe_det and
  *  pipe_fx kernels need for their pipeline (symv_pipe_stages(MX) = MX mod 3 + 2 stages of (CPT + 1) x BLOCK_SIZE
  *  elements of the candidate's routine, CPT = UX / (BLOCK_SIZE/64) columns
- *  per thread), bytes; 0 for the other families, whose dynamic shared
+ *  per thread; where symv_pipe_runs, SYMV_PIPE_RUN_FLOATS x UX + BLOCK_SIZE
+ *  floats a stage), bytes; 0 for the other families, whose dynamic shared
  *  memory only pads for MULTIPLICITY. */
 long symv_pipe_smem(const symv_params *p);
+
+/** symv_pipe_runs: 1 if candidate p's kernel can bring A's columns by the
+ *  copy engine (SYMV_PIPE_RUNS, kernels/symv_pipe.cuh: where they are not
+ *  16-byte aligned, from n = SYMV_PIPE_TMA_MIN_N, compute capability 9.0
+ *  on), its stages sized for the runs and 8 bytes of static shared memory
+ *  a stage for their mbarriers: pipe_det and pipe_fx at four rows a thread
+ *  (SSYMV). The pipe family copies by cp.async alone: on the H200 its
+ *  kernels with the runs were 8-11% slower where the copy engine did not
+ *  run (n < 8000), for a reason not found (doc/results.md). */
+int symv_pipe_runs(const symv_params *p);
 
 /** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at
  *  most `multiplicity` blocks of a kernel with `static_smem` bytes reside on

@@ -73,6 +73,7 @@
  */
 #include "symv_common.cuh"
 #include "symv_pipe.h"
+#define SYMV_PIPE_NO_TMA /* element and 16-byte copies only (symv_pipe.cuh) */
 #include "symv_pipe.cuh"
 #include "symv_gate.cuh"
 
@@ -96,8 +97,10 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   if (work) symv_pipe_tile(t0, nb, ns, I, J);
   int iI = I, iJ = J; /* the next tile to issue */
   auto issue = [&](int stage) {
-    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, stage, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
+  const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n);
+  symv_pipe_bar_init();
   if (work) {
 #pragma unroll
     for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
@@ -142,7 +145,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
-    symv_pipe_wait<SYMV_PIPE_S - 1>();
+    symv_pipe_wait<SYMV_PIPE_S - 1>(k - t0, src.tma);
     const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
     const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
     if (J != curJ) {
@@ -171,7 +174,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     rsum[cg][r] = rsv;
 #else
     (void)j0, (void)lane, (void)w; /* symv_pipe_tile_sums works them out for 4 rows a thread */
-    symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum, rs);
+    symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum, src);
 #endif
     __syncthreads();
     symv_t vr = symv_zero();

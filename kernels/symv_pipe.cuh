@@ -5,7 +5,10 @@
  * deterministic): their parameters'
  * constraints and derived sizes (column groups, columns per thread,
  * pipeline stages), the tile numbering, the cp.async copies that stream
- * tiles of 64 rows x UX columns into shared memory, and the per-tile code: a tile's copies, x of a strip's columns,
+ * tiles of 64 rows x UX columns into shared memory (for SSYMV's pipe_det
+ * and pipe_fx where A's columns are not 16-byte aligned and n >=
+ * SYMV_PIPE_TMA_MIN_N, the copy engine's runs of whole columns instead),
+ * and the per-tile code: a tile's copies, x of a strip's columns,
  * the row and column sums of a tile (with the transposing butterfly) and
  * their totals, and the start of a block's share. The kernels read and
  * sum a tile with these same functions and differ in where the sums go
@@ -26,11 +29,11 @@
 #if (UX & (UX - 1)) != 0 || UX < BLOCK_SIZE / 64 || UX > BLOCK_SIZE / 2
 #error "UX of the pipe family (and pipe_det) must be a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2"
 #endif
-#ifndef SYMV_PIPE_MX_MAX /* pipe_det's and pipe_fx's is 5 (symv_pipe_det.cu, symv_pipe_fx.cu) */
+#ifndef SYMV_PIPE_MX_MAX /* pipe_det's is 5, pipe_fx's 8 (symv_pipe_det.cu, symv_pipe_fx.cu) */
 #define SYMV_PIPE_MX_MAX 2
 #endif
 #if MX > SYMV_PIPE_MX_MAX
-#error "MX of the pipe family is 0..2 (pipeline stages - 2), of pipe_det and pipe_fx 0..5"
+#error "MX of the pipe family is 0..2 (pipeline stages - 2), of pipe_det 0..5, of pipe_fx 0..8"
 #endif
 #define SYMV_PIPE_CG (BLOCK_SIZE / 64) /* groups of 64 threads */
 /* Rows a thread, V: 4 for SSYMV where that leaves each thread a column
@@ -51,8 +54,20 @@
 #define SYMV_PIPE_S (MX % 3 + 2) /* pipeline stages: symv_pipe_stages (symv_pipe.h) */
 /* elements of a stage: the tile's 64 x UX, then x of its rows (one a
  * thread for V = 1, 64 for V = 4) within BLOCK_SIZE more: (CPT + 1) x
- * BLOCK_SIZE for V = 1, whatever V (symv_pipe_smem, gpu/gpu.c) */
+ * BLOCK_SIZE for V = 1; for V = 4 room for the bulk copies' runs as well,
+ * UX of SYMV_PIPE_RUN (symv_pipe_smem, gpu/gpu.c) */
+#define SYMV_PIPE_RUN SYMV_PIPE_RUN_FLOATS /* floats a column's run of 64 rows takes (symv_pipe.h) */
+/* SYMV_PIPE_RUNS: stages with room for the copy engine's runs: four rows a
+ * thread (SSYMV) in pipe_det and pipe_fx; the pipe family's kernel
+ * defines SYMV_PIPE_NO_TMA (its copies stay the cp.async ones everywhere:
+ * symv_pipe_runs, gpu/gpu.h) */
+#if SYMV_PIPE_V > 1 && !defined(SYMV_PIPE_NO_TMA)
+#define SYMV_PIPE_RUNS 1
+#define SYMV_PIPE_STAGE (SYMV_PIPE_RUN * UX + BLOCK_SIZE)
+#else
+#define SYMV_PIPE_RUNS 0
 #define SYMV_PIPE_STAGE (64 * UX + BLOCK_SIZE)
+#endif
 /* rsum's rows of 64 (a column group's row sums; for V = 4 a warp's, its
  * two groups added) and csum's rows of CPT (a warp's column sums; for
  * V = 4 a half warp's) */
@@ -92,15 +107,89 @@ template <int N> static __device__ __forceinline__ void symv_cp_wait()
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* SSYMV's copy engine path (SYMV_PIPE_RUNS, compute capability 9.0 and
+ * later: cp.async.bulk and mbarrier transaction counts) */
+#if SYMV_PIPE_RUNS && (!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900)
+#define SYMV_PIPE_TMA 1
+#else
+#define SYMV_PIPE_TMA 0
+#endif
+
+#if SYMV_PIPE_TMA
+/* Where A's columns are not 16-byte aligned and n is large, a tile's
+ * columns come by the copy engine, one cp.async.bulk a column (the run of
+ * aligned 16-byte words that holds its 64 rows), each stage's copies
+ * completing on its mbarrier, symv_pipe_bar[stage] (symv_pipe_copy_runs). */
+__shared__ __align__(8) unsigned long long symv_pipe_bar[SYMV_PIPE_S];
+
+/* whether a tile's columns come by the copy engine: rows ascending in
+ * memory (rs = 1), the 16-byte copies impossible (lda not a multiple of 4,
+ * or A not 16-byte aligned) and n >= SYMV_PIPE_TMA_MIN_N (symv_pipe.h).
+ * The same in every thread. */
+static __device__ __forceinline__ bool symv_pipe_tma(const symv_t *A, int rs, symv_ll cs, int n)
+{
+  return rs == 1 && n >= SYMV_PIPE_TMA_MIN_N && ((cs & 3) != 0 || (((unsigned long long)A) & 15) != 0);
+}
+
+/* The stages' mbarriers initialised, UX arrivals a phase (one thread a
+ * column of each tile arrives, symv_pipe_copy_runs). Called by every
+ * thread before the first copy (a barrier). */
+static __device__ __forceinline__ void symv_pipe_bar_init()
+{
+  if (threadIdx.x == 0)
+#pragma unroll
+    for (int s = 0; s < SYMV_PIPE_S; s++)
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"((unsigned)__cvta_generic_to_shared(&symv_pipe_bar[s])),
+                   "r"(UX)
+                   : "memory");
+  if (threadIdx.x == 0) asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  __syncthreads();
+}
+#else
+static __device__ __forceinline__ bool symv_pipe_tma(const symv_t *, int, symv_ll, int) { return false; }
+static __device__ __forceinline__ void symv_pipe_bar_init() {}
+#endif
+
 /* waits until at most N of this thread's tiles' copies are in flight, and
  * (V = 4) until the warp's other lanes have waited too: a word of a tile
- * may have been copied by another lane of the warp (symv_pipe_copy) */
-template <int N> static __device__ __forceinline__ void symv_pipe_wait()
+ * may have been copied by another lane of the warp (symv_pipe_copy); with
+ * tma (symv_pipe_tma), until the q-th tile of the block's sequence (stage
+ * q mod S, its (q / S)-th fill) has come by the copy engine. */
+template <int N> static __device__ __forceinline__ void symv_pipe_wait(int q, bool tma)
 {
   symv_cp_wait<N>();
+#if SYMV_PIPE_TMA
+  if (tma) {
+    const unsigned b = (unsigned)__cvta_generic_to_shared(&symv_pipe_bar[q % SYMV_PIPE_S]), par = (q / SYMV_PIPE_S) & 1;
+    unsigned done = 0;
+    do
+      asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+                   : "=r"(done)
+                   : "r"(b), "r"(par)
+                   : "memory");
+    while (!done);
+  }
+#else
+  (void)q, (void)tma;
+#endif
 #if SYMV_PIPE_V > 1
   __syncwarp();
 #endif
+}
+
+/* How a kernel's tiles lie in memory, for their sums: A's row stride rs
+ * (symv_pipe_copy), whether the columns come by the copy engine
+ * (symv_pipe_tma) and, for those runs' offsets, A's address in elements
+ * mod 4 and the column stride mod 4; n. */
+struct symv_pipe_src {
+  int rs, tma, abase, cmod, n;
+};
+static __device__ __forceinline__ symv_pipe_src symv_pipe_src_of(const symv_t *A, int rs, symv_ll cs, int n)
+{
+  symv_pipe_src s;
+  s.rs = rs, s.tma = symv_pipe_tma(A, rs, cs, n), s.n = n;
+  s.abase = (int)((((unsigned long long)A) / sizeof(symv_t)) & 3), s.cmod = (int)(cs & 3);
+  return s;
 }
 
 /* Transposing butterfly, one step of H: lanes with bit H set keep the upper
@@ -150,10 +239,11 @@ static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, in
  * column t, element (i, j0 + k) of this thread's row i = iI*64 + t mod 64
  * and its first column j0 = iJ*UX + (t/64)*CPT, zero where not stored
  * (j0 + k > i) or past n; row CPT holds x(i). t is threadIdx.x. */
-static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int iI, int iJ, int t, int n,
+static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int st, int iI, int iJ, int t, int n,
                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
                                                       const symv_t *__restrict__ x, symv_ll incx)
 {
+  (void)st;
   const int r = t & 63, cg = t >> 6;
   const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
   const symv_t *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs; /* p is A(i, j0) */
@@ -170,6 +260,58 @@ static __device__ __forceinline__ void symv_cp_16(symv_t *dst, const symv_t *src
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(have * 4) : "memory");
 }
+
+/* The columns of tile (iI, iJ) by the copy engine (symv_pipe_tma: rs =
+ * 1): thread t = c*(BLOCK_SIZE/UX) (the copies spread over every warp)
+ * copies column j = iJ*UX + c's rows r0 .. r1 - 1 (r0 = iI*64, r1 =
+ * min(n, r0 + 64)), where the column has stored rows there (j < r1), as
+ * the run of aligned 16-byte words that holds them, into
+ * buf[c*SYMV_PIPE_RUN ..]: row i at buf[c*RUN + o + i - r0], o = (the
+ * address of A(r0, j) mod 16)/4. One cp.async.bulk completing on
+ * symv_pipe_bar[st] with the run's bytes; where the run would start before
+ * A or end past A(n-1, n-1) (A not 16-byte aligned at its first column, or
+ * the last column), the column's stored rows are copied an element at a
+ * time to the same places instead, the arrival made when they land
+ * (cp.async.mbarrier.arrive.noinc). Either way one arrival on
+ * symv_pipe_bar[st] a column a tile. Words of the slot outside the stored
+ * rows hold whatever the run or an earlier tile left: the sums mask them
+ * (symv_pipe_tile_sums_k). */
+#if SYMV_PIPE_TMA
+static __device__ __forceinline__ void symv_pipe_copy_runs(symv_t *buf, int st, int iI, int iJ, int t, int n,
+                                                           const symv_t *__restrict__ A, symv_ll cs)
+{
+  if (t % (BLOCK_SIZE / UX)) return;
+  const int c = t / (BLOCK_SIZE / UX);
+  const unsigned bar = (unsigned)__cvta_generic_to_shared(&symv_pipe_bar[st]);
+  const int j = iJ * UX + c, r0 = iI * 64, r1 = min(n, r0 + 64);
+  if (j >= n || j >= r1) { /* nothing stored in this tile's column */
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+    return;
+  }
+  const symv_t *e0 = A + (symv_ll)j * cs + r0;
+  const unsigned long long a0 = ((unsigned long long)e0) & ~15ull,
+                           a1 = ((unsigned long long)(e0 + (r1 - r0)) + 15) & ~15ull;
+  symv_t *slot = buf + c * SYMV_PIPE_RUN;
+  if (a0 >= (unsigned long long)A && a1 <= (unsigned long long)(A + (symv_ll)(n - 1) * cs + n)) {
+    const unsigned bytes = (unsigned)(a1 - a0);
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* the stage's last reads, before it is refilled */
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(slot)),
+                 "l"(a0), "r"(bytes), "r"(bar)
+                 : "memory");
+  } else {
+    const int o = (int)((((unsigned long long)e0) & 15) >> 2);
+    for (int i = max(r0, j); i < r1; i++) symv_cp_elem(slot + o + (i - r0), e0 + (i - r0), true);
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+  }
+}
+#else
+static __device__ __forceinline__ void symv_pipe_copy_runs(symv_t *, int, int, int, int, int, const symv_t *__restrict__,
+                                                           symv_ll)
+{
+}
+#endif
 
 /* The copies of tile (iI, iJ) into stage buffer buf (SYMV_PIPE_STAGE
  * elements), V = 4 rows a thread: thread t's rows are the logical rows i0
@@ -190,7 +332,7 @@ static __device__ __forceinline__ void symv_cp_16(symv_t *dst, const symv_t *src
  * the rows goes to buf[64*UX + 4*(t mod 16) + s] in the same slots, each
  * thread copying its own (all column groups copy the same values). t is
  * threadIdx.x. */
-static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int iI, int iJ, int t, int n,
+static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int st, int iI, int iJ, int t, int n,
                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
                                                       const symv_t *__restrict__ x, symv_ll incx)
 {
@@ -198,6 +340,17 @@ static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int iI, int i
   const int i0 = iI * 64 + 4 * rg, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
   const int have = i0 < n ? min(4, n - i0) : 0; /* rows i0 .. i0 + have - 1 exist */
   const bool rev = rs < 0;
+  if (symv_pipe_tma(A, rs, cs, n)) { /* x of the rows as below, after the runs */
+    symv_pipe_copy_runs(buf, st, iI, iJ, t, n, A, cs);
+    symv_t *dx = buf + SYMV_PIPE_RUN * UX + 4 * rg;
+    if (incx == 1 && (((unsigned long long)x) & 15) == 0) {
+      symv_cp_16(dx, x + i0, have);
+    } else {
+#pragma unroll
+      for (int s = 0; s < 4; s++) symv_cp_elem(dx + s, x + (symv_ll)(i0 + s) * incx, i0 + s < n);
+    }
+    return;
+  }
   const symv_t *lo = A + (rev ? -(symv_ll)(i0 + 3) : (symv_ll)i0); /* the lowest address of column 0's 4 */
   /* the same in every thread of the block: descending, a short run at the end of the rows would lie at the end
    * of its copy, not at its start, so a row block that ends past n is copied an element at a time */
@@ -239,11 +392,11 @@ static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int iI, int i
 /* symv_pipe_copy of tile (iI, iJ) into buf, then (iI, iJ) := the next tile
  * of the numbering (down strip iJ's nb row blocks, then the next strip's
  * first, symv_pipe_first_block). */
-static __device__ __forceinline__ void symv_pipe_issue(symv_t *buf, int &iI, int &iJ, int t, int nb, int n,
+static __device__ __forceinline__ void symv_pipe_issue(symv_t *buf, int st, int &iI, int &iJ, int t, int nb, int n,
                                                        const symv_t *__restrict__ A, int rs, symv_ll cs,
                                                        const symv_t *__restrict__ x, symv_ll incx)
 {
-  symv_pipe_copy(buf, iI, iJ, t, n, A, rs, cs, x, incx);
+  symv_pipe_copy(buf, st, iI, iJ, t, n, A, rs, cs, x, incx);
   if (++iI == nb) iJ++, iI = (int)symv_pipe_first_block(iJ, UX);
 }
 
@@ -264,7 +417,7 @@ static __device__ __forceinline__ void symv_pipe_begin(int ntiles, int G, int nb
 #pragma unroll
   for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
     if (t0 + s < t1)
-      symv_pipe_issue(bufs + s * SYMV_PIPE_STAGE, iI, iJ, threadIdx.x, nb, n, A, rs, cs, x, incx);
+      symv_pipe_issue(bufs + s * SYMV_PIPE_STAGE, s, iI, iJ, threadIdx.x, nb, n, A, rs, cs, x, incx);
     symv_cp_commit();
   }
 }
@@ -289,13 +442,13 @@ static __device__ __forceinline__ void symv_pipe_load_xc(symv_t (&xc)[SYMV_PIPE_
  * the transposing butterfly) into csum[w][c], c < CPT: warp w's sum of
  * column J*UX + (w/2)*CPT + c. The diagonal counts once, in the row sum,
  * as symv_diag; the column sums take symv_mirror of the elements strictly
- * below it. t is threadIdx.x; the last argument (A's row stride) is unused
- * here (V = 4 uses it). The caller synchronises before reading rsum
+ * below it. t is threadIdx.x; the last argument (the tiles' layout) is
+ * unused here (V = 4 uses it). The caller synchronises before reading rsum
  * and csum. (pipe's kernel holds the same statements inline: as this
  * function they give it other machine code at some points.) */
 static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT], int I,
                                                            int J, int t, symv_t (*rsum)[64],
-                                                           symv_t (*csum)[SYMV_PIPE_CPT], int)
+                                                           symv_t (*csum)[SYMV_PIPE_CPT], const symv_pipe_src &)
 {
   const int r = t & 63, cg = t >> 6, lane = t & 31, w = t >> 5;
   const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
@@ -329,24 +482,42 @@ static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, co
  * symv_mirror of the elements strictly below it; elements above it (read
  * with their column's 4) count nowhere. t is threadIdx.x. The caller
  * synchronises before reading rsum and csum. */
-static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT], int I,
-                                                           int J, int t, symv_t (*rsum)[64],
-                                                           symv_t (*csum)[SYMV_PIPE_CPT], int rs)
+template <bool TMA, bool FULL>
+static __device__ __forceinline__ void symv_pipe_tile_sums_k(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT], int I,
+                                                             int J, int t, symv_t (*rsum)[64],
+                                                             symv_t (*csum)[SYMV_PIPE_CPT], const symv_pipe_src &src)
 {
+  const int rs = src.rs;
   const int rg = t & (SYMV_PIPE_RT - 1), cg = SYMV_PIPE_GROUP(t), lane = t & 31;
   const int i0 = I * 64 + 4 * rg, j0 = J * UX + cg * SYMV_PIPE_CPT;
-  int row[4]; /* slot s's row (symv_pipe_copy): i0 + s, or i0 + 3 - s where rows descend in memory (rs < 0) */
+  /* slot s's row (symv_pipe_copy): i0 + s, or i0 + 3 - s where rows descend in memory (rs < 0); from the
+   * copy engine's runs, rows I*64 + rg + 16 s, so that a half warp's loads of a run are consecutive words */
+  int row[4];
+  symv_t xr[4];
+  if (TMA) {
 #pragma unroll
-  for (int q = 0; q < 4; q++) row[q] = i0 + (rs < 0 ? 3 - q : q);
-  const float4 x4 = *reinterpret_cast<const float4 *>(buf + 64 * UX + 4 * rg); /* x(i0 .. i0 + 3) */
-  const symv_t xr[4] = {x4.x, x4.y, x4.z, x4.w};
+    for (int q = 0; q < 4; q++) row[q] = I * 64 + rg + 16 * q, xr[q] = buf[SYMV_PIPE_RUN * UX + rg + 16 * q];
+  } else {
+#pragma unroll
+    for (int q = 0; q < 4; q++) row[q] = i0 + (rs < 0 ? 3 - q : q);
+    const float4 x4 = *reinterpret_cast<const float4 *>(buf + 64 * UX + 4 * rg); /* x(i0 .. i0 + 3) */
+    xr[0] = x4.x, xr[1] = x4.y, xr[2] = x4.z, xr[3] = x4.w;
+  }
   const bool below = I * 64 >= (J + 1) * UX; /* no element on or above the diagonal */
   symv_t rsv[4] = {symv_zero(), symv_zero(), symv_zero(), symv_zero()}, cp[SYMV_PIPE_CPT];
   const float4 *b4 = reinterpret_cast<const float4 *>(buf) + t;
 #pragma unroll
   for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) {
-    const float4 v = b4[kk * BLOCK_SIZE]; /* A(i0 .. i0 + 3, j0 + kk) */
-    const symv_t a[4] = {v.x, v.y, v.z, v.w};
+    symv_t a[4]; /* A(i0 .. i0 + 3, j0 + kk) */
+    if (TMA) { /* the column's run (symv_pipe_copy_runs): rows past n masked, others as below */
+      const symv_t *col =
+          buf + (cg * SYMV_PIPE_CPT + kk) * SYMV_PIPE_RUN + ((src.abase + (j0 + kk) * src.cmod) & 3) + rg;
+#pragma unroll
+      for (int q = 0; q < 4; q++) a[q] = FULL || row[q] < src.n ? col[16 * q] : symv_zero();
+    } else {
+      const float4 v = b4[kk * BLOCK_SIZE];
+      a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
+    }
     symv_t c = symv_zero();
     if (below) {
 #pragma unroll
@@ -375,6 +546,16 @@ static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, co
 #pragma unroll
     for (int q = 0; q < 4; q++) rsum[t >> 5][row[q] - I * 64] = rsv[q];
   }
+}
+/* symv_pipe_tile_sums_k with the copy path and, for the runs, whether the
+ * row block lies wholly below n, chosen once a tile, not a column */
+static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT], int I,
+                                                           int J, int t, symv_t (*rsum)[64],
+                                                           symv_t (*csum)[SYMV_PIPE_CPT], const symv_pipe_src &src)
+{
+  if (!src.tma) symv_pipe_tile_sums_k<false, false>(buf, xc, I, J, t, rsum, csum, src);
+  else if (I * 64 + 64 <= src.n) symv_pipe_tile_sums_k<true, true>(buf, xc, I, J, t, rsum, csum, src);
+  else symv_pipe_tile_sums_k<true, false>(buf, xc, I, J, t, rsum, csum, src);
 }
 #endif
 
@@ -407,15 +588,16 @@ static __device__ __forceinline__ symv_t symv_pipe_col_total(const symv_t (*csum
  * barrier, then column t's total added to cacc (t < UX), and row t - R0's
  * total returned by threads R0 .. R0 + 63 (R0 = 0, or BLOCK_SIZE - 64: the
  * block's last 64 threads; 0 for the other threads). t is threadIdx.x.
- * The caller synchronises before rsum and csum are written again. rs is
- * A's row stride as given to symv_pipe_copy. */
+ * The caller synchronises before rsum and csum are written again. src:
+ * the tiles' layout (symv_pipe_src_of of symv_pipe_copy's A, rs, cs). */
 template <int R0>
 static __device__ __forceinline__ symv_t symv_pipe_tile_totals(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT],
                                                                int I, int J, int t, symv_t (*rsum)[64],
-                                                               symv_t (*csum)[SYMV_PIPE_CPT], symv_t &cacc, int rs)
+                                                               symv_t (*csum)[SYMV_PIPE_CPT], symv_t &cacc,
+                                                               const symv_pipe_src &src)
 {
   static_assert(R0 == 0 || R0 == BLOCK_SIZE - 64, "the rows' threads: the block's first or last 64");
-  symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum, rs);
+  symv_pipe_tile_sums(buf, xc, I, J, t, rsum, csum, src);
   __syncthreads();
   symv_t vr = symv_zero();
   if (R0 == 0 ? t < 64 : t >= R0) vr = symv_pipe_row_total(rsum, t - R0);

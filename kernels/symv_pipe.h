@@ -32,6 +32,21 @@ SYMV_PIPE_FN int symv_pipe_ux_valid(int ux) { return ux <= 128 && symv_pdet_widt
  * kernels' preprocessor tests too (SYMV_PIPE_V, kernels/symv_pipe.cuh) */
 #define SYMV_PIPE_ROWS_PER_THREAD(elem_bytes, bs, ux) ((elem_bytes) == 4 && (ux) * 16 >= (bs) ? 4 : 1)
 
+/* floats a column's run of 64 rows takes in a stage where the copy engine
+ * brings it (four rows a thread, A's columns not 16-byte aligned): the
+ * aligned 16-byte words that hold the run, one more than 64 floats'
+ * where it starts off a boundary (symv_pipe_copy_runs, kernels/symv_pipe.cuh) */
+#define SYMV_PIPE_RUN_FLOATS 68
+
+/* the least n at which SSYMV's pipe families bring A's columns by the copy
+ * engine where they are not 16-byte aligned (symv_pipe_tma,
+ * kernels/symv_pipe.cuh): below it each block has too few tiles for the
+ * copies' issue to pay, and the element copies are faster. From the H200
+ * (doc/results.md, "SSYMV with odd lda: the copy engine in the kernels"):
+ * the best pipe kernel of each kind crosses at n = 7001..8447, the best
+ * pipe_det at 6007..7001. */
+#define SYMV_PIPE_TMA_MIN_N 8000
+
 /** symv_pipe_rows_per_thread: the rows of a tile a thread of the pipe
  *  families takes (SYMV_PIPE_V, kernels/symv_pipe.cuh): 4 for elements of
  *  4 bytes (SSYMV) where that leaves each thread a column (ux*16 >= bs),

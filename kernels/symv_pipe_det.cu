@@ -281,6 +281,8 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     return;
   }
   SYMV_ENTER_OR_SCALE();
+  const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n);
+  symv_pipe_bar_init();
 
 #if MX >= 3
   /* units: block b takes units [b*U/G, (b+1)*U/G) (U = ntiles), each unit
@@ -295,7 +297,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     symv_pipe_item<SYMV_PDET_W>(u0, nb, nsw, I, S); /* unit u0 -> (row block, unit strip) */
     int iI = I, iS = S, is = 0, iu = u0, icnt = symv_pdet_unit_tiles(I, S, ns); /* the next tile to issue */
     auto issue = [&](int stage) {
-      symv_pipe_copy(symv_pipe_buf + stage * SYMV_PIPE_STAGE, iI, iS * SYMV_PDET_A + is, t, n, A,
+      symv_pipe_copy(symv_pipe_buf + stage * SYMV_PIPE_STAGE, stage, iI, iS * SYMV_PDET_A + is, t, n, A,
                      rs, cs, x, incx);
       if (++is == icnt) is = 0, iu++, symv_pdet_next_unit(iI, iS, icnt, nb, ns);
     };
@@ -316,7 +318,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     for (int k = 0, u = u0; u < u1; k++) {
       if (iu < u1) issue((k + SYMV_PIPE_S - 1) % SYMV_PIPE_S);
       symv_cp_commit();
-      symv_pipe_wait<SYMV_PIPE_S - 1>();
+      symv_pipe_wait<SYMV_PIPE_S - 1>(k, src.tma);
       const symv_t *buf = symv_pipe_buf + (k % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
       if (S != curS) { /* unit strip curS's column sums, this block's share of them; x of the next */
         if (curS * SYMV_PDET_W + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
@@ -327,7 +329,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       symv_t xc[SYMV_PIPE_CPT];
 #pragma unroll
       for (int kk = 0; kk < SYMV_PIPE_CPT; kk++) xc[kk] = xs[s * UX + cg * SYMV_PIPE_CPT + kk];
-      symv_pipe_tile_sums(buf, xc, I, S * SYMV_PDET_A + s, t, rsum, csum, rs);
+      symv_pipe_tile_sums(buf, xc, I, S * SYMV_PDET_A + s, t, rsum, csum, src);
       __syncthreads();
       if (t < 64) racc = symv_add(racc, symv_pipe_row_total(rsum, t));
       if (t >= s * UX && t < (s + 1) * UX) /* column t of the unit strip: tile s's column t - s*UX */
@@ -349,7 +351,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   int t0, t1, I, J, iI, iJ; /* (iI, iJ): the next tile to issue */
   symv_pipe_begin(ntiles, G, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, t0, t1, I, J, iI, iJ);
   auto issue = [&](int stage) {
-    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, stage, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
 
   symv_t xc[SYMV_PIPE_CPT];
@@ -359,7 +361,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
-    symv_pipe_wait<SYMV_PIPE_S - 1>();
+    symv_pipe_wait<SYMV_PIPE_S - 1>(k - t0, src.tma);
     const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
     if (J != curJ) { /* strip curJ's column sums, block blockIdx.x's share of them */
       if (t < UX && curJ * UX + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
@@ -367,7 +369,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       curJ = J;
       symv_pipe_load_xc(xc, J, t, n, x, incx);
     }
-    const symv_t vr = symv_pipe_tile_totals<0>(buf, xc, I, J, t, rsum, csum, cacc, rs);
+    const symv_t vr = symv_pipe_tile_totals<0>(buf, xc, I, J, t, rsum, csum, cacc, src);
     __syncthreads(); /* rsum and csum are free for the next tile */
     if (t < 64 && I * 64 + t < n) symv_pdet_store(R + (symv_ll)k * 64 + t, vr);
     if (++I == nb) J++, I = (int)symv_pipe_first_block(J, UX);

@@ -579,10 +579,12 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
 #endif
 
   /* the host launches G = gridDim.x <= ntiles blocks: every share holds a tile */
+  const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n);
+  symv_pipe_bar_init();
   int t0, t1, I, J, iI, iJ; /* (iI, iJ): the next tile to issue */
   symv_pipe_begin(ntiles, gridDim.x, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, t0, t1, I, J, iI, iJ);
   auto issue = [&](int stage) {
-    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, stage, iI, iJ, t, nb, n, A, rs, cs, x, incx);
   };
   __shared__ int fin[BLOCK_SIZE], finflag[BLOCK_SIZE]; /* the row blocks a count completed (a chunk), their flags */
   symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
@@ -650,7 +652,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   for (int k = t0; k < t1; k++) {
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
-    symv_pipe_wait<SYMV_PIPE_S - 1>();
+    symv_pipe_wait<SYMV_PIPE_S - 1>(k - t0, src.tma);
     const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
     if (J != curJ) {
       leave_strip(curJ, Ia, Ib, true);
@@ -664,7 +666,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
      * end, and the warps that do it are not the ones that total the
      * columns (BLOCK_SIZE >= 128) */
     const int tr = t - (BLOCK_SIZE - 64);
-    const symv_t vr = symv_pipe_tile_totals<BLOCK_SIZE - 64>(buf, xc, I, J, t, rsum, csum, cacc, rs);
+    const symv_t vr = symv_pipe_tile_totals<BLOCK_SIZE - 64>(buf, xc, I, J, t, rsum, csum, cacc, src);
     __syncthreads(); /* rsum and csum are free for the next tile */
     /* after the barrier, as pipe's atomics: the other warps go on to the next tile meanwhile */
     if (tr >= 0 && I * 64 + tr < n && !symv_pfx_add(acc, n, I * 64 + tr, vr)) atomicOr(flag + I, 1ull);

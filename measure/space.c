@@ -101,10 +101,14 @@ int symv_space_enumerate(const symv_space_opts *o, const symv_device_info *d, sy
 }
 
 /* bytes of a pipe kernel's rsum and csum (symv_pipe_sums_elems), rounded up
- * to 16 as the compiler places them */
+ * to 16 as the compiler places them, and where symv_pipe_runs its stages'
+ * mbarriers, 8 bytes each, rounded likewise (symv_pipe_bar,
+ * kernels/symv_pipe.cuh: compute capability 9.0 and later; counted for
+ * every GPU, 16-32 bytes too many before it) */
 static int pipe_sums_bytes(const symv_params *p, int d)
 {
-  return (symv_pipe_sums_elems(d, p->block_size, p->ux) * d + 15) / 16 * 16;
+  const int bars = symv_pipe_runs(p) ? 8 * symv_pipe_stages(p->mx) : 0;
+  return (symv_pipe_sums_elems(d, p->block_size, p->ux) * d + 15) / 16 * 16 + (bars + 15) / 16 * 16;
 }
 
 int symv_static_smem(const symv_params *p)

@@ -222,6 +222,44 @@ Test(kernels, the_unreferenced_elements_never_reach_y, .init = need_gpu, .timeou
   symv_workspace_free(&ws);
 }
 
+/* SSYMV's pipe families bring A's columns by the copy engine where they
+ * are not 16-byte aligned and n >= SYMV_PIPE_TMA_MIN_N (a run of aligned
+ * words a column, its stored rows read at the run's offset; the first
+ * column of an unaligned A and the last column an element at a time):
+ * right, and no element outside the triangle (NaN) reaches y, for lda odd,
+ * lda 2 mod 4, A off a 16-byte boundary, row blocks all full (n a multiple
+ * of 64) or not, lda > n; uplo U (rows descending: element copies) beside
+ * the first case. The sample points of four rows a thread. */
+Test(kernels, ssymv_columns_by_the_copy_engine_are_right, .init = need_gpu, .timeout = 600)
+{
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
+  symv_workspace ws = {0};
+  const int n0 = SYMV_PIPE_TMA_MIN_N;
+  /* (n, lda, A's offset in elements) */
+  const int cases[][3] = {{n0 + 3, n0 + 3, 0}, {n0 + 1, n0 + 6, 0}, {n0 + 192, n0 + 192, 1}, {n0, n0 + 1, 0}};
+  int points = 0;
+  for (int q = 0; q < NSAMPLE; q++) {
+    symv_params pp = sample[q];
+    pp.routine = SYMV_SSYMV;
+    if (!symv_family_pipelined(pp.family) || symv_pipe_rows_per_thread(4, pp.block_size, pp.ux) != 4) continue;
+    symv_kernel k;
+    if (try_load(pp, &k)) continue;
+    points++;
+    for (int c = 0; c < 4; c++)
+      for (int u = 0; u < (c == 0 ? 2 : 1); u++) {
+        const int n = cases[c][0], lda = cases[c][1], off = cases[c][2];
+        const char uplo = u ? 'U' : 'L';
+        double r = run_case_at(&k, &ws, uplo, n, lda, 1, 1, 1.25, -0.75, 0, 1, off, &seed);
+        cr_assert(r >= 0 && r < 4.0, "point %d uplo=%c n=%d lda=%d A+%d: residual %g (seed %llu)", q, uplo, n, lda,
+                  off, r, seed0);
+      }
+    symv_kernel_unload(&k);
+  }
+  cr_assert_geq(points, 3, "too few sample points of four rows a thread ran (%d)", points);
+  symv_workspace_free(&ws);
+}
+
 /* pipe_fx's states of 32 rows after a call of size n with MX mx: the
  * call's epoch's "claimed" (2 epoch + 1) for each, where its blocks help
  * one another (SYMV_FX_HELP_NB row blocks or more, MX 0..5); below every
