@@ -112,6 +112,17 @@ static double run_case_at(const symv_kernel *k, symv_workspace *ws, char uplo, i
   return r;
 }
 
+/* Device copies of A (n x n, lda = n) and x, and room for y (n), for a
+ * routine of E-byte elements, into *dA, *dx, *dy (cudaFree them). */
+static void device_operands(size_t E, int n, const void *A, const void *x, void **dA, void **dx, void **dy)
+{
+  cr_assert_eq(cudaMalloc(dA, E * n * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc(dx, E * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc(dy, E * n), cudaSuccess);
+  cudaMemcpy(*dA, A, E * n * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(*dx, x, E * n, cudaMemcpyHostToDevice);
+}
+
 /* run_case_at with A at the start of its allocation */
 static double run_case_poisoned(const symv_kernel *k, symv_workspace *ws, char uplo, int n, int lda, int incx,
                                 int incy, double alpha, double beta, int on_device, int poison,
@@ -619,11 +630,7 @@ Test(kernels, pipe_fx_grid_is_right_when_blocks_wait_to_start, .init = need_gpu,
       memcpy(yref, y0, E * n);
       symv_ref(ro, uplo, n, sc, A, n, x, 1, sc + E, yref, 1);
       void *dA, *dx, *dy;
-      cr_assert_eq(cudaMalloc(&dA, E * n * n), cudaSuccess);
-      cr_assert_eq(cudaMalloc(&dx, E * n), cudaSuccess);
-      cr_assert_eq(cudaMalloc(&dy, E * n), cudaSuccess);
-      cudaMemcpy(dA, A, E * n * n, cudaMemcpyHostToDevice);
-      cudaMemcpy(dx, x, E * n, cudaMemcpyHostToDevice);
+      device_operands(E, n, A, x, &dA, &dx, &dy);
       symv_workspace ws = {0};
       /* the workspace allocated beforehand: no allocation while the holder runs */
       cr_assert_eq(symv_launch(&k, &ws, s, uplo, n, sc, dA, n, dx, 1, sc + E, dy, 1, 0, NULL), 0);
@@ -746,11 +753,7 @@ static void gpu_symv(const symv_kernel *k, symv_workspace *ws, cublasHandle_t h,
 {
   const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
   void *dA, *dx, *dy;
-  cr_assert_eq(cudaMalloc(&dA, E * n * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc(&dx, E * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc(&dy, E * n), cudaSuccess);
-  cudaMemcpy(dA, A, E * n * n, cudaMemcpyHostToDevice);
-  cudaMemcpy(dx, x, E * n, cudaMemcpyHostToDevice);
+  device_operands(E, n, A, x, &dA, &dx, &dy);
   cudaMemcpy(dy, y, E * n, cudaMemcpyHostToDevice);
   if (k) {
     int rc = symv_launch(k, ws, 0, uplo, n, alpha, dA, n, dx, 1, beta, dy, 1, 0, NULL);
