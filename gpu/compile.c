@@ -387,33 +387,26 @@ int symv_sources_load(const char *dir, symv_source_set *out, char *err, size_t e
       rc = SYMV_INVALID_VALUE;
       break;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
       if (errno == ENOENT) continue; /* a file today's sources have and these lack */
       snprintf(err, errlen, "%s: %s", path, strerror(errno));
       rc = SYMV_IO;
       break;
     }
+    struct stat st;
     char *text = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-      if (len + 4096 + 1 > cap) {
-        char *t = realloc(text, cap = 2 * cap + 8192);
-        if (!t) {
-          rc = SYMV_NO_MEMORY;
-          break;
-        }
-        text = t;
-      }
-      size_t k = fread(text + len, 1, 4096, f);
-      len += k;
-      if (k < 4096) break;
-    }
-    if (!rc && ferror(f)) {
-      snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    size_t len = 0;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      snprintf(err, errlen, "%s: not a regular file", path);
+      rc = SYMV_IO;
+    } else if (!(text = malloc((len = (size_t)st.st_size) + 1))) {
+      rc = SYMV_NO_MEMORY;
+    } else if (read_all(fd, text, len) != 0) {
+      snprintf(err, errlen, "%s: cannot read it whole", path);
       rc = SYMV_IO;
     }
-    fclose(f);
+    close(fd);
     if (rc) {
       free(text);
       break;
