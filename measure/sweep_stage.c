@@ -150,6 +150,80 @@ long sweep_stale_codes(db *d, symv_routine ro)
   return stale;
 }
 
+/* 1 if the PTX of p from set a equals that from set b, 0 if not; a
+ * negative status (err set) if either fails to compile. */
+static int same_ptx(const symv_source_set *a, const symv_source_set *b, const symv_params *p, int ccM, int ccm,
+                    char *err, size_t errlen)
+{
+  symv_cubin x, y;
+  char *log = NULL;
+  int rc = symv_compile_ptx_in(a, p, ccM, ccm, &x, &log);
+  if (!rc) rc = symv_compile_ptx_in(b, p, ccM, ccm, &y, &log);
+  else memset(&y, 0, sizeof y);
+  if (rc) {
+    char label[64];
+    symv_params_format(p, label, sizeof label);
+    snprintf(err, errlen, "%s %s: %s%s%.300s", symv_routine_name(p->routine), label, symv_strerror(rc),
+             log ? ": " : "", log ? log : "");
+    free(log);
+    symv_cubin_free(&x), symv_cubin_free(&y);
+    return rc;
+  }
+  const int same = x.size == y.size && memcmp(x.data, y.data, x.size) == 0;
+  symv_cubin_free(&x), symv_cubin_free(&y);
+  return same;
+}
+
+int sweep_restamp(db *d, symv_routine ro, const symv_source_set *was, int cc_major, int cc_minor, int dry,
+                  sweep_restamp_counts *c, char *err, size_t errlen)
+{
+  memset(c, 0, sizeof *c);
+  db_kernel_code *k = NULL;
+  size_t nk = 0;
+  if (db_list_kernel_codes(d, ro, &k, &nk)) return SYMV_DB;
+  /* the PTX compared, by (old id, today's id): candidates of one point differ in MULTIPLICITY only */
+  struct {
+    char was[17], now[17];
+    int same;
+  } *memo = calloc(nk ? nk : 1, sizeof *memo);
+  if (!memo) {
+    free(k);
+    return SYMV_NO_MEMORY;
+  }
+  size_t nmemo = 0;
+  int rc = 0;
+  for (size_t j = 0; j < nk && !rc; j++) {
+    char today[17], then[17];
+    if (symv_code_id(&k[j].p, today)) { /* a point today's sources cannot name: not ours to judge */
+      c->other++;
+      continue;
+    }
+    if (!strcmp(today, k[j].code)) {
+      c->current++;
+      continue;
+    }
+    if (symv_code_id_in(was, &k[j].p, then) || strcmp(then, k[j].code)) {
+      c->other++;
+      continue;
+    }
+    int same = -1;
+    for (size_t m = 0; m < nmemo && same < 0; m++)
+      if (!strcmp(memo[m].was, then) && !strcmp(memo[m].now, today)) same = memo[m].same;
+    if (same < 0) {
+      if ((same = same_ptx(was, symv_sources_embedded(), &k[j].p, cc_major, cc_minor, err, errlen)) < 0) {
+        rc = same;
+        break;
+      }
+      memcpy(memo[nmemo].was, then, 17), memcpy(memo[nmemo].now, today, 17), memo[nmemo++].same = same;
+    }
+    if (!same) c->changed++;
+    else if (!dry && db_put_kernel_code(d, k[j].candidate_id, today)) rc = SYMV_DB;
+    else c->restamped++;
+  }
+  free(memo), free(k);
+  return rc;
+}
+
 int sweep_stage_record(db *d, const sweep_opts *o, symv_params *space, long nspace, const int *shard_of, int k, int n,
                        const symv_device_info *dev)
 {

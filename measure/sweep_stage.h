@@ -72,6 +72,27 @@ int sweep_put_code(db *d, const db_candidate *c);
  *  symv_code_id differs); -1 on a database error (not reported). */
 long sweep_stale_codes(db *d, symv_routine ro);
 
+/** What sweep_restamp found among a routine's recorded codes. */
+typedef struct {
+  long current;   /* already today's code id */
+  long restamped; /* the old sources' id, the same PTX as today's: recorded as today's (or, dry, would be) */
+  long changed;   /* the old sources' id, PTX other than today's: left as they are */
+  long other;     /* of neither the old sources nor today's (or a point today's sources cannot name) */
+} sweep_restamp_counts;
+
+/** sweep_restamp: for each of routine ro's candidates in d whose recorded
+ *  code id (symv_code_id) is not today's: if it is the id the sources of
+ *  `was` make, compiles the point from `was` and from today's embedded
+ *  sources to PTX for compute capability cc_major.cc_minor
+ *  (symv_compile_ptx_in) and, where the two are byte for byte the same,
+ *  records today's id (db_put_kernel_code), unless dry. Points of one
+ *  kernel (MULTIPLICITY apart) are compiled once. In the caller's
+ *  transaction. Counts into *c. Errors: SYMV_DB (db_errmsg says why), a
+ *  compilation's status (SYMV_COMPILE, SYMV_NO_MEMORY, ...; err names the
+ *  point and gives NVRTC's log), SYMV_NO_MEMORY. */
+int sweep_restamp(db *d, symv_routine ro, const symv_source_set *was, int cc_major, int cc_minor, int dry,
+                  sweep_restamp_counts *c, char *err, size_t errlen);
+
 /** sweep_stage_baselines: sweep_baselines_each at the sweep stage's sizes
  *  ns[0..nsizes) on the ndev workers w; btimes (ndev x 2 x nsizes) as
  *  sweep_baselines_each's times, and wbase[k * nsizes + i] the faster

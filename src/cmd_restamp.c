@@ -14,9 +14,10 @@
  * make, and the PTX NVRTC makes of it from those sources must equal, byte
  * for byte, the PTX of today's embedded sources, for the database's GPU
  * (compute capability from its device row). Equal PTX is equal machine
- * code from the same ptxas, so the timings are of today's code.
+ * code from the same ptxas, so the timings are of today's code. The work
+ * is the sweep stage's sweep_restamp (measure/sweep_stage.h); this file
+ * reads the options, opens the database and the old sources, and reports.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "../db/db.h"
 #include "cli.h"
 #include "compile.h"
+#include "sweep_stage.h"
 #include "params.h"
 #include "routine.h"
 #include "symv_error.h"
@@ -53,38 +55,6 @@ static void help(void)
        "neither DIR's nor today's.\n"
        "Exit status: 0, 2 usage, 4 error (DIR unreadable, a compilation that fails, a database\n"
        "error; nothing changed). Candidates whose code changed are not an error.");
-}
-
-/* The outcome of one recorded code: its old and today's ids, and whether
- * the PTX of both is the same (memoised: candidates of one point differ
- * only in MULTIPLICITY, which the id and the code leave out). */
-typedef struct {
-  char was[17], now[17];
-  int same;
-} restamp_memo;
-
-/* 1 if the PTX of p from set a equals that from set b, 0 if not; a
- * negative status (err set) if either fails to compile. */
-static int same_ptx(const symv_source_set *a, const symv_source_set *b, const symv_params *p, int ccM, int ccm,
-                    char *err, size_t errlen)
-{
-  symv_cubin x, y;
-  char *log = NULL;
-  int rc = symv_compile_ptx_in(a, p, ccM, ccm, &x, &log);
-  if (!rc) rc = symv_compile_ptx_in(b, p, ccM, ccm, &y, &log);
-  else memset(&y, 0, sizeof y);
-  if (rc) {
-    char label[64];
-    symv_params_format(p, label, sizeof label);
-    snprintf(err, errlen, "%s %s: %s%s%.300s", symv_routine_name(p->routine), label, symv_strerror(rc),
-             log ? ": " : "", log ? log : "");
-    free(log);
-    symv_cubin_free(&x), symv_cubin_free(&y);
-    return rc;
-  }
-  const int same = x.size == y.size && memcmp(x.data, y.data, x.size) == 0;
-  symv_cubin_free(&x), symv_cubin_free(&y);
-  return same;
 }
 
 static int run(int argc, char **argv)
@@ -127,7 +97,6 @@ static int run(int argc, char **argv)
     symv_sources_free(&old);
     return SYMV_EXIT_ERROR;
   }
-  const symv_source_set *now = symv_sources_embedded();
   int status = SYMV_EXIT_OK, began = 0;
   if (!dry) {
     if (db_begin(d)) goto db_error;
@@ -136,56 +105,15 @@ static int run(int argc, char **argv)
   for (int i = 0; i < SYMV_ROUTINE_COUNT && status == SYMV_EXIT_OK; i++) {
     const symv_routine ro = symv_routine_order(i);
     if (named && !o.routines[ro]) continue;
-    db_kernel_code *k = NULL;
-    size_t nk = 0;
-    if (db_list_kernel_codes(d, ro, &k, &nk)) goto db_error;
-    restamp_memo *memo = calloc(nk ? nk : 1, sizeof *memo);
-    size_t nmemo = 0;
-    long current = 0, restamped = 0, changed = 0, unknown = 0;
-    for (size_t j = 0; j < nk && status == SYMV_EXIT_OK && memo; j++) {
-      char today[17], then[17];
-      if (symv_code_id(&k[j].p, today)) { /* a point today's sources cannot name: not ours to judge */
-        unknown++;
-        continue;
-      }
-      if (!strcmp(today, k[j].code)) {
-        current++;
-        continue;
-      }
-      if (symv_code_id_in(&old, &k[j].p, then) || strcmp(then, k[j].code)) {
-        unknown++;
-        continue;
-      }
-      int same = -1;
-      for (size_t m = 0; m < nmemo && same < 0; m++)
-        if (!strcmp(memo[m].was, then) && !strcmp(memo[m].now, today)) same = memo[m].same;
-      if (same < 0) {
-        same = same_ptx(&old, now, &k[j].p, dev.cc_major, dev.cc_minor, err, sizeof err);
-        if (same < 0) {
-          fprintf(stderr, "symvtune restamp: %s; nothing changed\n", err);
-          status = SYMV_EXIT_ERROR;
-          break;
-        }
-        memcpy(memo[nmemo].was, then, 17), memcpy(memo[nmemo].now, today, 17), memo[nmemo++].same = same;
-      }
-      if (!same) {
-        changed++;
-        continue;
-      }
-      if (!dry && db_put_kernel_code(d, k[j].candidate_id, today)) {
-        free(memo), free(k);
-        goto db_error;
-      }
-      restamped++;
-    }
-    if (!memo) {
-      fprintf(stderr, "symvtune restamp: out of memory; nothing changed\n");
+    sweep_restamp_counts n;
+    rc = sweep_restamp(d, ro, &old, dev.cc_major, dev.cc_minor, dry, &n, err, sizeof err);
+    if (rc == SYMV_DB) goto db_error;
+    if (rc) {
+      fprintf(stderr, "symvtune restamp: %s; nothing changed\n", rc == SYMV_NO_MEMORY && !*err ? "out of memory" : err);
       status = SYMV_EXIT_ERROR;
-    }
-    free(memo), free(k);
-    if (status == SYMV_EXIT_OK && nk)
+    } else if (n.current + n.restamped + n.changed + n.other)
       printf("%s: %ld of today's sources, %ld %srestamped (the same PTX), %ld changed, %ld of other sources\n",
-             symv_routine_name(ro), current, restamped, dry ? "to be " : "", changed, unknown);
+             symv_routine_name(ro), n.current, n.restamped, dry ? "to be " : "", n.changed, n.other);
   }
   if (status != SYMV_EXIT_OK) {
     if (began) db_rollback(d);
