@@ -332,6 +332,72 @@ Test(kernels, workspace_returns_to_zero, .init = need_gpu, .timeout = 120)
   symv_workspace_free(&ws);
 }
 
+/* Work for the GPU on another stream while a kernel under test runs:
+ * pipe:256,64,2,0 (atomics) of one routine on a zeroed nb x nb matrix,
+ * so that the timing of every run differs. have: 0 where it cannot load. */
+typedef struct {
+  symv_kernel k;
+  symv_workspace ws;
+  cudaStream_t s;
+  void *A, *x, *y;
+  int nb, have;
+} busy_gpu;
+
+static void busy_open(busy_gpu *b, symv_routine r, int nb)
+{
+  const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
+  memset(b, 0, sizeof *b);
+  b->nb = nb;
+  cr_assert_eq(cudaStreamCreateWithFlags(&b->s, cudaStreamNonBlocking), cudaSuccess);
+  cr_assert_eq(cudaMalloc(&b->A, E * nb * nb), cudaSuccess);
+  cr_assert_eq(cudaMalloc(&b->x, E * nb), cudaSuccess);
+  cr_assert_eq(cudaMalloc(&b->y, E * nb), cudaSuccess);
+  cudaMemset(b->A, 0, E * nb * nb), cudaMemset(b->x, 0, E * nb), cudaMemset(b->y, 0, E * nb);
+  symv_params bp = {SYMV_FAMILY_PIPE, 256, 64, 2, 0};
+  bp.routine = r;
+  b->have = try_load(bp, &b->k) == 0;
+}
+
+static void busy_run(busy_gpu *b, const void *alpha, const void *beta)
+{
+  if (b->have)
+    cr_assert_eq(symv_launch(&b->k, &b->ws, b->s, 'L', b->nb, alpha, b->A, b->nb, b->x, 1, beta, b->y, 1, 0, NULL), 0);
+}
+
+static void busy_close(busy_gpu *b)
+{
+  cr_assert_eq(cudaStreamSynchronize(b->s), cudaSuccess);
+  if (b->have) symv_kernel_unload(&b->k);
+  symv_workspace_free(&b->ws);
+  cudaFree(b->A), cudaFree(b->x), cudaFree(b->y);
+  cudaStreamDestroy(b->s);
+}
+
+/* 50 runs of k at n (lower triangle, lda = n, A and x already on the
+ * device at dA, dx) from y0 (host, n elements) into dy, the busy kernel
+ * launched before every other run: every run's y must have the first
+ * run's bits. */
+static void same_bits_over_runs(const symv_kernel *k, symv_workspace *ws, busy_gpu *b, int n, const void *alpha,
+                                const void *beta, const void *dA, const void *dx, void *dy, const void *y0,
+                                unsigned long long seed0)
+{
+  const symv_routine r = k->p.routine;
+  const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
+  void *y1 = malloc(E * n), *y2 = malloc(E * n);
+  char label[64];
+  symv_params_format(&k->p, label, sizeof label);
+  for (int rep = 0; rep < 50; rep++) {
+    if (rep % 2) busy_run(b, alpha, beta); /* atomics elsewhere on the GPU, every other run */
+    cudaMemcpy(dy, y0, E * n, cudaMemcpyHostToDevice);
+    cr_assert_eq(symv_launch(k, ws, 0, 'L', n, alpha, dA, n, dx, 1, beta, dy, 1, 0, NULL), 0);
+    cr_assert_eq(cudaMemcpy(rep ? y2 : y1, dy, E * n, cudaMemcpyDeviceToHost), cudaSuccess);
+    if (rep)
+      cr_assert_eq(memcmp(y1, y2, E * n), 0, "%s %s at n = %d: run %d differs in its bits from the first (seed %llu)",
+                   symv_routine_name(r), label, n, rep, seed0);
+  }
+  free(y1), free(y2);
+}
+
 /* Every family the registry calls deterministic (core/params.c: the ones
  * libsymv runs for handles in cuBLAS's default atomics mode) gives the same
  * bits from the same inputs: 50 runs of each sample point of such a family,
@@ -344,34 +410,25 @@ Test(kernels, deterministic_families_are_reproducible_bit_for_bit, .init = need_
   unsigned long long seed = seed0;
   /* 4500: pipe_det's phase 1 of MULTIPLICITY 3 and 4 in the stream's order (symv_pdet_phase1_pdl) */
   static const int sizes[] = {100, 1000, 3000, 4500};
-  cudaStream_t busy;
-  cr_assert_eq(cudaStreamCreateWithFlags(&busy, cudaStreamNonBlocking), cudaSuccess);
   int families_seen[SYMV_FAMILY_COUNT] = {0};
   for (int ro = 0; ro < SYMV_ROUTINE_COUNT; ro++) {
     const symv_routine r = symv_routine_order(ro);
     const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
-    const int nmax = 4500, nb = 4096;
-    void *A = malloc(E * nmax * nmax), *x = malloc(E * nmax), *y0 = malloc(E * nmax), *y1 = malloc(E * nmax),
-         *y2 = malloc(E * nmax);
+    const int nmax = 4500;
+    void *A = malloc(E * nmax * nmax), *x = malloc(E * nmax), *y0 = malloc(E * nmax);
     _Alignas(16) unsigned char al[16], be[16];
     symv_scalar_set(r, al, 1.0, 0.5);
     symv_scalar_set(r, be, 1.0, -0.25);
     symv_fill_random(r, A, (long)nmax * nmax, &seed);
     symv_fill_random(r, x, nmax, &seed);
     symv_fill_random(r, y0, nmax, &seed);
-    void *dA, *dx, *dy, *bA, *bx, *by;
+    void *dA, *dx, *dy;
     cr_assert_eq(cudaMalloc(&dA, E * nmax * nmax), cudaSuccess);
     cr_assert_eq(cudaMalloc(&dx, E * nmax), cudaSuccess);
     cr_assert_eq(cudaMalloc(&dy, E * nmax), cudaSuccess);
-    cr_assert_eq(cudaMalloc(&bA, E * nb * nb), cudaSuccess);
-    cr_assert_eq(cudaMalloc(&bx, E * nb), cudaSuccess);
-    cr_assert_eq(cudaMalloc(&by, E * nb), cudaSuccess);
-    cudaMemset(bA, 0, E * nb * nb), cudaMemset(bx, 0, E * nb), cudaMemset(by, 0, E * nb);
-    symv_params bp = {SYMV_FAMILY_PIPE, 256, 64, 2, 0};
-    bp.routine = r;
-    symv_kernel busy_k;
-    const int have_busy = try_load(bp, &busy_k) == 0;
-    symv_workspace ws = {0}, bws = {0};
+    busy_gpu busy;
+    busy_open(&busy, r, 4096);
+    symv_workspace ws = {0};
     for (int q = 0; q < NSAMPLE; q++) {
       if (!symv_family_get(sample[q].family)->deterministic) continue;
       symv_params pt = sample[q];
@@ -379,35 +436,71 @@ Test(kernels, deterministic_families_are_reproducible_bit_for_bit, .init = need_
       symv_kernel k;
       if (try_load(pt, &k)) continue;
       families_seen[pt.family]++;
-      char label[64];
-      symv_params_format(&pt, label, sizeof label);
       for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
         const int n = sizes[si];
         cudaMemcpy2D(dA, E * n, A, E * nmax, E * n, (size_t)n, cudaMemcpyHostToDevice);
         cudaMemcpy(dx, x, E * n, cudaMemcpyHostToDevice);
-        for (int rep = 0; rep < 50; rep++) {
-          if (have_busy && rep % 2) /* atomics elsewhere on the GPU, every other run */
-            cr_assert_eq(symv_launch(&busy_k, &bws, busy, 'L', nb, al, bA, nb, bx, 1, be, by, 1, 0, NULL), 0);
-          cudaMemcpy(dy, y0, E * n, cudaMemcpyHostToDevice);
-          cr_assert_eq(symv_launch(&k, &ws, 0, 'L', n, al, dA, n, dx, 1, be, dy, 1, 0, NULL), 0);
-          cr_assert_eq(cudaMemcpy(rep ? y2 : y1, dy, E * n, cudaMemcpyDeviceToHost), cudaSuccess);
-          if (rep)
-            cr_assert_eq(memcmp(y1, y2, E * n), 0, "%s %s at n = %d: run %d differs in its bits from the first "
-                         "(seed %llu)", symv_routine_name(r), label, n, rep, seed0);
-        }
+        same_bits_over_runs(&k, &ws, &busy, n, al, be, dA, dx, dy, y0, seed0);
       }
       symv_kernel_unload(&k);
     }
-    cr_assert_eq(cudaStreamSynchronize(busy), cudaSuccess);
-    if (have_busy) symv_kernel_unload(&busy_k);
-    symv_workspace_free(&ws), symv_workspace_free(&bws);
-    cudaFree(dA), cudaFree(dx), cudaFree(dy), cudaFree(bA), cudaFree(bx), cudaFree(by);
-    free(A), free(x), free(y0), free(y1), free(y2);
+    busy_close(&busy);
+    symv_workspace_free(&ws);
+    cudaFree(dA), cudaFree(dx), cudaFree(dy);
+    free(A), free(x), free(y0);
   }
   for (int f = 0; f < SYMV_FAMILY_COUNT; f++)
     if (symv_family_tunable((symv_family)f) && symv_family_get((symv_family)f)->deterministic)
       cr_assert_gt(families_seen[f], 0, "no sample point of deterministic family %s ran", symv_family_name((symv_family)f));
-  cudaStreamDestroy(busy);
+}
+
+/* SSYMV's deterministic families bring A's columns by the copy engine
+ * where lda is odd from n = SYMV_PIPE_TMA_MIN_N (symv_pipe_tma,
+ * kernels/symv_pipe.cuh), above the sizes of the test before: that path
+ * too gives the same bits over 50 runs with atomics elsewhere on the GPU,
+ * for each deterministic sample point of four rows a thread (the ones that
+ * take it), at n = lda odd. */
+Test(kernels, ssymv_copy_engine_path_is_reproducible_bit_for_bit, .init = need_gpu, .timeout = 300)
+{
+  const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
+  unsigned long long seed = seed0;
+  const symv_routine r = SYMV_SSYMV;
+  const int n = SYMV_PIPE_TMA_MIN_N + 11; /* odd: every column off a 16-byte boundary but one in four */
+  const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
+  void *A = malloc(E * n * n), *x = malloc(E * n), *y0 = malloc(E * n);
+  _Alignas(16) unsigned char al[16], be[16];
+  symv_scalar_set(r, al, 1.0, 0.0);
+  symv_scalar_set(r, be, -0.25, 0.0);
+  symv_fill_random(r, A, (long)n * n, &seed);
+  symv_fill_random(r, x, n, &seed);
+  symv_fill_random(r, y0, n, &seed);
+  void *dA, *dx, *dy;
+  cr_assert_eq(cudaMalloc(&dA, E * n * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc(&dx, E * n), cudaSuccess);
+  cr_assert_eq(cudaMalloc(&dy, E * n), cudaSuccess);
+  cudaMemcpy(dA, A, E * n * n, cudaMemcpyHostToDevice);
+  cudaMemcpy(dx, x, E * n, cudaMemcpyHostToDevice);
+  busy_gpu busy;
+  busy_open(&busy, r, 4096);
+  symv_workspace ws = {0};
+  int points = 0;
+  for (int q = 0; q < NSAMPLE; q++) {
+    symv_params pt = sample[q];
+    pt.routine = r;
+    if (!symv_family_get(pt.family)->deterministic || !symv_family_pipelined(pt.family) ||
+        symv_pipe_rows_per_thread((int)E, pt.block_size, pt.ux) != 4)
+      continue;
+    symv_kernel k;
+    if (try_load(pt, &k)) continue;
+    points++;
+    same_bits_over_runs(&k, &ws, &busy, n, al, be, dA, dx, dy, y0, seed0);
+    symv_kernel_unload(&k);
+  }
+  cr_assert_geq(points, 3, "too few deterministic sample points of four rows a thread ran (%d)", points);
+  busy_close(&busy);
+  symv_workspace_free(&ws);
+  cudaFree(dA), cudaFree(dx), cudaFree(dy);
+  free(A), free(x), free(y0);
 }
 
 Test(kernels, invalid_arguments_touch_nothing, .init = need_gpu)
