@@ -126,8 +126,10 @@ long symv_pipe_smem(const symv_params *p);
  *  on), its stages sized for the runs and 8 bytes of static shared memory
  *  a stage for their mbarriers: pipe_det and pipe_fx at four rows a thread
  *  (SSYMV). The pipe family copies by cp.async alone: on the H200 its
- *  kernels with the runs were 8-11% slower where the copy engine did not
- *  run (n < 8000), for a reason not found (doc/results.md). */
+ *  kernels with the runs were 5-14% slower where the copy engine did not
+ *  run (n < 8000), from the code of a kernel that holds both paths (more
+ *  registers and instructions; doc/results.md, "Why pipe with the copy
+ *  engine's runs is slower where they do not run"). */
 int symv_pipe_runs(const symv_params *p);
 
 /** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at
