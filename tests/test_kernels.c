@@ -239,8 +239,9 @@ Test(kernels, the_unreferenced_elements_never_reach_y, .init = need_gpu, .timeou
  * column of an unaligned A and the last column an element at a time):
  * right, and no element outside the triangle (NaN) reaches y, for lda odd,
  * lda 2 mod 4, A off a 16-byte boundary, row blocks all full (n a multiple
- * of 64) or not, lda > n; uplo U (rows descending: element copies) beside
- * the first case. The sample points of four rows a thread. */
+ * of 64) or not, lda > n; uplo U beside each (rows descending: element
+ * copies at these sizes too). The sample points of four rows a thread
+ * (pipe's copies are cp.async's everywhere: the same cases check them). */
 Test(kernels, ssymv_columns_by_the_copy_engine_are_right, .init = need_gpu, .timeout = 600)
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
@@ -258,7 +259,7 @@ Test(kernels, ssymv_columns_by_the_copy_engine_are_right, .init = need_gpu, .tim
     if (try_load(pp, &k)) continue;
     points++;
     for (int c = 0; c < 4; c++)
-      for (int u = 0; u < (c == 0 ? 2 : 1); u++) {
+      for (int u = 0; u < 2; u++) {
         const int n = cases[c][0], lda = cases[c][1], off = cases[c][2];
         const char uplo = u ? 'U' : 'L';
         double r = run_case_at(&k, &ws, uplo, n, lda, 1, 1, 1.25, -0.75, 0, 1, off, &seed);
@@ -373,11 +374,11 @@ static void busy_close(busy_gpu *b)
   cudaStreamDestroy(b->s);
 }
 
-/* 50 runs of k at n (lower triangle, lda = n, A and x already on the
+/* 50 runs of k at n (triangle uplo, lda = n, A and x already on the
  * device at dA, dx) from y0 (host, n elements) into dy, the busy kernel
  * launched before every other run: every run's y must have the first
  * run's bits. */
-static void same_bits_over_runs(const symv_kernel *k, symv_workspace *ws, busy_gpu *b, int n, const void *alpha,
+static void same_bits_over_runs(const symv_kernel *k, symv_workspace *ws, busy_gpu *b, char uplo, int n, const void *alpha,
                                 const void *beta, const void *dA, const void *dx, void *dy, const void *y0,
                                 unsigned long long seed0)
 {
@@ -389,11 +390,12 @@ static void same_bits_over_runs(const symv_kernel *k, symv_workspace *ws, busy_g
   for (int rep = 0; rep < 50; rep++) {
     if (rep % 2) busy_run(b, alpha, beta); /* atomics elsewhere on the GPU, every other run */
     cudaMemcpy(dy, y0, E * n, cudaMemcpyHostToDevice);
-    cr_assert_eq(symv_launch(k, ws, 0, 'L', n, alpha, dA, n, dx, 1, beta, dy, 1, 0, NULL), 0);
+    cr_assert_eq(symv_launch(k, ws, 0, uplo, n, alpha, dA, n, dx, 1, beta, dy, 1, 0, NULL), 0);
     cr_assert_eq(cudaMemcpy(rep ? y2 : y1, dy, E * n, cudaMemcpyDeviceToHost), cudaSuccess);
     if (rep)
-      cr_assert_eq(memcmp(y1, y2, E * n), 0, "%s %s at n = %d: run %d differs in its bits from the first (seed %llu)",
-                   symv_routine_name(r), label, n, rep, seed0);
+      cr_assert_eq(memcmp(y1, y2, E * n), 0,
+                   "%s %s uplo=%c at n = %d: run %d differs in its bits from the first (seed %llu)",
+                   symv_routine_name(r), label, uplo, n, rep, seed0);
   }
   free(y1), free(y2);
 }
@@ -440,7 +442,7 @@ Test(kernels, deterministic_families_are_reproducible_bit_for_bit, .init = need_
         const int n = sizes[si];
         cudaMemcpy2D(dA, E * n, A, E * nmax, E * n, (size_t)n, cudaMemcpyHostToDevice);
         cudaMemcpy(dx, x, E * n, cudaMemcpyHostToDevice);
-        same_bits_over_runs(&k, &ws, &busy, n, al, be, dA, dx, dy, y0, seed0);
+        same_bits_over_runs(&k, &ws, &busy, 'L', n, al, be, dA, dx, dy, y0, seed0);
       }
       symv_kernel_unload(&k);
     }
@@ -459,7 +461,8 @@ Test(kernels, deterministic_families_are_reproducible_bit_for_bit, .init = need_
  * kernels/symv_pipe.cuh), above the sizes of the test before: that path
  * too gives the same bits over 50 runs with atomics elsewhere on the GPU,
  * for each deterministic sample point of four rows a thread (the ones that
- * take it), at n = lda odd. */
+ * take it), at n = lda odd, uplo L; and uplo U beside it (rows descending
+ * in memory: element copies, at the same size). */
 Test(kernels, ssymv_copy_engine_path_is_reproducible_bit_for_bit, .init = need_gpu, .timeout = 300)
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
@@ -493,7 +496,8 @@ Test(kernels, ssymv_copy_engine_path_is_reproducible_bit_for_bit, .init = need_g
     symv_kernel k;
     if (try_load(pt, &k)) continue;
     points++;
-    same_bits_over_runs(&k, &ws, &busy, n, al, be, dA, dx, dy, y0, seed0);
+    same_bits_over_runs(&k, &ws, &busy, 'L', n, al, be, dA, dx, dy, y0, seed0);
+    same_bits_over_runs(&k, &ws, &busy, 'U', n, al, be, dA, dx, dy, y0, seed0);
     symv_kernel_unload(&k);
   }
   cr_assert_geq(points, 3, "too few deterministic sample points of four rows a thread ran (%d)", points);
