@@ -112,6 +112,18 @@ static double run_case_at(const symv_kernel *k, symv_workspace *ws, char uplo, i
   return r;
 }
 
+/* Fresh random operands of routine r on the host: A (n x n), x and y0
+ * (n each), into *A, *x, *y0 (free them). */
+static void host_operands(symv_routine r, int n, unsigned long long *seed, void **A, void **x, void **y0)
+{
+  const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
+  *A = malloc(E * n * n), *x = malloc(E * n), *y0 = malloc(E * n);
+  cr_assert(*A && *x && *y0);
+  symv_fill_random(r, *A, (long)n * n, seed);
+  symv_fill_random(r, *x, n, seed);
+  symv_fill_random(r, *y0, n, seed);
+}
+
 /* Device copies of A (n x n, lda = n) and x, and room for y (n), for a
  * routine of E-byte elements, into *dA, *dx, *dy (cudaFree them). */
 static void device_operands(size_t E, int n, const void *A, const void *x, void **dA, void **dx, void **dy)
@@ -417,17 +429,12 @@ Test(kernels, deterministic_families_are_reproducible_bit_for_bit, .init = need_
     const symv_routine r = symv_routine_order(ro);
     const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
     const int nmax = 4500;
-    void *A = malloc(E * nmax * nmax), *x = malloc(E * nmax), *y0 = malloc(E * nmax);
+    void *A, *x, *y0, *dA, *dx, *dy;
+    host_operands(r, nmax, &seed, &A, &x, &y0);
+    device_operands(E, nmax, A, x, &dA, &dx, &dy); /* A of each n below copied again, lda = n */
     _Alignas(16) unsigned char al[16], be[16];
     symv_scalar_set(r, al, 1.0, 0.5);
     symv_scalar_set(r, be, 1.0, -0.25);
-    symv_fill_random(r, A, (long)nmax * nmax, &seed);
-    symv_fill_random(r, x, nmax, &seed);
-    symv_fill_random(r, y0, nmax, &seed);
-    void *dA, *dx, *dy;
-    cr_assert_eq(cudaMalloc(&dA, E * nmax * nmax), cudaSuccess);
-    cr_assert_eq(cudaMalloc(&dx, E * nmax), cudaSuccess);
-    cr_assert_eq(cudaMalloc(&dy, E * nmax), cudaSuccess);
     busy_gpu busy;
     busy_open(&busy, r, 4096);
     symv_workspace ws = {0};
@@ -470,19 +477,12 @@ Test(kernels, ssymv_copy_engine_path_is_reproducible_bit_for_bit, .init = need_g
   const symv_routine r = SYMV_SSYMV;
   const int n = SYMV_PIPE_TMA_MIN_N + 11; /* odd: every column off a 16-byte boundary but one in four */
   const size_t E = (size_t)symv_routine_get(r)->elem_bytes;
-  void *A = malloc(E * n * n), *x = malloc(E * n), *y0 = malloc(E * n);
+  void *A, *x, *y0, *dA, *dx, *dy;
+  host_operands(r, n, &seed, &A, &x, &y0);
+  device_operands(E, n, A, x, &dA, &dx, &dy);
   _Alignas(16) unsigned char al[16], be[16];
   symv_scalar_set(r, al, 1.0, 0.0);
   symv_scalar_set(r, be, -0.25, 0.0);
-  symv_fill_random(r, A, (long)n * n, &seed);
-  symv_fill_random(r, x, n, &seed);
-  symv_fill_random(r, y0, n, &seed);
-  void *dA, *dx, *dy;
-  cr_assert_eq(cudaMalloc(&dA, E * n * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc(&dx, E * n), cudaSuccess);
-  cr_assert_eq(cudaMalloc(&dy, E * n), cudaSuccess);
-  cudaMemcpy(dA, A, E * n * n, cudaMemcpyHostToDevice);
-  cudaMemcpy(dx, x, E * n, cudaMemcpyHostToDevice);
   busy_gpu busy;
   busy_open(&busy, r, 4096);
   symv_workspace ws = {0};

@@ -56,31 +56,31 @@ static int launch(int method, int g, int t, int pdl)
   }
   return -1;
 }
+/* the first node's parameters (132 x 256 threads, SMEM bytes), or the second's (40 x 128, none) */
+static cudaKernelNodeParams node(int second)
+{
+  cudaKernelNodeParams kp; memset(&kp, 0, sizeof kp);
+  kp.func = (void *)K, kp.kernelParams = args;
+  kp.gridDim = dim3(second ? 40 : 132), kp.blockDim = dim3(second ? 128 : 256), kp.sharedMemBytes = second ? 0 : SMEM;
+  return kp;
+}
+/* graph ge's nodes nd[0 .. nn) given their parameters, then ge launched */
+static int set_and_launch(cudaGraphExec_t ge, const cudaGraphNode_t *nd, int nn)
+{
+  int r = 0;
+  for (int i = 0; i < nn; i++) {
+    const cudaKernelNodeParams kp = node(i);
+    r |= cudaGraphExecKernelNodeSetParams(ge, nd[i], &kp);
+  }
+  return r | cudaGraphLaunch(ge, S);
+}
 /* a call: two launches (pipe_det's shape) or one */
 static int call(int method, int two)
 {
-  if (method == 6) { /* graph with both nodes, params set each call */
-    cudaKernelNodeParams kp; memset(&kp, 0, sizeof kp);
-    kp.func = (void *)K; kp.gridDim = dim3(132); kp.blockDim = dim3(256); kp.kernelParams = args; kp.sharedMemBytes = SMEM;
-    int r = cudaGraphExecKernelNodeSetParams(GE, GN[0], &kp);
-    kp.gridDim = dim3(40); kp.blockDim = dim3(128); kp.sharedMemBytes = 0;
-    r |= cudaGraphExecKernelNodeSetParams(GE, GN[1], &kp);
-    return r | cudaGraphLaunch(GE, S);
-  }
-  if (method == 7) return cudaGraphLaunch(GE, S);
-  if (method == 8) { /* one node, params set each call */
-    cudaKernelNodeParams kp; memset(&kp, 0, sizeof kp);
-    kp.func = (void *)K; kp.gridDim = dim3(132); kp.blockDim = dim3(256); kp.kernelParams = args; kp.sharedMemBytes = SMEM;
-    return cudaGraphExecKernelNodeSetParams(GE1, GN1, &kp) | cudaGraphLaunch(GE1, S);
-  }
-  if (method == 9) { /* two nodes, programmatic edge, params set each call */
-    cudaKernelNodeParams kp; memset(&kp, 0, sizeof kp);
-    kp.func = (void *)K; kp.gridDim = dim3(132); kp.blockDim = dim3(256); kp.kernelParams = args; kp.sharedMemBytes = SMEM;
-    int r = cudaGraphExecKernelNodeSetParams(GEP, GNP[0], &kp);
-    kp.gridDim = dim3(40); kp.blockDim = dim3(128); kp.sharedMemBytes = 0;
-    r |= cudaGraphExecKernelNodeSetParams(GEP, GNP[1], &kp);
-    return r | cudaGraphLaunch(GEP, S);
-  }
+  if (method == 6) return set_and_launch(GE, GN, 2);   /* graph with both nodes, params set each call */
+  if (method == 7) return cudaGraphLaunch(GE, S);      /* as it is */
+  if (method == 8) return set_and_launch(GE1, &GN1, 1); /* one node */
+  if (method == 9) return set_and_launch(GEP, GNP, 2);  /* two nodes, programmatic edge */
   int r = launch(method, 132, 256, 1);
   if (two) r |= launch(method, 40, 128, 1);
   return r;
