@@ -38,7 +38,8 @@
  * list. The H100's: SSYMV's pipe and pipe_det candidates were timed before
  * pipe_det's L2 hints and the copy engine's path changed their code (456
  * of 468 compile to other PTX; `symvtune restamp --dry-run`); its other
- * routines are today's. No H100 has been lent since. */
+ * routines were swept before candidates' codes were recorded, so nothing
+ * says which code they were timed with. No H100 has been lent since. */
 static const char *const stale[] = {"sweep6-h100.db.xz", NULL};
 
 static int is_stale(const char *base)
