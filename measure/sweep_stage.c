@@ -7,6 +7,7 @@
 #include <string.h>
 #include "../db/db.h"
 #include "compile.h"
+#include "progress.h"
 #include "reference.h"
 #include "routine.h"
 #include "shard.h"
@@ -174,53 +175,63 @@ static int same_ptx(const symv_source_set *a, const symv_source_set *b, const sy
   return same;
 }
 
-int sweep_restamp(db *d, symv_routine ro, const symv_source_set *was, int cc_major, int cc_minor, int dry,
+int sweep_restamp(db *d, symv_routine ro, const symv_source_set *was, int cc_major, int cc_minor, int dry, int quiet,
                   sweep_restamp_counts *c, char *err, size_t errlen)
 {
   memset(c, 0, sizeof *c);
   db_kernel_code *k = NULL;
   size_t nk = 0;
   if (db_list_kernel_codes(d, ro, &k, &nk)) return SYMV_DB;
-  /* the PTX compared, by (old id, today's id): candidates of one point differ in MULTIPLICITY only */
+  /* today's id of each (empty: a point today's sources cannot name, not ours to judge), and the PTX
+   * compared, by (old id, today's id): candidates of one point differ in MULTIPLICITY only */
+  char (*today)[17] = calloc(nk ? nk : 1, sizeof *today);
   struct {
     char was[17], now[17];
     int same;
   } *memo = calloc(nk ? nk : 1, sizeof *memo);
-  if (!memo) {
-    free(k);
+  if (!memo || !today) {
+    free(memo), free(today), free(k);
     return SYMV_NO_MEMORY;
   }
+  long stale = 0;
+  for (size_t j = 0; j < nk; j++) {
+    if (symv_code_id(&k[j].p, today[j])) today[j][0] = 0, c->other++;
+    else if (!strcmp(today[j], k[j].code)) c->current++;
+    else stale++;
+  }
+  char label[32];
+  snprintf(label, sizeof label, "restamp %s", symv_routine_name(ro));
+  symv_progress prog;
+  symv_progress_start(&prog, label, stale, quiet || !stale);
   size_t nmemo = 0;
+  long looked = 0;
   int rc = 0;
   for (size_t j = 0; j < nk && !rc; j++) {
-    char today[17], then[17];
-    if (symv_code_id(&k[j].p, today)) { /* a point today's sources cannot name: not ours to judge */
-      c->other++;
-      continue;
-    }
-    if (!strcmp(today, k[j].code)) {
-      c->current++;
-      continue;
-    }
+    if (!today[j][0] || !strcmp(today[j], k[j].code)) continue; /* counted above */
+    char then[17];
     if (symv_code_id_in(was, &k[j].p, then) || strcmp(then, k[j].code)) {
       c->other++;
-      continue;
-    }
-    int same = -1;
-    for (size_t m = 0; m < nmemo && same < 0; m++)
-      if (!strcmp(memo[m].was, then) && !strcmp(memo[m].now, today)) same = memo[m].same;
-    if (same < 0) {
-      if ((same = same_ptx(was, symv_sources_embedded(), &k[j].p, cc_major, cc_minor, err, errlen)) < 0) {
-        rc = same;
-        break;
+    } else {
+      int same = -1;
+      for (size_t m = 0; m < nmemo && same < 0; m++)
+        if (!strcmp(memo[m].was, then) && !strcmp(memo[m].now, today[j])) same = memo[m].same;
+      if (same < 0) {
+        if ((same = same_ptx(was, symv_sources_embedded(), &k[j].p, cc_major, cc_minor, err, errlen)) < 0) {
+          rc = same;
+          break;
+        }
+        memcpy(memo[nmemo].was, then, 17), memcpy(memo[nmemo].now, today[j], 17), memo[nmemo++].same = same;
       }
-      memcpy(memo[nmemo].was, then, 17), memcpy(memo[nmemo].now, today, 17), memo[nmemo++].same = same;
+      if (!same) c->changed++;
+      else if (!dry && db_put_kernel_code(d, k[j].candidate_id, today[j])) rc = SYMV_DB;
+      else c->restamped++;
     }
-    if (!same) c->changed++;
-    else if (!dry && db_put_kernel_code(d, k[j].candidate_id, today)) rc = SYMV_DB;
-    else c->restamped++;
+    char note[64];
+    snprintf(note, sizeof note, "%ld the same, %ld changed", c->restamped, c->changed);
+    symv_progress_update(&prog, ++looked, note);
   }
-  free(memo), free(k);
+  if (!rc) symv_progress_finish(&prog);
+  free(today), free(memo), free(k);
   return rc;
 }
 

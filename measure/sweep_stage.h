@@ -87,10 +87,12 @@ typedef struct {
  *  (symv_compile_ptx_in) and, where the two are byte for byte the same,
  *  records today's id (db_put_kernel_code), unless dry. Points of one
  *  kernel (MULTIPLICITY apart) are compiled once. In the caller's
- *  transaction. Counts into *c. Errors: SYMV_DB (db_errmsg says why), a
- *  compilation's status (SYMV_COMPILE, SYMV_NO_MEMORY, ...; err names the
- *  point and gives NVRTC's log), SYMV_NO_MEMORY. */
-int sweep_restamp(db *d, symv_routine ro, const symv_source_set *was, int cc_major, int cc_minor, int dry,
+ *  transaction. Counts into *c. Progress over the candidates not of
+ *  today's code on standard error ("restamp ROUTINE", core/progress.h)
+ *  unless quiet. Errors: SYMV_DB (db_errmsg says why), a compilation's
+ *  status (SYMV_COMPILE, SYMV_NO_MEMORY, ...; err names the point and
+ *  gives NVRTC's log), SYMV_NO_MEMORY. */
+int sweep_restamp(db *d, symv_routine ro, const symv_source_set *was, int cc_major, int cc_minor, int dry, int quiet,
                   sweep_restamp_counts *c, char *err, size_t errlen);
 
 /** sweep_stage_baselines: sweep_baselines_each at the sweep stage's sizes

@@ -32,7 +32,7 @@
 
 static void help(void)
 {
-  puts("Usage: symvtune restamp --db FILE --was DIR [--routine LIST] [--dry-run]\n"
+  puts("Usage: symvtune restamp --db FILE --was DIR [--routine LIST] [--dry-run] [--quiet]\n"
        "After an edit to the kernel sources, keeps the timings of the candidates whose code the\n"
        "edit did not change. The database records beside each candidate the identity of the\n"
        "kernel sources it was measured with (a hash of its kernel file and the headers that file\n"
@@ -49,29 +49,34 @@ static void help(void)
        "                 `git worktree add /tmp/old REV`, then /tmp/old/kernels)\n"
        "  --routine LIST routines, comma-separated, or all (" SYMV_ROUTINE_NAMES "; default all)\n"
        "  --dry-run      say what would be recorded; change nothing\n"
+       "  --quiet        no progress output\n"
        "  --help         this text\n"
        "It prints one line per routine: the candidates already of today's sources, those\n"
        "restamped (the same PTX), those whose code changed, and those whose recorded sources are\n"
-       "neither DIR's nor today's.\n"
+       "neither DIR's nor today's; or that it has no candidate with a recorded code (not swept\n"
+       "in this database, or swept before the codes were recorded). While it compiles, a\n"
+       "progress line per routine on standard error (--quiet: none).\n"
        "Exit status: 0, 2 usage, 4 error (DIR unreadable, a compilation that fails, a database\n"
        "error; nothing changed). Candidates whose code changed are not an error.");
 }
 
 static int run(int argc, char **argv)
 {
-  enum { OPT_WAS = 1, OPT_DRY };
+  enum { OPT_WAS = 1, OPT_DRY, OPT_QUIET };
   static const struct option opts[] = {{"db", required_argument, 0, CLI_DB},
                                        {"was", required_argument, 0, OPT_WAS},
                                        {"routine", required_argument, 0, CLI_ROUTINES},
                                        {"dry-run", no_argument, 0, OPT_DRY},
+                                       {"quiet", no_argument, 0, OPT_QUIET},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   cli_opts o = {.cmd = "restamp", .options = opts, .help = help, .need_db = 1};
   const char *was = NULL;
-  int dry = 0, c, named = 0;
+  int dry = 0, quiet = 0, c, named = 0;
   while ((c = cli_getopt(&o, argc, argv))) {
     if (c == OPT_WAS) was = optarg;
     else if (c == OPT_DRY) dry = 1;
+    else if (c == OPT_QUIET) quiet = 1;
   }
   if (o.status != CLI_GO_ON) return o.status;
   if (!was || !*was) return cli_usage_error("restamp", "--was DIR is required (the kernels/ the database was swept with)");
@@ -106,14 +111,19 @@ static int run(int argc, char **argv)
     const symv_routine ro = symv_routine_order(i);
     if (named && !o.routines[ro]) continue;
     sweep_restamp_counts n;
-    rc = sweep_restamp(d, ro, &old, dev.cc_major, dev.cc_minor, dry, &n, err, sizeof err);
+    rc = sweep_restamp(d, ro, &old, dev.cc_major, dev.cc_minor, dry, quiet, &n, err, sizeof err);
     if (rc == SYMV_DB) goto db_error;
     if (rc) {
       fprintf(stderr, "symvtune restamp: %s; nothing changed\n", rc == SYMV_NO_MEMORY && !*err ? "out of memory" : err);
       status = SYMV_EXIT_ERROR;
-    } else if (n.current + n.restamped + n.changed + n.other)
+    } else if (n.current + n.restamped + n.changed + n.other) {
       printf("%s: %ld of today's sources, %ld %srestamped (the same PTX), %ld changed, %ld of other sources\n",
              symv_routine_name(ro), n.current, n.restamped, dry ? "to be " : "", n.changed, n.other);
+    } else {
+      printf("%s: no candidate with a recorded code (not swept in this database, or swept before the codes "
+             "were recorded): nothing to restamp\n",
+             symv_routine_name(ro));
+    }
   }
   if (status != SYMV_EXIT_OK) {
     if (began) db_rollback(d);

@@ -135,10 +135,16 @@ static void code_of(const char *path, long long id, char out[17])
   db_close(d);
 }
 
-static int restamp(const char *db_path, const char *was, int dry, char **text)
+/* symvtune restamp --db db_path --was was [--dry-run] [--quiet]: its exit
+ * status, standard output and error in *text */
+static int restamp(const char *db_path, const char *was, int dry, int quiet, char **text)
 {
-  char *av[] = {"restamp", "--db", (char *)db_path, "--was", (char *)was, dry ? "--dry-run" : NULL, NULL};
-  return test_run_in_process(cmd_restamp_entry.run, dry ? 6 : 5, av, dir, text, text);
+  char *av[8] = {"restamp", "--db", (char *)db_path, "--was", (char *)was};
+  int ac = 5;
+  if (dry) av[ac++] = "--dry-run";
+  if (quiet) av[ac++] = "--quiet";
+  av[ac] = NULL;
+  return test_run_in_process(cmd_restamp_entry.run, ac, av, dir, text, text);
 }
 
 /* A database swept before two edits of kernels/symv_pipe.cuh: a comment
@@ -149,7 +155,9 @@ static int restamp(const char *db_path, const char *was, int dry, char **text)
  * of internal linkage, whose PTX names NVRTC keeps across the edit), leaves the atomic candidate (already
  * today's) and one of unknown sources as they are, changes nothing with
  * --dry-run; --was the restaged sources finds SSYMV's candidate changed and
- * leaves it to be swept again. */
+ * leaves it to be swept again. Each routine with codes to look at gets a
+ * progress line (none with --quiet); one without recorded codes, a line
+ * that says so. */
 Test(restamp, keeps_the_timings_whose_code_is_the_same_and_only_those, .timeout = 300)
 {
   char comment[1024], staged[1024], path[1024];
@@ -185,16 +193,18 @@ Test(restamp, keeps_the_timings_whose_code_is_the_same_and_only_those, .timeout 
   cr_assert_eq(db_close(d), 0);
 
   char *text = NULL;
-  cr_assert_eq(restamp(path, comment, 1, &text), 0, "%s", text);
+  cr_assert_eq(restamp(path, comment, 1, 0, &text), 0, "%s", text);
   cr_expect_neq(strstr(text, "dsymv: 1 of today's sources, 4 to be restamped (the same PTX), 0 changed, 1 of other"), NULL,
                 "%s", text);
   cr_expect_neq(strstr(text, "ssymv: 0 of today's sources, 0 to be restamped (the same PTX), 0 changed, 1 of other"),
                 NULL, "%s", text);
+  cr_expect_neq(strstr(text, "restamp dsymv: 5/5 done"), NULL, "no progress over DSYMV's five other codes: %s", text);
+  cr_expect_neq(strstr(text, "zhemv: no candidate with a recorded code"), NULL, "%s", text);
   free(text);
   code_of(path, i_dp, got);
   cr_expect_str_eq(got, c_dp, "--dry-run changed the database");
 
-  cr_assert_eq(restamp(path, comment, 0, &text), 0, "%s", text);
+  cr_assert_eq(restamp(path, comment, 0, 0, &text), 0, "%s", text);
   cr_expect_neq(strstr(text, "dsymv: 1 of today's sources, 4 restamped (the same PTX), 0 changed, 1 of other"), NULL,
                 "%s", text);
   free(text);
@@ -207,9 +217,10 @@ Test(restamp, keeps_the_timings_whose_code_is_the_same_and_only_those, .timeout 
   code_of(path, i_x, got);
   cr_expect_str_eq(got, "0123456789abcdef", "a code of unknown sources was replaced");
 
-  cr_assert_eq(restamp(path, staged, 0, &text), 0, "%s", text);
+  cr_assert_eq(restamp(path, staged, 0, 1, &text), 0, "%s", text);
   cr_expect_neq(strstr(text, "ssymv: 0 of today's sources, 0 restamped (the same PTX), 1 changed, 0 of other"), NULL,
                 "%s", text);
+  cr_expect_eq(strstr(text, "restamp ssymv:"), NULL, "progress with --quiet: %s", text);
   cr_expect_neq(strstr(text, "dsymv: 5 of today's sources, 0 restamped"), NULL, "%s", text);
   free(text);
   code_of(path, i_sp, got);
