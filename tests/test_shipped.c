@@ -120,8 +120,10 @@ static long long missing_points(sqlite3 *s, symv_routine r)
 
 /* Per routine, the candidates that database s records as measured with
  * kernel sources other than this tree's (table kernel_code against
- * symv_code_id), as lines of *lacks. A database without the table (swept
- * before it) records nothing and lacks nothing here. */
+ * symv_code_id), and those it records no code for (swept before codes
+ * were recorded: what they were timed with is unknown), as lines of
+ * *lacks. A database without the table (swept before it) records nothing
+ * and lacks nothing here. */
 static void stale_codes(sqlite3 *s, char **lacks, size_t *len)
 {
   if (!sql_int(s, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'kernel_code'", NULL)) return;
@@ -144,10 +146,19 @@ static void stale_codes(sqlite3 *s, char **lacks, size_t *len)
   }
   sqlite3_finalize(st);
   cr_log_info("%lld candidates with their kernel code recorded", recorded);
-  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++)
+  for (int r = 0; r < SYMV_ROUTINE_COUNT; r++) {
+    const char *name = symv_routine_name((symv_routine)r);
     if (stale[r])
       lack(lacks, len, "%s: %lld candidates measured with kernel sources other than this tree's (sweep it again: "
-           "doc/design.md)", symv_routine_name((symv_routine)r), stale[r]);
+           "doc/design.md)", name, stale[r]);
+    const long long unknown = sql_int(s,
+                                      "SELECT count(*) FROM candidate c LEFT JOIN kernel_code k ON k.candidate_id = c.id "
+                                      "WHERE c.routine = ?1 AND c.status != 'pending' AND k.code IS NULL",
+                                      name);
+    if (unknown)
+      lack(lacks, len, "%s: %lld candidates without the code they were measured with (swept before codes were "
+           "recorded)", name, unknown);
+  }
 }
 
 /* The kernels the rules of the database at `path` name whose code, as this
