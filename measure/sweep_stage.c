@@ -230,7 +230,7 @@ int sweep_restamp(db *d, symv_routine ro, const symv_source_set *was, int cc_maj
     snprintf(note, sizeof note, "%ld the same, %ld changed", c->restamped, c->changed);
     symv_progress_update(&prog, ++looked, note);
   }
-  if (!rc) symv_progress_finish(&prog);
+  symv_progress_finish(&prog); /* on an error too: the line ends before the caller says why */
   free(today), free(memo), free(k);
   return rc;
 }
