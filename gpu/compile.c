@@ -18,12 +18,15 @@
 #include "routine.h"
 #include "symv_error.h"
 
-const char *symv_source_text(const char *name)
+/* The text of file `name` in the set, or NULL. */
+static const char *set_text(const symv_source *set, int nset, const char *name)
 {
-  for (int i = 0; i < symv_nsources; i++)
-    if (strcmp(symv_sources[i].name, name) == 0) return symv_sources[i].text;
+  for (int i = 0; i < nset; i++)
+    if (strcmp(set[i].name, name) == 0) return set[i].text;
   return NULL;
 }
+
+const char *symv_source_text(const char *name) { return set_text(symv_sources, symv_nsources, name); }
 
 int symv_compile_defines(const symv_params *p, char *buf, size_t len, const char **source)
 {
@@ -196,14 +199,6 @@ static void code_hash_file(const symv_source *set, int nset, const char *name, u
     inc[end - q - 1] = 0;
     code_hash_file(set, nset, inc, seen, h);
   }
-}
-
-/* The text of file `name` in the set, or NULL. */
-static const char *set_text(const symv_source *set, int nset, const char *name)
-{
-  for (int i = 0; i < nset; i++)
-    if (strcmp(set[i].name, name) == 0) return set[i].text;
-  return NULL;
 }
 
 /* symv_code_id of p over the set: the files' part (or, with memo, its
