@@ -716,14 +716,11 @@ Test(kernels, pipe_fx_grid_is_right_when_blocks_wait_to_start, .init = need_gpu,
       const int F = (nb + symv_fx_grid_chunk(nb, 256, G) - 1) / symv_fx_grid_chunk(nb, 256, G);
       cr_assert_gt(F - 2, k.occupancy, "F = %d chunks: too few for blocks to be still to start", F);
       const size_t E = (size_t)symv_routine_get(ro)->elem_bytes;
-      void *A = malloc(E * n * n), *x = malloc(E * n), *y0 = malloc(E * n), *y = malloc(E * n),
-           *yref = malloc(E * n);
+      void *A, *x, *y0, *y = malloc(E * n), *yref = malloc(E * n);
+      host_operands(ro, n, &seed, &A, &x, &y0);
       _Alignas(16) unsigned char sc[32];
       symv_scalar_set(ro, sc, 1.25, 0.5);
       symv_scalar_set(ro, sc + E, 0.75, -0.25);
-      symv_fill_random(ro, A, (long)n * n, &seed);
-      symv_fill_random(ro, x, n, &seed);
-      symv_fill_random(ro, y0, n, &seed);
       memcpy(yref, y0, E * n);
       symv_ref(ro, uplo, n, sc, A, n, x, 1, sc + E, yref, 1);
       void *dA, *dx, *dy;
