@@ -151,7 +151,7 @@ badpipedet_mx6 pipe_det symv_pipe_det.cu dsymv 256 64 6
 badpipedet_ux2 pipe_det symv_pipe_det.cu zhemv 256 2 0
 badpipe_ux64 pipe symv_pipe.cu dsymv 64 64 0
 badpipedet_ux64 pipe_det symv_pipe_det.cu zsymv 64 64 1
-badpipefx_mx6 pipe symv_pipe_fx.cu dsymv 256 64 6
+badpipefx_mx9 pipe symv_pipe_fx.cu dsymv 256 64 9
 badpipefx_ux2 pipe symv_pipe_fx.cu csymv 256 2 0
 badpanel_ux3 panel symv_panel.cu chemv 128 3 0
 badpanel_mx4 panel symv_panel.cu zsymv 128 2 4
