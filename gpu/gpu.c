@@ -117,13 +117,14 @@ long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_s
   return -1;
 }
 
-/* What symv_kernel_load does once the entry point fn (a cudaKernel_t) of
- * candidate p is known: k gets it with its dynamic shared memory
- * (symv_pipe_smem, plus padding) sized for MULTIPLICITY in the smallest
- * carveout that holds it (symv_dyn_smem_for), set on fn, and the occupancy
- * checked. k->lib is left as it is. Errors as symv_kernel_load. */
-static int kernel_prepare(const symv_params *p, const void *fn, const symv_device_info *d, symv_kernel *k, char *err,
-                          size_t errlen)
+/* What symv_kernel_load does once an entry point fn (a cudaKernel_t) of
+ * candidate p is known: k gets it with its dynamic shared memory (`need`
+ * bytes for the pipeline, symv_pipe_smem_of, plus padding) sized for
+ * MULTIPLICITY in the smallest carveout that holds it (symv_dyn_smem_for),
+ * set on fn, and the occupancy checked. k->lib is left as it is. Errors as
+ * symv_kernel_load. */
+static int kernel_prepare(const symv_params *p, const void *fn, long need, const symv_device_info *d, symv_kernel *k,
+                          char *err, size_t errlen)
 {
   k->p = *p;
   k->fn = (cudaKernel_t)fn;
@@ -140,8 +141,7 @@ static int kernel_prepare(const symv_params *p, const void *fn, const symv_devic
              p->block_size, fa.maxThreadsPerBlock, k->regs);
     return SYMV_RESOURCES;
   }
-  int carveout = 100;
-  const long need = symv_pipe_smem(p); /* the pipeline's stages; padding comes on top */
+  int carveout = 100; /* need: the pipeline's stages; padding comes on top */
   long dyn = symv_dyn_smem_for(d, p->multiplicity, k->static_smem + (int)need, 0, &carveout);
   if (dyn < 0) {
     snprintf(err, errlen,
@@ -194,7 +194,22 @@ int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_devic
     symv_kernel_unload(k);
     return SYMV_CUDA;
   }
-  int rc = kernel_prepare(p, (const void *)fn, d, k, err, errlen);
+  int rc = kernel_prepare(p, (const void *)fn, symv_pipe_smem_of(p, 0), d, k, err, errlen);
+  if (!rc && symv_pipe_runs(p) && d->cc_major >= 9) { /* the copy-engine entry, checked as the first */
+    char name[sizeof c->name + 8], why[512];
+    snprintf(name, sizeof name, "%s_runs", c->name);
+    symv_kernel r;
+    memset(&r, 0, sizeof r);
+    if ((e = cudaLibraryGetKernel(&fn, k->lib, name)) != cudaSuccess) {
+      cuda_fail("cudaLibraryGetKernel", e, 0);
+      snprintf(err, errlen, "%s (entry point %s)", last_error, name);
+      rc = SYMV_CUDA;
+    } else if ((rc = kernel_prepare(p, (const void *)fn, symv_pipe_smem_of(p, 1), d, &r, why, sizeof why))) {
+      snprintf(err, errlen, "entry point %s: %s", name, why);
+    } else {
+      k->fn_runs = r.fn, k->dyn_smem_runs = r.dyn_smem, k->regs_runs = r.regs;
+    }
+  }
   if (rc) symv_kernel_unload(k);
   return rc;
 }
@@ -203,7 +218,7 @@ void symv_kernel_unload(symv_kernel *k)
 {
   if (k->lib) cudaLibraryUnload(k->lib);
   k->lib = NULL;
-  k->fn = NULL;
+  k->fn = k->fn_runs = NULL;
 }
 
 /* The work items the blocks of a pipe or pipe_det candidate p share at
@@ -249,20 +264,22 @@ int symv_pipe_fx_fits(const symv_params *p, int n, int sm_count)
   return (n + (long)p->ux - 1) / p->ux + G <= SYMV_FX_TERMS_MAX;
 }
 
-long symv_pipe_smem(const symv_params *p)
+long symv_pipe_smem_of(const symv_params *p, int runs)
 {
   if (!symv_family_pipelined(p->family)) return 0;
   const int cg = p->block_size / 64, cpt = cg > 0 ? p->ux / cg : 0; /* columns per thread */
   const int eb = symv_routine_get(p->routine)->elem_bytes;
-  /* room for the copy engine's runs, SYMV_PIPE_RUN_FLOATS floats a column (symv_pipe_runs) */
-  const long stage = symv_pipe_runs(p) ? (long)SYMV_PIPE_RUN_FLOATS * p->ux + p->block_size
-                                       : (long)(cpt + 1) * p->block_size;
+  /* the copy engine's entry: room for its runs, SYMV_PIPE_RUN_FLOATS floats a column */
+  const long stage = runs && symv_pipe_runs(p) ? (long)SYMV_PIPE_RUN_FLOATS * p->ux + p->block_size
+                                               : (long)(cpt + 1) * p->block_size;
   return (long)symv_pipe_stages(p->mx) * stage * eb;
 }
 
+long symv_pipe_smem(const symv_params *p) { return symv_pipe_smem_of(p, 1); }
+
 int symv_pipe_runs(const symv_params *p)
 {
-  return (p->family == SYMV_FAMILY_PIPE_DET || p->family == SYMV_FAMILY_PIPE_FX) &&
+  return symv_family_pipelined(p->family) &&
          symv_pipe_rows_per_thread(symv_routine_get(p->routine)->elem_bytes, p->block_size, p->ux) == 4;
 }
 
@@ -412,7 +429,8 @@ int symv_tile_groups(int n, int ux, int block_size)
   return g < 1 ? 1 : g;
 }
 
-/* Launches k's grid g on `stream` with args: blocks of `threads` threads
+/* Launches k's entry point fn (k->fn, or k->fn_runs) in grid g on
+ * `stream` with args: blocks of `threads` threads
  * (k's BLOCK_SIZE but for pipe_det's phase 1) and `smem` bytes
  * of dynamic shared memory (k->dyn_smem but where a kernel's phase needs
  * none), and, where `early` and the GPU has it (k->pdl), programmatic
@@ -425,8 +443,8 @@ int symv_tile_groups(int n, int ux, int block_size)
  * (a cudaGetLastError there costs 0.3 us of host time a call, a tenth of a
  * launch-bound call's, and would report, and clear, an error of the
  * program's own). */
-static int launch_grid(const symv_kernel *k, dim3 g, int threads, size_t smem, cudaStream_t stream, void **args,
-                       const char *what, int early)
+static int launch_grid(const symv_kernel *k, cudaKernel_t fn, dim3 g, int threads, size_t smem, cudaStream_t stream,
+                       void **args, const char *what, int early)
 {
   cudaLaunchConfig_t cfg;
   cudaLaunchAttribute attr;
@@ -436,7 +454,7 @@ static int launch_grid(const symv_kernel *k, dim3 g, int threads, size_t smem, c
   attr.val.programmaticStreamSerializationAllowed = 1;
   cfg.gridDim = g, cfg.blockDim = dim3_make((unsigned)threads), cfg.dynamicSmemBytes = smem;
   cfg.stream = stream, cfg.attrs = &attr, cfg.numAttrs = k->pdl && early ? 1 : 0;
-  cudaError_t e = cudaLaunchKernelExC(&cfg, (const void *)k->fn, args);
+  cudaError_t e = cudaLaunchKernelExC(&cfg, (const void *)fn, args);
   if (e == cudaSuccess) return 0;
   cudaGetLastError();
   return cuda_fail(what, e, SYMV_LAUNCH);
@@ -541,7 +559,11 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;
-  if ((rc = launch_grid(k, g3, k->p.block_size, k->dyn_smem, stream, args, "cudaLaunchKernelExC", 1))) return rc;
+  /* the copy-engine entry where A's columns are not 16-byte aligned and n is large (symv_pipe_tma_at) */
+  const int runs = k->fn_runs && symv_pipe_tma_at(n, rs, cs, (unsigned long long)(uintptr_t)A0);
+  if ((rc = launch_grid(k, runs ? k->fn_runs : k->fn, g3, k->p.block_size, runs ? k->dyn_smem_runs : k->dyn_smem,
+                        stream, args, "cudaLaunchKernelExC", 1)))
+    return rc;
   if (k->p.family == SYMV_FAMILY_PIPE) ws->gate_target = target; /* its chunks will all be counted */
   if (k->p.family == SYMV_FAMILY_PIPE_DET && !(!scalars_on_device && symv_scalar_is_zero(r, a))) {
     /* phase 1: small blocks (symv_pdet_p1_threads, kernels/symv_pipe.h) of
@@ -551,8 +573,9 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
      * alpha = 0 (known here): phase 0 scaled y, nothing to add. */
     const int rows = symv_pdet_p1_rows(k->p.block_size);
     det_phase = 1;
-    if ((rc = launch_grid(k, dim3_make((unsigned)((n + rows - 1) / rows)), symv_pdet_p1_threads(k->p.block_size), 0,
-                          stream, args, "cudaLaunchKernelExC(phase 1)", symv_pdet_phase1_pdl(k->p.multiplicity, n))))
+    if ((rc = launch_grid(k, k->fn, dim3_make((unsigned)((n + rows - 1) / rows)), symv_pdet_p1_threads(k->p.block_size),
+                          0, stream, args, "cudaLaunchKernelExC(phase 1)",
+                          symv_pdet_phase1_pdl(k->p.multiplicity, n))))
       return rc;
   }
   return 0;
@@ -590,6 +613,6 @@ int symv_floor_launch(const symv_kernel *k, cudaStream_t stream, int n, const vo
   if (grid < 1) return SYMV_INVALID_VALUE;
   long long ld = lda;
   void *args[] = {&n, &A, &ld, &out};
-  return launch_grid(k, dim3_make((unsigned)grid), k->p.block_size, k->dyn_smem, stream, args,
+  return launch_grid(k, k->fn, dim3_make((unsigned)grid), k->p.block_size, k->dyn_smem, stream, args,
                      "cudaLaunchKernelExC(floor)", 1);
 }

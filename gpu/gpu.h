@@ -56,6 +56,9 @@ typedef struct {
   cudaLibrary_t lib;      /* loaded CUBIN */
   cudaKernel_t fn;        /* its entry point */
   size_t dyn_smem;        /* dynamic shared memory per block enforcing MULTIPLICITY, bytes */
+  cudaKernel_t fn_runs;   /* its copy-engine entry point (symv_pipe_runs, compute capability 9.0 on), or NULL */
+  size_t dyn_smem_runs;   /* fn_runs's dynamic shared memory, bytes (0 without it) */
+  int regs_runs;          /* fn_runs's registers per thread (0 without it) */
   int carveout_pct;       /* shared-memory carveout it asks for, % of the SM's shared memory */
   int static_smem;        /* static shared memory per block, bytes */
   int regs;               /* registers per thread */
@@ -112,24 +115,31 @@ long symv_pipe_fx_words(symv_routine r, int n);
  *  more than BLOCK_SIZE, else 0. */
 int symv_pipe_fx_fits(const symv_params *p, int n, int sm_count);
 
-/** symv_pipe_smem: the dynamic shared memory the pipe, pipe_det and
- *  pipe_fx kernels need for their pipeline (symv_pipe_stages(MX) = MX mod 3 + 2 stages of (CPT + 1) x BLOCK_SIZE
- *  elements of the candidate's routine, CPT = UX / (BLOCK_SIZE/64) columns
- *  per thread; where symv_pipe_runs, SYMV_PIPE_RUN_FLOATS x UX + BLOCK_SIZE
- *  floats a stage), bytes; 0 for the other families, whose dynamic shared
- *  memory only pads for MULTIPLICITY. */
+/** symv_pipe_smem_of: the dynamic shared memory the pipe, pipe_det and
+ *  pipe_fx kernels need for their pipeline, bytes: symv_pipe_stages(MX) =
+ *  MX mod 3 + 2 stages of (CPT + 1) x BLOCK_SIZE elements of the
+ *  candidate's routine (CPT = UX / (BLOCK_SIZE/64) columns per thread);
+ *  for the copy-engine entry (runs nonzero, where symv_pipe_runs)
+ *  SYMV_PIPE_RUN_FLOATS x UX + BLOCK_SIZE floats a stage. 0 for the other
+ *  families, whose dynamic shared memory only pads for MULTIPLICITY. */
+long symv_pipe_smem_of(const symv_params *p, int runs);
+
+/** symv_pipe_smem: the most of symv_pipe_smem_of over p's entry points
+ *  (the copy-engine entry's where symv_pipe_runs), bytes: what the static
+ *  filter must find room for. */
 long symv_pipe_smem(const symv_params *p);
 
-/** symv_pipe_runs: 1 if candidate p's kernel can bring A's columns by the
- *  copy engine (SYMV_PIPE_RUNS, kernels/symv_pipe.cuh: where they are not
- *  16-byte aligned, from n = SYMV_PIPE_TMA_MIN_N, compute capability 9.0
- *  on), its stages sized for the runs and 8 bytes of static shared memory
- *  a stage for their mbarriers: pipe_det and pipe_fx at four rows a thread
- *  (SSYMV). The pipe family copies by cp.async alone: on the H200 its
- *  kernels with the runs were 5-14% slower where the copy engine did not
- *  run (n < 8000), from the code of a kernel that holds both paths (more
- *  registers and instructions; doc/results.md, "Why pipe with the copy
- *  engine's runs is slower where they do not run"). */
+/** symv_pipe_runs: 1 if candidate p's kernel has a second entry point that
+ *  brings A's columns by the copy engine (kernels/symv_pipe.cuh), built
+ *  for compute capability 9.0 and later and launched where
+ *  symv_pipe_tma_at holds (A's columns not 16-byte aligned, from n =
+ *  SYMV_PIPE_TMA_MIN_N): the pipe families at four rows a thread (SSYMV).
+ *  That entry's stages are sized for the runs and it has 8 bytes of static
+ *  shared memory a stage for their mbarriers. Two entries rather than one
+ *  kernel holding both paths: such a kernel's code was 5-14% slower where
+ *  the copy engine did not run (more registers and instructions;
+ *  doc/results.md, "Why pipe with the copy engine's runs is slower where
+ *  they do not run"). */
 int symv_pipe_runs(const symv_params *p);
 
 /** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at
@@ -151,9 +161,13 @@ long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_s
 /** symv_kernel_load: loads compiled code `c` of candidate `p` on the current
  *  device, sizes its dynamic shared memory for MULTIPLICITY, and checks with
  *  cudaOccupancyMaxActiveBlocksPerMultiprocessor that exactly MULTIPLICITY
- *  blocks fit. Errors: SYMV_RESOURCES (shared memory cannot give that
- *  MULTIPLICITY), SYMV_OCCUPANCY (registers or threads make the real
- *  occupancy differ), SYMV_CUDA; `err` says why with the numbers. */
+ *  blocks fit; where symv_pipe_runs and the device is of compute
+ *  capability 9.0 or later, the same for the copy-engine entry point
+ *  (c->name followed by _runs) into k->fn_runs. Errors: SYMV_RESOURCES
+ *  (shared memory cannot give that MULTIPLICITY), SYMV_OCCUPANCY
+ *  (registers or threads make the real occupancy differ), SYMV_CUDA (an
+ *  entry point missing among them); `err` says why with the numbers, and
+ *  which entry. */
 int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_device_info *d,
                      symv_kernel *k, char *err, size_t errlen);
 
@@ -248,7 +262,9 @@ int symv_check_args(char uplo, int n, int lda, int incx, int incy);
  *  read. HEMV: the imaginary part of A's diagonal is not read. Asynchronous:
  *  one launch, two for pipe_det (its phase 0 streams A into partial sums,
  *  its phase 1 sums them in a fixed order and writes y; alpha = 0 in host
- *  pointer mode: phase 0 alone).
+ *  pointer mode: phase 0 alone). The first launch is of k->fn_runs where
+ *  k has it and symv_pipe_tma_at holds for uplo L, n, lda and A, else of
+ *  k->fn (pipe_det's phase 1 always of k->fn).
  *  pipe_fx refuses (SYMV_INVALID_VALUE, the reason in
  *  symv_cuda_error_text) sizes where symv_pipe_fx_fits fails.
  *  On compute capability 9.0 and later the kernel is launched with

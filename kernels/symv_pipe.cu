@@ -61,8 +61,10 @@
  * columns (a power of two, BLOCK_SIZE/64..BLOCK_SIZE/2, at most 128: 1 <= CPT <= 32); MX = pipeline
  * stages - 2 (0..2); MULTIPLICITY blocks per SM = the grid's blocks per SM.
  * Dynamic shared memory: S x (CPT + 1) x BLOCK_SIZE elements, i.e. that
- * many times sizeof(symv_t) bytes (4, 8 or 16 by routine; symv_pipe_smem,
- * gpu/gpu.c). Workspace: gate, 1 + G words (the count, then a claim for
+ * many times sizeof(symv_t) bytes (4, 8 or 16 by routine;
+ * symv_pipe_smem_of, gpu/gpu.c); SSYMV's copy-engine entry (four rows a
+ * thread, symv_pipe.cuh) S x (SYMV_PIPE_RUN_FLOATS x UX + BLOCK_SIZE)
+ * floats. Workspace: gate, 1 + G words (the count, then a claim for
  * each of C <= G chunks; unsigned long long whatever the routine).
  * Summation order varies from run to run (atomics).
  *
@@ -73,17 +75,20 @@
  */
 #include "symv_common.cuh"
 #include "symv_pipe.h"
-#define SYMV_PIPE_NO_TMA /* element and 16-byte copies only (symv_pipe.cuh) */
 #include "symv_pipe.cuh"
 #include "symv_gate.cuh"
 
-extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
-                 const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
-                 symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
-                 symv_ull *gate, symv_ull target, int ntiles)
+#define SYMV_PIPE_PARAMS                                                                                     \
+  (int n, const symv_t *__restrict__ A, int rs, symv_ll cs, const symv_t *__restrict__ x, symv_ll incx, symv_t *y, \
+   symv_ll incy, symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta, symv_ull *gate,            \
+   symv_ull target, int ntiles)
+#if SYMV_PIPE_TMA /* two entry points (symv_pipe.cuh): the body, symv_runs its template parameter */
+template <bool symv_runs> static __device__ __forceinline__ void symv_pipe_run SYMV_PIPE_PARAMS
+#else
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_PIPE_PARAMS
+#endif
 {
-  extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[]; /* S stages x SYMV_PIPE_STAGE elements */
+  extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[]; /* S stages x SYMV_PIPE_STAGE_OF(symv_runs) elements */
   __shared__ symv_t rsum[SYMV_PIPE_RSUM_ROWS][64];
   __shared__ symv_t csum[SYMV_PIPE_CSUM_ROWS][SYMV_PIPE_CPT];
   const int t = threadIdx.x, r = t & 63, cg = t >> 6, lane = t & 31, w = t >> 5;
@@ -97,10 +102,11 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   if (work) symv_pipe_tile(t0, nb, ns, I, J);
   int iI = I, iJ = J; /* the next tile to issue */
   auto issue = [&](int stage) {
-    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, stage, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE_OF(symv_runs), stage, iI, iJ, t, nb, n, A, rs, cs, x,
+                    incx, symv_runs);
   };
-  const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n);
-  symv_pipe_bar_init();
+  const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n, symv_runs);
+  if (symv_runs) symv_pipe_bar_init();
   if (work) {
 #pragma unroll
     for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
@@ -146,7 +152,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
     symv_pipe_wait<SYMV_PIPE_S - 1>(k - t0, src.tma);
-    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
+    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE_OF(symv_runs);
     const int i = I * 64 + r, j0 = J * UX + cg * SYMV_PIPE_CPT;
     if (J != curJ) {
       if (t < UX && curJ * UX + t < n) /* the last strip's column sums (the gate opened at its first tile) */
@@ -191,3 +197,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   if (t < UX && curJ * UX + t < n) /* the last strip's column sums */
     symv_atomic_add(y + (symv_ll)(curJ * UX + t) * incy, symv_mul(alpha, cacc));
 }
+#if SYMV_PIPE_TMA
+SYMV_PIPE_ENTRIES(symv_pipe_run, SYMV_PIPE_PARAMS,
+                  (n, A, rs, cs, x, incx, y, incy, alpha, beta, dalpha, dbeta, gate, target, ntiles))
+#endif

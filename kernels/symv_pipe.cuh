@@ -5,9 +5,10 @@
  * deterministic): their parameters'
  * constraints and derived sizes (column groups, columns per thread,
  * pipeline stages), the tile numbering, the cp.async copies that stream
- * tiles of 64 rows x UX columns into shared memory (for SSYMV's pipe_det
- * and pipe_fx where A's columns are not 16-byte aligned and n >=
- * SYMV_PIPE_TMA_MIN_N, the copy engine's runs of whole columns instead),
+ * tiles of 64 rows x UX columns into shared memory (for SSYMV, in a
+ * second entry point the host launches where A's columns are not 16-byte
+ * aligned and n >= SYMV_PIPE_TMA_MIN_N, the copy engine's runs of whole
+ * columns instead),
  * and the per-tile code: a tile's copies, x of a strip's columns,
  * the row and column sums of a tile (with the transposing butterfly) and
  * their totals, and the start of a block's share. The kernels read and
@@ -54,20 +55,18 @@
 #define SYMV_PIPE_S (MX % 3 + 2) /* pipeline stages: symv_pipe_stages (symv_pipe.h) */
 /* elements of a stage: the tile's 64 x UX, then x of its rows (one a
  * thread for V = 1, 64 for V = 4) within BLOCK_SIZE more: (CPT + 1) x
- * BLOCK_SIZE for V = 1; for V = 4 room for the bulk copies' runs as well,
- * UX of SYMV_PIPE_RUN (symv_pipe_smem, gpu/gpu.c) */
+ * BLOCK_SIZE; in the copy engine's entry (V = 4) the runs, UX of
+ * SYMV_PIPE_RUN, in place of the tile (symv_pipe_smem_of, gpu/gpu.c) */
 #define SYMV_PIPE_RUN SYMV_PIPE_RUN_FLOATS /* floats a column's run of 64 rows takes (symv_pipe.h) */
-/* SYMV_PIPE_RUNS: stages with room for the copy engine's runs: four rows a
- * thread (SSYMV) in pipe_det and pipe_fx; the pipe family's kernel
- * defines SYMV_PIPE_NO_TMA (its copies stay the cp.async ones everywhere:
- * symv_pipe_runs, gpu/gpu.h) */
-#if SYMV_PIPE_V > 1 && !defined(SYMV_PIPE_NO_TMA)
-#define SYMV_PIPE_RUNS 1
-#define SYMV_PIPE_STAGE (SYMV_PIPE_RUN * UX + BLOCK_SIZE)
-#else
-#define SYMV_PIPE_RUNS 0
+/* SYMV_PIPE_RUNS: four rows a thread (SSYMV): the kernel has a second
+ * entry point whose tiles come by the copy engine's runs (SYMV_PIPE_TMA
+ * below; symv_pipe_runs, gpu/gpu.h). A stage of the element copies'
+ * entry holds SYMV_PIPE_STAGE elements, one of the runs' entry
+ * SYMV_PIPE_STAGE_RUNS: SYMV_PIPE_STAGE_OF(runs). */
+#define SYMV_PIPE_RUNS (SYMV_PIPE_V > 1)
 #define SYMV_PIPE_STAGE (64 * UX + BLOCK_SIZE)
-#endif
+#define SYMV_PIPE_STAGE_RUNS (SYMV_PIPE_RUN * UX + BLOCK_SIZE)
+#define SYMV_PIPE_STAGE_OF(runs) ((runs) ? SYMV_PIPE_STAGE_RUNS : SYMV_PIPE_STAGE)
 /* rsum's rows of 64 (a column group's row sums; for V = 4 a warp's, its
  * two groups added) and csum's rows of CPT (a warp's column sums; for
  * V = 4 a half warp's) */
@@ -116,20 +115,35 @@ template <int N> static __device__ __forceinline__ void symv_cp_wait()
 #endif
 
 #if SYMV_PIPE_TMA
-/* Where A's columns are not 16-byte aligned and n is large, a tile's
- * columns come by the copy engine, one cp.async.bulk a column (the run of
+/* The kernel's two entry points: SYMV_KERNEL_NAME, every tile by cp.async
+ * (element or 16-byte copies), and SYMV_KERNEL_NAME followed by _runs,
+ * every tile by the copy engine, one cp.async.bulk a column (the run of
  * aligned 16-byte words that holds its 64 rows), each stage's copies
- * completing on its mbarrier, symv_pipe_bar[stage] (symv_pipe_copy_runs). */
+ * completing on its mbarrier, symv_pipe_bar[stage] (symv_pipe_copy_runs).
+ * The host launches the second where symv_pipe_tma_at (symv_pipe.h)
+ * holds: rows ascending in memory, A's columns not 16-byte aligned, n >=
+ * SYMV_PIPE_TMA_MIN_N. Each entry holds its own path alone, so that
+ * ptxas's code for one is not the code of a kernel holding both (more
+ * registers and instructions: doc/results.md, "Why pipe with the copy
+ * engine's runs is slower where they do not run"). A kernel file writes
+ * its body once, as a function templated on a bool symv_runs (which of
+ * the two it is), and names both entries with SYMV_PIPE_ENTRIES. */
 __shared__ __align__(8) unsigned long long symv_pipe_bar[SYMV_PIPE_S];
-
-/* whether a tile's columns come by the copy engine: rows ascending in
- * memory (rs = 1), the 16-byte copies impossible (lda not a multiple of 4,
- * or A not 16-byte aligned) and n >= SYMV_PIPE_TMA_MIN_N (symv_pipe.h).
- * The same in every thread. */
-static __device__ __forceinline__ bool symv_pipe_tma(const symv_t *A, int rs, symv_ll cs, int n)
-{
-  return rs == 1 && n >= SYMV_PIPE_TMA_MIN_N && ((cs & 3) != 0 || (((unsigned long long)A) & 15) != 0);
-}
+#define SYMV_PIPE_CAT2(a, b) a##b
+#define SYMV_PIPE_CAT(a, b) SYMV_PIPE_CAT2(a, b)
+#define SYMV_PIPE_RUNS_NAME SYMV_PIPE_CAT(SYMV_KERNEL_NAME, _runs)
+/* SYMV_PIPE_ENTRIES(run, PARAMS, ARGS): the two entry points, each calling
+ * run<false> or run<true> with ARGS (PARAMS and ARGS parenthesised) */
+#define SYMV_PIPE_UNPAREN(...) __VA_ARGS__
+#define SYMV_PIPE_ENTRIES(run, PARAMS, ARGS)                                                                \
+  extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME(SYMV_PIPE_UNPAREN PARAMS)       \
+  {                                                                                                         \
+    run<false>(SYMV_PIPE_UNPAREN ARGS);                                                                     \
+  }                                                                                                         \
+  extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_PIPE_RUNS_NAME(SYMV_PIPE_UNPAREN PARAMS)    \
+  {                                                                                                         \
+    run<true>(SYMV_PIPE_UNPAREN ARGS);                                                                      \
+  }
 
 /* The stages' mbarriers initialised, UX arrivals a phase (one thread a
  * column of each tile arrives, symv_pipe_copy_runs). Called by every
@@ -146,15 +160,19 @@ static __device__ __forceinline__ void symv_pipe_bar_init()
   __syncthreads();
 }
 #else
-static __device__ __forceinline__ bool symv_pipe_tma(const symv_t *, int, symv_ll, int) { return false; }
+/* one entry point, SYMV_KERNEL_NAME, every tile by cp.async: its body
+ * reads symv_runs as false (an enumerator, not a variable: NVRTC's
+ * -default-device would put a variable in the module) */
+enum { symv_runs = 0 };
 static __device__ __forceinline__ void symv_pipe_bar_init() {}
 #endif
 
 /* waits until at most N of this thread's tiles' copies are in flight, and
  * (V = 4) until the warp's other lanes have waited too: a word of a tile
  * may have been copied by another lane of the warp (symv_pipe_copy); with
- * tma (symv_pipe_tma), until the q-th tile of the block's sequence (stage
- * q mod S, its (q / S)-th fill) has come by the copy engine. */
+ * tma (the runs' entry, SYMV_PIPE_TMA), until the q-th tile of the
+ * block's sequence (stage q mod S, its (q / S)-th fill) has come by the
+ * copy engine. */
 template <int N> static __device__ __forceinline__ void symv_pipe_wait(int q, bool tma)
 {
   symv_cp_wait<N>();
@@ -178,16 +196,17 @@ template <int N> static __device__ __forceinline__ void symv_pipe_wait(int q, bo
 }
 
 /* How a kernel's tiles lie in memory, for their sums: A's row stride rs
- * (symv_pipe_copy), whether the columns come by the copy engine
- * (symv_pipe_tma) and, for those runs' offsets, A's address in elements
- * mod 4 and the column stride mod 4; n. */
+ * (symv_pipe_copy), whether the columns come by the copy engine (tma:
+ * the runs' entry, SYMV_PIPE_TMA; a constant of the entry) and, for those
+ * runs' offsets, A's address in elements mod 4 and the column stride mod
+ * 4; n. */
 struct symv_pipe_src {
   int rs, tma, abase, cmod, n;
 };
-static __device__ __forceinline__ symv_pipe_src symv_pipe_src_of(const symv_t *A, int rs, symv_ll cs, int n)
+static __device__ __forceinline__ symv_pipe_src symv_pipe_src_of(const symv_t *A, int rs, symv_ll cs, int n, bool tma)
 {
   symv_pipe_src s;
-  s.rs = rs, s.tma = symv_pipe_tma(A, rs, cs, n), s.n = n;
+  s.rs = rs, s.tma = tma, s.n = n;
   s.abase = (int)((((unsigned long long)A) / sizeof(symv_t)) & 3), s.cmod = (int)(cs & 3);
   return s;
 }
@@ -241,9 +260,9 @@ static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, in
  * (j0 + k > i) or past n; row CPT holds x(i). t is threadIdx.x. */
 static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int st, int iI, int iJ, int t, int n,
                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                                      const symv_t *__restrict__ x, symv_ll incx)
+                                                      const symv_t *__restrict__ x, symv_ll incx, bool tma)
 {
-  (void)st;
+  (void)st, (void)tma; /* no copy engine at one row a thread */
   const int r = t & 63, cg = t >> 6;
   const int i = iI * 64 + r, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
   const symv_t *p = A + (symv_ll)i * rs + (symv_ll)j0 * cs; /* p is A(i, j0) */
@@ -261,8 +280,8 @@ static __device__ __forceinline__ void symv_cp_16(symv_t *dst, const symv_t *src
   asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(have * 4) : "memory");
 }
 
-/* The columns of tile (iI, iJ) by the copy engine (symv_pipe_tma: rs =
- * 1): thread t = c*(BLOCK_SIZE/UX) (the copies spread over every warp)
+/* The columns of tile (iI, iJ) by the copy engine (the runs' entry:
+ * rs = 1): thread t = c*(BLOCK_SIZE/UX) (the copies spread over every warp)
  * copies column j = iJ*UX + c's rows r0 .. r1 - 1 (r0 = iI*64, r1 =
  * min(n, r0 + 64)), where the column has stored rows there (j < r1), as
  * the run of aligned 16-byte words that holds them, into
@@ -331,16 +350,18 @@ static __device__ __forceinline__ void symv_pipe_copy_runs(symv_t *, int, int, i
  * copies is symv_pipe_wait (cp.async.wait_group, then __syncwarp). x of
  * the rows goes to buf[64*UX + 4*(t mod 16) + s] in the same slots, each
  * thread copying its own (all column groups copy the same values). t is
- * threadIdx.x. */
+ * threadIdx.x. With tma (the runs' entry, a constant of it) the columns
+ * come by the copy engine instead (symv_pipe_copy_runs), into a stage of
+ * SYMV_PIPE_STAGE_RUNS elements, and x of the rows after the runs. */
 static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int st, int iI, int iJ, int t, int n,
                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                                      const symv_t *__restrict__ x, symv_ll incx)
+                                                      const symv_t *__restrict__ x, symv_ll incx, bool tma)
 {
   const int rg = t & (SYMV_PIPE_RT - 1), cg = SYMV_PIPE_GROUP(t), lane = t & 31;
   const int i0 = iI * 64 + 4 * rg, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
   const int have = i0 < n ? min(4, n - i0) : 0; /* rows i0 .. i0 + have - 1 exist */
   const bool rev = rs < 0;
-  if (symv_pipe_tma(A, rs, cs, n)) { /* x of the rows as below, after the runs */
+  if (tma) { /* x of the rows as below, after the runs */
     symv_pipe_copy_runs(buf, st, iI, iJ, t, n, A, cs);
     symv_t *dx = buf + SYMV_PIPE_RUN * UX + 4 * rg;
     if (incx == 1 && (((unsigned long long)x) & 15) == 0) {
@@ -389,14 +410,14 @@ static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int st, int i
 }
 #endif
 
-/* symv_pipe_copy of tile (iI, iJ) into buf, then (iI, iJ) := the next tile
- * of the numbering (down strip iJ's nb row blocks, then the next strip's
- * first, symv_pipe_first_block). */
+/* symv_pipe_copy of tile (iI, iJ) into buf (tma: by the copy engine),
+ * then (iI, iJ) := the next tile of the numbering (down strip iJ's nb row
+ * blocks, then the next strip's first, symv_pipe_first_block). */
 static __device__ __forceinline__ void symv_pipe_issue(symv_t *buf, int st, int &iI, int &iJ, int t, int nb, int n,
                                                        const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                                       const symv_t *__restrict__ x, symv_ll incx)
+                                                       const symv_t *__restrict__ x, symv_ll incx, bool tma)
 {
-  symv_pipe_copy(buf, st, iI, iJ, t, n, A, rs, cs, x, incx);
+  symv_pipe_copy(buf, st, iI, iJ, t, n, A, rs, cs, x, incx, tma);
   if (++iI == nb) iJ++, iI = (int)symv_pipe_first_block(iJ, UX);
 }
 
@@ -404,12 +425,13 @@ static __device__ __forceinline__ void symv_pipe_issue(symv_t *buf, int st, int 
  * blocks of the grid (G <= T: every share holds a tile): its tiles
  * [t0, t1) = [b*T/G, (b+1)*T/G), b = blockIdx.x, its first tile (I, J),
  * and the copies of its first S - 1 tiles issued into stages 0..S-2 of
- * bufs (S x SYMV_PIPE_STAGE elements), one commit group a stage
- * (empty past t1); (iI, iJ) := the next tile to issue. */
+ * bufs (S x SYMV_PIPE_STAGE_OF(tma) elements; tma: by the copy
+ * engine), one commit group a stage (empty past t1); (iI, iJ) := the next
+ * tile to issue. */
 static __device__ __forceinline__ void symv_pipe_begin(int ntiles, int G, int nb, int ns, int n,
                                                        const symv_t *__restrict__ A, int rs, symv_ll cs,
                                                        const symv_t *__restrict__ x, symv_ll incx, symv_t *bufs,
-                                                       int &t0, int &t1, int &I, int &J, int &iI, int &iJ)
+                                                       bool tma, int &t0, int &t1, int &I, int &J, int &iI, int &iJ)
 {
   t0 = (int)((long)blockIdx.x * ntiles / G), t1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
   symv_pipe_tile(t0, nb, ns, I, J);
@@ -417,7 +439,7 @@ static __device__ __forceinline__ void symv_pipe_begin(int ntiles, int G, int nb
 #pragma unroll
   for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
     if (t0 + s < t1)
-      symv_pipe_issue(bufs + s * SYMV_PIPE_STAGE, s, iI, iJ, threadIdx.x, nb, n, A, rs, cs, x, incx);
+      symv_pipe_issue(bufs + s * SYMV_PIPE_STAGE_OF(tma), s, iI, iJ, threadIdx.x, nb, n, A, rs, cs, x, incx, tma);
     symv_cp_commit();
   }
 }

@@ -39,13 +39,24 @@ SYMV_PIPE_FN int symv_pipe_ux_valid(int ux) { return ux <= 128 && symv_pdet_widt
 #define SYMV_PIPE_RUN_FLOATS 68
 
 /* the least n at which SSYMV's pipe families bring A's columns by the copy
- * engine where they are not 16-byte aligned (symv_pipe_tma,
- * kernels/symv_pipe.cuh): below it each block has too few tiles for the
+ * engine where they are not 16-byte aligned (symv_pipe_tma_at): below it each block has too few tiles for the
  * copies' issue to pay, and the element copies are faster. From the H200
  * (doc/results.md, "SSYMV with odd lda: the copy engine in the kernels"):
  * the best pipe kernel of each kind crosses at n = 7001..8447, the best
  * pipe_det at 6007..7001. */
 #define SYMV_PIPE_TMA_MIN_N 8000
+
+/** symv_pipe_tma_at: 1 if a call at size n whose A has row stride rs
+ *  (1: uplo L; -1: U, walked backwards), column stride cs (elements) and
+ *  address a_addr (bytes) takes a kernel's copy-engine entry (the second
+ *  entry point of a pipe kernel at four rows a thread, compute capability
+ *  9.0 on: kernels/symv_pipe.cuh): rows ascending, A's columns not 16-byte
+ *  aligned (cs not a multiple of 4, or A off a 16-byte boundary) and n >=
+ *  SYMV_PIPE_TMA_MIN_N; else 0 (the 16-byte or element copies). */
+SYMV_PIPE_FN int symv_pipe_tma_at(int n, int rs, long long cs, unsigned long long a_addr)
+{
+  return rs == 1 && n >= SYMV_PIPE_TMA_MIN_N && ((cs & 3) != 0 || (a_addr & 15) != 0);
+}
 
 /** symv_pipe_rows_per_thread: the rows of a tile a thread of the pipe
  *  families takes (SYMV_PIPE_V, kernels/symv_pipe.cuh): 4 for elements of

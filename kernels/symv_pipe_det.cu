@@ -61,10 +61,10 @@
  * completes: both are slower (doc/results.md;
  * doc/results/2026-11-24-h100-pipe_det-one-launch.txt,
  * doc/results/2026-11-24-h100-pipe_ticket-one-launch.txt). One kernel with
- * a phase argument rather than two kernels: a candidate stays one entry
- * point, so its loading, registers and occupancy checks, the NVRTC cache,
- * the library compiled by nvcc and its wisdom files (which record one
- * function's registers) are the other families'.
+ * a phase argument rather than two kernels: both phases are one entry
+ * point, whose loading, registers and occupancy checks are the other
+ * families' (SSYMV's copy-engine entry, symv_pipe.cuh, is a second
+ * entry point for phase 0 alone; phase 1 is always the first's).
  *
  * Traffic over pipe's: R holds T x 64 elements, about 1/UX of the
  * triangle's, written once and read once; C holds (G + ns - 1) x UX. Both
@@ -93,7 +93,7 @@
  * tiles; R and the rows' lists are half those of UX 64); MX = pipeline
  * stages - 2, 0..2, and 3..5 the same stages (MX - 3) with units;
  * MULTIPLICITY blocks per SM = phase 0's grid. Dynamic
- * shared memory: the pipeline's in phase 0, as pipe (symv_pipe_smem,
+ * shared memory: the pipeline's in phase 0, as pipe (symv_pipe_smem_of,
  * gpu/gpu.c), none in phase 1; static, with units, x of W columns.
  * Workspace: P of T*64 + (G + ns - 1)*UX elements, with units U*64 +
  * (G + ceil(n/W) - 1)*W (symv_pipe_det_partials, gpu/gpu.c). Every routine
@@ -255,13 +255,17 @@ static __device__ void symv_pdet_rows(int blk, int n, int nb, int ns, long G, lo
   }
 }
 
-extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
-                 const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
-                 symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
-                 symv_t *P, int ntiles, int G, int phase)
+#define SYMV_PDET_PARAMS                                                                                     \
+  (int n, const symv_t *__restrict__ A, int rs, symv_ll cs, const symv_t *__restrict__ x, symv_ll incx, symv_t *y, \
+   symv_ll incy, symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta, symv_t *P, int ntiles, int G, \
+   int phase)
+#if SYMV_PIPE_TMA /* two entry points (symv_pipe.cuh): the body, symv_runs its template parameter */
+template <bool symv_runs> static __device__ __forceinline__ void symv_pdet_run SYMV_PDET_PARAMS
+#else
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_PDET_PARAMS
+#endif
 {
-  extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[];   /* S stages x SYMV_PIPE_STAGE elements (phase 0) */
+  extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[];   /* S stages x SYMV_PIPE_STAGE_OF(symv_runs) elements (phase 0) */
   __shared__ symv_t rsum[SYMV_PIPE_RSUM_ROWS][64];   /* a tile's row sums by column group; phase 1's scratch */
   __shared__ symv_t csum[SYMV_PIPE_CSUM_ROWS][SYMV_PIPE_CPT];
   const int t = threadIdx.x;
@@ -281,8 +285,8 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     return;
   }
   SYMV_ENTER_OR_SCALE();
-  const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n);
-  symv_pipe_bar_init();
+  const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n, symv_runs);
+  if (symv_runs) symv_pipe_bar_init();
 
 #if MX >= 3
   /* units: block b takes units [b*U/G, (b+1)*U/G) (U = ntiles), each unit
@@ -297,8 +301,8 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     symv_pipe_item<SYMV_PDET_W>(u0, nb, nsw, I, S); /* unit u0 -> (row block, unit strip) */
     int iI = I, iS = S, is = 0, iu = u0, icnt = symv_pdet_unit_tiles(I, S, ns); /* the next tile to issue */
     auto issue = [&](int stage) {
-      symv_pipe_copy(symv_pipe_buf + stage * SYMV_PIPE_STAGE, stage, iI, iS * SYMV_PDET_A + is, t, n, A,
-                     rs, cs, x, incx);
+      symv_pipe_copy(symv_pipe_buf + stage * SYMV_PIPE_STAGE_OF(symv_runs), stage, iI, iS * SYMV_PDET_A + is, t,
+                     n, A, rs, cs, x, incx, symv_runs);
       if (++is == icnt) is = 0, iu++, symv_pdet_next_unit(iI, iS, icnt, nb, ns);
     };
 #pragma unroll
@@ -319,7 +323,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
       if (iu < u1) issue((k + SYMV_PIPE_S - 1) % SYMV_PIPE_S);
       symv_cp_commit();
       symv_pipe_wait<SYMV_PIPE_S - 1>(k, src.tma);
-      const symv_t *buf = symv_pipe_buf + (k % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
+      const symv_t *buf = symv_pipe_buf + (k % SYMV_PIPE_S) * SYMV_PIPE_STAGE_OF(symv_runs);
       if (S != curS) { /* unit strip curS's column sums, this block's share of them; x of the next */
         if (curS * SYMV_PDET_W + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
         cacc = symv_zero();
@@ -349,9 +353,10 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
 #endif
   /* the host launches G = gridDim.x <= ntiles blocks: every share holds a tile */
   int t0, t1, I, J, iI, iJ; /* (iI, iJ): the next tile to issue */
-  symv_pipe_begin(ntiles, G, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, t0, t1, I, J, iI, iJ);
+  symv_pipe_begin(ntiles, G, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, symv_runs, t0, t1, I, J, iI, iJ);
   auto issue = [&](int stage) {
-    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, stage, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE_OF(symv_runs), stage, iI, iJ, t, nb, n, A, rs, cs, x,
+                    incx, symv_runs);
   };
 
   symv_t xc[SYMV_PIPE_CPT];
@@ -362,7 +367,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
     symv_pipe_wait<SYMV_PIPE_S - 1>(k - t0, src.tma);
-    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
+    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE_OF(symv_runs);
     if (J != curJ) { /* strip curJ's column sums, block blockIdx.x's share of them */
       if (t < UX && curJ * UX + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
       cacc = symv_zero();
@@ -377,3 +382,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   if (t < UX && curJ * UX + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
   symv_cp_wait<0>(); /* no copy outlives the block */
 }
+#if SYMV_PIPE_TMA
+SYMV_PIPE_ENTRIES(symv_pdet_run, SYMV_PDET_PARAMS,
+                  (n, A, rs, cs, x, incx, y, incy, alpha, beta, dalpha, dbeta, P, ntiles, G, phase))
+#endif

@@ -99,7 +99,7 @@
  * up to 128; MX = pipeline stages - 2, 0..2, 3..5 the same stages with
  * counts held (SYMV_PFX_DEFER), 6..8 the same stages completed by the grid
  * (SYMV_PFX_GRID); MULTIPLICITY blocks per SM; dynamic
- * shared memory symv_pipe_smem (gpu/gpu.c). Every routine
+ * shared memory symv_pipe_smem_of (gpu/gpu.c). Every routine
  * (SYMV_ROUTINE): symv_mirror for the column sums, symv_diag for the
  * diagonal, as in pipe.
  */
@@ -559,13 +559,17 @@ static __device__ __noinline__ void symv_pfx_grid_finish(int n, const symv_t *__
 }
 #endif
 
-extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
-                 const symv_t *__restrict__ x, symv_ll incx, symv_t *y, symv_ll incy,
-                 symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta,
-                 symv_ull *fx, symv_ull *state, symv_ull epoch, int ntiles)
+#define SYMV_PFX_PARAMS                                                                                      \
+  (int n, const symv_t *__restrict__ A, int rs, symv_ll cs, const symv_t *__restrict__ x, symv_ll incx, symv_t *y, \
+   symv_ll incy, symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta, symv_ull *fx,              \
+   symv_ull *state, symv_ull epoch, int ntiles)
+#if SYMV_PIPE_TMA /* two entry points (symv_pipe.cuh): the body, symv_runs its template parameter */
+template <bool symv_runs> static __device__ __forceinline__ void symv_pfx_run SYMV_PFX_PARAMS
+#else
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_PFX_PARAMS
+#endif
 {
-  extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[]; /* S stages x SYMV_PIPE_STAGE elements */
+  extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[]; /* S stages x SYMV_PIPE_STAGE_OF(symv_runs) elements */
   __shared__ symv_t rsum[SYMV_PIPE_RSUM_ROWS][64];  /* a tile's row sums by column group; the fallback's scratch */
   __shared__ symv_t csum[SYMV_PIPE_CSUM_ROWS][SYMV_PIPE_CPT];
   const int t = threadIdx.x;
@@ -579,12 +583,14 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
 #endif
 
   /* the host launches G = gridDim.x <= ntiles blocks: every share holds a tile */
-  const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n);
-  symv_pipe_bar_init();
+  const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n, symv_runs);
+  if (symv_runs) symv_pipe_bar_init();
   int t0, t1, I, J, iI, iJ; /* (iI, iJ): the next tile to issue */
-  symv_pipe_begin(ntiles, gridDim.x, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, t0, t1, I, J, iI, iJ);
+  symv_pipe_begin(ntiles, gridDim.x, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, symv_runs, t0, t1, I, J, iI,
+                  iJ);
   auto issue = [&](int stage) {
-    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE, stage, iI, iJ, t, nb, n, A, rs, cs, x, incx);
+    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE_OF(symv_runs), stage, iI, iJ, t, nb, n, A, rs, cs, x,
+                    incx, symv_runs);
   };
   __shared__ int fin[BLOCK_SIZE], finflag[BLOCK_SIZE]; /* the row blocks a count completed (a chunk), their flags */
   symv_t cacc = symv_zero(); /* thread t < UX: column t's sum over this block's tiles of strip curJ */
@@ -653,7 +659,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
     symv_pipe_wait<SYMV_PIPE_S - 1>(k - t0, src.tma);
-    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE;
+    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE_OF(symv_runs);
     if (J != curJ) {
       leave_strip(curJ, Ia, Ib, true);
       cacc = symv_zero();
@@ -691,3 +697,7 @@ SYMV_KERNEL_NAME(int n, const symv_t *__restrict__ A, int rs, symv_ll cs,
   if (symv_pfx_helped(nb)) symv_pfx_help(n, nb, y, incy, alpha, beta, cnt, state, epoch, acc);
 #endif
 }
+#if SYMV_PIPE_TMA
+SYMV_PIPE_ENTRIES(symv_pfx_run, SYMV_PFX_PARAMS,
+                  (n, A, rs, cs, x, incx, y, incy, alpha, beta, dalpha, dbeta, fx, state, epoch, ntiles))
+#endif

@@ -246,14 +246,16 @@ Test(kernels, the_unreferenced_elements_never_reach_y, .init = need_gpu, .timeou
 }
 
 /* SSYMV's pipe families bring A's columns by the copy engine where they
- * are not 16-byte aligned and n >= SYMV_PIPE_TMA_MIN_N (a run of aligned
- * words a column, its stored rows read at the run's offset; the first
- * column of an unaligned A and the last column an element at a time):
- * right, and no element outside the triangle (NaN) reaches y, for lda odd,
- * lda 2 mod 4, A off a 16-byte boundary, row blocks all full (n a multiple
- * of 64) or not, lda > n; uplo U beside each (rows descending: element
- * copies at these sizes too). The sample points of four rows a thread
- * (pipe's copies are cp.async's everywhere: the same cases check them). */
+ * are not 16-byte aligned and n >= SYMV_PIPE_TMA_MIN_N (their second entry
+ * point, symv_pipe_tma_at: a run of aligned words a column, its stored
+ * rows read at the run's offset; the first column of an unaligned A and
+ * the last column an element at a time): right, and no element outside
+ * the triangle (NaN) reaches y, for lda odd, lda 2 mod 4, A off a 16-byte
+ * boundary, row blocks all full (n a multiple of 64) or not, lda > n; uplo
+ * U beside each (rows descending: the element copies' entry at these
+ * sizes too). The sample points of four rows a thread, each loaded with
+ * both entries on compute capability 9.0 and later; the points of one row
+ * a thread, and the other routines, with one. */
 Test(kernels, ssymv_columns_by_the_copy_engine_are_right, .init = need_gpu, .timeout = 600)
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
@@ -266,9 +268,23 @@ Test(kernels, ssymv_columns_by_the_copy_engine_are_right, .init = need_gpu, .tim
   for (int q = 0; q < NSAMPLE; q++) {
     symv_params pp = sample[q];
     pp.routine = SYMV_SSYMV;
-    if (!symv_family_pipelined(pp.family) || symv_pipe_rows_per_thread(4, pp.block_size, pp.ux) != 4) continue;
+    if (!symv_family_pipelined(pp.family)) continue;
     symv_kernel k;
+    if (symv_pipe_rows_per_thread(4, pp.block_size, pp.ux) != 4) {
+      if (!try_load(pp, &k)) cr_assert_null(k.fn_runs, "point %d: a copy-engine entry at one row a thread", q);
+      symv_kernel_unload(&k);
+      pp.routine = SYMV_DSYMV;
+      if (!try_load(pp, &k)) cr_assert_null(k.fn_runs, "point %d: a copy-engine entry for DSYMV", q);
+      symv_kernel_unload(&k);
+      continue;
+    }
     if (try_load(pp, &k)) continue;
+    if (dev.cc_major >= 9) {
+      cr_assert_not_null(k.fn_runs, "point %d: no copy-engine entry", q);
+      cr_assert(k.regs_runs > 0 && k.dyn_smem_runs >= (size_t)symv_pipe_smem_of(&pp, 1),
+                "point %d: the copy-engine entry's registers %d, shared memory %zu for stages of %ld", q, k.regs_runs,
+                k.dyn_smem_runs, symv_pipe_smem_of(&pp, 1));
+    }
     points++;
     for (int c = 0; c < 4; c++)
       for (int u = 0; u < 2; u++) {
@@ -464,8 +480,8 @@ Test(kernels, deterministic_families_are_reproducible_bit_for_bit, .init = need_
 }
 
 /* SSYMV's deterministic families bring A's columns by the copy engine
- * where lda is odd from n = SYMV_PIPE_TMA_MIN_N (symv_pipe_tma,
- * kernels/symv_pipe.cuh), above the sizes of the test before: that path
+ * where lda is odd from n = SYMV_PIPE_TMA_MIN_N (their second entry point,
+ * symv_pipe_tma_at, kernels/symv_pipe.h), above the sizes of the test before: that path
  * too gives the same bits over 50 runs with atomics elsewhere on the GPU,
  * for each deterministic sample point of four rows a thread (the ones that
  * take it), at n = lda odd, uplo L; and uplo U beside it (rows descending

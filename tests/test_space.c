@@ -284,6 +284,26 @@ Test(space, pipe_pipeline_counts_in_shared_memory)
 
 /* cp.async came with compute capability 8.0: the three pipe families are
  * dropped below it, with the reason, and kept from it on. */
+/* Which entry a call takes (symv_pipe_tma_at): the copy engine's where
+ * rows ascend (uplo L), n >= SYMV_PIPE_TMA_MIN_N and A's columns are off
+ * 16-byte boundaries (lda not a multiple of 4, or A's address off 16);
+ * the element copies' otherwise. */
+Test(space, the_copy_engine_entry_is_taken_where_columns_are_unaligned_and_n_large)
+{
+  const int n0 = SYMV_PIPE_TMA_MIN_N;
+  const unsigned long long al = 1ull << 20; /* 16-byte aligned */
+  for (int n = n0 - 2; n <= n0 + 2; n++)
+    for (long long lda = n0 + 3; lda <= n0 + 10; lda++)
+      for (int off = 0; off < 4; off++) {
+        const unsigned long long a = al + 4ull * off; /* floats */
+        const int unaligned = lda % 4 != 0 || off != 0;
+        cr_assert_eq(symv_pipe_tma_at(n, 1, lda, a), n >= n0 && unaligned, "n %d lda %lld A+%d", n, lda, off);
+        cr_assert_eq(symv_pipe_tma_at(n, -1, -lda, a), 0, "uplo U, n %d lda %lld A+%d", n, lda, off);
+      }
+  cr_assert_eq(symv_pipe_tma_at(1 << 20, 1, 1 << 20, al), 0, "aligned at any n");
+  cr_assert_eq(symv_pipe_tma_at(1 << 20, 1, (1 << 20) + 1, al), 1);
+}
+
 Test(space, pipe_families_need_compute_capability_8)
 {
   symv_device_info d = test_hopper();
@@ -431,8 +451,8 @@ Test(space, every_routine_scales_shared_memory_by_its_element)
       /* the arrays of doubles become arrays of elements: static bytes scale by
        * elem/8 up to the few int fields and pipe's 16-byte rounding, and for
        * pipe's SSYMV points of 4 rows a thread by its arrays' other shape
-       * (symv_pipe_sums_elems: 2*BLOCK_SIZE + UX elements, not BLOCK_SIZE + 2*UX) and its stages' mbarriers
-       * (8 bytes a stage, rounded up to 16) */
+       * (symv_pipe_sums_elems: 2*BLOCK_SIZE + UX elements, not BLOCK_SIZE + 2*UX) and its copy-engine
+       * entry's stages' mbarriers (8 bytes a stage, rounded up to 16) */
       const long bars = symv_pipe_runs(&p) ? (8 * symv_pipe_stages(p.mx) + 15) / 16 * 16 : 0;
       const double ratio = (double)(symv_static_smem(&p) - bars) / symv_static_smem(&dp);
       double want = ri->elem_bytes / 8.0;
@@ -443,15 +463,20 @@ Test(space, every_routine_scales_shared_memory_by_its_element)
       if (p.family == SYMV_FAMILY_PIPE || p.family == SYMV_FAMILY_PANEL || p.family == SYMV_FAMILY_ATOMIC_RED)
         cr_assert(fabs(ratio - want) < 0.05 * want, "%s %s: static shared memory ratio %g, not %g", ri->name,
                   symv_family_name(p.family), ratio, want);
-      /* the pipeline's stages scale by the element too, but for SSYMV's pipe_det and pipe_fx points of 4 rows
-       * a thread, whose stages hold SYMV_PIPE_RUN_FLOATS (not 64) floats a column, the copy engine's runs
-       * (symv_pipe_runs) */
-      cr_assert_eq(symv_pipe_runs(&p), (p.family == SYMV_FAMILY_PIPE_DET || p.family == SYMV_FAMILY_PIPE_FX) &&
+      /* the pipeline's stages scale by the element too (the element copies' entry of every point), but the
+       * copy-engine entry of SSYMV's points of 4 rows a thread (symv_pipe_runs: every pipe family) has stages
+       * of SYMV_PIPE_RUN_FLOATS (not 64) floats a column, and the static filter makes room for that one */
+      cr_assert_eq(symv_pipe_runs(&p), symv_family_pipelined(p.family) &&
                                            symv_pipe_rows_per_thread(ri->elem_bytes, p.block_size, p.ux) == 4);
-      if (symv_pipe_runs(&p))
-        cr_assert_eq(symv_pipe_smem(&p), symv_pipe_stages(p.mx) * (SYMV_PIPE_RUN_FLOATS * (long)p.ux + p.block_size) * 4);
-      else
-        cr_assert_eq(symv_pipe_smem(&p), symv_pipe_smem(&dp) / 8 * ri->elem_bytes);
+      cr_assert_eq(symv_pipe_smem_of(&p, 0), symv_pipe_smem(&dp) / 8 * ri->elem_bytes);
+      if (symv_pipe_runs(&p)) {
+        cr_assert_eq(symv_pipe_smem_of(&p, 1),
+                     symv_pipe_stages(p.mx) * (SYMV_PIPE_RUN_FLOATS * (long)p.ux + p.block_size) * 4);
+        cr_assert_gt(symv_pipe_smem_of(&p, 1), symv_pipe_smem_of(&p, 0));
+      } else {
+        cr_assert_eq(symv_pipe_smem_of(&p, 1), symv_pipe_smem_of(&p, 0));
+      }
+      cr_assert_eq(symv_pipe_smem(&p), symv_pipe_smem_of(&p, 1));
       kept[r] += symv_static_filter(&p, &d, why, sizeof why) == 0;
     }
   }
