@@ -269,7 +269,9 @@ long symv_pipe_smem_of(const symv_params *p, int runs)
   if (!symv_family_pipelined(p->family)) return 0;
   const int cg = p->block_size / 64, cpt = cg > 0 ? p->ux / cg : 0; /* columns per thread */
   const int eb = symv_routine_get(p->routine)->elem_bytes;
-  /* the copy engine's entry: room for its runs, SYMV_PIPE_RUN_FLOATS floats a column */
+  /* room for the copy engine's runs, SYMV_PIPE_RUN_FLOATS floats a column: its entry's, and pipe_det's first
+   * entry's, which holds both paths (SYMV_PDET_BOTH, kernels/symv_pipe_det.cu) */
+  if (p->family == SYMV_FAMILY_PIPE_DET) runs = 1;
   const long stage = runs && symv_pipe_runs(p) ? (long)SYMV_PIPE_RUN_FLOATS * p->ux + p->block_size
                                                : (long)(cpt + 1) * p->block_size;
   return (long)symv_pipe_stages(p->mx) * stage * eb;

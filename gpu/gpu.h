@@ -120,8 +120,10 @@ int symv_pipe_fx_fits(const symv_params *p, int n, int sm_count);
  *  MX mod 3 + 2 stages of (CPT + 1) x BLOCK_SIZE elements of the
  *  candidate's routine (CPT = UX / (BLOCK_SIZE/64) columns per thread);
  *  for the copy-engine entry (runs nonzero, where symv_pipe_runs)
- *  SYMV_PIPE_RUN_FLOATS x UX + BLOCK_SIZE floats a stage. 0 for the other
- *  families, whose dynamic shared memory only pads for MULTIPLICITY. */
+ *  SYMV_PIPE_RUN_FLOATS x UX + BLOCK_SIZE floats a stage, and so for
+ *  pipe_det's first entry, which holds both paths (SYMV_PDET_BOTH,
+ *  kernels/symv_pipe_det.cu). 0 for the other families, whose dynamic
+ *  shared memory only pads for MULTIPLICITY. */
 long symv_pipe_smem_of(const symv_params *p, int runs);
 
 /** symv_pipe_smem: the most of symv_pipe_smem_of over p's entry points
@@ -136,10 +138,12 @@ long symv_pipe_smem(const symv_params *p);
  *  SYMV_PIPE_TMA_MIN_N): the pipe families at four rows a thread (SSYMV).
  *  That entry's stages are sized for the runs and it has 8 bytes of static
  *  shared memory a stage for their mbarriers. Two entries rather than one
- *  kernel holding both paths: such a kernel's code was 5-14% slower where
- *  the copy engine did not run (more registers and instructions;
- *  doc/results.md, "Why pipe with the copy engine's runs is slower where
- *  they do not run"). */
+ *  kernel holding both paths: pipe's kernel with both was 5-14% slower
+ *  where the copy engine did not run, and pipe_fx's up to 1.35x (more
+ *  registers and instructions; doc/results.md, "Why pipe with the copy
+ *  engine's runs is slower where they do not run", "The copy engine's path
+ *  as a second entry point"); pipe_det's first entry keeps both, where that
+ *  code was the faster (SYMV_PDET_BOTH). */
 int symv_pipe_runs(const symv_params *p);
 
 /** symv_dyn_smem_for: dynamic shared memory per block (bytes) that lets at

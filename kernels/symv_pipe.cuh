@@ -60,8 +60,8 @@
 #define SYMV_PIPE_RUN SYMV_PIPE_RUN_FLOATS /* floats a column's run of 64 rows takes (symv_pipe.h) */
 /* SYMV_PIPE_RUNS: four rows a thread (SSYMV): the kernel has a second
  * entry point whose tiles come by the copy engine's runs (SYMV_PIPE_TMA
- * below; symv_pipe_runs, gpu/gpu.h). A stage of the element copies'
- * entry holds SYMV_PIPE_STAGE elements, one of the runs' entry
+ * below; symv_pipe_runs, gpu/gpu.h). A stage of the element copies
+ * holds SYMV_PIPE_STAGE elements, one with room for the runs
  * SYMV_PIPE_STAGE_RUNS: SYMV_PIPE_STAGE_OF(runs). */
 #define SYMV_PIPE_RUNS (SYMV_PIPE_V > 1)
 #define SYMV_PIPE_STAGE (64 * UX + BLOCK_SIZE)
@@ -122,12 +122,15 @@ template <int N> static __device__ __forceinline__ void symv_cp_wait()
  * completing on its mbarrier, symv_pipe_bar[stage] (symv_pipe_copy_runs).
  * The host launches the second where symv_pipe_tma_at (symv_pipe.h)
  * holds: rows ascending in memory, A's columns not 16-byte aligned, n >=
- * SYMV_PIPE_TMA_MIN_N. Each entry holds its own path alone, so that
- * ptxas's code for one is not the code of a kernel holding both (more
+ * SYMV_PIPE_TMA_MIN_N. The second holds the runs' path alone, and so
+ * does the first the element copies' in pipe and pipe_fx, so that ptxas's
+ * code for one path is not the code of a kernel holding both (more
  * registers and instructions: doc/results.md, "Why pipe with the copy
- * engine's runs is slower where they do not run"). A kernel file writes
- * its body once, as a function templated on a bool symv_runs (which of
- * the two it is), and names both entries with SYMV_PIPE_ENTRIES. */
+ * engine's runs is slower where they do not run"); pipe_det's first keeps
+ * both, where that code was the faster (SYMV_PDET_BOTH,
+ * symv_pipe_det.cu). A kernel file writes its body once, as a function
+ * templated on a bool symv_runs (which of the two it is), and names both
+ * entries with SYMV_PIPE_ENTRIES. */
 __shared__ __align__(8) unsigned long long symv_pipe_bar[SYMV_PIPE_S];
 #define SYMV_PIPE_CAT2(a, b) a##b
 #define SYMV_PIPE_CAT(a, b) SYMV_PIPE_CAT2(a, b)
@@ -425,13 +428,14 @@ static __device__ __forceinline__ void symv_pipe_issue(symv_t *buf, int st, int 
  * blocks of the grid (G <= T: every share holds a tile): its tiles
  * [t0, t1) = [b*T/G, (b+1)*T/G), b = blockIdx.x, its first tile (I, J),
  * and the copies of its first S - 1 tiles issued into stages 0..S-2 of
- * bufs (S x SYMV_PIPE_STAGE_OF(tma) elements; tma: by the copy
- * engine), one commit group a stage (empty past t1); (iI, iJ) := the next
- * tile to issue. */
+ * bufs (S stages of `stage` elements; tma: by the copy engine), one
+ * commit group a stage (empty past t1); (iI, iJ) := the next tile to
+ * issue. */
 static __device__ __forceinline__ void symv_pipe_begin(int ntiles, int G, int nb, int ns, int n,
                                                        const symv_t *__restrict__ A, int rs, symv_ll cs,
                                                        const symv_t *__restrict__ x, symv_ll incx, symv_t *bufs,
-                                                       bool tma, int &t0, int &t1, int &I, int &J, int &iI, int &iJ)
+                                                       int stage, bool tma, int &t0, int &t1, int &I, int &J, int &iI,
+                                                       int &iJ)
 {
   t0 = (int)((long)blockIdx.x * ntiles / G), t1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
   symv_pipe_tile(t0, nb, ns, I, J);
@@ -439,7 +443,7 @@ static __device__ __forceinline__ void symv_pipe_begin(int ntiles, int G, int nb
 #pragma unroll
   for (int s = 0; s < SYMV_PIPE_S - 1; s++) {
     if (t0 + s < t1)
-      symv_pipe_issue(bufs + s * SYMV_PIPE_STAGE_OF(tma), s, iI, iJ, threadIdx.x, nb, n, A, rs, cs, x, incx, tma);
+      symv_pipe_issue(bufs + s * stage, s, iI, iJ, threadIdx.x, nb, n, A, rs, cs, x, incx, tma);
     symv_cp_commit();
   }
 }

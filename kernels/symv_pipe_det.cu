@@ -259,6 +259,15 @@ static __device__ void symv_pdet_rows(int blk, int n, int nb, int ns, long G, lo
   (int n, const symv_t *__restrict__ A, int rs, symv_ll cs, const symv_t *__restrict__ x, symv_ll incx, symv_t *y, \
    symv_ll incy, symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta, symv_t *P, int ntiles, int G, \
    int phase)
+/* SYMV_PDET_BOTH: pipe_det's first entry point keeps the copy engine's
+ * path beside the element copies, chosen at run time by symv_pipe_tma_at
+ * (false wherever the host launches that entry: the second takes those
+ * calls), with stages as wide as the runs'. ptxas's code for the element
+ * copies alone was 1-2.5% slower at n = 2171..5003 for the tiles' shapes
+ * and up to 1.2x for pipe_det:128,64,4,3 at n = 4093; with both it is
+ * the kernel's before the two entries (H200; doc/results.md, "The copy
+ * engine's path as a second entry point"). */
+#define SYMV_PDET_BOTH SYMV_PIPE_TMA
 #if SYMV_PIPE_TMA /* two entry points (symv_pipe.cuh): the body, symv_runs its template parameter */
 template <bool symv_runs> static __device__ __forceinline__ void symv_pdet_run SYMV_PDET_PARAMS
 #else
@@ -285,8 +294,12 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_P
     return;
   }
   SYMV_ENTER_OR_SCALE();
-  const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n, symv_runs);
-  if (symv_runs) symv_pipe_bar_init();
+  /* the copy engine's path: a constant of the entry, or with SYMV_PDET_BOTH chosen at run time; wide: stages
+   * as wide as the runs' */
+  const bool tma = symv_runs || (SYMV_PDET_BOTH && symv_pipe_tma_at(n, rs, cs, (unsigned long long)A));
+  constexpr bool wide = symv_runs || SYMV_PDET_BOTH;
+  const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n, tma);
+  if (wide) symv_pipe_bar_init();
 
 #if MX >= 3
   /* units: block b takes units [b*U/G, (b+1)*U/G) (U = ntiles), each unit
@@ -301,8 +314,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_P
     symv_pipe_item<SYMV_PDET_W>(u0, nb, nsw, I, S); /* unit u0 -> (row block, unit strip) */
     int iI = I, iS = S, is = 0, iu = u0, icnt = symv_pdet_unit_tiles(I, S, ns); /* the next tile to issue */
     auto issue = [&](int stage) {
-      symv_pipe_copy(symv_pipe_buf + stage * SYMV_PIPE_STAGE_OF(symv_runs), stage, iI, iS * SYMV_PDET_A + is, t,
-                     n, A, rs, cs, x, incx, symv_runs);
+      symv_pipe_copy(symv_pipe_buf + stage * SYMV_PIPE_STAGE_OF(wide), stage, iI, iS * SYMV_PDET_A + is, t, n,
+                     A, rs, cs, x, incx, tma);
       if (++is == icnt) is = 0, iu++, symv_pdet_next_unit(iI, iS, icnt, nb, ns);
     };
 #pragma unroll
@@ -323,7 +336,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_P
       if (iu < u1) issue((k + SYMV_PIPE_S - 1) % SYMV_PIPE_S);
       symv_cp_commit();
       symv_pipe_wait<SYMV_PIPE_S - 1>(k, src.tma);
-      const symv_t *buf = symv_pipe_buf + (k % SYMV_PIPE_S) * SYMV_PIPE_STAGE_OF(symv_runs);
+      const symv_t *buf = symv_pipe_buf + (k % SYMV_PIPE_S) * SYMV_PIPE_STAGE_OF(wide);
       if (S != curS) { /* unit strip curS's column sums, this block's share of them; x of the next */
         if (curS * SYMV_PDET_W + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curS) * SYMV_PDET_W + t, cacc);
         cacc = symv_zero();
@@ -353,10 +366,11 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_P
 #endif
   /* the host launches G = gridDim.x <= ntiles blocks: every share holds a tile */
   int t0, t1, I, J, iI, iJ; /* (iI, iJ): the next tile to issue */
-  symv_pipe_begin(ntiles, G, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, symv_runs, t0, t1, I, J, iI, iJ);
+  symv_pipe_begin(ntiles, G, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, SYMV_PIPE_STAGE_OF(wide), tma, t0, t1, I, J,
+                  iI, iJ);
   auto issue = [&](int stage) {
-    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE_OF(symv_runs), stage, iI, iJ, t, nb, n, A, rs, cs, x,
-                    incx, symv_runs);
+    symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE_OF(wide), stage, iI, iJ, t, nb, n, A, rs, cs, x, incx,
+                    tma);
   };
 
   symv_t xc[SYMV_PIPE_CPT];
@@ -367,7 +381,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_P
     if (k + SYMV_PIPE_S - 1 < t1) issue((k + SYMV_PIPE_S - 1 - t0) % SYMV_PIPE_S);
     symv_cp_commit();
     symv_pipe_wait<SYMV_PIPE_S - 1>(k - t0, src.tma);
-    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE_OF(symv_runs);
+    const symv_t *buf = symv_pipe_buf + ((k - t0) % SYMV_PIPE_S) * SYMV_PIPE_STAGE_OF(wide);
     if (J != curJ) { /* strip curJ's column sums, block blockIdx.x's share of them */
       if (t < UX && curJ * UX + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
       cacc = symv_zero();

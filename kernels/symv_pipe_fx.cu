@@ -586,8 +586,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_P
   const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n, symv_runs);
   if (symv_runs) symv_pipe_bar_init();
   int t0, t1, I, J, iI, iJ; /* (iI, iJ): the next tile to issue */
-  symv_pipe_begin(ntiles, gridDim.x, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, symv_runs, t0, t1, I, J, iI,
-                  iJ);
+  symv_pipe_begin(ntiles, gridDim.x, nb, ns, n, A, rs, cs, x, incx, symv_pipe_buf, SYMV_PIPE_STAGE_OF(symv_runs),
+                  symv_runs, t0, t1, I, J, iI, iJ);
   auto issue = [&](int stage) {
     symv_pipe_issue(symv_pipe_buf + stage * SYMV_PIPE_STAGE_OF(symv_runs), stage, iI, iJ, t, nb, n, A, rs, cs, x,
                     incx, symv_runs);
