@@ -82,11 +82,7 @@
   (int n, const symv_t *__restrict__ A, int rs, symv_ll cs, const symv_t *__restrict__ x, symv_ll incx, symv_t *y, \
    symv_ll incy, symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta, symv_ull *gate,            \
    symv_ull target, int ntiles)
-#if SYMV_PIPE_TMA /* two entry points (symv_pipe.cuh): the body, symv_runs its template parameter */
-template <bool symv_runs> static __device__ __forceinline__ void symv_pipe_run SYMV_PIPE_PARAMS
-#else
-extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_PIPE_PARAMS
-#endif
+SYMV_PIPE_KERNEL(symv_pipe_run, SYMV_PIPE_PARAMS) /* the body; its entry points (symv_pipe.cuh) at the end */
 {
   extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[]; /* S stages x SYMV_PIPE_STAGE_OF(symv_runs) elements */
   __shared__ symv_t rsum[SYMV_PIPE_RSUM_ROWS][64];
@@ -197,7 +193,5 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_P
   if (t < UX && curJ * UX + t < n) /* the last strip's column sums */
     symv_atomic_add(y + (symv_ll)(curJ * UX + t) * incy, symv_mul(alpha, cacc));
 }
-#if SYMV_PIPE_TMA
 SYMV_PIPE_ENTRIES(symv_pipe_run, SYMV_PIPE_PARAMS,
                   (n, A, rs, cs, x, incx, y, incy, alpha, beta, dalpha, dbeta, gate, target, ntiles))
-#endif

@@ -128,15 +128,19 @@ template <int N> static __device__ __forceinline__ void symv_cp_wait()
  * registers and instructions: doc/results.md, "Why pipe with the copy
  * engine's runs is slower where they do not run"); pipe_det's first keeps
  * both, where that code was the faster (SYMV_PDET_BOTH,
- * symv_pipe_det.cu). A kernel file writes its body once, as a function
- * templated on a bool symv_runs (which of the two it is), and names both
- * entries with SYMV_PIPE_ENTRIES. */
+ * symv_pipe_det.cu). A kernel file writes its body once, headed by
+ * SYMV_PIPE_KERNEL (a function templated on a bool symv_runs, which of the
+ * two it is), and names both entries with SYMV_PIPE_ENTRIES; without the
+ * copy engine the same two make the body the one entry point. */
 __shared__ __align__(8) unsigned long long symv_pipe_bar[SYMV_PIPE_S];
 #define SYMV_PIPE_CAT2(a, b) a##b
 #define SYMV_PIPE_CAT(a, b) SYMV_PIPE_CAT2(a, b)
 #define SYMV_PIPE_RUNS_NAME SYMV_PIPE_CAT(SYMV_KERNEL_NAME, _runs)
-/* SYMV_PIPE_ENTRIES(run, PARAMS, ARGS): the two entry points, each calling
- * run<false> or run<true> with ARGS (PARAMS and ARGS parenthesised) */
+/* SYMV_PIPE_KERNEL(run, PARAMS): the head of a kernel's body, the function
+ * run templated on symv_runs; SYMV_PIPE_ENTRIES(run, PARAMS, ARGS): the two
+ * entry points, each calling run<false> or run<true> with ARGS (PARAMS and
+ * ARGS parenthesised) */
+#define SYMV_PIPE_KERNEL(run, PARAMS) template <bool symv_runs> static __device__ __forceinline__ void run PARAMS
 #define SYMV_PIPE_UNPAREN(...) __VA_ARGS__
 #define SYMV_PIPE_ENTRIES(run, PARAMS, ARGS)                                                                \
   extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME(SYMV_PIPE_UNPAREN PARAMS)       \
@@ -163,10 +167,12 @@ static __device__ __forceinline__ void symv_pipe_bar_init()
   __syncthreads();
 }
 #else
-/* one entry point, SYMV_KERNEL_NAME, every tile by cp.async: its body
- * reads symv_runs as false (an enumerator, not a variable: NVRTC's
- * -default-device would put a variable in the module) */
+/* one entry point, SYMV_KERNEL_NAME, every tile by cp.async: the body is
+ * the kernel, and reads symv_runs as false (an enumerator, not a variable:
+ * NVRTC's -default-device would put a variable in the module) */
 enum { symv_runs = 0 };
+#define SYMV_PIPE_KERNEL(run, PARAMS) extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME PARAMS
+#define SYMV_PIPE_ENTRIES(run, PARAMS, ARGS)
 static __device__ __forceinline__ void symv_pipe_bar_init() {}
 #endif
 

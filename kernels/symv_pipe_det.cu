@@ -268,13 +268,9 @@ static __device__ void symv_pdet_rows(int blk, int n, int nb, int ns, long G, lo
  * the kernel's before the two entries (H200; doc/results.md, "The copy
  * engine's path as a second entry point"). */
 #define SYMV_PDET_BOTH SYMV_PIPE_TMA
-#if SYMV_PIPE_TMA /* two entry points (symv_pipe.cuh): the body, symv_runs its template parameter */
-template <bool symv_runs> static __device__ __forceinline__ void symv_pdet_run SYMV_PDET_PARAMS
-#else
-extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_PDET_PARAMS
-#endif
+SYMV_PIPE_KERNEL(symv_pdet_run, SYMV_PDET_PARAMS) /* the body; its entry points (symv_pipe.cuh) at the end */
 {
-  extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[];   /* S stages x SYMV_PIPE_STAGE_OF(symv_runs) elements (phase 0) */
+  extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[]; /* S stages x SYMV_PIPE_STAGE_OF(wide) elements (phase 0) */
   __shared__ symv_t rsum[SYMV_PIPE_RSUM_ROWS][64];   /* a tile's row sums by column group; phase 1's scratch */
   __shared__ symv_t csum[SYMV_PIPE_CSUM_ROWS][SYMV_PIPE_CPT];
   const int t = threadIdx.x;
@@ -396,7 +392,5 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_P
   if (t < UX && curJ * UX + t < n) symv_pdet_store(C + (symv_ll)(blockIdx.x + curJ) * UX + t, cacc);
   symv_cp_wait<0>(); /* no copy outlives the block */
 }
-#if SYMV_PIPE_TMA
 SYMV_PIPE_ENTRIES(symv_pdet_run, SYMV_PDET_PARAMS,
                   (n, A, rs, cs, x, incx, y, incy, alpha, beta, dalpha, dbeta, P, ntiles, G, phase))
-#endif

@@ -563,11 +563,7 @@ static __device__ __noinline__ void symv_pfx_grid_finish(int n, const symv_t *__
   (int n, const symv_t *__restrict__ A, int rs, symv_ll cs, const symv_t *__restrict__ x, symv_ll incx, symv_t *y, \
    symv_ll incy, symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta, symv_ull *fx,              \
    symv_ull *state, symv_ull epoch, int ntiles)
-#if SYMV_PIPE_TMA /* two entry points (symv_pipe.cuh): the body, symv_runs its template parameter */
-template <bool symv_runs> static __device__ __forceinline__ void symv_pfx_run SYMV_PFX_PARAMS
-#else
-extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_PFX_PARAMS
-#endif
+SYMV_PIPE_KERNEL(symv_pfx_run, SYMV_PFX_PARAMS) /* the body; its entry points (symv_pipe.cuh) at the end */
 {
   extern __shared__ SYMV_PIPE_BUF_ALIGN symv_t symv_pipe_buf[]; /* S stages x SYMV_PIPE_STAGE_OF(symv_runs) elements */
   __shared__ symv_t rsum[SYMV_PIPE_RSUM_ROWS][64];  /* a tile's row sums by column group; the fallback's scratch */
@@ -697,7 +693,5 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME SYMV_P
   if (symv_pfx_helped(nb)) symv_pfx_help(n, nb, y, incy, alpha, beta, cnt, state, epoch, acc);
 #endif
 }
-#if SYMV_PIPE_TMA
 SYMV_PIPE_ENTRIES(symv_pfx_run, SYMV_PFX_PARAMS,
                   (n, A, rs, cs, x, incx, y, incy, alpha, beta, dalpha, dbeta, fx, state, epoch, ntiles))
-#endif
