@@ -282,8 +282,6 @@ Test(space, pipe_pipeline_counts_in_shared_memory)
   cr_assert_eq(symv_static_filter(&bigf, &d, why, sizeof why), SYMV_RESOURCES);
 }
 
-/* cp.async came with compute capability 8.0: the three pipe families are
- * dropped below it, with the reason, and kept from it on. */
 /* Which entry a call takes (symv_pipe_tma_at): the copy engine's where
  * rows ascend (uplo L), n >= SYMV_PIPE_TMA_MIN_N and A's columns are off
  * 16-byte boundaries (lda not a multiple of 4, or A's address off 16);
@@ -304,6 +302,8 @@ Test(space, the_copy_engine_entry_is_taken_where_columns_are_unaligned_and_n_lar
   cr_assert_eq(symv_pipe_tma_at(1 << 20, 1, (1 << 20) + 1, al), 1);
 }
 
+/* cp.async came with compute capability 8.0: the three pipe families are
+ * dropped below it, with the reason, and kept from it on. */
 Test(space, pipe_families_need_compute_capability_8)
 {
   symv_device_info d = test_hopper();
