@@ -133,9 +133,7 @@ template <int N> static __device__ __forceinline__ void symv_cp_wait()
  * two it is), and names both entries with SYMV_PIPE_ENTRIES; without the
  * copy engine the same two make the body the one entry point. */
 __shared__ __align__(8) unsigned long long symv_pipe_bar[SYMV_PIPE_S];
-#define SYMV_PIPE_CAT2(a, b) a##b
-#define SYMV_PIPE_CAT(a, b) SYMV_PIPE_CAT2(a, b)
-#define SYMV_PIPE_RUNS_NAME SYMV_PIPE_CAT(SYMV_KERNEL_NAME, _runs)
+#define SYMV_PIPE_RUNS_NAME SYMV_XCAT(SYMV_KERNEL_NAME, _runs) /* symv_scalar.cuh */
 /* SYMV_PIPE_KERNEL(run, PARAMS): the head of a kernel's body, the function
  * run templated on symv_runs; SYMV_PIPE_ENTRIES(run, PARAMS, ARGS): the two
  * entry points, each calling run<false> or run<true> with ARGS (PARAMS and
