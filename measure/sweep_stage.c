@@ -191,6 +191,7 @@ int sweep_restamp(db *d, symv_routine ro, const symv_source_set *was, int cc_maj
   } *memo = calloc(nk ? nk : 1, sizeof *memo);
   if (!memo || !today) {
     free(memo), free(today), free(k);
+    snprintf(err, errlen, "out of memory");
     return SYMV_NO_MEMORY;
   }
   long stale = 0;

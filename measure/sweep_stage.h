@@ -91,7 +91,7 @@ typedef struct {
  *  today's code on standard error ("restamp ROUTINE", core/progress.h)
  *  unless quiet. Errors: SYMV_DB (db_errmsg says why), a compilation's
  *  status (SYMV_COMPILE, SYMV_NO_MEMORY, ...; err names the point and
- *  gives NVRTC's log), SYMV_NO_MEMORY. */
+ *  gives NVRTC's log), SYMV_NO_MEMORY (err says so). */
 int sweep_restamp(db *d, symv_routine ro, const symv_source_set *was, int cc_major, int cc_minor, int dry, int quiet,
                   sweep_restamp_counts *c, char *err, size_t errlen);
 

@@ -114,7 +114,7 @@ static int run(int argc, char **argv)
     rc = sweep_restamp(d, ro, &old, dev.cc_major, dev.cc_minor, dry, quiet, &n, err, sizeof err);
     if (rc == SYMV_DB) goto db_error;
     if (rc) {
-      fprintf(stderr, "symvtune restamp: %s; nothing changed\n", rc == SYMV_NO_MEMORY && !*err ? "out of memory" : err);
+      fprintf(stderr, "symvtune restamp: %s; nothing changed\n", err);
       status = SYMV_EXIT_ERROR;
     } else if (n.current + n.restamped + n.changed + n.other) {
       printf("%s: %ld of today's sources, %ld %srestamped (the same PTX), %ld changed, %ld of other sources\n",
