@@ -195,9 +195,11 @@ int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_devic
     return SYMV_CUDA;
   }
   int rc = kernel_prepare(p, (const void *)fn, symv_pipe_smem_of(p, 0), d, k, err, errlen);
-  if (!rc && symv_pipe_runs(p) && d->cc_major >= 9) { /* the copy-engine entry, checked as the first */
+  /* the copy-engine entries, rows ascending then descending (symv_pipe_tma_at), each checked as the first */
+  static const char *const suffix[2] = {"_runs", "_runs_u"};
+  for (int i = 0; i < 2 && !rc && symv_pipe_runs(p) && d->cc_major >= 9; i++) {
     char name[sizeof c->name + 8], why[512];
-    snprintf(name, sizeof name, "%s_runs", c->name);
+    snprintf(name, sizeof name, "%s%s", c->name, suffix[i]);
     symv_kernel r;
     memset(&r, 0, sizeof r);
     if ((e = cudaLibraryGetKernel(&fn, k->lib, name)) != cudaSuccess) {
@@ -207,7 +209,7 @@ int symv_kernel_load(const symv_params *p, const symv_cubin *c, const symv_devic
     } else if ((rc = kernel_prepare(p, (const void *)fn, symv_pipe_smem_of(p, 1), d, &r, why, sizeof why))) {
       snprintf(err, errlen, "entry point %s: %s", name, why);
     } else {
-      k->fn_runs = r.fn, k->dyn_smem_runs = r.dyn_smem, k->regs_runs = r.regs;
+      k->fn_runs[i] = r.fn, k->dyn_smem_runs[i] = r.dyn_smem, k->regs_runs[i] = r.regs;
     }
   }
   if (rc) symv_kernel_unload(k);
@@ -218,7 +220,7 @@ void symv_kernel_unload(symv_kernel *k)
 {
   if (k->lib) cudaLibraryUnload(k->lib);
   k->lib = NULL;
-  k->fn = k->fn_runs = NULL;
+  k->fn = k->fn_runs[0] = k->fn_runs[1] = NULL;
 }
 
 /* The work items the blocks of a pipe or pipe_det candidate p share at
@@ -431,7 +433,7 @@ int symv_tile_groups(int n, int ux, int block_size)
   return g < 1 ? 1 : g;
 }
 
-/* Launches k's entry point fn (k->fn, or k->fn_runs) in grid g on
+/* Launches k's entry point fn (k->fn, or one of k->fn_runs) in grid g on
  * `stream` with args: blocks of `threads` threads
  * (k's BLOCK_SIZE but for pipe_det's phase 1) and `smem` bytes
  * of dynamic shared memory (k->dyn_smem but where a kernel's phase needs
@@ -561,9 +563,11 @@ int symv_launch(const symv_kernel *k, symv_workspace *ws, cudaStream_t stream, c
   }
   dim3 g3 = dim3_make(grid);
   g3.y = gridy;
-  /* the copy-engine entry where A's columns are not 16-byte aligned and n is large (symv_pipe_tma_at) */
-  const int runs = k->fn_runs && symv_pipe_tma_at(n, rs, cs, (unsigned long long)(uintptr_t)A0);
-  if ((rc = launch_grid(k, runs ? k->fn_runs : k->fn, g3, k->p.block_size, runs ? k->dyn_smem_runs : k->dyn_smem,
+  /* the copy-engine entry of the rows' direction where A's columns are not 16-byte aligned and n is large
+   * (symv_pipe_tma_at: 1 ascending, -1 descending, 0 neither) */
+  const int dir = symv_pipe_tma_at(n, rs, cs, (unsigned long long)(uintptr_t)A0), e = dir < 0;
+  const int runs = dir && k->fn_runs[e];
+  if ((rc = launch_grid(k, runs ? k->fn_runs[e] : k->fn, g3, k->p.block_size, runs ? k->dyn_smem_runs[e] : k->dyn_smem,
                         stream, args, "cudaLaunchKernelExC", 1)))
     return rc;
   if (k->p.family == SYMV_FAMILY_PIPE) ws->gate_target = target; /* its chunks will all be counted */

@@ -56,9 +56,11 @@ typedef struct {
   cudaLibrary_t lib;      /* loaded CUBIN */
   cudaKernel_t fn;        /* its entry point */
   size_t dyn_smem;        /* dynamic shared memory per block enforcing MULTIPLICITY, bytes */
-  cudaKernel_t fn_runs;   /* its copy-engine entry point (symv_pipe_runs, compute capability 9.0 on), or NULL */
-  size_t dyn_smem_runs;   /* fn_runs's dynamic shared memory, bytes (0 without it) */
-  int regs_runs;          /* fn_runs's registers per thread (0 without it) */
+  /* its copy-engine entry points (symv_pipe_runs, compute capability 9.0 on), or NULL: [0] A's rows
+   * ascending in memory (NAME_runs, uplo L), [1] descending (NAME_runs_u, uplo U); symv_pipe_tma_at */
+  cudaKernel_t fn_runs[2];
+  size_t dyn_smem_runs[2]; /* their dynamic shared memory, bytes (0 without them) */
+  int regs_runs[2];        /* their registers per thread (0 without them) */
   int carveout_pct;       /* shared-memory carveout it asks for, % of the SM's shared memory */
   int static_smem;        /* static shared memory per block, bytes */
   int regs;               /* registers per thread */
@@ -119,7 +121,7 @@ int symv_pipe_fx_fits(const symv_params *p, int n, int sm_count);
  *  pipe_fx kernels need for their pipeline, bytes: symv_pipe_stages(MX) =
  *  MX mod 3 + 2 stages of (CPT + 1) x BLOCK_SIZE elements of the
  *  candidate's routine (CPT = UX / (BLOCK_SIZE/64) columns per thread);
- *  for the copy-engine entry (runs nonzero, where symv_pipe_runs)
+ *  for the copy-engine entries (runs nonzero, where symv_pipe_runs)
  *  SYMV_PIPE_RUN_FLOATS x UX + BLOCK_SIZE floats a stage, and so for
  *  pipe_det's first entry, which holds both paths (SYMV_PDET_BOTH,
  *  kernels/symv_pipe_det.cu). 0 for the other families, whose dynamic
@@ -127,22 +129,25 @@ int symv_pipe_fx_fits(const symv_params *p, int n, int sm_count);
 long symv_pipe_smem_of(const symv_params *p, int runs);
 
 /** symv_pipe_smem: the most of symv_pipe_smem_of over p's entry points
- *  (the copy-engine entry's where symv_pipe_runs), bytes: what the static
+ *  (the copy-engine entries' where symv_pipe_runs), bytes: what the static
  *  filter must find room for. */
 long symv_pipe_smem(const symv_params *p);
 
-/** symv_pipe_runs: 1 if candidate p's kernel has a second entry point that
- *  brings A's columns by the copy engine (kernels/symv_pipe.cuh), built
- *  for compute capability 9.0 and later and launched where
- *  symv_pipe_tma_at holds (A's columns not 16-byte aligned, from n =
- *  SYMV_PIPE_TMA_MIN_N): the pipe families at four rows a thread (SSYMV).
- *  That entry's stages are sized for the runs and it has 8 bytes of static
- *  shared memory a stage for their mbarriers. Two entries rather than one
- *  kernel holding both paths: pipe's kernel with both was 5-14% slower
+/** symv_pipe_runs: 1 if candidate p's kernel has entry points that bring
+ *  A's columns by the copy engine (kernels/symv_pipe.cuh), NAME_runs for
+ *  A's rows ascending in memory (uplo L) and NAME_runs_u for rows
+ *  descending (uplo U), built for compute capability 9.0 and later and
+ *  launched where symv_pipe_tma_at names their direction (A's columns not
+ *  16-byte aligned, from n = SYMV_PIPE_TMA_MIN_N): the pipe families at
+ *  four rows a thread (SSYMV). Those entries' stages are sized for the
+ *  runs and the module has 8 bytes of static shared memory a stage for
+ *  their mbarriers. Entries apart rather than one kernel holding every
+ *  path: pipe's kernel with both was 5-14% slower
  *  where the copy engine did not run, and pipe_fx's up to 1.35x (more
  *  registers and instructions; doc/results.md, "Why pipe with the copy
  *  engine's runs is slower where they do not run", "The copy engine's path
- *  as a second entry point"); pipe_det's first entry keeps both, where that
+ *  as a second entry point", "SSYMV's copy engine in uplo U"); pipe_det's
+ *  first entry keeps the element copies and the ascending runs, where that
  *  code was the faster (SYMV_PDET_BOTH). */
 int symv_pipe_runs(const symv_params *p);
 
@@ -166,8 +171,9 @@ long symv_dyn_smem_for(const symv_device_info *d, int multiplicity, int static_s
  *  device, sizes its dynamic shared memory for MULTIPLICITY, and checks with
  *  cudaOccupancyMaxActiveBlocksPerMultiprocessor that exactly MULTIPLICITY
  *  blocks fit; where symv_pipe_runs and the device is of compute
- *  capability 9.0 or later, the same for the copy-engine entry point
- *  (c->name followed by _runs) into k->fn_runs. Errors: SYMV_RESOURCES
+ *  capability 9.0 or later, the same for the copy-engine entry points
+ *  (c->name followed by _runs and _runs_u) into k->fn_runs[0] and [1].
+ *  Errors: SYMV_RESOURCES
  *  (shared memory cannot give that MULTIPLICITY), SYMV_OCCUPANCY
  *  (registers or threads make the real occupancy differ), SYMV_CUDA (an
  *  entry point missing among them); `err` says why with the numbers, and
@@ -266,9 +272,9 @@ int symv_check_args(char uplo, int n, int lda, int incx, int incy);
  *  read. HEMV: the imaginary part of A's diagonal is not read. Asynchronous:
  *  one launch, two for pipe_det (its phase 0 streams A into partial sums,
  *  its phase 1 sums them in a fixed order and writes y; alpha = 0 in host
- *  pointer mode: phase 0 alone). The first launch is of k->fn_runs where
- *  k has it and symv_pipe_tma_at holds for uplo L, n, lda and A, else of
- *  k->fn (pipe_det's phase 1 always of k->fn).
+ *  pointer mode: phase 0 alone). The first launch is of k->fn_runs[0] or
+ *  [1] where k has it and symv_pipe_tma_at names that direction for uplo,
+ *  n, lda and A, else of k->fn (pipe_det's phase 1 always of k->fn).
  *  pipe_fx refuses (SYMV_INVALID_VALUE, the reason in
  *  symv_cuda_error_text) sizes where symv_pipe_fx_fits fails.
  *  On compute capability 9.0 and later the kernel is launched with

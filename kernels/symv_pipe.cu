@@ -62,7 +62,7 @@
  * stages - 2 (0..2); MULTIPLICITY blocks per SM = the grid's blocks per SM.
  * Dynamic shared memory: S x (CPT + 1) x BLOCK_SIZE elements, i.e. that
  * many times sizeof(symv_t) bytes (4, 8 or 16 by routine;
- * symv_pipe_smem_of, gpu/gpu.c); SSYMV's copy-engine entry (four rows a
+ * symv_pipe_smem_of, gpu/gpu.c); SSYMV's copy-engine entries (four rows a
  * thread, symv_pipe.cuh) S x (SYMV_PIPE_RUN_FLOATS x UX + BLOCK_SIZE)
  * floats. Workspace: gate, 1 + G words (the count, then a claim for
  * each of C <= G chunks; unsigned long long whatever the routine).

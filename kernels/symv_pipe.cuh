@@ -6,9 +6,9 @@
  * constraints and derived sizes (column groups, columns per thread,
  * pipeline stages), the tile numbering, the cp.async copies that stream
  * tiles of 64 rows x UX columns into shared memory (for SSYMV, in a
- * second entry point the host launches where A's columns are not 16-byte
- * aligned and n >= SYMV_PIPE_TMA_MIN_N, the copy engine's runs of whole
- * columns instead),
+ * second and a third entry point the host launches where A's columns are
+ * not 16-byte aligned and n >= SYMV_PIPE_TMA_MIN_N, the copy engine's runs
+ * of whole columns instead, rows ascending or descending in memory),
  * and the per-tile code: a tile's copies, x of a strip's columns,
  * the row and column sums of a tile (with the transposing butterfly) and
  * their totals, and the start of a block's share. The kernels read and
@@ -55,12 +55,12 @@
 #define SYMV_PIPE_S (MX % 3 + 2) /* pipeline stages: symv_pipe_stages (symv_pipe.h) */
 /* elements of a stage: the tile's 64 x UX, then x of its rows (one a
  * thread for V = 1, 64 for V = 4) within BLOCK_SIZE more: (CPT + 1) x
- * BLOCK_SIZE; in the copy engine's entry (V = 4) the runs, UX of
+ * BLOCK_SIZE; in the copy engine's entries (V = 4) the runs, UX of
  * SYMV_PIPE_RUN, in place of the tile (symv_pipe_smem_of, gpu/gpu.c) */
 #define SYMV_PIPE_RUN SYMV_PIPE_RUN_FLOATS /* floats a column's run of 64 rows takes (symv_pipe.h) */
-/* SYMV_PIPE_RUNS: four rows a thread (SSYMV): the kernel has a second
- * entry point whose tiles come by the copy engine's runs (SYMV_PIPE_TMA
- * below; symv_pipe_runs, gpu/gpu.h). A stage of the element copies
+/* SYMV_PIPE_RUNS: four rows a thread (SSYMV): the kernel has two more
+ * entry points whose tiles come by the copy engine's runs, rows ascending
+ * or descending (SYMV_PIPE_TMA below; symv_pipe_runs, gpu/gpu.h). A stage of the element copies
  * holds SYMV_PIPE_STAGE elements, one with room for the runs
  * SYMV_PIPE_STAGE_RUNS: SYMV_PIPE_STAGE_OF(runs). */
 #define SYMV_PIPE_RUNS (SYMV_PIPE_V > 1)
@@ -115,39 +115,49 @@ template <int N> static __device__ __forceinline__ void symv_cp_wait()
 #endif
 
 #if SYMV_PIPE_TMA
-/* The kernel's two entry points: SYMV_KERNEL_NAME, every tile by cp.async
- * (element or 16-byte copies), and SYMV_KERNEL_NAME followed by _runs,
- * every tile by the copy engine, one cp.async.bulk a column (the run of
- * aligned 16-byte words that holds its 64 rows), each stage's copies
- * completing on its mbarrier, symv_pipe_bar[stage] (symv_pipe_copy_runs).
- * The host launches the second where symv_pipe_tma_at (symv_pipe.h)
- * holds: rows ascending in memory, A's columns not 16-byte aligned, n >=
- * SYMV_PIPE_TMA_MIN_N. The second holds the runs' path alone, and so
- * does the first the element copies' in pipe and pipe_fx, so that ptxas's
- * code for one path is not the code of a kernel holding both (more
- * registers and instructions: doc/results.md, "Why pipe with the copy
- * engine's runs is slower where they do not run"); pipe_det's first keeps
- * both, where that code was the faster (SYMV_PDET_BOTH,
- * symv_pipe_det.cu). A kernel file writes its body once, headed by
- * SYMV_PIPE_KERNEL (a function templated on a bool symv_runs, which of the
- * two it is), and names both entries with SYMV_PIPE_ENTRIES; without the
- * copy engine the same two make the body the one entry point. */
+/* The kernel's three entry points: SYMV_KERNEL_NAME, every tile by
+ * cp.async (element or 16-byte copies); SYMV_KERNEL_NAME followed by
+ * _runs, every tile by the copy engine, one cp.async.bulk a column (the
+ * run of aligned 16-byte words that holds its 64 rows), each stage's
+ * copies completing on its mbarrier, symv_pipe_bar[stage]
+ * (symv_pipe_copy_runs), for A's rows ascending in memory (uplo L, rs =
+ * 1); and SYMV_KERNEL_NAME followed by _runs_u, the same for rows
+ * descending (uplo U walked backwards, rs = -1). The host launches a runs
+ * entry where symv_pipe_tma_at (symv_pipe.h) names its direction: A's
+ * columns not 16-byte aligned, n >= SYMV_PIPE_TMA_MIN_N. Each runs entry
+ * holds its path alone, with its direction a constant, and so does the
+ * first the element copies' in pipe and pipe_fx, so that ptxas's code for
+ * one path is not the code of a kernel holding several (more registers and
+ * instructions: doc/results.md, "Why pipe with the copy engine's runs is
+ * slower where they do not run", "SSYMV's copy engine in uplo U");
+ * pipe_det's first keeps the element copies and the ascending runs, where
+ * that code was the faster (SYMV_PDET_BOTH, symv_pipe_det.cu). A kernel
+ * file writes its body once, headed by SYMV_PIPE_KERNEL (a function
+ * templated on an int symv_runs, which of the three it is: 0, the element
+ * copies; 1 or -1, the runs with rows ascending or descending), and names
+ * the entries with SYMV_PIPE_ENTRIES; without the copy engine the same two
+ * make the body the one entry point. */
 __shared__ __align__(8) unsigned long long symv_pipe_bar[SYMV_PIPE_S];
 #define SYMV_PIPE_RUNS_NAME SYMV_XCAT(SYMV_KERNEL_NAME, _runs) /* symv_scalar.cuh */
+#define SYMV_PIPE_RUNS_U_NAME SYMV_XCAT(SYMV_KERNEL_NAME, _runs_u)
 /* SYMV_PIPE_KERNEL(run, PARAMS): the head of a kernel's body, the function
- * run templated on symv_runs; SYMV_PIPE_ENTRIES(run, PARAMS, ARGS): the two
- * entry points, each calling run<false> or run<true> with ARGS (PARAMS and
- * ARGS parenthesised) */
-#define SYMV_PIPE_KERNEL(run, PARAMS) template <bool symv_runs> static __device__ __forceinline__ void run PARAMS
+ * run templated on symv_runs; SYMV_PIPE_ENTRIES(run, PARAMS, ARGS): the
+ * three entry points, calling run<0>, run<1> and run<-1> with ARGS (PARAMS
+ * and ARGS parenthesised) */
+#define SYMV_PIPE_KERNEL(run, PARAMS) template <int symv_runs> static __device__ __forceinline__ void run PARAMS
 #define SYMV_PIPE_UNPAREN(...) __VA_ARGS__
 #define SYMV_PIPE_ENTRIES(run, PARAMS, ARGS)                                                                \
   extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_KERNEL_NAME(SYMV_PIPE_UNPAREN PARAMS)       \
   {                                                                                                         \
-    run<false>(SYMV_PIPE_UNPAREN ARGS);                                                                     \
+    run<0>(SYMV_PIPE_UNPAREN ARGS);                                                                         \
   }                                                                                                         \
   extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_PIPE_RUNS_NAME(SYMV_PIPE_UNPAREN PARAMS)    \
   {                                                                                                         \
-    run<true>(SYMV_PIPE_UNPAREN ARGS);                                                                      \
+    run<1>(SYMV_PIPE_UNPAREN ARGS);                                                                         \
+  }                                                                                                         \
+  extern "C" __global__ void __launch_bounds__(BLOCK_SIZE) SYMV_PIPE_RUNS_U_NAME(SYMV_PIPE_UNPAREN PARAMS)  \
+  {                                                                                                         \
+    run<-1>(SYMV_PIPE_UNPAREN ARGS);                                                                        \
   }
 
 /* The stages' mbarriers initialised, UX arrivals a phase (one thread a
@@ -203,18 +213,20 @@ template <int N> static __device__ __forceinline__ void symv_pipe_wait(int q, bo
 }
 
 /* How a kernel's tiles lie in memory, for their sums: A's row stride rs
- * (symv_pipe_copy), whether the columns come by the copy engine (tma:
- * the runs' entry, SYMV_PIPE_TMA; a constant of the entry) and, for those
- * runs' offsets, A's address in elements mod 4 and the column stride mod
- * 4; n. */
+ * (symv_pipe_copy), whether the columns come by the copy engine and in
+ * which direction (tma: 0, the element copies; 1 or -1, the runs' entry
+ * of rows ascending or descending, SYMV_PIPE_TMA; a constant of the
+ * entry) and, for those runs' offsets (symv_pipe_copy_runs), A's address
+ * in elements mod 4 (plus 1 where rows descend: a run's place is that of
+ * its row 63) and the column stride mod 4; n. */
 struct symv_pipe_src {
   int rs, tma, abase, cmod, n;
 };
-static __device__ __forceinline__ symv_pipe_src symv_pipe_src_of(const symv_t *A, int rs, symv_ll cs, int n, bool tma)
+static __device__ __forceinline__ symv_pipe_src symv_pipe_src_of(const symv_t *A, int rs, symv_ll cs, int n, int tma)
 {
   symv_pipe_src s;
   s.rs = rs, s.tma = tma, s.n = n;
-  s.abase = (int)((((unsigned long long)A) / sizeof(symv_t)) & 3), s.cmod = (int)(cs & 3);
+  s.abase = (int)((((unsigned long long)A) / sizeof(symv_t) + (tma < 0 ? 1 : 0)) & 3), s.cmod = (int)(cs & 3);
   return s;
 }
 
@@ -267,7 +279,7 @@ static __device__ __forceinline__ void symv_pipe_tile(long t, int nb, int ns, in
  * (j0 + k > i) or past n; row CPT holds x(i). t is threadIdx.x. */
 static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int st, int iI, int iJ, int t, int n,
                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                                      const symv_t *__restrict__ x, symv_ll incx, bool tma)
+                                                      const symv_t *__restrict__ x, symv_ll incx, int tma)
 {
   (void)st, (void)tma; /* no copy engine at one row a thread */
   const int r = t & 63, cg = t >> 6;
@@ -287,25 +299,30 @@ static __device__ __forceinline__ void symv_cp_16(symv_t *dst, const symv_t *src
   asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(have * 4) : "memory");
 }
 
-/* The columns of tile (iI, iJ) by the copy engine (the runs' entry:
- * rs = 1): thread t = c*(BLOCK_SIZE/UX) (the copies spread over every warp)
- * copies column j = iJ*UX + c's rows r0 .. r1 - 1 (r0 = iI*64, r1 =
- * min(n, r0 + 64)), where the column has stored rows there (j < r1), as
- * the run of aligned 16-byte words that holds them, into
- * buf[c*SYMV_PIPE_RUN ..]: row i at buf[c*RUN + o + i - r0], o = (the
- * address of A(r0, j) mod 16)/4. One cp.async.bulk completing on
+/* The columns of tile (iI, iJ) by the copy engine (the runs' entries:
+ * rs = D, 1 or -1): thread t = c*(BLOCK_SIZE/UX) (the copies spread over
+ * every warp) copies column j = iJ*UX + c's rows r0 .. r1 - 1 (r0 =
+ * iI*64, r1 = min(n, r0 + 64)), where the column has stored rows there
+ * (j < r1), as the run of aligned 16-byte words that holds them, into
+ * buf[c*SYMV_PIPE_RUN ..]: rows ascending (D = 1), row i at buf[c*RUN + o
+ * + i - r0], o = (the address of A(r0, j) mod 16)/4; descending (D = -1),
+ * row i at buf[c*RUN + o + r0 + 63 - i], o = (the address row r0 + 63
+ * would have mod 16)/4, so that the run of a row block that ends at n lies
+ * where the block's full run would. One cp.async.bulk completing on
  * symv_pipe_bar[st] with the run's bytes; where the run would start before
- * A or end past A(n-1, n-1) (A not 16-byte aligned at its first column, or
- * the last column), the column's stored rows are copied an element at a
+ * the lowest stored element or end past the highest (A's first 16-byte
+ * word or its last), the column's stored rows are copied an element at a
  * time to the same places instead, the arrival made when they land
  * (cp.async.mbarrier.arrive.noinc). Either way one arrival on
  * symv_pipe_bar[st] a column a tile. Words of the slot outside the stored
  * rows hold whatever the run or an earlier tile left: the sums mask them
  * (symv_pipe_tile_sums_k). */
 #if SYMV_PIPE_TMA
+template <int D>
 static __device__ __forceinline__ void symv_pipe_copy_runs(symv_t *buf, int st, int iI, int iJ, int t, int n,
                                                            const symv_t *__restrict__ A, symv_ll cs)
 {
+  static_assert(D == 1 || D == -1, "the runs' rows ascend or descend");
   if (t % (BLOCK_SIZE / UX)) return;
   const int c = t / (BLOCK_SIZE / UX);
   const unsigned bar = (unsigned)__cvta_generic_to_shared(&symv_pipe_bar[st]);
@@ -314,25 +331,38 @@ static __device__ __forceinline__ void symv_pipe_copy_runs(symv_t *buf, int st, 
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
     return;
   }
-  const symv_t *e0 = A + (symv_ll)j * cs + r0;
+  /* e0: the lowest address of rows r0 .. r1 - 1, row r0 (ascending) or r1 - 1 (descending) */
+  const symv_t *e0 = A + (symv_ll)j * cs + (D > 0 ? r0 : -(r1 - 1));
   const unsigned long long a0 = ((unsigned long long)e0) & ~15ull,
                            a1 = ((unsigned long long)(e0 + (r1 - r0)) + 15) & ~15ull;
   symv_t *slot = buf + c * SYMV_PIPE_RUN;
-  if (a0 >= (unsigned long long)A && a1 <= (unsigned long long)(A + (symv_ll)(n - 1) * cs + n)) {
+  /* the run within the stored elements' addresses: A .. A(n-1, n-1) ascending, A(n-1, n-1) .. A descending */
+  if (D > 0 ? a0 >= (unsigned long long)A && a1 <= (unsigned long long)(A + (symv_ll)(n - 1) * cs + n)
+            : a0 >= (unsigned long long)(A + (symv_ll)(n - 1) * cs - (n - 1)) && a1 <= (unsigned long long)(A + 1)) {
     const unsigned bytes = (unsigned)(a1 - a0);
+    /* descending: e0 (row r1 - 1, word w of its 16 bytes) at slot word o + r0 + 64 - r1, o = (w - (r0 + 64 -
+     * r1)) mod 4, the run's start w words before it */
+    const int w = (int)((((unsigned long long)e0) & 15) >> 2), d = r0 + 64 - r1;
+    symv_t *dst = D > 0 ? slot : slot + ((w - d) & 3) + d - w;
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* the stage's last reads, before it is refilled */
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                     (unsigned)__cvta_generic_to_shared(slot)),
+                     (unsigned)__cvta_generic_to_shared(dst)),
                  "l"(a0), "r"(bytes), "r"(bar)
                  : "memory");
   } else {
     const int o = (int)((((unsigned long long)e0) & 15) >> 2);
-    for (int i = max(r0, j); i < r1; i++) symv_cp_elem(slot + o + (i - r0), e0 + (i - r0), true);
+    if (D > 0) {
+      for (int i = max(r0, j); i < r1; i++) symv_cp_elem(slot + o + (i - r0), e0 + (i - r0), true);
+    } else { /* row i at e0 + r1 - 1 - i, slot word ((o - d) mod 4) + r0 + 63 - i, d = r0 + 64 - r1 */
+      const int at = ((o - (r0 + 64 - r1)) & 3) + r0 + 63;
+      for (int i = max(r0, j); i < r1; i++) symv_cp_elem(slot + at - i, e0 + (r1 - 1 - i), true);
+    }
     asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
   }
 }
 #else
+template <int D>
 static __device__ __forceinline__ void symv_pipe_copy_runs(symv_t *, int, int, int, int, int, const symv_t *__restrict__,
                                                            symv_ll)
 {
@@ -357,19 +387,21 @@ static __device__ __forceinline__ void symv_pipe_copy_runs(symv_t *, int, int, i
  * copies is symv_pipe_wait (cp.async.wait_group, then __syncwarp). x of
  * the rows goes to buf[64*UX + 4*(t mod 16) + s] in the same slots, each
  * thread copying its own (all column groups copy the same values). t is
- * threadIdx.x. With tma (the runs' entry, a constant of it) the columns
- * come by the copy engine instead (symv_pipe_copy_runs), into a stage of
- * SYMV_PIPE_STAGE_RUNS elements, and x of the rows after the runs. */
+ * threadIdx.x. With tma nonzero (the runs' entries, a constant of each:
+ * rs = tma) the columns come by the copy engine instead
+ * (symv_pipe_copy_runs), into a stage of SYMV_PIPE_STAGE_RUNS elements,
+ * and x of the rows after the runs, x of row i at the word of the runs'
+ * order that holds row i (i - iI*64, or iI*64 + 63 - i descending). */
 static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int st, int iI, int iJ, int t, int n,
                                                       const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                                      const symv_t *__restrict__ x, symv_ll incx, bool tma)
+                                                      const symv_t *__restrict__ x, symv_ll incx, int tma)
 {
   const int rg = t & (SYMV_PIPE_RT - 1), cg = SYMV_PIPE_GROUP(t), lane = t & 31;
   const int i0 = iI * 64 + 4 * rg, j0 = iJ * UX + cg * SYMV_PIPE_CPT;
   const int have = i0 < n ? min(4, n - i0) : 0; /* rows i0 .. i0 + have - 1 exist */
   const bool rev = rs < 0;
-  if (tma) { /* x of the rows as below, after the runs */
-    symv_pipe_copy_runs(buf, st, iI, iJ, t, n, A, cs);
+  if (tma > 0) { /* x of the rows as below, after the runs */
+    symv_pipe_copy_runs<1>(buf, st, iI, iJ, t, n, A, cs);
     symv_t *dx = buf + SYMV_PIPE_RUN * UX + 4 * rg;
     if (incx == 1 && (((unsigned long long)x) & 15) == 0) {
       symv_cp_16(dx, x + i0, have);
@@ -377,6 +409,13 @@ static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int st, int i
 #pragma unroll
       for (int s = 0; s < 4; s++) symv_cp_elem(dx + s, x + (symv_ll)(i0 + s) * incx, i0 + s < n);
     }
+    return;
+  }
+  if (tma < 0) { /* x of row i0 + s at word 63 - 4*rg - s */
+    symv_pipe_copy_runs<-1>(buf, st, iI, iJ, t, n, A, cs);
+    symv_t *dx = buf + SYMV_PIPE_RUN * UX + 63 - 4 * rg;
+#pragma unroll
+    for (int s = 0; s < 4; s++) symv_cp_elem(dx - s, x + (symv_ll)(i0 + s) * incx, i0 + s < n);
     return;
   }
   const symv_t *lo = A + (rev ? -(symv_ll)(i0 + 3) : (symv_ll)i0); /* the lowest address of column 0's 4 */
@@ -417,12 +456,12 @@ static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int st, int i
 }
 #endif
 
-/* symv_pipe_copy of tile (iI, iJ) into buf (tma: by the copy engine),
+/* symv_pipe_copy of tile (iI, iJ) into buf (tma: by the copy engine, rows ascending or descending),
  * then (iI, iJ) := the next tile of the numbering (down strip iJ's nb row
  * blocks, then the next strip's first, symv_pipe_first_block). */
 static __device__ __forceinline__ void symv_pipe_issue(symv_t *buf, int st, int &iI, int &iJ, int t, int nb, int n,
                                                        const symv_t *__restrict__ A, int rs, symv_ll cs,
-                                                       const symv_t *__restrict__ x, symv_ll incx, bool tma)
+                                                       const symv_t *__restrict__ x, symv_ll incx, int tma)
 {
   symv_pipe_copy(buf, st, iI, iJ, t, n, A, rs, cs, x, incx, tma);
   if (++iI == nb) iJ++, iI = (int)symv_pipe_first_block(iJ, UX);
@@ -438,7 +477,7 @@ static __device__ __forceinline__ void symv_pipe_issue(symv_t *buf, int st, int 
 static __device__ __forceinline__ void symv_pipe_begin(int ntiles, int G, int nb, int ns, int n,
                                                        const symv_t *__restrict__ A, int rs, symv_ll cs,
                                                        const symv_t *__restrict__ x, symv_ll incx, symv_t *bufs,
-                                                       int stage, bool tma, int &t0, int &t1, int &I, int &J, int &iI,
+                                                       int stage, int tma, int &t0, int &t1, int &I, int &J, int &iI,
                                                        int &iJ)
 {
   t0 = (int)((long)blockIdx.x * ntiles / G), t1 = (int)((long)(blockIdx.x + 1) * ntiles / G);
@@ -512,7 +551,7 @@ static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, co
  * symv_mirror of the elements strictly below it; elements above it (read
  * with their column's 4) count nowhere. t is threadIdx.x. The caller
  * synchronises before reading rsum and csum. */
-template <bool TMA, bool FULL>
+template <int TMA, bool FULL>
 static __device__ __forceinline__ void symv_pipe_tile_sums_k(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT], int I,
                                                              int J, int t, symv_t (*rsum)[64],
                                                              symv_t (*csum)[SYMV_PIPE_CPT], const symv_pipe_src &src)
@@ -521,12 +560,15 @@ static __device__ __forceinline__ void symv_pipe_tile_sums_k(const symv_t *buf, 
   const int rg = t & (SYMV_PIPE_RT - 1), cg = SYMV_PIPE_GROUP(t), lane = t & 31;
   const int i0 = I * 64 + 4 * rg, j0 = J * UX + cg * SYMV_PIPE_CPT;
   /* slot s's row (symv_pipe_copy): i0 + s, or i0 + 3 - s where rows descend in memory (rs < 0); from the
-   * copy engine's runs, rows I*64 + rg + 16 s, so that a half warp's loads of a run are consecutive words */
+   * copy engine's runs, the rows of the runs' words rg + 16 s, so that a half warp's loads of a run are
+   * consecutive words: I*64 + rg + 16 s, or I*64 + 63 - rg - 16 s where rows descend (TMA = -1; their x in
+   * the same words, symv_pipe_copy) */
   int row[4];
   symv_t xr[4];
   if (TMA) {
 #pragma unroll
-    for (int q = 0; q < 4; q++) row[q] = I * 64 + rg + 16 * q, xr[q] = buf[SYMV_PIPE_RUN * UX + rg + 16 * q];
+    for (int q = 0; q < 4; q++)
+      row[q] = I * 64 + (TMA < 0 ? 63 - rg - 16 * q : rg + 16 * q), xr[q] = buf[SYMV_PIPE_RUN * UX + rg + 16 * q];
   } else {
 #pragma unroll
     for (int q = 0; q < 4; q++) row[q] = i0 + (rs < 0 ? 3 - q : q);
@@ -577,15 +619,19 @@ static __device__ __forceinline__ void symv_pipe_tile_sums_k(const symv_t *buf, 
     for (int q = 0; q < 4; q++) rsum[t >> 5][row[q] - I * 64] = rsv[q];
   }
 }
-/* symv_pipe_tile_sums_k with the copy path and, for the runs, whether the
- * row block lies wholly below n, chosen once a tile, not a column */
+/* symv_pipe_tile_sums_k with the copy path (the runs' direction) and,
+ * for the runs, whether the row block lies wholly below n, chosen once a
+ * tile, not a column */
 static __device__ __forceinline__ void symv_pipe_tile_sums(const symv_t *buf, const symv_t (&xc)[SYMV_PIPE_CPT], int I,
                                                            int J, int t, symv_t (*rsum)[64],
                                                            symv_t (*csum)[SYMV_PIPE_CPT], const symv_pipe_src &src)
 {
-  if (!src.tma) symv_pipe_tile_sums_k<false, false>(buf, xc, I, J, t, rsum, csum, src);
-  else if (I * 64 + 64 <= src.n) symv_pipe_tile_sums_k<true, true>(buf, xc, I, J, t, rsum, csum, src);
-  else symv_pipe_tile_sums_k<true, false>(buf, xc, I, J, t, rsum, csum, src);
+  if (!src.tma) symv_pipe_tile_sums_k<0, false>(buf, xc, I, J, t, rsum, csum, src);
+  else if (src.tma > 0) {
+    if (I * 64 + 64 <= src.n) symv_pipe_tile_sums_k<1, true>(buf, xc, I, J, t, rsum, csum, src);
+    else symv_pipe_tile_sums_k<1, false>(buf, xc, I, J, t, rsum, csum, src);
+  } else if (I * 64 + 64 <= src.n) symv_pipe_tile_sums_k<-1, true>(buf, xc, I, J, t, rsum, csum, src);
+  else symv_pipe_tile_sums_k<-1, false>(buf, xc, I, J, t, rsum, csum, src);
 }
 #endif
 

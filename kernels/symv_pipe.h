@@ -46,16 +46,32 @@ SYMV_PIPE_FN int symv_pipe_ux_valid(int ux) { return ux <= 128 && symv_pdet_widt
  * pipe_det at 6007..7001. */
 #define SYMV_PIPE_TMA_MIN_N 8000
 
-/** symv_pipe_tma_at: 1 if a call at size n whose A has row stride rs
- *  (1: uplo L; -1: U, walked backwards), column stride cs (elements) and
- *  address a_addr (bytes) takes a kernel's copy-engine entry (the second
- *  entry point of a pipe kernel at four rows a thread, compute capability
- *  9.0 on: kernels/symv_pipe.cuh): rows ascending, A's columns not 16-byte
- *  aligned (cs not a multiple of 4, or A off a 16-byte boundary) and n >=
- *  SYMV_PIPE_TMA_MIN_N; else 0 (the 16-byte or element copies). */
-SYMV_PIPE_FN int symv_pipe_tma_at(int n, int rs, long long cs, unsigned long long a_addr)
+/** symv_pipe_tma_up: 1 if a call at size n whose A has row stride rs,
+ *  column stride cs (elements) and address a_addr (bytes, of logical
+ *  element (0, 0)) takes the copy engine's runs with rows ascending: rs =
+ *  1 (uplo L), n >= SYMV_PIPE_TMA_MIN_N and A's columns not 16-byte
+ *  aligned (cs not a multiple of 4, or A off a 16-byte boundary); else 0.
+ *  symv_pipe_tma_at's case of rs = 1, and pipe_det's first entry's test
+ *  (SYMV_PDET_BOTH, kernels/symv_pipe_det.cu). */
+SYMV_PIPE_FN int symv_pipe_tma_up(int n, int rs, long long cs, unsigned long long a_addr)
 {
   return rs == 1 && n >= SYMV_PIPE_TMA_MIN_N && ((cs & 3) != 0 || (a_addr & 15) != 0);
+}
+
+/** symv_pipe_tma_at: which copy-engine entry of a pipe kernel at four
+ *  rows a thread (compute capability 9.0 on: kernels/symv_pipe.cuh) a
+ *  call at size n takes whose A has row stride rs (1: uplo L; -1: U,
+ *  walked backwards), column stride cs (elements) and address a_addr
+ *  (bytes, of logical element (0, 0)): 1 (NAME_runs) where
+ *  symv_pipe_tma_up holds; -1 (NAME_runs_u) where rs = -1, n >=
+ *  SYMV_PIPE_TMA_MIN_N and A's columns are not 16-byte aligned (cs not a
+ *  multiple of 4, or the lowest address of a column's first 4 rows, A - 3
+ *  elements of 4 bytes, off a 16-byte boundary); else 0 (the 16-byte or
+ *  element copies of the first entry). */
+SYMV_PIPE_FN int symv_pipe_tma_at(int n, int rs, long long cs, unsigned long long a_addr)
+{
+  if (symv_pipe_tma_up(n, rs, cs, a_addr)) return 1;
+  return rs == -1 && n >= SYMV_PIPE_TMA_MIN_N && ((cs & 3) != 0 || ((a_addr - 12) & 15) != 0) ? -1 : 0;
 }
 
 /** symv_pipe_rows_per_thread: the rows of a tile a thread of the pipe

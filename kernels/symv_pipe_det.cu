@@ -63,8 +63,8 @@
  * doc/results/2026-11-24-h100-pipe_ticket-one-launch.txt). One kernel with
  * a phase argument rather than two kernels: both phases are one entry
  * point, whose loading, registers and occupancy checks are the other
- * families' (SSYMV's copy-engine entry, symv_pipe.cuh, is a second
- * entry point for phase 0 alone; phase 1 is always the first's).
+ * families' (SSYMV's copy-engine entries, symv_pipe.cuh, are two more
+ * entry points for phase 0 alone; phase 1 is always the first's).
  *
  * Traffic over pipe's: R holds T x 64 elements, about 1/UX of the
  * triangle's, written once and read once; C holds (G + ns - 1) x UX. Both
@@ -260,9 +260,9 @@ static __device__ void symv_pdet_rows(int blk, int n, int nb, int ns, long G, lo
    symv_ll incy, symv_t alpha, symv_t beta, const symv_t *dalpha, const symv_t *dbeta, symv_t *P, int ntiles, int G, \
    int phase)
 /* SYMV_PDET_BOTH: pipe_det's first entry point keeps the copy engine's
- * path beside the element copies, chosen at run time by symv_pipe_tma_at
- * (false wherever the host launches that entry: the second takes those
- * calls), with stages as wide as the runs'. ptxas's code for the element
+ * path of ascending rows beside the element copies, chosen at run time
+ * by symv_pipe_tma_up (false wherever the host launches that entry: the
+ * second takes those calls), with stages as wide as the runs'. ptxas's code for the element
  * copies alone was 1-2.5% slower at n = 2171..5003 for the tiles' shapes
  * and up to 1.2x for pipe_det:128,64,4,3 at n = 4093; with both it is
  * the kernel's before the two entries (H200; doc/results.md, "The copy
@@ -290,9 +290,9 @@ SYMV_PIPE_KERNEL(symv_pdet_run, SYMV_PDET_PARAMS) /* the body; its entry points 
     return;
   }
   SYMV_ENTER_OR_SCALE();
-  /* the copy engine's path: a constant of the entry, or with SYMV_PDET_BOTH chosen at run time; wide: stages
-   * as wide as the runs' */
-  const bool tma = symv_runs || (SYMV_PDET_BOTH && symv_pipe_tma_at(n, rs, cs, (unsigned long long)A));
+  /* the copy engine's path and its rows' direction: a constant of the entry, or with SYMV_PDET_BOTH the
+   * ascending one chosen at run time; wide: stages as wide as the runs' */
+  const int tma = symv_runs ? symv_runs : SYMV_PDET_BOTH && symv_pipe_tma_up(n, rs, cs, (unsigned long long)A);
   constexpr bool wide = symv_runs || SYMV_PDET_BOTH;
   const symv_pipe_src src = symv_pipe_src_of(A, rs, cs, n, tma);
   if (wide) symv_pipe_bar_init();

@@ -246,16 +246,18 @@ Test(kernels, the_unreferenced_elements_never_reach_y, .init = need_gpu, .timeou
 }
 
 /* SSYMV's pipe families bring A's columns by the copy engine where they
- * are not 16-byte aligned and n >= SYMV_PIPE_TMA_MIN_N (their second entry
- * point, symv_pipe_tma_at: a run of aligned words a column, its stored
- * rows read at the run's offset; the first column of an unaligned A and
- * the last column an element at a time): right, and no element outside
- * the triangle (NaN) reaches y, for lda odd, lda 2 mod 4, A off a 16-byte
- * boundary, row blocks all full (n a multiple of 64) or not, lda > n; uplo
- * U beside each (rows descending: the element copies' entry at these
- * sizes too). The sample points of four rows a thread, each loaded with
- * both entries on compute capability 9.0 and later; the points of one row
- * a thread, and the other routines, with one. */
+ * are not 16-byte aligned and n >= SYMV_PIPE_TMA_MIN_N (their entry
+ * points NAME_runs, rows ascending, uplo L, and NAME_runs_u, rows
+ * descending, uplo U: symv_pipe_tma_at; a run of aligned words a column,
+ * its stored rows read at the run's offset; the runs at A's first or last
+ * 16-byte word an element at a time): right, and no element outside the
+ * triangle (NaN) reaches y, in L and U, for lda odd, lda 2 mod 4, A off a
+ * 16-byte boundary, row blocks all full (n a multiple of 64) or not (in
+ * U the short row block is the first in memory), lda > n; and one case
+ * whose columns are aligned in L and U (the 16-byte copies' entry). The
+ * sample points of four rows a thread, each loaded with all three entries
+ * on compute capability 9.0 and later; the points of one row a thread, and
+ * the other routines, with one. */
 Test(kernels, ssymv_columns_by_the_copy_engine_are_right, .init = need_gpu, .timeout = 600)
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */
@@ -263,7 +265,9 @@ Test(kernels, ssymv_columns_by_the_copy_engine_are_right, .init = need_gpu, .tim
   symv_workspace ws = {0};
   const int n0 = SYMV_PIPE_TMA_MIN_N;
   /* (n, lda, A's offset in elements) */
-  const int cases[][3] = {{n0 + 3, n0 + 3, 0}, {n0 + 1, n0 + 6, 0}, {n0 + 192, n0 + 192, 1}, {n0, n0 + 1, 0}};
+  const int cases[][3] = {{n0 + 3, n0 + 3, 0}, {n0 + 1, n0 + 6, 0}, {n0 + 192, n0 + 192, 1}, {n0, n0 + 1, 0},
+                          {n0 + 64, n0 + 64, 0}};
+  enum { NCASES = sizeof cases / sizeof *cases };
   int points = 0;
   for (int q = 0; q < NSAMPLE; q++) {
     symv_params pp = sample[q];
@@ -271,22 +275,24 @@ Test(kernels, ssymv_columns_by_the_copy_engine_are_right, .init = need_gpu, .tim
     if (!symv_family_pipelined(pp.family)) continue;
     symv_kernel k;
     if (symv_pipe_rows_per_thread(4, pp.block_size, pp.ux) != 4) {
-      if (!try_load(pp, &k)) cr_assert_null(k.fn_runs, "point %d: a copy-engine entry at one row a thread", q);
+      if (!try_load(pp, &k))
+        cr_assert(!k.fn_runs[0] && !k.fn_runs[1], "point %d: a copy-engine entry at one row a thread", q);
       symv_kernel_unload(&k);
       pp.routine = SYMV_DSYMV;
-      if (!try_load(pp, &k)) cr_assert_null(k.fn_runs, "point %d: a copy-engine entry for DSYMV", q);
+      if (!try_load(pp, &k)) cr_assert(!k.fn_runs[0] && !k.fn_runs[1], "point %d: a copy-engine entry for DSYMV", q);
       symv_kernel_unload(&k);
       continue;
     }
     if (try_load(pp, &k)) continue;
-    if (dev.cc_major >= 9) {
-      cr_assert_not_null(k.fn_runs, "point %d: no copy-engine entry", q);
-      cr_assert(k.regs_runs > 0 && k.dyn_smem_runs >= (size_t)symv_pipe_smem_of(&pp, 1),
-                "point %d: the copy-engine entry's registers %d, shared memory %zu for stages of %ld", q, k.regs_runs,
-                k.dyn_smem_runs, symv_pipe_smem_of(&pp, 1));
-    }
+    if (dev.cc_major >= 9)
+      for (int e = 0; e < 2; e++) {
+        cr_assert_not_null(k.fn_runs[e], "point %d: no copy-engine entry %d", q, e);
+        cr_assert(k.regs_runs[e] > 0 && k.dyn_smem_runs[e] >= (size_t)symv_pipe_smem_of(&pp, 1),
+                  "point %d: copy-engine entry %d's registers %d, shared memory %zu for stages of %ld", q, e,
+                  k.regs_runs[e], k.dyn_smem_runs[e], symv_pipe_smem_of(&pp, 1));
+      }
     points++;
-    for (int c = 0; c < 4; c++)
+    for (int c = 0; c < NCASES; c++)
       for (int u = 0; u < 2; u++) {
         const int n = cases[c][0], lda = cases[c][1], off = cases[c][2];
         const char uplo = u ? 'U' : 'L';
@@ -480,12 +486,12 @@ Test(kernels, deterministic_families_are_reproducible_bit_for_bit, .init = need_
 }
 
 /* SSYMV's deterministic families bring A's columns by the copy engine
- * where lda is odd from n = SYMV_PIPE_TMA_MIN_N (their second entry point,
- * symv_pipe_tma_at, kernels/symv_pipe.h), above the sizes of the test before: that path
- * too gives the same bits over 50 runs with atomics elsewhere on the GPU,
- * for each deterministic sample point of four rows a thread (the ones that
- * take it), at n = lda odd, uplo L; and uplo U beside it (rows descending
- * in memory: element copies, at the same size). */
+ * where lda is odd from n = SYMV_PIPE_TMA_MIN_N (their entry points
+ * NAME_runs and NAME_runs_u, symv_pipe_tma_at, kernels/symv_pipe.h), above
+ * the sizes of the test before: those paths too give the same bits over 50
+ * runs with atomics elsewhere on the GPU, for each deterministic sample
+ * point of four rows a thread (the ones that take them), at n = lda odd,
+ * uplo L and U. */
 Test(kernels, ssymv_copy_engine_path_is_reproducible_bit_for_bit, .init = need_gpu, .timeout = 300)
 {
   const unsigned long long seed0 = test_fresh_seed(); /* SYMV_TEST_SEED replays it */

@@ -283,23 +283,36 @@ Test(space, pipe_pipeline_counts_in_shared_memory)
 }
 
 /* Which entry a call takes (symv_pipe_tma_at): the copy engine's where
- * rows ascend (uplo L), n >= SYMV_PIPE_TMA_MIN_N and A's columns are off
- * 16-byte boundaries (lda not a multiple of 4, or A's address off 16);
- * the element copies' otherwise. */
+ * n >= SYMV_PIPE_TMA_MIN_N and A's columns are off 16-byte boundaries,
+ * rows ascending (uplo L, 1: lda not a multiple of 4, or A's address off
+ * 16) or descending (uplo U walked backwards from A(n-1, n-1), -1: lda not
+ * a multiple of 4, or the last column's rows n-4 .. n-1, the lowest
+ * address of a logical column's first 4 rows, off 16); the element
+ * copies' otherwise (0). */
 Test(space, the_copy_engine_entry_is_taken_where_columns_are_unaligned_and_n_large)
 {
   const int n0 = SYMV_PIPE_TMA_MIN_N;
   const unsigned long long al = 1ull << 20; /* 16-byte aligned */
+  int took[3] = {0, 0, 0};
   for (int n = n0 - 2; n <= n0 + 2; n++)
     for (long long lda = n0 + 3; lda <= n0 + 10; lda++)
       for (int off = 0; off < 4; off++) {
-        const unsigned long long a = al + 4ull * off; /* floats */
-        const int unaligned = lda % 4 != 0 || off != 0;
-        cr_assert_eq(symv_pipe_tma_at(n, 1, lda, a), n >= n0 && unaligned, "n %d lda %lld A+%d", n, lda, off);
-        cr_assert_eq(symv_pipe_tma_at(n, -1, -lda, a), 0, "uplo U, n %d lda %lld A+%d", n, lda, off);
+        const unsigned long long a = al + 4ull * off; /* floats: BLAS's A(0, 0) */
+        const unsigned long long a_last = a + 4ull * ((unsigned long long)(n - 1) * (unsigned long long)lda + (n - 1));
+        const unsigned long long low4 = a + 4ull * ((unsigned long long)(n - 1) * (unsigned long long)lda + (n - 4));
+        const int unaligned = lda % 4 != 0 || off != 0, unaligned_u = lda % 4 != 0 || low4 % 16 != 0;
+        const int l = symv_pipe_tma_at(n, 1, lda, a), u = symv_pipe_tma_at(n, -1, -lda, a_last);
+        cr_assert_eq(l, n >= n0 && unaligned, "n %d lda %lld A+%d", n, lda, off);
+        cr_assert_eq(u, n >= n0 && unaligned_u ? -1 : 0, "uplo U, n %d lda %lld A+%d", n, lda, off);
+        took[l]++, took[2] += u == -1; /* the element copies', NAME_runs, NAME_runs_u */
       }
+  cr_assert(took[0] > 0 && took[1] > 0 && took[2] > 0, "every entry among the cases: %d %d %d", took[0], took[1],
+            took[2]);
   cr_assert_eq(symv_pipe_tma_at(1 << 20, 1, 1 << 20, al), 0, "aligned at any n");
   cr_assert_eq(symv_pipe_tma_at(1 << 20, 1, (1 << 20) + 1, al), 1);
+  cr_assert_eq(symv_pipe_tma_at(1 << 20, -1, -(1 << 20), al + 12), 0, "aligned in U at any n");
+  cr_assert_eq(symv_pipe_tma_at(1 << 20, -1, -(1 << 20), al), -1);
+  cr_assert_eq(symv_pipe_tma_at(1 << 20, 2, 1 << 20, al + 4), 0, "a row stride other than 1 or -1");
 }
 
 /* cp.async came with compute capability 8.0: the three pipe families are
