@@ -740,9 +740,18 @@ static void measure_release(measure_run *r)
   free(r->best), free(r->sl), free(r->code), free(r->code_of);
 }
 
+/* Whether the sizes candidate c already has a measurement of at this
+ * stage, uplo and L2 mode are left out: in the dense stage, and in the
+ * sweep stage for a candidate already valid (measured before with another
+ * uplo or L2 mode); a pending one is measured at every size. */
+static int measure_skips_done(const sweep_measure_args *a, const db_candidate *c)
+{
+  return a->stage == DB_STAGE_DENSE || c->status == DB_VALID;
+}
+
 /* Into *todo: at how many sizes candidate c is still to be measured (every
- * size in the sweep stage; in the dense stage those without a dense
- * measurement of it). Errors: SYMV_DB. */
+ * size, or those without a measurement of it where measure_skips_done).
+ * Errors: SYMV_DB. */
 static int measure_todo(const measure_run *r, const db_candidate *c, int *todo)
 {
   const sweep_measure_args *a = r->a;
@@ -750,8 +759,7 @@ static int measure_todo(const measure_run *r, const db_candidate *c, int *todo)
   *todo = 0;
   for (int s = 0; s < a->nsizes && !rc; s++) {
     int found = 0;
-    if (a->stage == DB_STAGE_DENSE &&
-        db_has_measurement(a->d, c->id, a->ns[s], a->o->uplo, a->o->hot, a->stage, &found))
+    if (measure_skips_done(a, c) && db_has_measurement(a->d, c->id, a->ns[s], a->o->uplo, a->o->hot, a->stage, &found))
       rc = SYMV_DB;
     *todo += !found;
   }
@@ -798,7 +806,7 @@ static int measure_send(measure_run *r, int k, long i, double cms)
   int len = 0, n2 = 0, rc = 0;
   for (int s = 0; s < a->nsizes && !rc; s++) {
     int found = 0;
-    if (a->stage == DB_STAGE_DENSE && db_has_measurement(a->d, c->id, a->ns[s], o->uplo, o->hot, a->stage, &found))
+    if (measure_skips_done(a, c) && db_has_measurement(a->d, c->id, a->ns[s], o->uplo, o->hot, a->stage, &found))
       rc = SYMV_DB;
     if (found) continue;
     double prune = a->stage == DB_STAGE_SWEEP && o->prune > 0 && isfinite(q->best[s]) ? o->prune * q->best[s] : 0;
@@ -828,7 +836,7 @@ static int measure_deal(measure_run *r, int k, int *waiting_compile)
     db_candidate c = a->cands[i];
     int todo = 0;
     if ((rc = measure_todo(r, &c, &todo))) return rc;
-    if ((a->stage == DB_STAGE_SWEEP && c.status != DB_PENDING) || !todo || r->code_of[i] < 0) {
+    if ((a->stage == DB_STAGE_SWEEP && c.status == DB_INVALID) || !todo || r->code_of[i] < 0) {
       if (r->code_of[i] < 0 && (rc = record_invalid(a->d, &c, DB_REASON_COMPILE, "unknown family or parameters", 0, 0)))
         return rc;
       r->next++;
@@ -978,7 +986,9 @@ static int measure_restart(measure_run *r, int k, db_candidate *c)
 }
 
 /* Stores worker k's measurements of candidate c, and in the sweep stage c
- * as valid (its NVRTC time and registers), and clears its count of attempts
+ * as valid (its NVRTC time and registers; where c was valid already, its
+ * result and recorded code stay as they are: this run measured it in
+ * another uplo or L2 mode), and clears its count of attempts
  * (db_clear_attempts), in one transaction; counts it
  * measured, and lowers k's pruning bases to its fully timed (more than one
  * batch) medians. Errors: SYMV_DB (the transaction rolled back). */
@@ -987,6 +997,7 @@ static int measure_store_valid(measure_run *r, int k, db_candidate *c)
   const sweep_measure_args *a = r->a;
   slot *q = &r->sl[k];
   int rc = 0;
+  const int settle = a->stage == DB_STAGE_SWEEP && c->status != DB_VALID;
   c->status = DB_VALID;
   c->reason = DB_REASON_NONE;
   c->detail[0] = 0;
@@ -995,7 +1006,7 @@ static int measure_store_valid(measure_run *r, int k, db_candidate *c)
   if (db_begin(a->d)) return SYMV_DB;
   for (int m = 0; m < q->nms && !rc; m++)
     if (db_put_measurement(a->d, c->id, &q->ms[m])) rc = SYMV_DB;
-  if (!rc && a->stage == DB_STAGE_SWEEP && (db_set_candidate_result(a->d, c) || sweep_put_code(a->d, c))) rc = SYMV_DB;
+  if (!rc && settle && (db_set_candidate_result(a->d, c) || sweep_put_code(a->d, c))) rc = SYMV_DB;
   if (!rc && db_clear_attempts(a->d, c->id)) rc = SYMV_DB; /* measured: no attempt is left pending */
   if (rc) {
     db_rollback(a->d);

@@ -145,14 +145,17 @@ typedef struct {
 } sweep_measure_args;
 
 /** sweep_measure: verifies and times every candidate of a->cands that is
- *  still pending (status DB_PENDING in the database; stage DB_STAGE_SWEEP)
- *  or that lacks a measurement at one of the sizes a->ns (stage
- *  DB_STAGE_DENSE), one transaction per candidate, compiling in o->jobs
+ *  still pending (status DB_PENDING in the database; stage DB_STAGE_SWEEP:
+ *  at every size a->ns) or that lacks a measurement of this stage, o->uplo
+ *  and o->hot at one of the sizes a->ns (stage DB_STAGE_DENSE, and a valid
+ *  candidate in stage DB_STAGE_SWEEP: at those sizes), one transaction per
+ *  candidate, compiling in o->jobs
  *  threads ahead of the workers (none: o->jobs 0). A candidate measured
  *  stores its measurements (median time per call, us, at each size the
- *  worker timed) and, in the sweep stage, its status valid with its NVRTC
- *  time (ms) and registers per thread; a candidate rejected stores its
- *  status invalid with a reason and a detail. The candidates are dealt out
+ *  worker timed) and, in the sweep stage where it was pending, its status
+ *  valid with its NVRTC time (ms) and registers per thread; a candidate
+ *  rejected stores its status invalid with a reason and a detail (one
+ *  valid before too: wrong or faulting in this uplo, it is wrong). The candidates are dealt out
  *  in order to the nworkers workers w (1..64, one per GPU) as each becomes
  *  free; the parent alone writes the database. Pruning on worker k compares
  *  with that GPU's own fastest times: its faster cuBLAS mode

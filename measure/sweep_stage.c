@@ -284,6 +284,37 @@ db_error:
   return SYMV_DB;
 }
 
+int sweep_stage_todo(db *d, const sweep_opts *o, const int *ns, int nsizes, db_candidate **list, size_t *count)
+{
+  db_candidate *pending = NULL;
+  size_t np = 0;
+  db_times tt = {0};
+  *list = NULL, *count = 0;
+  if (db_list_candidates(d, o->routine, DB_PENDING, DB_ANY_FAMILY, &pending, &np) ||
+      db_time_table(d, o->routine, ns, (size_t)nsizes, o->uplo, o->hot, DB_STAGE_SWEEP, &tt)) {
+    free(pending);
+    return SYMV_DB;
+  }
+  db_candidate *all = malloc(sizeof *all * (np + tt.ncand + 1));
+  if (!all) {
+    free(pending);
+    db_times_free(&tt);
+    return SYMV_NO_MEMORY;
+  }
+  if (np) memcpy(all, pending, sizeof *all * np);
+  size_t n = np;
+  for (size_t i = 0; i < tt.ncand; i++) /* valid: one NAN among its sizes is a size it lacks */
+    for (size_t s = 0; s < tt.nsizes; s++)
+      if (isnan(tt.median_us[i * tt.nsizes + s])) {
+        all[n++] = tt.cand[i];
+        break;
+      }
+  free(pending);
+  db_times_free(&tt);
+  *list = all, *count = n;
+  return 0;
+}
+
 int sweep_stage_baselines(db *d, sweep_worker *w, int ndev, const sweep_opts *o, const int *ns, int nsizes,
                           double *btimes, double *wbase)
 {

@@ -9,7 +9,8 @@
  *   sweep_stage_record     its candidates in the database, those that
  *                          cannot run recorded invalid
  *   sweep_stage_baselines  cuBLAS at the representative sizes on every GPU
- *   sweep_measure          (sweep.h) every pending candidate verified and timed
+ *   sweep_stage_todo       the candidates still to measure
+ *   sweep_measure          (sweep.h) each of them verified and timed
  *   sweep_stage_summary    what the database holds, on standard output
  *
  * Sizes n are in elements, times in microseconds. Every step reports its
@@ -60,6 +61,16 @@ int sweep_stage_space(db *d, const char *path, const sweep_opts *o, const symv_s
  *  recorded). */
 int sweep_stage_record(db *d, const sweep_opts *o, symv_params *space, long nspace, const int *shard_of, int k, int n,
                        const symv_device_info *dev);
+
+/** sweep_stage_todo: the candidates of routine o->routine the sweep stage
+ *  measures into *list (*count of them; the caller frees *list): the
+ *  pending ones, then the valid ones (each in id order) without a sweep-stage
+ *  measurement of o->uplo and o->hot at one of the representative sizes
+ *  ns[0..nsizes): a sweep of uplo U (or --hot) after one of L times again
+ *  in U every candidate the first made valid, which sweep_measure then
+ *  measures at the sizes they lack. Errors: SYMV_DB, SYMV_NO_MEMORY (not
+ *  reported). */
+int sweep_stage_todo(db *d, const sweep_opts *o, const int *ns, int nsizes, db_candidate **list, size_t *count);
 
 /** sweep_put_code: records beside candidate c, which is being settled,
  *  the identity of the code today's sources make of it (symv_code_id,

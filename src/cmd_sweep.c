@@ -60,7 +60,8 @@ static void help(void)
        "                    factor ~3, across the range where the kernel choice matters)\n"
        CLI_ROUTINE_HELP "                    (several: one sweep after the other);\n"
        "                    one database holds every routine of a GPU\n"
-       "  --uplo L|U        stored triangle (default L)\n"
+       "  --uplo L|U        stored triangle (default L); a sweep of U (or --hot) in a\n"
+       "                    database swept in L times its valid candidates again in U\n"
        "  --hot             time with A resident in L2 (default: cold, A rotated among\n"
        "                    copies larger than twice the L2)\n"
        "  --batches N       timed batches per measurement (default 5)\n"
@@ -330,11 +331,15 @@ static int run(int argc, char **argv)
   if (a.shard_n) a.dense = 0;
   if ((rc = sweep_stage_record(d, &a.o, space, nspace, shard_of, a.shard_k, a.shard_n, &w[0].dev))) goto out;
 
-  /* the sweep stage: cuBLAS, then every pending candidate */
+  /* the sweep stage: cuBLAS, then every candidate still to measure (pending, or valid and not yet timed in this
+   * uplo and L2 mode) */
   if ((rc = sweep_stage_baselines(d, w, ndev, &a.o, a.ns, a.nsizes, btimes, wbase))) goto out;
   db_candidate *pending = NULL;
   size_t npending = 0;
-  if (db_list_candidates(d, a.o.routine, DB_PENDING, DB_ANY_FAMILY, &pending, &npending)) goto db_error;
+  if ((rc = sweep_stage_todo(d, &a.o, a.ns, a.nsizes, &pending, &npending))) {
+    if (rc == SYMV_DB) goto db_error;
+    goto out;
+  }
   if (a.limit > 0 && npending > (size_t)a.limit) npending = (size_t)a.limit;
   symv_progress prog;
   symv_progress_start(&prog, "sweep", (long)npending, a.o.quiet);

@@ -365,6 +365,54 @@ Test(dense, an_adaptive_stage_that_lost_samples_resumes_to_the_same_sizes, .init
   cr_assert_eq(test_sql_int(a, DENSE_SUM), sum, "%s", fout);
 }
 
+/* A sweep of uplo U after one of L (the same database): the sweep stage
+ * times every candidate L made valid again in U, at every representative
+ * size, and leaves L's times, the candidates' results and their recorded
+ * codes as they were; the dense stage then has champions of U's own (not
+ * cuBLAS alone), and fit makes a fit of U from them. The same command again
+ * measures nothing more. */
+Test(dense, a_sweep_of_uplo_u_after_l_times_the_valid_candidates_in_u, .init = fake_setup, .fini = fake_teardown,
+     .timeout = 120)
+{
+  char a[128];
+  snprintf(a, sizeof a, "%s/lu.db", fdir);
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--quiet")), 0, "%s", fout);
+  const char *sweep_rows = "SELECT count(*) FROM measurement WHERE stage = 'sweep' AND uplo = '%c'";
+  char q[256];
+  snprintf(q, sizeof q, sweep_rows, 'L');
+  const long long valid = test_sql_int(a, "SELECT count(*) FROM candidate WHERE status = 'valid'");
+  const long long lrows = test_sql_int(a, q), ldense = test_sql_int(a, "SELECT count(*) FROM measurement WHERE "
+                                                                        "stage = 'dense' AND uplo = 'L'");
+  const long long lsum = test_sql_int(a, "SELECT total(median_us * 1000) FROM measurement WHERE uplo = 'L'");
+  const char *settled = "SELECT total(c.id * (c.regs_per_thread + 1) * length(k.code)) FROM candidate c JOIN "
+                        "kernel_code k ON k.candidate_id = c.id";
+  const long long codes = test_sql_int(a, settled);
+  cr_assert_gt(valid, 3);
+  cr_assert_eq(lrows, valid * 2, "L: every valid candidate at both sizes");
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--quiet", "--uplo", "U")), 0, "%s", fout);
+  snprintf(q, sizeof q, sweep_rows, 'U');
+  cr_assert_eq(test_sql_int(a, q), valid * 2, "U: every valid candidate at both sizes");
+  cr_assert_gt(test_sql_int(a, "SELECT count(*) FROM measurement WHERE stage = 'dense' AND uplo = 'U'"), 0,
+               "no champion timed in U's dense stage");
+  snprintf(q, sizeof q, sweep_rows, 'L');
+  cr_assert_eq(test_sql_int(a, q), lrows);
+  cr_assert_eq(test_sql_int(a, "SELECT count(*) FROM measurement WHERE stage = 'dense' AND uplo = 'L'"), ldense);
+  cr_assert_eq(test_sql_int(a, "SELECT total(median_us * 1000) FROM measurement WHERE uplo = 'L'"), lsum,
+               "L's times changed");
+  cr_assert_eq(test_sql_int(a, settled), codes, "the candidates' results or codes changed");
+  cr_assert_eq(test_sql_int(a, "SELECT count(*) FROM candidate WHERE status = 'valid'"), valid);
+  /* again: nothing left to time in the sweep stage */
+  const long long all = test_sql_int(a, "SELECT count(*) FROM measurement");
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, FAKE_DENSE(a, "--uplo", "U")), 0, "%s", fout);
+  cr_assert_not_null(strstr(fout, "sweep: 0/0 done"), "%s", fout);
+  cr_assert_eq(test_sql_int(a, "SELECT count(*) FROM measurement"), all, "%s", fout);
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, (char *[]){"symvtune", "fit", "--db", a, NULL}), 0, "%s", fout);
+  cr_assert_null(strstr(fout, "No dense samples of uplo U"), "%s", fout);
+  cr_assert_eq(run_symvtune_all(fout, sizeof fout, (char *[]){"symvtune", "rules", "--db", a, "--uplo", "U", NULL}), 0,
+               "%s", fout);
+  cr_assert_not_null(strstr(fout, "lu:"), "U's rules name no candidate: %s", fout);
+}
+
 /* The steps of the persistent champions (fit/fit.h, Steps): the adaptive
  * stage times both sides of a step with the champions that have it alone,
  * neither cuBLAS nor the others; a resumed run completes such a size as it
