@@ -60,9 +60,9 @@
 #define SYMV_PIPE_RUN SYMV_PIPE_RUN_FLOATS /* floats a column's run of 64 rows takes (symv_pipe.h) */
 /* SYMV_PIPE_RUNS: four rows a thread (SSYMV): the kernel has two more
  * entry points whose tiles come by the copy engine's runs, rows ascending
- * or descending (SYMV_PIPE_TMA below; symv_pipe_runs, gpu/gpu.h). A stage of the element copies
- * holds SYMV_PIPE_STAGE elements, one with room for the runs
- * SYMV_PIPE_STAGE_RUNS: SYMV_PIPE_STAGE_OF(runs). */
+ * or descending (SYMV_PIPE_TMA below; symv_pipe_runs, gpu/gpu.h). A stage
+ * of the element copies holds SYMV_PIPE_STAGE elements, one with room for
+ * the runs SYMV_PIPE_STAGE_RUNS: SYMV_PIPE_STAGE_OF(runs). */
 #define SYMV_PIPE_RUNS (SYMV_PIPE_V > 1)
 #define SYMV_PIPE_STAGE (64 * UX + BLOCK_SIZE)
 #define SYMV_PIPE_STAGE_RUNS (SYMV_PIPE_RUN * UX + BLOCK_SIZE)
@@ -340,10 +340,10 @@ static __device__ __forceinline__ void symv_pipe_copy_runs(symv_t *buf, int st, 
   if (D > 0 ? a0 >= (unsigned long long)A && a1 <= (unsigned long long)(A + (symv_ll)(n - 1) * cs + n)
             : a0 >= (unsigned long long)(A + (symv_ll)(n - 1) * cs - (n - 1)) && a1 <= (unsigned long long)(A + 1)) {
     const unsigned bytes = (unsigned)(a1 - a0);
-    /* descending: e0 (row r1 - 1, word w of its 16 bytes) at slot word o + r0 + 64 - r1, o = (w - (r0 + 64 -
-     * r1)) mod 4, the run's start w words before it */
-    const int w = (int)((((unsigned long long)e0) & 15) >> 2), d = r0 + 64 - r1;
-    symv_t *dst = D > 0 ? slot : slot + ((w - d) & 3) + d - w;
+    /* descending: e0 (row r1 - 1, word o of its 16 bytes) at slot word ((o - d) mod 4) + d, d = r0 + 64 - r1
+     * (row i at ((o - d) mod 4) + r0 + 63 - i), the run's start o words before it */
+    const int o = (int)((((unsigned long long)e0) & 15) >> 2), d = r0 + 64 - r1;
+    symv_t *dst = D > 0 ? slot : slot + ((o - d) & 3) + d - o;
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); /* the stage's last reads, before it is refilled */
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
@@ -354,7 +354,7 @@ static __device__ __forceinline__ void symv_pipe_copy_runs(symv_t *buf, int st, 
     const int o = (int)((((unsigned long long)e0) & 15) >> 2);
     if (D > 0) {
       for (int i = max(r0, j); i < r1; i++) symv_cp_elem(slot + o + (i - r0), e0 + (i - r0), true);
-    } else { /* row i at e0 + r1 - 1 - i, slot word ((o - d) mod 4) + r0 + 63 - i, d = r0 + 64 - r1 */
+    } else { /* row i at e0 + r1 - 1 - i, slot word ((o - d) mod 4) + r0 + 63 - i as above */
       const int at = ((o - (r0 + 64 - r1)) & 3) + r0 + 63;
       for (int i = max(r0, j); i < r1; i++) symv_cp_elem(slot + at - i, e0 + (r1 - 1 - i), true);
     }
@@ -456,9 +456,10 @@ static __device__ __forceinline__ void symv_pipe_copy(symv_t *buf, int st, int i
 }
 #endif
 
-/* symv_pipe_copy of tile (iI, iJ) into buf (tma: by the copy engine, rows ascending or descending),
- * then (iI, iJ) := the next tile of the numbering (down strip iJ's nb row
- * blocks, then the next strip's first, symv_pipe_first_block). */
+/* symv_pipe_copy of tile (iI, iJ) into buf (tma: by the copy engine, its
+ * rows ascending or descending), then (iI, iJ) := the next tile of the
+ * numbering (down strip iJ's nb row blocks, then the next strip's first,
+ * symv_pipe_first_block). */
 static __device__ __forceinline__ void symv_pipe_issue(symv_t *buf, int st, int &iI, int &iJ, int t, int nb, int n,
                                                        const symv_t *__restrict__ A, int rs, symv_ll cs,
                                                        const symv_t *__restrict__ x, symv_ll incx, int tma)
